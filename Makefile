@@ -13,8 +13,9 @@ build:
 serve: build
 	./$(BIN) serve
 
+# The whole suite; a throwaway PostgreSQL is started for the store tests.
 test:
-	go test -count=1 -timeout 25m ./...
+	scripts/with-postgres.sh go test -count=1 -timeout 25m ./...
 
 test-short:
 	go test -count=1 -short ./...

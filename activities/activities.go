@@ -1,0 +1,79 @@
+package activities
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/tools"
+)
+
+// Activities holds what the activities need. Register it with Register.
+type Activities struct {
+	Store *models.Store
+	Tools *tools.Registry
+	// Provider resolves the endpoint serving a model name; a nil Provider or
+	// one returning an empty endpoint makes model calls fail non-retryably.
+	Provider func(model string) (llm.Provider, error)
+	// Stream selects SSE streaming for model calls.
+	Stream bool
+	// MaxTokens caps each reply (0: provider default).
+	MaxTokens int
+	// SystemPrompt is sent first in every request.
+	SystemPrompt string
+	// HeartbeatEvery is how often long activities heartbeat (default 1s).
+	HeartbeatEvery time.Duration
+	// MaxToolOutput caps one tool result in characters (0: tools default).
+	MaxToolOutput int
+	Logger        *slog.Logger
+}
+
+// Register registers every activity under its stable name.
+func (a *Activities) Register(r worker.ActivityRegistry) {
+	r.RegisterActivityWithOptions(a.BeginTurn, activity.RegisterOptions{Name: BeginTurnName})
+	r.RegisterActivityWithOptions(a.CallModel, activity.RegisterOptions{Name: CallModelName})
+	r.RegisterActivityWithOptions(a.ExecuteTools, activity.RegisterOptions{Name: ExecuteToolsName})
+	r.RegisterActivityWithOptions(a.FinishTurn, activity.RegisterOptions{Name: FinishTurnName})
+}
+
+func (a *Activities) logger() *slog.Logger {
+	if a.Logger == nil {
+		return slog.Default()
+	}
+	return a.Logger
+}
+
+// heartbeat records a heartbeat every interval until the returned stop is
+// called, so a cancelled or timed-out activity learns it quickly.
+func (a *Activities) heartbeat(ctx context.Context, details func() any) (stop func()) {
+	every := a.HeartbeatEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx, details())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}

@@ -1,0 +1,37 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/talaria-agent/talaria/models"
+)
+
+// BeginTurn creates the session when new, persists the user's message (once,
+// however often it is retried) and records the turn as running.
+func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTurnResult, error) {
+	if _, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model); err != nil {
+		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+	}
+	rows, err := a.Store.AppendMessages(ctx, []models.Message{{
+		SessionID: in.SessionID,
+		TurnID:    in.TurnID,
+		IdemKey:   userKey(in.TurnID),
+		Role:      "user",
+		Content:   in.UserMessage,
+	}})
+	if err != nil {
+		return BeginTurnResult{}, fmt.Errorf("begin turn %s: persist user message: %w", in.TurnID, err)
+	}
+	if err := a.Store.UpsertTurn(ctx, models.Turn{
+		ID:        in.TurnID,
+		SessionID: in.SessionID,
+		Number:    in.TurnNumber,
+		Model:     in.Model,
+		Status:    "running",
+		StartedAt: in.StartedAt,
+	}); err != nil {
+		return BeginTurnResult{}, fmt.Errorf("begin turn %s: record turn: %w", in.TurnID, err)
+	}
+	return BeginTurnResult{UserMessageID: rows[0].ID}, nil
+}

@@ -1,0 +1,15 @@
+package activities
+
+// Stable activity names, registered by the worker and scheduled by workflows.
+const (
+	BeginTurnName    = "BeginTurn"
+	CallModelName    = "CallModel"
+	ExecuteToolsName = "ExecuteTools"
+	FinishTurnName   = "FinishTurn"
+)
+
+// Error types of non-retryable application errors raised by activities.
+const (
+	ErrTypeStore      = "StoreError"
+	ErrTypeBadMessage = "BadMessage"
+)

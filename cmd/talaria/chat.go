@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+type chatFlags struct {
+	common        commonFlags
+	query         string
+	session       string
+	model         string
+	maxIterations int
+	jsonOut       bool
+}
+
+func newChatCommand() *cobra.Command {
+	var f chatFlags
+	c := &cobra.Command{
+		Use:   "chat",
+		Short: "Talk to the agent: an interactive session, or one turn with -q",
+		Long: `chat sends messages to the agent. With -q it runs one turn and exits; without,
+it reads one message per line from standard input (type /exit or Ctrl-D to quit).
+
+If a 'talaria serve' is running for the same TALARIA_HOME, chat is its client;
+otherwise chat starts the embedded Temporal server and a worker in-process for
+the duration of the command. Tools run in the directory chat was started in.
+
+Exit status: 0 when the (last) turn completed, 1 when it did not, 2 for usage or
+configuration errors (including an unconfigured or unreachable model endpoint).`,
+		Example: `  talaria chat -q "summarise README.md"
+  talaria chat -q "continue" --session my-project --json
+  OPENAI_BASE_URL=http://localhost:11434/v1 talaria chat -m llama3.1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runChat(cmd, f) },
+	}
+	f.common.register(c)
+	c.Flags().StringVarP(&f.query, "query", "q", "", "run one turn with this message and exit")
+	c.Flags().StringVar(&f.session, "session", "", "session id to continue (created when new; default: a fresh id)")
+	c.Flags().StringVarP(&f.model, "model", "m", "", "model name (env TALARIA_MODEL)")
+	c.Flags().IntVar(&f.maxIterations, "max-iterations", 0, fmt.Sprintf("tool-calling iterations allowed per turn (default %d)", config.DefaultMaxIterations))
+	c.Flags().BoolVar(&f.jsonOut, "json", false, "print exactly one JSON object, the ConversationResult, on stdout")
+	return c
+}
+
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+func runChat(cmd *cobra.Command, f chatFlags) error {
+	ctx := cmd.Context()
+	cfg, err := f.common.loadConfig()
+	if err != nil {
+		return err
+	}
+	if cmd.Flags().Changed("max-iterations") {
+		if f.maxIterations < 1 {
+			return usagef("--max-iterations must be at least 1 (got %d)", f.maxIterations)
+		}
+		cfg.MaxIterations = f.maxIterations
+	}
+	if f.model != "" {
+		cfg.Model.Name = f.model
+	}
+	if f.session != "" && !sessionIDPattern.MatchString(f.session) {
+		return usagef("--session %q: use 1-128 letters, digits, '.', '_' or '-'", f.session)
+	}
+	if cmd.Flags().Changed("query") && strings.TrimSpace(f.query) == "" {
+		return usagef("-q needs a non-empty message")
+	}
+	if f.jsonOut && !cmd.Flags().Changed("query") {
+		return usagef("--json needs -q (one turn)")
+	}
+	workdir, err := os.Getwd()
+	if err != nil {
+		return usagef("cannot read the working directory: %v", err)
+	}
+	logger := newLogger(cfg.LogLevel)
+
+	rt, release, err := openRuntime(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	session := f.session
+	if session == "" {
+		session = newSessionID()
+	}
+	turn := func(msg string) (workflows.ConversationResult, error) {
+		return rt.RunTurn(ctx, workflows.TurnInput{
+			SessionID: session, UserMessage: msg, Model: cfg.Model.Name,
+			MaxIterations: cfg.MaxIterations, Workdir: workdir,
+			ModelTimeout: cfg.Model.Timeout, HeartbeatTimeout: cfg.HeartbeatTimeout,
+		})
+	}
+	if cmd.Flags().Changed("query") {
+		res, err := turn(f.query)
+		if err != nil {
+			return err
+		}
+		return printResult(cmd, res, f.jsonOut)
+	}
+	return repl(cmd, session, turn)
+}
+
+// openRuntime connects to a running serve, or starts an embedded runtime with
+// a worker, after checking that a model endpoint is configured and answers.
+func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*engine.Runtime, func(), error) {
+	lock, err := engine.TryLock(cfg.Home)
+	switch {
+	case err == nil:
+		if err := checkEndpoint(ctx, cfg.Model.Configured(), cfg.Model.Endpoint(), cfg.Model.APIKey); err != nil {
+			lock.Release()
+			return nil, nil, err
+		}
+		rt, err := engine.Start(ctx, cfg, engine.Options{Worker: true, Logger: logger})
+		if err != nil {
+			lock.Release()
+			return nil, nil, usageErr(err)
+		}
+		return rt, func() { rt.Close(); lock.Release() }, nil
+	case errors.Is(err, engine.ErrLocked):
+		info, ierr := engine.ReadServeInfo(cfg.Home)
+		if ierr != nil {
+			return nil, nil, usagef("%s is in use by another talaria process that is not 'talaria serve'; run 'talaria serve' to share it between commands", cfg.Home)
+		}
+		if err := checkEndpoint(ctx, info.ModelConfigured, info.ModelEndpoint, cfg.Model.APIKey); err != nil {
+			return nil, nil, usagef("talaria serve (pid %d): %v", info.PID, err)
+		}
+		rt, err := engine.Connect(ctx, cfg, info, logger)
+		if err != nil {
+			return nil, nil, usageErr(err)
+		}
+		return rt, rt.Close, nil
+	default:
+		return nil, nil, usageErr(err)
+	}
+}
+
+// checkEndpoint fails at once, with how to fix it, when no model endpoint is
+// configured or nothing answers there.
+func checkEndpoint(ctx context.Context, configured bool, endpoint, key string) error {
+	if !configured {
+		return usagef("%s", engine.NoEndpointHelp)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := llm.Ping(pingCtx, llm.Provider{BaseURL: endpoint, APIKey: key}); err != nil {
+		return usagef("%v (check OPENAI_BASE_URL)", err)
+	}
+	return nil
+}
+
+// printResult prints the result as JSON or as text, and sets the exit status.
+func printResult(cmd *cobra.Command, res workflows.ConversationResult, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(cmd.OutOrStdout())
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return fmt.Errorf("encode result: %w", err)
+		}
+	} else {
+		printText(cmd.OutOrStdout(), cmd.ErrOrStderr(), res)
+	}
+	if !res.Completed {
+		return &exitError{code: exitFailure}
+	}
+	return nil
+}
+
+func printText(out, errOut io.Writer, res workflows.ConversationResult) {
+	if res.FinalResponse != nil {
+		fmt.Fprintln(out, *res.FinalResponse)
+	}
+	if !res.Completed {
+		msg := fmt.Sprintf("turn ended: %s", res.TurnExitReason)
+		if res.Error != nil {
+			msg += ": " + *res.Error
+		}
+		fmt.Fprintf(errOut, "talaria: %s (session %s)\n", msg, res.SessionID)
+	}
+}
+
+// repl runs one turn per input line until EOF or /exit.
+func repl(cmd *cobra.Command, session string, turn func(string) (workflows.ConversationResult, error)) error {
+	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	fmt.Fprintf(errOut, "talaria chat — session %s. Type /exit or Ctrl-D to quit.\n", session)
+	in := bufio.NewScanner(cmd.InOrStdin())
+	in.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	var last *workflows.ConversationResult
+	for {
+		fmt.Fprint(errOut, "> ")
+		if !in.Scan() {
+			fmt.Fprintln(errOut)
+			break
+		}
+		line := strings.TrimSpace(in.Text())
+		switch line {
+		case "":
+			continue
+		case "/exit", "/quit":
+			return lastStatus(last)
+		}
+		res, err := turn(line)
+		if err != nil {
+			if cmd.Context().Err() != nil {
+				return &exitError{code: exitFailure, err: errors.New("interrupted")}
+			}
+			fmt.Fprintf(errOut, "talaria: %v\n", err)
+			continue
+		}
+		last = &res
+		printText(out, errOut, res)
+	}
+	if err := in.Err(); err != nil {
+		return fmt.Errorf("read input: %w", err)
+	}
+	return lastStatus(last)
+}
+
+func lastStatus(last *workflows.ConversationResult) error {
+	if last != nil && !last.Completed {
+		return &exitError{code: exitFailure}
+	}
+	return nil
+}
+
+// newSessionID returns a fresh, sortable session id.
+func newSessionID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,36 @@
+// Command talaria is the Talaria agent engine: `talaria serve` runs the
+// embedded Temporal server, the worker and the store; `talaria chat` talks to
+// the agent. Run `talaria --help` for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := newRootCommand().ExecuteContext(ctx)
+	os.Exit(report(err))
+}
+
+// report prints err as one line on stderr and returns the exit status.
+func report(err error) int {
+	if err == nil {
+		return 0
+	}
+	var ex *exitError
+	if errors.As(err, &ex) {
+		if ex.err != nil {
+			fmt.Fprintf(os.Stderr, "talaria: %v\n", ex.err)
+		}
+		return ex.code
+	}
+	fmt.Fprintf(os.Stderr, "talaria: %v\n", err)
+	return exitFailure
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talaria-agent/talaria/config"
+)
+
+func newRootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "talaria",
+		Short: "A durable AI agent engine: every turn is a Temporal workflow",
+		Long: `Talaria runs a tool-calling AI agent whose every turn is a durable Temporal
+workflow: a turn survives crashes and restarts and can run for hours.
+
+Quick start:
+  talaria serve                      # embedded Temporal + worker + SQLite in $TALARIA_HOME
+  talaria chat -q "list the files"   # one turn (uses the running serve, or embeds its own)
+
+Environment: ` + strings.Join(config.EnvKeys(), ", ") + `, TALARIA_HOME (default ~/.talaria).
+The same keys may be set in $TALARIA_HOME/config.yaml.
+
+Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 usage or configuration error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usagef("%v (see '%s --help')", err, c.CommandPath())
+	})
+	root.AddCommand(newServeCommand(), newChatCommand())
+	// Unknown sub-commands are usage errors too.
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("unknown command %q (see 'talaria --help')", args[0])
+		}
+		return nil
+	}
+	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	return root
+}

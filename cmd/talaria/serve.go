@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
+)
+
+func newServeCommand() *cobra.Command {
+	var (
+		common commonFlags
+		port   int
+	)
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the embedded Temporal server, the worker and the store",
+		Long: `serve runs Talaria's long-lived process: an embedded Temporal server with SQLite
+file persistence under $TALARIA_HOME/temporal (or a connection to an external
+Temporal with --temporal-address), the worker that executes turns, and the store
+($TALARIA_HOME/talaria.db, or --db). Turns in flight when it stops, however it
+stops, resume when it starts again on the same $TALARIA_HOME.
+
+While it runs, 'talaria chat' from any directory with the same TALARIA_HOME
+sends its turns here. SIGINT or SIGTERM shut it down cleanly.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := common.loadConfig()
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("temporal-port") {
+				cfg.Temporal.Port = port
+			}
+			if err := cfg.Validate(); err != nil {
+				return usageErr(err)
+			}
+			return runServe(cmd, cfg)
+		},
+	}
+	common.register(c)
+	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "embedded Temporal frontend port (0 picks a free one)")
+	return c
+}
+
+func runServe(cmd *cobra.Command, cfg config.Config) error {
+	ctx := cmd.Context()
+	logger := newLogger(cfg.LogLevel)
+	lock, err := engine.TryLock(cfg.Home)
+	if errors.Is(err, engine.ErrLocked) {
+		pid := ""
+		if info, ierr := engine.ReadServeInfo(cfg.Home); ierr == nil {
+			pid = fmt.Sprintf(" (talaria serve, pid %d)", info.PID)
+		}
+		return usagef("%s is in use by another talaria process%s", cfg.Home, pid)
+	}
+	if err != nil {
+		return usageErr(err)
+	}
+	defer lock.Release()
+
+	if !cfg.Model.Configured() {
+		logger.Warn("turns will fail until a model is configured", "hint", engine.NoEndpointHelp)
+	}
+	rt, err := engine.Start(ctx, cfg, engine.Options{Worker: true, EmbeddedPort: cfg.Temporal.Port, Logger: logger})
+	if err != nil {
+		return usageErr(err)
+	}
+	defer rt.Close()
+
+	address := cfg.Temporal.Address
+	if rt.Server != nil {
+		address = rt.Server.HostPort()
+	}
+	info := engine.ServeInfo{
+		PID: os.Getpid(), TemporalAddress: address, Namespace: cfg.Temporal.Namespace, DB: cfg.DB,
+		ModelConfigured: cfg.Model.Configured(), ModelEndpoint: cfg.Model.Endpoint(), Model: cfg.Model.Name,
+		StartedAt: time.Now().UTC(),
+	}
+	if err := engine.WriteServeInfo(cfg.Home, info); err != nil {
+		return usageErr(err)
+	}
+	defer engine.RemoveServeInfo(cfg.Home)
+
+	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s)\n",
+		address, cfg.Temporal.Namespace, cfg.DB, cfg.Home)
+	<-ctx.Done()
+	fmt.Fprintln(cmd.ErrOrStderr(), "talaria serve: shutting down")
+	return nil
+}

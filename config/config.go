@@ -1,0 +1,167 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ErrInvalid marks a configuration problem the user must fix.
+var ErrInvalid = errors.New("invalid configuration")
+
+// Defaults.
+const (
+	DefaultMaxIterations    = 90
+	DefaultModel            = "gpt-4o-mini"
+	DefaultNamespace        = "default"
+	DefaultTemporalPort     = 7233
+	DefaultToolTimeout      = 180 * time.Second
+	DefaultModelTimeout     = 10 * time.Minute
+	DefaultHeartbeatTimeout = 10 * time.Second
+)
+
+// Model is how the language model is reached.
+type Model struct {
+	// BaseURL of an OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, vLLM, ...).
+	BaseURL string `yaml:"base_url"`
+	APIKey  string `yaml:"api_key"`
+	// Name is the model id sent with each request.
+	Name string `yaml:"name"`
+	// Stream selects SSE streaming for model calls (default true).
+	Stream *bool `yaml:"stream"`
+	// MaxTokens caps each reply; 0 leaves it to the provider.
+	MaxTokens int `yaml:"max_tokens"`
+	// Timeout bounds one model call.
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// Streaming reports whether model calls stream.
+func (m Model) Streaming() bool { return m.Stream == nil || *m.Stream }
+
+// Configured reports whether an endpoint is set.
+func (m Model) Configured() bool { return m.BaseURL != "" || m.APIKey != "" }
+
+// Endpoint is the effective base URL: the OpenAI API when only a key is set.
+func (m Model) Endpoint() string {
+	if m.BaseURL != "" {
+		return strings.TrimRight(m.BaseURL, "/")
+	}
+	return "https://api.openai.com/v1"
+}
+
+// Temporal says which Temporal server to use.
+type Temporal struct {
+	// Address of an external Temporal frontend; empty embeds a server.
+	Address   string `yaml:"address"`
+	Namespace string `yaml:"namespace"`
+	// Port of the embedded server's frontend (serve only; 0 picks a free port).
+	Port int `yaml:"port"`
+}
+
+// Embedded reports whether Talaria runs its own Temporal server.
+func (t Temporal) Embedded() bool { return t.Address == "" }
+
+// Config is the effective configuration.
+type Config struct {
+	// Home is $TALARIA_HOME (default ~/.talaria).
+	Home     string   `yaml:"-"`
+	Model    Model    `yaml:"model"`
+	Temporal Temporal `yaml:"temporal"`
+	// DB is a postgres:// DSN or a SQLite file path (default $TALARIA_HOME/talaria.db).
+	DB            string `yaml:"db"`
+	MaxIterations int    `yaml:"max_iterations"`
+	// ToolTimeout is the default timeout of a terminal command.
+	ToolTimeout time.Duration `yaml:"tool_timeout"`
+	// HeartbeatTimeout is how long a model call or tool batch may go without
+	// a heartbeat before Temporal retries it on another worker: the time a
+	// crashed worker's turn waits before resuming.
+	HeartbeatTimeout time.Duration `yaml:"heartbeat_timeout"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `yaml:"log_level"`
+}
+
+// Default returns the built-in defaults for home.
+func Default(home string) Config {
+	return Config{
+		Home:             home,
+		Model:            Model{Name: DefaultModel, Timeout: DefaultModelTimeout},
+		Temporal:         Temporal{Namespace: DefaultNamespace, Port: DefaultTemporalPort},
+		DB:               filepath.Join(home, "talaria.db"),
+		MaxIterations:    DefaultMaxIterations,
+		ToolTimeout:      DefaultToolTimeout,
+		HeartbeatTimeout: DefaultHeartbeatTimeout,
+		LogLevel:         "warn",
+	}
+}
+
+// HomeDir resolves $TALARIA_HOME, defaulting to ~/.talaria.
+func HomeDir(getenv func(string) string) (string, error) {
+	if h := getenv("TALARIA_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	userHome, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("%w: cannot find the home directory (set TALARIA_HOME): %v", ErrInvalid, err)
+	}
+	return filepath.Join(userHome, ".talaria"), nil
+}
+
+// Validate checks the configuration as a whole.
+func (c Config) Validate() error {
+	var problems []string
+	if c.MaxIterations < 1 {
+		problems = append(problems, fmt.Sprintf("max_iterations must be at least 1 (got %d)", c.MaxIterations))
+	}
+	if c.Temporal.Port < 0 || c.Temporal.Port > 65535 {
+		problems = append(problems, fmt.Sprintf("temporal port %d is out of range", c.Temporal.Port))
+	}
+	if c.Temporal.Namespace == "" {
+		problems = append(problems, "temporal namespace must not be empty")
+	}
+	if c.Model.Name == "" {
+		problems = append(problems, "model name must not be empty")
+	}
+	if c.Model.Timeout <= 0 {
+		problems = append(problems, "model timeout must be positive")
+	}
+	if c.DB == "" {
+		problems = append(problems, "db must not be empty")
+	}
+	if c.HeartbeatTimeout < time.Second {
+		problems = append(problems, "heartbeat_timeout must be at least 1s")
+	}
+	if c.ToolTimeout <= 0 {
+		problems = append(problems, "tool_timeout must be positive")
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		problems = append(problems, fmt.Sprintf("log_level %q is not one of debug, info, warn, error", c.LogLevel))
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// IsPostgres reports whether dsn names a PostgreSQL database.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Normalize makes a relative SQLite path absolute, so that every process
+// (serve, and chat started elsewhere) means the same file.
+func (c *Config) Normalize() error {
+	if c.DB == "" || IsPostgres(c.DB) || strings.Contains(c.DB, "://") || strings.HasPrefix(c.DB, "file:") {
+		return nil
+	}
+	abs, err := filepath.Abs(c.DB)
+	if err != nil {
+		return fmt.Errorf("%w: db path %q: %v", ErrInvalid, c.DB, err)
+	}
+	c.DB = abs
+	return nil
+}

@@ -1,0 +1,108 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FileName is the configuration file inside $TALARIA_HOME.
+const FileName = "config.yaml"
+
+// envKeys are the environment variables Talaria reads. The same names are
+// accepted as top-level keys in config.yaml.
+var envKeys = []string{
+	"OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL", "TEMPORAL_ADDRESS",
+	"TEMPORAL_NAMESPACE", "TALARIA_DB", "TALARIA_MAX_ITERATIONS", "TALARIA_LOG_LEVEL", "TALARIA_HEARTBEAT_TIMEOUT",
+}
+
+// EnvKeys lists the environment variables Talaria reads, for --help texts.
+func EnvKeys() []string { return append([]string(nil), envKeys...) }
+
+// Load builds the configuration for home from defaults, home/config.yaml (when
+// present) and the environment read through getenv.
+func Load(home string, getenv func(string) string) (Config, error) {
+	cfg := Default(home)
+	path := filepath.Join(home, FileName)
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return cfg, fmt.Errorf("%w: read %s: %v", ErrInvalid, path, err)
+	default:
+		if err := applyYAML(&cfg, data); err != nil {
+			return cfg, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		}
+	}
+	if err := applyEnv(&cfg, getenv); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// applyYAML reads the structured form and the env-style top-level keys.
+func applyYAML(cfg *Config, data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(cfg); err != nil {
+		return err
+	}
+	var flat map[string]any
+	if err := yaml.Unmarshal(data, &flat); err != nil {
+		return err
+	}
+	return applyEnv(cfg, func(k string) string {
+		if v, ok := flat[k]; ok && v != nil {
+			return fmt.Sprint(v)
+		}
+		return ""
+	})
+}
+
+// applyEnv overrides cfg with every non-empty variable.
+func applyEnv(cfg *Config, getenv func(string) string) error {
+	set := func(key string, dst *string) {
+		if v := getenv(key); v != "" {
+			*dst = v
+		}
+	}
+	set("OPENAI_API_KEY", &cfg.Model.APIKey)
+	set("OPENAI_BASE_URL", &cfg.Model.BaseURL)
+	set("TALARIA_MODEL", &cfg.Model.Name)
+	set("TEMPORAL_ADDRESS", &cfg.Temporal.Address)
+	set("TEMPORAL_NAMESPACE", &cfg.Temporal.Namespace)
+	set("TALARIA_DB", &cfg.DB)
+	set("TALARIA_LOG_LEVEL", &cfg.LogLevel)
+	if v := getenv("TALARIA_HEARTBEAT_TIMEOUT"); v != "" {
+		d, err := ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%w: TALARIA_HEARTBEAT_TIMEOUT=%q is not a duration", ErrInvalid, v)
+		}
+		cfg.HeartbeatTimeout = d
+	}
+	if v := getenv("TALARIA_MAX_ITERATIONS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return fmt.Errorf("%w: TALARIA_MAX_ITERATIONS=%q is not a number", ErrInvalid, v)
+		}
+		cfg.MaxIterations = n
+	}
+	return nil
+}
+
+// ParseDuration accepts Go durations ("90s") and plain seconds ("90").
+func ParseDuration(s string) (time.Duration, error) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return time.Duration(n) * time.Second, nil
+	}
+	return time.ParseDuration(s)
+}

@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/fakellm"
+)
+
+// TestBadInput: every bad input gets one clear line on stderr and exit 2.
+func TestBadInput(t *testing.T) {
+	model := fakellm.New()
+	defer model.Close()
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		want  string
+		setup func(t *testing.T, u *user)
+	}{
+		{"unknown flag", nil, []string{"chat", "--frobnicate"}, "unknown flag: --frobnicate"},
+		{"unknown command", nil, []string{"frobnicate"}, "unknown command"},
+		{"serve unknown flag", nil, []string{"serve", "--nope"}, "unknown flag: --nope"},
+		{"bad max iterations", nil, []string{"chat", "-q", "hi", "--max-iterations", "0"}, "--max-iterations"},
+		{"not a number", nil, []string{"chat", "-q", "hi", "--max-iterations", "many"}, "invalid argument"},
+		{"bad session id", nil, []string{"chat", "-q", "hi", "--session", "../etc"}, "--session"},
+		{"no endpoint", map[string]string{"OPENAI_BASE_URL": "", "OPENAI_API_KEY": ""}, []string{"chat", "-q", "hi"}, "no model endpoint is configured"},
+		{"unreachable endpoint", map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1"}, []string{"chat", "-q", "hi"}, "unreachable"},
+		{"invalid db dsn", nil, []string{"chat", "-q", "hi", "--db", "postgres://%zz"}, "invalid database DSN"},
+		{"unreachable postgres", nil, []string{"chat", "-q", "hi", "--db", "postgres://u@127.0.0.1:1/x?connect_timeout=2"}, "database"},
+		{"home not writable", map[string]string{"TALARIA_HOME": filepath.Join(notADir, "home")}, []string{"chat", "-q", "hi"}, "TALARIA_HOME"},
+		{"serve home not writable", map[string]string{"TALARIA_HOME": filepath.Join(notADir, "home")}, []string{"serve"}, "TALARIA_HOME"},
+		{"bad config file", nil, []string{"chat", "-q", "hi"}, "config.yaml", writeConfig("model: [unclosed")},
+		{"bad config value", nil, []string{"chat", "-q", "hi"}, "log_level", writeConfig("log_level: loud\n")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u := newUser(t, model.URL())
+			if tt.setup != nil {
+				tt.setup(t, u)
+			}
+			for k, v := range tt.env {
+				u.env[k] = v
+			}
+			stdout, stderr, code := u.run(time.Minute, tt.args...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2\nstdout:%s\nstderr:%s", code, stdout, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stderr), "\n")
+			if len(lines) != 1 || !strings.HasPrefix(lines[0], "talaria: ") || !strings.Contains(lines[0], tt.want) {
+				t.Fatalf("stderr must be one line containing %q, got:\n%s", tt.want, stderr)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Fatalf("stack trace on stderr:\n%s", stderr)
+			}
+		})
+	}
+}
+
+func writeConfig(text string) func(t *testing.T, u *user) {
+	return func(t *testing.T, u *user) {
+		if err := os.MkdirAll(u.home, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(u.home, "config.yaml"), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestHelp: every command explains itself.
+func TestHelp(t *testing.T) {
+	u := newUser(t, "http://127.0.0.1:1/v1")
+	for _, cmd := range [][]string{{"--help"}, {"chat", "--help"}, {"serve", "--help"}} {
+		stdout, stderr, code := u.run(time.Minute, cmd...)
+		if code != 0 || !strings.Contains(stdout, "Usage:") {
+			t.Fatalf("%v: exit %d\n%s%s", cmd, code, stdout, stderr)
+		}
+	}
+}

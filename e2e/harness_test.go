@@ -1,0 +1,194 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// binary is the talaria binary built once for the whole package.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "talaria-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "talaria")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/talaria")
+	build.Dir = ".."
+	build.Env = append(os.Environ(), "GOTOOLCHAIN=go1.27.3")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build talaria:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// user is one person at a terminal: a TALARIA_HOME, a working directory and
+// an environment.
+type user struct {
+	t       *testing.T
+	home    string
+	workdir string
+	env     map[string]string
+}
+
+func newUser(t *testing.T, modelURL string) *user {
+	t.Helper()
+	root := t.TempDir()
+	u := &user{t: t, home: filepath.Join(root, "home"), workdir: filepath.Join(root, "work"), env: map[string]string{
+		"TALARIA_HOME":    filepath.Join(root, "home"),
+		"OPENAI_BASE_URL": modelURL,
+		"OPENAI_API_KEY":  "test-key",
+		"TALARIA_MODEL":   "fake-model",
+	}}
+	if err := os.MkdirAll(u.workdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func (u *user) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, binary, args...)
+	cmd.Dir = u.workdir
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	for k, v := range u.env {
+		env = append(env, k+"="+v)
+	}
+	cmd.Env = env
+	return cmd
+}
+
+// run runs talaria to completion and returns stdout, stderr and exit status.
+func (u *user) run(timeout time.Duration, args ...string) (string, string, int) {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := u.command(ctx, args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	code := 0
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		code = exit.ExitCode()
+	case err != nil:
+		u.t.Fatalf("run talaria %v: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		u.t.Fatalf("talaria %v timed out; stderr:\n%s", args, errOut.String())
+	}
+	return out.String(), errOut.String(), code
+}
+
+// chatJSON runs a one-shot chat with --json and decodes the result.
+func (u *user) chatJSON(timeout time.Duration, args ...string) (workflows.ConversationResult, string, int) {
+	u.t.Helper()
+	stdout, stderr, code := u.run(timeout, append([]string{"chat", "--json"}, args...)...)
+	return decodeResult(u.t, stdout, stderr), stderr, code
+}
+
+func decodeResult(t *testing.T, stdout, stderr string) workflows.ConversationResult {
+	t.Helper()
+	var res workflows.ConversationResult
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	if err := dec.Decode(&res); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+	if dec.More() {
+		t.Fatalf("stdout holds more than one JSON value:\n%s", stdout)
+	}
+	return res
+}
+
+// server is a running `talaria serve`.
+type server struct {
+	cmd    *exec.Cmd
+	stderr *bytes.Buffer
+	done   chan error
+}
+
+// serve starts `talaria serve` on port and waits until clients can use it.
+func (u *user) serve(port int) *server {
+	u.t.Helper()
+	cmd := u.command(context.Background(), "serve", "--temporal-port", fmt.Sprint(port))
+	s := &server{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
+	cmd.Stderr = &lockedWriter{w: s.stderr}
+	if err := cmd.Start(); err != nil {
+		u.t.Fatalf("start serve: %v", err)
+	}
+	go func() { s.done <- cmd.Wait() }()
+	u.t.Cleanup(func() { s.kill() })
+	deadline := time.Now().Add(90 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-s.done:
+			u.t.Fatalf("serve exited early: %v\n%s", err, s.stderr.String())
+		default:
+		}
+		if info, err := engine.ReadServeInfo(u.home); err == nil && info.PID == cmd.Process.Pid {
+			if c, err := net.DialTimeout("tcp", info.TemporalAddress, time.Second); err == nil {
+				c.Close()
+				return s
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	u.t.Fatalf("serve did not become ready:\n%s", s.stderr.String())
+	return nil
+}
+
+// kill sends SIGKILL and waits for the process to be gone.
+func (s *server) kill() {
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGKILL)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+	}
+}
+
+// stop sends SIGTERM and returns the exit error.
+func (s *server) stop(t *testing.T) error {
+	t.Helper()
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-s.done:
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop within 30s of SIGTERM")
+		return nil
+	}
+}
+
+// freePort returns a TCP port nobody listens on right now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}

@@ -1,0 +1,84 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
+
+	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// TestRecordHistories records real turn histories into
+// workflows/testdata for the replay tests. It runs only when
+// TALARIA_RECORD_HISTORIES=1, after a deliberate change of workflow code
+// that keeps compatibility with running turns:
+//
+//	TALARIA_RECORD_HISTORIES=1 go test ./engine -run TestRecordHistories
+func TestRecordHistories(t *testing.T) {
+	if os.Getenv("TALARIA_RECORD_HISTORIES") != "1" {
+		t.Skip("set TALARIA_RECORD_HISTORIES=1 to record replay histories")
+	}
+	cases := []struct {
+		file          string
+		steps         []fakellm.Step
+		maxIterations int
+	}{
+		{"turn_write_read_text.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi"}`}),
+			fakellm.ToolStep(fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"a.txt"}`}),
+			fakellm.TextStep("done"),
+		}, 0},
+		{"turn_max_iterations.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
+			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
+			fakellm.TextStep("summary"),
+		}, 2},
+		{"turn_empty_then_text.json", []fakellm.Step{
+			fakellm.TextStep(""),
+			fakellm.TextStep("<think>hm</think>"),
+			fakellm.TextStep("finally"),
+		}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			model := fakellm.New(fakellm.WithSteps(c.steps...))
+			defer model.Close()
+			rt := startRuntime(t, model)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			res, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: "rec", UserMessage: "go",
+				Model: fakellm.DefaultModel, MaxIterations: c.maxIterations, Workdir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			hist := &historypb.History{}
+			iter := rt.Client.GetWorkflowHistory(ctx, res.TurnID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+			for iter.HasNext() {
+				ev, err := iter.Next()
+				if err != nil {
+					t.Fatal(err)
+				}
+				hist.Events = append(hist.Events, ev)
+			}
+			data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("..", "workflows", "testdata", c.file)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("recorded %s (%d events, %s)", path, len(hist.Events), res.TurnExitReason)
+		})
+	}
+}

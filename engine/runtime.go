@@ -1,0 +1,172 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/embedded"
+	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/tools"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// Options choose what a Runtime starts.
+type Options struct {
+	// Worker runs the turn worker in this process.
+	Worker bool
+	// EmbeddedPort is the embedded frontend port (0: a free one). Used only
+	// when the configuration names no external Temporal.
+	EmbeddedPort int
+	Logger       *slog.Logger
+}
+
+// Runtime is a started Talaria process.
+type Runtime struct {
+	Config config.Config
+	Store  *models.Store
+	Client client.Client
+	Server *embedded.Server
+	Worker worker.Worker
+	logger *slog.Logger
+}
+
+// Start opens the store, embeds or dials Temporal and, when asked, starts the
+// worker. On error everything started so far is stopped again.
+func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, err error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	rt = &Runtime{Config: cfg, logger: logger}
+	defer func() {
+		if err != nil {
+			rt.Close()
+			rt = nil
+		}
+	}()
+	if rt.Store, err = models.Open(ctx, cfg.DB); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	address := cfg.Temporal.Address
+	if cfg.Temporal.Embedded() {
+		rt.Server, err = embedded.Start(ctx, embedded.Options{
+			DataDir:   filepath.Join(cfg.Home, "temporal"),
+			Namespace: cfg.Temporal.Namespace,
+			Port:      opts.EmbeddedPort,
+			Logger:    logger,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("start embedded temporal: %w", err)
+		}
+		address = rt.Server.HostPort()
+	}
+	if rt.Client, err = Dial(ctx, address, cfg.Temporal.Namespace, logger); err != nil {
+		return nil, err
+	}
+	if opts.Worker {
+		if err := rt.startWorker(); err != nil {
+			return nil, err
+		}
+	}
+	return rt, nil
+}
+
+// Dial connects a Temporal client, failing with a clear error when nothing
+// answers at address within a few seconds.
+func Dial(ctx context.Context, address, namespace string, logger *slog.Logger) (client.Client, error) {
+	dialCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := client.DialContext(dialCtx, client.Options{
+		HostPort:  address,
+		Namespace: namespace,
+		Logger:    sdklog.NewStructuredLogger(quiet(logger)),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to temporal at %s (namespace %s): %w", address, namespace, err)
+	}
+	return c, nil
+}
+
+// quiet keeps the SDK's chatty info logs out of the user's terminal.
+func quiet(l *slog.Logger) *slog.Logger {
+	return slog.New(levelFloor{l.Handler(), slog.LevelWarn})
+}
+
+// startWorker registers the turn workflow and its activities and starts polling.
+func (rt *Runtime) startWorker() error {
+	cfg := rt.Config
+	acts := &activities.Activities{
+		Store:        rt.Store,
+		Tools:        tools.Default(),
+		Provider:     providerFor(cfg),
+		Stream:       cfg.Model.Streaming(),
+		MaxTokens:    cfg.Model.MaxTokens,
+		SystemPrompt: DefaultSystemPrompt,
+		Logger:       rt.logger,
+	}
+	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{})
+	workflows.Register(w)
+	acts.Register(w)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	rt.Worker = w
+	return nil
+}
+
+// providerFor resolves the configured endpoint for any model name.
+func providerFor(cfg config.Config) func(string) (llm.Provider, error) {
+	return func(model string) (llm.Provider, error) {
+		if !cfg.Model.Configured() {
+			return llm.Provider{}, errors.New(NoEndpointHelp)
+		}
+		if model == "" {
+			model = cfg.Model.Name
+		}
+		return llm.Provider{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey, Model: model}, nil
+	}
+}
+
+// Close stops the worker, the client, the embedded server and the store.
+func (rt *Runtime) Close() {
+	if rt == nil {
+		return
+	}
+	if rt.Worker != nil {
+		rt.Worker.Stop()
+	}
+	if rt.Client != nil {
+		rt.Client.Close()
+	}
+	if rt.Server != nil {
+		if err := rt.Server.Stop(); err != nil {
+			rt.logger.Warn("stop embedded temporal", "error", err)
+		}
+	}
+	if rt.Store != nil {
+		_ = rt.Store.Close()
+	}
+}
+
+// NoEndpointHelp tells the user how to configure a model endpoint.
+const NoEndpointHelp = "no model endpoint is configured: set OPENAI_BASE_URL (any OpenAI-compatible " +
+	"endpoint, e.g. http://localhost:11434/v1 for Ollama) and/or OPENAI_API_KEY, or put base_url/api_key " +
+	"under model: in $TALARIA_HOME/config.yaml"
+
+// DefaultSystemPrompt is sent first in every request until the prompt builder
+// composes one per session.
+const DefaultSystemPrompt = "You are Talaria, a capable AI agent. You work through tools: read and " +
+	"write files, run shell commands in a terminal, and keep a todo list for multi-step work. " +
+	"Relative paths are resolved against the user's working directory. Be direct and finish the task."
+

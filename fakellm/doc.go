@@ -1,0 +1,31 @@
+// Package fakellm is a scripted, in-process fake of an OpenAI-compatible
+// chat completions server. It is the only model fake in Talaria: unit tests,
+// integration tests and benchmarks start one, point a go-openai client (or a
+// separately built talaria binary, through OPENAI_BASE_URL) at Server.URL,
+// and script what the "model" answers.
+//
+// The server speaks the real wire protocol as the go-openai client parses it:
+//
+//   - POST /v1/chat/completions answers with a JSON chat.completion object,
+//     or, when the request has "stream": true, with Server-Sent Events
+//     ("data: {chunk}\n\n" lines ending with "data: [DONE]\n\n"). Tool calls
+//     stream the way real models stream them: the first delta of each call
+//     carries index, id, type and name, the argument text follows in several
+//     later deltas. Usage is always present in JSON answers and, in streams,
+//     sent as a final chunk with empty choices when the request asks for it
+//     with stream_options.include_usage.
+//   - Error statuses carry the OpenAI error body
+//     {"error":{"message":...,"type":...,"param":null,"code":...}} and an
+//     optional Retry-After header.
+//   - GET /v1/models and GET /v1/models/{id} list the configured model names.
+//
+// A script is a queue of Step values consumed one per chat request, in the
+// order the requests arrive. When the script is exhausted the Responder set
+// with SetResponder (or WithResponder) decides; without one the server
+// answers HTTP 500 with a "script exhausted" error. Steps can also delay,
+// hang until the client gives up, fail with an error status, or break or
+// stall a stream midway. Every chat request is recorded and can be inspected
+// with Requests, or awaited with WaitRequests and WaitFinished.
+//
+// Requests are served concurrently; a Server is safe for concurrent use.
+package fakellm

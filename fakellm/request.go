@@ -1,0 +1,59 @@
+package fakellm
+
+import (
+	"net/http"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Request is the record of one chat completion request the server received.
+type Request struct {
+	// Index is the request's position in arrival order, starting at 0.
+	Index int
+	// Body is the decoded request (zero when the body was not valid JSON).
+	Body openai.ChatCompletionRequest
+	// Raw is the request body as sent.
+	Raw []byte
+	// Header holds the request headers.
+	Header http.Header
+	// Received is when the request arrived.
+	Received time.Time
+
+	// Status is the HTTP status the server answered (or was about to
+	// answer) with. It is known once the request has been dispatched.
+	Status int
+	// Scripted reports that the answer came from the script (Push, New);
+	// it is false when a Responder answered, when the script was exhausted
+	// and when the request was rejected (bad JSON, wrong API key).
+	Scripted bool
+	// Exhausted reports that the script was exhausted and no Responder was
+	// set, so the server answered HTTP 500.
+	Exhausted bool
+	// Cancelled reports that the client went away before the response was
+	// finished.
+	Cancelled bool
+	// Broken reports that the server deliberately broke the response
+	// (Step.BreakAfterChunks).
+	Broken bool
+	// Finished is when the handler finished with the request; zero while it
+	// is still being served.
+	Finished time.Time
+}
+
+// LastMessage returns the last message of the request, if any. Responders
+// use it to react to tool results or user input.
+func (r Request) LastMessage() (openai.ChatCompletionMessage, bool) {
+	if len(r.Body.Messages) == 0 {
+		return openai.ChatCompletionMessage{}, false
+	}
+	return r.Body.Messages[len(r.Body.Messages)-1], true
+}
+
+// clone returns a copy that shares no mutable state with r.
+func (r Request) clone() Request {
+	c := r
+	c.Raw = append([]byte(nil), r.Raw...)
+	c.Header = r.Header.Clone()
+	return c
+}

@@ -1,0 +1,137 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// omittedMarker is inserted where output was cut out of the middle.
+func omittedMarker(n int) string {
+	return fmt.Sprintf("\n[... %d characters omitted ...]\n", n)
+}
+
+// capMiddle limits s to max characters, keeping the head and the tail and
+// replacing the middle with a marker that says how much was left out.
+func capMiddle(s string, max int) string {
+	total := utf8.RuneCountInString(s)
+	if max <= 0 || total <= max {
+		return s
+	}
+	headRunes := max / 2
+	tailRunes := max - headRunes
+	head := s[:byteOffsetOfRune(s, headRunes)]
+	tail := s[byteOffsetOfRune(s, total-tailRunes):]
+	return head + omittedMarker(total-headRunes-tailRunes) + tail
+}
+
+// byteOffsetOfRune returns the byte offset of the n-th rune of s.
+func byteOffsetOfRune(s string, n int) int {
+	i := 0
+	for off := range s {
+		if i == n {
+			return off
+		}
+		i++
+	}
+	return len(s)
+}
+
+// truncateUTF8 cuts s to at most maxBytes bytes without splitting a rune.
+func truncateUTF8(s string, maxBytes int) string {
+	if len(s) <= maxBytes {
+		return s
+	}
+	cut := maxBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// headTailBuffer is an io.Writer that keeps the first and the last bytes of
+// a stream within a fixed budget, counting everything in between, so a
+// command printing gigabytes costs bounded memory.
+type headTailBuffer struct {
+	limit      int // total byte budget
+	head       []byte
+	tail       []byte // holds at most 2*tailLimit bytes, compacted on overflow
+	total      int    // bytes written
+	totalRunes int    // rune starts written
+}
+
+func newHeadTailBuffer(limit int) *headTailBuffer {
+	if limit < 2 {
+		limit = 2
+	}
+	return &headTailBuffer{limit: limit}
+}
+
+func (b *headTailBuffer) headLimit() int { return b.limit / 2 }
+func (b *headTailBuffer) tailLimit() int { return b.limit - b.limit/2 }
+
+// Write never fails.
+func (b *headTailBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	b.total += n
+	for _, c := range p {
+		if utf8.RuneStart(c) {
+			b.totalRunes++
+		}
+	}
+	if room := b.headLimit() - len(b.head); room > 0 {
+		take := min(room, len(p))
+		b.head = append(b.head, p[:take]...)
+		p = p[take:]
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	tl := b.tailLimit()
+	if len(p) >= tl {
+		b.tail = append(b.tail[:0], p[len(p)-tl:]...)
+		return n, nil
+	}
+	b.tail = append(b.tail, p...)
+	if len(b.tail) > 2*tl {
+		keep := b.tail[len(b.tail)-tl:]
+		b.tail = append(b.tail[:0], keep...)
+	}
+	return n, nil
+}
+
+// String returns the captured output; when the stream exceeded the budget,
+// the head and the tail are joined by an omission marker.
+func (b *headTailBuffer) String() string {
+	if b.total <= b.limit {
+		return string(b.head) + string(b.tail)
+	}
+	tail := b.tail
+	if tl := b.tailLimit(); len(tail) > tl {
+		tail = tail[len(tail)-tl:]
+	}
+	head := string(b.head)
+	// Drop a rune split at the end of the head or the start of the tail.
+	if r, size := utf8.DecodeLastRuneInString(head); r == utf8.RuneError && size <= 1 {
+		head = truncateUTF8(head, len(head)-1)
+	}
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	omitted := b.totalRunes - utf8.RuneCountInString(head) - utf8.RuneCount(tail)
+	if omitted < 0 {
+		omitted = 0
+	}
+	return head + omittedMarker(omitted) + string(tail)
+}
+
+// marshalResult renders a tool result as compact JSON. The result types are
+// plain structs, so marshalling cannot fail in practice; the error is still
+// reported rather than ignored.
+func marshalResult(v any) (string, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encode result: %w", err)
+	}
+	return string(data), nil
+}

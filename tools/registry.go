@@ -1,0 +1,181 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// maxParallel bounds how many calls of one batch run at the same time.
+const maxParallel = 8
+
+// Registry is an immutable set of tools, safe for concurrent use.
+type Registry struct {
+	tools map[string]Tool
+	names []string      // sorted
+	defs  []openai.Tool // sorted by name
+}
+
+// Call is one tool call requested by the model.
+type Call struct {
+	ID        string
+	Name      string
+	Arguments string // JSON object, as the model sent it
+}
+
+// Result is the outcome of one Call, ready to be sent back to the model.
+type Result struct {
+	CallID   string
+	Name     string
+	Content  string
+	IsError  bool
+	Duration time.Duration
+}
+
+// NewRegistry builds a registry. It fails on a nil tool, an empty name or
+// two tools with the same name.
+func NewRegistry(tools ...Tool) (*Registry, error) {
+	r := &Registry{tools: make(map[string]Tool, len(tools))}
+	for i, t := range tools {
+		if t == nil {
+			return nil, fmt.Errorf("new registry: tool %d is nil", i)
+		}
+		name := t.Name()
+		if name == "" {
+			return nil, fmt.Errorf("new registry: tool %d (%T) has an empty name", i, t)
+		}
+		if _, dup := r.tools[name]; dup {
+			return nil, fmt.Errorf("new registry: %w: %q", ErrDuplicateTool, name)
+		}
+		r.tools[name] = t
+		r.names = append(r.names, name)
+	}
+	sort.Strings(r.names)
+	for _, name := range r.names {
+		r.defs = append(r.defs, r.tools[name].Definition())
+	}
+	return r, nil
+}
+
+// Default returns a registry with the built-in tools: read_file,
+// write_file, terminal and todo.
+func Default() *Registry {
+	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, TerminalTool{}, TodoTool{})
+	if err != nil {
+		// The built-in names are distinct constants; this cannot happen.
+		panic(fmt.Sprintf("tools: default registry: %v", err))
+	}
+	return r
+}
+
+// Lookup returns the tool with the given name.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Names returns the tool names, sorted.
+func (r *Registry) Names() []string {
+	return append([]string(nil), r.names...)
+}
+
+// Definitions returns the tools' definitions sorted by name. The output is
+// computed once, so it is byte-stable across calls.
+func (r *Registry) Definitions() []openai.Tool {
+	return append([]openai.Tool(nil), r.defs...)
+}
+
+// Call runs one call. It never fails: an unknown tool, malformed
+// arguments, a tool error, a cancelled context or a panic inside the tool
+// all become a Result with IsError set and a message for the model.
+func (r *Registry) Call(ctx context.Context, env Env, c Call) Result {
+	start := time.Now()
+	content, err := r.run(ctx, env, c)
+	res := Result{CallID: c.ID, Name: c.Name, Content: content, Duration: time.Since(start)}
+	if err != nil {
+		res.IsError = true
+		res.Content = errorContent(err, env.maxOutput())
+	}
+	slog.DebugContext(ctx, "tool call",
+		"tool", c.Name, "call_id", c.ID, "session_id", env.SessionID, "turn_id", env.TurnID,
+		"is_error", res.IsError, "duration", res.Duration)
+	return res
+}
+
+func (r *Registry) run(ctx context.Context, env Env, c Call) (content string, err error) {
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("%w: %s was not started: %w", ErrCancelled, c.Name, err)
+	}
+	t, ok := r.Lookup(c.Name)
+	if !ok {
+		return "", fmt.Errorf("%w %q; available tools: %s", ErrUnknownTool, c.Name, strings.Join(r.names, ", "))
+	}
+	raw := bytes.TrimSpace([]byte(c.Arguments))
+	if len(raw) == 0 {
+		raw = []byte("{}")
+	}
+	if !json.Valid(raw) {
+		return "", fmt.Errorf("%w for %s: malformed JSON: %s", ErrInvalidArguments, c.Name, snippet(raw))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			slog.ErrorContext(ctx, "tool panicked", "tool", c.Name, "call_id", c.ID, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			content, err = "", fmt.Errorf("%w: %s: %v", ErrToolPanic, c.Name, p)
+		}
+	}()
+	return t.Run(ctx, env, raw)
+}
+
+// errorContent renders an error for the model as {"error": message}.
+func errorContent(err error, maxChars int) string {
+	msg := capMiddle(err.Error(), maxChars)
+	data, mErr := json.Marshal(struct {
+		Error string `json:"error"`
+	}{msg})
+	if mErr != nil {
+		return msg
+	}
+	return string(data)
+}
+
+// RunBatch runs the calls of one model response. A single call runs
+// directly; several run concurrently (at most maxParallel at a time). The
+// results come back in the original call order, exactly one per call.
+// Cancelling ctx stops running tools, and calls not yet started get a
+// cancelled error result.
+func (r *Registry) RunBatch(ctx context.Context, env Env, calls []Call) []Result {
+	results := make([]Result, len(calls))
+	switch len(calls) {
+	case 0:
+		return results
+	case 1:
+		results[0] = r.Call(ctx, env, calls[0])
+		return results
+	}
+	sem := make(chan struct{}, maxParallel)
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+			}
+			// Call reports a cancelled context without starting the tool.
+			results[i] = r.Call(ctx, env, c)
+		}()
+	}
+	wg.Wait()
+	return results
+}

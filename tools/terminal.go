@@ -1,0 +1,247 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// terminal limits, in seconds.
+const (
+	TerminalDefaultTimeout = 180
+	TerminalMaxTimeout     = 3600
+)
+
+// terminateGrace is how long a process group gets between SIGTERM and
+// SIGKILL; drainWait is how long output is still read after the group is
+// gone (only a process that left the group can hold the pipe that long).
+const (
+	terminateGrace = 2 * time.Second
+	drainWait      = time.Second
+)
+
+const terminalDescription = `Run a shell command with bash -c (sh when bash is missing) and return its combined stdout and stderr. ` +
+	`The command runs non-interactively: stdin is empty, so commands that prompt for input fail instead of waiting. ` +
+	`workdir is the directory to run in, absolute or relative to the working directory (default: the working directory); a cd inside the command does not carry over to the next call. ` +
+	`timeout is in seconds (default 180, at most 3600); when it expires the command and every process it started are killed. ` +
+	`Processes left running in the background are also killed when the command finishes. ` +
+	`Long output keeps its beginning and end, with the middle replaced by a "[... N characters omitted ...]" marker. ` +
+	`The result is JSON: {"output","exit_code"} plus "error" when the command timed out; a non-zero exit_code is reported, not treated as a failure. ` +
+	`Prefer read_file and write_file for reading and writing files.`
+
+const terminalSchema = `{"type":"object","properties":{` +
+	`"command":{"type":"string","description":"The shell command to run, e.g. \"go test ./...\" or \"ls -la src\"."},` +
+	`"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"Seconds before the command is killed. Default 180, at most 3600."},` +
+	`"workdir":{"type":"string","description":"Directory to run the command in, absolute or relative to the working directory. Default: the working directory."}` +
+	`},"required":["command"],"additionalProperties":false}`
+
+// TerminalTool is the terminal tool. The zero value is ready to use.
+type TerminalTool struct{}
+
+type terminalResult struct {
+	Output   string `json:"output"`
+	ExitCode int    `json:"exit_code"`
+	Error    string `json:"error,omitempty"`
+}
+
+// Name implements Tool.
+func (TerminalTool) Name() string { return "terminal" }
+
+// Idempotent implements Tool: a command can have any side effect.
+func (TerminalTool) Idempotent() bool { return false }
+
+// Definition implements Tool.
+func (t TerminalTool) Definition() openai.Tool {
+	return functionTool(t.Name(), terminalDescription, terminalSchema)
+}
+
+// Run implements Tool.
+func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
+	a, err := parseArgs(t.Name(), raw)
+	if err != nil {
+		return "", err
+	}
+	command, err := a.requiredStr("command")
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(command) == "" {
+		return "", a.errorf(`"command" must not be empty`)
+	}
+	timeout, ok, err := a.integer("timeout")
+	if err != nil {
+		return "", err
+	}
+	if !ok || timeout == 0 {
+		timeout = TerminalDefaultTimeout
+	}
+	if timeout < 0 {
+		return "", a.errorf(`"timeout" must be a positive number of seconds, got %d`, timeout)
+	}
+	timeout = min(timeout, TerminalMaxTimeout)
+
+	dir, err := env.resolvePath(".")
+	if err != nil {
+		return "", fmt.Errorf("terminal: %w", err)
+	}
+	if wd, ok, err := a.str("workdir"); err != nil {
+		return "", err
+	} else if ok && strings.TrimSpace(wd) != "" {
+		if dir, err = env.resolvePath(wd); err != nil {
+			return "", fmt.Errorf("terminal: %w", err)
+		}
+	}
+	if info, err := os.Stat(dir); err != nil {
+		return "", fmt.Errorf("terminal: workdir %s: %w", dir, err)
+	} else if !info.IsDir() {
+		return "", fmt.Errorf("terminal: workdir %s is not a directory", dir)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("terminal: %w: %w", ErrCancelled, err)
+	}
+
+	res, err := runCommand(ctx, command, dir, time.Duration(timeout)*time.Second, env.maxOutput())
+	if err != nil {
+		return "", fmt.Errorf("terminal: %w", err)
+	}
+	return marshalResult(res)
+}
+
+// shellPath prefers bash and falls back to sh.
+func shellPath() string {
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p
+	}
+	return "/bin/sh"
+}
+
+// runCommand runs command in its own process group and makes sure no
+// process of that group outlives the call.
+func runCommand(ctx context.Context, command, dir string, timeout time.Duration, maxChars int) (terminalResult, error) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return terminalResult{}, fmt.Errorf("create output pipe: %w", err)
+	}
+	defer pr.Close()
+
+	cmd := exec.Command(shellPath(), "-c", command)
+	cmd.Dir = dir
+	cmd.Stdin = nil // the null device
+	cmd.Stdout = pw
+	cmd.Stderr = pw
+	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.SysProcAttr = processGroupAttr()
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return terminalResult{}, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	pw.Close() // the children hold the only write ends now
+	pgid := cmd.Process.Pid
+
+	out := newHeadTailBuffer(maxChars)
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		_, _ = io.Copy(out, pr)
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var waitErr error
+	var timedOut, cancelled bool
+	select {
+	case waitErr = <-waited:
+	case <-timer.C:
+		timedOut = true
+		terminateGroup(pgid)
+		waitErr = <-waited
+	case <-ctx.Done():
+		cancelled = true
+		terminateGroup(pgid)
+		waitErr = <-waited
+	}
+	// Background processes the command left behind.
+	if groupAlive(pgid) {
+		terminateGroup(pgid)
+	}
+	select {
+	case <-copied:
+	case <-time.After(drainWait):
+		// A process that left the group still holds the pipe; stop reading.
+		_ = pr.SetReadDeadline(time.Now())
+		<-copied
+	}
+
+	output := out.String()
+	if cancelled {
+		return terminalResult{}, fmt.Errorf("%w: %w; output so far: %q", ErrCancelled, context.Cause(ctx), capMiddle(output, 2000))
+	}
+	code, err := exitCode(cmd, waitErr)
+	if err != nil {
+		return terminalResult{}, err
+	}
+	res := terminalResult{Output: output, ExitCode: code}
+	if timedOut {
+		res.Error = fmt.Sprintf("timed out after %ds", int(timeout/time.Second))
+	}
+	return res, nil
+}
+
+// exitCode turns Wait's outcome into a shell-style exit code: the exit
+// status, or 128+signal when the shell was killed by a signal.
+func exitCode(cmd *exec.Cmd, waitErr error) (int, error) {
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return 0, fmt.Errorf("wait for command: %w", waitErr)
+	}
+	if cmd.ProcessState == nil {
+		return 0, errors.New("wait for command: no process state")
+	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal()), nil
+	}
+	return cmd.ProcessState.ExitCode(), nil
+}
+
+// terminateGroup sends SIGTERM to the process group, waits up to
+// terminateGrace for it to disappear, then sends SIGKILL.
+func terminateGroup(pgid int) {
+	if err := syscall.Kill(-pgid, syscall.SIGTERM); err != nil {
+		if !errors.Is(err, syscall.ESRCH) {
+			slog.Warn("terminal: SIGTERM to process group failed", "pgid", pgid, "err", err)
+		}
+		return
+	}
+	deadline := time.Now().Add(terminateGrace)
+	for time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+		if !groupAlive(pgid) {
+			return
+		}
+	}
+	if err := syscall.Kill(-pgid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		slog.Warn("terminal: SIGKILL to process group failed", "pgid", pgid, "err", err)
+	}
+}
+
+// groupAlive reports whether any live (non-zombie) process is still in the
+// process group. Zombies do not count: they run nothing, and an orphan's
+// zombie is reaped by init, not by us.
+func groupAlive(pgid int) bool {
+	if err := syscall.Kill(-pgid, 0); err != nil {
+		return false
+	}
+	return groupHasLiveMember(pgid)
+}

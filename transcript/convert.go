@@ -1,0 +1,74 @@
+package transcript
+
+import (
+	"strconv"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/talaria-agent/talaria/models"
+)
+
+// ToOpenAI converts stored messages to chat completion messages, in order.
+func ToOpenAI(msgs []models.Message) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, MessageToOpenAI(m))
+	}
+	return out
+}
+
+// MessageToOpenAI converts one stored message.
+func MessageToOpenAI(m models.Message) openai.ChatCompletionMessage {
+	msg := openai.ChatCompletionMessage{
+		Role:       m.Role,
+		Content:    m.Content,
+		ToolCallID: m.ToolCallID,
+	}
+	if m.Role == openai.ChatMessageRoleTool {
+		msg.Name = m.Name
+	}
+	for _, tc := range m.ToolCalls {
+		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{
+			ID:   tc.ID,
+			Type: openai.ToolType(orDefault(tc.Type, string(openai.ToolTypeFunction))),
+			Function: openai.FunctionCall{
+				Name:      tc.Function.Name,
+				Arguments: tc.Function.Arguments,
+			},
+		})
+	}
+	return msg
+}
+
+// ToolCallsFromOpenAI converts a reply's tool calls for storage, giving every
+// call an id (some servers omit them) that is unique within the reply.
+func ToolCallsFromOpenAI(calls []openai.ToolCall, idPrefix string) []models.ToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]models.ToolCall, 0, len(calls))
+	seen := map[string]bool{}
+	for i, tc := range calls {
+		id := tc.ID
+		if id == "" || seen[id] {
+			id = idPrefix + strconv.Itoa(i+1)
+		}
+		seen[id] = true
+		out = append(out, models.ToolCall{
+			ID:   id,
+			Type: orDefault(string(tc.Type), string(openai.ToolTypeFunction)),
+			Function: models.FunctionCall{
+				Name:      tc.Function.Name,
+				Arguments: tc.Function.Arguments,
+			},
+		})
+	}
+	return out
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,51 @@
+package workflows
+
+import "time"
+
+// Defaults for TurnInput fields left zero.
+const (
+	DefaultMaxIterations    = 90
+	DefaultModelTimeout     = 10 * time.Minute
+	DefaultToolTimeout      = 2 * time.Hour
+	DefaultHeartbeatTimeout = 10 * time.Second
+	DefaultModelAttempts    = 6
+)
+
+// TurnInput starts one turn. It is small on purpose: the conversation is in
+// the store, referenced by SessionID.
+type TurnInput struct {
+	SessionID     string
+	TurnNumber    int
+	UserMessage   string
+	Model         string
+	MaxIterations int
+	// Workdir is the directory tools resolve relative paths against.
+	Workdir string
+	// ModelTimeout bounds one model call; ToolTimeout one tool batch.
+	ModelTimeout time.Duration
+	ToolTimeout  time.Duration
+	// HeartbeatTimeout is how soon an activity whose worker died is retried.
+	HeartbeatTimeout time.Duration
+	// ModelAttempts bounds the tries of one model call (retryable errors).
+	ModelAttempts int
+}
+
+// withDefaults fills zero fields.
+func (in TurnInput) withDefaults() TurnInput {
+	if in.MaxIterations <= 0 {
+		in.MaxIterations = DefaultMaxIterations
+	}
+	if in.ModelTimeout <= 0 {
+		in.ModelTimeout = DefaultModelTimeout
+	}
+	if in.ToolTimeout <= 0 {
+		in.ToolTimeout = DefaultToolTimeout
+	}
+	if in.HeartbeatTimeout <= 0 {
+		in.HeartbeatTimeout = DefaultHeartbeatTimeout
+	}
+	if in.ModelAttempts <= 0 {
+		in.ModelAttempts = DefaultModelAttempts
+	}
+	return in
+}

@@ -1,0 +1,11 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Register registers every workflow under its stable name.
+func Register(r worker.WorkflowRegistry) {
+	r.RegisterWorkflowWithOptions(TurnWorkflow, workflow.RegisterOptions{Name: TurnWorkflowName})
+}

@@ -1,0 +1,25 @@
+package workflows
+
+import (
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/talaria-agent/talaria/activities"
+)
+
+// ConversationResult is the typed outcome of one turn. The workflow returns
+// it without Messages; clients fill Messages from the store.
+type ConversationResult struct {
+	FinalResponse  *string                        `json:"final_response"`
+	Completed      bool                           `json:"completed"`
+	Partial        bool                           `json:"partial"`
+	Interrupted    bool                           `json:"interrupted"`
+	Failed         bool                           `json:"failed"`
+	TurnExitReason StopReason                     `json:"turn_exit_reason"`
+	Error          *string                        `json:"error"`
+	APICalls       int                            `json:"api_calls"`
+	SessionID      string                         `json:"session_id"`
+	TurnID         string                         `json:"turn_id"`
+	Model          string                         `json:"model"`
+	Usage          activities.Usage               `json:"usage"`
+	Messages       []openai.ChatCompletionMessage `json:"messages"`
+}
