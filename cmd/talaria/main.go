@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
+	"strings"
 	"syscall"
 )
 
@@ -27,10 +29,17 @@ func report(err error) int {
 	var ex *exitError
 	if errors.As(err, &ex) {
 		if ex.err != nil {
-			fmt.Fprintf(os.Stderr, "talaria: %v\n", ex.err)
+			fmt.Fprintf(os.Stderr, "talaria: %s\n", oneLine(ex.err))
 		}
 		return ex.code
 	}
-	fmt.Fprintf(os.Stderr, "talaria: %v\n", err)
+	fmt.Fprintf(os.Stderr, "talaria: %s\n", oneLine(err))
 	return exitFailure
+}
+
+var lineBreaks = regexp.MustCompile(`\s*\n\s*`)
+
+// oneLine keeps an error message on one line: some drivers return several.
+func oneLine(err error) string {
+	return lineBreaks.ReplaceAllString(strings.TrimSpace(err.Error()), "; ")
 }

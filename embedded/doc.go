@@ -1,0 +1,23 @@
+// Package embedded runs a complete Temporal server (frontend, history,
+// matching and worker services) inside the Talaria process.
+//
+// Two storage modes are offered:
+//
+//   - File mode (the default) keeps all state in DataDir/temporal.db, a SQLite
+//     database in WAL journal mode with synchronous=NORMAL. Committed
+//     transactions survive a crash or SIGKILL of the process, so workflows
+//     resume when the server is started again on the same directory.
+//   - Ephemeral mode keeps everything in an in-memory SQLite database. It is
+//     meant for tests; state is lost when the process exits.
+//
+// Start returns only once the frontend answers requests and the configured
+// namespace is registered and usable. The server is tuned for a single node
+// (see DefaultDynamicConfig), its internal services find each other through
+// a static host list instead of gossip membership, metrics and pprof are
+// off, and its logs are bridged to log/slog.
+//
+// Known limits of the underlying SQLite plugin: it keeps one connection per
+// database open for the lifetime of the process, even after Stop. A restart
+// within the same process therefore reuses that connection, and each
+// ephemeral server keeps its memory until the process exits.
+package embedded

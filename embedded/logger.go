@@ -1,0 +1,109 @@
+package embedded
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"runtime"
+	"time"
+
+	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/log/tag"
+)
+
+// slogLogger implements the server's log.Logger over a slog.Handler. Tags
+// become slog attributes; the record's source is the server's call site.
+type slogLogger struct {
+	h slog.Handler
+}
+
+var (
+	_ log.Logger      = (*slogLogger)(nil)
+	_ log.WithLogger  = (*slogLogger)(nil)
+	_ log.SLogWrapper = (*slogLogger)(nil)
+	_ slog.Handler    = (*minLevelHandler)(nil)
+)
+
+// newSlogLogger bridges the server's logs to l, dropping records below min.
+func newSlogLogger(l *slog.Logger, min slog.Leveler) *slogLogger {
+	return &slogLogger{h: &minLevelHandler{min: min, next: l.Handler()}}
+}
+
+func (s *slogLogger) Debug(msg string, tags ...tag.Tag) { s.log(slog.LevelDebug, msg, tags) }
+func (s *slogLogger) Info(msg string, tags ...tag.Tag)  { s.log(slog.LevelInfo, msg, tags) }
+func (s *slogLogger) Warn(msg string, tags ...tag.Tag)  { s.log(slog.LevelWarn, msg, tags) }
+func (s *slogLogger) Error(msg string, tags ...tag.Tag) { s.log(slog.LevelError, msg, tags) }
+
+// DPanic logs at error level; like a production zap logger it does not panic.
+func (s *slogLogger) DPanic(msg string, tags ...tag.Tag) { s.log(slog.LevelError, msg, tags) }
+
+// Panic logs at error level and panics, as the server's contract requires.
+func (s *slogLogger) Panic(msg string, tags ...tag.Tag) {
+	s.log(slog.LevelError, msg, tags)
+	panic(msg)
+}
+
+// Fatal logs at error level and exits the process. The server calls Fatal
+// only where it cannot continue (for example a gRPC port it cannot bind) and
+// relies on it not returning. Start checks the frontend address beforehand so
+// that bad options surface as errors instead.
+func (s *slogLogger) Fatal(msg string, tags ...tag.Tag) {
+	s.log(slog.LevelError+4, msg, tags)
+	os.Exit(1)
+}
+
+// With returns a logger that adds tags to every record.
+func (s *slogLogger) With(tags ...tag.Tag) log.Logger {
+	if len(tags) == 0 {
+		return s
+	}
+	return &slogLogger{h: s.h.WithAttrs(tagsToAttrs(tags))}
+}
+
+// SLog lets server code that wants a *slog.Logger use the same handler.
+func (s *slogLogger) SLog() *slog.Logger { return slog.New(s.h) }
+
+func (s *slogLogger) log(level slog.Level, msg string, tags []tag.Tag) {
+	ctx := context.Background()
+	if !s.h.Enabled(ctx, level) {
+		return
+	}
+	var pcs [1]uintptr
+	runtime.Callers(3, pcs[:]) // runtime.Callers, log, the level method
+	r := slog.NewRecord(time.Now(), level, msg, pcs[0])
+	r.AddAttrs(tagsToAttrs(tags)...)
+	_ = s.h.Handle(ctx, r)
+}
+
+func tagsToAttrs(tags []tag.Tag) []slog.Attr {
+	attrs := make([]slog.Attr, 0, len(tags))
+	for _, t := range tags {
+		if t == nil {
+			continue
+		}
+		attrs = append(attrs, slog.Any(t.Key(), t.Value()))
+	}
+	return attrs
+}
+
+// minLevelHandler drops records below min before they reach next.
+type minLevelHandler struct {
+	min  slog.Leveler
+	next slog.Handler
+}
+
+func (h *minLevelHandler) Enabled(ctx context.Context, level slog.Level) bool {
+	return level >= h.min.Level() && h.next.Enabled(ctx, level)
+}
+
+func (h *minLevelHandler) Handle(ctx context.Context, r slog.Record) error {
+	return h.next.Handle(ctx, r)
+}
+
+func (h *minLevelHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &minLevelHandler{min: h.min, next: h.next.WithAttrs(attrs)}
+}
+
+func (h *minLevelHandler) WithGroup(name string) slog.Handler {
+	return &minLevelHandler{min: h.min, next: h.next.WithGroup(name)}
+}

@@ -1,0 +1,81 @@
+package embedded
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"go.temporal.io/server/common/log"
+	"go.temporal.io/server/common/log/tag"
+)
+
+func decodeLines(t *testing.T, buf *bytes.Buffer) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("bad log line %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func TestSlogBridgeTagsLevelsAndWith(t *testing.T) {
+	var buf bytes.Buffer
+	h := slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug, AddSource: true})
+	var l log.Logger = newSlogLogger(slog.New(h), slog.LevelInfo)
+
+	l.Debug("dropped below min level")
+	l.Info("started", tag.NewStringTag("service", "history"), tag.NewInt("shard", 1))
+	l = log.With(l, tag.NewStringTag("component", "matching"))
+	l.Error("failed", tag.Error(errors.New("boom")))
+
+	lines := decodeLines(t, &buf)
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines, want 2: %s", len(lines), buf.String())
+	}
+	if lines[0]["msg"] != "started" || lines[0]["level"] != "INFO" || lines[0]["service"] != "history" || lines[0]["shard"] != float64(1) {
+		t.Errorf("info line = %v", lines[0])
+	}
+	if lines[1]["level"] != "ERROR" || lines[1]["component"] != "matching" || lines[1]["error"] != "boom" {
+		t.Errorf("error line = %v", lines[1])
+	}
+	src, _ := lines[0]["source"].(map[string]any)
+	if file, _ := src["file"].(string); !strings.HasSuffix(file, "logger_test.go") {
+		t.Errorf("source = %v, want the caller in logger_test.go", src)
+	}
+}
+
+func TestSlogBridgeSLogSharesHandler(t *testing.T) {
+	var buf bytes.Buffer
+	l := newSlogLogger(slog.New(slog.NewJSONHandler(&buf, nil)), slog.LevelWarn)
+	sl := log.NewSlogLogger(l)
+	sl.Info("quiet")
+	sl.Warn("loud", "k", "v")
+	lines := decodeLines(t, &buf)
+	if len(lines) != 1 || lines[0]["msg"] != "loud" || lines[0]["k"] != "v" {
+		t.Fatalf("lines = %v", lines)
+	}
+}
+
+func TestSlogBridgePanic(t *testing.T) {
+	var buf bytes.Buffer
+	l := newSlogLogger(slog.New(slog.NewJSONHandler(&buf, nil)), slog.LevelWarn)
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Panic did not panic")
+		}
+		if !strings.Contains(buf.String(), "bad state") {
+			t.Fatalf("panic message not logged: %s", buf.String())
+		}
+	}()
+	l.Panic("bad state")
+}

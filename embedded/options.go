@@ -1,0 +1,82 @@
+package embedded
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+)
+
+// Options configures Start. The zero value is not usable: set DataDir or
+// Ephemeral.
+type Options struct {
+	// DataDir holds the persistence file DataDir/temporal.db (see DBFileName)
+	// and a lock file. The directory is created if missing; the database is
+	// created with the server's schema when absent and reopened as is when
+	// present. Ignored when Ephemeral is set.
+	DataDir string
+	// Ephemeral keeps all state in an in-memory SQLite database, for tests.
+	Ephemeral bool
+	// Namespace is registered before the server starts (idempotent across
+	// restarts). Default "default".
+	Namespace string
+	// IP is the frontend bind address. Default "127.0.0.1". The history,
+	// matching and worker services always bind to 127.0.0.1.
+	IP string
+	// Port is the frontend gRPC port; 0 picks a free port.
+	Port int
+	// Logger receives the server's logs; tags become attributes. Default:
+	// slog.Default().
+	Logger *slog.Logger
+	// LogLevel is the lowest level of server logs passed to Logger. Default
+	// slog.LevelWarn: the server is chatty at info level.
+	LogLevel slog.Leveler
+	// DynamicConfig holds extra dynamic config values (setting name -> value,
+	// names are case-insensitive) applied over DefaultDynamicConfig.
+	DynamicConfig map[string]any
+	// UntunedDynamicConfig skips DefaultDynamicConfig so only the server's
+	// own defaults and DynamicConfig apply; for comparisons.
+	UntunedDynamicConfig bool
+}
+
+const (
+	defaultNamespace = "default"
+	defaultIP        = "127.0.0.1"
+	// internalIP is where the history, matching and worker services listen.
+	internalIP = "127.0.0.1"
+)
+
+// withDefaults returns a copy of o with defaults filled in, or an error
+// wrapping ErrInvalidOptions.
+func (o Options) withDefaults() (Options, error) {
+	if o.Namespace == "" {
+		o.Namespace = defaultNamespace
+	}
+	if o.IP == "" {
+		o.IP = defaultIP
+	}
+	if net.ParseIP(o.IP) == nil {
+		return o, fmt.Errorf("%w: IP %q is not an IP address", ErrInvalidOptions, o.IP)
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return o, fmt.Errorf("%w: port %d out of range", ErrInvalidOptions, o.Port)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.LogLevel == nil {
+		o.LogLevel = slog.LevelWarn
+	}
+	return o, nil
+}
+
+// clientIP is the address local clients dial: the bind address, or loopback
+// when binding to all interfaces.
+func (o Options) clientIP() string {
+	if ip := net.ParseIP(o.IP); ip != nil && ip.IsUnspecified() {
+		if ip.To4() == nil {
+			return "::1"
+		}
+		return "127.0.0.1"
+	}
+	return o.IP
+}

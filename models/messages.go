@@ -1,0 +1,88 @@
+package models
+
+import (
+	"context"
+	"fmt"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// AppendMessages stores msgs in order, in one transaction, and returns them
+// as stored, with their IDs. A message whose IdemKey is already stored is not
+// inserted again: the stored row is returned in its place, so retrying an
+// append neither duplicates nor reorders messages. Every message needs a
+// SessionID and an IdemKey; the IDs of msgs are ignored.
+func (s *Store) AppendMessages(ctx context.Context, msgs []Message) ([]Message, error) {
+	for i := range msgs {
+		if err := checkID("session ID", msgs[i].SessionID, maxSessionIDLen); err != nil {
+			return nil, fmt.Errorf("models: append message %d: %w", i, err)
+		}
+		if err := checkID("idempotency key", msgs[i].IdemKey, maxIdemKeyLen); err != nil {
+			return nil, fmt.Errorf("models: append message %d: %w", i, err)
+		}
+		if len(msgs[i].TurnID) > maxTurnIDLen {
+			return nil, fmt.Errorf("models: append message %d: %w: turn ID longer than %d characters",
+				i, ErrInvalidArgument, maxTurnIDLen)
+		}
+	}
+	if len(msgs) == 0 {
+		return []Message{}, nil
+	}
+
+	stored := make([]Message, len(msgs))
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		for i, m := range msgs {
+			row, err := insertMessage(tx, m)
+			if err != nil {
+				return fmt.Errorf("message %d (key %q): %w", i, m.IdemKey, err)
+			}
+			stored[i] = row
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: append messages: %w", err)
+	}
+	return stored, nil
+}
+
+// insertMessage inserts m unless its IdemKey is taken, and returns the row
+// stored under that key.
+func insertMessage(tx *gorm.DB, m Message) (Message, error) {
+	m.ID = 0
+	res := tx.Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "idem_key"}},
+		DoNothing: true,
+	}).Create(&m)
+	if res.Error != nil {
+		return Message{}, res.Error
+	}
+	if res.RowsAffected > 0 && m.ID != 0 {
+		return m, nil
+	}
+	var existing Message
+	if err := tx.Where("idem_key = ?", m.IdemKey).Take(&existing).Error; err != nil {
+		return Message{}, fmt.Errorf("load stored message: %w", err)
+	}
+	return existing, nil
+}
+
+// Messages returns a session's messages ordered by ID; none is not an error.
+func (s *Store) Messages(ctx context.Context, sessionID string) ([]Message, error) {
+	var msgs []Message
+	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&msgs).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: messages of session %q: %w", sessionID, err)
+	}
+	return msgs, nil
+}
+
+// Message returns the message with the given ID, or ErrNotFound.
+func (s *Store) Message(ctx context.Context, id int64) (*Message, error) {
+	var m Message
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&m).Error; err != nil {
+		return nil, fmt.Errorf("models: message %d: %w", id, notFound(err))
+	}
+	return &m, nil
+}

@@ -1,0 +1,90 @@
+package models
+
+import (
+	"context"
+	"fmt"
+)
+
+// upsertSession inserts a session, or, when it exists, fills in its model
+// if it has none yet. With @turns = 1 it also counts a new turn.
+// Both dialects accept this ON CONFLICT form.
+const upsertSession = `INSERT INTO sessions (id, model, title, turn_count, created_at, updated_at)
+VALUES (@id, @model, '', @turns, @now, @now)
+ON CONFLICT (id) DO UPDATE SET
+	turn_count = sessions.turn_count + @turns,
+	model = CASE WHEN sessions.model = '' THEN excluded.model ELSE sessions.model END,
+	updated_at = CASE WHEN @turns > 0 THEN excluded.updated_at ELSE sessions.updated_at END
+RETURNING turn_count`
+
+// NextTurn starts a new turn of a session and returns its number, counting
+// from 1. It creates the session, with model, if it does not exist; an
+// existing session without a model gets this one. Concurrent callers get
+// distinct, consecutive numbers.
+func (s *Store) NextTurn(ctx context.Context, sessionID, model string) (int, error) {
+	if err := checkID("session ID", sessionID, maxSessionIDLen); err != nil {
+		return 0, fmt.Errorf("models: next turn: %w", err)
+	}
+	n, err := s.upsertSession(ctx, sessionID, model, 1)
+	if err != nil {
+		return 0, fmt.Errorf("models: next turn of session %q: %w", sessionID, err)
+	}
+	return n, nil
+}
+
+// EnsureSession returns the session, creating it with model if it does not
+// exist; an existing session without a model gets this one.
+func (s *Store) EnsureSession(ctx context.Context, sessionID, model string) (*Session, error) {
+	if err := checkID("session ID", sessionID, maxSessionIDLen); err != nil {
+		return nil, fmt.Errorf("models: ensure session: %w", err)
+	}
+	if _, err := s.upsertSession(ctx, sessionID, model, 0); err != nil {
+		return nil, fmt.Errorf("models: ensure session %q: %w", sessionID, err)
+	}
+	return s.Session(ctx, sessionID)
+}
+
+func (s *Store) upsertSession(ctx context.Context, id, model string, turns int) (int, error) {
+	var count int
+	err := s.db.WithContext(ctx).Raw(upsertSession, map[string]any{
+		"id":    id,
+		"model": model,
+		"turns": turns,
+		"now":   now(),
+	}).Scan(&count).Error
+	return count, err
+}
+
+// Session returns the session with the given ID, or ErrNotFound.
+func (s *Store) Session(ctx context.Context, id string) (*Session, error) {
+	var sess Session
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&sess).Error; err != nil {
+		return nil, fmt.Errorf("models: session %q: %w", id, notFound(err))
+	}
+	return &sess, nil
+}
+
+// Sessions lists sessions, most recently updated first; limit <= 0 lists
+// all of them.
+func (s *Store) Sessions(ctx context.Context, limit int) ([]Session, error) {
+	q := s.db.WithContext(ctx).Order("updated_at DESC").Order("id")
+	if limit > 0 {
+		q = q.Limit(limit)
+	}
+	var sessions []Session
+	if err := q.Find(&sessions).Error; err != nil {
+		return nil, fmt.Errorf("models: list sessions: %w", err)
+	}
+	return sessions, nil
+}
+
+// SetSessionTitle sets a session's title; ErrNotFound if it does not exist.
+func (s *Store) SetSessionTitle(ctx context.Context, id, title string) error {
+	res := s.db.WithContext(ctx).Model(&Session{}).Where("id = ?", id).Update("title", title)
+	if res.Error != nil {
+		return fmt.Errorf("models: set title of session %q: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("models: set title of session %q: %w", id, ErrNotFound)
+	}
+	return nil
+}

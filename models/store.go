@@ -1,0 +1,107 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// Store reads and writes conversations. It is safe for concurrent use, also
+// by several processes sharing one database.
+type Store struct {
+	db      *gorm.DB
+	dialect dialect
+}
+
+// Open connects to the database named by dsn and migrates its schema.
+//
+// A dsn starting with "postgres://" or "postgresql://" selects PostgreSQL;
+// without a connect_timeout parameter connecting gives up after five seconds.
+// Any other dsn is a SQLite database file, optionally prefixed with "file:"
+// or "sqlite://" and followed by "?" and driver parameters; its directory
+// must exist. ":memory:" opens a private in-memory SQLite database.
+//
+// An empty or malformed dsn yields an error wrapping ErrInvalidDSN; a
+// database that cannot be reached yields a connection error.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	d, err := newDialect(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("models: open: %w", err)
+	}
+	sqlDB, err := d.open()
+	if err != nil {
+		return nil, fmt.Errorf("models: open %s: %w", d.name(), err)
+	}
+
+	pingCtx, cancel := context.WithTimeout(ctx, connectTimeout)
+	err = d.connect(pingCtx, sqlDB)
+	cancel()
+	if err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("models: connect to %s: %w", d.name(), err)
+	}
+
+	db, err := gorm.Open(d.gormDialector(sqlDB), &gorm.Config{
+		Logger:               logger.Discard,
+		NowFunc:              now,
+		DisableAutomaticPing: true,
+	})
+	if err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("models: open %s: %w", d.name(), err)
+	}
+
+	s := &Store{db: db, dialect: d}
+	if err := s.migrate(ctx); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// now is the clock for CreatedAt and UpdatedAt columns: UTC at the
+// microsecond precision both databases keep.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// migrate creates or updates the schema. It runs in one transaction that
+// holds a migration lock, so processes opening the same database at once
+// do not race each other.
+func (s *Store) migrate(ctx context.Context) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.dialect.lockMigrations(tx); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		return tx.AutoMigrate(schema...)
+	})
+	if err != nil {
+		return fmt.Errorf("models: migrate %s schema: %w", s.dialect.name(), err)
+	}
+	return nil
+}
+
+// Close closes the database connections.
+func (s *Store) Close() error {
+	sqlDB, err := s.db.DB()
+	if err != nil {
+		return fmt.Errorf("models: close: %w", err)
+	}
+	if err := sqlDB.Close(); err != nil {
+		return fmt.Errorf("models: close: %w", err)
+	}
+	return nil
+}
+
+// Dialect returns "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.dialect.name() }
+
+// notFound maps gorm's missing-record error to ErrNotFound.
+func notFound(err error) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return ErrNotFound
+	}
+	return err
+}

@@ -1,0 +1,77 @@
+package models
+
+import "time"
+
+// Session is one conversation. Its ID is chosen by the caller.
+type Session struct {
+	ID        string `gorm:"primaryKey;size:128"`
+	Model     string
+	Title     string
+	TurnCount int // number of turns started, see Store.NextTurn
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// ToolCall is a tool invocation requested by the assistant, in the OpenAI
+// chat-completions wire shape.
+type ToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the function a ToolCall invokes and carries its
+// arguments as raw JSON text.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Message is one entry of a session's conversation. IDs grow with insertion
+// order, so a session's messages are ordered by ID.
+type Message struct {
+	ID        int64  `gorm:"primaryKey;autoIncrement"`
+	SessionID string `gorm:"index;size:128"`
+	TurnID    string `gorm:"index;size:256"`
+	// IdemKey is the idempotency key: appending a message whose key is
+	// already stored yields the stored row instead of a new one.
+	IdemKey      string     `gorm:"uniqueIndex;size:512"`
+	Role         string     // system, user, assistant or tool
+	Content      string     `gorm:"type:text"`
+	Reasoning    string     `gorm:"type:text"`
+	ToolCalls    []ToolCall `gorm:"serializer:json;type:text"` // assistant tool calls
+	ToolCallID   string     // the call answered by a role=tool message
+	Name         string     // the tool name of a role=tool message
+	FinishReason string
+	CreatedAt    time.Time
+}
+
+// Turn records one conversation turn; its ID is the workflow ID.
+type Turn struct {
+	ID               string `gorm:"primaryKey;size:256"`
+	SessionID        string `gorm:"index;size:128"`
+	Number           int
+	Model            string
+	Status           string // running, completed, failed, interrupted, ...
+	ExitReason       string
+	Error            string
+	FinalResponse    string `gorm:"type:text"`
+	APICalls         int
+	PromptTokens     int64
+	CompletionTokens int64
+	TotalTokens      int64
+	StartedAt        time.Time
+	EndedAt          *time.Time
+}
+
+// todoList holds a session's todo list as JSON text.
+type todoList struct {
+	SessionID string `gorm:"primaryKey;size:128"`
+	Data      string `gorm:"type:text"`
+	UpdatedAt time.Time
+}
+
+func (todoList) TableName() string { return "todos" }
+
+// schema lists the tables Open migrates.
+var schema = []any{&Session{}, &Message{}, &Turn{}, &todoList{}}
