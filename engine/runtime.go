@@ -65,6 +65,7 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 			Namespace: cfg.Temporal.Namespace,
 			Port:      opts.EmbeddedPort,
 			Logger:    logger,
+			LogLevel:  serverLogLevel(cfg.LogLevel),
 		})
 		if err != nil {
 			return nil, fmt.Errorf("start embedded temporal: %w", err)
@@ -96,6 +97,18 @@ func Dial(ctx context.Context, address, namespace string, logger *slog.Logger) (
 		return nil, fmt.Errorf("connect to temporal at %s (namespace %s): %w", address, namespace, err)
 	}
 	return c, nil
+}
+
+// serverLogLevel keeps the embedded server's routine warnings (e.g. about
+// features it runs without) out of the terminal unless asked for.
+func serverLogLevel(level string) slog.Level {
+	switch level {
+	case "debug":
+		return slog.LevelDebug
+	case "info":
+		return slog.LevelInfo
+	}
+	return slog.LevelError
 }
 
 // quiet keeps the SDK's chatty info logs out of the user's terminal.
