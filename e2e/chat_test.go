@@ -23,6 +23,15 @@ func args(t *testing.T, v any) string {
 	return string(b)
 }
 
+// roles lists the messages' roles, comma-separated.
+func roles(msgs []openai.ChatCompletionMessage) string {
+	r := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		r = append(r, m.Role)
+	}
+	return strings.Join(r, ",")
+}
+
 // assertPaired checks that every tool call in msgs is answered by exactly one
 // tool result, right after its assistant message, in call order.
 func assertPaired(t *testing.T, msgs []openai.ChatCompletionMessage) {
@@ -75,11 +84,7 @@ func TestChatWriteReadAnswer(t *testing.T) {
 	if err != nil || string(data) != "hello from talaria\n" {
 		t.Fatalf("file on disk = %q, %v", data, err)
 	}
-	roles := []string{}
-	for _, m := range res.Messages {
-		roles = append(roles, m.Role)
-	}
-	if got := strings.Join(roles, ","); got != "user,assistant,tool,assistant,tool,assistant" {
+	if got := roles(res.Messages); got != "user,assistant,tool,assistant,tool,assistant" {
 		t.Fatalf("roles = %s", got)
 	}
 	assertPaired(t, res.Messages)

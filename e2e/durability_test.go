@@ -78,11 +78,7 @@ func TestServeKilledMidModelCall(t *testing.T) {
 	if err != nil || string(log) != "ran\n" {
 		t.Fatalf("side effect ran %d times (%q, %v)", strings.Count(string(log), "ran"), log, err)
 	}
-	roles := []string{}
-	for _, m := range res.Messages {
-		roles = append(roles, m.Role)
-	}
-	if got := strings.Join(roles, ","); got != "user,assistant,tool,assistant" {
+	if got := roles(res.Messages); got != "user,assistant,tool,assistant" {
 		t.Fatalf("messages = %s", got)
 	}
 	assertPaired(t, res.Messages)

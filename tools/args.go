@@ -180,3 +180,15 @@ func snippet(v []byte) string {
 	}
 	return strconv.Quote(s)
 }
+
+// requiredPath reads the required, non-blank "path" argument.
+func (a args) requiredPath() (string, error) {
+	path, err := a.requiredStr("path")
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(path) == "" {
+		return "", a.errorf(`"path" must not be empty`)
+	}
+	return path, nil
+}

@@ -69,12 +69,9 @@ func (t ReadFileTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 	if err != nil {
 		return "", err
 	}
-	path, err := a.requiredStr("path")
+	path, err := a.requiredPath()
 	if err != nil {
 		return "", err
-	}
-	if strings.TrimSpace(path) == "" {
-		return "", a.errorf(`"path" must not be empty`)
 	}
 	offset, ok, err := a.integer("offset")
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -51,12 +50,9 @@ func (t WriteFileTool) Run(ctx context.Context, env Env, raw json.RawMessage) (s
 	if err != nil {
 		return "", err
 	}
-	path, err := a.requiredStr("path")
+	path, err := a.requiredPath()
 	if err != nil {
 		return "", err
-	}
-	if strings.TrimSpace(path) == "" {
-		return "", a.errorf(`"path" must not be empty`)
 	}
 	content, err := a.requiredStr("content")
 	if err != nil {
