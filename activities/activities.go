@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/tools"
 )
@@ -17,9 +18,12 @@ import (
 type Activities struct {
 	Store *models.Store
 	Tools *tools.Registry
-	// Provider resolves the endpoint serving a model name; a nil Provider or
-	// one returning an empty endpoint makes model calls fail non-retryably.
-	Provider func(model string) (llm.Provider, error)
+	// Providers resolves the providers serving a model name, primary first,
+	// then fallbacks in order; nil, an error or an empty list makes model
+	// calls fail non-retryably.
+	Providers func(model string) ([]llm.Provider, error)
+	// Guardrail is a pluggable check run before every tool call (nil: none).
+	Guardrail loop.Hook
 	// Stream selects SSE streaming for model calls.
 	Stream bool
 	// MaxTokens caps each reply (0: provider default).

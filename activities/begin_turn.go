@@ -33,5 +33,9 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 	}); err != nil {
 		return BeginTurnResult{}, fmt.Errorf("begin turn %s: record turn: %w", in.TurnID, err)
 	}
-	return BeginTurnResult{UserMessageID: rows[0].ID}, nil
+	providers := 0
+	if list, err := a.providers(in.Model); err == nil {
+		providers = len(list)
+	}
+	return BeginTurnResult{UserMessageID: rows[0].ID, Providers: providers}, nil
 }

@@ -2,24 +2,35 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/transcript"
 )
 
+// ContinuationPrompt asks the model to go on after its answer hit the output
+// limit. It is sent with the request only, never stored.
+const ContinuationPrompt = "[System: Your previous response was cut off by the output length limit. " +
+	"Continue exactly where you left off. Do not repeat what you already wrote.]"
+
 // CallModel sends the session's stored messages to the model and persists the
 // reply under the key (turn, call). A retry that finds the reply already
-// stored returns it without calling the model again.
+// stored returns it without calling the model again. Tool names are repaired
+// and arguments checked before the reply is stored; a reply the loop will
+// discard (empty, cut off, invalid arguments) is stored hidden.
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallModelResult, error) {
 	key := replyKey(in.TurnID, in.Call)
 	if stored, err := a.Store.MessageByKey(ctx, key); err == nil {
-		return resultFromMessage(stored, Usage{}), nil
+		return a.describeReply(stored, Usage{}, false), nil
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return CallModelResult{}, fmt.Errorf("call model: look up stored reply: %w", err)
 	}
@@ -28,66 +39,225 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	if err != nil {
 		return CallModelResult{}, fmt.Errorf("call model: load session %s: %w", in.SessionID, err)
 	}
-	req := a.buildRequest(history, in)
-
-	provider, err := a.resolve(in.Model)
+	req, err := a.buildRequest(ctx, history, in)
+	if err != nil {
+		return CallModelResult{}, err
+	}
+	provider, err := a.provider(in.Model, in.Provider)
 	if err != nil {
 		return CallModelResult{}, err
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
 	reply, err := llm.Call(ctx, provider, req, llm.Options{Stream: a.Stream})
 	stop()
+	recovered := false
 	if err != nil {
-		return CallModelResult{}, modelError(ctx, err)
+		if !salvageable(ctx, err) {
+			return CallModelResult{}, modelError(ctx, err)
+		}
+		// The stream broke after text arrived: that text is the answer.
+		reply = llm.Reply{Content: reply.Streamed, FinishReason: "stop"}
+		recovered = true
 	}
 
-	rows, err := a.Store.AppendMessages(ctx, []models.Message{{
+	calls := a.repairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)))
+	msg := models.Message{
 		SessionID:    in.SessionID,
 		TurnID:       in.TurnID,
 		IdemKey:      key,
 		Role:         openai.ChatMessageRoleAssistant,
 		Content:      reply.Content,
 		Reasoning:    reply.Reasoning,
-		ToolCalls:    transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)),
+		ToolCalls:    calls,
 		FinishReason: reply.FinishReason,
-	}})
+	}
+	msg.Hidden = a.classify(&msg).Discarded() || hasInvalidArgs(calls)
+	rows, err := a.Store.AppendMessages(ctx, []models.Message{msg})
 	if err != nil {
 		return CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
 	}
-	return resultFromMessage(&rows[0], Usage{
+	return a.describeReply(&rows[0], Usage{
 		PromptTokens:     int64(reply.Usage.PromptTokens),
 		CompletionTokens: int64(reply.Usage.CompletionTokens),
 		TotalTokens:      int64(reply.Usage.TotalTokens),
-	}), nil
+	}, recovered), nil
 }
 
-// buildRequest assembles the chat request from stored history.
-func (a *Activities) buildRequest(history []models.Message, in CallModelInput) openai.ChatCompletionRequest {
-	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+2)
+// salvageable: a stream that broke after visible text (not a cancellation).
+func salvageable(ctx context.Context, err error) bool {
+	var e *llm.Error
+	if ctx.Err() != nil || !errors.As(err, &e) || e.Class == llm.ClassCancelled {
+		return false
+	}
+	return transcript.StripThinking(e.Streamed) != ""
+}
+
+// repairCalls maps each call's name to a known tool where it can; an unknown
+// name is kept as sent, so the model sees what it asked for.
+func (a *Activities) repairCalls(calls []models.ToolCall) []models.ToolCall {
+	if a.Tools == nil {
+		return calls
+	}
+	known := a.Tools.Names()
+	for i := range calls {
+		if name, ok := loop.RepairToolName(calls[i].Function.Name, known); ok {
+			calls[i].Function.Name = name
+		}
+	}
+	return calls
+}
+
+// hasInvalidArgs: a reply the loop re-asks silently is kept out of the
+// conversation until the loop decides to answer it.
+func hasInvalidArgs(calls []models.ToolCall) bool {
+	for _, c := range calls {
+		if loop.CheckArguments(c.Function.Arguments) != loop.ArgsValid {
+			return true
+		}
+	}
+	return false
+}
+
+// classify computes the reply's kind from the stored message.
+func (a *Activities) classify(m *models.Message) loop.ReplyKind {
+	visible := transcript.StripThinking(m.Content)
+	reasoning := len(m.Reasoning)
+	if visible == "" && strings.TrimSpace(m.Content) != "" {
+		reasoning += len(m.Content) // inline reasoning blocks only
+	}
+	truncated := 0
+	for _, c := range m.ToolCalls {
+		if loop.CheckArguments(c.Function.Arguments) == loop.ArgsTruncated {
+			truncated++
+		}
+	}
+	kind := loop.ClassifyReply(loop.ReplyShape{
+		VisibleChars: len(visible), ReasoningChars: reasoning, ToolCalls: len(m.ToolCalls),
+		TruncatedArgs: truncated, FinishReason: m.FinishReason,
+	})
+	return kind
+}
+
+// describeReply builds the activity result from a stored reply.
+func (a *Activities) describeReply(m *models.Message, usage Usage, recovered bool) CallModelResult {
+	res := CallModelResult{
+		MessageID:      m.ID,
+		FinishReason:   m.FinishReason,
+		Kind:           a.classify(m),
+		Hidden:         m.Hidden,
+		TextChars:      len(transcript.StripThinking(m.Content)),
+		ReasoningChars: len(m.Reasoning),
+		Recovered:      recovered,
+		Usage:          usage,
+	}
+	var known []string
+	if a.Tools != nil {
+		known = a.Tools.Names()
+	}
+	for _, tc := range m.ToolCalls {
+		_, isKnown := loop.RepairToolName(tc.Function.Name, known)
+		res.ToolCalls = append(res.ToolCalls, ToolCallRef{
+			ID:      tc.ID,
+			Name:    tc.Function.Name,
+			Unknown: !isKnown || tc.Function.Name == "",
+			Args:    loop.CheckArguments(tc.Function.Arguments),
+			Key:     callDigest(tc.Function.Name, tc.Function.Arguments),
+		})
+	}
+	return res
+}
+
+// callDigest is a short, stable digest of a call's name and canonical
+// arguments: the guardrail's key without carrying the arguments around.
+func callDigest(name, args string) string {
+	sum := sha256.Sum256([]byte(loop.CallKey(loop.ToolCall{Name: name, Arguments: args})))
+	return hex.EncodeToString(sum[:12])
+}
+
+// buildRequest assembles the chat request from stored history and the
+// request-only additions of this call.
+func (a *Activities) buildRequest(ctx context.Context, history []models.Message, in CallModelInput) (openai.ChatCompletionRequest, error) {
+	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+3)
 	if a.SystemPrompt != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.SystemPrompt})
 	}
-	msgs = append(msgs, transcript.Repair(transcript.ToOpenAI(history))...)
+	msgs = append(msgs, transcript.ToOpenAI(history)...)
+	if len(in.ContinueFrom) > 0 {
+		text, err := a.joinParts(ctx, in.ContinueFrom)
+		if err != nil {
+			return openai.ChatCompletionRequest{}, err
+		}
+		msgs = append(msgs,
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text},
+			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: ContinuationPrompt})
+	}
 	if in.ExtraUserMessage != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: in.ExtraUserMessage})
 	}
-	req := openai.ChatCompletionRequest{Messages: msgs, MaxTokens: a.MaxTokens}
+	if in.PrefillFrom != 0 {
+		m, err := a.Store.Message(ctx, in.PrefillFrom)
+		if err != nil {
+			return openai.ChatCompletionRequest{}, fmt.Errorf("call model: load prefill %d: %w", in.PrefillFrom, err)
+		}
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: prefillText(m)})
+	}
+	req := openai.ChatCompletionRequest{Messages: transcript.Repair(msgs), MaxTokens: a.MaxTokens}
+	if in.MaxTokens > 0 {
+		req.MaxTokens = in.MaxTokens
+	}
 	if in.ToolsEnabled && a.Tools != nil {
 		req.Tools = a.Tools.Definitions()
 	}
-	return req
+	return req, nil
 }
 
-func (a *Activities) resolve(model string) (llm.Provider, error) {
-	if a.Provider == nil {
-		return llm.Provider{}, temporal.NewNonRetryableApplicationError(
+// prefillText is the reasoning of a reasoning-only reply, as the opening of
+// the assistant's answer.
+func prefillText(m *models.Message) string {
+	if m.Reasoning != "" {
+		return "<think>\n" + m.Reasoning + "\n</think>\n"
+	}
+	return m.Content
+}
+
+// joinParts concatenates stored replies' visible text, in order.
+func (a *Activities) joinParts(ctx context.Context, ids []int64) (string, error) {
+	var b strings.Builder
+	for _, id := range ids {
+		m, err := a.Store.Message(ctx, id)
+		if err != nil {
+			return "", fmt.Errorf("load answer part %d: %w", id, err)
+		}
+		b.WriteString(transcript.StripThinking(m.Content))
+	}
+	return b.String(), nil
+}
+
+// provider resolves the index-th provider for model (0: primary).
+func (a *Activities) provider(model string, index int) (llm.Provider, error) {
+	list, err := a.providers(model)
+	if err != nil {
+		return llm.Provider{}, err
+	}
+	if index < 0 || index >= len(list) {
+		index = len(list) - 1
+	}
+	return list[index], nil
+}
+
+func (a *Activities) providers(model string) ([]llm.Provider, error) {
+	if a.Providers == nil {
+		return nil, temporal.NewNonRetryableApplicationError(
 			"no model endpoint is configured on this worker", string(llm.ClassAuth), nil)
 	}
-	p, err := a.Provider(model)
-	if err != nil {
-		return llm.Provider{}, temporal.NewNonRetryableApplicationError(err.Error(), string(llm.ClassAuth), err)
+	list, err := a.Providers(model)
+	if err == nil && len(list) == 0 {
+		err = errors.New("no model provider is configured")
 	}
-	return p, nil
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), string(llm.ClassAuth), err)
+	}
+	return list, nil
 }
 
 // modelError turns a classified model failure into a Temporal error: the
@@ -106,17 +276,4 @@ func modelError(ctx context.Context, err error) error {
 		opts.NextRetryDelay = e.RetryAfter
 	}
 	return temporal.NewApplicationErrorWithOptions(e.Error(), string(e.Class), opts)
-}
-
-func resultFromMessage(m *models.Message, usage Usage) CallModelResult {
-	res := CallModelResult{
-		MessageID:    m.ID,
-		FinishReason: m.FinishReason,
-		TextChars:    len(transcript.StripThinking(m.Content)),
-		Usage:        usage,
-	}
-	for _, tc := range m.ToolCalls {
-		res.ToolCalls = append(res.ToolCalls, ToolCallRef{ID: tc.ID, Name: tc.Function.Name})
-	}
-	return res
 }

@@ -2,25 +2,42 @@ package activities
 
 import (
 	"context"
-	"encoding/json"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/tools"
 )
 
-// ExecuteTools runs the tool calls of one assistant message (one directly,
-// several concurrently) and persists one result per call id, in call order.
+// ExecuteTools runs the tool calls of one assistant message as the plan says
+// (one directly, several concurrently) and persists exactly one result per
+// call id, in call order. Calls the plan rejects, skips or blocks are answered
+// without running. A pluggable guardrail hook may warn about a call or halt
+// the batch before anything runs.
 func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (ExecuteToolsResult, error) {
 	msg, err := a.Store.Message(ctx, in.AssistantMessageID)
 	if err != nil {
 		return ExecuteToolsResult{}, fmt.Errorf("execute tools: load message %d: %w", in.AssistantMessageID, err)
 	}
-	calls := make([]tools.Call, 0, len(msg.ToolCalls))
+	if in.Reveal && msg.Hidden {
+		if err := a.Store.RevealMessage(ctx, msg.ID); err != nil {
+			return ExecuteToolsResult{}, fmt.Errorf("execute tools: %w", err)
+		}
+	}
+	plan := planByID(in.Plan)
+	var out ExecuteToolsResult
+	out.HookHalt = a.applyHook(msg.ToolCalls, plan)
+
+	var toRun []tools.Call
 	for _, tc := range msg.ToolCalls {
-		calls = append(calls, tools.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		if plan.get(tc.ID).Action == PlanRun {
+			toRun = append(toRun, tools.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: loop.NormalizeArguments(tc.Function.Arguments)})
+		}
 	}
 	env := tools.Env{
 		Workdir:        in.Workdir,
@@ -30,23 +47,37 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 		MaxOutputChars: a.MaxToolOutput,
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
-	results := a.Tools.RunBatch(ctx, env, calls)
+	ran := map[string]tools.Result{}
+	for _, r := range a.Tools.RunBatch(ctx, env, toRun) {
+		ran[r.CallID] = r
+	}
 	stop()
 
-	rows := make([]models.Message, 0, len(results))
-	var out ExecuteToolsResult
-	for _, r := range results {
-		if r.IsError {
+	rows := make([]models.Message, 0, len(msg.ToolCalls)+1)
+	for _, tc := range msg.ToolCalls {
+		content, failed := a.answer(tc, plan.get(tc.ID), ran)
+		if failed {
 			out.Failed++
 		}
+		out.Outcomes = append(out.Outcomes, CallOutcome{ID: tc.ID, Failed: failed, Digest: digest(content)})
 		rows = append(rows, models.Message{
 			SessionID:  in.SessionID,
 			TurnID:     in.TurnID,
-			IdemKey:    toolKey(in.TurnID, in.Call, r.CallID),
+			IdemKey:    toolKey(in.TurnID, in.Call, tc.ID),
 			Role:       openai.ChatMessageRoleTool,
-			Content:    r.Content,
-			ToolCallID: r.CallID,
-			Name:       r.Name,
+			Content:    content,
+			ToolCallID: tc.ID,
+			Name:       tc.Function.Name,
+		})
+	}
+	explanation := in.Explanation
+	if explanation == "" && out.HookHalt != "" {
+		explanation = HaltExplanation(out.HookHalt)
+	}
+	if explanation != "" {
+		rows = append(rows, models.Message{
+			SessionID: in.SessionID, TurnID: in.TurnID, IdemKey: explanationKey(in.TurnID, in.Call),
+			Role: openai.ChatMessageRoleAssistant, Content: explanation,
 		})
 	}
 	stored, err := a.Store.AppendMessages(ctx, rows)
@@ -59,25 +90,111 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	return out, nil
 }
 
-// todoStore adapts the store's JSON todo persistence to tools.TodoStore.
-type todoStore struct{ s *models.Store }
-
-func (t todoStore) LoadTodos(ctx context.Context, sessionID string) ([]tools.TodoItem, error) {
-	data, err := t.s.LoadTodosJSON(ctx, sessionID)
-	if err != nil || len(data) == 0 {
-		return nil, err
-	}
-	var items []tools.TodoItem
-	if err := json.Unmarshal(data, &items); err != nil {
-		return nil, fmt.Errorf("decode todo list of %s: %w", sessionID, err)
-	}
-	return items, nil
+// HaltExplanation is the assistant message stored when a guardrail stops a turn.
+func HaltExplanation(reason string) string {
+	return "I stopped here because a safety guardrail halted the tool calls: " + reason
 }
 
-func (t todoStore) SaveTodos(ctx context.Context, sessionID string, items []tools.TodoItem) error {
-	data, err := json.Marshal(items)
-	if err != nil {
-		return fmt.Errorf("encode todo list: %w", err)
+// planIndex is a plan by call id; calls it does not mention run.
+type planIndex map[string]CallPlan
+
+func planByID(plan []CallPlan) planIndex {
+	m := make(planIndex, len(plan))
+	for _, p := range plan {
+		m[p.ID] = p
 	}
-	return t.s.SaveTodosJSON(ctx, sessionID, data)
+	return m
+}
+
+func (p planIndex) get(id string) CallPlan {
+	if c, ok := p[id]; ok {
+		return c
+	}
+	return CallPlan{ID: id, Action: PlanRun}
+}
+
+// applyHook asks the pluggable guardrail about every call planned to run,
+// before any runs. A warning is added to the call's note; a halt blocks that
+// call, skips every other call and returns the reason.
+func (a *Activities) applyHook(calls []models.ToolCall, plan planIndex) string {
+	if a.Guardrail == nil {
+		return ""
+	}
+	for _, tc := range calls {
+		p := plan.get(tc.ID)
+		if p.Action != PlanRun {
+			continue
+		}
+		d := a.Guardrail.BeforeTool(loop.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		switch loop.Combine(d).Verdict {
+		case loop.Warn:
+			p.Note = joinNotes(p.Note, d.Reason)
+			plan[tc.ID] = p
+		case loop.Halt:
+			for _, other := range calls {
+				plan[other.ID] = CallPlan{ID: other.ID, Action: PlanSkip, Note: SkippedAfterHalt}
+			}
+			plan[tc.ID] = CallPlan{ID: tc.ID, Action: PlanBlocked, Note: d.Reason}
+			return d.Reason
+		}
+	}
+	return ""
+}
+
+// SkippedAfterHalt answers the calls of a batch a guardrail halted.
+const SkippedAfterHalt = "Skipped: a guardrail halted this batch of tool calls, so this call was not run."
+
+// answer is the result text of one call and whether it counts as failed.
+func (a *Activities) answer(tc models.ToolCall, p CallPlan, ran map[string]tools.Result) (string, bool) {
+	switch p.Action {
+	case PlanRun:
+		r, ok := ran[tc.ID]
+		if !ok {
+			return errorResult("the tool call was not run"), true
+		}
+		if p.Note != "" {
+			return r.Content + "\n\n[guardrail warning] " + p.Note, r.IsError
+		}
+		return r.Content, r.IsError
+	case PlanUnknown:
+		return UnknownToolMessage(tc.Function.Name, a.toolNames()), true
+	case PlanInvalidArgs:
+		return errorResult(fmt.Sprintf("the arguments of this %s call are not a valid JSON object. "+
+			"Call it again with arguments that match its schema.", tc.Function.Name)), true
+	case PlanBlocked:
+		return errorResult("blocked by a guardrail: " + p.Note), true
+	default:
+		note := p.Note
+		if note == "" {
+			note = "Skipped: this call was not run."
+		}
+		return note, true
+	}
+}
+
+func (a *Activities) toolNames() []string {
+	if a.Tools == nil {
+		return nil
+	}
+	return a.Tools.Names()
+}
+
+// UnknownToolMessage answers a call of a tool that does not exist.
+func UnknownToolMessage(name string, available []string) string {
+	return fmt.Sprintf("Tool '%s' does not exist. Available tools: %s", name, strings.Join(available, ", "))
+}
+
+func errorResult(msg string) string { return "Error: " + msg }
+
+func joinNotes(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + " " + b
+}
+
+// digest is a short hash of a result, for the guardrail's no-progress check.
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
 }

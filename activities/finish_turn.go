@@ -11,13 +11,12 @@ import (
 // FinishTurn records how the turn ended and returns the final answer's text.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishTurnInput) (FinishTurnResult, error) {
 	var res FinishTurnResult
-	if in.FinalMessageID != 0 {
-		msg, err := a.Store.Message(ctx, in.FinalMessageID)
+	if len(in.FinalParts) > 0 {
+		text, err := a.finalText(ctx, in)
 		if err != nil {
-			return res, fmt.Errorf("finish turn %s: load final message: %w", in.TurnID, err)
+			return res, fmt.Errorf("finish turn %s: %w", in.TurnID, err)
 		}
-		res.FinalResponse = transcript.StripThinking(msg.Content)
-		res.HasFinal = true
+		res.FinalResponse, res.HasFinal = text, true
 	}
 	ended := in.EndedAt
 	err := a.Store.UpsertTurn(ctx, models.Turn{
@@ -40,4 +39,34 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishTurnInput) (Finish
 		return res, fmt.Errorf("finish turn %s: %w", in.TurnID, err)
 	}
 	return res, nil
+}
+
+// finalText is the final answer's text. A single visible reply is the answer
+// as stored; parts of an answer continued past the output limit are joined
+// into one new visible assistant message (once, however often retried).
+func (a *Activities) finalText(ctx context.Context, in FinishTurnInput) (string, error) {
+	if len(in.FinalParts) == 1 {
+		m, err := a.Store.Message(ctx, in.FinalParts[0])
+		if err != nil {
+			return "", fmt.Errorf("load final message: %w", err)
+		}
+		if !m.Hidden {
+			return transcript.StripThinking(m.Content), nil
+		}
+	}
+	text, err := a.joinParts(ctx, in.FinalParts)
+	if err != nil {
+		return "", err
+	}
+	if err := a.Store.HideMessages(ctx, in.FinalParts); err != nil {
+		return "", err
+	}
+	_, err = a.Store.AppendMessages(ctx, []models.Message{{
+		SessionID: in.SessionID, TurnID: in.TurnID, IdemKey: finalKey(in.TurnID),
+		Role: "assistant", Content: text, FinishReason: "stop",
+	}})
+	if err != nil {
+		return "", fmt.Errorf("store the joined final answer: %w", err)
+	}
+	return text, nil
 }

@@ -3,6 +3,8 @@ package activities
 import (
 	"fmt"
 	"time"
+
+	"github.com/talaria-agent/talaria/loop"
 )
 
 // Usage counts tokens reported by the provider.
@@ -35,6 +37,9 @@ type BeginTurnInput struct {
 // BeginTurnResult names the persisted user message.
 type BeginTurnResult struct {
 	UserMessageID int64
+	// Providers is how many model providers this worker can use for the
+	// turn's model: the primary and its fallbacks, in order.
+	Providers int
 }
 
 // CallModelInput asks for one model call over the session's stored messages.
@@ -48,15 +53,33 @@ type CallModelInput struct {
 	// ToolsEnabled offers the tool registry; false forces a text answer.
 	ToolsEnabled bool
 	// ExtraUserMessage is appended to the request only, never persisted
-	// (e.g. the request for a summary at the iteration cap).
+	// (e.g. the request for a summary at the iteration cap, or a nudge).
 	ExtraUserMessage string
 	Workdir          string
+	// Provider indexes the provider list: 0 is the primary, then fallbacks.
+	Provider int
+	// MaxTokens overrides the configured output cap when positive.
+	MaxTokens int
+	// PrefillFrom names a stored reasoning-only reply whose reasoning is sent
+	// back as the start of the assistant's answer (request only).
+	PrefillFrom int64
+	// ContinueFrom names stored parts of an answer cut off by the output
+	// limit; they are sent as the assistant's text so far (request only).
+	ContinueFrom []int64
 }
 
 // ToolCallRef identifies one requested tool call without its arguments.
 type ToolCallRef struct {
-	ID   string
+	ID string
+	// Name is the repaired name of a known tool, or the name as sent.
 	Name string
+	// Unknown: no tool of that name exists, even after repair.
+	Unknown bool
+	// Args classifies the argument text.
+	Args loop.ArgsStatus
+	// Key identifies the call's name and canonical arguments (a digest), for
+	// the guardrail controller.
+	Key string
 }
 
 // CallModelResult describes the persisted reply.
@@ -64,9 +87,35 @@ type CallModelResult struct {
 	MessageID    int64
 	FinishReason string
 	ToolCalls    []ToolCallRef
+	Kind         loop.ReplyKind
+	// Hidden: the reply was stored out of the conversation (see
+	// loop.ReplyKind.Discarded).
+	Hidden bool
 	// TextChars is the length of the visible text (reasoning blocks removed).
-	TextChars int
+	TextChars      int
+	ReasoningChars int
+	// Recovered: the stream broke after text arrived and that text is the reply.
+	Recovered bool
 	Usage     Usage
+}
+
+// PlanAction says what to do with one tool call of a batch.
+type PlanAction string
+
+// Plan actions.
+const (
+	PlanRun         PlanAction = "run"          // run it (Note, if any, is a warning appended to the result)
+	PlanUnknown     PlanAction = "unknown"      // answer "tool does not exist", listing the tools
+	PlanInvalidArgs PlanAction = "invalid_args" // answer that the arguments are not valid JSON
+	PlanSkip        PlanAction = "skip"         // not run because of another call; Note says why
+	PlanBlocked     PlanAction = "blocked"      // blocked by a guardrail; Note is the reason
+)
+
+// CallPlan is the decision for one call.
+type CallPlan struct {
+	ID     string
+	Action PlanAction
+	Note   string
 }
 
 // ExecuteToolsInput runs the tool calls of one assistant message.
@@ -76,12 +125,30 @@ type ExecuteToolsInput struct {
 	Call               int
 	AssistantMessageID int64
 	Workdir            string
+	// Plan decides per call id; calls it does not mention run.
+	Plan []CallPlan
+	// Reveal brings a hidden assistant message into the conversation.
+	Reveal bool
+	// Explanation, when set, is stored after the results as an assistant
+	// message (why the turn stops).
+	Explanation string
+}
+
+// CallOutcome is what the guardrail controller learns from one call.
+type CallOutcome struct {
+	ID     string
+	Failed bool
+	// Digest is a short hash of the result text.
+	Digest string
 }
 
 // ExecuteToolsResult summarises a tool batch.
 type ExecuteToolsResult struct {
 	ResultMessageIDs []int64
 	Failed           int
+	Outcomes         []CallOutcome
+	// HookHalt is the reason a pluggable guardrail hook halted the batch.
+	HookHalt string
 }
 
 // FinishTurnInput records how a turn ended.
@@ -95,8 +162,11 @@ type FinishTurnInput struct {
 	Error      string
 	APICalls   int
 	Usage      Usage
-	// FinalMessageID is the assistant message holding the final answer (0: none).
-	FinalMessageID int64
+	// FinalParts are the stored replies whose text, joined, is the final
+	// answer: one visible reply is used as is; hidden parts (an answer that
+	// was continued after hitting the output limit) are joined into a new
+	// visible assistant message.
+	FinalParts []int64
 	StartedAt      time.Time
 	EndedAt        time.Time
 }
@@ -113,3 +183,7 @@ func replyKey(turnID string, call int) string      { return fmt.Sprintf("%s/call
 func toolKey(turnID string, call int, id string) string {
 	return fmt.Sprintf("%s/call-%d/tool/%s", turnID, call, id)
 }
+func explanationKey(turnID string, call int) string {
+	return fmt.Sprintf("%s/call-%d/explanation", turnID, call)
+}
+func finalKey(turnID string) string { return turnID + "/final" }

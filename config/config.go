@@ -2,7 +2,9 @@ package config
 
 import (
 	"errors"
+
 	"fmt"
+	"github.com/talaria-agent/talaria/loop"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +54,14 @@ func (m Model) Endpoint() string {
 	return "https://api.openai.com/v1"
 }
 
+// Provider is a fallback model endpoint.
+type Provider struct {
+	BaseURL string `yaml:"base_url"`
+	APIKey  string `yaml:"api_key"`
+	// Model is the model id to use there; empty: the turn's model.
+	Model string `yaml:"model"`
+}
+
 // Temporal says which Temporal server to use.
 type Temporal struct {
 	// Address of an external Temporal frontend; empty embeds a server.
@@ -73,6 +83,12 @@ type Config struct {
 	// DB is a postgres:// DSN or a SQLite file path (default $TALARIA_HOME/talaria.db).
 	DB            string `yaml:"db"`
 	MaxIterations int    `yaml:"max_iterations"`
+	// FallbackProviders are tried in order when the primary endpoint is rate
+	// limited, out of credit, refuses the key, stays overloaded or keeps
+	// replying with nothing. Each new turn starts on the primary again.
+	FallbackProviders []Provider `yaml:"fallback_providers"`
+	// Loop bounds the conversation loop's recovery steps and guardrails.
+	Loop loop.Limits `yaml:"loop"`
 	// ToolTimeout is the default timeout of a terminal command.
 	ToolTimeout time.Duration `yaml:"tool_timeout"`
 	// HeartbeatTimeout is how long a model call or tool batch may go without
@@ -129,6 +145,11 @@ func (c Config) Validate() error {
 	}
 	if c.DB == "" {
 		problems = append(problems, "db must not be empty")
+	}
+	for i, p := range c.FallbackProviders {
+		if p.BaseURL == "" {
+			problems = append(problems, fmt.Sprintf("fallback_providers[%d] needs a base_url", i))
+		}
 	}
 	if c.HeartbeatTimeout < time.Second {
 		problems = append(problems, "heartbeat_timeout must be at least 1s")

@@ -122,7 +122,7 @@ func (rt *Runtime) startWorker() error {
 	acts := &activities.Activities{
 		Store:        rt.Store,
 		Tools:        tools.Default(),
-		Provider:     providerFor(cfg),
+		Providers:    providersFor(cfg),
 		Stream:       cfg.Model.Streaming(),
 		MaxTokens:    cfg.Model.MaxTokens,
 		SystemPrompt: DefaultSystemPrompt,
@@ -138,16 +138,25 @@ func (rt *Runtime) startWorker() error {
 	return nil
 }
 
-// providerFor resolves the configured endpoint for any model name.
-func providerFor(cfg config.Config) func(string) (llm.Provider, error) {
-	return func(model string) (llm.Provider, error) {
+// providersFor resolves the configured endpoints for a model name: the
+// primary, then the fallbacks in order.
+func providersFor(cfg config.Config) func(string) ([]llm.Provider, error) {
+	return func(model string) ([]llm.Provider, error) {
 		if !cfg.Model.Configured() {
-			return llm.Provider{}, errors.New(NoEndpointHelp)
+			return nil, errors.New(NoEndpointHelp)
 		}
 		if model == "" {
 			model = cfg.Model.Name
 		}
-		return llm.Provider{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey, Model: model}, nil
+		list := []llm.Provider{{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey, Model: model}}
+		for _, f := range cfg.FallbackProviders {
+			m := f.Model
+			if m == "" {
+				m = model
+			}
+			list = append(list, llm.Provider{BaseURL: f.BaseURL, APIKey: f.APIKey, Model: m})
+		}
+		return list, nil
 	}
 }
 

@@ -68,10 +68,11 @@ func insertMessage(tx *gorm.DB, m Message) (Message, error) {
 	return existing, nil
 }
 
-// Messages returns a session's messages ordered by ID; none is not an error.
+// Messages returns a session's conversation: its messages that are not
+// hidden, ordered by ID; none is not an error.
 func (s *Store) Messages(ctx context.Context, sessionID string) ([]Message, error) {
 	var msgs []Message
-	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&msgs).Error
+	err := s.db.WithContext(ctx).Where("session_id = ? AND hidden = ?", sessionID, false).Order("id").Find(&msgs).Error
 	if err != nil {
 		return nil, fmt.Errorf("models: messages of session %q: %w", sessionID, err)
 	}
@@ -85,4 +86,41 @@ func (s *Store) Message(ctx context.Context, id int64) (*Message, error) {
 		return nil, fmt.Errorf("models: message %d: %w", id, notFound(err))
 	}
 	return &m, nil
+}
+
+// AllMessages returns every message of a session, hidden ones included,
+// ordered by ID: the full record.
+func (s *Store) AllMessages(ctx context.Context, sessionID string) ([]Message, error) {
+	var msgs []Message
+	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("id").Find(&msgs).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: all messages of session %q: %w", sessionID, err)
+	}
+	return msgs, nil
+}
+
+// RevealMessage makes a hidden message part of the conversation again.
+// Revealing a visible message is a no-op; a missing one is ErrNotFound.
+func (s *Store) RevealMessage(ctx context.Context, id int64) error {
+	res := s.db.WithContext(ctx).Model(&Message{}).Where("id = ?", id).Update("hidden", false)
+	if res.Error != nil {
+		return fmt.Errorf("models: reveal message %d: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		if _, err := s.Message(ctx, id); err != nil {
+			return fmt.Errorf("models: reveal message %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// HideMessages keeps messages out of the conversation (see Message.Hidden).
+func (s *Store) HideMessages(ctx context.Context, ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := s.db.WithContext(ctx).Model(&Message{}).Where("id IN ?", ids).Update("hidden", true).Error; err != nil {
+		return fmt.Errorf("models: hide messages %v: %w", ids, err)
+	}
+	return nil
 }

@@ -43,7 +43,10 @@ type Message struct {
 	ToolCallID   string     // the call answered by a role=tool message
 	Name         string     // the tool name of a role=tool message
 	FinishReason string
-	CreatedAt    time.Time
+	// Hidden keeps a message out of the conversation (Messages) while keeping
+	// it for the record: a reply the loop discarded and asked again for.
+	Hidden    bool `gorm:"not null;default:false"`
+	CreatedAt time.Time
 }
 
 // Turn records one conversation turn; its ID is the workflow ID.

@@ -19,6 +19,15 @@ func toolRes(id, content string) openai.ChatCompletionMessage {
 	return openai.ChatCompletionMessage{Role: "tool", ToolCallID: id, Content: content}
 }
 
+func text(s string) openai.ChatCompletionMessage {
+	return openai.ChatCompletionMessage{Role: "assistant", Content: s}
+}
+
+func withText(m openai.ChatCompletionMessage, s string) openai.ChatCompletionMessage {
+	m.Content = s
+	return m
+}
+
 func user(s string) openai.ChatCompletionMessage {
 	return openai.ChatCompletionMessage{Role: "user", Content: s}
 }
@@ -45,6 +54,21 @@ func TestRepair(t *testing.T) {
 		{"duplicate result dropped",
 			[]openai.ChatCompletionMessage{asst("a"), toolRes("a", "1"), toolRes("a", "2")},
 			[]openai.ChatCompletionMessage{asst("a"), toolRes("a", "1")}},
+		{"consecutive users merged",
+			[]openai.ChatCompletionMessage{user("a"), user("b"), asst()},
+			[]openai.ChatCompletionMessage{user("a\n\nb"), asst()}},
+		{"text then tool-call assistant merged",
+			[]openai.ChatCompletionMessage{user("u"), text("thinking aloud"), asst("a"), toolRes("a", "ok")},
+			[]openai.ChatCompletionMessage{user("u"), withText(asst("a"), "thinking aloud"), toolRes("a", "ok")}},
+		{"assistant after tool calls is not merged across results",
+			[]openai.ChatCompletionMessage{asst("a"), text("after")},
+			[]openai.ChatCompletionMessage{asst("a"), toolRes("a", UnansweredResult), text("after")}},
+		{"system and tool roles never merged",
+			[]openai.ChatCompletionMessage{{Role: "system", Content: "s1"}, {Role: "system", Content: "s2"}},
+			[]openai.ChatCompletionMessage{{Role: "system", Content: "s1"}, {Role: "system", Content: "s2"}}},
+		{"empty contents merge without separators",
+			[]openai.ChatCompletionMessage{text(""), text("x")},
+			[]openai.ChatCompletionMessage{text("x")}},
 		{"result of an older call dropped",
 			[]openai.ChatCompletionMessage{asst("a"), toolRes("a", "1"), user("u"), toolRes("a", "late")},
 			[]openai.ChatCompletionMessage{asst("a"), toolRes("a", "1"), user("u")}},

@@ -1,48 +1,124 @@
 package workflows
 
-import "github.com/talaria-agent/talaria/activities"
-
-// Action is what the loop does after a model reply.
-type Action int
-
-// Actions after a reply.
-const (
-	// ActRunTools executes the reply's tool calls, then calls the model again.
-	ActRunTools Action = iota
-	// ActFinish ends the turn with the reply as final answer.
-	ActFinish
-	// ActRetryEmpty calls again with a nudge after an empty reply.
-	ActRetryEmpty
-	// ActStopEmpty gives up after too many empty replies.
-	ActStopEmpty
-	// ActStopTruncated ends the turn: the reply was cut off.
-	ActStopTruncated
+import (
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/loop"
 )
 
-// MaxEmptyRetries is how many empty replies are answered with a nudge.
-const MaxEmptyRetries = 3
+// StepKind is what the loop does after a model reply.
+type StepKind int
 
-// EmptyNudge is the request-only message sent after an empty reply.
-const EmptyNudge = "Your last response was empty. Please provide a response."
+// Steps after a reply.
+const (
+	// StepRecall calls the model again (recovery: nothing new in the
+	// conversation, the budget is refunded).
+	StepRecall StepKind = iota
+	// StepRunTools executes the reply's tool calls as planned.
+	StepRunTools
+	// StepFinish ends the turn with Step.Final as the answer.
+	StepFinish
+	// StepStop ends the turn without running anything more.
+	StepStop
+)
 
-// SummaryRequest asks for a final answer when the budget is used up.
-const SummaryRequest = "You've reached the maximum number of tool-calling iterations allowed. " +
-	"Please provide a final response summarizing what you've found and accomplished so far, " +
-	"without calling any more tools."
+// Step is the decision taken after a reply.
+type Step struct {
+	Kind StepKind
+	// Reason is the stop reason of StepFinish and StepStop.
+	Reason StopReason
+	// Final are the replies forming the final answer (finish, stop).
+	Final []int64
+	// For StepRunTools:
+	Plan        []activities.CallPlan
+	Reveal      bool
+	Explanation string
+	// StopAfter ends the turn after the tool results are stored.
+	StopAfter StopReason
+	// Refund gives the iteration back (execute_code-only batches).
+	Refund bool
+}
 
-// decideAfterReply chooses the next step from a reply and the count of
-// empty replies already retried in a row.
-func decideAfterReply(r activities.CallModelResult, emptyRetries int) Action {
-	switch {
-	case len(r.ToolCalls) > 0:
-		return ActRunTools
-	case r.FinishReason == "length":
-		return ActStopTruncated
-	case r.TextChars > 0:
-		return ActFinish
-	case emptyRetries < MaxEmptyRetries:
-		return ActRetryEmpty
+// Texts of request-only nudges. Each is sent with one request and never
+// stored in the conversation.
+const (
+	// EmptyNudge follows a reply with nothing in it.
+	EmptyNudge = "Your last response was empty. Please provide a response."
+	// PostToolNudge follows an empty reply to tool results (once per turn).
+	PostToolNudge = "Your last response was empty. Please process the tool results above and continue with the task."
+	// SummaryRequest is the grace call's request when the budget is used up.
+	SummaryRequest = "You've reached the maximum number of tool-calling iterations allowed. " +
+		"Please provide a final response summarizing what you've found and accomplished so far, " +
+		"without calling any more tools."
+)
+
+// decide chooses the step after reply r; it returns the updated state. Pure.
+func decide(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
+	st.Next = NextCall{}
+	switch r.Kind {
+	case loop.ReplyToolCallCutOff:
+		return decideCutOffToolCall(st, lim)
+	case loop.ReplyToolCalls:
+		return decideToolCalls(st, r, lim)
+	case loop.ReplyTextCutOff:
+		return decideCutOffText(st, r, lim)
+	case loop.ReplyReasoningCutOff:
+		return Step{Kind: StepStop, Reason: StopThinkingExhausted}, st
+	case loop.ReplyText:
+		st.Final = append(append([]int64(nil), st.Parts...), r.MessageID)
+		return Step{Kind: StepFinish, Reason: StopTextResponse, Final: st.Final}, st
 	default:
-		return ActStopEmpty
+		return decideEmpty(st, r, lim)
 	}
+}
+
+// decideCutOffToolCall re-asks a tool call cut off by the output limit with
+// max_tokens doubled each time, then stops: truncated.
+func decideCutOffToolCall(st TurnState, lim loop.Limits) (Step, TurnState) {
+	if st.TruncatedToolRetries >= lim.TruncatedToolRetries {
+		return Step{Kind: StepStop, Reason: StopTruncated}, st
+	}
+	st.TruncatedToolRetries++
+	st.Next.MaxTokens = lim.BaseMaxTokens << st.TruncatedToolRetries
+	return Step{Kind: StepRecall}, st
+}
+
+// decideCutOffText continues an answer cut off by the output limit, then
+// stops with the partial text: truncated.
+func decideCutOffText(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
+	st.Parts = append(append([]int64(nil), st.Parts...), r.MessageID)
+	if st.LengthContinuations >= lim.LengthContinuations {
+		st.Final = st.Parts
+		return Step{Kind: StepStop, Reason: StopTruncated, Final: st.Final}, st
+	}
+	st.LengthContinuations++
+	st.Next.ContinueFrom = st.Parts
+	return Step{Kind: StepRecall}, st
+}
+
+// decideEmpty is the empty-reply ladder (a reply with no visible text and no
+// tool calls; a broken stream's text was already salvaged by the activity):
+// reuse the text sent with housekeeping tools; nudge once after tool results;
+// continue a reasoning-only reply with its reasoning as prefill; nudge; fall
+// back to the next provider; give up.
+func decideEmpty(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
+	switch {
+	case st.HousekeepingText != 0:
+		st.Final = []int64{st.HousekeepingText}
+		return Step{Kind: StepFinish, Reason: StopTextResponse, Final: st.Final}, st
+	case st.AfterTools && !st.PostToolNudged:
+		st.PostToolNudged = true
+		st.Next.Nudge = PostToolNudge
+	case r.Kind == loop.ReplyReasoningOnly && st.PrefillRetries < lim.PrefillRetries:
+		st.PrefillRetries++
+		st.Next.PrefillFrom = r.MessageID
+	case st.EmptyRetries < lim.EmptyRetries:
+		st.EmptyRetries++
+		st.Next.Nudge = EmptyNudge
+	case st.Provider+1 < st.Providers:
+		st.Provider++
+		st.EmptyRetries, st.PrefillRetries = 0, 0
+	default:
+		return Step{Kind: StepStop, Reason: StopEmptyResponseExhausted}, st
+	}
+	return Step{Kind: StepRecall}, st
 }

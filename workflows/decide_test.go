@@ -2,35 +2,7 @@ package workflows
 
 import (
 	"testing"
-
-	"github.com/talaria-agent/talaria/activities"
 )
-
-func TestDecideAfterReply(t *testing.T) {
-	tools := []activities.ToolCallRef{{ID: "a", Name: "read_file"}}
-	tests := []struct {
-		name  string
-		reply activities.CallModelResult
-		empty int
-		want  Action
-	}{
-		{"tool calls run", activities.CallModelResult{ToolCalls: tools, FinishReason: "tool_calls"}, 0, ActRunTools},
-		{"tool calls win over text", activities.CallModelResult{ToolCalls: tools, TextChars: 5}, 0, ActRunTools},
-		{"text finishes", activities.CallModelResult{TextChars: 3, FinishReason: "stop"}, 0, ActFinish},
-		{"text after empty retries finishes", activities.CallModelResult{TextChars: 3}, 2, ActFinish},
-		{"cut-off text is truncated", activities.CallModelResult{TextChars: 3, FinishReason: "length"}, 0, ActStopTruncated},
-		{"first empty retries", activities.CallModelResult{FinishReason: "stop"}, 0, ActRetryEmpty},
-		{"third empty retries", activities.CallModelResult{}, MaxEmptyRetries - 1, ActRetryEmpty},
-		{"empty beyond the limit stops", activities.CallModelResult{}, MaxEmptyRetries, ActStopEmpty},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := decideAfterReply(tt.reply, tt.empty); got != tt.want {
-				t.Fatalf("decideAfterReply() = %v, want %v", got, tt.want)
-			}
-		})
-	}
-}
 
 func TestIterationBudget(t *testing.T) {
 	b := NewIterationBudget(2)

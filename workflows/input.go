@@ -1,6 +1,10 @@
 package workflows
 
-import "time"
+import (
+	"time"
+
+	"github.com/talaria-agent/talaria/loop"
+)
 
 // Defaults for TurnInput fields left zero.
 const (
@@ -28,6 +32,8 @@ type TurnInput struct {
 	HeartbeatTimeout time.Duration
 	// ModelAttempts bounds the tries of one model call (retryable errors).
 	ModelAttempts int
+	// Limits bound the loop's recovery steps.
+	Limits loop.Limits
 }
 
 // withDefaults fills zero fields.
@@ -47,5 +53,6 @@ func (in TurnInput) withDefaults() TurnInput {
 	if in.ModelAttempts <= 0 {
 		in.ModelAttempts = DefaultModelAttempts
 	}
+	in.Limits = in.Limits.WithDefaults()
 	return in
 }

@@ -30,7 +30,14 @@ func storeOptions(ctx workflow.Context) workflow.Context {
 
 // modelOptions serve model calls: heartbeats make a dead worker's call move
 // elsewhere quickly; retries are bounded and skip hopeless error classes.
-func modelOptions(ctx workflow.Context, in TurnInput) workflow.Context {
+// With a fallback provider left, a rate limit falls back at once and other
+// retryable failures are tried fewer times before falling back.
+func modelOptions(ctx workflow.Context, in TurnInput, hasFallback bool) workflow.Context {
+	nonRetryable, attempts := nonRetryableModelErrors, int32(in.ModelAttempts)
+	if hasFallback {
+		nonRetryable = append(append([]string(nil), nonRetryable...), string(llm.ClassRateLimit))
+		attempts = min(attempts, 3)
+	}
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: in.ModelTimeout,
 		HeartbeatTimeout:    in.HeartbeatTimeout,
@@ -38,8 +45,8 @@ func modelOptions(ctx workflow.Context, in TurnInput) workflow.Context {
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
 			MaximumInterval:        time.Minute,
-			MaximumAttempts:        int32(in.ModelAttempts),
-			NonRetryableErrorTypes: nonRetryableModelErrors,
+			MaximumAttempts:        attempts,
+			NonRetryableErrorTypes: nonRetryable,
 		},
 	})
 }

@@ -1,23 +1,60 @@
 package workflows
 
-import "github.com/talaria-agent/talaria/activities"
+import (
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/loop"
+)
 
-// TurnState is everything the loop tracks, in one struct reset per turn.
+// TurnState is everything the loop tracks, in one struct made fresh for
+// every turn, so no counter of a previous turn leaks into the next.
 type TurnState struct {
 	Budget IterationBudget
 	// Calls is the number of model calls made (api_calls).
 	Calls int
 	Usage activities.Usage
-	// EmptyRetries counts consecutive empty replies answered with a nudge.
-	EmptyRetries int
-	// Nudge is a request-only user message for the next call.
-	Nudge string
-	// FinalMessageID is the assistant message holding the final text.
-	FinalMessageID int64
-	// CurrentTool names the tool batch running, for progress queries.
+	// Provider indexes the provider in use (0: primary); Providers counts them.
+	Provider, Providers int
+
+	// Recovery counters, bounded by Limits.
+	InvalidToolRetries   int
+	InvalidJSONRetries   int
+	EmptyRetries         int
+	PrefillRetries       int
+	LengthContinuations  int
+	TruncatedToolRetries int
+	// PostToolNudged: the one nudge after an empty reply to tool results was used.
+	PostToolNudged bool
+	// GraceCall: the budget ran out and the one tool-less call was made.
+	GraceCall bool
+	// Interrupted: the user asked the turn to stop.
+	Interrupted bool
+
+	// Guardrail is the built-in controller's memory of this turn's calls.
+	Guardrail loop.GuardrailState
+	// AfterTools: the conversation currently ends with tool results.
+	AfterTools bool
+	// HousekeepingText is a reply whose text came with housekeeping-only tool
+	// calls (todo, memory): the answer to fall back on if the model then
+	// replies with nothing.
+	HousekeepingText int64
+	// Parts are hidden replies cut off by the output limit, being continued.
+	Parts []int64
+	// Next shapes the next model call (request-only additions).
+	Next NextCall
+
+	// Final are the replies whose joined text is the final answer.
+	Final       []int64
 	CurrentTool string
 	Stop        StopReason
 	Err         string
+}
+
+// NextCall holds the request-only additions for the next model call.
+type NextCall struct {
+	Nudge        string
+	PrefillFrom  int64
+	MaxTokens    int
+	ContinueFrom []int64
 }
 
 // NewTurnState returns the state at the start of a turn.

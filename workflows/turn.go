@@ -8,51 +8,54 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/llm"
 )
 
 // TurnWorkflow runs one conversation turn: the user's message in, model calls
-// and tool batches until a text answer or the budget's end, the outcome out.
+// and tool batches until a final answer or a stop, the outcome out. Every
+// decision is a pure function (decide, decideToolCalls, decideEmpty, ...);
+// this function only sequences activities.
 func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error) {
 	in = in.withDefaults()
 	turnID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	startedAt := workflow.Now(ctx)
 	st := NewTurnState(in.MaxIterations)
 
+	var begun activities.BeginTurnResult
 	err := workflow.ExecuteActivity(storeOptions(ctx), activities.BeginTurnName, activities.BeginTurnInput{
 		TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber,
 		Model: in.Model, UserMessage: in.UserMessage, StartedAt: startedAt,
-	}).Get(ctx, nil)
+	}).Get(ctx, &begun)
 	if err != nil {
 		return ConversationResult{}, err
 	}
+	st.Providers = begun.Providers
 
 	for st.Stop == "" {
 		if !st.Budget.Consume() {
-			summarise(ctx, in, turnID, &st)
+			graceCall(ctx, in, turnID, &st)
 			break
 		}
 		reply, err := callModel(ctx, in, turnID, &st, true)
 		if err != nil {
+			if next, ok := fallBack(st, err); ok {
+				st = next
+				st.Budget.Refund()
+				continue
+			}
 			st.stop(StopError, errorMessage(err))
 			break
 		}
-		switch decideAfterReply(reply, st.EmptyRetries) {
-		case ActRunTools:
-			st.EmptyRetries = 0
-			if err := runTools(ctx, in, turnID, &st, reply); err != nil {
-				st.stop(StopError, errorMessage(err))
-			}
-		case ActFinish:
-			st.FinalMessageID = reply.MessageID
-			st.stop(StopTextResponse, "")
-		case ActRetryEmpty:
-			st.EmptyRetries++
-			st.Nudge = EmptyNudge
-		case ActStopEmpty:
-			st.stop(StopEmptyResponseExhausted, "")
-		case ActStopTruncated:
-			st.FinalMessageID = reply.MessageID
-			st.stop(StopTruncated, "")
+		var step Step
+		step, st = decide(st, reply, in.Limits)
+		switch step.Kind {
+		case StepRecall:
+			st.Budget.Refund()
+		case StepRunTools:
+			runTools(ctx, in, turnID, &st, reply, step)
+		case StepFinish, StepStop:
+			st.Final = step.Final
+			st.stop(step.Reason, "")
 		}
 	}
 	return finish(ctx, in, turnID, startedAt, st)
@@ -61,39 +64,66 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 // callModel makes one model call (with or without tools) and accounts for it.
 func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, withTools bool) (activities.CallModelResult, error) {
 	var reply activities.CallModelResult
+	next := st.Next
+	st.Next = NextCall{}
 	req := activities.CallModelInput{
 		TurnID: turnID, SessionID: in.SessionID, Call: st.nextCall(), Model: in.Model,
-		ToolsEnabled: withTools, ExtraUserMessage: st.Nudge, Workdir: in.Workdir,
+		ToolsEnabled: withTools, ExtraUserMessage: next.Nudge, Workdir: in.Workdir,
+		Provider: st.Provider, MaxTokens: next.MaxTokens, PrefillFrom: next.PrefillFrom, ContinueFrom: next.ContinueFrom,
 	}
-	st.Nudge = ""
-	err := workflow.ExecuteActivity(modelOptions(ctx, in), activities.CallModelName, req).Get(ctx, &reply)
+	hasFallback := st.Provider+1 < st.Providers
+	err := workflow.ExecuteActivity(modelOptions(ctx, in, hasFallback), activities.CallModelName, req).Get(ctx, &reply)
 	st.Usage = st.Usage.Add(reply.Usage)
 	return reply, err
 }
 
-// runTools executes a reply's tool calls; results go to the store.
-func runTools(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, reply activities.CallModelResult) error {
+// runTools executes a planned batch, feeds the guardrail controller and
+// stops the turn when the step or a guardrail hook says so.
+func runTools(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, reply activities.CallModelResult, step Step) {
 	st.CurrentTool = reply.ToolCalls[0].Name
 	defer func() { st.CurrentTool = "" }()
-	return workflow.ExecuteActivity(toolOptions(ctx, in), activities.ExecuteToolsName, activities.ExecuteToolsInput{
-		TurnID: turnID, SessionID: in.SessionID, Call: st.Calls,
-		AssistantMessageID: reply.MessageID, Workdir: in.Workdir,
-	}).Get(ctx, nil)
-}
-
-// summarise makes the one tool-less call allowed once the budget is spent.
-func summarise(ctx workflow.Context, in TurnInput, turnID string, st *TurnState) {
-	st.Nudge = SummaryRequest
-	reply, err := callModel(ctx, in, turnID, st, false)
-	if err != nil || reply.TextChars == 0 {
-		msg := ""
-		if err != nil {
-			msg = errorMessage(err)
-		}
-		st.stop(StopBudgetExhausted, msg)
+	var res activities.ExecuteToolsResult
+	err := workflow.ExecuteActivity(toolOptions(ctx, in), activities.ExecuteToolsName, activities.ExecuteToolsInput{
+		TurnID: turnID, SessionID: in.SessionID, Call: st.Calls, AssistantMessageID: reply.MessageID,
+		Workdir: in.Workdir, Plan: step.Plan, Reveal: step.Reveal, Explanation: step.Explanation,
+	}).Get(ctx, &res)
+	if err != nil {
+		st.stop(StopError, errorMessage(err))
 		return
 	}
-	st.FinalMessageID = reply.MessageID
+	st.AfterTools = true
+	st.Guardrail = observeBatch(st.Guardrail, reply, res)
+	if step.Refund {
+		st.Budget.Refund()
+	}
+	stopAfter := step.StopAfter
+	if res.HookHalt != "" {
+		stopAfter = StopGuardrailHalt
+	}
+	if stopAfter == StopGuardrailHalt && len(res.ResultMessageIDs) > 0 {
+		st.Final = []int64{res.ResultMessageIDs[len(res.ResultMessageIDs)-1]} // the explanation
+	}
+	if stopAfter != "" {
+		st.stop(stopAfter, "")
+	}
+}
+
+// graceCall is the one tool-less call made once the budget is spent: the
+// model summarises its progress (max_iterations), or the turn ends without
+// an answer (budget_exhausted).
+func graceCall(ctx workflow.Context, in TurnInput, turnID string, st *TurnState) {
+	st.GraceCall = true
+	st.Next = NextCall{Nudge: SummaryRequest}
+	reply, err := callModel(ctx, in, turnID, st, false)
+	if err != nil {
+		st.stop(StopBudgetExhausted, errorMessage(err))
+		return
+	}
+	if reply.TextChars == 0 || reply.Hidden {
+		st.stop(StopBudgetExhausted, "")
+		return
+	}
+	st.Final = []int64{reply.MessageID}
 	st.stop(StopMaxIterations, "")
 }
 
@@ -103,7 +133,7 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 	err := workflow.ExecuteActivity(storeOptions(ctx), activities.FinishTurnName, activities.FinishTurnInput{
 		TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber, Model: in.Model,
 		Status: st.Stop.Status(), ExitReason: string(st.Stop), Error: st.Err,
-		APICalls: st.Calls, Usage: st.Usage, FinalMessageID: st.FinalMessageID,
+		APICalls: st.Calls, Usage: st.Usage, FinalParts: st.Final,
 		StartedAt: startedAt, EndedAt: workflow.Now(ctx),
 	}).Get(ctx, &done)
 	if err != nil {
@@ -122,6 +152,24 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 		res.Error = &st.Err
 	}
 	return res, nil
+}
+
+// fallbackClasses are the model failures that move a turn to the next
+// provider when there is one.
+var fallbackClasses = map[string]bool{
+	string(llm.ClassRateLimit): true, string(llm.ClassBilling): true,
+	string(llm.ClassAuth): true, string(llm.ClassOverloaded): true,
+}
+
+// fallBack moves to the next provider after a failure that another provider
+// may not have. Pure.
+func fallBack(st TurnState, err error) (TurnState, bool) {
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || !fallbackClasses[appErr.Type()] || st.Provider+1 >= st.Providers {
+		return st, false
+	}
+	st.Provider++
+	return st, true
 }
 
 // errorMessage extracts the most useful text from an activity failure.

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/loop"
 )
 
 // scriptedModel answers CallModel from a list of replies, recording inputs.
@@ -34,12 +35,12 @@ func (m *scriptedModel) call(_ context.Context, in activities.CallModelInput) (a
 }
 
 func toolReply(name string) activities.CallModelResult {
-	return activities.CallModelResult{ToolCalls: []activities.ToolCallRef{{ID: "c1", Name: name}}, FinishReason: "tool_calls",
+	return activities.CallModelResult{ToolCalls: []activities.ToolCallRef{{ID: "c1", Name: name}}, FinishReason: "tool_calls", Kind: loop.ReplyToolCalls,
 		Usage: activities.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}}
 }
 
 func textReply() activities.CallModelResult {
-	return activities.CallModelResult{TextChars: 4, FinishReason: "stop",
+	return activities.CallModelResult{TextChars: 4, FinishReason: "stop", Kind: loop.ReplyText,
 		Usage: activities.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}}
 }
 
@@ -73,7 +74,7 @@ func runTurn(t *testing.T, in TurnInput, model *scriptedModel) turnRun {
 	env.OnActivity(activities.FinishTurnName, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.FinishTurnInput) (activities.FinishTurnResult, error) {
 			run.finished = in
-			if in.FinalMessageID == 0 {
+			if len(in.FinalParts) == 0 {
 				return activities.FinishTurnResult{}, nil
 			}
 			return activities.FinishTurnResult{FinalResponse: "done", HasFinal: true}, nil
@@ -104,7 +105,7 @@ func TestTurnTextAnswer(t *testing.T) {
 	if run.beginning.UserMessage != "hi" || run.beginning.TurnID != r.TurnID {
 		t.Fatalf("begin = %+v", run.beginning)
 	}
-	if run.finished.FinalMessageID != 100 || run.finished.Status != "completed" {
+	if len(run.finished.FinalParts) != 1 || run.finished.FinalParts[0] != 100 || run.finished.Status != "completed" {
 		t.Fatalf("finish = %+v", run.finished)
 	}
 	if r.Usage.TotalTokens != 12 {
@@ -168,11 +169,11 @@ func TestTurnSummaryFailsIsBudgetExhausted(t *testing.T) {
 }
 
 func TestTurnEmptyRepliesNudgedThenExhausted(t *testing.T) {
-	empty := activities.CallModelResult{FinishReason: "stop"}
+	empty := activities.CallModelResult{FinishReason: "stop", Kind: loop.ReplyEmpty}
 	model := &scriptedModel{replies: []activities.CallModelResult{empty}}
 	run := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 1}, model)
 	r := run.result
-	if r.TurnExitReason != StopEmptyResponseExhausted || r.APICalls != MaxEmptyRetries+1 || r.FinalResponse != nil {
+	if r.TurnExitReason != StopEmptyResponseExhausted || r.APICalls != lim.EmptyRetries+1 || r.FinalResponse != nil {
 		t.Fatalf("result = %+v", r)
 	}
 	if model.inputs[0].ExtraUserMessage != "" {
@@ -186,7 +187,7 @@ func TestTurnEmptyRepliesNudgedThenExhausted(t *testing.T) {
 }
 
 func TestTurnEmptyThenText(t *testing.T) {
-	model := &scriptedModel{replies: []activities.CallModelResult{{FinishReason: "stop"}, textReply()}}
+	model := &scriptedModel{replies: []activities.CallModelResult{{FinishReason: "stop", Kind: loop.ReplyEmpty}, textReply()}}
 	r := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 1}, model).result
 	if !r.Completed || r.APICalls != 2 {
 		t.Fatalf("result = %+v", r)
@@ -194,7 +195,7 @@ func TestTurnEmptyThenText(t *testing.T) {
 }
 
 func TestTurnTruncated(t *testing.T) {
-	model := &scriptedModel{replies: []activities.CallModelResult{{TextChars: 10, FinishReason: "length"}}}
+	model := &scriptedModel{replies: []activities.CallModelResult{{TextChars: 10, FinishReason: "length", Kind: loop.ReplyTextCutOff}}}
 	r := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 1}, model).result
 	if r.TurnExitReason != StopTruncated || r.Completed || !r.Partial || r.FinalResponse == nil {
 		t.Fatalf("result = %+v", r)

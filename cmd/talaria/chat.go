@@ -108,6 +108,7 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 			SessionID: session, UserMessage: msg, Model: cfg.Model.Name,
 			MaxIterations: cfg.MaxIterations, Workdir: workdir,
 			ModelTimeout: cfg.Model.Timeout, HeartbeatTimeout: cfg.HeartbeatTimeout,
+			Limits: cfg.Loop,
 		})
 	}
 	if cmd.Flags().Changed("query") {

@@ -1,0 +1,211 @@
+package loop
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+var argumentCases = []struct {
+	args string
+	want ArgsStatus
+}{
+	{"", ArgsValid},
+	{"  ", ArgsValid},
+	{"\n\t", ArgsValid},
+	{"{}", ArgsValid},
+	{` {"a": 1} `, ArgsValid},
+	{`{"a": "x\"y"}`, ArgsValid},
+	{`{"a": [1, {"b": null}], "c": -1.5e+3, "d": true}`, ArgsValid},
+	{`{"path": "a.txt"`, ArgsTruncated},
+	{`{"path": "a.t`, ArgsTruncated},
+	{`{"a": [1, 2`, ArgsTruncated},
+	{`{"a":`, ArgsTruncated},
+	{`{`, ArgsTruncated},
+	{` { `, ArgsTruncated},
+	{`{"a": 1,`, ArgsTruncated},
+	{`{"a": 1, `, ArgsTruncated},
+	{`{"a": [1,`, ArgsTruncated},
+	{`{"a"`, ArgsTruncated},
+	{`{"a": tr`, ArgsTruncated},
+	{`{"a": -`, ArgsTruncated},
+	{`{"a": 1.`, ArgsTruncated},
+	{`{"a": 1e+`, ArgsTruncated},
+	{`{"a": 12`, ArgsTruncated},
+	{`{"a": "\`, ArgsTruncated},
+	{`{"a": "\u12`, ArgsTruncated},
+	{`{"a": {"b": {}`, ArgsTruncated},
+	{`{"a": 1}}`, ArgsInvalid},
+	{`{"a": 1} trailing`, ArgsInvalid},
+	{`{"a": 1}{`, ArgsInvalid},
+	{`[1,2]`, ArgsInvalid},
+	{`[`, ArgsInvalid},
+	{`not json`, ArgsInvalid},
+	{`{'a': 1}`, ArgsInvalid},
+	{`null`, ArgsInvalid},
+	{`"text"`, ArgsInvalid},
+	{`42`, ArgsInvalid},
+	{`{"a": tx`, ArgsInvalid},
+	{`{"a": 01`, ArgsInvalid},
+	{`{"a": 1.e`, ArgsInvalid},
+	{`{"a": "\x`, ArgsInvalid},
+	{`{"a": "\u12g`, ArgsInvalid},
+	{"{\"a\": \"x\ny", ArgsInvalid},
+	{`{"a" 1`, ArgsInvalid},
+	{`{,`, ArgsInvalid},
+	{`{"a": 1,}`, ArgsInvalid},
+	{`{"a": [1}`, ArgsInvalid},
+	{`{"a": {]`, ArgsInvalid},
+	{"\u00a0{}", ArgsInvalid},
+}
+
+func TestCheckArguments(t *testing.T) {
+	for _, tt := range argumentCases {
+		if got := CheckArguments(tt.args); got != tt.want {
+			t.Errorf("CheckArguments(%q) = %v, want %v", tt.args, got, tt.want)
+		}
+	}
+}
+
+func TestCheckArgumentsDepth(t *testing.T) {
+	// encoding/json accepts 10000 nested containers and no more; a prefix
+	// nested deeper can never parse.
+	for _, tt := range []struct {
+		arrays int
+		want   ArgsStatus
+	}{
+		{maxJSONDepth - 1, ArgsTruncated},
+		{maxJSONDepth, ArgsInvalid},
+	} {
+		prefix := `{"a":` + strings.Repeat("[", tt.arrays)
+		if got := CheckArguments(prefix); got != tt.want {
+			t.Errorf("CheckArguments(%d nested arrays) = %v, want %v", tt.arrays, got, tt.want)
+		}
+		whole := prefix + strings.Repeat("]", tt.arrays) + "}"
+		if parses := json.Valid([]byte(whole)); parses != (tt.want == ArgsTruncated) {
+			t.Errorf("json.Valid(%d nested arrays) = %v", tt.arrays, parses)
+		}
+	}
+}
+
+func TestNormalizeArguments(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"", "{}"},
+		{" \n", "{}"},
+		{`{"a":1}`, `{"a":1}`},
+		{` {"a":1} `, ` {"a":1} `},
+		{"not json", "not json"},
+	}
+	for _, tt := range tests {
+		if got := NormalizeArguments(tt.in); got != tt.want {
+			t.Errorf("NormalizeArguments(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestArgsStatusString(t *testing.T) {
+	tests := []struct {
+		s    ArgsStatus
+		want string
+	}{
+		{ArgsValid, "valid"},
+		{ArgsInvalid, "invalid"},
+		{ArgsTruncated, "truncated"},
+		{ArgsStatus(7), "ArgsStatus(7)"},
+		{ArgsStatus(-1), "ArgsStatus(-1)"},
+	}
+	for _, tt := range tests {
+		if got := tt.s.String(); got != tt.want {
+			t.Errorf("ArgsStatus(%d).String() = %q, want %q", int(tt.s), got, tt.want)
+		}
+	}
+}
+
+// completion returns text that, appended to what the scanner has read, makes
+// a whole JSON object.
+func completion(sc prefixScanner) string {
+	var b strings.Builder
+	switch sc.state {
+	case stEscape:
+		b.WriteString("n")
+	case stUnicode:
+		b.WriteString(strings.Repeat("0", sc.hex))
+	case stLiteral:
+		b.WriteString(sc.literal)
+	case stMinus, stDot, stExp, stExpSign, stValue:
+		b.WriteString("0")
+	case stKey:
+		b.WriteString(`"k":0`)
+	case stColon:
+		b.WriteString(":0")
+	}
+	switch sc.state {
+	case stString, stEscape, stUnicode:
+		b.WriteString(`"`)
+		if sc.key {
+			b.WriteString(":0")
+		}
+	}
+	for i := len(sc.stack) - 1; i >= 0; i-- {
+		if sc.stack[i] == '{' {
+			b.WriteByte('}')
+		} else {
+			b.WriteByte(']')
+		}
+	}
+	return b.String()
+}
+
+func TestCompletionOfTruncatedCases(t *testing.T) {
+	for _, tt := range argumentCases {
+		if tt.want != ArgsTruncated {
+			continue
+		}
+		sc, _ := scanObjectPrefix(tt.args)
+		if whole := tt.args + completion(sc); CheckArguments(whole) != ArgsValid {
+			t.Errorf("%q completed as %q does not parse", tt.args, whole)
+		}
+	}
+}
+
+func FuzzCheckArguments(f *testing.F) {
+	for _, tt := range argumentCases {
+		f.Add(tt.args)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		status := CheckArguments(s)
+		isObject := json.Valid([]byte(s)) && strings.TrimLeft(s, jsonSpace)[0] == '{'
+		if isObject && status != ArgsValid {
+			t.Fatalf("CheckArguments(%q) = %v for a JSON object", s, status)
+		}
+		if norm := NormalizeArguments(s); norm != s && strings.TrimSpace(s) != "" {
+			t.Fatalf("NormalizeArguments(%q) = %q changed non-blank text", s, norm)
+		}
+		switch status {
+		case ArgsValid:
+			var m map[string]any
+			if err := json.Unmarshal([]byte(NormalizeArguments(s)), &m); err != nil || m == nil {
+				t.Fatalf("CheckArguments(%q) = valid, but it does not unmarshal into a map: %v", s, err)
+			}
+		case ArgsTruncated:
+			sc, ok := scanObjectPrefix(s)
+			whole := s + completion(sc)
+			if !ok || CheckArguments(whole) != ArgsValid {
+				t.Fatalf("CheckArguments(%q) = truncated, but %q does not parse", s, whole)
+			}
+		}
+		if !isObject || len(s) > 2048 {
+			return
+		}
+		// Every beginning of a JSON object is a JSON object or truncated.
+		for i := 1; i < len(s); i++ {
+			p := s[:i]
+			if strings.TrimSpace(p) == "" {
+				continue
+			}
+			if got := CheckArguments(p); got == ArgsInvalid {
+				t.Fatalf("CheckArguments(%q), a beginning of %q, = invalid", p, s)
+			}
+		}
+	})
+}

@@ -1,0 +1,129 @@
+package loop
+
+import (
+	"slices"
+	"testing"
+)
+
+var testTools = []string{"browser_click", "read_file", "search_files", "terminal", "todo", "write_file"}
+
+var repairCases = []struct {
+	name   string
+	known  []string
+	want   string
+	wantOK bool
+}{
+	{"todo", testTools, "todo", true},
+	{"TodoTool_tool", testTools, "todo", true},
+	{"browser-click", testTools, "browser_click", true},
+	{"serch_files", testTools, "search_files", true},
+	{"READ_FILE", testTools, "read_file", true},
+	{`write_file"`, testTools, "write_file", true},
+	{"terminal<|im_end|>", testTools, "terminal", true},
+	{"Read File", testTools, "read_file", true},
+	{"completely_unknown", testTools, "", false},
+	{"", testTools, "", false},
+	{"  terminal  ", testTools, "terminal", true},
+	{"write_file'}", testTools, "write_file", true},
+	{"ReadFile", testTools, "read_file", true},
+	{"TodoTool", testTools, "todo", true},
+	{"todo-tool", testTools, "todo", true},
+	{"terminal_tool_tool", testTools, "terminal", true},
+	{"termnal", testTools, "terminal", true},
+	{"brwser_clik", testTools, "browser_click", true},
+	{"<tool_call>", testTools, "", false},
+	{"todo", nil, "", false},
+	{"HTTPGet", []string{"http_get"}, "http_get", true},
+	{"getHTTPResponse", []string{"get_http_response"}, "get_http_response", true},
+	{"Read2File", []string{"read2_file"}, "read2_file", true},
+	{"already\"known", []string{"already\"known"}, "already\"known", true},
+	// Fuzzy ties go to the alphabetically first name, whatever the order.
+	{"abcdx", []string{"abcdz", "abcdy"}, "abcdy", true},
+	{"abcdx", []string{"abcdy", "abcdz"}, "abcdy", true},
+	// Below the threshold: 2*7/21 ≈ 0.667.
+	{"delete_file", []string{"write_file"}, "", false},
+}
+
+func TestRepairToolName(t *testing.T) {
+	for _, tt := range repairCases {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := RepairToolName(tt.name, tt.known)
+			if got != tt.want || ok != tt.wantOK {
+				t.Fatalf("RepairToolName(%q) = %q, %v; want %q, %v", tt.name, got, ok, tt.want, tt.wantOK)
+			}
+		})
+	}
+}
+
+func TestCamelToSnake(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"ReadFile", "read_file"},
+		{"TodoTool", "todo_tool"},
+		{"TodoTool_tool", "todo_tool_tool"},
+		{"HTTPGet", "http_get"},
+		{"getHTTPResponse", "get_http_response"},
+		{"read_file", "read_file"},
+		{"Read File", "read_file"},
+		{"Read-File", "read_file"},
+		{"ABC", "abc"},
+		{"A", "a"},
+		{"", ""},
+		{"Über", "über"},
+	}
+	for _, tt := range tests {
+		if got := camelToSnake(tt.in); got != tt.want {
+			t.Errorf("camelToSnake(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestStripToolSuffix(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"todo_tool", "todo", true},
+		{"todo-tool", "todo", true},
+		{"todotool", "todo", true},
+		{"TodoTool", "Todo", true},
+		{"tool", "", true},
+		{"todo", "todo", false},
+		{"", "", false},
+	}
+	for _, tt := range tests {
+		if got, ok := stripToolSuffix(tt.in); got != tt.want || ok != tt.ok {
+			t.Errorf("stripToolSuffix(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func FuzzRepairToolName(f *testing.F) {
+	for _, tt := range repairCases {
+		f.Add(tt.name, "", "")
+	}
+	f.Add("abcdx", "abcdz", "abcdy")
+	f.Add("HTTPGet", "http_get", "Http-Get")
+	f.Fuzz(func(t *testing.T, name, extra1, extra2 string) {
+		known := append(slices.Clone(testTools), extra1, extra2)
+		got, ok := RepairToolName(name, known)
+		if ok && (got == "" || !slices.Contains(known, got)) {
+			t.Fatalf("RepairToolName(%q) = %q, not a known name", name, got)
+		}
+		if !ok && got != "" {
+			t.Fatalf("RepairToolName(%q) = %q, false; want an empty name", name, got)
+		}
+		reversed := slices.Clone(known)
+		slices.Reverse(reversed)
+		if got2, ok2 := RepairToolName(name, reversed); got2 != got || ok2 != ok {
+			t.Fatalf("RepairToolName(%q) depends on the order of known: %q, %v then %q, %v", name, got, ok, got2, ok2)
+		}
+		for _, k := range known {
+			if k == "" {
+				continue
+			}
+			if got, ok := RepairToolName(k, known); got != k || !ok {
+				t.Fatalf("RepairToolName(%q) = %q, %v; want itself", k, got, ok)
+			}
+		}
+	})
+}

@@ -1,0 +1,130 @@
+package workflows
+
+import (
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/loop"
+)
+
+// housekeepingTools keep the agent's own notes; text sent alongside them is
+// an answer the model may consider given.
+var housekeepingTools = map[string]bool{"todo": true, "memory": true}
+
+// refundedTools do not use up the iteration budget when a batch runs only them.
+var refundedTools = map[string]bool{"execute_code": true}
+
+// SkippedInvalidBatch answers the valid calls of a batch that also called an
+// unknown tool: none of the batch runs.
+const SkippedInvalidBatch = "Skipped: another tool call in this batch named a tool that does not exist, " +
+	"so none of the batch was run. Call the tools again with valid names."
+
+// decideToolCalls plans a batch of complete tool calls: invalid arguments are
+// re-asked silently a few times, then answered with errors; unknown tools
+// are answered (the rest of the batch skipped) and counted; otherwise the
+// built-in guardrail controller checks each call.
+func decideToolCalls(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
+	invalid, unknown := 0, 0
+	for _, c := range r.ToolCalls {
+		if c.Unknown {
+			unknown++
+		} else if c.Args != loop.ArgsValid {
+			invalid++
+		}
+	}
+	if invalid > 0 && unknown == 0 && st.InvalidJSONRetries < lim.InvalidJSONRetries {
+		st.InvalidJSONRetries++
+		return Step{Kind: StepRecall}, st
+	}
+	step := Step{Kind: StepRunTools, Reveal: true}
+	switch {
+	case unknown > 0:
+		st.InvalidToolRetries++
+		for _, c := range r.ToolCalls {
+			p := activities.CallPlan{ID: c.ID, Action: activities.PlanSkip, Note: SkippedInvalidBatch}
+			if c.Unknown {
+				p = activities.CallPlan{ID: c.ID, Action: activities.PlanUnknown}
+			}
+			step.Plan = append(step.Plan, p)
+		}
+		if st.InvalidToolRetries >= lim.InvalidToolRetries {
+			step.StopAfter = StopInvalidTool
+		}
+		return step, st
+	default:
+		step.Plan, step.Explanation, step.StopAfter = guardBatch(st, r, lim)
+	}
+	st.HousekeepingText = housekeepingText(r)
+	step.Refund = allIn(r.ToolCalls, refundedTools)
+	return step, st
+}
+
+// guardBatch runs the built-in guardrail controller over a batch: warnings
+// travel with the call; a halt blocks its call, skips the others and stops
+// the turn with an explanation.
+func guardBatch(st TurnState, r activities.CallModelResult, lim loop.Limits) ([]activities.CallPlan, string, StopReason) {
+	plan := make([]activities.CallPlan, 0, len(r.ToolCalls))
+	for _, c := range r.ToolCalls {
+		if c.Args != loop.ArgsValid {
+			plan = append(plan, activities.CallPlan{ID: c.ID, Action: activities.PlanInvalidArgs})
+			continue
+		}
+		d := loop.CheckCall(lim.Guardrail, st.Guardrail, guardCall(c))
+		switch d.Verdict {
+		case loop.Halt:
+			halted := make([]activities.CallPlan, 0, len(r.ToolCalls))
+			for _, other := range r.ToolCalls {
+				p := activities.CallPlan{ID: other.ID, Action: activities.PlanSkip, Note: activities.SkippedAfterHalt}
+				if other.ID == c.ID {
+					p = activities.CallPlan{ID: c.ID, Action: activities.PlanBlocked, Note: d.Reason}
+				}
+				halted = append(halted, p)
+			}
+			return halted, activities.HaltExplanation(d.Reason), StopGuardrailHalt
+		case loop.Warn:
+			plan = append(plan, activities.CallPlan{ID: c.ID, Action: activities.PlanRun, Note: d.Reason})
+		default:
+			plan = append(plan, activities.CallPlan{ID: c.ID, Action: activities.PlanRun})
+		}
+	}
+	return plan, "", ""
+}
+
+// observeBatch feeds a batch's outcomes to the guardrail controller.
+func observeBatch(g loop.GuardrailState, r activities.CallModelResult, res activities.ExecuteToolsResult) loop.GuardrailState {
+	byID := make(map[string]activities.ToolCallRef, len(r.ToolCalls))
+	for _, c := range r.ToolCalls {
+		byID[c.ID] = c
+	}
+	for _, o := range res.Outcomes {
+		if c, ok := byID[o.ID]; ok {
+			g = loop.Observe(g, guardCall(c), o.Failed, o.Digest)
+		}
+	}
+	return g
+}
+
+// guardCall is the controller's view of a call: its name and arguments'
+// digest (equal arguments, equal digest).
+func guardCall(c activities.ToolCallRef) loop.ToolCall {
+	return loop.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Key}
+}
+
+// housekeepingText is the reply itself when it carries text and only
+// housekeeping tool calls, else 0.
+func housekeepingText(r activities.CallModelResult) int64 {
+	if r.TextChars > 0 && allIn(r.ToolCalls, housekeepingTools) {
+		return r.MessageID
+	}
+	return 0
+}
+
+func allIn(calls []activities.ToolCallRef, set map[string]bool) bool {
+	if len(calls) == 0 {
+		return false
+	}
+	for _, c := range calls {
+		if !set[c.Name] {
+			return false
+		}
+	}
+	return true
+}
