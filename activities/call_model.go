@@ -228,9 +228,9 @@ func (a *Activities) joinParts(ctx context.Context, ids []int64) (string, error)
 		if err != nil {
 			return "", fmt.Errorf("load answer part %d: %w", id, err)
 		}
-		b.WriteString(transcript.StripThinking(m.Content))
+		b.WriteString(transcript.RemoveThinking(m.Content))
 	}
-	return b.String(), nil
+	return strings.TrimSpace(b.String()), nil
 }
 
 // provider resolves the index-th provider for model (0: primary).

@@ -21,14 +21,18 @@ import (
 
 // startRuntime starts a full runtime (embedded Temporal on SQLite files,
 // SQLite store, worker) in a fresh TALARIA_HOME, against model.
-func startRuntime(t testing.TB, model *fakellm.Server) *Runtime {
+func startRuntime(t testing.TB, model *fakellm.Server, tune ...func(*config.Config, *Options)) *Runtime {
 	t.Helper()
 	home := t.TempDir()
 	cfg := config.Default(home)
 	cfg.Model.BaseURL = model.URL()
 	cfg.Model.APIKey = "test"
 	cfg.Model.Name = fakellm.DefaultModel
-	rt, err := Start(context.Background(), cfg, Options{Worker: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	opts := Options{Worker: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	for _, f := range tune {
+		f(&cfg, &opts)
+	}
+	rt, err := Start(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatalf("start runtime: %v", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/embedded"
 	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/tools"
 	"github.com/talaria-agent/talaria/workflows"
@@ -29,6 +30,8 @@ type Options struct {
 	// when the configuration names no external Temporal.
 	EmbeddedPort int
 	Logger       *slog.Logger
+	// Guardrail is a pluggable check run before every tool call (nil: none).
+	Guardrail loop.Hook
 }
 
 // Runtime is a started Talaria process.
@@ -76,7 +79,7 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 		return nil, err
 	}
 	if opts.Worker {
-		if err := rt.startWorker(); err != nil {
+		if err := rt.startWorker(opts.Guardrail); err != nil {
 			return nil, err
 		}
 	}
@@ -117,7 +120,7 @@ func quiet(l *slog.Logger) *slog.Logger {
 }
 
 // startWorker registers the turn workflow and its activities and starts polling.
-func (rt *Runtime) startWorker() error {
+func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config
 	acts := &activities.Activities{
 		Store:        rt.Store,
@@ -126,6 +129,7 @@ func (rt *Runtime) startWorker() error {
 		Stream:       cfg.Model.Streaming(),
 		MaxTokens:    cfg.Model.MaxTokens,
 		SystemPrompt: DefaultSystemPrompt,
+		Guardrail:    guardrail,
 		Logger:       rt.logger,
 	}
 	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{})

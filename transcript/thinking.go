@@ -14,7 +14,12 @@ var unclosedThink = regexp.MustCompile(`(?is)<(think|thinking|reasoning)>.*$`)
 // StripThinking removes inline reasoning blocks (closed or left open) and
 // surrounding whitespace, leaving the visible answer.
 func StripThinking(s string) string {
+	return strings.TrimSpace(RemoveThinking(s))
+}
+
+// RemoveThinking removes inline reasoning blocks (closed or left open) and
+// keeps every other character, for joining parts of one answer.
+func RemoveThinking(s string) string {
 	s = thinkBlock.ReplaceAllString(s, "")
-	s = unclosedThink.ReplaceAllString(s, "")
-	return strings.TrimSpace(s)
+	return unclosedThink.ReplaceAllString(s, "")
 }
