@@ -71,7 +71,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 		ToolCalls:    calls,
 		FinishReason: reply.FinishReason,
 	}
-	msg.Hidden = a.classify(&msg).Discarded() || hasInvalidArgs(calls)
+	msg.Hidden = classify(&msg).Discarded() || hasInvalidArgs(calls)
 	rows, err := a.Store.AppendMessages(ctx, []models.Message{msg})
 	if err != nil {
 		return CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
@@ -95,10 +95,12 @@ func salvageable(ctx context.Context, err error) bool {
 // repairCalls maps each call's name to a known tool where it can; an unknown
 // name is kept as sent, so the model sees what it asked for.
 func (a *Activities) repairCalls(calls []models.ToolCall) []models.ToolCall {
-	if a.Tools == nil {
-		return calls
-	}
-	known := a.Tools.Names()
+	return RepairCalls(calls, a.toolNames())
+}
+
+// RepairCalls maps each call's name to a known tool where it can; an unknown
+// name is kept as sent, so the model sees what it asked for. Pure.
+func RepairCalls(calls []models.ToolCall, known []string) []models.ToolCall {
 	for i := range calls {
 		if name, ok := loop.RepairToolName(calls[i].Function.Name, known); ok {
 			calls[i].Function.Name = name
@@ -119,7 +121,7 @@ func hasInvalidArgs(calls []models.ToolCall) bool {
 }
 
 // classify computes the reply's kind from the stored message.
-func (a *Activities) classify(m *models.Message) loop.ReplyKind {
+func classify(m *models.Message) loop.ReplyKind {
 	visible := transcript.StripThinking(m.Content)
 	reasoning := len(m.Reasoning)
 	if visible == "" && strings.TrimSpace(m.Content) != "" {
@@ -131,28 +133,30 @@ func (a *Activities) classify(m *models.Message) loop.ReplyKind {
 			truncated++
 		}
 	}
-	kind := loop.ClassifyReply(loop.ReplyShape{
+	return loop.ClassifyReply(loop.ReplyShape{
 		VisibleChars: len(visible), ReasoningChars: reasoning, ToolCalls: len(m.ToolCalls),
 		TruncatedArgs: truncated, FinishReason: m.FinishReason,
 	})
-	return kind
 }
 
 // describeReply builds the activity result from a stored reply.
 func (a *Activities) describeReply(m *models.Message, usage Usage, recovered bool) CallModelResult {
+	res := DescribeReply(m, a.toolNames())
+	res.Usage, res.Recovered = usage, recovered
+	return res
+}
+
+// DescribeReply is the loop's view of a stored reply, given the known tool
+// names: its kind, the visible text length and each call's name, validity
+// and guardrail key. Pure.
+func DescribeReply(m *models.Message, known []string) CallModelResult {
 	res := CallModelResult{
 		MessageID:      m.ID,
 		FinishReason:   m.FinishReason,
-		Kind:           a.classify(m),
+		Kind:           classify(m),
 		Hidden:         m.Hidden,
 		TextChars:      len(transcript.StripThinking(m.Content)),
 		ReasoningChars: len(m.Reasoning),
-		Recovered:      recovered,
-		Usage:          usage,
-	}
-	var known []string
-	if a.Tools != nil {
-		known = a.Tools.Names()
 	}
 	for _, tc := range m.ToolCalls {
 		_, isKnown := loop.RepairToolName(tc.Function.Name, known)

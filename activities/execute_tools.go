@@ -29,13 +29,13 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 			return ExecuteToolsResult{}, fmt.Errorf("execute tools: %w", err)
 		}
 	}
-	plan := planByID(in.Plan)
+	plan := PlanByID(in.Plan)
 	var out ExecuteToolsResult
 	out.HookHalt = a.applyHook(msg.ToolCalls, plan)
 
 	var toRun []tools.Call
 	for _, tc := range msg.ToolCalls {
-		if plan.get(tc.ID).Action == PlanRun {
+		if plan.Get(tc.ID).Action == PlanRun {
 			toRun = append(toRun, tools.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: loop.NormalizeArguments(tc.Function.Arguments)})
 		}
 	}
@@ -53,23 +53,8 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	}
 	stop()
 
-	rows := make([]models.Message, 0, len(msg.ToolCalls)+1)
-	for _, tc := range msg.ToolCalls {
-		content, failed := a.answer(tc, plan.get(tc.ID), ran)
-		if failed {
-			out.Failed++
-		}
-		out.Outcomes = append(out.Outcomes, CallOutcome{ID: tc.ID, Failed: failed, Digest: digest(content)})
-		rows = append(rows, models.Message{
-			SessionID:  in.SessionID,
-			TurnID:     in.TurnID,
-			IdemKey:    toolKey(in.TurnID, in.Call, tc.ID),
-			Role:       openai.ChatMessageRoleTool,
-			Content:    content,
-			ToolCallID: tc.ID,
-			Name:       tc.Function.Name,
-		})
-	}
+	rows, summary := ComposeResults(in, msg.ToolCalls, plan, ran, a.toolNames())
+	out.Failed, out.Outcomes = summary.Failed, summary.Outcomes
 	explanation := in.Explanation
 	if explanation == "" && out.HookHalt != "" {
 		explanation = HaltExplanation(out.HookHalt)
@@ -90,23 +75,49 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	return out, nil
 }
 
+// ComposeResults answers every call of a batch exactly once, in call order:
+// with its run's result when the plan ran it, or with the plan's answer.
+// ran holds the results of the calls that ran, by call id. Pure.
+func ComposeResults(in ExecuteToolsInput, calls []models.ToolCall, plan PlanIndex, ran map[string]tools.Result, known []string) ([]models.Message, ExecuteToolsResult) {
+	var out ExecuteToolsResult
+	rows := make([]models.Message, 0, len(calls)+1)
+	for _, tc := range calls {
+		content, failed := answer(tc, plan.Get(tc.ID), ran, known)
+		if failed {
+			out.Failed++
+		}
+		out.Outcomes = append(out.Outcomes, CallOutcome{ID: tc.ID, Failed: failed, Digest: digest(content)})
+		rows = append(rows, models.Message{
+			SessionID:  in.SessionID,
+			TurnID:     in.TurnID,
+			IdemKey:    toolKey(in.TurnID, in.Call, tc.ID),
+			Role:       openai.ChatMessageRoleTool,
+			Content:    content,
+			ToolCallID: tc.ID,
+			Name:       tc.Function.Name,
+		})
+	}
+	return rows, out
+}
+
 // HaltExplanation is the assistant message stored when a guardrail stops a turn.
 func HaltExplanation(reason string) string {
 	return "I stopped here because a safety guardrail halted the tool calls: " + reason
 }
 
-// planIndex is a plan by call id; calls it does not mention run.
-type planIndex map[string]CallPlan
+// PlanIndex is a plan by call id; Get answers PlanRun for calls it does not mention.
+type PlanIndex map[string]CallPlan
 
-func planByID(plan []CallPlan) planIndex {
-	m := make(planIndex, len(plan))
+// PlanByID indexes a plan by call id.
+func PlanByID(plan []CallPlan) PlanIndex {
+	m := make(PlanIndex, len(plan))
 	for _, p := range plan {
 		m[p.ID] = p
 	}
 	return m
 }
 
-func (p planIndex) get(id string) CallPlan {
+func (p PlanIndex) Get(id string) CallPlan {
 	if c, ok := p[id]; ok {
 		return c
 	}
@@ -116,12 +127,12 @@ func (p planIndex) get(id string) CallPlan {
 // applyHook asks the pluggable guardrail about every call planned to run,
 // before any runs. A warning is added to the call's note; a halt blocks that
 // call, skips every other call and returns the reason.
-func (a *Activities) applyHook(calls []models.ToolCall, plan planIndex) string {
+func (a *Activities) applyHook(calls []models.ToolCall, plan PlanIndex) string {
 	if a.Guardrail == nil {
 		return ""
 	}
 	for _, tc := range calls {
-		p := plan.get(tc.ID)
+		p := plan.Get(tc.ID)
 		if p.Action != PlanRun {
 			continue
 		}
@@ -145,7 +156,7 @@ func (a *Activities) applyHook(calls []models.ToolCall, plan planIndex) string {
 const SkippedAfterHalt = "Skipped: a guardrail halted this batch of tool calls, so this call was not run."
 
 // answer is the result text of one call and whether it counts as failed.
-func (a *Activities) answer(tc models.ToolCall, p CallPlan, ran map[string]tools.Result) (string, bool) {
+func answer(tc models.ToolCall, p CallPlan, ran map[string]tools.Result, known []string) (string, bool) {
 	switch p.Action {
 	case PlanRun:
 		r, ok := ran[tc.ID]
@@ -157,7 +168,7 @@ func (a *Activities) answer(tc models.ToolCall, p CallPlan, ran map[string]tools
 		}
 		return r.Content, r.IsError
 	case PlanUnknown:
-		return UnknownToolMessage(tc.Function.Name, a.toolNames()), true
+		return UnknownToolMessage(tc.Function.Name, known), true
 	case PlanInvalidArgs:
 		return errorResult(fmt.Sprintf("the arguments of this %s call are not a valid JSON object. "+
 			"Call it again with arguments that match its schema.", tc.Function.Name)), true
