@@ -35,6 +35,9 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 		return CallModelResult{}, fmt.Errorf("call model: look up stored reply: %w", err)
 	}
 
+	if err := a.storeSteers(ctx, in); err != nil {
+		return CallModelResult{}, err
+	}
 	history, err := a.Store.Messages(ctx, in.SessionID)
 	if err != nil {
 		return CallModelResult{}, fmt.Errorf("call model: load session %s: %w", in.SessionID, err)
@@ -81,6 +84,24 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 		CompletionTokens: int64(reply.Usage.CompletionTokens),
 		TotalTokens:      int64(reply.Usage.TotalTokens),
 	}, recovered), nil
+}
+
+// storeSteers stores the steers delivered with this call, once.
+func (a *Activities) storeSteers(ctx context.Context, in CallModelInput) error {
+	if len(in.Steers) == 0 {
+		return nil
+	}
+	rows := make([]models.Message, 0, len(in.Steers))
+	for i, text := range in.Steers {
+		rows = append(rows, models.Message{
+			SessionID: in.SessionID, TurnID: in.TurnID, IdemKey: steerKey(in.TurnID, in.Call, i),
+			Role: openai.ChatMessageRoleUser, Content: text, Steer: true,
+		})
+	}
+	if _, err := a.Store.AppendMessages(ctx, rows); err != nil {
+		return fmt.Errorf("call model: store steers: %w", err)
+	}
+	return nil
 }
 
 // salvageable: a stream that broke after visible text (not a cancellation).

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -65,12 +66,19 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 			Role: openai.ChatMessageRoleAssistant, Content: explanation,
 		})
 	}
-	stored, err := a.Store.AppendMessages(ctx, rows)
+	// An interrupted batch still answers every call (the cancelled ones
+	// included) before reporting the cancellation.
+	storeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	stored, err := a.Store.AppendMessages(storeCtx, rows)
 	if err != nil {
 		return ExecuteToolsResult{}, fmt.Errorf("execute tools: persist results: %w", err)
 	}
 	for _, m := range stored {
 		out.ResultMessageIDs = append(out.ResultMessageIDs, m.ID)
+	}
+	if ctx.Err() != nil {
+		return out, ctx.Err()
 	}
 	return out, nil
 }

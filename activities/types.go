@@ -66,6 +66,9 @@ type CallModelInput struct {
 	// ContinueFrom names stored parts of an answer cut off by the output
 	// limit; they are sent as the assistant's text so far (request only).
 	ContinueFrom []int64
+	// Steers are user messages that arrived while the turn ran; they are
+	// stored (as steer messages) before the call, so the model sees them.
+	Steers []string
 }
 
 // ToolCallRef identifies one requested tool call without its arguments.
@@ -167,8 +170,8 @@ type FinishTurnInput struct {
 	// was continued after hitting the output limit) are joined into a new
 	// visible assistant message.
 	FinalParts []int64
-	StartedAt      time.Time
-	EndedAt        time.Time
+	StartedAt  time.Time
+	EndedAt    time.Time
 }
 
 // FinishTurnResult carries the final answer's text.
@@ -178,8 +181,10 @@ type FinishTurnResult struct {
 }
 
 // Idempotency keys of the messages a turn writes.
-func userKey(turnID string) string                 { return turnID + "/user" }
-func replyKey(turnID string, call int) string      { return fmt.Sprintf("%s/call-%d/assistant", turnID, call) }
+func userKey(turnID string) string { return turnID + "/user" }
+func replyKey(turnID string, call int) string {
+	return fmt.Sprintf("%s/call-%d/assistant", turnID, call)
+}
 func toolKey(turnID string, call int, id string) string {
 	return fmt.Sprintf("%s/call-%d/tool/%s", turnID, call, id)
 }
@@ -187,3 +192,6 @@ func explanationKey(turnID string, call int) string {
 	return fmt.Sprintf("%s/call-%d/explanation", turnID, call)
 }
 func finalKey(turnID string) string { return turnID + "/final" }
+func steerKey(turnID string, call, i int) string {
+	return fmt.Sprintf("%s/call-%d/steer-%d", turnID, call, i)
+}

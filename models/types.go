@@ -45,7 +45,10 @@ type Message struct {
 	FinishReason string
 	// Hidden keeps a message out of the conversation (Messages) while keeping
 	// it for the record: a reply the loop discarded and asked again for.
-	Hidden    bool `gorm:"not null;default:false"`
+	Hidden bool `gorm:"not null;default:false"`
+	// Steer marks a user message sent while a turn was running, to redirect
+	// it: it is shown to the model inside the tool result it follows.
+	Steer     bool `gorm:"not null;default:false"`
 	CreatedAt time.Time
 }
 

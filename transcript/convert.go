@@ -8,10 +8,21 @@ import (
 	"github.com/talaria-agent/talaria/models"
 )
 
-// ToOpenAI converts stored messages to chat completion messages, in order.
+// SteerHeader opens the out-of-band block that carries a steer inside the
+// tool result it follows.
+const SteerHeader = "[OUT-OF-BAND MESSAGE FROM THE USER, sent while you were working. It may change the task:]"
+
+// ToOpenAI converts stored messages to chat completion messages, in order. A
+// steer that follows a tool result is folded into that result inside a
+// marked block; elsewhere it is a plain user message.
 func ToOpenAI(msgs []models.Message) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
 	for _, m := range msgs {
+		n := len(out)
+		if m.Steer && n > 0 && out[n-1].Role == openai.ChatMessageRoleTool {
+			out[n-1].Content += "\n\n" + SteerHeader + "\n" + m.Content
+			continue
+		}
 		out = append(out, MessageToOpenAI(m))
 	}
 	return out

@@ -41,6 +41,7 @@ func modelOptions(ctx workflow.Context, in TurnInput, hasFallback bool) workflow
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: in.ModelTimeout,
 		HeartbeatTimeout:    in.HeartbeatTimeout,
+		WaitForCancellation: true,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:        time.Second,
 			BackoffCoefficient:     2,
@@ -56,6 +57,9 @@ func toolOptions(ctx workflow.Context, in TurnInput) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: in.ToolTimeout,
 		HeartbeatTimeout:    in.HeartbeatTimeout,
+		// An interrupted batch still stores its results (cancelled calls
+		// answered) before the turn goes on.
+		WaitForCancellation: true,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,

@@ -22,4 +22,7 @@ type ConversationResult struct {
 	Model          string                         `json:"model"`
 	Usage          activities.Usage               `json:"usage"`
 	Messages       []openai.ChatCompletionMessage `json:"messages"`
+	// PendingSteers are steers that arrived after the turn's last model
+	// call: they become the session's next message.
+	PendingSteers []string `json:"pending_steers,omitempty"`
 }

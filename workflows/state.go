@@ -28,6 +28,9 @@ type TurnState struct {
 	GraceCall bool
 	// Interrupted: the user asked the turn to stop.
 	Interrupted bool
+	// Steers are user messages that arrived while the turn ran, not yet
+	// delivered to the model.
+	Steers []string
 
 	// Guardrail is the built-in controller's memory of this turn's calls.
 	Guardrail loop.GuardrailState

@@ -20,6 +20,12 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 	turnID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	startedAt := workflow.Now(ctx)
 	st := NewTurnState(in.MaxIterations)
+	// Model calls and tool batches run under workCtx, which an interrupt
+	// cancels; bookkeeping runs under ctx.
+	workCtx, cancelWork := workflow.WithCancel(ctx)
+	if err := listen(ctx, turnID, &st, cancelWork); err != nil {
+		return ConversationResult{}, err
+	}
 
 	var begun activities.BeginTurnResult
 	err := workflow.ExecuteActivity(storeOptions(ctx), activities.BeginTurnName, activities.BeginTurnInput{
@@ -32,11 +38,19 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 	st.Providers = begun.Providers
 
 	for st.Stop == "" {
-		if !st.Budget.Consume() {
-			graceCall(ctx, in, turnID, &st)
+		if st.Interrupted {
+			st.stop(StopInterrupted, "")
 			break
 		}
-		reply, err := callModel(ctx, in, turnID, &st, true)
+		if !st.Budget.Consume() {
+			graceCall(workCtx, in, turnID, &st)
+			break
+		}
+		reply, err := callModel(workCtx, in, turnID, &st, true)
+		if st.Interrupted {
+			st.stop(StopInterrupted, "")
+			break
+		}
 		if err != nil {
 			if next, ok := fallBack(st, err); ok {
 				st = next
@@ -52,13 +66,18 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		case StepRecall:
 			st.Budget.Refund()
 		case StepRunTools:
-			runTools(ctx, in, turnID, &st, reply, step)
+			runTools(workCtx, in, turnID, &st, reply, step)
 		case StepFinish, StepStop:
 			st.Final = step.Final
 			st.stop(step.Reason, "")
 		}
 	}
-	return finish(ctx, in, turnID, startedAt, st)
+	// Steers that arrived after the last model call are handed back, to be
+	// the session's next message; the outcome is recorded even if the
+	// workflow itself is being cancelled.
+	st.Steers = drainSteers(ctx, &st)
+	finishCtx, _ := workflow.NewDisconnectedContext(ctx)
+	return finish(finishCtx, in, turnID, startedAt, st)
 }
 
 // callModel makes one model call (with or without tools) and accounts for it.
@@ -70,6 +89,7 @@ func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState,
 		TurnID: turnID, SessionID: in.SessionID, Call: st.nextCall(), Model: in.Model,
 		ToolsEnabled: withTools, ExtraUserMessage: next.Nudge, Workdir: in.Workdir,
 		Provider: st.Provider, MaxTokens: next.MaxTokens, PrefillFrom: next.PrefillFrom, ContinueFrom: next.ContinueFrom,
+		Steers: drainSteers(ctx, st),
 	}
 	hasFallback := st.Provider+1 < st.Providers
 	err := workflow.ExecuteActivity(modelOptions(ctx, in, hasFallback), activities.CallModelName, req).Get(ctx, &reply)
@@ -87,7 +107,11 @@ func runTools(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, 
 		TurnID: turnID, SessionID: in.SessionID, Call: st.Calls, AssistantMessageID: reply.MessageID,
 		Workdir: in.Workdir, Plan: step.Plan, Reveal: step.Reveal, Explanation: step.Explanation,
 	}).Get(ctx, &res)
-	if err != nil {
+	switch {
+	case st.Interrupted:
+		st.stop(StopInterrupted, "")
+		return
+	case err != nil:
 		st.stop(StopError, errorMessage(err))
 		return
 	}
@@ -148,6 +172,7 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 	if done.HasFinal {
 		res.FinalResponse = &done.FinalResponse
 	}
+	res.PendingSteers = st.Steers
 	if st.Err != "" {
 		res.Error = &st.Err
 	}

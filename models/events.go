@@ -1,0 +1,182 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+)
+
+// Event is one item of a turn's live progress: a piece of streamed reply
+// text, a tool starting or finishing, a status change. Events are a display
+// stream, not the record of the conversation (that is Message); they are
+// written while the turn runs and read by clients that follow it, and can be
+// pruned once nobody follows the turn any more.
+//
+// IDs grow in commit order for the events of one turn, so a client that has
+// seen every event up to an ID asks for the ones after it (EventsAfter).
+type Event struct {
+	ID     int64  `gorm:"primaryKey;autoIncrement;index:idx_event_turn_id,priority:2"`
+	TurnID string `gorm:"index:idx_event_turn_id,priority:1;size:256"`
+	Kind   string `gorm:"size:32"` // "delta", "reasoning", "tool_start", "tool_end", "status", "done", ...
+	Data   string `gorm:"type:text"`
+	At     time.Time `gorm:"index:idx_event_at"`
+}
+
+// MaxEventKindLen is the longest Event.Kind the store accepts.
+const MaxEventKindLen = 32
+
+// DefaultEventsLimit is how many events EventsAfter returns when its limit
+// is not positive.
+const DefaultEventsLimit = 500
+
+// eventInsertBatch caps the rows of one INSERT statement, keeping its bind
+// parameters well below the limits of both databases.
+const eventInsertBatch = 1000
+
+// eventLockClass is the first key of the PostgreSQL advisory locks that
+// serialise the event writers of one turn ("evnt" in ASCII). The two-key
+// lock space does not overlap the one-key space of the migration lock.
+const eventLockClass int32 = 0x65766e74
+
+// MigrateEvents creates or updates the events table, under the same
+// migration lock as the rest of the schema.
+func (s *Store) MigrateEvents(ctx context.Context) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.dialect.lockMigrations(tx); err != nil {
+			return fmt.Errorf("lock: %w", err)
+		}
+		return tx.AutoMigrate(&Event{})
+	})
+	if err != nil {
+		return fmt.Errorf("models: migrate %s events table: %w", s.dialect.name(), err)
+	}
+	return nil
+}
+
+// AppendEvents stores evs in one transaction; their IDs grow in the order
+// of evs. The IDs of evs are ignored and evs is not modified; a zero At is
+// set to the current time.
+//
+// Every event needs a TurnID and a Kind of at most MaxEventKindLen
+// characters, and Data must be valid UTF-8 without NUL characters (which
+// PostgreSQL cannot store); otherwise nothing is stored and the error wraps
+// ErrInvalidArgument.
+//
+// Writers of the same turn are serialised until they commit, so a reader
+// that has seen an event of a turn has also seen every earlier one:
+// following a turn by ID never skips an event, even with several writers.
+func (s *Store) AppendEvents(ctx context.Context, evs []Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	rows := make([]Event, len(evs))
+	stamp := now()
+	for i, ev := range evs {
+		if err := checkEvent(ev); err != nil {
+			return fmt.Errorf("models: append event %d: %w", i, err)
+		}
+		ev.ID = 0
+		if ev.At.IsZero() {
+			ev.At = stamp
+		} else {
+			ev.At = ev.At.UTC().Truncate(time.Microsecond)
+		}
+		rows[i] = ev
+	}
+
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.lockEventTurns(tx, rows); err != nil {
+			return fmt.Errorf("lock turns: %w", err)
+		}
+		for start := 0; start < len(rows); start += eventInsertBatch {
+			chunk := rows[start:min(start+eventInsertBatch, len(rows))]
+			if err := tx.Create(&chunk).Error; err != nil {
+				return fmt.Errorf("insert events %d..%d: %w", start, start+len(chunk)-1, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("models: append %d events of turn %q: %w", len(evs), evs[0].TurnID, err)
+	}
+	return nil
+}
+
+// checkEvent rejects an event that either database would refuse, so that
+// both refuse the same input.
+func checkEvent(ev Event) error {
+	if err := checkID("turn ID", ev.TurnID, maxTurnIDLen); err != nil {
+		return err
+	}
+	if ev.Kind == "" {
+		return fmt.Errorf("%w: empty event kind", ErrInvalidArgument)
+	}
+	if utf8.RuneCountInString(ev.Kind) > MaxEventKindLen {
+		return fmt.Errorf("%w: event kind longer than %d characters", ErrInvalidArgument, MaxEventKindLen)
+	}
+	if !utf8.ValidString(ev.Data) {
+		return fmt.Errorf("%w: event data of kind %q is not valid UTF-8", ErrInvalidArgument, ev.Kind)
+	}
+	if strings.IndexByte(ev.Data, 0) >= 0 {
+		return fmt.Errorf("%w: event data of kind %q holds a NUL character", ErrInvalidArgument, ev.Kind)
+	}
+	return nil
+}
+
+// lockEventTurns makes concurrent writers of the same turns wait for each
+// other until commit, so that the IDs of a turn's events become visible in
+// increasing order. SQLite needs nothing: its write transactions take the
+// database's write lock when they begin (_txlock=immediate). On PostgreSQL
+// the sequence hands out IDs before commit, so a transaction-scoped
+// advisory lock per turn is taken, in sorted order to avoid deadlocks.
+func (s *Store) lockEventTurns(tx *gorm.DB, evs []Event) error {
+	if s.dialect.name() != "postgres" {
+		return nil
+	}
+	turns := make([]string, 0, 1)
+	for _, ev := range evs {
+		turns = append(turns, ev.TurnID)
+	}
+	slices.Sort(turns)
+	for _, turn := range slices.Compact(turns) {
+		if err := tx.Exec("SELECT pg_advisory_xact_lock(?, hashtext(?))", eventLockClass, turn).Error; err != nil {
+			return fmt.Errorf("turn %q: %w", turn, err)
+		}
+	}
+	return nil
+}
+
+// EventsAfter returns the events of a turn whose ID is greater than afterID,
+// in ascending ID order, at most limit of them (DefaultEventsLimit when
+// limit is not positive). None is not an error.
+func (s *Store) EventsAfter(ctx context.Context, turnID string, afterID int64, limit int) ([]Event, error) {
+	if err := checkID("turn ID", turnID, maxTurnIDLen); err != nil {
+		return nil, fmt.Errorf("models: events after %d: %w", afterID, err)
+	}
+	if limit <= 0 {
+		limit = DefaultEventsLimit
+	}
+	evs := []Event{}
+	err := s.db.WithContext(ctx).
+		Where("turn_id = ? AND id > ?", turnID, afterID).
+		Order("id").Limit(limit).Find(&evs).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: events of turn %q after %d: %w", turnID, afterID, err)
+	}
+	return evs, nil
+}
+
+// PruneEvents deletes the events stamped before olderThan, of every turn,
+// and returns how many it deleted.
+func (s *Store) PruneEvents(ctx context.Context, olderThan time.Time) (int64, error) {
+	res := s.db.WithContext(ctx).Where("at < ?", olderThan.UTC()).Delete(&Event{})
+	if res.Error != nil {
+		return 0, fmt.Errorf("models: prune events before %s: %w", olderThan.UTC().Format(time.RFC3339), res.Error)
+	}
+	return res.RowsAffected, nil
+}

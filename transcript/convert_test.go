@@ -1,0 +1,29 @@
+package transcript
+
+import (
+	"testing"
+
+	"github.com/talaria-agent/talaria/models"
+)
+
+func TestToOpenAIFoldsSteers(t *testing.T) {
+	msgs := []models.Message{
+		{Role: "user", Content: "do it"},
+		{Role: "assistant", ToolCalls: []models.ToolCall{{ID: "a", Type: "function", Function: models.FunctionCall{Name: "terminal"}}}},
+		{Role: "tool", ToolCallID: "a", Name: "terminal", Content: "ran"},
+		{Role: "user", Steer: true, Content: "use python instead"},
+		{Role: "assistant", Content: "ok"},
+		{Role: "user", Steer: true, Content: "and be brief"},
+	}
+	out := ToOpenAI(msgs)
+	if len(out) != 5 {
+		t.Fatalf("got %d messages, want 5", len(out))
+	}
+	want := "ran\n\n" + SteerHeader + "\nuse python instead"
+	if out[2].Content != want || out[2].Role != "tool" {
+		t.Fatalf("tool result = %q", out[2].Content)
+	}
+	if out[4].Role != "user" || out[4].Content != "and be brief" {
+		t.Fatalf("steer between calls = %+v", out[4])
+	}
+}

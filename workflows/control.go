@@ -1,0 +1,75 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// Names of the ways to control and watch a running turn.
+const (
+	// SignalInterrupt stops the turn: the in-flight model call or tool batch
+	// is cancelled and the turn ends interrupted. Payload: a reason string.
+	SignalInterrupt = "interrupt"
+	// SignalSteer redirects the turn without stopping it. Payload: the text.
+	SignalSteer = "steer"
+	// QueryProgress returns the turn's Progress.
+	QueryProgress = "progress"
+)
+
+// Progress is a running turn's live state.
+type Progress struct {
+	TurnID        string     `json:"turn_id"`
+	Iteration     int        `json:"iteration"`
+	BudgetLeft    int        `json:"budget_left"`
+	APICalls      int        `json:"api_calls"`
+	CurrentTool   string     `json:"current_tool,omitempty"`
+	Interrupted   bool       `json:"interrupted"`
+	PendingSteers int        `json:"pending_steers"`
+	Stop          StopReason `json:"stop,omitempty"`
+}
+
+// listen installs the turn's signal and query handlers. Signals only change
+// state and cancel in-flight work; the loop acts on them at its safe points.
+func listen(ctx workflow.Context, turnID string, st *TurnState, cancelWork workflow.CancelFunc) error {
+	interrupts := workflow.GetSignalChannel(ctx, SignalInterrupt)
+	steers := workflow.GetSignalChannel(ctx, SignalSteer)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			sel := workflow.NewSelector(ctx)
+			sel.AddReceive(interrupts, func(c workflow.ReceiveChannel, _ bool) {
+				var reason string
+				c.Receive(ctx, &reason)
+				st.Interrupted = true
+				cancelWork()
+			})
+			sel.AddReceive(steers, func(c workflow.ReceiveChannel, _ bool) {
+				var text string
+				c.Receive(ctx, &text)
+				if text != "" {
+					st.Steers = append(st.Steers, text)
+				}
+			})
+			sel.Select(ctx)
+		}
+	})
+	return workflow.SetQueryHandler(ctx, QueryProgress, func() (Progress, error) {
+		return Progress{
+			TurnID: turnID, Iteration: st.Budget.Used, BudgetLeft: st.Budget.Remaining(), APICalls: st.Calls,
+			CurrentTool: st.CurrentTool, Interrupted: st.Interrupted, PendingSteers: len(st.Steers), Stop: st.Stop,
+		}, nil
+	})
+}
+
+// drainSteers takes the steers that arrived and were not yet delivered.
+func drainSteers(ctx workflow.Context, st *TurnState) []string {
+	steers := workflow.GetSignalChannel(ctx, SignalSteer)
+	for {
+		var text string
+		if !steers.ReceiveAsync(&text) {
+			break
+		}
+		if text != "" {
+			st.Steers = append(st.Steers, text)
+		}
+	}
+	out := st.Steers
+	st.Steers = nil
+	return out
+}

@@ -1,0 +1,93 @@
+package workflows
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/talaria-agent/talaria/activities"
+)
+
+// controlEnv is a test environment whose CallModel answers from replies,
+// each taking `slow` of workflow time.
+func controlEnv(t *testing.T, slow time.Duration, replies ...activities.CallModelResult) (*testsuite.TestWorkflowEnvironment, *[]activities.CallModelInput, *activities.FinishTurnInput) {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	Register(env)
+	(&activities.Activities{}).Register(env)
+	var inputs []activities.CallModelInput
+	var finished activities.FinishTurnInput
+	env.OnActivity(activities.BeginTurnName, mock.Anything, mock.Anything).Return(activities.BeginTurnResult{Providers: 1}, nil)
+	env.OnActivity(activities.CallModelName, mock.Anything, mock.Anything).After(slow).Return(
+		func(ctx context.Context, in activities.CallModelInput) (activities.CallModelResult, error) {
+			inputs = append(inputs, in)
+			r := replies[min(len(inputs), len(replies))-1]
+			r.MessageID = int64(len(inputs))
+			return r, nil
+		})
+	env.OnActivity(activities.ExecuteToolsName, mock.Anything, mock.Anything).Return(activities.ExecuteToolsResult{}, nil)
+	env.OnActivity(activities.FinishTurnName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FinishTurnInput) (activities.FinishTurnResult, error) {
+			finished = in
+			return activities.FinishTurnResult{}, nil
+		})
+	return env, &inputs, &finished
+}
+
+func TestTurnInterruptedDuringModelCall(t *testing.T) {
+	env, inputs, finished := controlEnv(t, time.Minute, textReply())
+	env.RegisterDelayedCallback(func() {
+		var p Progress
+		v, err := env.QueryWorkflow(QueryProgress)
+		if err != nil || v.Get(&p) != nil || p.APICalls != 1 || p.Interrupted {
+			t.Errorf("progress before interrupt = %+v, %v", p, err)
+		}
+		env.SignalWorkflow(SignalInterrupt, "user pressed stop")
+	}, 10*time.Second)
+	env.ExecuteWorkflow(TurnWorkflowName, TurnInput{SessionID: "s", TurnNumber: 1})
+	var r ConversationResult
+	if err := env.GetWorkflowResult(&r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Interrupted || r.Completed || r.TurnExitReason != StopInterrupted || r.FinalResponse != nil {
+		t.Fatalf("result = %+v", r)
+	}
+	if finished.Status != "interrupted" || len(*inputs) > 1 {
+		t.Fatalf("finish = %+v, calls = %d", finished, len(*inputs))
+	}
+}
+
+func TestTurnSteerDeliveredWithNextCall(t *testing.T) {
+	env, inputs, _ := controlEnv(t, time.Minute, toolReply("terminal"), textReply())
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalSteer, "use python instead") }, 10*time.Second)
+	env.ExecuteWorkflow(TurnWorkflowName, TurnInput{SessionID: "s", TurnNumber: 1})
+	var r ConversationResult
+	if err := env.GetWorkflowResult(&r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Completed || len(*inputs) != 2 {
+		t.Fatalf("result = %+v", r)
+	}
+	if got := (*inputs)[1].Steers; len(got) != 1 || got[0] != "use python instead" || len((*inputs)[0].Steers) != 0 {
+		t.Fatalf("steers = %v / %v", (*inputs)[0].Steers, got)
+	}
+	if len(r.PendingSteers) != 0 {
+		t.Fatalf("delivered steer also handed back: %v", r.PendingSteers)
+	}
+}
+
+func TestTurnSteerAfterLastCallHandedBack(t *testing.T) {
+	env, _, _ := controlEnv(t, time.Minute, textReply())
+	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalSteer, "one more thing") }, 10*time.Second)
+	env.ExecuteWorkflow(TurnWorkflowName, TurnInput{SessionID: "s", TurnNumber: 1})
+	var r ConversationResult
+	if err := env.GetWorkflowResult(&r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.Completed || len(r.PendingSteers) != 1 || r.PendingSteers[0] != "one more thing" {
+		t.Fatalf("result = %+v", r)
+	}
+}
