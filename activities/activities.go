@@ -43,6 +43,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.CallModel, activity.RegisterOptions{Name: CallModelName})
 	r.RegisterActivityWithOptions(a.ExecuteTools, activity.RegisterOptions{Name: ExecuteToolsName})
 	r.RegisterActivityWithOptions(a.FinishTurn, activity.RegisterOptions{Name: FinishTurnName})
+	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: ReserveTurnName})
 }
 
 func (a *Activities) logger() *slog.Logger {

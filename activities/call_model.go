@@ -30,7 +30,7 @@ const ContinuationPrompt = "[System: Your previous response was cut off by the o
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallModelResult, error) {
 	key := replyKey(in.TurnID, in.Call)
 	if stored, err := a.Store.MessageByKey(ctx, key); err == nil {
-		return a.describeReply(stored, Usage{}, false), nil
+		return a.describeReply(stored, usageOf(stored), false), nil
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return CallModelResult{}, fmt.Errorf("call model: look up stored reply: %w", err)
 	}
@@ -65,25 +65,29 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 
 	calls := a.repairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)))
 	msg := models.Message{
-		SessionID:    in.SessionID,
-		TurnID:       in.TurnID,
-		IdemKey:      key,
-		Role:         openai.ChatMessageRoleAssistant,
-		Content:      reply.Content,
-		Reasoning:    reply.Reasoning,
-		ToolCalls:    calls,
-		FinishReason: reply.FinishReason,
+		SessionID:        in.SessionID,
+		TurnID:           in.TurnID,
+		IdemKey:          key,
+		Role:             openai.ChatMessageRoleAssistant,
+		Content:          reply.Content,
+		Reasoning:        reply.Reasoning,
+		ToolCalls:        calls,
+		FinishReason:     reply.FinishReason,
+		PromptTokens:     int64(reply.Usage.PromptTokens),
+		CompletionTokens: int64(reply.Usage.CompletionTokens),
 	}
 	msg.Hidden = classify(&msg).Discarded() || hasInvalidArgs(calls)
 	rows, err := a.Store.AppendMessages(ctx, []models.Message{msg})
 	if err != nil {
 		return CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
 	}
-	return a.describeReply(&rows[0], Usage{
-		PromptTokens:     int64(reply.Usage.PromptTokens),
-		CompletionTokens: int64(reply.Usage.CompletionTokens),
-		TotalTokens:      int64(reply.Usage.TotalTokens),
-	}, recovered), nil
+	return a.describeReply(&rows[0], usageOf(&rows[0]), recovered), nil
+}
+
+// usageOf is the usage stored with a reply (a retry reports it again).
+func usageOf(m *models.Message) Usage {
+	return Usage{PromptTokens: m.PromptTokens, CompletionTokens: m.CompletionTokens,
+		TotalTokens: m.PromptTokens + m.CompletionTokens}
 }
 
 // storeSteers stores the steers delivered with this call, once.

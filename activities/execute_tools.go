@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -34,8 +35,17 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	var out ExecuteToolsResult
 	out.HookHalt = a.applyHook(msg.ToolCalls, plan)
 
+	// A retried batch reuses the results it already stored: a tool that ran
+	// and was recorded is never run again.
+	stored, err := a.storedResults(ctx, in, msg.ToolCalls)
+	if err != nil {
+		return ExecuteToolsResult{}, err
+	}
 	var toRun []tools.Call
 	for _, tc := range msg.ToolCalls {
+		if _, done := stored[tc.ID]; done {
+			continue
+		}
 		if plan.Get(tc.ID).Action == PlanRun {
 			toRun = append(toRun, tools.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: loop.NormalizeArguments(tc.Function.Arguments)})
 		}
@@ -53,6 +63,10 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 		ran[r.CallID] = r
 	}
 	stop()
+	for id, r := range stored {
+		ran[id] = r
+		plan[id] = CallPlan{ID: id, Action: PlanRun}
+	}
 
 	rows, summary := ComposeResults(in, msg.ToolCalls, plan, ran, a.toolNames())
 	out.Failed, out.Outcomes = summary.Failed, summary.Outcomes
@@ -70,11 +84,11 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	// included) before reporting the cancellation.
 	storeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	stored, err := a.Store.AppendMessages(storeCtx, rows)
+	saved, err := a.Store.AppendMessages(storeCtx, rows)
 	if err != nil {
 		return ExecuteToolsResult{}, fmt.Errorf("execute tools: persist results: %w", err)
 	}
-	for _, m := range stored {
+	for _, m := range saved {
 		out.ResultMessageIDs = append(out.ResultMessageIDs, m.ID)
 	}
 	if ctx.Err() != nil {
@@ -90,11 +104,17 @@ func ComposeResults(in ExecuteToolsInput, calls []models.ToolCall, plan PlanInde
 	var out ExecuteToolsResult
 	rows := make([]models.Message, 0, len(calls)+1)
 	for _, tc := range calls {
-		content, failed := answer(tc, plan.Get(tc.ID), ran, known)
+		raw, failed := answer(tc, plan.Get(tc.ID), ran, known)
 		if failed {
 			out.Failed++
 		}
-		out.Outcomes = append(out.Outcomes, CallOutcome{ID: tc.ID, Failed: failed, Digest: digest(content)})
+		// The guardrail compares raw results: a warning added to the text
+		// must not make an identical result look new.
+		out.Outcomes = append(out.Outcomes, CallOutcome{ID: tc.ID, Failed: failed, Digest: digest(raw)})
+		content := raw
+		if p := plan.Get(tc.ID); p.Action == PlanRun && p.Note != "" {
+			content += "\n\n[guardrail warning] " + p.Note
+		}
 		rows = append(rows, models.Message{
 			SessionID:  in.SessionID,
 			TurnID:     in.TurnID,
@@ -106,6 +126,23 @@ func ComposeResults(in ExecuteToolsInput, calls []models.ToolCall, plan PlanInde
 		})
 	}
 	return rows, out
+}
+
+// storedResults returns the results of this batch already stored by an
+// earlier attempt, by call id.
+func (a *Activities) storedResults(ctx context.Context, in ExecuteToolsInput, calls []models.ToolCall) (map[string]tools.Result, error) {
+	out := map[string]tools.Result{}
+	for _, tc := range calls {
+		m, err := a.Store.MessageByKey(ctx, toolKey(in.TurnID, in.Call, tc.ID))
+		if errors.Is(err, models.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("execute tools: look up stored result of %s: %w", tc.ID, err)
+		}
+		out[tc.ID] = tools.Result{CallID: tc.ID, Name: tc.Function.Name, Content: m.Content}
+	}
+	return out, nil
 }
 
 // HaltExplanation is the assistant message stored when a guardrail stops a turn.
@@ -150,14 +187,30 @@ func (a *Activities) applyHook(calls []models.ToolCall, plan PlanIndex) string {
 			p.Note = joinNotes(p.Note, d.Reason)
 			plan[tc.ID] = p
 		case loop.Halt:
+			ids := make([]string, 0, len(calls))
 			for _, other := range calls {
-				plan[other.ID] = CallPlan{ID: other.ID, Action: PlanSkip, Note: SkippedAfterHalt}
+				ids = append(ids, other.ID)
 			}
-			plan[tc.ID] = CallPlan{ID: tc.ID, Action: PlanBlocked, Note: d.Reason}
+			for _, p := range HaltPlan(ids, tc.ID, d.Reason) {
+				plan[p.ID] = p
+			}
 			return d.Reason
 		}
 	}
 	return ""
+}
+
+// HaltPlan blocks one call of a batch with reason and skips all the others.
+func HaltPlan(ids []string, blocked, reason string) []CallPlan {
+	plan := make([]CallPlan, 0, len(ids))
+	for _, id := range ids {
+		p := CallPlan{ID: id, Action: PlanSkip, Note: SkippedAfterHalt}
+		if id == blocked {
+			p = CallPlan{ID: id, Action: PlanBlocked, Note: reason}
+		}
+		plan = append(plan, p)
+	}
+	return plan
 }
 
 // SkippedAfterHalt answers the calls of a batch a guardrail halted.
@@ -170,9 +223,6 @@ func answer(tc models.ToolCall, p CallPlan, ran map[string]tools.Result, known [
 		r, ok := ran[tc.ID]
 		if !ok {
 			return errorResult("the tool call was not run"), true
-		}
-		if p.Note != "" {
-			return r.Content + "\n\n[guardrail warning] " + p.Note, r.IsError
 		}
 		return r.Content, r.IsError
 	case PlanUnknown:

@@ -6,6 +6,7 @@ const (
 	CallModelName    = "CallModel"
 	ExecuteToolsName = "ExecuteTools"
 	FinishTurnName   = "FinishTurn"
+	ReserveTurnName  = "ReserveTurn"
 )
 
 // Error types of non-retryable application errors raised by activities.

@@ -20,7 +20,6 @@ const (
 	DefaultModel            = "gpt-4o-mini"
 	DefaultNamespace        = "default"
 	DefaultTemporalPort     = 7233
-	DefaultToolTimeout      = 180 * time.Second
 	DefaultModelTimeout     = 10 * time.Minute
 	DefaultHeartbeatTimeout = 10 * time.Second
 )
@@ -38,6 +37,9 @@ type Model struct {
 	MaxTokens int `yaml:"max_tokens"`
 	// Timeout bounds one model call.
 	Timeout time.Duration `yaml:"timeout"`
+	// Attempts bounds the tries of one model call on retryable errors
+	// (rate limits, overload, server errors, timeouts); default 6.
+	Attempts int `yaml:"attempts"`
 }
 
 // Streaming reports whether model calls stream.
@@ -87,10 +89,11 @@ type Config struct {
 	// limited, out of credit, refuses the key, stays overloaded or keeps
 	// replying with nothing. Each new turn starts on the primary again.
 	FallbackProviders []Provider `yaml:"fallback_providers"`
+	// BusyInputMode says what a new message does while a turn of its session
+	// runs: interrupt (stop the turn, then run the message), queue or steer.
+	BusyInputMode string `yaml:"busy_input_mode"`
 	// Loop bounds the conversation loop's recovery steps and guardrails.
 	Loop loop.Limits `yaml:"loop"`
-	// ToolTimeout is the default timeout of a terminal command.
-	ToolTimeout time.Duration `yaml:"tool_timeout"`
 	// HeartbeatTimeout is how long a model call or tool batch may go without
 	// a heartbeat before Temporal retries it on another worker: the time a
 	// crashed worker's turn waits before resuming.
@@ -107,9 +110,10 @@ func Default(home string) Config {
 		Temporal:         Temporal{Namespace: DefaultNamespace, Port: DefaultTemporalPort},
 		DB:               filepath.Join(home, "talaria.db"),
 		MaxIterations:    DefaultMaxIterations,
-		ToolTimeout:      DefaultToolTimeout,
 		HeartbeatTimeout: DefaultHeartbeatTimeout,
 		LogLevel:         "warn",
+		Loop:             loop.DefaultLimits(),
+		BusyInputMode:    "interrupt",
 	}
 }
 
@@ -140,6 +144,9 @@ func (c Config) Validate() error {
 	if c.Model.Name == "" {
 		problems = append(problems, "model name must not be empty")
 	}
+	if c.Model.Attempts < 0 {
+		problems = append(problems, "model attempts must not be negative")
+	}
 	if c.Model.Timeout <= 0 {
 		problems = append(problems, "model timeout must be positive")
 	}
@@ -154,8 +161,10 @@ func (c Config) Validate() error {
 	if c.HeartbeatTimeout < time.Second {
 		problems = append(problems, "heartbeat_timeout must be at least 1s")
 	}
-	if c.ToolTimeout <= 0 {
-		problems = append(problems, "tool_timeout must be positive")
+	switch c.BusyInputMode {
+	case "interrupt", "queue", "steer":
+	default:
+		problems = append(problems, fmt.Sprintf("busy_input_mode %q is not one of interrupt, queue, steer", c.BusyInputMode))
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -21,6 +21,7 @@ const FileName = "config.yaml"
 var envKeys = []string{
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL", "TEMPORAL_ADDRESS",
 	"TEMPORAL_NAMESPACE", "TALARIA_DB", "TALARIA_MAX_ITERATIONS", "TALARIA_LOG_LEVEL", "TALARIA_HEARTBEAT_TIMEOUT",
+	"TALARIA_BUSY_INPUT_MODE",
 }
 
 // EnvKeys lists the environment variables Talaria reads, for --help texts.
@@ -82,6 +83,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	set("TEMPORAL_NAMESPACE", &cfg.Temporal.Namespace)
 	set("TALARIA_DB", &cfg.DB)
 	set("TALARIA_LOG_LEVEL", &cfg.LogLevel)
+	set("TALARIA_BUSY_INPUT_MODE", &cfg.BusyInputMode)
 	if v := getenv("TALARIA_HEARTBEAT_TIMEOUT"); v != "" {
 		d, err := ParseDuration(v)
 		if err != nil {

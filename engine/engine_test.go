@@ -47,7 +47,10 @@ func alwaysTool(stopAfter int) fakellm.Responder {
 		if len(req.Body.Tools) == 0 || req.Index >= stopAfter {
 			return fakellm.TextStep("done")
 		}
-		return fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`})
+		// Each call differs, as real progress does (identical calls with
+		// identical results would be halted by the guardrail).
+		args := fmt.Sprintf(`{"todos":[{"id":"1","content":"step %d","status":"in_progress"}]}`, req.Index)
+		return fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: args})
 	}
 }
 

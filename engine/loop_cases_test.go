@@ -274,6 +274,25 @@ func TestLoopGuardrailHalt(t *testing.T) {
 	}
 }
 
+func TestLoopGuardrailHaltsRepeatedIdenticalResults(t *testing.T) {
+	var steps []fakellm.Step
+	for range 7 {
+		steps = append(steps, toolStep("todo", `{}`))
+	}
+	l := newLoopRun(t, steps)
+	res := l.turn("s", "go")
+	expect(t, res, workflows.StopGuardrailHalt, false, true, 6)
+	var warned int
+	for _, m := range l.transcript("s") {
+		if m.Role == "tool" && strings.Contains(m.Content, "[guardrail warning]") && strings.Contains(m.Content, "not making progress") {
+			warned++
+		}
+	}
+	if warned != 2 {
+		t.Fatalf("no-progress warnings = %d, want 2", warned)
+	}
+}
+
 func TestLoopGuardrailHook(t *testing.T) {
 	hook := loop.HookFunc(func(c loop.ToolCall) *loop.Decision {
 		if c.Name == "terminal" && strings.Contains(c.Arguments, "rm -rf") {

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -15,31 +17,113 @@ import (
 	"github.com/talaria-agent/talaria/workflows"
 )
 
-// RunTurn starts the next turn of in.SessionID (numbering it in the store),
-// waits for its result and fills the session's messages from the store.
-// While the Temporal server is unreachable (e.g. a restarting serve) it keeps
-// waiting until ctx ends: the turn itself is durable.
+// ErrNoRunningTurn means the session has no turn running.
+var ErrNoRunningTurn = errors.New("no turn is running in this session")
+
+// Send delivers a message to its session's coordinator, starting it when
+// needed. The message is durable from here on: it will run, be queued,
+// interrupt or steer as its mode says.
+func (rt *Runtime) Send(ctx context.Context, sessionID string, msg workflows.Message) error {
+	if msg.RequestID == "" {
+		msg.RequestID = newRequestID()
+	}
+	_, err := rt.Client.SignalWithStartWorkflow(ctx, workflows.SessionWorkflowID(sessionID), workflows.SignalMessage, msg,
+		client.StartWorkflowOptions{
+			ID:                    workflows.SessionWorkflowID(sessionID),
+			TaskQueue:             workflows.TaskQueue,
+			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		}, workflows.SessionWorkflowName, workflows.SessionInput{SessionID: sessionID})
+	if err != nil {
+		return fmt.Errorf("send to session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// RunTurn sends in.UserMessage to the session, queued behind any running
+// turn, and waits for the turn it becomes.
 func (rt *Runtime) RunTurn(ctx context.Context, in workflows.TurnInput) (workflows.ConversationResult, error) {
+	return rt.RunMessage(ctx, in, workflows.BusyQueue)
+}
+
+// RunMessage sends in.UserMessage with a busy-input mode and waits for the
+// turn it becomes (for a steer: the running turn it joined), then fills the
+// session's messages from the store. While Temporal is unreachable (e.g. a
+// restarting serve) it keeps waiting until ctx ends: the turn is durable.
+func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode) (workflows.ConversationResult, error) {
 	var res workflows.ConversationResult
-	n, err := rt.Store.NextTurn(ctx, in.SessionID, in.Model)
-	if err != nil {
-		return res, fmt.Errorf("number the turn: %w", err)
+	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
+	if err := rt.Send(ctx, in.SessionID, msg); err != nil {
+		return res, err
 	}
-	in.TurnNumber = n
-	id := workflows.TurnWorkflowID(in.SessionID, n)
-	_, err = rt.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                       id,
-		TaskQueue:                workflows.TaskQueue,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-	}, workflows.TurnWorkflowName, in)
+	turnID, err := rt.waitAssigned(ctx, in.SessionID, msg.RequestID)
 	if err != nil {
-		return res, fmt.Errorf("start turn %s: %w", id, err)
+		return res, err
 	}
-	if res, err = rt.WaitTurn(ctx, id); err != nil {
+	if res, err = rt.WaitTurn(ctx, turnID); err != nil {
 		return res, err
 	}
 	return res, rt.FillMessages(ctx, &res)
+}
+
+// SessionState asks a session's coordinator what runs and what waits.
+func (rt *Runtime) SessionState(ctx context.Context, sessionID string) (workflows.SessionState, error) {
+	var st workflows.SessionState
+	v, err := rt.Client.QueryWorkflow(ctx, workflows.SessionWorkflowID(sessionID), "", workflows.QuerySession)
+	if err != nil {
+		return st, fmt.Errorf("query session %s: %w", sessionID, err)
+	}
+	if err := v.Get(&st); err != nil {
+		return st, fmt.Errorf("decode session %s state: %w", sessionID, err)
+	}
+	return st, nil
+}
+
+// Progress asks a running turn for its live state.
+func (rt *Runtime) Progress(ctx context.Context, turnID string) (workflows.Progress, error) {
+	var p workflows.Progress
+	v, err := rt.Client.QueryWorkflow(ctx, turnID, "", workflows.QueryProgress)
+	if err != nil {
+		return p, fmt.Errorf("query turn %s: %w", turnID, err)
+	}
+	if err := v.Get(&p); err != nil {
+		return p, fmt.Errorf("decode turn %s progress: %w", turnID, err)
+	}
+	return p, nil
+}
+
+// Interrupt stops the session's running turn and returns its id.
+func (rt *Runtime) Interrupt(ctx context.Context, sessionID, reason string) (string, error) {
+	st, err := rt.SessionState(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	if st.Running == "" {
+		return "", ErrNoRunningTurn
+	}
+	if err := rt.Client.SignalWorkflow(ctx, st.Running, "", workflows.SignalInterrupt, reason); err != nil {
+		return "", fmt.Errorf("interrupt %s: %w", st.Running, err)
+	}
+	return st.Running, nil
+}
+
+// waitAssigned waits until the coordinator has started the turn a request
+// became (it may wait in the queue first).
+func (rt *Runtime) waitAssigned(ctx context.Context, sessionID, requestID string) (string, error) {
+	for {
+		st, err := rt.SessionState(ctx, sessionID)
+		if err == nil {
+			if id, ok := st.Assigned[requestID]; ok {
+				return id, nil
+			}
+		} else if ctx.Err() == nil {
+			rt.logger.Debug("waiting for the session coordinator", "session", sessionID, "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // WaitTurn waits for a turn's result, riding out server restarts.
@@ -83,4 +167,10 @@ func (rt *Runtime) FillMessages(ctx context.Context, res *workflows.Conversation
 	}
 	res.Messages = transcript.ToOpenAI(msgs)
 	return nil
+}
+
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

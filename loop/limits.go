@@ -1,7 +1,7 @@
 package loop
 
 // Limits bound the loop's recovery steps within one turn. Zero fields take
-// the defaults below.
+// the defaults below; a negative value means none (e.g. no silent re-asks).
 type Limits struct {
 	// InvalidToolRetries: replies calling unknown tools before the turn stops
 	// with invalid_tool (default 3).
@@ -39,8 +39,11 @@ func DefaultLimits() Limits {
 func (l Limits) WithDefaults() Limits {
 	d := DefaultLimits()
 	fill := func(v *int, def int) {
-		if *v == 0 {
+		switch {
+		case *v == 0:
 			*v = def
+		case *v < 0:
+			*v = 0
 		}
 	}
 	fill(&l.InvalidToolRetries, d.InvalidToolRetries)

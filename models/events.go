@@ -20,10 +20,10 @@ import (
 // IDs grow in commit order for the events of one turn, so a client that has
 // seen every event up to an ID asks for the ones after it (EventsAfter).
 type Event struct {
-	ID     int64  `gorm:"primaryKey;autoIncrement;index:idx_event_turn_id,priority:2"`
-	TurnID string `gorm:"index:idx_event_turn_id,priority:1;size:256"`
-	Kind   string `gorm:"size:32"` // "delta", "reasoning", "tool_start", "tool_end", "status", "done", ...
-	Data   string `gorm:"type:text"`
+	ID     int64     `gorm:"primaryKey;autoIncrement;index:idx_event_turn_id,priority:2"`
+	TurnID string    `gorm:"index:idx_event_turn_id,priority:1;size:256"`
+	Kind   string    `gorm:"size:32"` // "delta", "reasoning", "tool_start", "tool_end", "status", "done", ...
+	Data   string    `gorm:"type:text"`
 	At     time.Time `gorm:"index:idx_event_at"`
 }
 
@@ -90,19 +90,24 @@ func (s *Store) AppendEvents(ctx context.Context, evs []Event) error {
 	}
 
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := s.lockEventTurns(tx, rows); err != nil {
-			return fmt.Errorf("lock turns: %w", err)
-		}
-		for start := 0; start < len(rows); start += eventInsertBatch {
-			chunk := rows[start:min(start+eventInsertBatch, len(rows))]
-			if err := tx.Create(&chunk).Error; err != nil {
-				return fmt.Errorf("insert events %d..%d: %w", start, start+len(chunk)-1, err)
-			}
-		}
-		return nil
+		return s.insertEvents(tx, rows)
 	})
 	if err != nil {
 		return fmt.Errorf("models: append %d events of turn %q: %w", len(evs), evs[0].TurnID, err)
+	}
+	return nil
+}
+
+// insertEvents locks the turns of rows and inserts rows, within tx.
+func (s *Store) insertEvents(tx *gorm.DB, rows []Event) error {
+	if err := s.lockEventTurns(tx, rows); err != nil {
+		return fmt.Errorf("lock turns: %w", err)
+	}
+	for start := 0; start < len(rows); start += eventInsertBatch {
+		chunk := rows[start:min(start+eventInsertBatch, len(rows))]
+		if err := tx.Create(&chunk).Error; err != nil {
+			return fmt.Errorf("insert events %d..%d: %w", start, start+len(chunk)-1, err)
+		}
 	}
 	return nil
 }

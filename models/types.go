@@ -43,6 +43,10 @@ type Message struct {
 	ToolCallID   string     // the call answered by a role=tool message
 	Name         string     // the tool name of a role=tool message
 	FinishReason string
+	// PromptTokens and CompletionTokens are the usage the provider reported
+	// for the call that produced an assistant message.
+	PromptTokens     int64
+	CompletionTokens int64
 	// Hidden keeps a message out of the conversation (Messages) while keeping
 	// it for the record: a reply the loop discarded and asked again for.
 	Hidden bool `gorm:"not null;default:false"`

@@ -22,6 +22,7 @@ const SkippedInvalidBatch = "Skipped: another tool call in this batch named a to
 // are answered (the rest of the batch skipped) and counted; otherwise the
 // built-in guardrail controller checks each call.
 func decideToolCalls(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
+	st.Parts = nil // an answer being continued was abandoned for tools
 	invalid, unknown := 0, 0
 	for _, c := range r.ToolCalls {
 		if c.Unknown {
@@ -70,15 +71,11 @@ func guardBatch(st TurnState, r activities.CallModelResult, lim loop.Limits) ([]
 		d := loop.CheckCall(lim.Guardrail, st.Guardrail, guardCall(c))
 		switch d.Verdict {
 		case loop.Halt:
-			halted := make([]activities.CallPlan, 0, len(r.ToolCalls))
+			ids := make([]string, 0, len(r.ToolCalls))
 			for _, other := range r.ToolCalls {
-				p := activities.CallPlan{ID: other.ID, Action: activities.PlanSkip, Note: activities.SkippedAfterHalt}
-				if other.ID == c.ID {
-					p = activities.CallPlan{ID: c.ID, Action: activities.PlanBlocked, Note: d.Reason}
-				}
-				halted = append(halted, p)
+				ids = append(ids, other.ID)
 			}
-			return halted, activities.HaltExplanation(d.Reason), StopGuardrailHalt
+			return activities.HaltPlan(ids, c.ID, d.Reason), activities.HaltExplanation(d.Reason), StopGuardrailHalt
 		case loop.Warn:
 			plan = append(plan, activities.CallPlan{ID: c.ID, Action: activities.PlanRun, Note: d.Reason})
 		default:

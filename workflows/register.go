@@ -8,4 +8,5 @@ import (
 // Register registers every workflow under its stable name.
 func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(TurnWorkflow, workflow.RegisterOptions{Name: TurnWorkflowName})
+	r.RegisterWorkflowWithOptions(SessionWorkflow, workflow.RegisterOptions{Name: SessionWorkflowName})
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -197,11 +198,19 @@ func fallBack(st TurnState, err error) (TurnState, bool) {
 	return st, true
 }
 
-// errorMessage extracts the most useful text from an activity failure.
+// errorMessage extracts the most useful text from an activity failure: the
+// application error's message, or the innermost cause (e.g. a timeout).
 func errorMessage(err error) string {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
 		return appErr.Error()
+	}
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		return "timed out (" + strings.ToLower(strings.TrimPrefix(timeout.TimeoutType().String(), "TIMEOUT_TYPE_")) + ")"
+	}
+	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
+		err = next
 	}
 	return err.Error()
 }

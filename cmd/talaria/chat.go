@@ -49,7 +49,7 @@ configuration errors (including an unconfigured or unreachable model endpoint).`
 		Example: `  talaria chat -q "summarise README.md"
   talaria chat -q "continue" --session my-project --json
   OPENAI_BASE_URL=http://localhost:11434/v1 talaria chat -m llama3.1`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runChat(cmd, f) },
 	}
 	f.common.register(c)
@@ -103,22 +103,27 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	if session == "" {
 		session = newSessionID()
 	}
+	mode := workflows.BusyMode(cfg.BusyInputMode)
 	turn := func(msg string) (workflows.ConversationResult, error) {
-		return rt.RunTurn(ctx, workflows.TurnInput{
-			SessionID: session, UserMessage: msg, Model: cfg.Model.Name,
-			MaxIterations: cfg.MaxIterations, Workdir: workdir,
-			ModelTimeout: cfg.Model.Timeout, HeartbeatTimeout: cfg.HeartbeatTimeout,
-			Limits: cfg.Loop,
-		})
+		in := turnTemplate(cfg, workdir)
+		in.SessionID, in.UserMessage = session, msg
+		return rt.RunMessage(ctx, in, mode)
 	}
 	if cmd.Flags().Changed("query") {
 		res, err := turn(f.query)
 		if err != nil {
-			return err
+			if !f.jsonOut {
+				return err
+			}
+			// --json promises one ConversationResult, also when the turn
+			// could not be run or waited for.
+			msg := oneLine(err)
+			res = workflows.ConversationResult{Failed: true, TurnExitReason: workflows.StopError, Error: &msg,
+				SessionID: session, Model: cfg.Model.Name}
 		}
 		return printResult(cmd, res, f.jsonOut)
 	}
-	return repl(cmd, session, turn)
+	return repl(cmd, rt, session, turn)
 }
 
 // openRuntime connects to a running serve, or starts an embedded runtime with
@@ -138,7 +143,7 @@ func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*
 		}
 		return rt, func() { rt.Close(); lock.Release() }, nil
 	case errors.Is(err, engine.ErrLocked):
-		info, ierr := engine.ReadServeInfo(cfg.Home)
+		info, ierr := waitServeInfo(ctx, cfg.Home)
 		if ierr != nil {
 			return nil, nil, usagef("%s is in use by another talaria process that is not 'talaria serve'; run 'talaria serve' to share it between commands", cfg.Home)
 		}
@@ -199,41 +204,84 @@ func printText(out, errOut io.Writer, res workflows.ConversationResult) {
 	}
 }
 
-// repl runs one turn per input line until EOF or /exit.
-func repl(cmd *cobra.Command, session string, turn func(string) (workflows.ConversationResult, error)) error {
+// repl runs one turn per input line until end of input, /exit or Ctrl-C at
+// the prompt. Ctrl-C during a turn interrupts the turn (the REPL goes on); a
+// second Ctrl-C during the same turn exits.
+func repl(cmd *cobra.Command, rt *engine.Runtime, session string, turn func(string) (workflows.ConversationResult, error)) error {
+	ctx := cmd.Context()
 	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	fmt.Fprintf(errOut, "talaria chat — session %s. Type /exit or Ctrl-D to quit.\n", session)
-	in := bufio.NewScanner(cmd.InOrStdin())
-	in.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	fmt.Fprintf(errOut, "talaria chat — session %s. Type /exit or Ctrl-D to quit; Ctrl-C stops a running turn.\n", session)
+	lines := readLines(cmd.InOrStdin())
 	var last *workflows.ConversationResult
 	for {
 		fmt.Fprint(errOut, "> ")
-		if !in.Scan() {
+		var line string
+		select {
+		case <-ctx.Done():
 			fmt.Fprintln(errOut)
-			break
+			return lastStatus(last)
+		case l, ok := <-lines:
+			if !ok {
+				fmt.Fprintln(errOut)
+				return lastStatus(last)
+			}
+			line = strings.TrimSpace(l)
 		}
-		line := strings.TrimSpace(in.Text())
 		switch line {
 		case "":
 			continue
 		case "/exit", "/quit":
 			return lastStatus(last)
 		}
-		res, err := turn(line)
+		res, err := runInterruptible(ctx, rt, session, func() (workflows.ConversationResult, error) { return turn(line) }, errOut)
 		if err != nil {
-			if cmd.Context().Err() != nil {
+			if ctx.Err() != nil {
 				return &exitError{code: exitFailure, err: errors.New("interrupted")}
 			}
-			fmt.Fprintf(errOut, "talaria: %v\n", err)
+			fmt.Fprintf(errOut, "talaria: %s\n", oneLine(err))
 			continue
 		}
 		last = &res
 		printText(out, errOut, res)
 	}
-	if err := in.Err(); err != nil {
-		return fmt.Errorf("read input: %w", err)
+}
+
+// runInterruptible runs one turn with Ctrl-C wired to interrupt it; a
+// second Ctrl-C cancels ctx (the caller exits).
+func runInterruptible(ctx context.Context, rt *engine.Runtime, session string, run func() (workflows.ConversationResult, error), errOut io.Writer) (workflows.ConversationResult, error) {
+	if sigs == nil {
+		return run()
 	}
-	return lastStatus(last)
+	presses := 0
+	restore := sigs.handleInterrupt(func() {
+		presses++
+		if presses > 1 {
+			sigs.cancel()
+			return
+		}
+		fmt.Fprintln(errOut, "\ninterrupting the turn (Ctrl-C again to quit)...")
+		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if _, err := rt.Interrupt(ictx, session, "interrupted from the chat"); err != nil {
+			fmt.Fprintf(errOut, "talaria: %s\n", oneLine(err))
+		}
+	})
+	defer restore()
+	return run()
+}
+
+// readLines delivers stdin line by line; the channel closes at end of input.
+func readLines(r io.Reader) <-chan string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		in := bufio.NewScanner(r)
+		in.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+		for in.Scan() {
+			ch <- in.Text()
+		}
+	}()
+	return ch
 }
 
 func lastStatus(last *workflows.ConversationResult) error {

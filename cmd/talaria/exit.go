@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
 
 // Exit statuses.
 const (
@@ -29,3 +33,11 @@ func usageErr(err error) error { return &exitError{code: exitUsage, err: err} }
 
 // usagef formats a usage or configuration problem (exit 2).
 func usagef(format string, args ...any) error { return usageErr(fmt.Errorf(format, args...)) }
+
+// noArgs rejects positional arguments as a usage error.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments, got %q (see '%s --help')", c.CommandPath(), args[0], c.CommandPath())
+	}
+	return nil
+}

@@ -8,16 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"regexp"
 	"strings"
-	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	var ctx context.Context
+	ctx, sigs = withSignals(context.Background())
 	err := newRootCommand().ExecuteContext(ctx)
+	sigs.stop()
 	os.Exit(report(err))
 }
 

@@ -28,7 +28,7 @@ stops, resume when it starts again on the same $TALARIA_HOME.
 
 While it runs, 'talaria chat' from any directory with the same TALARIA_HOME
 sends its turns here. SIGINT or SIGTERM shut it down cleanly.`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
 			if err != nil {

@@ -1,0 +1,165 @@
+package approval
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// diskDevice matches whole disks and partitions under /dev.
+var diskDevice = regexp.MustCompile(`^/dev/(?:(?:s|h|v|xv)d[a-z]|nvme[0-9]|mmcblk[0-9]|r?disk[0-9]|md[0-9]|dm-[0-9]|mapper/|disk/)`)
+
+// systemTree lists the trees whose files only the system should change.
+var systemTree = []string{"/etc", "/usr", "/bin", "/sbin", "/boot", "/sys", "/proc", "/var/lib", "/opt"}
+
+// systemDirs are directories whose recursive deletion or re-permissioning
+// wrecks the machine.
+var systemDirs = []string{
+	"/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32",
+	"/proc", "/sbin", "/sys", "/usr", "/usr/bin", "/usr/lib", "/usr/sbin", "/var", "/var/lib",
+}
+
+// homeFiles are the files in a home directory that run at login or grant
+// access; .ssh and .gnupg count as a whole.
+var homeFiles = []string{
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout",
+	".bash_history", ".zsh_history", ".gitconfig", ".netrc",
+}
+
+// absClean cleans an absolute path; ok is false for relative paths.
+func absClean(p string) (string, bool) {
+	if !strings.HasPrefix(p, "/") {
+		return "", false
+	}
+	return path.Clean(p), true
+}
+
+// globParent strips trailing "/*" and "/.*" components: "/usr/*" → "/usr".
+// all reports whether anything was stripped.
+func globParent(p string) (parent string, all bool) {
+	for {
+		switch {
+		case p == "/*" || p == "/.*":
+			return "/", true
+		case strings.HasSuffix(p, "/*"):
+			p, all = p[:len(p)-2], true
+		case strings.HasSuffix(p, "/.*"):
+			p, all = p[:len(p)-3], true
+		default:
+			return p, all
+		}
+	}
+}
+
+// isRootTarget reports whether p names the root directory or everything in
+// it, including a single wildcard component such as "/*" or "/b*".
+func isRootTarget(p string) bool {
+	c, ok := absClean(p)
+	if !ok {
+		return false
+	}
+	if parent, _ := globParent(c); parent == "/" {
+		return true
+	}
+	return strings.Count(c, "/") == 1 && strings.ContainsAny(c, "*?[")
+}
+
+// isSystemDir reports whether p is a system directory itself or all of its
+// contents ("/usr", "/etc/*").
+func isSystemDir(p string) bool {
+	c, ok := absClean(p)
+	if !ok {
+		return false
+	}
+	c, _ = globParent(c)
+	for _, d := range systemDirs {
+		if c == d {
+			return true
+		}
+	}
+	return false
+}
+
+// isSystemPath reports whether p is inside one of the system trees.
+func isSystemPath(p string) bool {
+	c, ok := absClean(p)
+	if !ok {
+		return false
+	}
+	for _, t := range systemTree {
+		if c == t || strings.HasPrefix(c, t+"/") {
+			return true
+		}
+	}
+	return strings.HasPrefix(c, "/lib")
+}
+
+// homeRel splits a path inside a home directory: "~/.ssh/id" and
+// "$HOME/.ssh/id" give ".ssh/id"; home itself gives ".". ok is false for a
+// path outside any home.
+func homeRel(p string) (string, bool) {
+	for _, v := range []string{"${HOME}", "$HOME"} {
+		if rest, found := strings.CutPrefix(p, v); found && (rest == "" || rest[0] == '/') {
+			p = "~" + rest
+			break
+		}
+	}
+	if strings.HasPrefix(p, "~") {
+		_, rest, _ := strings.Cut(p, "/")
+		return path.Clean("./" + rest), true
+	}
+	c, ok := absClean(p)
+	if !ok {
+		return "", false
+	}
+	parts := strings.Split(strings.TrimPrefix(c, "/"), "/")
+	switch {
+	case parts[0] == "root":
+		return path.Clean("./" + strings.Join(parts[1:], "/")), true
+	case (parts[0] == "home" || parts[0] == "Users") && len(parts) >= 2 && parts[1] != "":
+		return path.Clean("./" + strings.Join(parts[2:], "/")), true
+	}
+	return "", false
+}
+
+// isHomeRoot reports whether p names a home directory itself, everything in
+// it, or what is above it ("~", "$HOME/*", "~/..", "/home/alice").
+func isHomeRoot(p string) bool {
+	rel, ok := homeRel(p)
+	if !ok {
+		return false
+	}
+	rel, _ = globParent("/" + rel)
+	rel = path.Clean(rel)
+	return rel == "/" || rel == "/.."
+}
+
+// isHomeConfig reports whether p is a login script, history or credential
+// file of a home directory; sshOnly limits it to ~/.ssh and ~/.gnupg.
+func isHomeConfig(p string, sshOnly bool) bool {
+	rel, ok := homeRel(p)
+	if !ok {
+		return false
+	}
+	for _, d := range []string{".ssh", ".gnupg"} {
+		if rel == d || strings.HasPrefix(rel, d+"/") {
+			return true
+		}
+	}
+	if sshOnly {
+		return false
+	}
+	for _, f := range homeFiles {
+		if rel == f {
+			return true
+		}
+	}
+	return false
+}
+
+// isDisk reports whether p is a disk or partition device.
+func isDisk(p string) bool {
+	c, ok := absClean(p)
+	return ok && diskDevice.MatchString(c)
+}

@@ -1,0 +1,36 @@
+package approval
+
+// Rule ids of Blocked commands: refused without asking, never run.
+const (
+	RuleRootDelete      = "root_delete"       // rm -r /, rm -rf /*, rm -rf --no-preserve-root ...
+	RuleHomeDelete      = "home_delete"       // rm -r ~, rm -rf $HOME, rm -rf /home/NAME
+	RuleSystemDirDelete = "system_dir_delete" // rm -r /usr, rm -rf /etc/*
+	RuleMkfsDevice      = "mkfs_device"       // mkfs.ext4 /dev/sdb1
+	RuleRawDiskWrite    = "raw_disk_write"    // dd of=/dev/sda, cp img /dev/sda, tee /dev/nvme0n1
+	RuleDiskRedirect    = "disk_redirect"     // > /dev/sda
+	RuleForkBomb        = "fork_bomb"         // :(){ :|:& };:
+	RuleRootChmod       = "root_chmod"        // chmod -R 777 /
+	RuleRootChown       = "root_chown"        // chown -R user /
+)
+
+// Rule ids of Dangerous commands: run only after a human approves.
+const (
+	RuleRecursiveDelete = "recursive_delete"  // rm -r DIR, find -delete, find -exec rm
+	RuleGitClean        = "git_clean"         // git clean -f
+	RuleGitResetHard    = "git_reset_hard"    // git reset --hard
+	RuleGitForcePush    = "git_force_push"    // git push --force, -f, +refspec
+	RuleCurlPipeShell   = "curl_pipe_shell"   // curl URL | sh, bash <(curl URL), sh -c "$(curl URL)"
+	RuleSystemWrite     = "system_write"      // > /etc/x, tee /usr/..., cp/mv/sed -i/chmod/chown on system paths
+	RuleChmod777        = "chmod_777"         // chmod -R 777 DIR
+	RuleShutdown        = "shutdown"          // shutdown, reboot, halt, poweroff, init 0|6
+	RuleServiceStop     = "service_stop"      // systemctl stop|disable|mask|kill, service X stop
+	RuleKillAll         = "kill_all"          // kill -9 -1, killall, pkill -9
+	RulePackageRemove   = "package_remove"    // apt remove, pip uninstall, npm uninstall -g ...
+	RuleSQLDrop         = "sql_drop"          // DROP TABLE|DATABASE|SCHEMA, TRUNCATE through a SQL client
+	RuleCrontabRemove   = "crontab_remove"    // crontab -r
+	RuleHistoryClear    = "history_clear"     // history -c
+	RuleDiskTool        = "disk_tool"         // fdisk, parted, wipefs, mkswap, mkfs on a file
+	RuleFirewallFlush   = "firewall_flush"    // iptables -F, nft flush, ufw disable|reset
+	RuleDotfileWrite    = "dotfile_overwrite" // > ~/.bashrc, > ~/.ssh/authorized_keys
+	RuleTooComplex      = "too_complex"       // shells nested too deeply to check
+)

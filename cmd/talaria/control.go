@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// connectClient connects to the Temporal and store that a running serve
+// uses (or the external Temporal the configuration names), without a worker.
+func connectClient(ctx context.Context, cfg config.Config, logger *slog.Logger) (*engine.Runtime, error) {
+	if !cfg.Temporal.Embedded() {
+		rt, err := engine.Start(ctx, cfg, engine.Options{Logger: logger})
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		return rt, nil
+	}
+	lock, err := engine.TryLock(cfg.Home)
+	if err == nil {
+		lock.Release()
+		return nil, usagef("no talaria serve is running for %s: start one with 'talaria serve'", cfg.Home)
+	}
+	if !errors.Is(err, engine.ErrLocked) {
+		return nil, usageErr(err)
+	}
+	info, err := waitServeInfo(ctx, cfg.Home)
+	if err != nil {
+		return nil, usagef("%s is in use by a talaria process that is not 'talaria serve'", cfg.Home)
+	}
+	rt, err := engine.Connect(ctx, cfg, info, logger)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return rt, nil
+}
+
+// controlCommand builds a command that talks to a running serve about a
+// session; run gets the connected runtime and the positional arguments.
+func controlCommand(use, short, long string, nargs int, setup func(*cobra.Command),
+	run func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error) *cobra.Command {
+	var common commonFlags
+	c := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long:  long,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != nargs {
+				return usagef("%s needs %d argument(s): %s (see '%s --help')", c.Name(), nargs, use, c.CommandPath())
+			}
+			if !sessionIDPattern.MatchString(args[0]) {
+				return usagef("session %q: use 1-128 letters, digits, '.', '_' or '-'", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := common.loadConfig()
+			if err != nil {
+				return err
+			}
+			rt, err := connectClient(cmd.Context(), cfg, newLogger(cfg.LogLevel))
+			if err != nil {
+				return err
+			}
+			defer rt.Close()
+			return run(cmd, cfg, rt, args)
+		},
+	}
+	common.register(c)
+	if setup != nil {
+		setup(c)
+	}
+	return c
+}
+
+func newSendCommand() *cobra.Command {
+	var mode, model string
+	return controlCommand("send SESSION TEXT", "Send a message to a session; it runs as a turn",
+		`send delivers a message to a session through the running 'talaria serve'. If a
+turn of the session is running, --mode decides (default: busy_input_mode from the
+configuration, itself "interrupt" by default):
+  interrupt  stop the running turn, then run this message
+  queue      run it after the running turn and those queued before it
+  steer      hand it to the running turn at its next safe point
+Messages wait durably: they survive a restart of serve. send returns at once;
+watch with 'talaria status SESSION'.`, 2,
+		func(c *cobra.Command) {
+			c.Flags().StringVar(&mode, "mode", "", "busy-input mode: interrupt, queue or steer")
+			c.Flags().StringVarP(&model, "model", "m", "", "model name for the turn")
+		},
+		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error {
+			if mode == "" {
+				mode = cfg.BusyInputMode
+			}
+			m, err := workflows.ParseBusyMode(mode)
+			if err != nil {
+				return usageErr(err)
+			}
+			if model != "" {
+				cfg.Model.Name = model
+			}
+			return sendMessage(cmd, cfg, rt, args[0], args[1], m)
+		})
+}
+
+func newSteerCommand() *cobra.Command {
+	return controlCommand("steer SESSION TEXT", "Redirect a session's running turn without stopping it",
+		`steer hands TEXT to the session's running turn at its next safe point: appended,
+in a marked out-of-band block, to the next tool result, or as input to the next
+model call. If no turn is running, or the turn ends before it could use the text,
+the text becomes the session's next message.`, 2, nil,
+		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error {
+			return sendMessage(cmd, cfg, rt, args[0], args[1], workflows.BusySteer)
+		})
+}
+
+func sendMessage(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, session, text string, mode workflows.BusyMode) error {
+	if strings.TrimSpace(text) == "" {
+		return usagef("the message is empty")
+	}
+	workdir, err := os.Getwd()
+	if err != nil {
+		return usagef("cannot read the working directory: %v", err)
+	}
+	in := turnTemplate(cfg, workdir)
+	in.SessionID, in.UserMessage = session, text
+	if err := rt.Send(cmd.Context(), session, workflows.Message{Text: text, Mode: mode, Turn: in}); err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "sent to session %s (%s)\n", session, mode)
+	return nil
+}
+
+func newStopCommand() *cobra.Command {
+	return controlCommand("stop SESSION", "Interrupt a session's running turn",
+		`stop interrupts the session's running turn: the model call or tool batch in
+flight is cancelled (a running terminal command is killed), calls not yet run are
+answered "cancelled", and the turn ends with turn_exit_reason "interrupted".
+Exit status 1 when no turn is running.`, 1, nil,
+		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+			id, err := rt.Interrupt(cmd.Context(), args[0], "stopped by the user")
+			if errors.Is(err, engine.ErrNoRunningTurn) || isNotFound(err) {
+				return &exitError{code: exitFailure, err: fmt.Errorf("session %s has no running turn", args[0])}
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "interrupted %s\n", id)
+			return nil
+		})
+}
+
+func newStatusCommand() *cobra.Command {
+	var asJSON bool
+	return controlCommand("status SESSION", "Show what a session is doing",
+		`status shows the session's running turn (iteration, budget left, current tool,
+pending steers) and the messages waiting in its queue.`, 1,
+		func(c *cobra.Command) { c.Flags().BoolVar(&asJSON, "json", false, "print JSON") },
+		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+			out := struct {
+				Session workflows.SessionState `json:"session"`
+				Turn    *workflows.Progress    `json:"turn,omitempty"`
+			}{}
+			st, err := rt.SessionState(cmd.Context(), args[0])
+			if isNotFound(err) {
+				st, err = workflows.SessionState{SessionID: args[0], Queued: []string{}}, nil
+			}
+			if err != nil {
+				return err
+			}
+			out.Session = st
+			if st.Running != "" {
+				if p, err := rt.Progress(cmd.Context(), st.Running); err == nil {
+					out.Turn = &p
+				}
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			w := cmd.OutOrStdout()
+			if out.Turn == nil {
+				fmt.Fprintf(w, "session %s: idle\n", args[0])
+			} else {
+				t := out.Turn
+				fmt.Fprintf(w, "session %s: running %s — iteration %d, %d left, %d model calls", args[0], t.TurnID, t.Iteration, t.BudgetLeft, t.APICalls)
+				if t.CurrentTool != "" {
+					fmt.Fprintf(w, ", running %s", t.CurrentTool)
+				}
+				fmt.Fprintln(w)
+			}
+			for i, q := range st.Queued {
+				fmt.Fprintf(w, "  queued %d: %s\n", i+1, q)
+			}
+			return nil
+		})
+}
+
+// waitServeInfo reads serve.json, waiting a little while a serve that holds
+// the lock is still starting and has not published it yet.
+func waitServeInfo(ctx context.Context, home string) (engine.ServeInfo, error) {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		info, err := engine.ReadServeInfo(home)
+		if err == nil || !errors.Is(err, engine.ErrNoServe) || time.Now().After(deadline) {
+			return info, err
+		}
+		select {
+		case <-ctx.Done():
+			return info, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
