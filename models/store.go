@@ -80,7 +80,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("models: migrate %s schema: %w", s.dialect.name(), err)
 	}
-	return nil
+	return s.MigrateEvents(ctx)
 }
 
 // Close closes the database connections.
