@@ -3,6 +3,7 @@ module github.com/talaria-agent/talaria
 go 1.27.3
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/jackc/pgx/v5 v5.10.0
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/spf13/cobra v1.10.2

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/talaria-agent/talaria/events"
 	"github.com/talaria-agent/talaria/llm"
 	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
@@ -30,7 +31,7 @@ type Activities struct {
 	MaxTokens int
 	// SystemPrompt is sent first in every request.
 	SystemPrompt string
-	// HeartbeatEvery is how often long activities heartbeat (default 1s).
+	// HeartbeatEvery is how often long activities heartbeat (default 500ms).
 	HeartbeatEvery time.Duration
 	// MaxToolOutput caps one tool result in characters (0: tools default).
 	MaxToolOutput int
@@ -58,7 +59,7 @@ func (a *Activities) logger() *slog.Logger {
 func (a *Activities) heartbeat(ctx context.Context, details func() any) (stop func()) {
 	every := a.HeartbeatEvery
 	if every <= 0 {
-		every = time.Second
+		every = 500 * time.Millisecond
 	}
 	done := make(chan struct{})
 	finished := make(chan struct{})
@@ -80,5 +81,15 @@ func (a *Activities) heartbeat(ctx context.Context, details func() any) (stop fu
 	return func() {
 		close(done)
 		<-finished
+	}
+}
+
+// closePublisher flushes a turn's live events; they are best effort and
+// never fail the activity.
+func (a *Activities) closePublisher(ctx context.Context, p *events.Publisher) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := p.Close(cctx); err != nil {
+		a.logger().Debug("live events not fully written", "error", err)
 	}
 }

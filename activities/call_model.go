@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/talaria-agent/talaria/events"
 	"github.com/talaria-agent/talaria/llm"
 	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
@@ -51,8 +52,10 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 		return CallModelResult{}, err
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
-	reply, err := llm.Call(ctx, provider, req, llm.Options{Stream: a.Stream})
+	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
+	reply, err := llm.Call(ctx, provider, req, llm.Options{Stream: a.Stream, OnDelta: func(d string) { pub.Publish(events.KindDelta, d) }})
 	stop()
+	a.closePublisher(ctx, pub)
 	recovered := false
 	if err != nil {
 		if !salvageable(ctx, err) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/talaria-agent/talaria/events"
 	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/tools"
@@ -58,11 +60,17 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 		MaxOutputChars: a.MaxToolOutput,
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
+	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
+	for _, c := range toRun {
+		pub.Publish(events.KindToolStart, toolEvent(c.ID, c.Name, c.Arguments, false))
+	}
 	ran := map[string]tools.Result{}
 	for _, r := range a.Tools.RunBatch(ctx, env, toRun) {
 		ran[r.CallID] = r
+		pub.Publish(events.KindToolEnd, toolEvent(r.CallID, r.Name, "", r.IsError))
 	}
 	stop()
+	a.closePublisher(ctx, pub)
 	for id, r := range stored {
 		ran[id] = r
 		plan[id] = CallPlan{ID: id, Action: PlanRun}
@@ -126,6 +134,22 @@ func ComposeResults(in ExecuteToolsInput, calls []models.ToolCall, plan PlanInde
 		})
 	}
 	return rows, out
+}
+
+// ToolEvent is the data of a tool_start or tool_end event.
+type ToolEvent struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Args   string `json:"args,omitempty"`
+	Failed bool   `json:"failed,omitempty"`
+}
+
+func toolEvent(id, name, args string, failed bool) string {
+	if len(args) > 200 {
+		args = args[:200] + "…"
+	}
+	data, _ := json.Marshal(ToolEvent{ID: id, Name: name, Args: args, Failed: failed})
+	return string(data)
 }
 
 // storedResults returns the results of this batch already stored by an

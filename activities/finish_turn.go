@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/talaria-agent/talaria/events"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/transcript"
 )
@@ -37,6 +38,10 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishTurnInput) (Finish
 	})
 	if err != nil {
 		return res, fmt.Errorf("finish turn %s: %w", in.TurnID, err)
+	}
+	// The last live event: followers stop here.
+	if err := a.Store.AppendEvents(ctx, []models.Event{{TurnID: in.TurnID, Kind: events.KindDone, Data: in.ExitReason}}); err != nil {
+		a.logger().Debug("live done event not written", "turn", in.TurnID, "error", err)
 	}
 	return res, nil
 }

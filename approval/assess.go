@@ -80,17 +80,23 @@ func (as *assessor) pipeline(p []*command, depth int) bool {
 		}
 	}
 	// Text piped into a shell is run: echo 'cmd' | sh, cat <<EOF | sh.
-	for j := range infos {
-		if !infos[j].shell || !infos[j].readsStdin {
+	// Each text is checked once however many shells follow, and a shell's
+	// own heredoc was checked with the shell.
+	last := -1
+	for j, in := range infos {
+		if in.shell && in.readsStdin {
+			last = j
+		}
+	}
+	for i := 0; i < last; i++ {
+		if infos[i].shell && infos[i].readsStdin {
 			continue
 		}
-		for i := 0; i < j; i++ {
-			if infos[i].name == "echo" || infos[i].name == "printf" {
-				as.text(strings.Join(echoText(infos[i].args), " "), depth+1)
-			}
-			for _, body := range p[i].stdin {
-				as.text(body, depth+1)
-			}
+		if infos[i].name == "echo" || infos[i].name == "printf" {
+			as.text(strings.Join(echoText(infos[i].args), " "), depth+1)
+		}
+		for _, body := range p[i].stdin {
+			as.text(body, depth+1)
 		}
 	}
 	as.sqlPipeline(p, infos)

@@ -15,8 +15,15 @@ type script struct {
 	skeleton string
 }
 
+// substituted stands in a word for the output of a command or process
+// substitution. The substitution itself is parsed into command.subs and
+// checked once; keeping its source text out of the word means a script
+// handed to "sh -c" or eval does not check it a second time, which would
+// make nested substitutions cost exponential time.
+const substituted = "$SUBSTITUTION"
+
 // command is one simple command after quote removal. Nothing is expanded:
-// $VAR stays as written and substitutions keep their source text in words.
+// $VAR stays as written and substitutions become substituted.
 type command struct {
 	words  []string
 	redirs []redirect
@@ -245,12 +252,13 @@ func (lx *lexer) readHeredocs(pending []heredoc) {
 			body.WriteByte('\n')
 		}
 		text := body.String()
-		h.cmd.stdin = append(h.cmd.stdin, text)
 		if h.expand {
 			sub := &lexer{src: text, depth: lx.depth, tooDeep: lx.tooDeep}
 			var b, sk strings.Builder
 			sub.quoted(h.cmd, &b, &sk, false)
+			text = b.String()
 		}
+		h.cmd.stdin = append(h.cmd.stdin, text)
 	}
 }
 
@@ -268,10 +276,9 @@ func (lx *lexer) word(cur *command, sk *strings.Builder) (string, bool) {
 			if lx.peek(1) != '(' {
 				return b.String(), quoted
 			}
-			start := lx.pos
 			lx.pos += 2
 			lx.substitution(cur)
-			b.WriteString(lx.src[start:lx.pos])
+			b.WriteString(substituted)
 			sk.WriteString("_")
 		case '\\':
 			quoted = true
@@ -302,17 +309,15 @@ func (lx *lexer) word(cur *command, sk *strings.Builder) (string, bool) {
 			lx.quoted(cur, &b, sk, true)
 			sk.WriteByte('_')
 		case '`':
-			start := lx.pos
 			lx.backtick(cur)
-			b.WriteString(lx.src[start:lx.pos])
+			b.WriteString(substituted)
 			sk.WriteByte('_')
 		case '$':
 			switch lx.peek(1) {
 			case '(':
-				start := lx.pos
 				lx.pos += 2
 				lx.substitution(cur)
-				b.WriteString(lx.src[start:lx.pos])
+				b.WriteString(substituted)
 				sk.WriteByte('_')
 			case '\'':
 				quoted = true
@@ -354,14 +359,12 @@ func (lx *lexer) quoted(cur *command, b, sk *strings.Builder, terminated bool) {
 			}
 			lx.pos += 2
 		case c == '`':
-			start := lx.pos
 			lx.backtick(cur)
-			b.WriteString(lx.src[start:lx.pos])
+			b.WriteString(substituted)
 		case c == '$' && lx.peek(1) == '(':
-			start := lx.pos
 			lx.pos += 2
 			lx.substitution(cur)
-			b.WriteString(lx.src[start:lx.pos])
+			b.WriteString(substituted)
 		default:
 			b.WriteByte(c)
 			lx.pos++

@@ -115,6 +115,11 @@ func (as *assessor) words(w []string, depth int, subs bool) cmdInfo {
 			i++
 			continue
 		}
+		if strings.HasPrefix(a, "-") {
+			// Not a command a wrapper would run ("sudo -x ..." reads it as
+			// an option), so not one to judge by its name either.
+			return cmdInfo{name: a}
+		}
 		args := w[i+1:]
 		switch baseName(a) {
 		case "sudo":

@@ -132,7 +132,13 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		Guardrail:    guardrail,
 		Logger:       rt.logger,
 	}
-	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{})
+	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
+		// Heartbeats reach the server at least twice a second, so a cancel
+		// (an interrupt) reaches an in-flight model call or tool within
+		// a second or two instead of 80% of the heartbeat timeout.
+		MaxHeartbeatThrottleInterval:     500 * time.Millisecond,
+		DefaultHeartbeatThrottleInterval: 500 * time.Millisecond,
+	})
 	workflows.Register(w)
 	acts.Register(w)
 	if err := w.Start(); err != nil {

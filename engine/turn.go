@@ -13,6 +13,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/talaria-agent/talaria/events"
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/transcript"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -42,14 +44,16 @@ func (rt *Runtime) Send(ctx context.Context, sessionID string, msg workflows.Mes
 // RunTurn sends in.UserMessage to the session, queued behind any running
 // turn, and waits for the turn it becomes.
 func (rt *Runtime) RunTurn(ctx context.Context, in workflows.TurnInput) (workflows.ConversationResult, error) {
-	return rt.RunMessage(ctx, in, workflows.BusyQueue)
+	return rt.RunMessage(ctx, in, workflows.BusyQueue, nil)
 }
 
 // RunMessage sends in.UserMessage with a busy-input mode and waits for the
 // turn it becomes (for a steer: the running turn it joined), then fills the
 // session's messages from the store. While Temporal is unreachable (e.g. a
 // restarting serve) it keeps waiting until ctx ends: the turn is durable.
-func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode) (workflows.ConversationResult, error) {
+// onEvent, when set, receives the turn's live events (streamed text, tool
+// starts and ends) as they happen, all of them before RunMessage returns.
+func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode, onEvent func(models.Event)) (workflows.ConversationResult, error) {
 	var res workflows.ConversationResult
 	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
 	if err := rt.Send(ctx, in.SessionID, msg); err != nil {
@@ -59,10 +63,37 @@ func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode 
 	if err != nil {
 		return res, err
 	}
-	if res, err = rt.WaitTurn(ctx, turnID); err != nil {
+	following := rt.follow(ctx, turnID, onEvent)
+	res, err = rt.WaitTurn(ctx, turnID)
+	following()
+	if err != nil {
 		return res, err
 	}
 	return res, rt.FillMessages(ctx, &res)
+}
+
+// follow delivers a turn's live events to onEvent until the turn's last
+// event; the returned func waits for that (briefly: events are best effort).
+func (rt *Runtime) follow(ctx context.Context, turnID string, onEvent func(models.Event)) (wait func()) {
+	if onEvent == nil {
+		return func() {}
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range events.Tail(fctx, rt.Store, turnID, 0, 50*time.Millisecond) {
+			onEvent(ev)
+		}
+	}()
+	return func() {
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+		}
+		cancel()
+		<-done
+	}
 }
 
 // SessionState asks a session's coordinator what runs and what waits.

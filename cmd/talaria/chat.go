@@ -104,10 +104,15 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 		session = newSessionID()
 	}
 	mode := workflows.BusyMode(cfg.BusyInputMode)
+	printer := &streamPrinter{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr()}
+	onEvent := printer.onEvent
+	if f.jsonOut {
+		onEvent = nil // stdout carries the JSON result only
+	}
 	turn := func(msg string) (workflows.ConversationResult, error) {
 		in := turnTemplate(cfg, workdir)
 		in.SessionID, in.UserMessage = session, msg
-		return rt.RunMessage(ctx, in, mode)
+		return rt.RunMessage(ctx, in, mode, onEvent)
 	}
 	if cmd.Flags().Changed("query") {
 		res, err := turn(f.query)
@@ -121,9 +126,9 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 			res = workflows.ConversationResult{Failed: true, TurnExitReason: workflows.StopError, Error: &msg,
 				SessionID: session, Model: cfg.Model.Name}
 		}
-		return printResult(cmd, res, f.jsonOut)
+		return printResult(cmd, res, f.jsonOut, printer)
 	}
-	return repl(cmd, rt, session, turn)
+	return repl(cmd, rt, session, turn, printer)
 }
 
 // openRuntime connects to a running serve, or starts an embedded runtime with
@@ -175,7 +180,7 @@ func checkEndpoint(ctx context.Context, configured bool, endpoint, key string) e
 }
 
 // printResult prints the result as JSON or as text, and sets the exit status.
-func printResult(cmd *cobra.Command, res workflows.ConversationResult, asJSON bool) error {
+func printResult(cmd *cobra.Command, res workflows.ConversationResult, asJSON bool, printer *streamPrinter) error {
 	if asJSON {
 		enc := json.NewEncoder(cmd.OutOrStdout())
 		enc.SetIndent("", "  ")
@@ -183,7 +188,7 @@ func printResult(cmd *cobra.Command, res workflows.ConversationResult, asJSON bo
 			return fmt.Errorf("encode result: %w", err)
 		}
 	} else {
-		printText(cmd.OutOrStdout(), cmd.ErrOrStderr(), res)
+		printer.finish(res)
 	}
 	if !res.Completed {
 		return &exitError{code: exitFailure}
@@ -191,10 +196,8 @@ func printResult(cmd *cobra.Command, res workflows.ConversationResult, asJSON bo
 	return nil
 }
 
-func printText(out, errOut io.Writer, res workflows.ConversationResult) {
-	if res.FinalResponse != nil {
-		fmt.Fprintln(out, *res.FinalResponse)
-	}
+// printOutcome explains on errOut a turn that did not complete.
+func printOutcome(errOut io.Writer, res workflows.ConversationResult) {
 	if !res.Completed {
 		msg := fmt.Sprintf("turn ended: %s", res.TurnExitReason)
 		if res.Error != nil {
@@ -207,9 +210,9 @@ func printText(out, errOut io.Writer, res workflows.ConversationResult) {
 // repl runs one turn per input line until end of input, /exit or Ctrl-C at
 // the prompt. Ctrl-C during a turn interrupts the turn (the REPL goes on); a
 // second Ctrl-C during the same turn exits.
-func repl(cmd *cobra.Command, rt *engine.Runtime, session string, turn func(string) (workflows.ConversationResult, error)) error {
+func repl(cmd *cobra.Command, rt *engine.Runtime, session string, turn func(string) (workflows.ConversationResult, error), printer *streamPrinter) error {
 	ctx := cmd.Context()
-	out, errOut := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	errOut := cmd.ErrOrStderr()
 	fmt.Fprintf(errOut, "talaria chat — session %s. Type /exit or Ctrl-D to quit; Ctrl-C stops a running turn.\n", session)
 	lines := readLines(cmd.InOrStdin())
 	var last *workflows.ConversationResult
@@ -242,7 +245,7 @@ func repl(cmd *cobra.Command, rt *engine.Runtime, session string, turn func(stri
 			continue
 		}
 		last = &res
-		printText(out, errOut, res)
+		printer.finish(res)
 	}
 }
 

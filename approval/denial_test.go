@@ -1,0 +1,31 @@
+package approval
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestDenialMessage(t *testing.T) {
+	tests := []struct {
+		name   string
+		a      Assessment
+		denied bool
+		want   []string
+	}{
+		{"blocked", Assess("rm -rf /"), false, []string{"BLOCKED", "root filesystem", "root_delete", "Do not retry", "safer approach"}},
+		{"blocked though denied", Assess("rm -rf /"), true, []string{"BLOCKED", "never allowed"}},
+		{"denied", Assess("git reset --hard"), true, []string{"DENIED", "did not approve", "git reset --hard", "git_reset_hard", "Do not retry the same command", "ask the user"}},
+		{"no approval given", Assess("git clean -f"), false, []string{"NOT APPROVED", "git_clean", "Do not retry"}},
+		{"empty assessment", Assessment{}, true, []string{"DENIED", "needs approval"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := DenialMessage(tt.a, tt.denied)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("DenialMessage = %q, missing %q", got, w)
+				}
+			}
+		})
+	}
+}
