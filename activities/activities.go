@@ -45,6 +45,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.ExecuteTools, activity.RegisterOptions{Name: ExecuteToolsName})
 	r.RegisterActivityWithOptions(a.FinishTurn, activity.RegisterOptions{Name: FinishTurnName})
 	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: ReserveTurnName})
+	r.RegisterActivityWithOptions(a.SaveGrant, activity.RegisterOptions{Name: SaveGrantName})
 }
 
 func (a *Activities) logger() *slog.Logger {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/talaria-agent/talaria/approval"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -37,5 +38,24 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 	if list, err := a.providers(in.Model); err == nil {
 		providers = len(list)
 	}
-	return BeginTurnResult{UserMessageID: rows[0].ID, Providers: providers}, nil
+	session, always, err := a.Store.Grants(ctx, in.SessionID)
+	if err != nil {
+		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+	}
+	return BeginTurnResult{UserMessageID: rows[0].ID, Providers: providers,
+		Grants: approval.Grants{Session: session, Always: always}}, nil
+}
+
+// SaveGrant stores a session or always approval, so later turns (and, for
+// always, later sessions) do not ask again for that kind of command.
+func (a *Activities) SaveGrant(ctx context.Context, in SaveGrantInput) error {
+	scope := in.SessionID
+	switch in.Choice {
+	case approval.Always:
+		scope = models.AlwaysScope
+	case approval.Session:
+	default:
+		return nil
+	}
+	return a.Store.AddGrant(ctx, scope, in.Rule)
 }

@@ -11,10 +11,12 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/talaria-agent/talaria/approval"
 	"github.com/talaria-agent/talaria/events"
 	"github.com/talaria-agent/talaria/llm"
 	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/tools"
 	"github.com/talaria-agent/talaria/transcript"
 )
 
@@ -188,15 +190,44 @@ func DescribeReply(m *models.Message, known []string) CallModelResult {
 	}
 	for _, tc := range m.ToolCalls {
 		_, isKnown := loop.RepairToolName(tc.Function.Name, known)
-		res.ToolCalls = append(res.ToolCalls, ToolCallRef{
+		ref := ToolCallRef{
 			ID:      tc.ID,
 			Name:    tc.Function.Name,
 			Unknown: !isKnown || tc.Function.Name == "",
 			Args:    loop.CheckArguments(tc.Function.Arguments),
 			Key:     callDigest(tc.Function.Name, tc.Function.Arguments),
-		})
+		}
+		describeCall(&ref, tc.Function.Arguments)
+		res.ToolCalls = append(res.ToolCalls, ref)
 	}
 	return res
+}
+
+// describeCall adds what the workflow needs to decide on a call before it
+// runs: a terminal command's risk, a clarify call's question.
+func describeCall(ref *ToolCallRef, args string) {
+	switch ref.Name {
+	case "terminal":
+		if cmd, ok := tools.TerminalCommand(args); ok {
+			ref.Risk = approval.Assess(cmd)
+			if ref.Risk.Risk != approval.Safe {
+				ref.Command = clip(cmd, 500)
+			}
+		}
+	case tools.ClarifyName:
+		if q, ok := tools.ParseClarify(args); ok {
+			ref.Question, ref.Choices = clip(q.Question, 2000), q.Choices
+		} else {
+			ref.Args = loop.ArgsInvalid
+		}
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // callDigest is a short, stable digest of a call's name and canonical

@@ -256,6 +256,10 @@ func answer(tc models.ToolCall, p CallPlan, ran map[string]tools.Result, known [
 			"Call it again with arguments that match its schema.", tc.Function.Name)), true
 	case PlanBlocked:
 		return errorResult("blocked by a guardrail: " + p.Note), true
+	case PlanRefused:
+		return p.Note, true
+	case PlanAnswer:
+		return p.Note, false
 	default:
 		note := p.Note
 		if note == "" {

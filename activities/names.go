@@ -7,6 +7,7 @@ const (
 	ExecuteToolsName = "ExecuteTools"
 	FinishTurnName   = "FinishTurn"
 	ReserveTurnName  = "ReserveTurn"
+	SaveGrantName    = "SaveGrant"
 )
 
 // Error types of non-retryable application errors raised by activities.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/talaria-agent/talaria/approval"
 	"github.com/talaria-agent/talaria/loop"
 )
 
@@ -40,6 +41,16 @@ type BeginTurnResult struct {
 	// Providers is how many model providers this worker can use for the
 	// turn's model: the primary and its fallbacks, in order.
 	Providers int
+	// Grants are the kinds of dangerous commands already approved for this
+	// session or always.
+	Grants approval.Grants
+}
+
+// SaveGrantInput records a session or always approval of a rule.
+type SaveGrantInput struct {
+	SessionID string
+	Choice    approval.Choice
+	Rule      string
 }
 
 // CallModelInput asks for one model call over the session's stored messages.
@@ -83,6 +94,13 @@ type ToolCallRef struct {
 	// Key identifies the call's name and canonical arguments (a digest), for
 	// the guardrail controller.
 	Key string
+	// Risk of a terminal command: safe, dangerous (needs approval) or
+	// blocked (never run); Command is the command, for the approval prompt.
+	Risk    approval.Assessment `json:",omitempty"`
+	Command string              `json:",omitempty"`
+	// Question and Choices of a clarify call.
+	Question string   `json:",omitempty"`
+	Choices  []string `json:",omitempty"`
 }
 
 // CallModelResult describes the persisted reply.
@@ -112,6 +130,8 @@ const (
 	PlanInvalidArgs PlanAction = "invalid_args" // answer that the arguments are not valid JSON
 	PlanSkip        PlanAction = "skip"         // not run because of another call; Note says why
 	PlanBlocked     PlanAction = "blocked"      // blocked by a guardrail; Note is the reason
+	PlanRefused     PlanAction = "refused"      // a command refused (not approved); Note is the result
+	PlanAnswer      PlanAction = "answer"       // a clarify call; Note is the user's answer
 )
 
 // CallPlan is the decision for one call.

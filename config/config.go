@@ -64,6 +64,15 @@ type Provider struct {
 	Model string `yaml:"model"`
 }
 
+// Approvals configure dangerous-command approval.
+type Approvals struct {
+	// Mode: ask (wait for a human, the default), off (run without asking;
+	// blocked commands are still refused) or deny.
+	Mode string `yaml:"mode"`
+	// Timeout of one wait; the command is refused when it passes (default 5m).
+	Timeout time.Duration `yaml:"timeout"`
+}
+
 // Temporal says which Temporal server to use.
 type Temporal struct {
 	// Address of an external Temporal frontend; empty embeds a server.
@@ -92,6 +101,8 @@ type Config struct {
 	// BusyInputMode says what a new message does while a turn of its session
 	// runs: interrupt (stop the turn, then run the message), queue or steer.
 	BusyInputMode string `yaml:"busy_input_mode"`
+	// Approvals: how dangerous terminal commands are handled.
+	Approvals Approvals `yaml:"approvals"`
 	// Loop bounds the conversation loop's recovery steps and guardrails.
 	Loop loop.Limits `yaml:"loop"`
 	// HeartbeatTimeout is how long a model call or tool batch may go without
@@ -114,6 +125,7 @@ func Default(home string) Config {
 		LogLevel:         "warn",
 		Loop:             loop.DefaultLimits(),
 		BusyInputMode:    "interrupt",
+		Approvals:        Approvals{Mode: "ask", Timeout: 5 * time.Minute},
 	}
 }
 
@@ -165,6 +177,14 @@ func (c Config) Validate() error {
 	case "interrupt", "queue", "steer":
 	default:
 		problems = append(problems, fmt.Sprintf("busy_input_mode %q is not one of interrupt, queue, steer", c.BusyInputMode))
+	}
+	switch c.Approvals.Mode {
+	case "ask", "off", "deny":
+	default:
+		problems = append(problems, fmt.Sprintf("approvals.mode %q is not one of ask, off, deny", c.Approvals.Mode))
+	}
+	if c.Approvals.Timeout <= 0 {
+		problems = append(problems, "approvals.timeout must be positive")
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

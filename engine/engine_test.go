@@ -151,4 +151,3 @@ func appendFile(t testing.TB, path, line string) {
 		t.Fatal(err)
 	}
 }
-

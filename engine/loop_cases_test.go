@@ -48,7 +48,7 @@ func TestLoopUnknownTool(t *testing.T) {
 	if got := roleList(msgs); got != "user,assistant,tool,tool,assistant,tool,assistant,tool" {
 		t.Fatalf("transcript = %s", got)
 	}
-	want := activities.UnknownToolMessage("frobnicate", []string{"read_file", "terminal", "todo", "write_file"})
+	want := activities.UnknownToolMessage("frobnicate", []string{"clarify", "read_file", "terminal", "todo", "write_file"})
 	if msgs[2].Content != want || msgs[3].Content != workflows.SkippedInvalidBatch {
 		t.Fatalf("batch results = %q / %q", msgs[2].Content, msgs[3].Content)
 	}
@@ -304,7 +304,8 @@ func TestLoopGuardrailHook(t *testing.T) {
 		fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"keep.txt","content":"x"}`},
 			fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"rm -rf ."}`}),
 	}, func(_ *config.Config, o *Options) { o.Guardrail = hook })
-	res := l.turn("s", "go")
+	// Approvals off: the pluggable hook alone decides.
+	res := l.turn("s", "go", func(in *workflows.TurnInput) { in.Approvals.Mode = workflows.ApprovalOff })
 	expect(t, res, workflows.StopGuardrailHalt, false, true, 1)
 	msgs := l.transcript("s")
 	assertAnswered(t, msgs)

@@ -201,4 +201,3 @@ const NoEndpointHelp = "no model endpoint is configured: set OPENAI_BASE_URL (an
 const DefaultSystemPrompt = "You are Talaria, a capable AI agent. You work through tools: read and " +
 	"write files, run shell commands in a terminal, and keep a todo list for multi-step work. " +
 	"Relative paths are resolved against the user's working directory. Be direct and finish the task."
-

@@ -205,3 +205,24 @@ func newRequestID() string {
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
+
+// Running returns the session's running turn and its progress;
+// ErrNoRunningTurn when nothing runs.
+func (rt *Runtime) Running(ctx context.Context, sessionID string) (workflows.Progress, error) {
+	st, err := rt.SessionState(ctx, sessionID)
+	if err != nil {
+		return workflows.Progress{}, err
+	}
+	if st.Running == "" {
+		return workflows.Progress{}, ErrNoRunningTurn
+	}
+	return rt.Progress(ctx, st.Running)
+}
+
+// Signal sends a control signal to a turn.
+func (rt *Runtime) Signal(ctx context.Context, turnID, name string, payload any) error {
+	if err := rt.Client.SignalWorkflow(ctx, turnID, "", name, payload); err != nil {
+		return fmt.Errorf("signal %s to %s: %w", name, turnID, err)
+	}
+	return nil
+}

@@ -69,7 +69,7 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 // Default returns a registry with the built-in tools: read_file,
 // write_file, terminal and todo.
 func Default() *Registry {
-	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, TerminalTool{}, TodoTool{})
+	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, TerminalTool{}, TodoTool{}, ClarifyTool{})
 	if err != nil {
 		// The built-in names are distinct constants; this cannot happen.
 		panic(fmt.Sprintf("tools: default registry: %v", err))

@@ -85,13 +85,13 @@ func TestNewRegistry(t *testing.T) {
 
 func TestDefaultRegistry(t *testing.T) {
 	r := Default()
-	want := []string{"read_file", "terminal", "todo", "write_file"}
+	want := []string{"clarify", "read_file", "terminal", "todo", "write_file"}
 	if got := r.Names(); !slices.Equal(got, want) {
 		t.Fatalf("names %v, want %v", got, want)
 	}
 	// Names returns a copy.
 	r.Names()[0] = "mutated"
-	if r.Names()[0] != "read_file" {
+	if r.Names()[0] != "clarify" {
 		t.Error("Names exposes internal state")
 	}
 	idempotent := map[string]bool{"read_file": true, "terminal": false, "todo": false, "write_file": false}
@@ -114,6 +114,7 @@ func TestDefinitionsAreValidSchemas(t *testing.T) {
 		"write_file": {"path", "content"},
 		"terminal":   {"command"},
 		"todo":       {},
+		"clarify":    {"question"},
 	}
 	for i, def := range defs {
 		name := def.Function.Name

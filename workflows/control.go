@@ -23,11 +23,15 @@ type Progress struct {
 	Interrupted   bool       `json:"interrupted"`
 	PendingSteers int        `json:"pending_steers"`
 	Stop          StopReason `json:"stop,omitempty"`
+	// PendingApproval and PendingQuestion are what the turn waits for.
+	PendingApproval *PendingApproval `json:"pending_approval,omitempty"`
+	PendingQuestion *PendingQuestion `json:"pending_question,omitempty"`
 }
 
 // listen installs the turn's signal and query handlers. Signals only change
 // state and cancel in-flight work; the loop acts on them at its safe points.
-func listen(ctx workflow.Context, turnID string, st *TurnState, cancelWork workflow.CancelFunc) error {
+func listen(ctx workflow.Context, turnID string, st *TurnState, gate *humanGate, cancelWork workflow.CancelFunc) error {
+	listenHuman(ctx, gate)
 	interrupts := workflow.GetSignalChannel(ctx, SignalInterrupt)
 	steers := workflow.GetSignalChannel(ctx, SignalSteer)
 	workflow.Go(ctx, func(ctx workflow.Context) {
@@ -53,6 +57,7 @@ func listen(ctx workflow.Context, turnID string, st *TurnState, cancelWork workf
 		return Progress{
 			TurnID: turnID, Iteration: st.Budget.Used, BudgetLeft: st.Budget.Remaining(), APICalls: st.Calls,
 			CurrentTool: st.CurrentTool, Interrupted: st.Interrupted, PendingSteers: len(st.Steers), Stop: st.Stop,
+			PendingApproval: gate.approval, PendingQuestion: gate.question,
 		}, nil
 	})
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/talaria-agent/talaria/transcript"
 )
 
-var fuzzKnown = []string{"read_file", "terminal", "todo", "write_file"}
+var fuzzKnown = []string{"clarify", "read_file", "terminal", "todo", "write_file"}
 
 // fuzzReply builds a stored reply from raw model output the way CallModel
 // does: ids filled in and de-duplicated, names repaired.

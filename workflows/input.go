@@ -34,6 +34,8 @@ type TurnInput struct {
 	ModelAttempts int
 	// Limits bound the loop's recovery steps.
 	Limits loop.Limits
+	// Approvals say how dangerous commands and clarify questions are handled.
+	Approvals ApprovalSettings
 }
 
 // withDefaults fills zero fields.
@@ -54,5 +56,11 @@ func (in TurnInput) withDefaults() TurnInput {
 		in.ModelAttempts = DefaultModelAttempts
 	}
 	in.Limits = in.Limits.WithDefaults()
+	if in.Approvals.Mode == "" {
+		in.Approvals.Mode = ApprovalAsk
+	}
+	if in.Approvals.Timeout <= 0 {
+		in.Approvals.Timeout = DefaultApprovalTimeout
+	}
 	return in
 }

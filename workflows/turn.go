@@ -24,7 +24,8 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 	// Model calls and tool batches run under workCtx, which an interrupt
 	// cancels; bookkeeping runs under ctx.
 	workCtx, cancelWork := workflow.WithCancel(ctx)
-	if err := listen(ctx, turnID, &st, cancelWork); err != nil {
+	gate := &humanGate{}
+	if err := listen(ctx, turnID, &st, gate, cancelWork); err != nil {
 		return ConversationResult{}, err
 	}
 
@@ -37,6 +38,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		return ConversationResult{}, err
 	}
 	st.Providers = begun.Providers
+	gate.grants = begun.Grants
 
 	for st.Stop == "" {
 		if st.Interrupted {
@@ -67,6 +69,11 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		case StepRecall:
 			st.Budget.Refund()
 		case StepRunTools:
+			step.Plan = applyHumanGates(ctx, in, &st, gate, reply, step.Plan)
+			if st.Interrupted {
+				st.stop(StopInterrupted, "")
+				break
+			}
 			runTools(workCtx, in, turnID, &st, reply, step)
 		case StepFinish, StepStop:
 			st.Final = step.Final

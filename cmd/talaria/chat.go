@@ -30,6 +30,7 @@ type chatFlags struct {
 	model         string
 	maxIterations int
 	jsonOut       bool
+	yolo          bool
 }
 
 func newChatCommand() *cobra.Command {
@@ -58,6 +59,7 @@ configuration errors (including an unconfigured or unreachable model endpoint).`
 	c.Flags().StringVarP(&f.model, "model", "m", "", "model name (env TALARIA_MODEL)")
 	c.Flags().IntVar(&f.maxIterations, "max-iterations", 0, fmt.Sprintf("tool-calling iterations allowed per turn (default %d)", config.DefaultMaxIterations))
 	c.Flags().BoolVar(&f.jsonOut, "json", false, "print exactly one JSON object, the ConversationResult, on stdout")
+	c.Flags().BoolVar(&f.yolo, "yolo", false, "run dangerous commands without asking for approval (blocked ones are still refused)")
 	return c
 }
 
@@ -77,6 +79,9 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	}
 	if f.model != "" {
 		cfg.Model.Name = f.model
+	}
+	if f.yolo {
+		cfg.Approvals.Mode = "off"
 	}
 	if f.session != "" && !sessionIDPattern.MatchString(f.session) {
 		return usagef("--session %q: use 1-128 letters, digits, '.', '_' or '-'", f.session)

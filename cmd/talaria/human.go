@@ -1,0 +1,101 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talaria-agent/talaria/approval"
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// pending finds what a session's running turn waits for.
+func pending(cmd *cobra.Command, rt *engine.Runtime, session string) (workflows.Progress, error) {
+	p, err := rt.Running(cmd.Context(), session)
+	if errors.Is(err, engine.ErrNoRunningTurn) || isNotFound(err) {
+		return p, &exitError{code: exitFailure, err: fmt.Errorf("session %s has no running turn", session)}
+	}
+	return p, err
+}
+
+func newApproveCommand() *cobra.Command {
+	var session, always bool
+	return controlCommand("approve SESSION", "Approve the dangerous command a session's turn waits on",
+		`approve lets the command that the session's running turn is waiting on run.
+By default it approves this one command; --session approves this kind of command
+(e.g. recursive deletes) for the rest of the session, --always for every session.
+Blocked commands (e.g. rm -rf /) are never run, whatever is approved.
+Exit status 1 when nothing waits for an approval.`, 1,
+		func(c *cobra.Command) {
+			c.Flags().BoolVar(&session, "session", false, "approve this kind of command for the rest of the session")
+			c.Flags().BoolVar(&always, "always", false, "approve this kind of command in every session")
+		},
+		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+			choice := approval.Once
+			switch {
+			case session && always:
+				return usagef("--session and --always exclude each other")
+			case session:
+				choice = approval.Session
+			case always:
+				choice = approval.Always
+			}
+			return decide(cmd, rt, args[0], choice)
+		})
+}
+
+func newDenyCommand() *cobra.Command {
+	return controlCommand("deny SESSION", "Refuse the dangerous command a session's turn waits on",
+		`deny refuses the command the session's running turn is waiting on; the model is
+told it was refused and must not retry it. Exit status 1 when nothing waits.`, 1, nil,
+		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+			return decide(cmd, rt, args[0], approval.Deny)
+		})
+}
+
+func decide(cmd *cobra.Command, rt *engine.Runtime, session string, choice approval.Choice) error {
+	p, err := pending(cmd, rt, session)
+	if err != nil {
+		return err
+	}
+	if p.PendingApproval == nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("no command is waiting for approval in session %s", session)}
+	}
+	d := workflows.ApprovalDecision{CallID: p.PendingApproval.CallID, Choice: choice}
+	if err := rt.Signal(cmd.Context(), p.TurnID, workflows.SignalApproval, d); err != nil {
+		return err
+	}
+	verb := map[approval.Choice]string{approval.Once: "approved", approval.Session: "approved for this session",
+		approval.Always: "approved always", approval.Deny: "denied"}[choice]
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", verb, p.PendingApproval.Command)
+	return nil
+}
+
+func newAnswerCommand() *cobra.Command {
+	return controlCommand("answer SESSION TEXT", "Answer the question a session's turn asked",
+		`answer gives TEXT to the turn that asked the user a question (the clarify tool);
+the turn continues with it. The turn waits durably for the answer, for minutes or
+days, across restarts. Exit status 1 when no question is pending.`, 2, nil,
+		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+			if strings.TrimSpace(args[1]) == "" {
+				return usagef("the answer is empty")
+			}
+			p, err := pending(cmd, rt, args[0])
+			if err != nil {
+				return err
+			}
+			if p.PendingQuestion == nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("no question is waiting for an answer in session %s", args[0])}
+			}
+			a := workflows.Answer{CallID: p.PendingQuestion.CallID, Text: args[1]}
+			if err := rt.Signal(cmd.Context(), p.TurnID, workflows.SignalAnswer, a); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "answered: %s\n", p.PendingQuestion.Question)
+			return nil
+		})
+}

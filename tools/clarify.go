@@ -1,0 +1,72 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// ClarifyName is the name of the clarify tool.
+const ClarifyName = "clarify"
+
+const clarifyDescription = `Ask the user a question and wait for the answer before going on. ` +
+	`Use it when the task is ambiguous and a wrong guess would waste work, or before an irreversible step the user did not ask for. ` +
+	`Give "choices" when the answer is one of a few options. The answer comes back as this call's result; ` +
+	`the user may take minutes or days to answer, and the turn waits durably.`
+
+const clarifySchema = `{"type":"object","properties":{` +
+	`"question":{"type":"string","description":"The question, complete and self-contained."},` +
+	`"choices":{"type":"array","items":{"type":"string"},"description":"Optional answers to choose from."}` +
+	`},"required":["question"],"additionalProperties":false}`
+
+// ErrAnsweredByUser: clarify is answered by the user through the engine,
+// never run as a function.
+var ErrAnsweredByUser = errors.New("clarify is answered by the user, not run")
+
+// ClarifyTool is the clarify tool: the engine intercepts its calls and waits
+// for the user's answer; Run itself only reports that.
+type ClarifyTool struct{}
+
+// Name implements Tool.
+func (ClarifyTool) Name() string { return ClarifyName }
+
+// Idempotent implements Tool: asking again is harmless.
+func (ClarifyTool) Idempotent() bool { return true }
+
+// Definition implements Tool.
+func (t ClarifyTool) Definition() openai.Tool {
+	return functionTool(t.Name(), clarifyDescription, clarifySchema)
+}
+
+// Run implements Tool.
+func (ClarifyTool) Run(context.Context, Env, json.RawMessage) (string, error) {
+	return "", ErrAnsweredByUser
+}
+
+// ClarifyArgs are clarify's arguments.
+type ClarifyArgs struct {
+	Question string   `json:"question"`
+	Choices  []string `json:"choices,omitempty"`
+}
+
+// ParseClarify reads clarify's arguments; false when there is no question.
+func ParseClarify(args string) (ClarifyArgs, bool) {
+	var a ClarifyArgs
+	if json.Unmarshal([]byte(args), &a) != nil || a.Question == "" {
+		return a, false
+	}
+	return a, true
+}
+
+// TerminalCommand reads the command of a terminal call; false when absent.
+func TerminalCommand(args string) (string, bool) {
+	var a struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal([]byte(args), &a) != nil || a.Command == "" {
+		return "", false
+	}
+	return a.Command, true
+}

@@ -1,0 +1,185 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/approval"
+)
+
+// Names of the human-in-the-loop controls of a running turn.
+const (
+	// SignalApproval answers a pending approval. Payload: ApprovalDecision.
+	SignalApproval = "approval"
+	// SignalAnswer answers a pending clarify question. Payload: Answer.
+	SignalAnswer = "answer"
+)
+
+// ApprovalMode says how dangerous commands are handled.
+type ApprovalMode string
+
+// Approval modes.
+const (
+	// ApprovalAsk waits for a human's decision (default).
+	ApprovalAsk ApprovalMode = "ask"
+	// ApprovalOff runs dangerous commands without asking (--yolo); blocked
+	// commands are still refused.
+	ApprovalOff ApprovalMode = "off"
+	// ApprovalDeny refuses dangerous commands and answers clarify questions
+	// with "no user available": for unattended (scheduled) turns.
+	ApprovalDeny ApprovalMode = "deny"
+)
+
+// DefaultApprovalTimeout is how long a turn waits for an approval before
+// refusing the command.
+const DefaultApprovalTimeout = 5 * time.Minute
+
+// NoUserAnswer answers clarify in unattended turns.
+const NoUserAnswer = "No user is available to answer right now. Proceed with your best judgment, " +
+	"choosing the safest reasonable option, and state the assumption you made."
+
+// ApprovalSettings configure approvals for a turn.
+type ApprovalSettings struct {
+	Mode ApprovalMode
+	// Timeout of one approval wait; the command is refused when it passes.
+	Timeout time.Duration
+}
+
+// PendingApproval is a dangerous command waiting for a decision.
+type PendingApproval struct {
+	CallID  string `json:"call_id"`
+	Command string `json:"command"`
+	Rule    string `json:"rule"`
+	Reason  string `json:"reason"`
+}
+
+// PendingQuestion is a clarify question waiting for the user's answer.
+type PendingQuestion struct {
+	CallID   string   `json:"call_id"`
+	Question string   `json:"question"`
+	Choices  []string `json:"choices,omitempty"`
+}
+
+// ApprovalDecision answers a PendingApproval (CallID empty: the pending one).
+type ApprovalDecision struct {
+	CallID string
+	Choice approval.Choice
+}
+
+// Answer answers a PendingQuestion (CallID empty: the pending one).
+type Answer struct {
+	CallID string
+	Text   string
+}
+
+// humanGate holds what the turn waits for from a person.
+type humanGate struct {
+	grants   approval.Grants
+	approval *PendingApproval
+	question *PendingQuestion
+	decision *ApprovalDecision
+	answer   *Answer
+}
+
+// listenHuman receives approval decisions and answers.
+func listenHuman(ctx workflow.Context, g *humanGate) {
+	decisions := workflow.GetSignalChannel(ctx, SignalApproval)
+	answers := workflow.GetSignalChannel(ctx, SignalAnswer)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			sel := workflow.NewSelector(ctx)
+			sel.AddReceive(decisions, func(c workflow.ReceiveChannel, _ bool) {
+				var d ApprovalDecision
+				c.Receive(ctx, &d)
+				if g.approval != nil && (d.CallID == "" || d.CallID == g.approval.CallID) {
+					g.decision = &d
+				}
+			})
+			sel.AddReceive(answers, func(c workflow.ReceiveChannel, _ bool) {
+				var a Answer
+				c.Receive(ctx, &a)
+				if g.question != nil && (a.CallID == "" || a.CallID == g.question.CallID) {
+					g.answer = &a
+				}
+			})
+			sel.Select(ctx)
+		}
+	})
+}
+
+// gateDecision is what the approval policy says about one call. Pure.
+type gateDecision int
+
+const (
+	gateRun gateDecision = iota
+	gateRefuse
+	gateAsk
+)
+
+// approvalGate decides on a terminal call from the mode and the grants.
+func approvalGate(mode ApprovalMode, grants approval.Grants, c activities.ToolCallRef) gateDecision {
+	switch {
+	case c.Risk.Risk == approval.Blocked:
+		return gateRefuse
+	case c.Risk.Risk != approval.Dangerous, grants.Allows(c.Risk), mode == ApprovalOff:
+		return gateRun
+	case mode == ApprovalDeny:
+		return gateRefuse
+	}
+	return gateAsk
+}
+
+// applyHumanGates settles, before a batch runs, every call that needs a
+// person: blocked commands are refused, dangerous ones wait for approval
+// (refused on denial or timeout), clarify questions wait for the answer.
+// It returns the updated plan; an interrupt ends the waits.
+func applyHumanGates(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, r activities.CallModelResult, plan []activities.CallPlan) []activities.CallPlan {
+	byID := activities.PlanByID(plan)
+	out := make([]activities.CallPlan, 0, len(r.ToolCalls))
+	for _, c := range r.ToolCalls {
+		p := byID.Get(c.ID)
+		if p.Action == activities.PlanRun && !st.Interrupted {
+			p = gateCall(ctx, in, st, g, c, p)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c activities.ToolCallRef, p activities.CallPlan) activities.CallPlan {
+	if c.Name == "clarify" {
+		if in.Approvals.Mode == ApprovalDeny {
+			return activities.CallPlan{ID: c.ID, Action: activities.PlanAnswer, Note: NoUserAnswer}
+		}
+		g.question = &PendingQuestion{CallID: c.ID, Question: c.Question, Choices: c.Choices}
+		_ = workflow.Await(ctx, func() bool { return g.answer != nil || st.Interrupted })
+		answer := g.answer
+		g.question, g.answer = nil, nil
+		if answer == nil {
+			return activities.CallPlan{ID: c.ID, Action: activities.PlanSkip, Note: "Cancelled: the turn was interrupted before the user answered."}
+		}
+		return activities.CallPlan{ID: c.ID, Action: activities.PlanAnswer, Note: answer.Text}
+	}
+	switch approvalGate(in.Approvals.Mode, g.grants, c) {
+	case gateRun:
+		return p
+	case gateRefuse:
+		return activities.CallPlan{ID: c.ID, Action: activities.PlanRefused, Note: approval.DenialMessage(c.Risk, false)}
+	}
+	g.approval = &PendingApproval{CallID: c.ID, Command: c.Command, Rule: c.Risk.Rule, Reason: c.Risk.Reason}
+	ok, _ := workflow.AwaitWithTimeout(ctx, in.Approvals.Timeout, func() bool { return g.decision != nil || st.Interrupted })
+	d := g.decision
+	g.approval, g.decision = nil, nil
+	if !ok || d == nil || d.Choice == approval.Deny {
+		return activities.CallPlan{ID: c.ID, Action: activities.PlanRefused, Note: approval.DenialMessage(c.Risk, d != nil && d.Choice == approval.Deny)}
+	}
+	if d.Choice == approval.Session || d.Choice == approval.Always {
+		g.grants = g.grants.With(d.Choice, c.Risk.Rule)
+		_ = workflow.ExecuteActivity(storeOptions(ctx), activities.SaveGrantName, activities.SaveGrantInput{
+			SessionID: in.SessionID, Choice: d.Choice, Rule: c.Risk.Rule,
+		}).Get(ctx, nil)
+	}
+	return p
+}
