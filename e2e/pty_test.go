@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -86,6 +88,7 @@ func TestInteractiveChatInTerminal(t *testing.T) {
 		fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"echo from-the-tool"}`}),
 		fakellm.Step{Text: "Streaming words arrive one at a time here", ChunkDelay: 300 * time.Millisecond},
 		fakellm.Step{Text: "Slowly, this answer takes far too long", StallAfterChunks: 1},
+		fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"rm -r junk && echo junk-removed"}`}),
 		fakellm.TextStep("Still here and listening."),
 	)
 	defer model.Close()
@@ -116,8 +119,20 @@ func TestInteractiveChatInTerminal(t *testing.T) {
 	term.waitScreen("turn ended: interrupted", 10*time.Second)
 	mark("interrupted")
 
-	term.type_("are you still there?\r")
+	// A dangerous command is asked about inline, and runs once approved.
+	if err := os.MkdirAll(filepath.Join(u.workdir, "junk"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	term.type_("clean up and tell me you are still there\r")
+	term.waitScreen("approve? [o]nce", time.Minute)
+	if _, err := os.Stat(filepath.Join(u.workdir, "junk")); err != nil {
+		t.Fatal("the command ran before it was approved")
+	}
+	term.type_("o\r")
 	term.waitScreen("Still here and listening.", time.Minute)
+	if _, err := os.Stat(filepath.Join(u.workdir, "junk")); !os.IsNotExist(err) {
+		t.Fatal("the approved command did not run")
+	}
 	mark("third answer")
 	select {
 	case <-term.done:

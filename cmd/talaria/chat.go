@@ -218,22 +218,32 @@ func printOutcome(errOut io.Writer, res workflows.ConversationResult) {
 func repl(cmd *cobra.Command, rt *engine.Runtime, session string, turn func(string) (workflows.ConversationResult, error), printer *streamPrinter) error {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
-	fmt.Fprintf(errOut, "talaria chat — session %s. Type /exit or Ctrl-D to quit; Ctrl-C stops a running turn.\n", session)
+	fmt.Fprintf(errOut, "talaria chat — session %s. Type /exit or Ctrl-D to quit; Ctrl-C stops a running turn; /steer TEXT redirects it.\n", session)
 	lines := readLines(cmd.InOrStdin())
 	var last *workflows.ConversationResult
+	var ahead []string // lines typed while a turn ran
+	eof := false
 	for {
 		fmt.Fprint(errOut, "> ")
 		var line string
-		select {
-		case <-ctx.Done():
+		switch {
+		case len(ahead) > 0:
+			line, ahead = ahead[0], ahead[1:]
+		case eof:
 			fmt.Fprintln(errOut)
 			return lastStatus(last)
-		case l, ok := <-lines:
-			if !ok {
+		default:
+			select {
+			case <-ctx.Done():
 				fmt.Fprintln(errOut)
 				return lastStatus(last)
+			case l, ok := <-lines:
+				if !ok {
+					fmt.Fprintln(errOut)
+					return lastStatus(last)
+				}
+				line = strings.TrimSpace(l)
 			}
-			line = strings.TrimSpace(l)
 		}
 		switch line {
 		case "":
@@ -241,7 +251,11 @@ func repl(cmd *cobra.Command, rt *engine.Runtime, session string, turn func(stri
 		case "/exit", "/quit":
 			return lastStatus(last)
 		}
-		res, err := runInterruptible(ctx, rt, session, func() (workflows.ConversationResult, error) { return turn(line) }, errOut)
+		watch := &attendant{rt: rt, session: session, lines: lines, errOut: errOut}
+		res, err := runInterruptible(ctx, rt, session, func() (workflows.ConversationResult, error) {
+			return watch.attend(ctx, func() (workflows.ConversationResult, error) { return turn(line) })
+		}, errOut)
+		ahead, eof = append(ahead, watch.ahead...), eof || watch.eof
 		if err != nil {
 			if ctx.Err() != nil {
 				return &exitError{code: exitFailure, err: errors.New("interrupted")}
