@@ -29,22 +29,28 @@ func TestRecordHistories(t *testing.T) {
 		file          string
 		steps         []fakellm.Step
 		maxIterations int
+		// during runs while the turn runs (e.g. approves a command).
+		during func(t *testing.T, rt *Runtime)
 	}{
 		{"turn_write_read_text.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi"}`}),
 			fakellm.ToolStep(fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"a.txt"}`}),
 			fakellm.TextStep("done"),
-		}, 0},
+		}, 0, nil},
 		{"turn_max_iterations.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
 			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
 			fakellm.TextStep("summary"),
-		}, 2},
+		}, 2, nil},
 		{"turn_empty_then_text.json", []fakellm.Step{
 			fakellm.TextStep(""),
 			fakellm.TextStep("<think>hm</think>"),
 			fakellm.TextStep("finally"),
-		}, 0},
+		}, 0, nil},
+		{"turn_approval_and_steer.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"rm -r nothing-here || true"}`}),
+			fakellm.TextStep("done"),
+		}, 0, approveAndSteer},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -53,32 +59,62 @@ func TestRecordHistories(t *testing.T) {
 			rt := startRuntime(t, model)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
+			if c.during != nil {
+				go c.during(t, rt)
+			}
 			res, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: "rec", UserMessage: "go",
 				Model: fakellm.DefaultModel, MaxIterations: c.maxIterations, Workdir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			hist := &historypb.History{}
-			iter := rt.Client.GetWorkflowHistory(ctx, res.TurnID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-			for iter.HasNext() {
-				ev, err := iter.Next()
-				if err != nil {
-					t.Fatal(err)
-				}
-				hist.Events = append(hist.Events, ev)
+			record(t, rt, res.TurnID, c.file)
+			if c.during != nil {
+				record(t, rt, workflows.SessionWorkflowID("rec"), "session_"+c.file)
 			}
-			data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join("..", "workflows", "testdata", c.file)
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("recorded %s (%d events, %s)", path, len(hist.Events), res.TurnExitReason)
+			t.Logf("recorded %s (%s)", c.file, res.TurnExitReason)
 		})
 	}
+}
+
+// approveAndSteer approves the pending command and steers the turn.
+func approveAndSteer(t *testing.T, rt *Runtime) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for ctx.Err() == nil {
+		p, err := rt.Running(ctx, "rec")
+		if err == nil && p.PendingApproval != nil {
+			_ = rt.Signal(ctx, p.TurnID, workflows.SignalSteer, "be quick")
+			_ = rt.Signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{Choice: "once"})
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// record writes a workflow's history to workflows/testdata.
+func record(t *testing.T, rt *Runtime, workflowID, file string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	hist := &historypb.History{}
+	iter := rt.Client.GetWorkflowHistory(ctx, workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("..", "workflows", "testdata", file)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s (%d events)", path, len(hist.Events))
 }
