@@ -1,13 +1,11 @@
 package events
 
 import (
+	"github.com/talaria-agent/talaria/internal/pgtest"
+
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -22,7 +20,7 @@ import (
 
 // postgresDSNEnv names the PostgreSQL server of the tests; see
 // scripts/with-postgres.sh.
-const postgresDSNEnv = "TALARIA_TEST_POSTGRES_DSN"
+const postgresDSNEnv = pgtest.EnvDSN
 
 // helperDSNEnv, when set, makes the test binary run as a worker process
 // that publishes helperDeltas deltas and a "done" event of the turn in
@@ -79,49 +77,8 @@ func eachDB(t *testing.T, fn func(t *testing.T, dsn string)) {
 	t.Run("postgres", func(t *testing.T) { fn(t, postgresTestDSN(t)) })
 }
 
-// postgresTestDSN creates a schema of its own for the test and returns a
-// DSN selecting it; the schema is dropped when the test ends.
-func postgresTestDSN(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv(postgresDSNEnv)
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set; CI must run the PostgreSQL tests", postgresDSNEnv)
-		}
-		t.Skipf("%s is not set; run under scripts/with-postgres.sh to test PostgreSQL", postgresDSNEnv)
-	}
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	schema := "events_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatalf("open %s: %v", postgresDSNEnv, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := admin.ExecContext(ctx, `CREATE SCHEMA "`+schema+`"`); err != nil {
-		_ = admin.Close()
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, `DROP SCHEMA "`+schema+`" CASCADE`); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-		_ = admin.Close()
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("parse %s: %v", postgresDSNEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+// postgresTestDSN is a PostgreSQL schema of this test's own (pgtest.DSN).
+func postgresTestDSN(t *testing.T) string { return pgtest.DSN(t, "events") }
 
 // openStore opens dsn with the events table migrated and closes the Store
 // when the test ends.

@@ -1,22 +1,19 @@
 package models
 
 import (
-	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
+	"github.com/talaria-agent/talaria/internal/pgtest"
+
 	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 )
 
 // postgresDSNEnv names the variable holding the PostgreSQL server the tests
 // use; scripts/with-postgres.sh sets it.
-const postgresDSNEnv = "TALARIA_TEST_POSTGRES_DSN"
+const postgresDSNEnv = pgtest.EnvDSN
 
 func TestMain(m *testing.M) {
 	if os.Getenv(helperProcessEnv) != "" {
@@ -37,54 +34,8 @@ func eachDB(t *testing.T, fn func(t *testing.T, dsn string)) {
 	})
 }
 
-// postgresTestDSN creates a schema for this test alone in the server named
-// by TALARIA_TEST_POSTGRES_DSN and returns a DSN whose search_path selects
-// it. The schema is dropped when the test ends. Without the variable the
-// test is skipped, or fails when CI=true.
-func postgresTestDSN(t *testing.T) string {
-	t.Helper()
-	base := os.Getenv(postgresDSNEnv)
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set; CI must run the PostgreSQL tests (use scripts/with-postgres.sh)", postgresDSNEnv)
-		}
-		t.Skipf("%s is not set; run under scripts/with-postgres.sh to test PostgreSQL", postgresDSNEnv)
-	}
-
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	schema := "test_" + hex.EncodeToString(b[:])
-
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatalf("open %s: %v", postgresDSNEnv, err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := admin.ExecContext(ctx, `CREATE SCHEMA "`+schema+`"`); err != nil {
-		_ = admin.Close()
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if _, err := admin.ExecContext(ctx, `DROP SCHEMA "`+schema+`" CASCADE`); err != nil {
-			t.Errorf("drop schema: %v", err)
-		}
-		_ = admin.Close()
-	})
-
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatalf("parse %s: %v", postgresDSNEnv, err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+// postgresTestDSN is a PostgreSQL schema of this test's own (pgtest.DSN).
+func postgresTestDSN(t *testing.T) string { return pgtest.DSN(t, "test") }
 
 // openStore opens dsn and closes the Store when the test ends.
 func openStore(t *testing.T, dsn string) *Store {
