@@ -43,14 +43,9 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	if err != nil {
 		return ExecuteToolsResult{}, err
 	}
-	var toRun []tools.Call
-	for _, tc := range msg.ToolCalls {
-		if _, done := stored[tc.ID]; done {
-			continue
-		}
-		if plan.Get(tc.ID).Action == PlanRun {
-			toRun = append(toRun, tools.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: loop.NormalizeArguments(tc.Function.Arguments)})
-		}
+	toRun, unsure, err := a.claim(ctx, in, msg.ToolCalls, plan, stored)
+	if err != nil {
+		return ExecuteToolsResult{}, err
 	}
 	env := tools.Env{
 		Workdir:        in.Workdir,
@@ -74,6 +69,9 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	for id, r := range stored {
 		ran[id] = r
 		plan[id] = CallPlan{ID: id, Action: PlanRun}
+	}
+	for id, r := range unsure {
+		ran[id] = r
 	}
 
 	rows, summary := ComposeResults(in, msg.ToolCalls, plan, ran, a.toolNames())
@@ -150,6 +148,39 @@ func toolEvent(id, name, args string, failed bool) string {
 	}
 	data, _ := json.Marshal(ToolEvent{ID: id, Name: name, Args: args, Failed: failed})
 	return string(data)
+}
+
+// OutcomeUnknown answers a call whose side effects may have happened: an
+// earlier attempt claimed it and stopped before recording a result.
+const OutcomeUnknown = "Outcome unknown: the previous attempt may or may not have taken effect " +
+	"(the worker running it stopped before recording a result). Check the current state before doing it again."
+
+// claim records a claim on every call about to run, before any runs. A call
+// an earlier attempt already claimed, without a stored result, runs again
+// only if its tool is idempotent; otherwise it is answered OutcomeUnknown.
+func (a *Activities) claim(ctx context.Context, in ExecuteToolsInput, calls []models.ToolCall, plan PlanIndex, stored map[string]tools.Result) ([]tools.Call, map[string]tools.Result, error) {
+	var run []tools.Call
+	unsure := map[string]tools.Result{}
+	for _, tc := range calls {
+		if _, done := stored[tc.ID]; done || plan.Get(tc.ID).Action != PlanRun {
+			continue
+		}
+		earlier, err := a.Store.ClaimTool(ctx, toolKey(in.TurnID, in.Call, tc.ID))
+		if err != nil {
+			return nil, nil, fmt.Errorf("execute tools: %w", err)
+		}
+		if earlier && !a.idempotent(tc.Function.Name) {
+			unsure[tc.ID] = tools.Result{CallID: tc.ID, Name: tc.Function.Name, Content: OutcomeUnknown, IsError: true}
+			continue
+		}
+		run = append(run, tools.Call{ID: tc.ID, Name: tc.Function.Name, Arguments: loop.NormalizeArguments(tc.Function.Arguments)})
+	}
+	return run, unsure, nil
+}
+
+func (a *Activities) idempotent(name string) bool {
+	t, ok := a.Tools.Lookup(name)
+	return ok && t.Idempotent()
 }
 
 // storedResults returns the results of this batch already stored by an

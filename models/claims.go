@@ -1,0 +1,30 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm/clause"
+)
+
+// toolClaim records that an attempt is about to run a tool call: the claim
+// is written before the side effect, the result after it.
+type toolClaim struct {
+	Key       string `gorm:"primaryKey;size:512"`
+	ClaimedAt time.Time
+}
+
+// ClaimTool records a claim on key before a tool runs. It reports whether an
+// earlier attempt had already claimed it: that attempt may or may not have
+// taken effect.
+func (s *Store) ClaimTool(ctx context.Context, key string) (earlier bool, err error) {
+	if err := checkID("claim key", key, maxIdemKeyLen); err != nil {
+		return false, fmt.Errorf("models: claim tool: %w", err)
+	}
+	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&toolClaim{Key: key, ClaimedAt: now()})
+	if res.Error != nil {
+		return false, fmt.Errorf("models: claim tool %q: %w", key, res.Error)
+	}
+	return res.RowsAffected == 0, nil
+}
