@@ -78,3 +78,31 @@ func drainSteers(ctx workflow.Context, st *TurnState) []string {
 	st.Steers = nil
 	return out
 }
+
+// drainControl applies the interrupts and steers that arrived but were not
+// handled yet, so none is lost when the turn continues as new.
+func drainControl(ctx workflow.Context, st *TurnState) {
+	interrupts := workflow.GetSignalChannel(ctx, SignalInterrupt)
+	for {
+		var reason string
+		if !interrupts.ReceiveAsync(&reason) {
+			break
+		}
+		st.Interrupted = true
+	}
+	st.Steers = drainSteers(ctx, st)
+}
+
+// shouldContinueAsNew: every iterations into a run, or when Temporal
+// suggests it; never when every is negative. Pure.
+func shouldContinueAsNew(every, iterations int, suggested bool) bool {
+	switch {
+	case every < 0:
+		return false
+	case suggested:
+		return true
+	case every == 0:
+		every = DefaultContinueEvery
+	}
+	return iterations >= every
+}

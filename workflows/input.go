@@ -3,6 +3,8 @@ package workflows
 import (
 	"time"
 
+	"github.com/talaria-agent/talaria/approval"
+
 	"github.com/talaria-agent/talaria/loop"
 )
 
@@ -36,6 +38,26 @@ type TurnInput struct {
 	Limits loop.Limits
 	// Approvals say how dangerous commands and clarify questions are handled.
 	Approvals ApprovalSettings
+	// ContinueEvery: the turn continues as new after this many iterations in
+	// one run, or earlier when Temporal suggests it (0: DefaultContinueEvery;
+	// negative: never, for reference runs in tests).
+	ContinueEvery int
+	// Resume is the state carried across continue-as-new; nil when the turn
+	// starts.
+	Resume *TurnCarry
+}
+
+// DefaultContinueEvery bounds the iterations of one run of a turn: about
+// 12 history events each, far below Temporal's limits.
+const DefaultContinueEvery = 200
+
+// TurnCarry is what a turn carries into its next run.
+type TurnCarry struct {
+	State     TurnState
+	StartedAt time.Time
+	Grants    approval.Grants
+	// Runs counts the runs before this one.
+	Runs int
 }
 
 // withDefaults fills zero fields.

@@ -29,18 +29,31 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		return ConversationResult{}, err
 	}
 
-	var begun activities.BeginTurnResult
-	err := workflow.ExecuteActivity(storeOptions(ctx), activities.BeginTurnName, activities.BeginTurnInput{
-		TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber,
-		Model: in.Model, UserMessage: in.UserMessage, StartedAt: startedAt,
-	}).Get(ctx, &begun)
-	if err != nil {
-		return ConversationResult{}, err
+	runs, iterations := 0, 0
+	if in.Resume != nil {
+		st, startedAt, gate.grants, runs = in.Resume.State, in.Resume.StartedAt, in.Resume.Grants, in.Resume.Runs+1
+	} else {
+		var begun activities.BeginTurnResult
+		err := workflow.ExecuteActivity(storeOptions(ctx), activities.BeginTurnName, activities.BeginTurnInput{
+			TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber,
+			Model: in.Model, UserMessage: in.UserMessage, StartedAt: startedAt,
+		}).Get(ctx, &begun)
+		if err != nil {
+			return ConversationResult{}, err
+		}
+		st.Providers = begun.Providers
+		gate.grants = begun.Grants
 	}
-	st.Providers = begun.Providers
-	gate.grants = begun.Grants
 
 	for st.Stop == "" {
+		if shouldContinueAsNew(in.ContinueEvery, iterations, workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
+			drainControl(ctx, &st)
+			if !st.Interrupted {
+				in.Resume = &TurnCarry{State: st, StartedAt: startedAt, Grants: gate.grants, Runs: runs}
+				return ConversationResult{}, workflow.NewContinueAsNewError(ctx, TurnWorkflowName, in)
+			}
+		}
+		iterations++
 		if st.Interrupted {
 			st.stop(StopInterrupted, "")
 			break
