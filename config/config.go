@@ -80,6 +80,20 @@ type Temporal struct {
 	Namespace string `yaml:"namespace"`
 	// Port of the embedded server's frontend (serve only; 0 picks a free port).
 	Port int `yaml:"port"`
+	// TLS to an external Temporal: client certificate and key (mTLS), the CA
+	// that signed the server's certificate, and an override of the server
+	// name to verify. Any of them enables TLS.
+	TLSCert       string `yaml:"tls_cert"`
+	TLSKey        string `yaml:"tls_key"`
+	TLSCA         string `yaml:"tls_ca"`
+	TLSServerName string `yaml:"tls_server_name"`
+	// APIKey authenticates to Temporal Cloud or a server that expects one.
+	APIKey string `yaml:"api_key"`
+}
+
+// TLS reports whether any TLS option is set.
+func (t Temporal) TLS() bool {
+	return t.TLSCert != "" || t.TLSKey != "" || t.TLSCA != "" || t.TLSServerName != ""
 }
 
 // Embedded reports whether Talaria runs its own Temporal server.
@@ -149,6 +163,9 @@ func (c Config) Validate() error {
 	}
 	if c.Temporal.Port < 0 || c.Temporal.Port > 65535 {
 		problems = append(problems, fmt.Sprintf("temporal port %d is out of range", c.Temporal.Port))
+	}
+	if (c.Temporal.TLSCert == "") != (c.Temporal.TLSKey == "") {
+		problems = append(problems, "temporal tls_cert and tls_key go together")
 	}
 	if c.Temporal.Namespace == "" {
 		problems = append(problems, "temporal namespace must not be empty")

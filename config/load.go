@@ -20,7 +20,8 @@ const FileName = "config.yaml"
 // accepted as top-level keys in config.yaml.
 var envKeys = []string{
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL", "TEMPORAL_ADDRESS",
-	"TEMPORAL_NAMESPACE", "TALARIA_DB", "TALARIA_MAX_ITERATIONS", "TALARIA_LOG_LEVEL", "TALARIA_HEARTBEAT_TIMEOUT",
+	"TEMPORAL_NAMESPACE", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA", "TEMPORAL_TLS_SERVER_NAME",
+	"TEMPORAL_API_KEY", "TALARIA_DB", "TALARIA_MAX_ITERATIONS", "TALARIA_LOG_LEVEL", "TALARIA_HEARTBEAT_TIMEOUT",
 	"TALARIA_BUSY_INPUT_MODE",
 }
 
@@ -81,6 +82,11 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	set("TALARIA_MODEL", &cfg.Model.Name)
 	set("TEMPORAL_ADDRESS", &cfg.Temporal.Address)
 	set("TEMPORAL_NAMESPACE", &cfg.Temporal.Namespace)
+	set("TEMPORAL_TLS_CERT", &cfg.Temporal.TLSCert)
+	set("TEMPORAL_TLS_KEY", &cfg.Temporal.TLSKey)
+	set("TEMPORAL_TLS_CA", &cfg.Temporal.TLSCA)
+	set("TEMPORAL_TLS_SERVER_NAME", &cfg.Temporal.TLSServerName)
+	set("TEMPORAL_API_KEY", &cfg.Temporal.APIKey)
 	set("TALARIA_DB", &cfg.DB)
 	set("TALARIA_LOG_LEVEL", &cfg.LogLevel)
 	set("TALARIA_BUSY_INPUT_MODE", &cfg.BusyInputMode)

@@ -28,7 +28,7 @@ func Connect(ctx context.Context, cfg config.Config, info ServeInfo, logger *slo
 	if rt.Store, err = models.Open(ctx, info.DB); err != nil {
 		return nil, fmt.Errorf("open the database of talaria serve (pid %d): %w", info.PID, err)
 	}
-	if rt.Client, err = Dial(ctx, info.TemporalAddress, info.Namespace, logger); err != nil {
+	if rt.Client, err = Dial(ctx, cfg.Temporal, logger); err != nil {
 		return nil, fmt.Errorf("talaria serve (pid %d): %w", info.PID, err)
 	}
 	return rt, nil

@@ -75,7 +75,9 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 		}
 		address = rt.Server.HostPort()
 	}
-	if rt.Client, err = Dial(ctx, address, cfg.Temporal.Namespace, logger); err != nil {
+	tc := cfg.Temporal
+	tc.Address = address
+	if rt.Client, err = Dial(ctx, tc, logger); err != nil {
 		return nil, err
 	}
 	if opts.Worker {
@@ -88,16 +90,27 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 
 // Dial connects a Temporal client, failing with a clear error when nothing
 // answers at address within a few seconds.
-func Dial(ctx context.Context, address, namespace string, logger *slog.Logger) (client.Client, error) {
+func Dial(ctx context.Context, t config.Temporal, logger *slog.Logger) (client.Client, error) {
+	opts := client.Options{
+		HostPort:  t.Address,
+		Namespace: t.Namespace,
+		Logger:    sdklog.NewStructuredLogger(quiet(logger)),
+	}
+	if t.TLS() {
+		tlsCfg, err := tlsConfig(t)
+		if err != nil {
+			return nil, err
+		}
+		opts.ConnectionOptions.TLS = tlsCfg
+	}
+	if t.APIKey != "" {
+		opts.Credentials = client.NewAPIKeyStaticCredentials(t.APIKey)
+	}
 	dialCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	c, err := client.DialContext(dialCtx, client.Options{
-		HostPort:  address,
-		Namespace: namespace,
-		Logger:    sdklog.NewStructuredLogger(quiet(logger)),
-	})
+	c, err := client.DialContext(dialCtx, opts)
 	if err != nil {
-		return nil, fmt.Errorf("connect to temporal at %s (namespace %s): %w", address, namespace, err)
+		return nil, fmt.Errorf("connect to temporal at %s (namespace %s): %w", t.Address, t.Namespace, err)
 	}
 	return c, nil
 }

@@ -30,7 +30,8 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 		return usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newServeCommand(), newChatCommand(), newSendCommand(), newSteerCommand(),
-		newStopCommand(), newStatusCommand(), newApproveCommand(), newDenyCommand(), newAnswerCommand())
+		newStopCommand(), newStatusCommand(), newApproveCommand(), newDenyCommand(), newAnswerCommand(),
+		newWorkerCommand(), newTemporalCommand())
 	// Unknown sub-commands are usage errors too.
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {

@@ -88,7 +88,7 @@ func runServe(cmd *cobra.Command, cfg config.Config) error {
 	defer engine.RemoveServeInfo(cfg.Home)
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s)\n",
-		address, cfg.Temporal.Namespace, cfg.DB, cfg.Home)
+		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home)
 	<-ctx.Done()
 	fmt.Fprintln(cmd.ErrOrStderr(), "talaria serve: shutting down")
 	return nil
