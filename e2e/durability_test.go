@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,8 +51,24 @@ func TestServeKilledMidModelCall(t *testing.T) {
 		t.Fatalf("the second model call never arrived: %v\nchat stderr:\n%s", err, errOut.String())
 	}
 	srv.kill()
-	restartedAt := time.Now()
+	killedAt := time.Now()
 	u.serve(port)
+	readyAt := time.Now()
+	if err := model.WaitRequests(ctx, 3); err != nil {
+		t.Fatalf("the model call was never retried: %v", err)
+	}
+	resumedAt := time.Now()
+	t.Logf("restart: serve ready %s after SIGKILL; the in-flight model call resumed %s after that (heartbeat timeout 3s)",
+		readyAt.Sub(killedAt).Round(time.Millisecond), resumedAt.Sub(readyAt).Round(time.Millisecond))
+	if path := os.Getenv("TALARIA_REPORT"); path != "" {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "restart_to_resume serve_ready=%s resumed_after_ready=%s heartbeat_timeout=3s\n",
+				readyAt.Sub(killedAt).Round(time.Millisecond), resumedAt.Sub(readyAt).Round(time.Millisecond))
+			f.Close()
+		}
+	}
+	restartedAt := readyAt
 
 	select {
 	case err := <-chatDone:

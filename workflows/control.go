@@ -26,6 +26,8 @@ type Progress struct {
 	// PendingApproval and PendingQuestion are what the turn waits for.
 	PendingApproval *PendingApproval `json:"pending_approval,omitempty"`
 	PendingQuestion *PendingQuestion `json:"pending_question,omitempty"`
+	// Recent are the last steps of the turn, oldest first.
+	Recent []string `json:"recent"`
 }
 
 // listen installs the turn's signal and query handlers. Signals only change
@@ -57,7 +59,7 @@ func listen(ctx workflow.Context, turnID string, st *TurnState, gate *humanGate,
 		return Progress{
 			TurnID: turnID, Iteration: st.Budget.Used, BudgetLeft: st.Budget.Remaining(), APICalls: st.Calls,
 			CurrentTool: st.CurrentTool, Interrupted: st.Interrupted, PendingSteers: len(st.Steers), Stop: st.Stop,
-			PendingApproval: gate.approval, PendingQuestion: gate.question,
+			PendingApproval: gate.approval, PendingQuestion: gate.question, Recent: st.Recent,
 		}, nil
 	})
 }

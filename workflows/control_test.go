@@ -63,6 +63,18 @@ func TestTurnInterruptedDuringModelCall(t *testing.T) {
 func TestTurnSteerDeliveredWithNextCall(t *testing.T) {
 	env, inputs, _ := controlEnv(t, time.Minute, toolReply("terminal"), textReply())
 	env.RegisterDelayedCallback(func() { env.SignalWorkflow(SignalSteer, "use python instead") }, 10*time.Second)
+	env.RegisterDelayedCallback(func() {
+		var p Progress
+		v, err := env.QueryWorkflow(QueryProgress)
+		if err != nil || v.Get(&p) != nil {
+			t.Errorf("query: %v", err)
+			return
+		}
+		want := []string{"model call 1: tool_calls", "tools: terminal (0 failed)"}
+		if len(p.Recent) != 2 || p.Recent[0] != want[0] || p.Recent[1] != want[1] || p.APICalls != 2 || p.Iteration != 2 {
+			t.Errorf("progress during the second call = %+v", p)
+		}
+	}, 90*time.Second)
 	env.ExecuteWorkflow(TurnWorkflowName, TurnInput{SessionID: "s", TurnNumber: 1})
 	var r ConversationResult
 	if err := env.GetWorkflowResult(&r); err != nil {

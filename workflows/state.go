@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"fmt"
+
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/loop"
 )
@@ -45,6 +47,9 @@ type TurnState struct {
 	// Next shapes the next model call (request-only additions).
 	Next NextCall
 
+	// Recent are the last few things the turn did, for progress queries.
+	Recent []string
+
 	// Final are the replies whose joined text is the final answer.
 	Final       []int64
 	CurrentTool string
@@ -75,4 +80,15 @@ func (s *TurnState) nextCall() int {
 func (s *TurnState) stop(r StopReason, err string) {
 	s.Stop = r
 	s.Err = err
+}
+
+// maxRecent bounds TurnState.Recent.
+const maxRecent = 10
+
+// note records a step for progress queries, keeping the last few.
+func (s *TurnState) note(format string, args ...any) {
+	s.Recent = append(s.Recent, fmt.Sprintf(format, args...))
+	if len(s.Recent) > maxRecent {
+		s.Recent = append([]string(nil), s.Recent[len(s.Recent)-maxRecent:]...)
+	}
 }

@@ -78,6 +78,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		}
 		var step Step
 		step, st = decide(st, reply, in.Limits)
+		st.note("model call %d: %s", st.Calls, reply.Kind)
 		switch step.Kind {
 		case StepRecall:
 			st.Budget.Refund()
@@ -138,6 +139,7 @@ func runTools(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, 
 	}
 	st.AfterTools = true
 	st.Guardrail = observeBatch(st.Guardrail, reply, res)
+	st.note("tools: %s (%d failed)", toolNames(reply), res.Failed)
 	if step.Refund {
 		st.Budget.Refund()
 	}
@@ -233,4 +235,12 @@ func errorMessage(err error) string {
 		err = next
 	}
 	return err.Error()
+}
+
+func toolNames(r activities.CallModelResult) string {
+	names := make([]string, 0, len(r.ToolCalls))
+	for _, c := range r.ToolCalls {
+		names = append(names, c.Name)
+	}
+	return strings.Join(names, ", ")
 }
