@@ -95,7 +95,7 @@ func TestHistoryPerIterationIsConstant(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	res, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: "long", UserMessage: "go", Model: fakellm.DefaultModel,
-		MaxIterations: iterations + 1, Workdir: t.TempDir()})
+		MaxIterations: iterations + 1, ContinueEvery: -1, Workdir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
