@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -372,6 +373,26 @@ func TestLoopRateLimitFallsBackAndNextTurnStartsOnPrimary(t *testing.T) {
 	res = l.turn("s", "two")
 	if got := finalText(t, res); got != "primary again" {
 		t.Fatalf("second turn final = %q (each turn starts on the primary)", got)
+	}
+}
+
+func TestLoopBillingAndAuthFallBack(t *testing.T) {
+	for _, step := range []fakellm.Step{
+		{Status: 402, ErrorMessage: "insufficient credits"},
+		{Status: 401, ErrorMessage: "key revoked"},
+		{Status: 529, ErrorMessage: "overloaded"},
+	} {
+		t.Run(fmt.Sprint(step.Status), func(t *testing.T) {
+			fb := fakellm.New(fakellm.TextStep("fallback answer"))
+			defer fb.Close()
+			steps := []fakellm.Step{step, step, step}
+			l := newLoopRun(t, steps, withFallback(fb))
+			res := l.turn("s", "go")
+			expect(t, res, workflows.StopTextResponse, true, false, 2)
+			if got := finalText(t, res); got != "fallback answer" {
+				t.Fatalf("final = %q", got)
+			}
+		})
 	}
 }
 
