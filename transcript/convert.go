@@ -51,6 +51,10 @@ func MessageToOpenAI(m models.Message) openai.ChatCompletionMessage {
 	return msg
 }
 
+// MaxToolCallIDLen bounds the call ids kept as sent; longer ones (they end
+// up in storage keys) are replaced like missing ones.
+const MaxToolCallIDLen = 128
+
 // ToolCallsFromOpenAI converts a reply's tool calls for storage, giving every
 // call an id (some servers omit them) that is unique within the reply.
 func ToolCallsFromOpenAI(calls []openai.ToolCall, idPrefix string) []models.ToolCall {
@@ -61,7 +65,7 @@ func ToolCallsFromOpenAI(calls []openai.ToolCall, idPrefix string) []models.Tool
 	seen := map[string]bool{}
 	for i, tc := range calls {
 		id := tc.ID
-		if id == "" || seen[id] {
+		if id == "" || seen[id] || len(id) > MaxToolCallIDLen {
 			id = idPrefix + strconv.Itoa(i+1)
 		}
 		seen[id] = true

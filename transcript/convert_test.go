@@ -1,7 +1,10 @@
 package transcript
 
 import (
+	"strings"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/models"
 )
@@ -25,5 +28,17 @@ func TestToOpenAIFoldsSteers(t *testing.T) {
 	}
 	if out[4].Role != "user" || out[4].Content != "and be brief" {
 		t.Fatalf("steer between calls = %+v", out[4])
+	}
+}
+
+func TestToolCallsFromOpenAIIDs(t *testing.T) {
+	long := strings.Repeat("x", MaxToolCallIDLen+1)
+	calls := []openai.ToolCall{{ID: "a"}, {ID: ""}, {ID: "a"}, {ID: long}, {ID: "b"}}
+	got := ToolCallsFromOpenAI(calls, "call_7_")
+	want := []string{"a", "call_7_2", "call_7_3", "call_7_4", "b"}
+	for i, c := range got {
+		if c.ID != want[i] || c.Type != "function" {
+			t.Fatalf("call %d = %+v, want id %s", i, c, want[i])
+		}
 	}
 }
