@@ -29,8 +29,12 @@ type Activities struct {
 	Stream bool
 	// MaxTokens caps each reply (0: provider default).
 	MaxTokens int
-	// SystemPrompt is sent first in every request.
+	// SystemPrompt is the fallback system prompt, for sessions that have
+	// none stored.
 	SystemPrompt string
+	// BuildPrompt builds a new session's system prompt (once: it is stored
+	// with the session and reused byte for byte). Nil: SystemPrompt.
+	BuildPrompt func(ctx context.Context, model, workdir string) (string, error)
 	// HeartbeatEvery is how often long activities heartbeat (default 500ms).
 	HeartbeatEvery time.Duration
 	// MaxToolOutput caps one tool result in characters (0: tools default).

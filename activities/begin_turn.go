@@ -11,8 +11,14 @@ import (
 // BeginTurn creates the session when new, persists the user's message (once,
 // however often it is retried) and records the turn as running.
 func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTurnResult, error) {
-	if _, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model); err != nil {
+	sess, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model)
+	if err != nil {
 		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+	}
+	if sess.SystemPrompt == "" {
+		if err := a.storePrompt(ctx, in); err != nil {
+			return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+		}
 	}
 	rows, err := a.Store.AppendMessages(ctx, []models.Message{{
 		SessionID: in.SessionID,
@@ -58,4 +64,21 @@ func (a *Activities) SaveGrant(ctx context.Context, in SaveGrantInput) error {
 		return nil
 	}
 	return a.Store.AddGrant(ctx, scope, in.Rule)
+}
+
+// storePrompt builds and stores a new session's system prompt.
+func (a *Activities) storePrompt(ctx context.Context, in BeginTurnInput) error {
+	text := a.SystemPrompt
+	if a.BuildPrompt != nil {
+		built, err := a.BuildPrompt(ctx, in.Model, in.Workdir)
+		if err != nil {
+			return fmt.Errorf("build the system prompt: %w", err)
+		}
+		text = built
+	}
+	if text == "" {
+		return nil
+	}
+	_, err := a.Store.SetSystemPromptOnce(ctx, in.SessionID, text)
+	return err
 }

@@ -45,7 +45,11 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	if err != nil {
 		return CallModelResult{}, fmt.Errorf("call model: load session %s: %w", in.SessionID, err)
 	}
-	req, err := a.buildRequest(ctx, history, in)
+	system := a.SystemPrompt
+	if sess, err := a.Store.Session(ctx, in.SessionID); err == nil && sess.SystemPrompt != "" {
+		system = sess.SystemPrompt
+	}
+	req, err := a.buildRequest(ctx, system, history, in)
 	if err != nil {
 		return CallModelResult{}, err
 	}
@@ -239,10 +243,10 @@ func callDigest(name, args string) string {
 
 // buildRequest assembles the chat request from stored history and the
 // request-only additions of this call.
-func (a *Activities) buildRequest(ctx context.Context, history []models.Message, in CallModelInput) (openai.ChatCompletionRequest, error) {
+func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in CallModelInput) (openai.ChatCompletionRequest, error) {
 	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+3)
-	if a.SystemPrompt != "" {
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: a.SystemPrompt})
+	if system != "" {
+		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	}
 	msgs = append(msgs, transcript.ToOpenAI(history)...)
 	if len(in.ContinueFrom) > 0 {

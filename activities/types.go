@@ -33,6 +33,9 @@ type BeginTurnInput struct {
 	Model       string
 	UserMessage string
 	StartedAt   time.Time
+	// Workdir is where the user works: the prompt builder reads project
+	// context files there.
+	Workdir string
 }
 
 // BeginTurnResult names the persisted user message.

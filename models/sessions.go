@@ -88,3 +88,20 @@ func (s *Store) SetSessionTitle(ctx context.Context, id, title string) error {
 	}
 	return nil
 }
+
+// SetSystemPromptOnce stores a session's system prompt unless it already has
+// one, and returns the prompt the session keeps (the first one stored wins,
+// so concurrent or retried callers agree).
+func (s *Store) SetSystemPromptOnce(ctx context.Context, sessionID, prompt string) (string, error) {
+	err := s.db.WithContext(ctx).Model(&Session{}).
+		Where("id = ? AND (system_prompt IS NULL OR system_prompt = '')", sessionID).
+		Update("system_prompt", prompt).Error
+	if err != nil {
+		return "", fmt.Errorf("models: set system prompt of %q: %w", sessionID, err)
+	}
+	sess, err := s.Session(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	return sess.SystemPrompt, nil
+}

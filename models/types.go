@@ -8,8 +8,12 @@ type Session struct {
 	Model     string
 	Title     string
 	TurnCount int // number of turns started, see Store.NextTurn
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	// SystemPrompt is built once, when the session's first turn begins, and
+	// sent byte for byte on every later call (providers cache prompts by
+	// prefix); only compression rebuilds it.
+	SystemPrompt string `gorm:"type:text"`
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // ToolCall is a tool invocation requested by the assistant, in the OpenAI
