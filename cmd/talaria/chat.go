@@ -31,6 +31,8 @@ type chatFlags struct {
 	maxIterations int
 	jsonOut       bool
 	yolo          bool
+	resume        string
+	continueLast  bool
 }
 
 func newChatCommand() *cobra.Command {
@@ -59,6 +61,8 @@ configuration errors (including an unconfigured or unreachable model endpoint).`
 	c.Flags().StringVarP(&f.model, "model", "m", "", "model name (env TALARIA_MODEL)")
 	c.Flags().IntVar(&f.maxIterations, "max-iterations", 0, fmt.Sprintf("tool-calling iterations allowed per turn (default %d)", config.DefaultMaxIterations))
 	c.Flags().BoolVar(&f.jsonOut, "json", false, "print exactly one JSON object, the ConversationResult, on stdout")
+	c.Flags().StringVar(&f.resume, "resume", "", "continue the existing session ID (an error if it does not exist)")
+	c.Flags().BoolVarP(&f.continueLast, "continue", "c", false, "continue the most recent session")
 	c.Flags().BoolVar(&f.yolo, "yolo", false, "run dangerous commands without asking for approval (blocked ones are still refused)")
 	return c
 }
@@ -83,6 +87,12 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	if f.yolo {
 		cfg.Approvals.Mode = "off"
 	}
+	if n := countSet(f.session != "", f.resume != "", f.continueLast); n > 1 {
+		return usagef("--session, --resume and --continue exclude each other")
+	}
+	if f.resume != "" && !sessionIDPattern.MatchString(f.resume) {
+		return usagef("--resume %q: use 1-128 letters, digits, '.', '_' or '-'", f.resume)
+	}
 	if f.session != "" && !sessionIDPattern.MatchString(f.session) {
 		return usagef("--session %q: use 1-128 letters, digits, '.', '_' or '-'", f.session)
 	}
@@ -104,9 +114,9 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	}
 	defer release()
 
-	session := f.session
-	if session == "" {
-		session = newSessionID()
+	session, err := chooseSession(ctx, rt, f)
+	if err != nil {
+		return err
 	}
 	mode := workflows.BusyMode(cfg.BusyInputMode)
 	printer := &streamPrinter{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr()}
@@ -318,4 +328,38 @@ func newSessionID() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
 	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// chooseSession picks the session: --session (created when new), --resume
+// (must exist), --continue (the most recent), or a fresh one.
+func chooseSession(ctx context.Context, rt *engine.Runtime, f chatFlags) (string, error) {
+	switch {
+	case f.resume != "":
+		if _, err := rt.Store.Session(ctx, f.resume); err != nil {
+			return "", usagef("--resume %s: no such session (see 'talaria sessions list')", f.resume)
+		}
+		return f.resume, nil
+	case f.continueLast:
+		recent, err := rt.Store.Sessions(ctx, 1)
+		if err != nil {
+			return "", err
+		}
+		if len(recent) == 0 {
+			return "", usagef("--continue: there is no session yet")
+		}
+		return recent[0].ID, nil
+	case f.session != "":
+		return f.session, nil
+	}
+	return newSessionID(), nil
+}
+
+func countSet(flags ...bool) int {
+	n := 0
+	for _, f := range flags {
+		if f {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/models"
+)
+
+// openStore opens the database a running serve uses, or the configured one.
+func openStore(ctx context.Context, cfg config.Config) (*models.Store, error) {
+	dsn := cfg.DB
+	if lock, err := engine.TryLock(cfg.Home); err == nil {
+		lock.Release()
+	} else if info, ierr := engine.ReadServeInfo(cfg.Home); ierr == nil {
+		dsn = info.DB
+	}
+	st, err := models.Open(ctx, dsn)
+	if err != nil {
+		return nil, usageErr(fmt.Errorf("open database: %w", err))
+	}
+	return st, nil
+}
+
+func newSessionsCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "sessions",
+		Short: "List, show and remove sessions",
+		Args:  noArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	c.AddCommand(newSessionsListCommand(), newSessionsShowCommand(), newSessionsRmCommand())
+	return c
+}
+
+// storeCommand builds a sessions sub-command working on the store.
+func storeCommand(use, short string, args cobra.PositionalArgs, setup func(*cobra.Command),
+	run func(cmd *cobra.Command, st *models.Store, args []string) error) *cobra.Command {
+	var common commonFlags
+	c := &cobra.Command{
+		Use: use, Short: short, Args: args,
+		RunE: func(cmd *cobra.Command, a []string) error {
+			cfg, err := common.loadConfig()
+			if err != nil {
+				return err
+			}
+			st, err := openStore(cmd.Context(), cfg)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			return run(cmd, st, a)
+		},
+	}
+	common.register(c)
+	if setup != nil {
+		setup(c)
+	}
+	return c
+}
+
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s needs %s (see '%s --help')", c.CommandPath(), what, c.CommandPath())
+		}
+		return nil
+	}
+}
+
+func newSessionsListCommand() *cobra.Command {
+	var limit int
+	var asJSON bool
+	return storeCommand("list", "List sessions, most recent first", noArgs,
+		func(c *cobra.Command) {
+			c.Flags().IntVarP(&limit, "limit", "n", 20, "how many sessions (0: all)")
+			c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+		},
+		func(cmd *cobra.Command, st *models.Store, _ []string) error {
+			sessions, err := st.Sessions(cmd.Context(), limit)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), sessions)
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "SESSION\tTURNS\tMODEL\tUPDATED\tFIRST MESSAGE")
+			for _, s := range sessions {
+				first := ""
+				if msgs, err := st.Messages(cmd.Context(), s.ID); err == nil && len(msgs) > 0 {
+					first = oneLineText(msgs[0].Content, 50)
+				}
+				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", s.ID, s.TurnCount, s.Model, s.UpdatedAt.Local().Format("2006-01-02 15:04"), first)
+			}
+			return w.Flush()
+		})
+}
+
+func newSessionsShowCommand() *cobra.Command {
+	var asJSON bool
+	return storeCommand("show ID", "Show a session's conversation and turns", exactArgs(1, "a session id"),
+		func(c *cobra.Command) { c.Flags().BoolVar(&asJSON, "json", false, "print JSON") },
+		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			ctx := cmd.Context()
+			sess, err := st.Session(ctx, args[0])
+			if errors.Is(err, models.ErrNotFound) {
+				return &exitError{code: exitFailure, err: fmt.Errorf("no session %q", args[0])}
+			}
+			if err != nil {
+				return err
+			}
+			msgs, err := st.Messages(ctx, sess.ID)
+			if err != nil {
+				return err
+			}
+			turns, err := st.Turns(ctx, sess.ID)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), map[string]any{"session": sess, "turns": turns, "messages": msgs})
+			}
+			printSession(cmd.OutOrStdout(), sess, turns, msgs)
+			return nil
+		})
+}
+
+func newSessionsRmCommand() *cobra.Command {
+	return storeCommand("rm ID", "Delete a session and everything stored for it", exactArgs(1, "a session id"), nil,
+		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			err := st.DeleteSession(cmd.Context(), args[0])
+			if errors.Is(err, models.ErrNotFound) {
+				return &exitError{code: exitFailure, err: fmt.Errorf("no session %q", args[0])}
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "deleted session %s\n", args[0])
+			return nil
+		})
+}
+
+func printSession(w io.Writer, sess *models.Session, turns []models.Turn, msgs []models.Message) {
+	fmt.Fprintf(w, "session %s — model %s, %d turns, created %s\n", sess.ID, sess.Model, sess.TurnCount, sess.CreatedAt.Local().Format("2006-01-02 15:04"))
+	for _, t := range turns {
+		fmt.Fprintf(w, "  turn %d: %s (%s), %d model calls, %d tokens\n", t.Number, t.Status, t.ExitReason, t.APICalls, t.TotalTokens)
+	}
+	fmt.Fprintln(w)
+	for _, m := range msgs {
+		switch {
+		case m.Role == "tool":
+			fmt.Fprintf(w, "  [%s result] %s\n", m.Name, oneLineText(m.Content, 200))
+		case len(m.ToolCalls) > 0:
+			for _, c := range m.ToolCalls {
+				fmt.Fprintf(w, "assistant → %s %s\n", c.Function.Name, oneLineText(c.Function.Arguments, 200))
+			}
+			if m.Content != "" {
+				fmt.Fprintf(w, "assistant: %s\n", m.Content)
+			}
+		default:
+			fmt.Fprintf(w, "%s: %s\n", m.Role, m.Content)
+		}
+	}
+}
+
+func oneLineText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len([]rune(s)) > n {
+		return string([]rune(s)[:n]) + "…"
+	}
+	return s
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,46 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/fakellm"
+)
+
+// TestSessionsCommands: sessions can be listed, shown, continued, resumed
+// and removed.
+func TestSessionsCommands(t *testing.T) {
+	model := fakellm.New(fakellm.TextStep("first answer"), fakellm.TextStep("second answer"), fakellm.TextStep("third answer"))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	if _, stderr, code := u.chatJSON(time.Minute, "-q", "remember the number 42", "--session", "alpha"); code != 0 {
+		t.Fatalf("first chat: %s", stderr)
+	}
+	// --continue picks the most recent session.
+	res, stderr, code := u.chatJSON(time.Minute, "-q", "what number?", "--continue")
+	if code != 0 || res.SessionID != "alpha" || len(res.Messages) != 4 {
+		t.Fatalf("--continue: exit %d session %s messages %d\n%s", code, res.SessionID, len(res.Messages), stderr)
+	}
+	res, _, code = u.chatJSON(time.Minute, "-q", "again", "--resume", "alpha")
+	if code != 0 || res.SessionID != "alpha" || len(res.Messages) != 6 {
+		t.Fatalf("--resume: exit %d %+v", code, res)
+	}
+	if _, stderr, code := u.run(time.Minute, "chat", "-q", "x", "--resume", "nope"); code != 2 || !strings.Contains(stderr, "no such session") {
+		t.Fatalf("--resume of a missing session: exit %d %s", code, stderr)
+	}
+	out, _, code := u.run(time.Minute, "sessions", "list")
+	if code != 0 || !strings.Contains(out, "alpha") || !strings.Contains(out, "remember the number 42") {
+		t.Fatalf("sessions list: exit %d\n%s", code, out)
+	}
+	out, _, code = u.run(time.Minute, "sessions", "show", "alpha")
+	if code != 0 || !strings.Contains(out, "turn 3: completed (text_response)") || !strings.Contains(out, "assistant: second answer") {
+		t.Fatalf("sessions show: exit %d\n%s", code, out)
+	}
+	if _, _, code := u.run(time.Minute, "sessions", "rm", "alpha"); code != 0 {
+		t.Fatal("sessions rm failed")
+	}
+	if _, stderr, code := u.run(time.Minute, "sessions", "show", "alpha"); code != 1 || !strings.Contains(stderr, "no session") {
+		t.Fatalf("show after rm: exit %d %s", code, stderr)
+	}
+}

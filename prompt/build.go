@@ -1,0 +1,92 @@
+package prompt
+
+import (
+	"errors"
+	"strings"
+	"time"
+)
+
+// ErrUnreadable: a prompt file exists but could not be read. Build wraps it
+// together with the underlying error.
+var ErrUnreadable = errors.New("unreadable prompt file")
+
+// Inputs are everything Build depends on besides the files it reads.
+type Inputs struct {
+	// Home is $TALARIA_HOME; empty means there are no home files (the
+	// default identity, no memory, no skills).
+	Home string
+	// Workdir is the user's working directory; empty means no project
+	// context is searched.
+	Workdir  string
+	Model    string
+	Provider string // e.g. the endpoint host
+	// Now is the current time; the date line shows it in UTC.
+	Now time.Time
+	// ToolNames are the tools offered, for the tool-use guidance.
+	ToolNames []string
+}
+
+// Prompt is a built system prompt.
+type Prompt struct {
+	Text     string
+	Sections []Section
+}
+
+// Section is one named part of a prompt.
+type Section struct{ Name, Text string }
+
+// Section names, in prompt order.
+const (
+	SectionIdentity = "identity"
+	SectionMemory   = "memory"
+	SectionSkills   = "skills"
+	SectionContext  = "project context"
+	SectionTools    = "tool use"
+	SectionDate     = "date"
+)
+
+// Build assembles the system prompt from in and the files under in.Home
+// and around in.Workdir.
+func Build(in Inputs) (Prompt, error) {
+	identity, err := identitySection(in.Home)
+	if err != nil {
+		return Prompt{}, err
+	}
+	memory, err := memorySection(in.Home)
+	if err != nil {
+		return Prompt{}, err
+	}
+	skills, err := skillsSection(in.Home)
+	if err != nil {
+		return Prompt{}, err
+	}
+	project, err := contextSection(in.Workdir)
+	if err != nil {
+		return Prompt{}, err
+	}
+	parts := []Section{
+		{SectionIdentity, identity},
+		{SectionMemory, memory},
+		{SectionSkills, skills},
+		{SectionContext, project},
+		{SectionTools, toolGuidance(in.ToolNames)},
+		{SectionDate, dateLine(in)},
+	}
+	return assemble(parts), nil
+}
+
+// assemble drops empty sections and joins the rest with blank lines.
+func assemble(parts []Section) Prompt {
+	var p Prompt
+	texts := make([]string, 0, len(parts))
+	for _, s := range parts {
+		s.Text = strings.TrimSpace(s.Text)
+		if s.Text == "" {
+			continue
+		}
+		p.Sections = append(p.Sections, s)
+		texts = append(texts, s.Text)
+	}
+	p.Text = strings.Join(texts, "\n\n")
+	return p
+}

@@ -1,0 +1,29 @@
+// Package prompt builds Talaria's system prompt.
+//
+// [Build] is a pure function of its [Inputs] and of the files it reads:
+// the same inputs and the same files always give the same bytes. The
+// prompt is stored once per session and sent unchanged on every model
+// call, so providers can cache it.
+//
+// The prompt is made of sections, in this order, joined by blank lines:
+//
+//  1. identity: $TALARIA_HOME/SOUL.md, or a default identity;
+//  2. memory: $TALARIA_HOME/memories/MEMORY.md (the agent's notes) and
+//     USER.md (facts about the user), each held to a character cap by
+//     keeping whole entries from the start;
+//  3. skills: an index of $TALARIA_HOME/skills/*/SKILL.md;
+//  4. project context: the nearest .talaria.md or TALARIA.md up to the git
+//     root, else AGENTS.md, CLAUDE.md or .cursorrules in the working
+//     directory, capped at [ContextCap] characters;
+//  5. tool-use guidance for the tools offered;
+//  6. the date line: date, model, provider and working directory.
+//
+// A section with nothing to say is left out, except identity and the date
+// line. A missing file is not an error; a file that exists but cannot be
+// read is (wrapping [ErrUnreadable] and the cause).
+//
+// Memory files hold entries separated by a line containing only "§".
+// [SplitEntries], [FormatEntries], [MemoryCap] and [UserCap] are shared
+// with the memory tool, which writes these files, so that the tool and the
+// prompt agree on what fits.
+package prompt

@@ -1,0 +1,135 @@
+package prompt
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Memory caps, in characters of the file as the memory tool writes it
+// (see FormatEntries).
+const (
+	MemoryCap = 2200 // MEMORY.md: the agent's own notes
+	UserCap   = 1375 // USER.md: facts about the user
+)
+
+// Memory files, under $TALARIA_HOME/memories.
+const (
+	MemoryDir  = "memories"
+	MemoryFile = "MEMORY.md"
+	UserFile   = "USER.md"
+)
+
+// EntrySeparator separates entries in a memory file: a line containing
+// only "§".
+const EntrySeparator = "\n§\n"
+
+// SplitEntries splits a memory file into its entries: the pieces between
+// lines that contain only "§" (surrounding blanks allowed), trimmed, with
+// empty ones dropped.
+func SplitEntries(text string) []string {
+	var entries []string
+	var cur []string
+	flush := func() {
+		if e := strings.TrimSpace(strings.Join(cur, "\n")); e != "" {
+			entries = append(entries, e)
+		}
+		cur = cur[:0]
+	}
+	for _, line := range strings.Split(cleanText(text), "\n") {
+		if IsSeparatorLine(line) {
+			flush()
+			continue
+		}
+		cur = append(cur, line)
+	}
+	flush()
+	return entries
+}
+
+// IsSeparatorLine reports whether line separates memory entries.
+func IsSeparatorLine(line string) bool {
+	return strings.TrimSpace(line) == "§"
+}
+
+// FormatEntries renders entries as a memory file: joined by
+// EntrySeparator and ended by a newline; no entries give an empty file.
+// Caps are measured on this text.
+func FormatEntries(entries []string) string {
+	if len(entries) == 0 {
+		return ""
+	}
+	return strings.Join(entries, EntrySeparator) + "\n"
+}
+
+// EntriesSize is the size in characters of FormatEntries(entries).
+func EntriesSize(entries []string) int {
+	return charCount(FormatEntries(entries))
+}
+
+// FitEntries keeps whole entries from the start while they fit in limit
+// characters (measured as EntriesSize) and returns them with the number
+// left out. It stops at the first entry that does not fit.
+func FitEntries(entries []string, limit int) (kept []string, omitted int) {
+	for i := range entries {
+		if EntriesSize(entries[:i+1]) > limit {
+			return entries[:i], len(entries) - i
+		}
+	}
+	return entries, 0
+}
+
+// memorySection renders MEMORY.md and USER.md.
+func memorySection(home string) (string, error) {
+	if home == "" {
+		return "", nil
+	}
+	dir := filepath.Join(home, MemoryDir)
+	blocks := []struct {
+		file, title string
+		limit       int
+	}{
+		{MemoryFile, "## Memory (your notes)", MemoryCap},
+		{UserFile, "## About the user", UserCap},
+	}
+	var parts []string
+	for _, b := range blocks {
+		text, _, err := readOptional(filepath.Join(dir, b.file))
+		if err != nil {
+			return "", fmt.Errorf("memory: %w", err)
+		}
+		if block := memoryBlock(b.title, SplitEntries(text), b.limit); block != "" {
+			parts = append(parts, block)
+		}
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+// memoryBlock renders one memory file's entries as bullet points under a
+// heading, held to limit; "" when there are no entries.
+func memoryBlock(title string, entries []string, limit int) string {
+	if len(entries) == 0 {
+		return ""
+	}
+	kept, omitted := FitEntries(entries, limit)
+	var b strings.Builder
+	b.WriteString(title)
+	for _, e := range kept {
+		b.WriteString("\n")
+		b.WriteString(bullet(e))
+	}
+	if omitted > 0 {
+		noun := "entries were"
+		if omitted == 1 {
+			noun = "entry was"
+		}
+		fmt.Fprintf(&b, "\n(%d %s left out because memory is over its limit of %d characters; consolidate or remove entries.)",
+			omitted, noun, limit)
+	}
+	return b.String()
+}
+
+// bullet renders an entry as a list item, indenting its further lines.
+func bullet(entry string) string {
+	return "- " + strings.ReplaceAll(entry, "\n", "\n  ")
+}

@@ -1,0 +1,176 @@
+package prompt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// SkillsDir holds one directory per skill, each with a SkillFile.
+const (
+	SkillsDir = "skills"
+	SkillFile = "SKILL.md"
+)
+
+// maxDescription caps a skill's description in the index, in characters.
+const maxDescription = 300
+
+// Skill is one entry of the skills index.
+type Skill struct {
+	Name        string
+	Description string
+	Path        string // the SKILL.md file
+}
+
+// frontMatter is the YAML header of a SKILL.md.
+type frontMatter struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description"`
+}
+
+// ParseSkill reads a skill's name and description from the text of its
+// SKILL.md. With front matter, they come from its name and description
+// fields (a missing name falls back to dir, a missing description to the
+// first non-empty line of the body). Without front matter, the name is
+// dir and the description the first non-empty line. Malformed front matter
+// gives dir and no description.
+func ParseSkill(dir, text string) (name, description string) {
+	header, body, found, ok := splitFrontMatter(text)
+	if !found {
+		return dir, firstLine(text)
+	}
+	if !ok {
+		return dir, ""
+	}
+	fm, err := decodeFrontMatter(header)
+	if err != nil {
+		return dir, ""
+	}
+	name, description = oneLine(fm.Name), oneLine(fm.Description)
+	if name == "" {
+		name = dir
+	}
+	if description == "" {
+		description = firstLine(body)
+	}
+	return name, description
+}
+
+// decodeFrontMatter decodes a YAML header; a decoder panic on hostile
+// input counts as malformed front matter.
+func decodeFrontMatter(header string) (fm frontMatter, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			fm, err = frontMatter{}, fmt.Errorf("decode front matter: %v", p)
+		}
+	}()
+	if err := yaml.Unmarshal([]byte(header), &fm); err != nil {
+		return frontMatter{}, fmt.Errorf("decode front matter: %w", err)
+	}
+	return fm, nil
+}
+
+// splitFrontMatter separates a leading "---" block from the body. found
+// reports whether the text starts with front matter; ok whether it is
+// closed by a "---" line.
+func splitFrontMatter(text string) (header, body string, found, ok bool) {
+	text = strings.TrimPrefix(text, "\uFEFF")
+	lines := strings.Split(text, "\n")
+	if len(lines) == 0 || strings.TrimRight(lines[0], " \t") != "---" {
+		return "", text, false, false
+	}
+	for i := 1; i < len(lines); i++ {
+		if strings.TrimRight(lines[i], " \t") == "---" {
+			return strings.Join(lines[1:i], "\n"), strings.Join(lines[i+1:], "\n"), true, true
+		}
+	}
+	return "", "", true, false
+}
+
+// firstLine returns the first non-empty line, without heading marks.
+func firstLine(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#"))
+		if line != "" {
+			return oneLine(line)
+		}
+	}
+	return ""
+}
+
+// oneLine collapses whitespace and caps the length.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if charCount(s) > maxDescription {
+		s = string([]rune(s)[:maxDescription-3]) + "..."
+	}
+	return s
+}
+
+// LoadSkills reads the skills index under home, sorted by name (then
+// path). Directories without a SKILL.md are skipped.
+func LoadSkills(home string) ([]Skill, error) {
+	root := filepath.Join(home, SkillsDir)
+	entries, err := os.ReadDir(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("skills: %w %s: %w", ErrUnreadable, root, err)
+	}
+	var skills []Skill
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			continue // a stray file or a broken link is not a skill
+		}
+		path := filepath.Join(dir, SkillFile)
+		text, ok, err := readOptional(path)
+		if err != nil {
+			return nil, fmt.Errorf("skills: %w", err)
+		}
+		if !ok {
+			continue
+		}
+		name, desc := ParseSkill(e.Name(), text)
+		skills = append(skills, Skill{Name: name, Description: desc, Path: path})
+	}
+	sort.SliceStable(skills, func(i, j int) bool {
+		if skills[i].Name != skills[j].Name {
+			return skills[i].Name < skills[j].Name
+		}
+		return skills[i].Path < skills[j].Path
+	})
+	return skills, nil
+}
+
+// skillsSection renders the skills index.
+func skillsSection(home string) (string, error) {
+	if home == "" {
+		return "", nil
+	}
+	skills, err := LoadSkills(home)
+	if err != nil || len(skills) == 0 {
+		return "", err
+	}
+	var b bytes.Buffer
+	b.WriteString("## Skills\n")
+	b.WriteString("Skills are instructions for particular kinds of task. When a task matches one, read its file before you start.")
+	for _, s := range skills {
+		b.WriteString("\n- ")
+		b.WriteString(s.Name)
+		if s.Description != "" {
+			b.WriteString(": ")
+			b.WriteString(s.Description)
+		}
+		fmt.Fprintf(&b, " (%s)", s.Path)
+	}
+	return b.String(), nil
+}
