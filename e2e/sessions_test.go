@@ -44,3 +44,22 @@ func TestSessionsCommands(t *testing.T) {
 		t.Fatalf("show after rm: exit %d %s", code, stderr)
 	}
 }
+
+// TestConfigCommand: the effective configuration, with secrets masked.
+func TestConfigCommand(t *testing.T) {
+	u := newUser(t, "http://127.0.0.1:1/v1")
+	u.env["OPENAI_API_KEY"] = "sk-very-secret"
+	u.env["TALARIA_MAX_ITERATIONS"] = "12"
+	out, stderr, code := u.run(time.Minute, "config", "--db", "postgres://me:hunter2@db.local/talaria")
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, stderr)
+	}
+	for _, want := range []string{"max_iterations: 12", "base_url: http://127.0.0.1:1/v1", "api_key: '********'", "me:xxxxx@db.local"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("config output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "sk-very-secret") || strings.Contains(out, "hunter2") {
+		t.Fatalf("a secret leaked:\n%s", out)
+	}
+}
