@@ -78,7 +78,12 @@ func writeConfig(text string) func(t *testing.T, u *user) {
 // TestHelp: every command explains itself.
 func TestHelp(t *testing.T) {
 	u := newUser(t, "http://127.0.0.1:1/v1")
-	for _, cmd := range [][]string{{"--help"}, {"chat", "--help"}, {"serve", "--help"}} {
+	cmds := [][]string{{"--help"}}
+	for _, name := range []string{"serve", "chat", "send", "steer", "stop", "status", "approve", "deny", "answer",
+		"worker", "temporal", "sessions", "config"} {
+		cmds = append(cmds, []string{name, "--help"})
+	}
+	for _, cmd := range cmds {
 		stdout, stderr, code := u.run(time.Minute, cmd...)
 		if code != 0 || !strings.Contains(stdout, "Usage:") {
 			t.Fatalf("%v: exit %d\n%s%s", cmd, code, stdout, stderr)

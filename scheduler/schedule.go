@@ -112,7 +112,9 @@ func parseCron(spec, tz string) (s Schedule, err error) {
 		return nil, invalid("%q: unsupported form; for example \"30 2 * * *\" or \"every 2h\"", spec)
 	}
 	spec5.Location = loc
-	c := &cronSchedule{spec: spec5, loc: loc, text: expr}
+	wall := *spec5
+	wall.Location = time.UTC
+	c := &cronSchedule{spec: spec5, wall: &wall, loc: loc, text: expr}
 	if zone != "" {
 		c.text = "CRON_TZ=" + zone + " " + expr
 	}
@@ -136,6 +138,7 @@ func parseStandard(expr string) (s cron.Schedule, err error) {
 // cronSchedule is a cron expression evaluated in a time zone.
 type cronSchedule struct {
 	spec *cron.SpecSchedule
+	wall *cron.SpecSchedule // the same expression on a zone-free wall clock (UTC)
 	loc  *time.Location
 	text string
 }
@@ -149,6 +152,9 @@ func (c *cronSchedule) Next(t time.Time) time.Time {
 	next := c.spec.Next(t)
 	if next.IsZero() {
 		return time.Time{}
+	}
+	if gap := c.skippedSlot(t, next); !gap.IsZero() {
+		return gap.UTC()
 	}
 	// A repeated wall-clock minute: the second occurrence of a slot the
 	// first occurrence of which is at or before t.
@@ -167,6 +173,50 @@ func (c *cronSchedule) Next(t time.Time) time.Time {
 }
 
 func (c *cronSchedule) String() string { return c.text }
+
+// skippedSlot returns the first spring-forward transition after t and
+// before next that skips a wall-clock minute the expression matches, or the
+// zero time when there is none. Such a slot runs at the transition, the
+// first instant after the skipped minutes.
+func (c *cronSchedule) skippedSlot(t, next time.Time) time.Time {
+	const step = 12 * time.Hour
+	if c.loc == time.UTC {
+		return time.Time{}
+	}
+	for a := t; a.Before(next); a = a.Add(step) {
+		b := a.Add(step)
+		if b.After(next) {
+			b = next
+		}
+		_, offA := a.Zone()
+		_, offB := b.Zone()
+		if offB <= offA {
+			continue
+		}
+		// The offset grows within (a, b]: find the transition instant.
+		lo, hi := a, b
+		for hi.Sub(lo) > time.Second {
+			mid := lo.Add(hi.Sub(lo) / 2)
+			if _, off := mid.Zone(); off == offA {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		at := hi.Truncate(time.Second)
+		if _, off := at.Zone(); off == offA {
+			at = at.Add(time.Second)
+		}
+		// Wall-clock minutes from the old offset's view of the transition
+		// up to the new one's never happen.
+		skippedFrom := wallTime(at.In(time.FixedZone("", offA)))
+		skippedTo := wallTime(at.In(c.loc))
+		if m := c.wall.Next(skippedFrom.Add(-time.Minute)); !m.IsZero() && m.Before(skippedTo) && at.After(t) && at.Before(next) {
+			return at
+		}
+	}
+	return time.Time{}
+}
 
 // wallTime is t's wall clock as a UTC time, used as a zone-free key.
 func wallTime(t time.Time) time.Time {
