@@ -37,6 +37,12 @@ func TestBadInput(t *testing.T) {
 		{"unreachable postgres", nil, []string{"chat", "-q", "hi", "--db", "postgres://u@127.0.0.1:1/x?connect_timeout=2"}, "database", nil},
 		{"home not writable", map[string]string{"TALARIA_HOME": filepath.Join(notADir, "home")}, []string{"chat", "-q", "hi"}, "TALARIA_HOME", nil},
 		{"serve home not writable", map[string]string{"TALARIA_HOME": filepath.Join(notADir, "home")}, []string{"serve"}, "TALARIA_HOME", nil},
+		{"stop without a session", nil, []string{"stop"}, "needs 1 argument", nil},
+		{"bad session for stop", nil, []string{"stop", "../x"}, "session", nil},
+		{"control without serve", nil, []string{"status", "s1"}, "no talaria serve is running", nil},
+		{"stray argument", nil, []string{"chat", "extra"}, "takes no arguments", nil},
+		{"both session flags", nil, []string{"chat", "-q", "x", "--session", "a", "--continue"}, "exclude each other", nil},
+		{"worker without temporal", nil, []string{"worker"}, "external Temporal", nil},
 		{"bad config file", nil, []string{"chat", "-q", "hi"}, "config.yaml", writeConfig("model: [unclosed")},
 		{"bad config value", nil, []string{"chat", "-q", "hi"}, "log_level", writeConfig("log_level: loud\n")},
 	}

@@ -346,6 +346,28 @@ func (s *Store) UpdateRun(ctx context.Context, run CronRun) error {
 	return nil
 }
 
+// MarkRunStarted sets the StartedAt of a job's run for one slot, unless it
+// is set already; a missing run yields ErrNotFound.
+func (s *Store) MarkRunStarted(ctx context.Context, jobID string, slot, at time.Time) error {
+	slot = slot.UTC().Truncate(time.Microsecond)
+	at = at.UTC().Truncate(time.Microsecond)
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var run CronRun
+		if err := tx.Where("job_id = ? AND scheduled_at = ?", jobID, slot).Take(&run).Error; err != nil {
+			return notFound(err)
+		}
+		if run.StartedAt != nil {
+			return nil
+		}
+		return tx.Model(&CronRun{}).Where("job_id = ? AND scheduled_at = ? AND started_at IS NULL", jobID, slot).
+			Update("started_at", at).Error
+	})
+	if err != nil {
+		return fmt.Errorf("models: mark run of cron job %q at %s started: %w", jobID, slot.Format(time.RFC3339), err)
+	}
+	return nil
+}
+
 // CronRun returns the run of a job for one slot, or ErrNotFound.
 func (s *Store) CronRun(ctx context.Context, jobID string, slot time.Time) (*CronRun, error) {
 	slot = slot.UTC().Truncate(time.Microsecond)
