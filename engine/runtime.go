@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path/filepath"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/talaria-agent/talaria/llm"
 	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/prompt"
 	"github.com/talaria-agent/talaria/tools"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -135,9 +137,15 @@ func quiet(l *slog.Logger) *slog.Logger {
 // startWorker registers the turn workflow and its activities and starts polling.
 func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config
+	registry, err := tools.NewRegistry(tools.ReadFileTool{}, tools.WriteFileTool{}, tools.TerminalTool{},
+		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: cfg.Home})
+	if err != nil {
+		return fmt.Errorf("tool registry: %w", err)
+	}
 	acts := &activities.Activities{
 		Store:        rt.Store,
-		Tools:        tools.Default(),
+		Tools:        registry,
+		BuildPrompt:  promptBuilder(cfg, registry.Names()),
 		Providers:    providersFor(cfg),
 		Stream:       cfg.Model.Streaming(),
 		MaxTokens:    cfg.Model.MaxTokens,
@@ -159,6 +167,33 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	}
 	rt.Worker = w
 	return nil
+}
+
+// promptBuilder builds a new session's system prompt from $TALARIA_HOME
+// (identity, memory, skills), the user's working directory (project context
+// file) and the offered tools.
+func promptBuilder(cfg config.Config, toolNames []string) func(context.Context, string, string) (string, error) {
+	return func(_ context.Context, model, workdir string) (string, error) {
+		if model == "" {
+			model = cfg.Model.Name
+		}
+		p, err := prompt.Build(prompt.Inputs{
+			Home: cfg.Home, Workdir: workdir, Model: model, Provider: providerHost(cfg.Model.Endpoint()),
+			Now: time.Now(), ToolNames: toolNames,
+		})
+		if err != nil {
+			return "", err
+		}
+		return p.Text, nil
+	}
+}
+
+// providerHost names the provider by its endpoint's host.
+func providerHost(endpoint string) string {
+	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return endpoint
 }
 
 // providersFor resolves the configured endpoints for a model name: the

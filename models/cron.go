@@ -80,8 +80,10 @@ type CronRun struct {
 	ScheduledAt time.Time `gorm:"primaryKey"`
 	WorkflowID  string    `gorm:"size:256"`
 	Status      string    `gorm:"size:32"` // RunStarted, RunSkipped, RunMissed, RunCompleted or RunFailed
+	// RecordedAt is when the run was recorded (by RecordRun, now when zero).
+	RecordedAt time.Time
 	// StartedAt is set once the run's workflow is known to be started; a
-	// "started" run without it had its start interrupted.
+	// "started" run without it is being started, or its start failed.
 	StartedAt  *time.Time
 	EndedAt    *time.Time
 	ExitReason string
@@ -297,6 +299,7 @@ func checkCronRun(run *CronRun) error {
 		return fmt.Errorf("%w: run status %q", ErrInvalidArgument, run.Status)
 	}
 	run.ScheduledAt = run.ScheduledAt.UTC().Truncate(time.Microsecond)
+	run.RecordedAt = run.RecordedAt.UTC().Truncate(time.Microsecond)
 	run.StartedAt = utcMicros(run.StartedAt)
 	run.EndedAt = utcMicros(run.EndedAt)
 	return nil
@@ -317,6 +320,9 @@ func utcMicros(t *time.Time) *time.Time {
 func (s *Store) RecordRun(ctx context.Context, run CronRun) (created bool, err error) {
 	if err := checkCronRun(&run); err != nil {
 		return false, fmt.Errorf("models: record cron run: %w", err)
+	}
+	if run.RecordedAt.IsZero() {
+		run.RecordedAt = now()
 	}
 	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&run)
 	if res.Error != nil {

@@ -1,0 +1,123 @@
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// ErrTickerStarted reports a second Start of a Ticker.
+var ErrTickerStarted = errors.New("ticker already started")
+
+// Ticker runs Tick at second 0 of every minute (in UTC), with the minute
+// read from its clock. A tick that is still going when the next one is due
+// makes that one skip; the next tick catches up on its slots.
+type Ticker struct {
+	st      Store
+	starter Starter
+	running Running
+	cfg     config
+	opts    []Option
+
+	mu     sync.Mutex
+	cron   *cron.Cron
+	cancel context.CancelFunc
+	ctx    context.Context
+}
+
+// NewTicker returns a Ticker over st; it ticks once started.
+func NewTicker(st Store, starter Starter, running Running, opts ...Option) *Ticker {
+	return &Ticker{st: st, starter: starter, running: running, cfg: newConfig(opts), opts: opts}
+}
+
+// Start starts ticking. The ticks' store and Temporal calls use a context
+// derived from ctx. A Ticker starts once: a second Start yields
+// ErrTickerStarted, a malformed WithTickSpec an error.
+func (t *Ticker) Start(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cron != nil {
+		return fmt.Errorf("scheduler: start: %w", ErrTickerStarted)
+	}
+	logger := cronLogger{t.cfg.logger}
+	c := cron.New(
+		cron.WithLocation(time.UTC),
+		cron.WithSeconds(),
+		cron.WithLogger(logger),
+		cron.WithChain(cron.Recover(logger), cron.SkipIfStillRunning(logger)),
+	)
+	if _, err := c.AddFunc(t.cfg.spec, t.tick); err != nil {
+		return fmt.Errorf("scheduler: start: tick spec %q: %w", t.cfg.spec, err)
+	}
+	t.ctx, t.cancel = context.WithCancel(ctx)
+	t.cron = c
+	c.Start()
+	return nil
+}
+
+// Stop stops ticking and waits for a tick in progress to end. When ctx ends
+// first, the tick is cancelled, and Stop returns ctx's error once it ended.
+// Stopping a Ticker that is not started does nothing.
+func (t *Ticker) Stop(ctx context.Context) error {
+	t.mu.Lock()
+	c, cancel := t.cron, t.cancel
+	t.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	done := c.Stop().Done()
+	select {
+	case <-done:
+		cancel()
+		return nil
+	case <-ctx.Done():
+		cancel()
+		<-done
+		return fmt.Errorf("scheduler: stop: %w", ctx.Err())
+	}
+}
+
+// TickNow ticks the current minute of the Ticker's clock at once.
+func (t *Ticker) TickNow(ctx context.Context) (Result, error) {
+	return Tick(ctx, t.st, t.starter, t.running, t.cfg.clock(), t.opts...)
+}
+
+// tick is the cron job.
+func (t *Ticker) tick() {
+	t.mu.Lock()
+	ctx := t.ctx
+	t.mu.Unlock()
+	now := t.cfg.clock()
+	res, err := Tick(ctx, t.st, t.starter, t.running, now, t.opts...)
+	minute := now.UTC().Truncate(time.Minute).Format(time.RFC3339)
+	if err != nil {
+		t.cfg.logger.Error("cron tick failed", "minute", minute, "error", err)
+	}
+	for _, jerr := range res.Errors {
+		t.cfg.logger.Error("cron job failed", "minute", minute, "error", jerr)
+	}
+	if n := len(res.Started) + len(res.Skipped) + len(res.Missed); n > 0 {
+		t.cfg.logger.Info("cron tick", "minute", minute,
+			"started", len(res.Started), "skipped", len(res.Skipped), "missed", len(res.Missed))
+	}
+	if t.cfg.onTick != nil {
+		t.cfg.onTick(res, err)
+	}
+}
+
+// cronLogger passes the cron library's messages to slog; its routine
+// messages are debug messages.
+type cronLogger struct{ l *slog.Logger }
+
+func (c cronLogger) Info(msg string, keysAndValues ...any) {
+	c.l.Debug("cron: "+msg, keysAndValues...)
+}
+
+func (c cronLogger) Error(err error, msg string, keysAndValues ...any) {
+	c.l.Error("cron: "+msg, append(keysAndValues, "error", err)...)
+}
