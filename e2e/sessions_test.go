@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +62,24 @@ func TestConfigCommand(t *testing.T) {
 	}
 	if strings.Contains(out, "sk-very-secret") || strings.Contains(out, "hunter2") {
 		t.Fatalf("a secret leaked:\n%s", out)
+	}
+}
+
+// TestMemoryCommands: memory show lists the entries with sizes; memory edit
+// runs $EDITOR on the file.
+func TestMemoryCommands(t *testing.T) {
+	u := newUser(t, "http://127.0.0.1:1/v1")
+	script := u.workdir + "/fake-editor.sh"
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf 'likes tea\\n§\\nworks at night\\n' > \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	u.env["EDITOR"] = script
+	if _, stderr, code := u.run(time.Minute, "memory", "edit", "--user"); code != 0 {
+		t.Fatalf("memory edit: exit %d %s", code, stderr)
+	}
+	out, _, code := u.run(time.Minute, "memory", "show")
+	if code != 0 || !strings.Contains(out, "About the user") || !strings.Contains(out, "2 entries") ||
+		!strings.Contains(out, "- likes tea") || !strings.Contains(out, "/1375 characters") {
+		t.Fatalf("memory show: exit %d\n%s", code, out)
 	}
 }

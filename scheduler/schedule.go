@@ -306,11 +306,10 @@ func parseAt(spec string, now time.Time) (Schedule, error) {
 	if err != nil {
 		return nil, invalid("%q is not an RFC 3339 timestamp; for example \"2030-01-02T15:04:00+01:00\"", spec)
 	}
-	at = ceilMinute(at)
 	if !at.After(now) {
 		return nil, invalid("%q is not in the future; for example \"in 30m\" or a later timestamp", spec)
 	}
-	return &oneShot{at: at}, nil
+	return &oneShot{at: ceilMinute(at)}, nil
 }
 
 // ceilMinute rounds t up to a whole minute, in UTC.
