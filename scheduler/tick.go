@@ -244,7 +244,7 @@ func (t *jobTick) handle(ctx context.Context, p plannedSlot) error {
 			return err
 		}
 		if busy {
-			run.Status = models.RunSkipped
+			run.Status, run.WorkflowID = models.RunSkipped, ""
 		}
 	}
 
@@ -282,7 +282,11 @@ func (t *jobTick) resume(ctx context.Context, ref SlotRef) error {
 	if ref.Slot.Before(t.oldest) {
 		run.Status = models.RunMissed
 		run.Error = "the start of the workflow was not confirmed within the catch-up window"
-		return t.st.UpdateRun(ctx, *run)
+		if err := t.st.UpdateRun(ctx, *run); err != nil {
+			return err
+		}
+		t.res.Missed = append(t.res.Missed, ref)
+		return nil
 	}
 	workflowID := run.WorkflowID
 	if workflowID == "" {
