@@ -77,3 +77,28 @@ func TestMemoryFullReachesTheModel(t *testing.T) {
 		t.Fatal("the memory file changed")
 	}
 }
+
+// TestSessionSearchTool: the model finds a phrase from a session three
+// sessions back, with no model call involved in the search.
+func TestSessionSearchTool(t *testing.T) {
+	l := newLoopRun(t, []fakellm.Step{
+		fakellm.TextStep("Noted: the codename is blue heron."),
+		fakellm.TextStep("ok"), fakellm.TextStep("ok"),
+		toolStep("session_search", `{"query":"blue heron"}`),
+		fakellm.TextStep("It was blue heron."),
+	})
+	l.turn("old", "the release codename is blue heron")
+	l.turn("mid1", "lunch?")
+	l.turn("mid2", "coffee?")
+	res := l.turn("new", "what was the codename?")
+	if !res.Completed {
+		t.Fatalf("result = %+v", res)
+	}
+	last := l.lastSent(4)
+	if last.Role != "tool" || !strings.Contains(last.Content, `"session_id":"old"`) || !strings.Contains(last.Content, "blue heron") {
+		t.Fatalf("search result = %q", last.Content)
+	}
+	if len(l.model.Requests()) != 5 {
+		t.Fatal("the search must not call the model")
+	}
+}

@@ -138,7 +138,8 @@ func quiet(l *slog.Logger) *slog.Logger {
 func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config
 	registry, err := tools.NewRegistry(tools.ReadFileTool{}, tools.WriteFileTool{}, tools.TerminalTool{},
-		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: cfg.Home})
+		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: cfg.Home},
+		tools.SessionSearchTool{Searcher: storeSearcher{rt.Store}})
 	if err != nil {
 		return fmt.Errorf("tool registry: %w", err)
 	}

@@ -75,7 +75,13 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err := s.dialect.lockMigrations(tx); err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
-		return tx.AutoMigrate(schema...)
+		if err := tx.AutoMigrate(schema...); err != nil {
+			return err
+		}
+		if b, ok := s.dialect.(searchBackend); ok {
+			return b.migrateSearch(tx)
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("models: migrate %s schema: %w", s.dialect.name(), err)

@@ -84,7 +84,8 @@ func (e *JobError) Unwrap() error { return e.Err }
 // slot once. A slot recorded "started" whose start was not confirmed within
 // the start grace (WithStartGrace) of being recorded, because the Starter
 // failed or the process died, is started again by later ticks while it is
-// within the catch-up window, and recorded "missed" after.
+// within the catch-up window, and recorded "missed" after. Until the grace
+// has passed, the job's later slots wait for a later tick.
 //
 // A job's error stops only that job, leaving its LastScheduled before the
 // failed slot; it is reported in Result.Errors. Tick returns an error only
@@ -161,6 +162,9 @@ func (t *jobTick) run(ctx context.Context) error {
 	last := time.Time{}
 	for _, p := range plan {
 		if err = t.handle(ctx, p); err != nil {
+			if errors.Is(err, errStarting) {
+				err = nil
+			}
 			break
 		}
 		last = p.slot
@@ -266,6 +270,10 @@ func (t *jobTick) handle(ctx context.Context, p plannedSlot) error {
 	return t.start(ctx, ref, run.WorkflowID)
 }
 
+// errStarting stops a job's share of a Tick at a slot whose start is
+// probably still under way elsewhere: a later tick looks at it again.
+var errStarting = errors.New("slot start in progress")
+
 // resume handles a slot that is already recorded: nothing to do, unless its
 // start was never confirmed.
 func (t *jobTick) resume(ctx context.Context, ref SlotRef) error {
@@ -277,7 +285,7 @@ func (t *jobTick) resume(ctx context.Context, ref SlotRef) error {
 		return nil
 	}
 	if t.cfg.clock().Sub(run.RecordedAt) < t.cfg.grace {
-		return nil // probably still being started by the caller that recorded it
+		return errStarting
 	}
 	if ref.Slot.Before(t.oldest) {
 		run.Status = models.RunMissed
