@@ -50,6 +50,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.FinishTurn, activity.RegisterOptions{Name: FinishTurnName})
 	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: ReserveTurnName})
 	r.RegisterActivityWithOptions(a.SaveGrant, activity.RegisterOptions{Name: SaveGrantName})
+	r.RegisterActivityWithOptions(a.PrepareReview, activity.RegisterOptions{Name: PrepareReviewName})
 }
 
 func (a *Activities) logger() *slog.Logger {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -33,7 +34,7 @@ const ContinuationPrompt = "[System: Your previous response was cut off by the o
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallModelResult, error) {
 	key := replyKey(in.TurnID, in.Call)
 	if stored, err := a.Store.MessageByKey(ctx, key); err == nil {
-		return a.describeReply(stored, usageOf(stored), false), nil
+		return a.describeReply(stored, usageOf(stored), false, in.Tools), nil
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return CallModelResult{}, fmt.Errorf("call model: look up stored reply: %w", err)
 	}
@@ -72,7 +73,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 		recovered = true
 	}
 
-	calls := a.repairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)))
+	calls := RepairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)), a.allowed(in.Tools))
 	msg := models.Message{
 		SessionID:        in.SessionID,
 		TurnID:           in.TurnID,
@@ -90,7 +91,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	if err != nil {
 		return CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
 	}
-	return a.describeReply(&rows[0], usageOf(&rows[0]), recovered), nil
+	return a.describeReply(&rows[0], usageOf(&rows[0]), recovered, in.Tools), nil
 }
 
 // usageOf is the usage stored with a reply (a retry reports it again).
@@ -124,12 +125,6 @@ func salvageable(ctx context.Context, err error) bool {
 		return false
 	}
 	return transcript.StripThinking(e.Streamed) != ""
-}
-
-// repairCalls maps each call's name to a known tool where it can; an unknown
-// name is kept as sent, so the model sees what it asked for.
-func (a *Activities) repairCalls(calls []models.ToolCall) []models.ToolCall {
-	return RepairCalls(calls, a.toolNames())
 }
 
 // RepairCalls maps each call's name to a known tool where it can; an unknown
@@ -174,8 +169,8 @@ func classify(m *models.Message) loop.ReplyKind {
 }
 
 // describeReply builds the activity result from a stored reply.
-func (a *Activities) describeReply(m *models.Message, usage Usage, recovered bool) CallModelResult {
-	res := DescribeReply(m, a.toolNames())
+func (a *Activities) describeReply(m *models.Message, usage Usage, recovered bool, allow []string) CallModelResult {
+	res := DescribeReply(m, a.allowed(allow))
 	res.Usage, res.Recovered = usage, recovered
 	return res
 }
@@ -274,6 +269,9 @@ func (a *Activities) buildRequest(ctx context.Context, system string, history []
 	}
 	if in.ToolsEnabled && a.Tools != nil {
 		req.Tools = a.Tools.Definitions()
+		if len(in.Tools) > 0 {
+			req.Tools = filterTools(req.Tools, in.Tools)
+		}
 	}
 	return req, nil
 }
@@ -343,4 +341,15 @@ func modelError(ctx context.Context, err error) error {
 		opts.NextRetryDelay = e.RetryAfter
 	}
 	return temporal.NewApplicationErrorWithOptions(e.Error(), string(e.Class), opts)
+}
+
+// filterTools keeps the definitions named in allow, in order.
+func filterTools(defs []openai.Tool, allow []string) []openai.Tool {
+	out := make([]openai.Tool, 0, len(allow))
+	for _, d := range defs {
+		if d.Function != nil && slices.Contains(allow, d.Function.Name) {
+			out = append(out, d)
+		}
+	}
+	return out
 }

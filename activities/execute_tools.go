@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,7 +75,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 		ran[id] = r
 	}
 
-	rows, summary := ComposeResults(in, msg.ToolCalls, plan, ran, a.toolNames())
+	rows, summary := ComposeResults(in, msg.ToolCalls, plan, ran, a.allowed(in.Tools))
 	out.Failed, out.Outcomes = summary.Failed, summary.Outcomes
 	explanation := in.Explanation
 	if explanation == "" && out.HookHalt != "" {
@@ -305,6 +306,21 @@ func (a *Activities) toolNames() []string {
 		return nil
 	}
 	return a.Tools.Names()
+}
+
+// allowed is the registry's tool names limited to allow (empty: all).
+func (a *Activities) allowed(allow []string) []string {
+	names := a.toolNames()
+	if len(allow) == 0 {
+		return names
+	}
+	out := make([]string, 0, len(allow))
+	for _, n := range names {
+		if slices.Contains(allow, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // UnknownToolMessage answers a call of a tool that does not exist.

@@ -2,12 +2,13 @@ package activities
 
 // Stable activity names, registered by the worker and scheduled by workflows.
 const (
-	BeginTurnName    = "BeginTurn"
-	CallModelName    = "CallModel"
-	ExecuteToolsName = "ExecuteTools"
-	FinishTurnName   = "FinishTurn"
-	ReserveTurnName  = "ReserveTurn"
-	SaveGrantName    = "SaveGrant"
+	BeginTurnName     = "BeginTurn"
+	CallModelName     = "CallModel"
+	ExecuteToolsName  = "ExecuteTools"
+	FinishTurnName    = "FinishTurn"
+	ReserveTurnName   = "ReserveTurn"
+	SaveGrantName     = "SaveGrant"
+	PrepareReviewName = "PrepareReview"
 )
 
 // Error types of non-retryable application errors raised by activities.

@@ -66,6 +66,8 @@ type CallModelInput struct {
 	Model string
 	// ToolsEnabled offers the tool registry; false forces a text answer.
 	ToolsEnabled bool
+	// Tools limits the offered tools to these names (empty: all).
+	Tools []string
 	// ExtraUserMessage is appended to the request only, never persisted
 	// (e.g. the request for a summary at the iteration cap, or a nudge).
 	ExtraUserMessage string
@@ -158,6 +160,8 @@ type ExecuteToolsInput struct {
 	// Explanation, when set, is stored after the results as an assistant
 	// message (why the turn stops).
 	Explanation string
+	// Tools are the tools the turn may use (empty: all).
+	Tools []string
 }
 
 // CallOutcome is what the guardrail controller learns from one call.

@@ -5,9 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/workflows"
 )
 
 // TestSystemPromptBuiltOnceAndReused: a session's system prompt comes from
@@ -100,5 +102,71 @@ func TestSessionSearchTool(t *testing.T) {
 	}
 	if len(l.model.Requests()) != 5 {
 		t.Fatal("the search must not call the model")
+	}
+}
+
+// TestMemoryReviewInBackground: after a turn, a review workflow updates the
+// memory with the memory tool only; it does not delay the answer, and a
+// failing review changes nothing about the turn.
+func TestMemoryReviewInBackground(t *testing.T) {
+	var home string
+	model := []fakellm.Step{fakellm.TextStep("Sure, dark mode it is.")}
+	l := newLoopRun(t, model, func(c *config.Config, _ *Options) { home = c.Home })
+	l.model.SetResponder(func(req fakellm.Request) fakellm.Step {
+		last, _ := req.LastMessage()
+		switch {
+		case last.Role == "tool":
+			return fakellm.TextStep("recorded one preference")
+		case strings.Contains(last.Content, "reviewing the conversation"):
+			return toolStep("memory", `{"action":"add","target":"user","content":"Prefers dark mode."}`)
+		}
+		return fakellm.TextStep("?")
+	})
+	res := l.turn("pref", "I always want dark mode", func(in *workflows.TurnInput) { in.MemoryReviewEvery = 1 })
+	if !res.Completed || *res.FinalResponse != "Sure, dark mode it is." {
+		t.Fatalf("result = %+v", res)
+	}
+	path := filepath.Join(home, "memories", "USER.md")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		data, _ := os.ReadFile(path)
+		if strings.Contains(string(data), "Prefers dark mode.") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the review never updated USER.md")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	reqs := l.model.Requests()
+	review := reqs[1].Body
+	if len(review.Tools) != 1 || review.Tools[0].Function.Name != "memory" {
+		t.Fatalf("the review offered %d tools", len(review.Tools))
+	}
+	if !strings.Contains(review.Messages[1].Content, "I always want dark mode") {
+		t.Fatalf("the review did not see the conversation: %q", review.Messages[1].Content)
+	}
+	// The user's session is untouched by the review.
+	if got := roleList(l.transcript("pref")); got != "user,assistant" {
+		t.Fatalf("session transcript = %s", got)
+	}
+}
+
+// TestFailingMemoryReviewChangesNothing: a review whose model fails leaves
+// the turn's result and the next turn alone.
+func TestFailingMemoryReviewChangesNothing(t *testing.T) {
+	l := newLoopRun(t, nil)
+	l.model.SetResponder(func(req fakellm.Request) fakellm.Step {
+		last, _ := req.LastMessage()
+		if strings.Contains(last.Content, "reviewing the conversation") {
+			return fakellm.Step{Status: 401, ErrorMessage: "review key revoked"}
+		}
+		return fakellm.TextStep("answer to " + last.Content)
+	})
+	every := func(in *workflows.TurnInput) { in.MemoryReviewEvery = 1 }
+	first := l.turn("f", "one", every)
+	second := l.turn("f", "two", every)
+	if !first.Completed || !second.Completed || *second.FinalResponse != "answer to two" {
+		t.Fatalf("results = %+v / %+v", first, second)
 	}
 }

@@ -88,4 +88,4 @@ type todoList struct {
 func (todoList) TableName() string { return "todos" }
 
 // schema lists the tables Open migrates.
-var schema = []any{&Session{}, &Message{}, &Turn{}, &todoList{}, &approvalGrant{}, &toolClaim{}}
+var schema = []any{&Session{}, &Message{}, &Turn{}, &todoList{}, &approvalGrant{}, &toolClaim{}, &CronJob{}, &CronRun{}}

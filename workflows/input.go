@@ -38,6 +38,12 @@ type TurnInput struct {
 	Limits loop.Limits
 	// Approvals say how dangerous commands and clarify questions are handled.
 	Approvals ApprovalSettings
+	// Tools limits the tools offered to the model (empty: all).
+	Tools []string
+	// MemoryReviewEvery: after every this many turns of the session, a
+	// background review updates the agent's memory (0: DefaultMemoryReviewEvery;
+	// negative: never).
+	MemoryReviewEvery int
 	// ContinueEvery: the turn continues as new after this many iterations in
 	// one run, or earlier when Temporal suggests it (0: DefaultContinueEvery;
 	// negative: never, for reference runs in tests).

@@ -9,4 +9,5 @@ import (
 func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(TurnWorkflow, workflow.RegisterOptions{Name: TurnWorkflowName})
 	r.RegisterWorkflowWithOptions(SessionWorkflow, workflow.RegisterOptions{Name: SessionWorkflowName})
+	r.RegisterWorkflowWithOptions(MemoryReviewWorkflow, workflow.RegisterOptions{Name: MemoryReviewWorkflowName})
 }

@@ -149,6 +149,7 @@ type session struct {
 
 type runningTurn struct {
 	id       string
+	number   int
 	template Message
 	done     workflow.ChildWorkflowFuture
 }
@@ -207,7 +208,7 @@ func (s *session) startNext(ctx workflow.Context) error {
 			return fmt.Errorf("start turn %s: %w", id, err)
 		}
 	}
-	s.running = &runningTurn{id: id, template: m, done: fut}
+	s.running = &runningTurn{id: id, number: n, template: m, done: fut}
 	s.assign(m.RequestID, id)
 	return nil
 }
@@ -216,13 +217,29 @@ func (s *session) startNext(ctx workflow.Context) error {
 func (s *session) finished(ctx workflow.Context, f workflow.Future) {
 	var res ConversationResult
 	_ = f.Get(ctx, &res) // a failed turn still ends; its outcome is in the store
-	tmpl := s.running.template
+	tmpl, number := s.running.template, s.running.number
 	s.running = nil
+	if reviewDue(tmpl.Turn.MemoryReviewEvery, number) {
+		s.startReview(ctx, number, tmpl.Turn)
+	}
 	next := make([]Message, 0, len(res.PendingSteers))
 	for i, text := range res.PendingSteers {
 		next = append(next, Message{RequestID: fmt.Sprintf("%s/steer-%d", res.TurnID, i), Text: text, Mode: BusyQueue, Turn: tmpl.Turn})
 	}
 	s.queue = append(next, s.queue...)
+}
+
+// startReview starts a background memory review and does not wait for it:
+// it runs beside the session's next turns, and its failure changes nothing.
+func (s *session) startReview(ctx workflow.Context, number int, tmpl TurnInput) {
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:            "review/" + s.id + "/" + fmt.Sprint(number),
+		TaskQueue:             TaskQueue,
+		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	})
+	fut := workflow.ExecuteChildWorkflow(cctx, MemoryReviewWorkflowName, ReviewInput{SessionID: s.id, TurnNumber: number, Turn: tmpl})
+	_ = fut.GetChildWorkflowExecution().Get(ctx, nil)
 }
 
 // waitIdle waits for a message while no turn runs; false after sessionIdle.

@@ -109,7 +109,7 @@ func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState,
 	st.Next = NextCall{}
 	req := activities.CallModelInput{
 		TurnID: turnID, SessionID: in.SessionID, Call: st.nextCall(), Model: in.Model,
-		ToolsEnabled: withTools, ExtraUserMessage: next.Nudge, Workdir: in.Workdir,
+		ToolsEnabled: withTools, Tools: in.Tools, ExtraUserMessage: next.Nudge, Workdir: in.Workdir,
 		Provider: st.Provider, MaxTokens: next.MaxTokens, PrefillFrom: next.PrefillFrom, ContinueFrom: next.ContinueFrom,
 		Steers: drainSteers(ctx, st),
 	}
@@ -127,7 +127,7 @@ func runTools(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, 
 	var res activities.ExecuteToolsResult
 	err := workflow.ExecuteActivity(toolOptions(ctx, in), activities.ExecuteToolsName, activities.ExecuteToolsInput{
 		TurnID: turnID, SessionID: in.SessionID, Call: st.Calls, AssistantMessageID: reply.MessageID,
-		Workdir: in.Workdir, Plan: step.Plan, Reveal: step.Reveal, Explanation: step.Explanation,
+		Workdir: in.Workdir, Plan: step.Plan, Reveal: step.Reveal, Explanation: step.Explanation, Tools: in.Tools,
 	}).Get(ctx, &res)
 	switch {
 	case st.Interrupted:
