@@ -37,6 +37,8 @@ type Activities struct {
 	BuildPrompt func(ctx context.Context, model, workdir string) (string, error)
 	// HeartbeatEvery is how often long activities heartbeat (default 500ms).
 	HeartbeatEvery time.Duration
+	// Home is $TALARIA_HOME of this worker (local delivery of cron results).
+	Home string
 	// MaxToolOutput caps one tool result in characters (0: tools default).
 	MaxToolOutput int
 	Logger        *slog.Logger
@@ -51,6 +53,9 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: ReserveTurnName})
 	r.RegisterActivityWithOptions(a.SaveGrant, activity.RegisterOptions{Name: SaveGrantName})
 	r.RegisterActivityWithOptions(a.PrepareReview, activity.RegisterOptions{Name: PrepareReviewName})
+	r.RegisterActivityWithOptions(a.Deliver, activity.RegisterOptions{Name: DeliverName})
+	r.RegisterActivityWithOptions(a.PreRunScript, activity.RegisterOptions{Name: PreRunScriptName})
+	r.RegisterActivityWithOptions(a.FinishCronRun, activity.RegisterOptions{Name: FinishCronRunName})
 }
 
 func (a *Activities) logger() *slog.Logger {

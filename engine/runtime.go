@@ -145,6 +145,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	}
 	acts := &activities.Activities{
 		Store:        rt.Store,
+		Home:         cfg.Home,
 		Tools:        registry,
 		BuildPrompt:  promptBuilder(cfg, registry.Names()),
 		Providers:    providersFor(cfg),

@@ -10,4 +10,5 @@ func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(TurnWorkflow, workflow.RegisterOptions{Name: TurnWorkflowName})
 	r.RegisterWorkflowWithOptions(SessionWorkflow, workflow.RegisterOptions{Name: SessionWorkflowName})
 	r.RegisterWorkflowWithOptions(MemoryReviewWorkflow, workflow.RegisterOptions{Name: MemoryReviewWorkflowName})
+	r.RegisterWorkflowWithOptions(CronRunWorkflow, workflow.RegisterOptions{Name: CronRunWorkflowName})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -46,6 +47,45 @@ SIGINT or SIGTERM stop it cleanly.`,
 				cfg.Temporal.Address, cfg.Temporal.Namespace, redactDSN(cfg.DB))
 			<-cmd.Context().Done()
 			fmt.Fprintln(cmd.ErrOrStderr(), "talaria worker: shutting down")
+			return nil
+		},
+	}
+	common.register(c)
+	return c
+}
+
+func newSchedulerCommand() *cobra.Command {
+	var common commonFlags
+	c := &cobra.Command{
+		Use:   "scheduler",
+		Short: "Run the cron scheduler against an external Temporal and database",
+		Long: `scheduler runs only the cron tick: every minute it starts each due job's slot as a
+workflow whose id is the job and the slot, so several schedulers (or a retried
+tick) never run a slot twice, and missed slots are caught up after downtime as
+each job's catch-up policy says. Point it at the deployment's Temporal
+(TEMPORAL_ADDRESS) and database (TALARIA_DB); 'talaria serve' runs one itself.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := common.loadConfig()
+			if err != nil {
+				return err
+			}
+			if cfg.Temporal.Embedded() {
+				return usagef("scheduler needs an external Temporal: set --temporal-address or TEMPORAL_ADDRESS (or run 'talaria serve')")
+			}
+			rt, err := engine.Start(cmd.Context(), cfg, engine.Options{Logger: newLogger(cfg.LogLevel)})
+			if err != nil {
+				return usageErr(err)
+			}
+			defer rt.Close()
+			ticker, err := rt.StartScheduler(cmd.Context())
+			if err != nil {
+				return usageErr(err)
+			}
+			defer ticker.Stop(context.WithoutCancel(cmd.Context()))
+			fmt.Fprintf(cmd.ErrOrStderr(), "talaria scheduler: ready (temporal %s)\n", cfg.Temporal.Address)
+			<-cmd.Context().Done()
+			fmt.Fprintln(cmd.ErrOrStderr(), "talaria scheduler: shutting down")
 			return nil
 		},
 	}

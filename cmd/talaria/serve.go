@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -22,7 +23,8 @@ func newServeCommand() *cobra.Command {
 		Short: "Run the embedded Temporal server, the worker and the store",
 		Long: `serve runs Talaria's long-lived process: an embedded Temporal server with SQLite
 file persistence under $TALARIA_HOME/temporal (or a connection to an external
-Temporal with --temporal-address), the worker that executes turns, and the store
+Temporal with --temporal-address), the worker that executes turns, the cron
+scheduler (a tick every minute starting due jobs), and the store
 ($TALARIA_HOME/talaria.db, or --db). Turns in flight when it stops, however it
 stops, resume when it starts again on the same $TALARIA_HOME.
 
@@ -86,6 +88,11 @@ func runServe(cmd *cobra.Command, cfg config.Config) error {
 		return usageErr(err)
 	}
 	defer engine.RemoveServeInfo(cfg.Home)
+	ticker, err := rt.StartScheduler(ctx)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer ticker.Stop(context.WithoutCancel(ctx))
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s)\n",
 		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home)

@@ -1,0 +1,112 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/talaria-agent/talaria/models"
+)
+
+// Delivery of scheduled job results.
+const (
+	DeliverName       = "Deliver"
+	PreRunScriptName  = "PreRunScript"
+	FinishCronRunName = "FinishCronRun"
+)
+
+// SilentMarker as a job's final answer suppresses delivery.
+const SilentMarker = "[SILENT]"
+
+// DeliverInput sends one job result to one target.
+type DeliverInput struct {
+	Target  string // "local" or "webhook:<url>"
+	JobID   string
+	JobName string
+	Slot    time.Time
+	Text    string
+	Status  string
+}
+
+// Deliver writes a result to its target: "local" → a Markdown file under
+// $TALARIA_HOME/cron/output/<job>/<time>.md; "webhook:<url>" → a JSON POST
+// (a non-2xx answer is an error, retried by Temporal with backoff). It
+// returns where the result went.
+func (a *Activities) Deliver(ctx context.Context, in DeliverInput) (string, error) {
+	switch {
+	case in.Target == "local":
+		dir := filepath.Join(a.Home, "cron", "output", in.JobName)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("deliver locally: %w", err)
+		}
+		path := filepath.Join(dir, in.Slot.UTC().Format("2006-01-02T15-04Z")+".md")
+		body := fmt.Sprintf("# %s — %s\n\n%s\n", in.JobName, in.Slot.UTC().Format(time.RFC3339), in.Text)
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			return "", fmt.Errorf("deliver locally: %w", err)
+		}
+		return path, nil
+	case strings.HasPrefix(in.Target, "webhook:"):
+		url := strings.TrimPrefix(in.Target, "webhook:")
+		payload, _ := json.Marshal(map[string]any{"job": in.JobName, "job_id": in.JobID,
+			"scheduled_at": in.Slot.UTC().Format(time.RFC3339), "status": in.Status, "text": in.Text})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+		if err != nil {
+			return "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("bad webhook %q: %v", url, err), "BadTarget", err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", fmt.Errorf("webhook %s: %w", url, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			return "", fmt.Errorf("webhook %s answered %s", url, resp.Status)
+		}
+		return url, nil
+	}
+	return "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("unknown delivery target %q (want local or webhook:<url>)", in.Target), "BadTarget", nil)
+}
+
+// preRunCap bounds a pre-run script's output.
+const preRunCap = 20000
+
+// PreRunScript runs a job's script (bash) in dir and returns its output.
+func (a *Activities) PreRunScript(ctx context.Context, script, dir string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	text := string(out)
+	if len(text) > preRunCap {
+		text = text[:preRunCap] + "\n[... output truncated ...]"
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return fmt.Sprintf("%s\n[pre-run script exited with status %d]", text, exit.ExitCode()), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("pre-run script: %w", err)
+	}
+	return text, nil
+}
+
+// FinishCronRunInput records a scheduled run's outcome.
+type FinishCronRunInput struct {
+	Run models.CronRun
+}
+
+// FinishCronRun records how a scheduled run ended.
+func (a *Activities) FinishCronRun(ctx context.Context, in FinishCronRunInput) error {
+	return a.Store.UpdateRun(ctx, in.Run)
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/scheduler"
+)
+
+func newCronCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "cron",
+		Short: "Scheduled agent jobs: add, list, show, pause, resume, run-now, rm, runs",
+		Long: `cron manages scheduled jobs. Each job's prompt runs as an unattended agent turn
+(dangerous commands are refused) at every slot of its schedule, exactly once per
+slot, and its answer is delivered to its targets:
+  local           a Markdown file under $TALARIA_HOME/cron/output/<job>/
+  webhook:<url>   a JSON POST, retried with backoff; failures are recorded
+A final answer of [SILENT] is not delivered. Schedules: 5-field cron ("0 9 * * 1-5",
+with CRON_TZ=Europe/Berlin or --tz), @hourly/@daily/..., "every 2h", "@every 90m",
+one-shot "in 30m" or an RFC 3339 time. The scheduler runs inside 'talaria serve'
+(or 'talaria scheduler').`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	c.AddCommand(newCronAddCommand(), newCronListCommand(), newCronShowCommand(), newCronRunsCommand(),
+		newCronToggleCommand("pause", false), newCronToggleCommand("resume", true), newCronRmCommand(), newCronRunNowCommand())
+	return c
+}
+
+func newCronAddCommand() *cobra.Command {
+	var job models.CronJob
+	var schedule, tz, catchUp, overlap string
+	var window time.Duration
+	c := storeCommand("add", "Add a scheduled job", noArgs,
+		func(c *cobra.Command) {
+			c.Flags().StringVar(&job.Name, "name", "", "job name (unique)")
+			c.Flags().StringVar(&schedule, "schedule", "", `when: "0 9 * * 1-5", "@daily", "every 2h", "in 30m", an RFC 3339 time`)
+			c.Flags().StringVar(&tz, "tz", "", "time zone of a cron schedule, e.g. Europe/Berlin (default UTC)")
+			c.Flags().StringVar(&job.Prompt, "prompt", "", "what the agent does at each slot")
+			c.Flags().StringArrayVar(&job.Deliver, "deliver", nil, "delivery target, repeatable: local or webhook:<url>")
+			c.Flags().StringVarP(&job.Model, "model", "m", "", "model for this job (default: the configured one)")
+			c.Flags().IntVar(&job.MaxIterations, "max-iterations", 0, "iteration budget of each run")
+			c.Flags().StringVar(&job.PreRunScript, "pre-run", "", "shell script whose output is added to the prompt (alone: delivered as is, no model call)")
+			c.Flags().StringVar(&overlap, "overlap", "skip", "a slot due while the previous run still goes: skip or allow")
+			c.Flags().StringVar(&catchUp, "catch-up", "last", "after downtime: none, last (the last missed slot) or all")
+			c.Flags().DurationVar(&window, "catch-up-window", time.Hour, "how far back missed slots are caught up")
+		},
+		func(cmd *cobra.Command, st *models.Store, _ []string) error {
+			if job.Name == "" || schedule == "" || (job.Prompt == "" && job.PreRunScript == "") {
+				return usagef("cron add needs --name, --schedule and --prompt (or --pre-run)")
+			}
+			for _, d := range job.Deliver {
+				if d != "local" && !strings.HasPrefix(d, "webhook:http") {
+					return usagef("--deliver %q: use local or webhook:<http(s) url>", d)
+				}
+			}
+			now := time.Now().UTC()
+			sched, err := scheduler.ParseSchedule(schedule, tz, now, now)
+			if err != nil {
+				return usageErr(err)
+			}
+			if strings.HasPrefix(strings.TrimSpace(schedule), "in ") {
+				schedule = sched.String() // pin a relative one-shot to the time shown
+			}
+			job.ID, job.Schedule, job.TimeZone, job.Enabled = uuid.NewString()[:8], schedule, tz, true
+			job.Overlap, job.CatchUp, job.CatchUpWindow = overlap, catchUp, window
+			created, err := st.CreateCronJob(cmd.Context(), job)
+			if errors.Is(err, models.ErrInvalidArgument) || errors.Is(err, models.ErrCronJobExists) {
+				return usageErr(err)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "added job %s (%s): %s; next run %s\n", created.Name, created.ID, sched,
+				sched.Next(now).Local().Format("2006-01-02 15:04 MST"))
+			return nil
+		})
+	return c
+}
+
+func newCronListCommand() *cobra.Command {
+	return storeCommand("list", "List scheduled jobs", noArgs, nil,
+		func(cmd *cobra.Command, st *models.Store, _ []string) error {
+			jobs, err := st.CronJobs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "NAME\tID\tSCHEDULE\tENABLED\tNEXT\tDELIVER")
+			now := time.Now().UTC()
+			for _, j := range jobs {
+				next := "-"
+				if s, err := scheduler.ParseSchedule(j.Schedule, j.TimeZone, j.CreatedAt, j.CreatedAt); err == nil && j.Enabled {
+					if n := s.Next(now); !n.IsZero() {
+						next = n.Local().Format("2006-01-02 15:04")
+					}
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%s\t%s\n", j.Name, j.ID, j.Schedule, j.Enabled, next, strings.Join(j.Deliver, ","))
+			}
+			return w.Flush()
+		})
+}
+
+func newCronShowCommand() *cobra.Command {
+	return storeCommand("show JOB", "Show a job", exactArgs(1, "a job name or id"), nil,
+		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			j, err := cronJob(cmd, st, args[0])
+			if err != nil {
+				return err
+			}
+			return writeJSON(cmd.OutOrStdout(), j)
+		})
+}
+
+func newCronRunsCommand() *cobra.Command {
+	var limit int
+	return storeCommand("runs JOB", "Show a job's runs: status, times, exit reason, delivery", exactArgs(1, "a job name or id"),
+		func(c *cobra.Command) { c.Flags().IntVarP(&limit, "limit", "n", 20, "how many runs") },
+		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			j, err := cronJob(cmd, st, args[0])
+			if err != nil {
+				return err
+			}
+			runs, err := st.CronRuns(cmd.Context(), j.ID, limit)
+			if err != nil {
+				return err
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "SLOT\tSTATUS\tEXIT\tDELIVERY\tERROR")
+			for _, r := range runs {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.ScheduledAt.UTC().Format(time.RFC3339), r.Status, r.ExitReason,
+					oneLineText(r.Delivery, 60), oneLineText(r.Error, 80))
+			}
+			return w.Flush()
+		})
+}
+
+func newCronToggleCommand(use string, enabled bool) *cobra.Command {
+	return storeCommand(use+" JOB", map[bool]string{false: "Pause a job", true: "Resume a paused job"}[enabled],
+		exactArgs(1, "a job name or id"), nil,
+		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			if _, err := cronJob(cmd, st, args[0]); err != nil {
+				return err
+			}
+			if err := st.SetCronJobEnabled(cmd.Context(), args[0], enabled); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%sd %s\n", strings.TrimSuffix(use, "e"), args[0])
+			return nil
+		})
+}
+
+func newCronRmCommand() *cobra.Command {
+	return storeCommand("rm JOB", "Delete a job and its runs", exactArgs(1, "a job name or id"), nil,
+		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			if _, err := cronJob(cmd, st, args[0]); err != nil {
+				return err
+			}
+			if err := st.DeleteCronJob(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", args[0])
+			return nil
+		})
+}
+
+func newCronRunNowCommand() *cobra.Command {
+	return controlCommandNoSession("run-now JOB", "Run a job now (through the running serve)",
+		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+			j, err := cronJob(cmd, rt.Store, args[0])
+			if err != nil {
+				return err
+			}
+			id, err := rt.Cron().RunNow(cmd.Context(), *j)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "started %s\n", id)
+			return nil
+		})
+}
+
+func cronJob(cmd *cobra.Command, st *models.Store, idOrName string) (*models.CronJob, error) {
+	j, err := st.CronJob(cmd.Context(), idOrName)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, &exitError{code: exitFailure, err: fmt.Errorf("no cron job %q (see 'talaria cron list')", idOrName)}
+	}
+	return j, err
+}

@@ -1,0 +1,122 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/models"
+)
+
+// CronRunWorkflowName runs one slot of a scheduled job.
+const CronRunWorkflowName = "CronRunWorkflow"
+
+// CronRunInput is one slot of a job, as the scheduler saw the job.
+type CronRunInput struct {
+	JobID, JobName string
+	Slot           time.Time
+	Prompt         string
+	PreRunScript   string
+	Deliver        []string
+	// Turn is the job's turn template (model, budget, working directory).
+	Turn TurnInput
+}
+
+// CronSessionID is the session a slot's turn runs in.
+func CronSessionID(jobID string, slot time.Time) string {
+	return fmt.Sprintf("cron.%s.%d", jobID, slot.Unix())
+}
+
+// CronRunWorkflow runs a scheduled job's slot: the optional pre-run script,
+// the agent turn (unattended: approvals denied), then delivery to each
+// target, and records the run. A final answer of [SILENT] is not delivered.
+func CronRunWorkflow(ctx workflow.Context, in CronRunInput) error {
+	started := workflow.Now(ctx)
+	run := models.CronRun{JobID: in.JobID, ScheduledAt: in.Slot, WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
+		Status: models.RunStarted, StartedAt: &started}
+	text, exit, runErr := cronTurn(ctx, in)
+	run.ExitReason = exit
+	switch {
+	case runErr != nil:
+		run.Status, run.Error = models.RunFailed, runErr.Error()
+	case strings.TrimSpace(text) == activities.SilentMarker:
+		run.Status, run.Delivery = models.RunCompleted, "silent: not delivered"
+	default:
+		run.Status = models.RunCompleted
+		run.Delivery, run.Error = deliver(ctx, in, text)
+		if run.Error != "" {
+			run.Status = models.RunFailed
+		}
+	}
+	ended := workflow.Now(ctx)
+	run.EndedAt = &ended
+	return workflow.ExecuteActivity(storeOptions(ctx), activities.FinishCronRunName, activities.FinishCronRunInput{Run: run}).Get(ctx, nil)
+}
+
+// cronTurn produces the slot's text: the script output alone when the job
+// has no prompt, otherwise the agent's final answer.
+func cronTurn(ctx workflow.Context, in CronRunInput) (text, exit string, err error) {
+	prompt := in.Prompt
+	if in.PreRunScript != "" {
+		var out string
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: 11 * time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 2},
+		})
+		if err := workflow.ExecuteActivity(actx, activities.PreRunScriptName, in.PreRunScript, in.Turn.Workdir).Get(ctx, &out); err != nil {
+			return "", "", fmt.Errorf("pre-run script: %w", err)
+		}
+		if strings.TrimSpace(prompt) == "" {
+			return out, "script_only", nil
+		}
+		prompt += "\n\nOutput of the job's pre-run script:\n" + out
+	}
+	turn := in.Turn
+	turn.SessionID, turn.TurnNumber, turn.UserMessage = CronSessionID(in.JobID, in.Slot), 1, prompt
+	turn.Approvals = ApprovalSettings{Mode: ApprovalDeny}
+	turn.MemoryReviewEvery = -1
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID: TurnWorkflowID(turn.SessionID, 1), TaskQueue: TaskQueue,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	})
+	var res ConversationResult
+	if err := workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn).Get(ctx, &res); err != nil {
+		return "", string(StopError), err
+	}
+	if res.FinalResponse == nil {
+		msg := "the turn ended without an answer"
+		if res.Error != nil {
+			msg = *res.Error
+		}
+		return "", string(res.TurnExitReason), fmt.Errorf("%s (%s)", msg, res.TurnExitReason)
+	}
+	return *res.FinalResponse, string(res.TurnExitReason), nil
+}
+
+// deliver sends text to every target; webhook failures are retried with
+// backoff, then recorded. It returns a summary and the errors, if any.
+func deliver(ctx workflow.Context, in CronRunInput, text string) (string, string) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 4,
+		},
+	})
+	var done, failed []string
+	for _, target := range in.Deliver {
+		var where string
+		err := workflow.ExecuteActivity(actx, activities.DeliverName, activities.DeliverInput{
+			Target: target, JobID: in.JobID, JobName: in.JobName, Slot: in.Slot, Text: text, Status: "completed",
+		}).Get(ctx, &where)
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("%s: %s", target, errorMessage(err)))
+			continue
+		}
+		done = append(done, target+" → "+where)
+	}
+	return strings.Join(done, "; "), strings.Join(failed, "; ")
+}
