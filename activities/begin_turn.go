@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/talaria-agent/talaria/approval"
 	"github.com/talaria-agent/talaria/models"
@@ -11,6 +12,10 @@ import (
 // BeginTurn creates the session when new, persists the user's message (once,
 // however often it is retried) and records the turn as running.
 func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTurnResult, error) {
+	if in.Workdir != "" {
+		// Unattended turns (cron) work in a directory of their own.
+		_ = os.MkdirAll(in.Workdir, 0o755)
+	}
 	sess, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model)
 	if err != nil {
 		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)

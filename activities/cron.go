@@ -84,6 +84,9 @@ const preRunCap = 20000
 func (a *Activities) PreRunScript(ctx context.Context, script, dir string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("pre-run script: working directory: %w", err)
+	}
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
