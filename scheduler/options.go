@@ -24,6 +24,21 @@ type config struct {
 	grace     time.Duration
 	spec      string
 	onTick    func(Result, error)
+	// concurrency is how many jobs one Tick handles at once.
+	concurrency int
+}
+
+// DefaultConcurrency is how many jobs one Tick handles at once.
+const DefaultConcurrency = 16
+
+// WithConcurrency sets how many jobs one Tick handles at once
+// (DefaultConcurrency when n is not positive).
+func WithConcurrency(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.concurrency = n
+		}
+	}
 }
 
 // Option configures Tick and Ticker.
@@ -88,11 +103,12 @@ func WithOnTick(fn func(Result, error)) Option {
 
 func newConfig(opts []Option) config {
 	c := config{
-		clock:     time.Now,
-		logger:    slog.Default(),
-		maxMissed: DefaultMaxMissed,
-		grace:     DefaultStartGrace,
-		spec:      DefaultTickSpec,
+		clock:       time.Now,
+		logger:      slog.Default(),
+		maxMissed:   DefaultMaxMissed,
+		grace:       DefaultStartGrace,
+		spec:        DefaultTickSpec,
+		concurrency: DefaultConcurrency,
 	}
 	for _, opt := range opts {
 		if opt != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/talaria-agent/talaria/models"
@@ -99,16 +100,40 @@ func Tick(ctx context.Context, st Store, starter Starter, running Running, now t
 	if err != nil {
 		return res, fmt.Errorf("scheduler: tick %s: %w", minute.Format(time.RFC3339), err)
 	}
-	for _, job := range jobs {
+	// Jobs are independent: they are handled concurrently (cfg.concurrency
+	// at a time), each into its own result, merged in job order.
+	perJob := make([]Result, len(jobs))
+	sem := make(chan struct{}, max(cfg.concurrency, 1))
+	var wg sync.WaitGroup
+	for i, job := range jobs {
 		if err := ctx.Err(); err != nil {
-			return res, fmt.Errorf("scheduler: tick %s: %w", minute.Format(time.RFC3339), err)
+			wg.Wait()
+			return merge(perJob), fmt.Errorf("scheduler: tick %s: %w", minute.Format(time.RFC3339), err)
 		}
-		t := &jobTick{cfg: cfg, st: st, starter: starter, running: running, job: job, now: minute, res: &res}
-		if err := t.run(ctx); err != nil {
-			res.Errors = append(res.Errors, &JobError{JobID: job.ID, Err: err})
-		}
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(i int, job models.CronJob) {
+			defer func() { <-sem; wg.Done() }()
+			t := &jobTick{cfg: cfg, st: st, starter: starter, running: running, job: job, now: minute, res: &perJob[i]}
+			if err := t.run(ctx); err != nil {
+				perJob[i].Errors = append(perJob[i].Errors, &JobError{JobID: job.ID, Err: err})
+			}
+		}(i, job)
 	}
-	return res, nil
+	wg.Wait()
+	return merge(perJob), nil
+}
+
+// merge concatenates per-job results in job order.
+func merge(parts []Result) Result {
+	var res Result
+	for _, p := range parts {
+		res.Started = append(res.Started, p.Started...)
+		res.Skipped = append(res.Skipped, p.Skipped...)
+		res.Missed = append(res.Missed, p.Missed...)
+		res.Errors = append(res.Errors, p.Errors...)
+	}
+	return res
 }
 
 // action is what becomes of one slot.
