@@ -39,6 +39,8 @@ type Activities struct {
 	HeartbeatEvery time.Duration
 	// Home is $TALARIA_HOME of this worker (local delivery of cron results).
 	Home string
+	// Deliverers add delivery targets for cron results by scheme.
+	Deliverers map[string]Deliverer
 	// MaxToolOutput caps one tool result in characters (0: tools default).
 	MaxToolOutput int
 	Logger        *slog.Logger

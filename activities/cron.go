@@ -38,43 +38,80 @@ type DeliverInput struct {
 	Status  string
 }
 
-// Deliver writes a result to its target: "local" → a Markdown file under
-// $TALARIA_HOME/cron/output/<job>/<time>.md; "webhook:<url>" → a JSON POST
-// (a non-2xx answer is an error, retried by Temporal with backoff). It
-// returns where the result went.
+// Deliverer sends a job result to one kind of target. "local" and "webhook"
+// are built in; other kinds (messenger gateways) plug in through
+// Activities.Deliverers under the target's scheme ("telegram:<chat>" → "telegram").
+type Deliverer interface {
+	Deliver(ctx context.Context, in DeliverInput) (where string, err error)
+}
+
+// DelivererFunc adapts a function to Deliverer.
+type DelivererFunc func(ctx context.Context, in DeliverInput) (string, error)
+
+// Deliver implements Deliverer.
+func (f DelivererFunc) Deliver(ctx context.Context, in DeliverInput) (string, error) {
+	return f(ctx, in)
+}
+
+// Deliver writes a result to its target with the deliverer of the target's
+// scheme. A failure is retried by Temporal with backoff; an unknown or
+// malformed target is not.
 func (a *Activities) Deliver(ctx context.Context, in DeliverInput) (string, error) {
-	switch {
-	case in.Target == "local":
-		dir := filepath.Join(a.Home, "cron", "output", in.JobName)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return "", fmt.Errorf("deliver locally: %w", err)
-		}
-		path := filepath.Join(dir, in.Slot.UTC().Format("2006-01-02T15-04Z")+".md")
-		body := fmt.Sprintf("# %s — %s\n\n%s\n", in.JobName, in.Slot.UTC().Format(time.RFC3339), in.Text)
-		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-			return "", fmt.Errorf("deliver locally: %w", err)
-		}
-		return path, nil
-	case strings.HasPrefix(in.Target, "webhook:"):
-		url := strings.TrimPrefix(in.Target, "webhook:")
-		payload, _ := json.Marshal(map[string]any{"job": in.JobName, "job_id": in.JobID,
-			"scheduled_at": in.Slot.UTC().Format(time.RFC3339), "status": in.Status, "text": in.Text})
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-		if err != nil {
-			return "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("bad webhook %q: %v", url, err), "BadTarget", err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return "", fmt.Errorf("webhook %s: %w", url, err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			return "", fmt.Errorf("webhook %s answered %s", url, resp.Status)
-		}
-		return url, nil
+	scheme, _, _ := strings.Cut(in.Target, ":")
+	d := a.deliverer(scheme)
+	if d == nil {
+		return "", temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("unknown delivery target %q (want local or webhook:<url>)", in.Target), "BadTarget", nil)
 	}
-	return "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("unknown delivery target %q (want local or webhook:<url>)", in.Target), "BadTarget", nil)
+	return d.Deliver(ctx, in)
+}
+
+func (a *Activities) deliverer(scheme string) Deliverer {
+	if d, ok := a.Deliverers[scheme]; ok {
+		return d
+	}
+	switch scheme {
+	case "local":
+		return DelivererFunc(a.deliverLocal)
+	case "webhook":
+		return DelivererFunc(deliverWebhook)
+	}
+	return nil
+}
+
+// deliverLocal writes a Markdown file under $TALARIA_HOME/cron/output/<job>/.
+func (a *Activities) deliverLocal(_ context.Context, in DeliverInput) (string, error) {
+	dir := filepath.Join(a.Home, "cron", "output", in.JobName)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("deliver locally: %w", err)
+	}
+	path := filepath.Join(dir, in.Slot.UTC().Format("2006-01-02T15-04Z")+".md")
+	body := fmt.Sprintf("# %s — %s\n\n%s\n", in.JobName, in.Slot.UTC().Format(time.RFC3339), in.Text)
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		return "", fmt.Errorf("deliver locally: %w", err)
+	}
+	return path, nil
+}
+
+// deliverWebhook POSTs the result as JSON; a non-2xx answer is an error.
+func deliverWebhook(ctx context.Context, in DeliverInput) (string, error) {
+	url := strings.TrimPrefix(in.Target, "webhook:")
+	payload, _ := json.Marshal(map[string]any{"job": in.JobName, "job_id": in.JobID,
+		"scheduled_at": in.Slot.UTC().Format(time.RFC3339), "status": in.Status, "text": in.Text})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
+	if err != nil {
+		return "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("bad webhook %q: %v", url, err), "BadTarget", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("webhook %s: %w", url, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return "", fmt.Errorf("webhook %s answered %s", url, resp.Status)
+	}
+	return url, nil
 }
 
 // preRunCap bounds a pre-run script's output.

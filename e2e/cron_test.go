@@ -74,6 +74,22 @@ func TestCronJobRunsAndDelivers(t *testing.T) {
 	if failures < 2 {
 		t.Fatalf("the failing webhook was tried %d times, want retries", failures)
 	}
+	// Jobs can be edited, paused and resumed, and are listed.
+	if out, stderr, code := u.run(time.Minute, "cron", "edit", "nightly", "--schedule", "@hourly", "--tools", "read_file,todo"); code != 0 || !strings.Contains(out, "updated") {
+		t.Fatalf("cron edit: exit %d %s%s", code, out, stderr)
+	}
+	if _, _, code := u.run(time.Minute, "cron", "pause", "nightly"); code != 0 {
+		t.Fatal("cron pause failed")
+	}
+	if out, _, _ := u.run(time.Minute, "cron", "list"); !strings.Contains(out, "@hourly") || !strings.Contains(out, "false") {
+		t.Fatalf("cron list after edit and pause:\n%s", out)
+	}
+	if out, _, _ := u.run(time.Minute, "cron", "show", "nightly"); !strings.Contains(out, `"read_file"`) {
+		t.Fatalf("cron show:\n%s", out)
+	}
+	if _, stderr, code := u.run(time.Minute, "cron", "edit", "nightly", "--schedule", "0 25 * * *"); code != 2 {
+		t.Fatalf("invalid edit: exit %d %s", code, stderr)
+	}
 	// Bad schedules are refused at creation.
 	if _, stderr, code := u.run(time.Minute, "cron", "add", "--name", "bad", "--schedule", "every blue moon", "--prompt", "x"); code != 2 || !strings.Contains(stderr, "schedule") {
 		t.Fatalf("bad schedule: exit %d %s", code, stderr)

@@ -32,7 +32,7 @@ one-shot "in 30m" or an RFC 3339 time. The scheduler runs inside 'talaria serve'
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
-	c.AddCommand(newCronAddCommand(), newCronListCommand(), newCronShowCommand(), newCronRunsCommand(),
+	c.AddCommand(newCronAddCommand(), newCronEditCommand(), newCronListCommand(), newCronShowCommand(), newCronRunsCommand(),
 		newCronToggleCommand("pause", false), newCronToggleCommand("resume", true), newCronRmCommand(), newCronRunNowCommand())
 	return c
 }
@@ -50,6 +50,7 @@ func newCronAddCommand() *cobra.Command {
 			c.Flags().StringArrayVar(&job.Deliver, "deliver", nil, "delivery target, repeatable: local or webhook:<url>")
 			c.Flags().StringVarP(&job.Model, "model", "m", "", "model for this job (default: the configured one)")
 			c.Flags().IntVar(&job.MaxIterations, "max-iterations", 0, "iteration budget of each run")
+			c.Flags().StringSliceVar(&job.Toolsets, "tools", nil, "tools the job may use, comma-separated (default: all)")
 			c.Flags().StringVar(&job.PreRunScript, "pre-run", "", "shell script whose output is added to the prompt (alone: delivered as is, no model call)")
 			c.Flags().StringVar(&overlap, "overlap", "skip", "a slot due while the previous run still goes: skip or allow")
 			c.Flags().StringVar(&catchUp, "catch-up", "last", "after downtime: none, last (the last missed slot) or all")
@@ -196,4 +197,54 @@ func cronJob(cmd *cobra.Command, st *models.Store, idOrName string) (*models.Cro
 		return nil, &exitError{code: exitFailure, err: fmt.Errorf("no cron job %q (see 'talaria cron list')", idOrName)}
 	}
 	return j, err
+}
+
+func newCronEditCommand() *cobra.Command {
+	var schedule, tz, prompt, model, overlap, catchUp string
+	var deliver, toolsets []string
+	var maxIterations int
+	return storeCommand("edit JOB", "Change a job (only the flags given)", exactArgs(1, "a job name or id"),
+		func(c *cobra.Command) {
+			c.Flags().StringVar(&schedule, "schedule", "", "new schedule")
+			c.Flags().StringVar(&tz, "tz", "", "new time zone")
+			c.Flags().StringVar(&prompt, "prompt", "", "new prompt")
+			c.Flags().StringVarP(&model, "model", "m", "", "new model")
+			c.Flags().StringArrayVar(&deliver, "deliver", nil, "delivery targets (replace the old ones)")
+			c.Flags().StringSliceVar(&toolsets, "tools", nil, "tools the job may use (replace)")
+			c.Flags().IntVar(&maxIterations, "max-iterations", 0, "new iteration budget")
+			c.Flags().StringVar(&overlap, "overlap", "", "skip or allow")
+			c.Flags().StringVar(&catchUp, "catch-up", "", "none, last or all")
+		},
+		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			j, err := cronJob(cmd, st, args[0])
+			if err != nil {
+				return err
+			}
+			f := cmd.Flags()
+			set := func(name string, apply func()) {
+				if f.Changed(name) {
+					apply()
+				}
+			}
+			set("schedule", func() { j.Schedule = schedule })
+			set("tz", func() { j.TimeZone = tz })
+			set("prompt", func() { j.Prompt = prompt })
+			set("model", func() { j.Model = model })
+			set("deliver", func() { j.Deliver = deliver })
+			set("tools", func() { j.Toolsets = toolsets })
+			set("max-iterations", func() { j.MaxIterations = maxIterations })
+			set("overlap", func() { j.Overlap = overlap })
+			set("catch-up", func() { j.CatchUp = catchUp })
+			if _, err := scheduler.ParseSchedule(j.Schedule, j.TimeZone, j.CreatedAt, j.CreatedAt); err != nil {
+				return usageErr(err)
+			}
+			if err := st.UpdateCronJob(cmd.Context(), *j); err != nil {
+				if errors.Is(err, models.ErrInvalidArgument) {
+					return usageErr(err)
+				}
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "updated %s\n", j.Name)
+			return nil
+		})
 }
