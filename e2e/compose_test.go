@@ -30,7 +30,7 @@ func TestComposeConfiguresThroughKnownVariables(t *testing.T) {
 		t.Fatalf("docker-compose.yml: %v", err)
 	}
 	known := config.EnvKeys()
-	commands := []string{"serve", "worker", "temporal", "chat", "send"}
+	commands := []string{"serve", "worker", "scheduler", "temporal", "chat", "send"}
 	found := 0
 	for name, svc := range compose.Services {
 		if !strings.HasPrefix(svc.Image, "talaria") {
@@ -49,7 +49,7 @@ func TestComposeConfiguresThroughKnownVariables(t *testing.T) {
 			t.Errorf("service %s is not pointed at the shared Temporal and PostgreSQL", name)
 		}
 	}
-	if found < 2 {
+	if found < 3 {
 		t.Fatalf("found %d talaria services", found)
 	}
 }
