@@ -229,22 +229,7 @@ func waitServeInfo(ctx context.Context, home string) (engine.ServeInfo, error) {
 // argument is not a session.
 func controlCommandNoSession(use, short string,
 	run func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error) *cobra.Command {
-	var common commonFlags
-	c := &cobra.Command{
-		Use: use, Short: short, Args: exactArgs(1, "one argument"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := common.loadConfig()
-			if err != nil {
-				return err
-			}
-			rt, err := connectClient(cmd.Context(), cfg, newLogger(cfg.LogLevel))
-			if err != nil {
-				return err
-			}
-			defer rt.Close()
-			return run(cmd, cfg, rt, args)
-		},
-	}
-	common.register(c)
+	c := controlCommand(use, short, "", 1, nil, run)
+	c.Args = exactArgs(1, "one argument")
 	return c
 }

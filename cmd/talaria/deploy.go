@@ -13,79 +13,70 @@ import (
 )
 
 func newWorkerCommand() *cobra.Command {
-	var common commonFlags
-	c := &cobra.Command{
-		Use:   "worker",
-		Short: "Run a turn worker against an external Temporal and database",
-		Long: `worker runs only the worker that executes turns, for a deployment of several
+	return daemonCommand("worker", "Run a turn worker against an external Temporal and database",
+		`worker runs only the worker that executes turns, for a deployment of several
 processes: point every worker (and scheduler, and client) at one Temporal
 (--temporal-address or TEMPORAL_ADDRESS; TLS with TEMPORAL_TLS_CERT/KEY/CA,
 TEMPORAL_API_KEY) and one database (--db postgres://... or TALARIA_DB). Workers
 share the load; when one dies, its in-flight model calls and tool batches move to
 another within heartbeat_timeout, and tool calls it had claimed but not finished
 are reported to the model as "outcome unknown" instead of being run twice.
-SIGINT or SIGTERM stop it cleanly.`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := common.loadConfig()
-			if err != nil {
-				return err
-			}
-			if cfg.Temporal.Embedded() {
-				return usagef("worker needs an external Temporal: set --temporal-address or TEMPORAL_ADDRESS (or run 'talaria serve')")
-			}
-			logger := newLogger(cfg.LogLevel)
-			if !cfg.Model.Configured() {
-				logger.Warn("turns will fail until a model is configured", "hint", engine.NoEndpointHelp)
-			}
-			rt, err := engine.Start(cmd.Context(), cfg, engine.Options{Worker: true, Logger: logger})
-			if err != nil {
-				return usageErr(err)
-			}
-			defer rt.Close()
-			fmt.Fprintf(cmd.ErrOrStderr(), "talaria worker: ready (temporal %s, namespace %s, db %s)\n",
-				cfg.Temporal.Address, cfg.Temporal.Namespace, redactDSN(cfg.DB))
-			<-cmd.Context().Done()
-			fmt.Fprintln(cmd.ErrOrStderr(), "talaria worker: shutting down")
-			return nil
-		},
-	}
-	common.register(c)
-	return c
+SIGINT or SIGTERM stop it cleanly.`, engine.Options{Worker: true}, nil)
 }
 
 func newSchedulerCommand() *cobra.Command {
-	var common commonFlags
-	c := &cobra.Command{
-		Use:   "scheduler",
-		Short: "Run the cron scheduler against an external Temporal and database",
-		Long: `scheduler runs only the cron tick: every minute it starts each due job's slot as a
+	return daemonCommand("scheduler", "Run the cron scheduler against an external Temporal and database",
+		`scheduler runs only the cron tick: every minute it starts each due job's slot as a
 workflow whose id is the job and the slot, so several schedulers (or a retried
 tick) never run a slot twice, and missed slots are caught up after downtime as
 each job's catch-up policy says. Point it at the deployment's Temporal
-(TEMPORAL_ADDRESS) and database (TALARIA_DB); 'talaria serve' runs one itself.`,
-		Args: noArgs,
+(TEMPORAL_ADDRESS) and database (TALARIA_DB); 'talaria serve' runs one itself.`, engine.Options{},
+		func(cmd *cobra.Command, rt *engine.Runtime) (func(), error) {
+			ticker, err := rt.StartScheduler(cmd.Context())
+			if err != nil {
+				return nil, err
+			}
+			return func() { _ = ticker.Stop(context.WithoutCancel(cmd.Context())) }, nil
+		})
+}
+
+// daemonCommand builds a process of a multi-process deployment: it connects
+// to the external Temporal and the database, runs until SIGINT or SIGTERM,
+// and starts extra (if any) once connected.
+func daemonCommand(name, short, long string, opts engine.Options,
+	extra func(*cobra.Command, *engine.Runtime) (stop func(), err error)) *cobra.Command {
+	var common commonFlags
+	c := &cobra.Command{
+		Use: name, Short: short, Long: long, Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
 			if err != nil {
 				return err
 			}
 			if cfg.Temporal.Embedded() {
-				return usagef("scheduler needs an external Temporal: set --temporal-address or TEMPORAL_ADDRESS (or run 'talaria serve')")
+				return usagef("%s needs an external Temporal: set --temporal-address or TEMPORAL_ADDRESS (or run 'talaria serve')", name)
 			}
-			rt, err := engine.Start(cmd.Context(), cfg, engine.Options{Logger: newLogger(cfg.LogLevel)})
+			logger := newLogger(cfg.LogLevel)
+			if opts.Worker && !cfg.Model.Configured() {
+				logger.Warn("turns will fail until a model is configured", "hint", engine.NoEndpointHelp)
+			}
+			opts.Logger = logger
+			rt, err := engine.Start(cmd.Context(), cfg, opts)
 			if err != nil {
 				return usageErr(err)
 			}
 			defer rt.Close()
-			ticker, err := rt.StartScheduler(cmd.Context())
-			if err != nil {
-				return usageErr(err)
+			if extra != nil {
+				stop, err := extra(cmd, rt)
+				if err != nil {
+					return usageErr(err)
+				}
+				defer stop()
 			}
-			defer ticker.Stop(context.WithoutCancel(cmd.Context()))
-			fmt.Fprintf(cmd.ErrOrStderr(), "talaria scheduler: ready (temporal %s)\n", cfg.Temporal.Address)
+			fmt.Fprintf(cmd.ErrOrStderr(), "talaria %s: ready (temporal %s, namespace %s, db %s)\n",
+				name, cfg.Temporal.Address, cfg.Temporal.Namespace, redactDSN(cfg.DB))
 			<-cmd.Context().Done()
-			fmt.Fprintln(cmd.ErrOrStderr(), "talaria scheduler: shutting down")
+			fmt.Fprintf(cmd.ErrOrStderr(), "talaria %s: shutting down\n", name)
 			return nil
 		},
 	}
