@@ -113,3 +113,64 @@ func BenchmarkTickStarts1000(b *testing.B) {
 		b.ReportMetric(time.Since(start).Seconds(), "s/1000-starts")
 	}
 }
+
+// TestCronSilentScriptAndOverlap: a [SILENT] answer is not delivered; a job
+// with only a pre-run script delivers its output with no model call; a slot
+// due while the job's previous run still goes is recorded skipped.
+func TestCronSilentScriptAndOverlap(t *testing.T) {
+	model := fakellm.New(fakellm.TextStep("[SILENT]"))
+	defer model.Close()
+	rt := startRuntime(t, model)
+	ctx := context.Background()
+	mk := func(job models.CronJob) {
+		t.Helper()
+		job.ID, job.Enabled, job.Deliver = job.Name, true, []string{"local"}
+		if _, err := rt.Store.CreateCronJob(ctx, job); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mk(models.CronJob{Name: "quiet", Schedule: "* * * * *", Prompt: "anything to report?"})
+	mk(models.CronJob{Name: "report", Schedule: "* * * * *", PreRunScript: "echo disk 42% full"})
+	mk(models.CronJob{Name: "slow", Schedule: "* * * * *", PreRunScript: "sleep 20"})
+	minute := time.Now().UTC().Truncate(time.Minute).Add(time.Minute)
+	if res, err := scheduler.Tick(ctx, rt.Store, rt.Cron(), rt.Cron(), minute); err != nil || len(res.Started) != 3 {
+		t.Fatalf("first tick: %v %+v", err, res)
+	}
+	ended := func(job string) *models.CronRun {
+		runs, _ := rt.Store.CronRuns(ctx, job, 1)
+		if len(runs) == 1 && runs[0].EndedAt != nil {
+			return &runs[0]
+		}
+		return nil
+	}
+	waitFor(t, time.Minute, func() bool { return ended("quiet") != nil && ended("report") != nil })
+	if r := ended("quiet"); r.Status != models.RunCompleted || !strings.Contains(r.Delivery, "silent") {
+		t.Fatalf("quiet run = %+v", r)
+	}
+	if files, _ := filepath.Glob(filepath.Join(rt.Config.Home, "cron", "output", "quiet", "*")); len(files) != 0 {
+		t.Fatalf("a [SILENT] answer was delivered: %v", files)
+	}
+	files, _ := filepath.Glob(filepath.Join(rt.Config.Home, "cron", "output", "report", "*.md"))
+	if len(files) != 1 {
+		t.Fatalf("script output not delivered: %v", files)
+	}
+	if data, _ := os.ReadFile(files[0]); !strings.Contains(string(data), "disk 42% full") {
+		t.Fatalf("delivered:\n%s", data)
+	}
+	if len(model.Requests()) != 1 {
+		t.Fatalf("model calls = %d: a script-only job must not call the model", len(model.Requests()))
+	}
+	// The next minute: "slow" is still running, so its slot is skipped.
+	res, err := scheduler.Tick(ctx, rt.Store, rt.Cron(), rt.Cron(), minute.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := false
+	for _, s := range res.Skipped {
+		skipped = skipped || s.JobID == "slow"
+	}
+	run, _ := rt.Store.CronRun(ctx, "slow", minute.Add(time.Minute))
+	if !skipped || run == nil || run.Status != models.RunSkipped {
+		t.Fatalf("overlapping slot: skipped=%v run=%+v", skipped, run)
+	}
+}
