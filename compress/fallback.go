@@ -1,0 +1,81 @@
+package compress
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/talaria-agent/talaria/models"
+)
+
+// fallbackTaskChars limits the task statement copied into FallbackSummary.
+const fallbackTaskChars = 2000
+
+// FallbackSummary is the static summary used when the summariser fails. It
+// has the header and every section: Active Task and Goal hold the first user
+// message of head followed by middle (compaction summaries excluded, clipped
+// to about 2,000 characters), so the task is never lost; Completed Actions
+// lists the tool calls made in middle by name, in first-use order, with
+// their counts; Critical Context says the summary was generated without a
+// model. The result is already in NormalizeSummary's form.
+func FallbackSummary(head, middle []models.Message) string {
+	task := ""
+	for _, part := range [][]models.Message{head, middle} {
+		for _, m := range part {
+			if task == "" && m.Role == "user" && strings.TrimSpace(m.Content) != "" && !isSummary(m.Content) {
+				task = strings.TrimSpace(clip(m.Content, fallbackTaskChars))
+			}
+		}
+	}
+	if task == "" {
+		task = "(unknown: no user message in the compacted range)"
+	}
+
+	var order []string
+	counts := map[string]int{}
+	for _, m := range middle {
+		for _, tc := range m.ToolCalls {
+			name := strings.TrimSpace(tc.Function.Name)
+			if name == "" {
+				name = "(unnamed tool)"
+			}
+			if counts[name] == 0 {
+				order = append(order, name)
+			}
+			counts[name]++
+		}
+	}
+	var actions strings.Builder
+	for i, name := range order {
+		if i > 0 {
+			actions.WriteString("\n")
+		}
+		unit := "calls"
+		if counts[name] == 1 {
+			unit = "call"
+		}
+		fmt.Fprintf(&actions, "- %s (%d %s)", name, counts[name], unit)
+	}
+
+	fill := map[string]string{
+		"Active Task":       task,
+		"Goal":              task,
+		"Completed Actions": actions.String(),
+		"Critical Context": fmt.Sprintf("- This summary was generated without a model after summarisation failed; "+
+			"details of %d earlier messages were dropped. Re-check state (files, command output) before relying on it.", len(middle)),
+	}
+	var b strings.Builder
+	b.WriteString(SummaryHeader)
+	b.WriteString("\n")
+	for _, s := range Sections {
+		body := strings.TrimSpace(fill[s])
+		if body == "" {
+			body = noneText
+		}
+		b.WriteString("\n## ")
+		b.WriteString(s)
+		b.WriteString("\n")
+		b.WriteString(body)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
