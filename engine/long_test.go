@@ -143,6 +143,12 @@ func TestSteersDuringContinueAsNew(t *testing.T) {
 	text := transcriptText(all)
 	for i := 0; i < steers; i++ {
 		if n := strings.Count(text, fmt.Sprintf("steer number %d|", i)); n != 1 {
+			for _, line := range strings.Split(text, "\n") {
+				if strings.Contains(line, "steer") {
+					t.Log(line)
+				}
+			}
+			dumpRuns(t, rt, res.TurnID)
 			t.Fatalf("steer %d stored %d times", i, n)
 		}
 	}
@@ -159,4 +165,38 @@ func waitIdle(t *testing.T, rt *Runtime, session string) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Fatal("the session never went idle")
+}
+
+// dumpRuns logs the signals, continue-as-new and model calls of every run.
+func dumpRuns(t *testing.T, rt *Runtime, workflowID string) {
+	runID := ""
+	for {
+		iter := rt.Client.GetWorkflowHistory(context.Background(), workflowID, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		var prev string
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			if err != nil {
+				return
+			}
+			switch {
+			case ev.GetWorkflowExecutionStartedEventAttributes() != nil:
+				prev = ev.GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
+				t.Logf("run %s started (from %s)", ev.GetWorkflowExecutionStartedEventAttributes().GetOriginalExecutionRunId(), prev)
+			case ev.GetWorkflowExecutionSignaledEventAttributes() != nil:
+				a := ev.GetWorkflowExecutionSignaledEventAttributes()
+				t.Logf("  %d signal %s %s", ev.GetEventId(), a.GetSignalName(), a.GetInput().GetPayloads()[0].GetData())
+			case ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil:
+				t.Logf("  %d continued as new", ev.GetEventId())
+			case ev.GetActivityTaskScheduledEventAttributes() != nil:
+				a := ev.GetActivityTaskScheduledEventAttributes()
+				if a.GetActivityType().GetName() == "CallModel" {
+					t.Logf("  %d CallModel %s", ev.GetEventId(), a.GetInput().GetPayloads()[0].GetData())
+				}
+			}
+		}
+		if prev == "" {
+			return
+		}
+		runID = prev
+	}
 }

@@ -82,8 +82,11 @@ func drainSteers(ctx workflow.Context, st *TurnState) []string {
 }
 
 // drainControl applies the interrupts and steers that arrived but were not
-// handled yet, so none is lost when the turn continues as new.
+// handled yet, so none is lost when the turn continues as new. It first lets
+// the signal listener run: a signal can already have been handed to its
+// pending receive, where draining the channel does not see it.
 func drainControl(ctx workflow.Context, st *TurnState) {
+	yieldToHandlers(ctx)
 	interrupts := workflow.GetSignalChannel(ctx, SignalInterrupt)
 	for {
 		var reason string
@@ -107,4 +110,12 @@ func shouldContinueAsNew(every, iterations int, suggested bool) bool {
 		every = DefaultContinueEvery
 	}
 	return iterations >= every
+}
+
+// yieldToHandlers blocks the calling coroutine until every other coroutine
+// that can run has run (it schedules nothing: no history events).
+func yieldToHandlers(ctx workflow.Context) {
+	done := false
+	workflow.Go(ctx, func(workflow.Context) { done = true })
+	_ = workflow.Await(ctx, func() bool { return done })
 }
