@@ -26,7 +26,7 @@ const benchIterations = 50
 // same workflow code and activities run in-process by the SDK's test
 // environment, without a server. The difference is the cost of durability.
 func BenchmarkLoopOverhead(b *testing.B) {
-	model := fakellm.New(fakellm.WithResponder(alwaysTool(1 << 30)))
+	model := fakellm.New(fakellm.WithResponder(deterministicLoop(1 << 20)))
 	defer model.Close()
 	b.Run("temporal", func(b *testing.B) {
 		rt := startRuntime(b, model)

@@ -40,20 +40,6 @@ func startRuntime(t testing.TB, model *fakellm.Server, tune ...func(*config.Conf
 	return rt
 }
 
-// alwaysTool answers every request offering tools with a todo read, and the
-// others with text: an instant model that loops as long as it is allowed.
-func alwaysTool(stopAfter int) fakellm.Responder {
-	return func(req fakellm.Request) fakellm.Step {
-		if len(req.Body.Tools) == 0 || req.Index >= stopAfter {
-			return fakellm.TextStep("done")
-		}
-		// Each call differs, as real progress does (identical calls with
-		// identical results would be halted by the guardrail).
-		args := fmt.Sprintf(`{"todos":[{"id":"1","content":"step %d","status":"in_progress"}]}`, req.Index)
-		return fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: args})
-	}
-}
-
 // iterationSizes returns the history bytes added by each model-call
 // iteration: the events from one CallModel scheduling to the next.
 func iterationSizes(t testing.TB, rt *Runtime, workflowID string) (sizes []int, total int) {
@@ -89,7 +75,7 @@ func TestHistoryPerIterationIsConstant(t *testing.T) {
 		t.Skip("200 iterations")
 	}
 	const iterations = 200
-	model := fakellm.New(fakellm.WithResponder(alwaysTool(iterations)))
+	model := fakellm.New(fakellm.WithResponder(deterministicLoop(iterations)))
 	defer model.Close()
 	rt := startRuntime(t, model)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

@@ -3,8 +3,10 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,4 +46,24 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// expectError checks a failed call against a table case's expected error
+// (wantErr matched with errors.Is, errHas as a substring); it reports whether
+// the case expected an error, in which case the caller is done.
+func expectError(t *testing.T, out string, err, wantErr error, errHas string) bool {
+	t.Helper()
+	if wantErr == nil && errHas == "" {
+		return false
+	}
+	if err == nil {
+		t.Fatalf("expected an error, got %s", out)
+	}
+	if wantErr != nil && !errors.Is(err, wantErr) {
+		t.Errorf("error %q is not %v", err, wantErr)
+	}
+	if !strings.Contains(err.Error(), errHas) {
+		t.Errorf("error %q does not mention %q", err, errHas)
+	}
+	return true
 }

@@ -70,16 +70,7 @@ func TestTerminal(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := runTool(t, TerminalTool{}, tc.env, tc.args)
-			if tc.wantErr != nil || tc.errHas != "" {
-				if err == nil {
-					t.Fatalf("expected an error, got %s", out)
-				}
-				if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
-					t.Errorf("error %q is not %v", err, tc.wantErr)
-				}
-				if !strings.Contains(err.Error(), tc.errHas) {
-					t.Errorf("error %q does not mention %q", err, tc.errHas)
-				}
+			if expectError(t, out, err, tc.wantErr, tc.errHas) {
 				return
 			}
 			if err != nil {

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"testing"
 )
@@ -99,16 +98,7 @@ func TestTodo(t *testing.T) {
 			store.lists["s1"] = append([]TodoItem(nil), tc.initial...)
 			env := Env{SessionID: "s1", Todos: store}
 			out, err := runTool(t, TodoTool{}, env, tc.args)
-			if tc.wantErr != nil || tc.errHas != "" {
-				if err == nil {
-					t.Fatalf("expected an error, got %s", out)
-				}
-				if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
-					t.Errorf("error %q is not %v", err, tc.wantErr)
-				}
-				if !strings.Contains(err.Error(), tc.errHas) {
-					t.Errorf("error %q does not mention %q", err, tc.errHas)
-				}
+			if expectError(t, out, err, tc.wantErr, tc.errHas) {
 				if store.saves != 0 {
 					t.Error("a failed call saved the list")
 				}

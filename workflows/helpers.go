@@ -1,12 +1,6 @@
 package workflows
 
-import (
-	"errors"
-	"sort"
-)
-
-// asError is errors.As, named for readability at call sites.
-func asError(err error, target any) bool { return errors.As(err, target) }
+import "sort"
 
 // sortedKeys returns m's keys in a deterministic order.
 func sortedKeys(m map[string]string) []string {

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -204,7 +205,7 @@ func (s *session) startNext(ctx workflow.Context) error {
 	fut := workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, in)
 	if err := fut.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
 		var already *temporal.ChildWorkflowExecutionAlreadyStartedError
-		if !asError(err, &already) {
+		if !errors.As(err, &already) {
 			return fmt.Errorf("start turn %s: %w", id, err)
 		}
 	}
