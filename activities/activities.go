@@ -43,7 +43,12 @@ type Activities struct {
 	Deliverers map[string]Deliverer
 	// MaxToolOutput caps one tool result in characters (0: tools default).
 	MaxToolOutput int
-	Logger        *slog.Logger
+	// CompactKeepFirst and CompactKeepLast are how many messages a
+	// compaction keeps verbatim at the start and the end (0: 3 and 20);
+	// CompactPruneChars caps an old tool output shown to the summariser
+	// (0: compress.DefaultPruneChars).
+	CompactKeepFirst, CompactKeepLast, CompactPruneChars int
+	Logger                                               *slog.Logger
 }
 
 // Register registers every activity under its stable name.
@@ -52,6 +57,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.CallModel, activity.RegisterOptions{Name: CallModelName})
 	r.RegisterActivityWithOptions(a.ExecuteTools, activity.RegisterOptions{Name: ExecuteToolsName})
 	r.RegisterActivityWithOptions(a.FinishTurn, activity.RegisterOptions{Name: FinishTurnName})
+	r.RegisterActivityWithOptions(a.CompressContext, activity.RegisterOptions{Name: CompressContextName})
 	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: ReserveTurnName})
 	r.RegisterActivityWithOptions(a.SaveGrant, activity.RegisterOptions{Name: SaveGrantName})
 	r.RegisterActivityWithOptions(a.PrepareReview, activity.RegisterOptions{Name: PrepareReviewName})

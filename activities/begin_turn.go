@@ -16,7 +16,18 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 		// Unattended turns (cron) work in a directory of their own.
 		_ = os.MkdirAll(in.Workdir, 0o755)
 	}
-	sess, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model)
+	if _, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model); err != nil {
+		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+	}
+	// After a compaction the conversation goes on in the newest session of
+	// the lineage.
+	tip, err := a.Store.Tip(ctx, in.SessionID)
+	if err != nil {
+		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+	}
+	grantScope := in.SessionID // approvals belong to the session the user names
+	in.SessionID = tip
+	sess, err := a.Store.Session(ctx, tip)
 	if err != nil {
 		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
@@ -49,12 +60,17 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 	if list, err := a.providers(in.Model); err == nil {
 		providers = len(list)
 	}
-	session, always, err := a.Store.Grants(ctx, in.SessionID)
+	session, always, err := a.Store.Grants(ctx, grantScope)
+	if err != nil {
+		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+	}
+	system, history, err := a.loadContext(ctx, tip)
 	if err != nil {
 		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
 	return BeginTurnResult{UserMessageID: rows[0].ID, Providers: providers,
-		Grants: approval.Grants{Session: session, Always: always}}, nil
+		Grants: approval.Grants{Session: session, Always: always}, SessionID: tip,
+		ContextTokens: contextTokens(system, history, a.schemaChars(nil))}, nil
 }
 
 // SaveGrant stores a session or always approval, so later turns (and, for

@@ -34,7 +34,13 @@ const ContinuationPrompt = "[System: Your previous response was cut off by the o
 func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallModelResult, error) {
 	key := replyKey(in.TurnID, in.Call)
 	if stored, err := a.Store.MessageByKey(ctx, key); err == nil {
-		return a.describeReply(stored, usageOf(stored), false, in.Tools), nil
+		res := a.describeReply(stored, usageOf(stored), false, in.Tools)
+		system, history, err := a.loadContext(ctx, in.SessionID)
+		if err != nil {
+			return CallModelResult{}, fmt.Errorf("call model: %w", err)
+		}
+		res.ContextTokens = contextTokens(system, history, a.schemaChars(in.Tools))
+		return res, nil
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return CallModelResult{}, fmt.Errorf("call model: look up stored reply: %w", err)
 	}
@@ -42,13 +48,9 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	if err := a.storeSteers(ctx, in); err != nil {
 		return CallModelResult{}, err
 	}
-	history, err := a.Store.Messages(ctx, in.SessionID)
+	system, history, err := a.loadContext(ctx, in.SessionID)
 	if err != nil {
-		return CallModelResult{}, fmt.Errorf("call model: load session %s: %w", in.SessionID, err)
-	}
-	system := a.SystemPrompt
-	if sess, err := a.Store.Session(ctx, in.SessionID); err == nil && sess.SystemPrompt != "" {
-		system = sess.SystemPrompt
+		return CallModelResult{}, fmt.Errorf("call model: %w", err)
 	}
 	req, err := a.buildRequest(ctx, system, history, in)
 	if err != nil {
@@ -91,7 +93,12 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	if err != nil {
 		return CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
 	}
-	return a.describeReply(&rows[0], usageOf(&rows[0]), recovered, in.Tools), nil
+	res := a.describeReply(&rows[0], usageOf(&rows[0]), recovered, in.Tools)
+	if !rows[0].Hidden {
+		history = append(history, rows[0])
+	}
+	res.ContextTokens = contextTokens(system, history, a.schemaChars(in.Tools))
+	return res, nil
 }
 
 // usageOf is the usage stored with a reply (a retry reports it again).
@@ -172,6 +179,9 @@ func classify(m *models.Message) loop.ReplyKind {
 func (a *Activities) describeReply(m *models.Message, usage Usage, recovered bool, allow []string) CallModelResult {
 	res := DescribeReply(m, a.allowed(allow))
 	res.Usage, res.Recovered = usage, recovered
+	for i := range res.ToolCalls {
+		res.ToolCalls[i].Quick = !res.ToolCalls[i].Unknown && a.Tools.Quick(res.ToolCalls[i].Name)
+	}
 	return res
 }
 

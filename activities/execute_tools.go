@@ -13,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/talaria-agent/talaria/compress"
 	"github.com/talaria-agent/talaria/events"
 	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
@@ -98,6 +99,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	for _, m := range saved {
 		out.ResultMessageIDs = append(out.ResultMessageIDs, m.ID)
 	}
+	out.AddedTokens = compress.EstimateTokens(rows, 0)
 	if ctx.Err() != nil {
 		return out, ctx.Err()
 	}

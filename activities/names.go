@@ -9,6 +9,8 @@ const (
 	ReserveTurnName   = "ReserveTurn"
 	SaveGrantName     = "SaveGrant"
 	PrepareReviewName = "PrepareReview"
+	// CompressContextName compacts a session's context into a child session.
+	CompressContextName = "CompressContext"
 )
 
 // Error types of non-retryable application errors raised by activities.

@@ -23,7 +23,13 @@ const reviewClip = 1500
 // recent conversation to review (once, however often retried). The
 // conversation goes from store to store: never through workflow history.
 func (a *Activities) PrepareReview(ctx context.Context, in PrepareReviewInput) error {
-	msgs, err := a.Store.Messages(ctx, in.SessionID)
+	// After a compaction the conversation goes on in the lineage's newest
+	// session.
+	tip, err := a.Store.Tip(ctx, in.SessionID)
+	if err != nil {
+		return fmt.Errorf("prepare review of %s: %w", in.SessionID, err)
+	}
+	msgs, err := a.Store.Messages(ctx, tip)
 	if err != nil {
 		return fmt.Errorf("prepare review of %s: %w", in.SessionID, err)
 	}

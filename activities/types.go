@@ -47,6 +47,11 @@ type BeginTurnResult struct {
 	// Grants are the kinds of dangerous commands already approved for this
 	// session or always.
 	Grants approval.Grants
+	// SessionID is where the conversation continues: the newest session of
+	// the requested one's lineage (it differs after a compaction).
+	SessionID string `json:",omitempty"`
+	// ContextTokens is the size of the conversation, user message included.
+	ContextTokens int `json:",omitempty"`
 }
 
 // SaveGrantInput records a session or always approval of a rule.
@@ -106,6 +111,9 @@ type ToolCallRef struct {
 	// Question and Choices of a clarify call.
 	Question string   `json:",omitempty"`
 	Choices  []string `json:",omitempty"`
+	// Quick: the tool finishes in milliseconds on the worker (see
+	// tools.QuickTool), so a batch of quick calls may run as a local activity.
+	Quick bool `json:",omitempty"`
 }
 
 // CallModelResult describes the persisted reply.
@@ -123,6 +131,9 @@ type CallModelResult struct {
 	// Recovered: the stream broke after text arrived and that text is the reply.
 	Recovered bool
 	Usage     Usage
+	// ContextTokens is the size of the conversation after this reply: the
+	// prompt and completion tokens the provider reported, else an estimate.
+	ContextTokens int `json:",omitempty"`
 }
 
 // PlanAction says what to do with one tool call of a batch.
@@ -179,6 +190,8 @@ type ExecuteToolsResult struct {
 	Outcomes         []CallOutcome
 	// HookHalt is the reason a pluggable guardrail hook halted the batch.
 	HookHalt string
+	// AddedTokens estimates the size of the stored results, (chars+3)/4.
+	AddedTokens int `json:",omitempty"`
 }
 
 // FinishTurnInput records how a turn ended.
@@ -221,4 +234,44 @@ func explanationKey(turnID string, call int) string {
 func finalKey(turnID string) string { return turnID + "/final" }
 func steerKey(turnID string, call, i int) string {
 	return fmt.Sprintf("%s/call-%d/steer-%d", turnID, call, i)
+}
+
+// Compaction reasons.
+const (
+	// CompactPreflight: the conversation passed the size threshold.
+	CompactPreflight = "preflight"
+	// CompactOverflow: the provider refused a request as too long.
+	CompactOverflow = "overflow"
+)
+
+// CompressContextInput asks for one compaction of a session's context.
+type CompressContextInput struct {
+	TurnID    string
+	SessionID string
+	Model     string
+	// Provider indexes the provider that writes the summary.
+	Provider int
+	Workdir  string
+	// Reason is CompactPreflight or CompactOverflow.
+	Reason string
+	// SkipSummary: the summariser failed recently; use the static summary
+	// without a model call.
+	SkipSummary bool
+	// Tools are the tools the turn offers (their schemas count).
+	Tools []string
+}
+
+// CompressContextResult says where the conversation continues.
+type CompressContextResult struct {
+	// SessionID is the session to continue in: the new child session, or
+	// the same one when nothing could be compacted.
+	SessionID string
+	// Compacted: a child session was created (or found from a previous try).
+	Compacted bool
+	// Before and After estimate the context in tokens.
+	Before, After int
+	// Fallback: the summariser failed and the static summary was used;
+	// SummaryError says why.
+	Fallback     bool   `json:",omitempty"`
+	SummaryError string `json:",omitempty"`
 }

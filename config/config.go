@@ -119,6 +119,8 @@ type Config struct {
 	Approvals Approvals `yaml:"approvals"`
 	// Loop bounds the conversation loop's recovery steps and guardrails.
 	Loop loop.Limits `yaml:"loop"`
+	// Compression says when a long conversation is compacted.
+	Compression Compression `yaml:"compression"`
 	// HeartbeatTimeout is how long a model call or tool batch may go without
 	// a heartbeat before Temporal retries it on another worker: the time a
 	// crashed worker's turn waits before resuming.
@@ -138,6 +140,7 @@ func Default(home string) Config {
 		HeartbeatTimeout: DefaultHeartbeatTimeout,
 		LogLevel:         "warn",
 		Loop:             loop.DefaultLimits(),
+		Compression:      DefaultCompression(),
 		BusyInputMode:    "interrupt",
 		Approvals:        Approvals{Mode: "ask", Timeout: 5 * time.Minute},
 	}
@@ -203,6 +206,7 @@ func (c Config) Validate() error {
 	if c.Approvals.Timeout <= 0 {
 		problems = append(problems, "approvals.timeout must be positive")
 	}
+	problems = append(problems, c.Compression.problems()...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -58,7 +58,7 @@ func (c CronStarter) Input(job models.CronJob, slot time.Time) workflows.CronRun
 	turn := workflows.TurnInput{
 		Model: job.Model, MaxIterations: job.MaxIterations, Workdir: filepath.Join(cfg.Home, "cron", "work"),
 		ModelTimeout: cfg.Model.Timeout, HeartbeatTimeout: cfg.HeartbeatTimeout, Limits: cfg.Loop,
-		Tools: job.Toolsets,
+		Tools: job.Toolsets, Compaction: CompactionFor(cfg),
 	}
 	if turn.Model == "" {
 		turn.Model = cfg.Model.Name

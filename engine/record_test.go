@@ -17,12 +17,17 @@ import (
 
 // TestRecordHistories records real turn histories into
 // workflows/testdata for the replay tests. It runs only when
-// TALARIA_RECORD_HISTORIES=1, after a deliberate change of workflow code
-// that keeps compatibility with running turns:
+// TALARIA_RECORD_HISTORIES is set, after a change of workflow code:
 //
 //	TALARIA_RECORD_HISTORIES=1 go test ./engine -run TestRecordHistories
+//
+// Files that exist are kept: they are histories of turns that older code
+// ran, and the replay tests prove the current code still replays them. A
+// change adds a case with a new file for its new path.
+// TALARIA_RECORD_HISTORIES=overwrite re-records every file.
 func TestRecordHistories(t *testing.T) {
-	if os.Getenv("TALARIA_RECORD_HISTORIES") != "1" {
+	mode := os.Getenv("TALARIA_RECORD_HISTORIES")
+	if mode == "" {
 		t.Skip("set TALARIA_RECORD_HISTORIES=1 to record replay histories")
 	}
 	cases := []struct {
@@ -31,29 +36,41 @@ func TestRecordHistories(t *testing.T) {
 		maxIterations int
 		// during runs while the turn runs (e.g. approves a command).
 		during func(t *testing.T, rt *Runtime)
+		// session: record the session coordinator's history too.
+		session bool
 	}{
 		{"turn_write_read_text.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi"}`}),
 			fakellm.ToolStep(fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"a.txt"}`}),
 			fakellm.TextStep("done"),
-		}, 0, nil},
+		}, 0, nil, false},
 		{"turn_max_iterations.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
 			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
 			fakellm.TextStep("summary"),
-		}, 2, nil},
+		}, 2, nil, false},
 		{"turn_empty_then_text.json", []fakellm.Step{
 			fakellm.TextStep(""),
 			fakellm.TextStep("<think>hm</think>"),
 			fakellm.TextStep("finally"),
-		}, 0, nil},
+		}, 0, nil, false},
 		{"turn_approval_and_steer.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"rm -r nothing-here || true"}`}),
 			fakellm.TextStep("done"),
-		}, 0, approveAndSteer},
+		}, 0, approveAndSteer, true},
+		// Since change local-activities: quick batches and bookkeeping run as local activities.
+		{"turn_local_activities.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi"}`}),
+			fakellm.ToolStep(fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"a.txt"}`},
+				fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"cat a.txt"}`}),
+			fakellm.TextStep("done"),
+		}, 0, nil, true},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join("..", "workflows", "testdata", c.file)); err == nil && mode != "overwrite" {
+				t.Skipf("%s exists (a history of older code); kept", c.file)
+			}
 			model := fakellm.New(fakellm.WithSteps(c.steps...))
 			defer model.Close()
 			rt := startRuntime(t, model)
@@ -68,7 +85,7 @@ func TestRecordHistories(t *testing.T) {
 				t.Fatal(err)
 			}
 			record(t, rt, res.TurnID, c.file)
-			if c.during != nil {
+			if c.session {
 				record(t, rt, workflows.SessionWorkflowID("rec"), "session_"+c.file)
 			}
 			t.Logf("recorded %s (%s)", c.file, res.TurnExitReason)

@@ -154,6 +154,9 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		SystemPrompt: DefaultSystemPrompt,
 		Guardrail:    guardrail,
 		Logger:       rt.logger,
+
+		CompactKeepFirst: cfg.Compression.KeepFirst,
+		CompactKeepLast:  cfg.Compression.KeepLast,
 	}
 	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
 		// Heartbeats reach the server at least twice a second, so a cancel

@@ -140,6 +140,9 @@ func (rt *Runtime) Interrupt(ctx context.Context, sessionID, reason string) (str
 // waitAssigned waits until the coordinator has started the turn a request
 // became (it may wait in the queue first).
 func (rt *Runtime) waitAssigned(ctx context.Context, sessionID, requestID string) (string, error) {
+	// A free coordinator assigns within milliseconds: ask soon, then less
+	// often (a queued message may wait for a long turn).
+	wait := 5 * time.Millisecond
 	for {
 		st, err := rt.SessionState(ctx, sessionID)
 		if err == nil {
@@ -152,7 +155,8 @@ func (rt *Runtime) waitAssigned(ctx context.Context, sessionID, requestID string
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(wait):
+			wait = min(2*wait, 200*time.Millisecond)
 		}
 	}
 }
@@ -192,9 +196,13 @@ func isFinal(err error) bool {
 
 // FillMessages loads the session's messages in OpenAI format into res.
 func (rt *Runtime) FillMessages(ctx context.Context, res *workflows.ConversationResult) error {
-	msgs, err := rt.Store.Messages(ctx, res.SessionID)
+	id := res.ActiveSessionID
+	if id == "" {
+		id = res.SessionID
+	}
+	msgs, err := rt.Store.Messages(ctx, id)
 	if err != nil {
-		return fmt.Errorf("load messages of session %s: %w", res.SessionID, err)
+		return fmt.Errorf("load messages of session %s: %w", id, err)
 	}
 	res.Messages = transcript.ToOpenAI(msgs)
 	return nil

@@ -10,14 +10,28 @@ import (
 // DeleteSession removes a session and everything stored for it: messages,
 // turns, todo list, approval grants and live events. ErrNotFound when there
 // is no such session.
+//
+// Only that session of its lineage goes: its parent and its child stay.
+// The child is reparented to the deleted session's parent (none when the
+// root is deleted), so the chain stays whole and Tip of an ancestor still
+// reaches the newest session; the child keeps its LineageID and Generation.
 func (s *Store) DeleteSession(ctx context.Context, sessionID string) error {
 	return s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var gone Session
+		if err := tx.Select("id", "parent_session_id").Where("id = ?", sessionID).Take(&gone).Error; err != nil {
+			return fmt.Errorf("models: delete session %q: %w", sessionID, notFound(err))
+		}
 		res := tx.Where("id = ?", sessionID).Delete(&Session{})
 		if res.Error != nil {
 			return fmt.Errorf("models: delete session %q: %w", sessionID, res.Error)
 		}
 		if res.RowsAffected == 0 {
 			return fmt.Errorf("models: delete session %q: %w", sessionID, ErrNotFound)
+		}
+		err := tx.Model(&Session{}).Where("parent_session_id = ?", sessionID).
+			UpdateColumn("parent_session_id", gone.ParentSessionID).Error
+		if err != nil {
+			return fmt.Errorf("models: delete session %q: reparent its child: %w", sessionID, err)
 		}
 		turnIDs := tx.Model(&Turn{}).Select("id").Where("session_id = ?", sessionID)
 		for _, step := range []struct {

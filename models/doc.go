@@ -20,6 +20,11 @@
 // transactions take the write lock when they begin, so concurrent writers
 // wait for each other instead of failing with SQLITE_BUSY.
 //
+// Context compression never deletes: CompactSession replaces a long session
+// by a child session holding copies of the messages kept plus a summary, and
+// the sessions linked that way form a lineage (Tip, Lineage). SearchMessages
+// groups its hits by lineage.
+//
 // Errors are wrapped with context; match the sentinel errors ErrNotFound,
-// ErrInvalidDSN and ErrInvalidArgument with errors.Is.
+// ErrInvalidDSN, ErrInvalidArgument and ErrSessionExists with errors.Is.
 package models

@@ -15,4 +15,8 @@ var (
 	// ErrInvalidArgument reports a malformed argument, such as a message
 	// without an idempotency key or a turn without an ID.
 	ErrInvalidArgument = errors.New("invalid argument")
+
+	// ErrSessionExists reports that the ID CompactSession derives for a
+	// child session is already taken by a session that is not that child.
+	ErrSessionExists = errors.New("session already exists")
 )

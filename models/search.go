@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"gorm.io/gorm"
@@ -15,10 +16,19 @@ type SearchHit struct {
 	Before, After []Message
 }
 
-// SearchGroup gathers a session's hits, most recent session first.
+// SearchGroup gathers the hits of one lineage (see Store.CompactSession):
+// a session and the sessions compacted from it or into it count as one
+// conversation. Groups come with the most recent hit's group first.
 type SearchGroup struct {
+	// LineageID is the ID of the lineage's root session.
+	LineageID string
+	// SessionID is the newest session (highest generation) of SessionIDs.
 	SessionID string
-	Hits      []SearchHit
+	// SessionIDs are the sessions with hits, in the order of their first hit.
+	SessionIDs []string
+	// Hits are newest first. A message copied into a child session and its
+	// original are one hit: the newest session's copy.
+	Hits []SearchHit
 }
 
 // searchBackend is the dialect's full-text search: SQLite FTS5, PostgreSQL
@@ -29,9 +39,16 @@ type searchBackend interface {
 	searchIDs(db *gorm.DB, phrase string, limit int) ([]int64, error)
 }
 
+// searchOverfetch is how many more matches SearchMessages asks the index
+// for than it returns, so that copies dropped as duplicates leave room.
+const searchOverfetch = 4
+
 // SearchMessages finds messages containing phrase (full-text, any case) in
-// every session, grouped by session, each with `around` messages of context
-// on both sides. No model is involved.
+// every session, at most limit of them (10 when limit <= 0), each with
+// `around` messages of its own session on both sides, grouped by lineage.
+// Within a lineage, a hit whose role and content equal those of a newer hit
+// in another session is dropped: it is the original of a copy. No model is
+// involved.
 func (s *Store) SearchMessages(ctx context.Context, phrase string, limit, around int) ([]SearchGroup, error) {
 	phrase = strings.TrimSpace(phrase)
 	if phrase == "" {
@@ -44,35 +61,103 @@ func (s *Store) SearchMessages(ctx context.Context, phrase string, limit, around
 	if !ok {
 		return nil, fmt.Errorf("models: search is not supported on %s", s.dialect.name())
 	}
-	ids, err := backend.searchIDs(s.db.WithContext(ctx), phrase, limit)
+	db := s.db.WithContext(ctx)
+	ids, err := backend.searchIDs(db, phrase, limit*searchOverfetch)
 	if err != nil {
 		return nil, fmt.Errorf("models: search %q: %w", phrase, err)
 	}
-	var groups []SearchGroup
-	index := map[string]int{}
-	for _, id := range ids {
-		m, err := s.Message(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		hit := SearchHit{Message: *m}
-		if around > 0 {
-			if hit.Before, err = s.neighbours(ctx, m, around, true); err != nil {
-				return nil, err
-			}
-			if hit.After, err = s.neighbours(ctx, m, around, false); err != nil {
-				return nil, err
-			}
-		}
-		i, seen := index[m.SessionID]
-		if !seen {
-			i = len(groups)
-			index[m.SessionID] = i
-			groups = append(groups, SearchGroup{SessionID: m.SessionID})
-		}
-		groups[i].Hits = append(groups[i].Hits, hit)
+	msgs, sessions, err := s.searchRows(db, ids)
+	if err != nil {
+		return nil, fmt.Errorf("models: search %q: %w", phrase, err)
 	}
-	return groups, nil
+
+	type lineageHits struct {
+		group SearchGroup
+		gen   int               // generation of group.SessionID
+		seen  map[string]string // role NUL content of a kept hit -> its session
+	}
+	var groups []*lineageHits
+	index := map[string]*lineageHits{}
+	hits := 0
+	for _, id := range ids {
+		m, ok := msgs[id]
+		if !ok {
+			continue // deleted meanwhile
+		}
+		root, gen := m.SessionID, 0
+		if sess, ok := sessions[m.SessionID]; ok {
+			root, gen = sess.LineageID, sess.Generation
+		}
+		g := index[root]
+		if g == nil {
+			g = &lineageHits{group: SearchGroup{LineageID: root}, gen: -1, seen: map[string]string{}}
+			index[root] = g
+			groups = append(groups, g)
+		}
+		key := m.Role + "\x00" + m.Content
+		if kept, dup := g.seen[key]; dup && kept != m.SessionID {
+			continue
+		} else if !dup {
+			g.seen[key] = m.SessionID
+		}
+
+		hit := SearchHit{Message: m}
+		if around > 0 {
+			if hit.Before, err = s.neighbours(ctx, &m, around, true); err != nil {
+				return nil, err
+			}
+			if hit.After, err = s.neighbours(ctx, &m, around, false); err != nil {
+				return nil, err
+			}
+		}
+		if !slices.Contains(g.group.SessionIDs, m.SessionID) {
+			g.group.SessionIDs = append(g.group.SessionIDs, m.SessionID)
+		}
+		if gen > g.gen {
+			g.group.SessionID, g.gen = m.SessionID, gen
+		}
+		g.group.Hits = append(g.group.Hits, hit)
+		if hits++; hits == limit {
+			break
+		}
+	}
+	out := make([]SearchGroup, 0, len(groups))
+	for _, g := range groups {
+		if len(g.group.Hits) > 0 {
+			out = append(out, g.group)
+		}
+	}
+	return out, nil
+}
+
+// searchRows loads the messages with the given IDs, by ID, and the sessions
+// they belong to, by session ID (only those that exist).
+func (s *Store) searchRows(db *gorm.DB, ids []int64) (map[int64]Message, map[string]Session, error) {
+	msgs := map[int64]Message{}
+	sessions := map[string]Session{}
+	if len(ids) == 0 {
+		return msgs, sessions, nil
+	}
+	var rows []Message
+	if err := db.Where("id IN ?", ids).Find(&rows).Error; err != nil {
+		return nil, nil, fmt.Errorf("load matching messages: %w", err)
+	}
+	var sessionIDs []string
+	for _, m := range rows {
+		msgs[m.ID] = m
+		if !slices.Contains(sessionIDs, m.SessionID) {
+			sessionIDs = append(sessionIDs, m.SessionID)
+		}
+	}
+	var found []Session
+	err := db.Select("id", "lineage_id", "generation").Where("id IN ?", sessionIDs).Find(&found).Error
+	if err != nil {
+		return nil, nil, fmt.Errorf("load sessions of matching messages: %w", err)
+	}
+	for _, sess := range found {
+		sessions[sess.ID] = sess
+	}
+	return msgs, sessions, nil
 }
 
 // neighbours returns up to n visible messages before or after m in its session.

@@ -49,3 +49,92 @@ func TestSearchMessages(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchMessagesByLineage: hits are grouped by lineage, and a message
+// copied into a child session is found once, in the child.
+func TestSearchMessagesByLineage(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		ctx := t.Context()
+		// root: "orange kite" in the head and "done" in the tail (both
+		// copied), "silver comet" in the summarised middle.
+		parent := lineageParent(t, s, "root")
+		child, err := s.CompactSession(ctx, "root", "p", compaction(parent, "summary of the middle"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		later := []Message{
+			userMessage(child.ID, "child/1", "is the orange kite still on?"),
+			userMessage("other", "other/1", "an unrelated orange kite"),
+		}
+		if _, err := s.AppendMessages(ctx, later); err != nil {
+			t.Fatal(err)
+		}
+
+		type hit struct{ session, content string }
+		type group struct {
+			lineage, session string
+			sessions         []string
+			hits             []hit
+		}
+		tests := []struct {
+			phrase string
+			limit  int
+			want   []group
+		}{
+			{"orange kite", 10, []group{
+				{"other", "other", []string{"other"}, []hit{{"other", "an unrelated orange kite"}}},
+				{"root", child.ID, []string{child.ID}, []hit{
+					{child.ID, "is the orange kite still on?"},
+					{child.ID, "we picked the orange kite codename"},
+				}},
+			}},
+			{"orange kite", 2, []group{
+				{"other", "other", []string{"other"}, []hit{{"other", "an unrelated orange kite"}}},
+				{"root", child.ID, []string{child.ID}, []hit{{child.ID, "is the orange kite still on?"}}},
+			}},
+			{"silver comet", 10, []group{
+				{"root", "root", []string{"root"}, []hit{{"root", "the silver comet file"}}},
+			}},
+			{"summary of the middle", 10, []group{
+				{"root", child.ID, []string{child.ID}, []hit{{child.ID, "summary of the middle"}}},
+			}},
+			{"done", 10, []group{
+				{"root", child.ID, []string{child.ID}, []hit{{child.ID, "done"}}},
+			}},
+		}
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/%d", tt.phrase, tt.limit), func(t *testing.T) {
+				groups, err := s.SearchMessages(ctx, tt.phrase, tt.limit, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []group
+				for _, g := range groups {
+					gg := group{g.LineageID, g.SessionID, g.SessionIDs, nil}
+					for _, h := range g.Hits {
+						gg.hits = append(gg.hits, hit{h.Message.SessionID, h.Message.Content})
+						for _, n := range append(h.Before, h.After...) {
+							if n.SessionID != h.Message.SessionID {
+								t.Errorf("neighbour %+v of a hit in %s", n, h.Message.SessionID)
+							}
+						}
+					}
+					got = append(got, gg)
+				}
+				if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+					t.Fatalf("groups = %+v\nwant     %+v", got, tt.want)
+				}
+			})
+		}
+
+		// The copied head's neighbours are the child's: the summary follows it.
+		groups, err := s.SearchMessages(ctx, "picked the orange kite", 10, 1)
+		if err != nil || len(groups) != 1 || len(groups[0].Hits) != 1 {
+			t.Fatalf("groups = %+v, %v", groups, err)
+		}
+		if after := groups[0].Hits[0].After; len(after) != 1 || after[0].Content != "summary of the middle" {
+			t.Fatalf("after = %+v", after)
+		}
+	})
+}

@@ -5,11 +5,11 @@ import (
 	"fmt"
 )
 
-// upsertSession inserts a session, or, when it exists, fills in its model
-// if it has none yet. With @turns = 1 it also counts a new turn.
-// Both dialects accept this ON CONFLICT form.
-const upsertSession = `INSERT INTO sessions (id, model, title, turn_count, created_at, updated_at)
-VALUES (@id, @model, '', @turns, @now, @now)
+// upsertSession inserts a session, a root of its own lineage, or, when it
+// exists, fills in its model if it has none yet. With @turns = 1 it also
+// counts a new turn. Both dialects accept this ON CONFLICT form.
+const upsertSession = `INSERT INTO sessions (id, model, title, parent_session_id, lineage_id, generation, turn_count, created_at, updated_at)
+VALUES (@id, @model, '', '', @id, 0, @turns, @now, @now)
 ON CONFLICT (id) DO UPDATE SET
 	turn_count = sessions.turn_count + @turns,
 	model = CASE WHEN sessions.model = '' THEN excluded.model ELSE sessions.model END,

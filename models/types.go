@@ -3,11 +3,25 @@ package models
 import "time"
 
 // Session is one conversation. Its ID is chosen by the caller.
+//
+// Context compression replaces a long session by a child session (see
+// Store.CompactSession); the sessions linked that way form a lineage, a
+// chain from the root session to its newest descendant (Store.Tip).
 type Session struct {
-	ID        string `gorm:"primaryKey;size:128"`
-	Model     string
-	Title     string
-	TurnCount int // number of turns started, see Store.NextTurn
+	ID    string `gorm:"primaryKey;size:128"`
+	Model string
+	Title string
+	// ParentSessionID is the session this one was compacted from; empty for
+	// a root.
+	ParentSessionID string `gorm:"index;size:128;not null;default:''"`
+	// LineageID is the ID of the root of the session's lineage: its own ID
+	// for a root. Rows written before lineages existed have it empty in
+	// the database; the Store reads them with their own ID filled in.
+	LineageID string `gorm:"index;size:128;not null;default:''"`
+	// Generation counts compactions from the root: 0 for a root, its
+	// parent's plus one for a child.
+	Generation int `gorm:"not null;default:0"`
+	TurnCount  int // number of turns started, see Store.NextTurn
 	// SystemPrompt is built once, when the session's first turn begins, and
 	// sent byte for byte on every later call (providers cache prompts by
 	// prefix); only compression rebuilds it.

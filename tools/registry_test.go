@@ -468,3 +468,18 @@ func TestRunBatchCancellationKillsTerminals(t *testing.T) {
 		assertGroupGone(t, pgid, pgid)
 	}
 }
+
+func TestQuickTools(t *testing.T) {
+	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, TerminalTool{}, TodoTool{}, ClarifyTool{}, MemoryTool{}, SessionSearchTool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{
+		"read_file": true, "write_file": true, "todo": true, "memory": true, "session_search": true, "clarify": true,
+		"terminal": false, "no_such_tool": false,
+	} {
+		if got := r.Quick(name); got != want {
+			t.Errorf("Quick(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -13,7 +13,8 @@ const SessionSearchName = "session_search"
 
 const sessionSearchDescription = `Search the text of past conversations (all sessions, full-text, case-insensitive) for a phrase. ` +
 	`Use it when the user refers to something discussed before ("the codename we picked", "last week's fix"). ` +
-	`Results are grouped by session, newest first, each match with the messages around it.`
+	`Results are grouped by conversation, newest first (a session continued after context compression counts once), ` +
+	`each match with the messages around it.`
 
 const sessionSearchSchema = `{"type":"object","properties":{` +
 	`"query":{"type":"string","description":"The words or phrase to find."},` +
@@ -28,7 +29,9 @@ type SearchMatch struct {
 	After   []string `json:"after,omitempty"`
 }
 
-// SearchSession is one session's matches.
+// SearchSession is one conversation's matches. A conversation is a lineage
+// of sessions (a session and those context compression continued it in);
+// SessionID is the newest of its sessions with a match.
 type SearchSession struct {
 	SessionID string        `json:"session_id"`
 	Matches   []SearchMatch `json:"matches"`

@@ -48,9 +48,26 @@ type TurnInput struct {
 	// one run, or earlier when Temporal suggests it (0: DefaultContinueEvery;
 	// negative: never, for reference runs in tests).
 	ContinueEvery int
+	// Compaction says when the conversation is compacted. Zero values turn
+	// it off, and no default is filled in here: turns started before
+	// compaction existed replay without it.
+	Compaction CompactionSettings
 	// Resume is the state carried across continue-as-new; nil when the turn
 	// starts.
 	Resume *TurnCarry
+}
+
+// CompactionSettings say when a turn compacts its conversation.
+type CompactionSettings struct {
+	// Threshold: before a model call, compact when the context is larger
+	// than this many tokens (0: only when the provider refuses a request).
+	Threshold int
+	// OverflowAttempts bounds the compactions tried for one model call the
+	// provider refused as too long (0: the call fails the turn).
+	OverflowAttempts int
+	// Cooldown: after the summariser fails, compactions use the static
+	// summary for this long instead of calling it again.
+	Cooldown time.Duration
 }
 
 // DefaultContinueEvery bounds the iterations of one run of a turn: about

@@ -28,6 +28,27 @@ func storeOptions(ctx workflow.Context) workflow.Context {
 	})
 }
 
+// bookkeep runs a short store activity: a local activity in runs that have
+// changeLocalActivities (no server round trip), an activity in older runs.
+func bookkeep(ctx workflow.Context, name string, args ...any) workflow.Future {
+	if localActivities(ctx) {
+		return workflow.ExecuteLocalActivity(localStoreOptions(ctx), name, args...)
+	}
+	return workflow.ExecuteActivity(storeOptions(ctx), name, args...)
+}
+
+// localStoreOptions are storeOptions for local activities.
+func localStoreOptions(ctx workflow.Context) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    500 * time.Millisecond,
+			BackoffCoefficient: 2,
+			MaximumInterval:    30 * time.Second,
+		},
+	})
+}
+
 // modelOptions serve model calls: heartbeats make a dead worker's call move
 // elsewhere quickly; retries are bounded and skip hopeless error classes.
 // With a fallback provider left, a rate limit falls back at once and other
@@ -64,6 +85,34 @@ func toolOptions(ctx workflow.Context, in TurnInput) workflow.Context {
 			InitialInterval:    time.Second,
 			BackoffCoefficient: 2,
 			MaximumInterval:    30 * time.Second,
+			MaximumAttempts:    3,
+		},
+	})
+}
+
+// localToolOptions serve batches of quick tools run as local activities.
+func localToolOptions(ctx workflow.Context, in TurnInput) workflow.Context {
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: in.ToolTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    30 * time.Second,
+			MaximumAttempts:    3,
+		},
+	})
+}
+
+// compactOptions serve compactions: a summary is one model call, retried a
+// few times; a worker that dies mid-way is noticed by heartbeat.
+func compactOptions(ctx workflow.Context, in TurnInput) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: in.ModelTimeout,
+		HeartbeatTimeout:    in.HeartbeatTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    time.Minute,
 			MaximumAttempts:    3,
 		},
 	})

@@ -125,3 +125,19 @@ func allIn(calls []activities.ToolCallRef, set map[string]bool) bool {
 	}
 	return true
 }
+
+// runsLocally reports whether a planned batch may run as a local activity:
+// every call is either answered without running a tool or runs a quick one.
+// Pure.
+func runsLocally(r activities.CallModelResult, plan []activities.CallPlan) bool {
+	action := make(map[string]activities.PlanAction, len(plan))
+	for _, p := range plan {
+		action[p.ID] = p.Action
+	}
+	for _, c := range r.ToolCalls {
+		if a, planned := action[c.ID]; (!planned || a == activities.PlanRun) && !c.Quick {
+			return false
+		}
+	}
+	return true
+}

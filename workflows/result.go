@@ -25,4 +25,9 @@ type ConversationResult struct {
 	// PendingSteers are steers that arrived after the turn's last model
 	// call: they become the session's next message.
 	PendingSteers []string `json:"pending_steers,omitempty"`
+	// ActiveSessionID is the session the conversation goes on in: SessionID,
+	// or after a compaction its newest child.
+	ActiveSessionID string `json:"active_session_id,omitempty"`
+	// Compactions counts the context compactions of this turn.
+	Compactions int `json:"compactions,omitempty"`
 }

@@ -189,8 +189,7 @@ func (s *session) startNext(ctx workflow.Context) error {
 	m := s.queue[0]
 	s.queue = s.queue[1:]
 	var n int
-	actx := storeOptions(ctx)
-	if err := workflow.ExecuteActivity(actx, activities.ReserveTurnName, s.id, m.Turn.Model).Get(ctx, &n); err != nil {
+	if err := bookkeep(ctx, activities.ReserveTurnName, s.id, m.Turn.Model).Get(ctx, &n); err != nil {
 		return err
 	}
 	in := m.Turn

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/loop"
@@ -47,6 +48,9 @@ type TurnState struct {
 	// Next shapes the next model call (request-only additions).
 	Next NextCall
 
+	// Context is the conversation's size and compactions.
+	Context ContextState
+
 	// Recent are the last few things the turn did, for progress queries.
 	Recent []string
 
@@ -91,4 +95,31 @@ func (s *TurnState) note(format string, args ...any) {
 	if len(s.Recent) > maxRecent {
 		s.Recent = append([]string(nil), s.Recent[len(s.Recent)-maxRecent:]...)
 	}
+}
+
+// ContextState tracks the conversation's size and its compactions.
+type ContextState struct {
+	// SessionID is the session the conversation goes on in: the turn's own,
+	// or after a compaction its newest child. Empty: the turn's own.
+	SessionID string `json:",omitempty"`
+	// Tokens is the conversation's size as last reported or estimated.
+	Tokens int `json:",omitempty"`
+	// Compactions made in this turn.
+	Compactions int `json:",omitempty"`
+	// OverflowRetries counts compactions for the current refused call.
+	OverflowRetries int `json:",omitempty"`
+	// StuckAt: a compaction left the context at this size, above the
+	// threshold; the next preflight waits until it grows by a quarter.
+	StuckAt int `json:",omitempty"`
+	// SummaryCooldownUntil: the summariser failed; until then compactions
+	// use the static summary.
+	SummaryCooldownUntil time.Time `json:",omitempty"`
+}
+
+// session is the session the conversation goes on in.
+func (c ContextState) session(turnSession string) string {
+	if c.SessionID != "" {
+		return c.SessionID
+	}
+	return turnSession
 }

@@ -34,7 +34,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		st, startedAt, gate.grants, runs = in.Resume.State, in.Resume.StartedAt, in.Resume.Grants, in.Resume.Runs+1
 	} else {
 		var begun activities.BeginTurnResult
-		err := workflow.ExecuteActivity(storeOptions(ctx), activities.BeginTurnName, activities.BeginTurnInput{
+		err := bookkeep(ctx, activities.BeginTurnName, activities.BeginTurnInput{
 			TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber,
 			Model: in.Model, UserMessage: in.UserMessage, StartedAt: startedAt, Workdir: in.Workdir,
 		}).Get(ctx, &begun)
@@ -43,6 +43,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		}
 		st.Providers = begun.Providers
 		gate.grants = begun.Grants
+		st.Context.SessionID, st.Context.Tokens = begun.SessionID, begun.ContextTokens
 	}
 
 	for st.Stop == "" {
@@ -62,12 +63,22 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			graceCall(workCtx, in, turnID, &st)
 			break
 		}
+		if needsCompaction(st.Context, in.Compaction.Threshold) {
+			compact(workCtx, in, turnID, &st, activities.CompactPreflight)
+		}
 		reply, err := callModel(workCtx, in, turnID, &st, true)
 		if st.Interrupted {
 			st.stop(StopInterrupted, "")
 			break
 		}
 		if err != nil {
+			if compactOnOverflow(st.Context, err, in.Compaction.OverflowAttempts) {
+				st.Context.OverflowRetries++
+				if compact(workCtx, in, turnID, &st, activities.CompactOverflow) {
+					st.Budget.Refund()
+					continue
+				}
+			}
 			if next, ok := fallBack(st, err); ok {
 				st = next
 				st.Budget.Refund()
@@ -75,6 +86,10 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			}
 			st.stop(StopError, errorMessage(err))
 			break
+		}
+		st.Context.OverflowRetries = 0
+		if reply.ContextTokens > 0 {
+			st.Context.Tokens = reply.ContextTokens
 		}
 		var step Step
 		step, st = decide(st, reply, in.Limits)
@@ -88,7 +103,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 				st.stop(StopInterrupted, "")
 				break
 			}
-			runTools(workCtx, in, turnID, &st, reply, step)
+			runTools(ctx, workCtx, in, turnID, &st, reply, step)
 		case StepFinish, StepStop:
 			st.Final = step.Final
 			st.stop(step.Reason, "")
@@ -108,7 +123,7 @@ func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState,
 	next := st.Next
 	st.Next = NextCall{}
 	req := activities.CallModelInput{
-		TurnID: turnID, SessionID: in.SessionID, Call: st.nextCall(), Model: in.Model,
+		TurnID: turnID, SessionID: st.Context.session(in.SessionID), Call: st.nextCall(), Model: in.Model,
 		ToolsEnabled: withTools, Tools: in.Tools, ExtraUserMessage: next.Nudge, Workdir: in.Workdir,
 		Provider: st.Provider, MaxTokens: next.MaxTokens, PrefillFrom: next.PrefillFrom, ContinueFrom: next.ContinueFrom,
 		Steers: drainSteers(ctx, st),
@@ -120,15 +135,24 @@ func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState,
 }
 
 // runTools executes a planned batch, feeds the guardrail controller and
-// stops the turn when the step or a guardrail hook says so.
-func runTools(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, reply activities.CallModelResult, step Step) {
+// stops the turn when the step or a guardrail hook says so. A batch of quick
+// calls runs as a local activity under ctx: it takes milliseconds, so an
+// interrupt lets it finish; any other batch runs as an activity under
+// workCtx, which an interrupt cancels.
+func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *TurnState, reply activities.CallModelResult, step Step) {
 	st.CurrentTool = reply.ToolCalls[0].Name
 	defer func() { st.CurrentTool = "" }()
 	var res activities.ExecuteToolsResult
-	err := workflow.ExecuteActivity(toolOptions(ctx, in), activities.ExecuteToolsName, activities.ExecuteToolsInput{
-		TurnID: turnID, SessionID: in.SessionID, Call: st.Calls, AssistantMessageID: reply.MessageID,
+	batch := activities.ExecuteToolsInput{
+		TurnID: turnID, SessionID: st.Context.session(in.SessionID), Call: st.Calls, AssistantMessageID: reply.MessageID,
 		Workdir: in.Workdir, Plan: step.Plan, Reveal: step.Reveal, Explanation: step.Explanation, Tools: in.Tools,
-	}).Get(ctx, &res)
+	}
+	var err error
+	if runsLocally(reply, step.Plan) && localActivities(ctx) {
+		err = workflow.ExecuteLocalActivity(localToolOptions(ctx, in), activities.ExecuteToolsName, batch).Get(ctx, &res)
+	} else {
+		err = workflow.ExecuteActivity(toolOptions(workCtx, in), activities.ExecuteToolsName, batch).Get(workCtx, &res)
+	}
 	switch {
 	case st.Interrupted:
 		st.stop(StopInterrupted, "")
@@ -138,6 +162,7 @@ func runTools(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, 
 		return
 	}
 	st.AfterTools = true
+	st.Context.Tokens += res.AddedTokens
 	st.Guardrail = observeBatch(st.Guardrail, reply, res)
 	st.note("tools: %s (%d failed)", toolNames(reply), res.Failed)
 	if step.Refund {
@@ -177,8 +202,8 @@ func graceCall(ctx workflow.Context, in TurnInput, turnID string, st *TurnState)
 // finish records the outcome in the store and builds the result.
 func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Time, st TurnState) (ConversationResult, error) {
 	var done activities.FinishTurnResult
-	err := workflow.ExecuteActivity(storeOptions(ctx), activities.FinishTurnName, activities.FinishTurnInput{
-		TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber, Model: in.Model,
+	err := bookkeep(ctx, activities.FinishTurnName, activities.FinishTurnInput{
+		TurnID: turnID, SessionID: st.Context.session(in.SessionID), TurnNumber: in.TurnNumber, Model: in.Model,
 		Status: st.Stop.Status(), ExitReason: string(st.Stop), Error: st.Err,
 		APICalls: st.Calls, Usage: st.Usage, FinalParts: st.Final,
 		StartedAt: startedAt, EndedAt: workflow.Now(ctx),
@@ -191,6 +216,7 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 		Completed: out.Completed, Partial: out.Partial, Interrupted: out.Interrupted, Failed: out.Failed,
 		TurnExitReason: st.Stop, APICalls: st.Calls,
 		SessionID: in.SessionID, TurnID: turnID, Model: in.Model, Usage: st.Usage,
+		ActiveSessionID: st.Context.session(in.SessionID), Compactions: st.Context.Compactions,
 	}
 	if done.HasFinal {
 		res.FinalResponse = &done.FinalResponse

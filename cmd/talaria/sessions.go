@@ -93,17 +93,30 @@ func newSessionsListCommand() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), sessions)
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "SESSION\tTURNS\tMODEL\tUPDATED\tFIRST MESSAGE")
-			for _, s := range sessions {
-				first := ""
-				if msgs, err := st.Messages(cmd.Context(), s.ID); err == nil && len(msgs) > 0 {
-					first = oneLineText(msgs[0].Content, 50)
+			return printSessionList(cmd.OutOrStdout(), sessions, func(id string) string {
+				if msgs, err := st.Messages(cmd.Context(), id); err == nil && len(msgs) > 0 {
+					return msgs[0].Content
 				}
-				fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%s\n", s.ID, s.TurnCount, s.Model, s.UpdatedAt.Local().Format("2006-01-02 15:04"), first)
-			}
-			return w.Flush()
+				return ""
+			})
 		})
+}
+
+// printSessionList prints one line per session; PARENT is the session a
+// compacted session was made from ("-" for a root). first returns a
+// session's first message.
+func printSessionList(out io.Writer, sessions []models.Session, first func(id string) string) error {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "SESSION\tPARENT\tTURNS\tMODEL\tUPDATED\tFIRST MESSAGE")
+	for _, s := range sessions {
+		parent := s.ParentSessionID
+		if parent == "" {
+			parent = "-"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, parent, s.TurnCount, s.Model,
+			s.UpdatedAt.Local().Format("2006-01-02 15:04"), oneLineText(first(s.ID), 50))
+	}
+	return w.Flush()
 }
 
 func newSessionsShowCommand() *cobra.Command {
@@ -127,16 +140,20 @@ func newSessionsShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"session": sess, "turns": turns, "messages": msgs})
+			lineage, err := st.Lineage(ctx, sess.ID)
+			if err != nil {
+				return err
 			}
-			printSession(cmd.OutOrStdout(), sess, turns, msgs)
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), map[string]any{"session": sess, "lineage": lineage, "turns": turns, "messages": msgs})
+			}
+			printSession(cmd.OutOrStdout(), sess, lineage, turns, msgs)
 			return nil
 		})
 }
 
 func newSessionsRmCommand() *cobra.Command {
-	return storeCommand("rm ID", "Delete a session and everything stored for it", exactArgs(1, "a session id"), nil,
+	return storeCommand("rm ID", "Delete a session and everything stored for it (a session compacted from it stays)", exactArgs(1, "a session id"), nil,
 		func(cmd *cobra.Command, st *models.Store, args []string) error {
 			err := st.DeleteSession(cmd.Context(), args[0])
 			if errors.Is(err, models.ErrNotFound) {
@@ -150,8 +167,13 @@ func newSessionsRmCommand() *cobra.Command {
 		})
 }
 
-func printSession(w io.Writer, sess *models.Session, turns []models.Turn, msgs []models.Message) {
+// printSession prints a session: a header, its place in its lineage when
+// it has been compacted or is a compaction, its turns and its conversation.
+func printSession(w io.Writer, sess *models.Session, lineage []models.Session, turns []models.Turn, msgs []models.Message) {
 	fmt.Fprintf(w, "session %s — model %s, %d turns, created %s\n", sess.ID, sess.Model, sess.TurnCount, sess.CreatedAt.Local().Format("2006-01-02 15:04"))
+	if line := lineageLine(sess, lineage); line != "" {
+		fmt.Fprintf(w, "  %s\n", line)
+	}
 	for _, t := range turns {
 		fmt.Fprintf(w, "  turn %d: %s (%s), %d model calls, %d tokens\n", t.Number, t.Status, t.ExitReason, t.APICalls, t.TotalTokens)
 	}
@@ -171,6 +193,26 @@ func printSession(w io.Writer, sess *models.Session, turns []models.Turn, msgs [
 			fmt.Fprintf(w, "%s: %s\n", m.Role, m.Content)
 		}
 	}
+}
+
+// lineageLine describes where sess stands in its lineage: "lineage ROOT,
+// generation N: compacted from PARENT, continued in CHILD", the parts that
+// do not apply left out; "" for a session never compacted.
+func lineageLine(sess *models.Session, lineage []models.Session) string {
+	var parts []string
+	if sess.ParentSessionID != "" {
+		parts = append(parts, "compacted from "+sess.ParentSessionID)
+	}
+	for _, s := range lineage {
+		if s.ParentSessionID == sess.ID {
+			parts = append(parts, "continued in "+s.ID)
+			break
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("lineage %s, generation %d: %s", sess.LineageID, sess.Generation, strings.Join(parts, ", "))
 }
 
 func oneLineText(s string, n int) string {

@@ -79,6 +79,7 @@ func turnTemplate(cfg config.Config, workdir string) workflows.TurnInput {
 		Model: cfg.Model.Name, MaxIterations: cfg.MaxIterations, Workdir: workdir,
 		ModelTimeout: cfg.Model.Timeout, HeartbeatTimeout: cfg.HeartbeatTimeout,
 		ModelAttempts: cfg.Model.Attempts, Limits: limits,
-		Approvals: workflows.ApprovalSettings{Mode: workflows.ApprovalMode(cfg.Approvals.Mode), Timeout: cfg.Approvals.Timeout},
+		Approvals:  workflows.ApprovalSettings{Mode: workflows.ApprovalMode(cfg.Approvals.Mode), Timeout: cfg.Approvals.Timeout},
+		Compaction: engine.CompactionFor(cfg),
 	}
 }

@@ -1,0 +1,147 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/talaria-agent/talaria/compress"
+	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/models"
+)
+
+// CompressContext compacts a session's conversation into a new child
+// session: the first messages and the last ones are copied verbatim (a tool
+// call never separated from its results), the middle is replaced by a
+// structured summary written by the model (updating the previous summary
+// when there is one), with large old tool outputs pruned before the model
+// sees them. The child gets a freshly built system prompt and the parent's
+// todo list; the parent is left as it is. When the summariser fails (or
+// in.SkipSummary), a static summary keeps the task instead.
+//
+// A retry finds the child made by an earlier attempt and returns it. A
+// conversation too short to have a middle is not compacted.
+func (a *Activities) CompressContext(ctx context.Context, in CompressContextInput) (CompressContextResult, error) {
+	schema := a.schemaChars(in.Tools)
+	tip, err := a.Store.Tip(ctx, in.SessionID)
+	if err != nil {
+		return CompressContextResult{}, fmt.Errorf("compress context of %s: %w", in.SessionID, err)
+	}
+	if tip != in.SessionID {
+		if err := a.copyTodos(ctx, in.SessionID, tip); err != nil {
+			return CompressContextResult{}, err
+		}
+		system, history, err := a.loadContext(ctx, tip)
+		if err != nil {
+			return CompressContextResult{}, fmt.Errorf("compress context: %w", err)
+		}
+		return CompressContextResult{SessionID: tip, Compacted: true, After: contextTokens(system, history, schema)}, nil
+	}
+
+	system, history, err := a.loadContext(ctx, in.SessionID)
+	if err != nil {
+		return CompressContextResult{}, fmt.Errorf("compress context: %w", err)
+	}
+	res := CompressContextResult{SessionID: in.SessionID, Before: contextTokens(system, history, schema)}
+	plan := compress.Split(history, a.CompactKeepFirst, a.CompactKeepLast)
+	if len(plan.Middle) == 0 {
+		res.After = res.Before
+		return res, nil
+	}
+
+	previous := compress.PreviousSummary(append(append([]models.Message(nil), plan.Head...), plan.Middle...))
+	summary, err := "", errors.New("the summariser is cooling down after a failure")
+	if !in.SkipSummary {
+		summary, err = a.summarise(ctx, in, compress.Prune(plan.Middle, a.CompactPruneChars), previous)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return CompressContextResult{}, ctx.Err()
+		}
+		a.logger().Warn("context summary failed; using the static summary", "session", in.SessionID, "error", err)
+		summary, res.Fallback, res.SummaryError = compress.FallbackSummary(plan.Head, plan.Middle), true, err.Error()
+	}
+
+	prompt := system
+	if a.BuildPrompt != nil {
+		if built, err := a.BuildPrompt(ctx, in.Model, in.Workdir); err == nil && built != "" {
+			prompt = built
+		} else if err != nil {
+			a.logger().Warn("rebuilding the system prompt failed; keeping the old one", "session", in.SessionID, "error", err)
+		}
+	}
+	msgs := compactedMessages(plan, in.TurnID, summary)
+	child, err := a.Store.CompactSession(ctx, in.SessionID, prompt, msgs)
+	if err != nil {
+		return CompressContextResult{}, fmt.Errorf("compress context of %s: %w", in.SessionID, err)
+	}
+	if err := a.copyTodos(ctx, in.SessionID, child.ID); err != nil {
+		return CompressContextResult{}, err
+	}
+	res.SessionID, res.Compacted = child.ID, true
+	res.After = compress.EstimateTokens(append([]models.Message{{Role: "system", Content: prompt}}, msgs...), schema)
+	return res, nil
+}
+
+// compactedMessages are the child session's messages: the head (without an
+// older summary, which the new one updates), the summary as a user message,
+// then the tail. Pure.
+func compactedMessages(plan compress.Plan, turnID, summary string) []models.Message {
+	out := make([]models.Message, 0, len(plan.Head)+1+len(plan.Tail))
+	for _, m := range plan.Head {
+		if !isSummary(m) {
+			out = append(out, m)
+		}
+	}
+	out = append(out, models.Message{TurnID: turnID, Role: openai.ChatMessageRoleUser, Content: summary})
+	return append(out, plan.Tail...)
+}
+
+func isSummary(m models.Message) bool {
+	return strings.HasPrefix(strings.TrimSpace(m.Content), compress.SummaryHeader)
+}
+
+// summarise asks the model for the structured summary of middle.
+func (a *Activities) summarise(ctx context.Context, in CompressContextInput, middle []models.Message, previous string) (string, error) {
+	provider, err := a.provider(in.Model, in.Provider)
+	if err != nil {
+		return "", err
+	}
+	req := openai.ChatCompletionRequest{Messages: []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: compress.SummaryRequest(middle, previous)},
+	}}
+	stop := a.heartbeat(ctx, func() any { return "summary" })
+	reply, err := llm.Call(ctx, provider, req, llm.Options{})
+	stop()
+	if err != nil {
+		return "", fmt.Errorf("summary call: %w", err)
+	}
+	text, ok := compress.NormalizeSummary(reply.Content)
+	if !ok {
+		return "", errors.New("the summariser replied with nothing")
+	}
+	return text, nil
+}
+
+// copyTodos gives the child session the parent's todo list, unless the
+// child has one already (a retry after the child moved on).
+func (a *Activities) copyTodos(ctx context.Context, from, to string) error {
+	have, err := a.Store.LoadTodosJSON(ctx, to)
+	if err != nil {
+		return fmt.Errorf("compress context: %w", err)
+	}
+	data, err := a.Store.LoadTodosJSON(ctx, from)
+	if err != nil {
+		return fmt.Errorf("compress context: %w", err)
+	}
+	if len(have) > 0 || len(data) == 0 {
+		return nil
+	}
+	if err := a.Store.SaveTodosJSON(ctx, to, data); err != nil {
+		return fmt.Errorf("compress context: copy todos to %s: %w", to, err)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/talaria-agent/talaria/models"
+)
+
+// sessionsStore makes a database with a session "root" compacted twice
+// (root~1, root~2) and a session "solo", and returns its path.
+func sessionsStore(t *testing.T) string {
+	t.Helper()
+	ctx := t.Context()
+	dsn := filepath.Join(t.TempDir(), "talaria.db")
+	st, err := models.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, id := range []string{"root", "solo"} {
+		if _, err := st.NextTurn(ctx, id, "m"); err != nil {
+			t.Fatal(err)
+		}
+		msg := models.Message{SessionID: id, IdemKey: id + "/1", Role: "user", Content: "hello from " + id}
+		if _, err := st.AppendMessages(ctx, []models.Message{msg}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parent := "root"
+	for range 2 {
+		msgs, err := st.Messages(ctx, parent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		child, err := st.CompactSession(ctx, parent, "prompt", append(msgs, models.Message{Role: "user", Content: "summary"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parent = child.ID
+	}
+	return dsn
+}
+
+// runSessions runs "talaria sessions ARGS --db DSN" and returns its output.
+func runSessions(t *testing.T, dsn string, args ...string) string {
+	t.Helper()
+	t.Setenv("TALARIA_HOME", t.TempDir())
+	cmd := newSessionsCommand()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&out)
+	cmd.SetArgs(append(args, "--db", dsn))
+	if err := cmd.ExecuteContext(t.Context()); err != nil {
+		t.Fatalf("sessions %v: %v\n%s", args, err, out.String())
+	}
+	return out.String()
+}
+
+func TestSessionsListShowsParents(t *testing.T) {
+	dsn := sessionsStore(t)
+	out := runSessions(t, dsn, "list")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 5 || strings.Join(strings.Fields(lines[0]), " ") != "SESSION PARENT TURNS MODEL UPDATED FIRST MESSAGE" {
+		t.Fatalf("list:\n%s", out)
+	}
+	parents := map[string]string{}
+	for _, line := range lines[1:] {
+		f := strings.Fields(line)
+		parents[f[0]] = f[1]
+		if !strings.HasSuffix(line, "hello from "+strings.TrimSuffix(strings.TrimSuffix(f[0], "~1"), "~2")) {
+			t.Errorf("first message missing: %q", line)
+		}
+	}
+	want := map[string]string{"root": "-", "solo": "-", "root~1": "root", "root~2": "root~1"}
+	for id, parent := range want {
+		if parents[id] != parent {
+			t.Errorf("parent of %s = %q, want %q\n%s", id, parents[id], parent, out)
+		}
+	}
+}
+
+func TestSessionsShowLineage(t *testing.T) {
+	dsn := sessionsStore(t)
+	tests := []struct {
+		id, want string // want "" means no lineage line
+	}{
+		{"root", "  lineage root, generation 0: continued in root~1\n"},
+		{"root~1", "  lineage root, generation 1: compacted from root, continued in root~2\n"},
+		{"root~2", "  lineage root, generation 2: compacted from root~1\n"},
+		{"solo", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			out := runSessions(t, dsn, "show", tt.id)
+			header, rest, _ := strings.Cut(out, "\n")
+			if !strings.HasPrefix(header, "session "+tt.id+" — model m") {
+				t.Fatalf("show:\n%s", out)
+			}
+			if tt.want == "" {
+				if strings.Contains(out, "lineage") {
+					t.Fatalf("a lineage line for a lone session:\n%s", out)
+				}
+			} else if !strings.HasPrefix(rest, tt.want) {
+				t.Fatalf("show lacks %q after its header:\n%s", tt.want, out)
+			}
+		})
+	}
+
+	var shown struct {
+		Session models.Session
+		Lineage []models.Session
+	}
+	if err := json.Unmarshal([]byte(runSessions(t, dsn, "show", "root~1", "--json")), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if shown.Session.ParentSessionID != "root" || len(shown.Lineage) != 3 || shown.Lineage[2].ID != "root~2" {
+		t.Fatalf("show --json = %+v", shown)
+	}
+}

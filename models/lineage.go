@@ -1,0 +1,207 @@
+package models
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// maxLineageWalk caps how many child links Tip follows, so that a cycle in
+// corrupted data cannot make it loop forever.
+const maxLineageWalk = 10_000
+
+// childIDHashLen is how many hex digits of the root's SHA-256 ChildSessionID
+// keeps when it has to shorten a long root.
+const childIDHashLen = 12
+
+// ChildSessionID returns the ID of the session of generation gen in the
+// lineage whose root is root: root + "~" + gen. When that would be longer
+// than a session ID may be (128 characters), the root is cut short and
+// followed by "-" and 12 hex digits of its SHA-256, so that the result fits
+// and distinct roots still give distinct IDs.
+func ChildSessionID(root string, gen int) string {
+	suffix := "~" + strconv.Itoa(gen)
+	if utf8.RuneCountInString(root)+len(suffix) <= maxSessionIDLen {
+		return root + suffix
+	}
+	sum := sha256.Sum256([]byte(root))
+	tag := "-" + hex.EncodeToString(sum[:])[:childIDHashLen]
+	return firstRunes(root, maxSessionIDLen-len(tag)-len(suffix)) + tag + suffix
+}
+
+// firstRunes returns the first n runes of s.
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
+}
+
+// BeforeCreate makes a session created without a lineage the root of its own.
+func (s *Session) BeforeCreate(*gorm.DB) error {
+	if s.LineageID == "" {
+		s.LineageID = s.ID
+	}
+	return nil
+}
+
+// AfterFind fills in the lineage of a session stored before lineages
+// existed: such a session is a root, so its lineage is its own ID.
+func (s *Session) AfterFind(*gorm.DB) error {
+	if s.LineageID == "" {
+		s.LineageID = s.ID
+	}
+	return nil
+}
+
+// CompactSession replaces the session parentID by a new child session, for
+// context compression, and returns the child. In one transaction it creates
+// the child, with ID ChildSessionID(root of the lineage, generation), the
+// parent's model, title and turn count, and systemPrompt, and appends msgs
+// to it in order: copies of the messages kept and the summary. Each message
+// is stored under the child's ID with a fresh ID and the idempotency key
+// "<child ID>/copy/<index in msgs>"; its other fields are kept.
+//
+// Nothing of the parent changes. A session is compacted at most once: when
+// parentID already has a child, that child is returned and nothing is
+// written, so a retried or concurrent call gets the same child. A missing
+// parent is ErrNotFound; a child ID taken by an unrelated session is
+// ErrSessionExists.
+func (s *Store) CompactSession(ctx context.Context, parentID string, systemPrompt string, msgs []Message) (*Session, error) {
+	for i := range msgs {
+		if len(msgs[i].TurnID) > maxTurnIDLen {
+			return nil, fmt.Errorf("models: compact session %q: message %d: %w: turn ID longer than %d characters",
+				parentID, i, ErrInvalidArgument, maxTurnIDLen)
+		}
+	}
+	var child Session
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var parent Session
+		if err := tx.Where("id = ?", parentID).Take(&parent).Error; err != nil {
+			return notFound(err)
+		}
+		if existing, err := childOf(tx, parentID); err == nil {
+			child = *existing
+			return nil
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+
+		gen := parent.Generation + 1
+		child = Session{
+			ID:              ChildSessionID(parent.LineageID, gen),
+			Model:           parent.Model,
+			Title:           parent.Title,
+			ParentSessionID: parent.ID,
+			LineageID:       parent.LineageID,
+			Generation:      gen,
+			TurnCount:       parent.TurnCount,
+			SystemPrompt:    systemPrompt,
+		}
+		res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoNothing: true}).Create(&child)
+		if res.Error != nil {
+			return fmt.Errorf("create child %q: %w", child.ID, res.Error)
+		}
+		if res.RowsAffected == 0 {
+			// A concurrent call created the child first, or the ID is taken.
+			var taken Session
+			if err := tx.Where("id = ?", child.ID).Take(&taken).Error; err != nil {
+				return fmt.Errorf("load child %q: %w", child.ID, err)
+			}
+			if taken.ParentSessionID != parent.ID {
+				return fmt.Errorf("child ID %q: %w", child.ID, ErrSessionExists)
+			}
+			child = taken
+			return nil
+		}
+
+		for i, m := range msgs {
+			m.ID = 0
+			m.SessionID = child.ID
+			m.IdemKey = child.ID + "/copy/" + strconv.Itoa(i)
+			if _, err := insertMessage(tx, m); err != nil {
+				return fmt.Errorf("copy message %d: %w", i, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: compact session %q: %w", parentID, err)
+	}
+	return &child, nil
+}
+
+// childOf returns the child of a session, or ErrNotFound. Should there be
+// several, the newest generation wins.
+func childOf(db *gorm.DB, id string) (*Session, error) {
+	var child Session
+	err := db.Where("parent_session_id = ?", id).
+		Order("generation DESC").Order("created_at DESC").Order("id").
+		Take(&child).Error
+	if err != nil {
+		return nil, notFound(err)
+	}
+	return &child, nil
+}
+
+// Tip returns the ID of the newest descendant of session id, following
+// child links: id itself when it has no child. A missing session is
+// ErrNotFound.
+func (s *Store) Tip(ctx context.Context, id string) (string, error) {
+	db := s.db.WithContext(ctx)
+	var n int64
+	if err := db.Model(&Session{}).Where("id = ?", id).Count(&n).Error; err != nil {
+		return "", fmt.Errorf("models: tip of session %q: %w", id, err)
+	}
+	if n == 0 {
+		return "", fmt.Errorf("models: tip of session %q: %w", id, ErrNotFound)
+	}
+	seen := map[string]bool{id: true}
+	tip := id
+	for range maxLineageWalk {
+		child, err := childOf(db, tip)
+		if errors.Is(err, ErrNotFound) {
+			return tip, nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("models: tip of session %q: child of %q: %w", id, tip, err)
+		}
+		if seen[child.ID] {
+			return "", fmt.Errorf("models: tip of session %q: the lineage loops back to %q", id, child.ID)
+		}
+		seen[child.ID] = true
+		tip = child.ID
+	}
+	return "", fmt.Errorf("models: tip of session %q: more than %d generations", id, maxLineageWalk)
+}
+
+// Lineage returns every session of the lineage session id belongs to, the
+// root first, ordered by generation. Sessions deleted from the lineage are
+// missing from it. A missing session is ErrNotFound.
+func (s *Store) Lineage(ctx context.Context, id string) ([]Session, error) {
+	db := s.db.WithContext(ctx)
+	var sess Session
+	if err := db.Where("id = ?", id).Take(&sess).Error; err != nil {
+		return nil, fmt.Errorf("models: lineage of session %q: %w", id, notFound(err))
+	}
+	root := sess.LineageID
+	var out []Session
+	// A root stored before lineages existed has an empty lineage_id.
+	err := db.Where("lineage_id = ? OR id = ?", root, root).
+		Order("generation").Order("created_at").Order("id").
+		Find(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: lineage of session %q: %w", id, err)
+	}
+	return out, nil
+}

@@ -1,0 +1,18 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// Change ids for workflow.GetVersion. A change to workflow code that alters
+// the commands it issues gets one, so turns already in flight keep replaying
+// the old path (see docs/architecture.md, "Changing loop code").
+const (
+	// changeLocalActivities: batches of quick tools and the store
+	// bookkeeping (BeginTurn, FinishTurn, ReserveTurn) run as local
+	// activities (version 1) instead of activities (DefaultVersion).
+	changeLocalActivities = "local-activities"
+)
+
+// localActivities reports whether this run has changeLocalActivities.
+func localActivities(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeLocalActivities, workflow.DefaultVersion, 1) >= 1
+}
