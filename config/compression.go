@@ -35,8 +35,10 @@ type Compression struct {
 	// OverflowAttempts bounds the compactions tried for one request the
 	// provider refused as too long (0: none, the turn fails).
 	OverflowAttempts int `yaml:"overflow_attempts"`
-	// SummaryCooldown: after the summarising call fails, compactions use a
-	// static summary (the task and the tools used) for this long.
+	// SummaryCooldown: after the summarising call fails, the turn's
+	// compactions use a static summary (the task and the tools used) for
+	// this long; the next turn tries the summariser again. YAML durations
+	// need a unit ("10m").
 	SummaryCooldown time.Duration `yaml:"summary_cooldown"`
 }
 

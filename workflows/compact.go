@@ -46,7 +46,7 @@ func afterCompaction(c ContextState, res activities.CompressContextResult, thres
 	if threshold > 0 && c.Tokens > threshold {
 		c.StuckAt = c.Tokens
 	}
-	if res.Fallback && res.SummaryError != "" && cooldown > 0 && now.After(c.SummaryCooldownUntil) {
+	if res.Fallback && res.SummaryError != "" && cooldown > 0 && !now.Before(c.SummaryCooldownUntil) {
 		c.SummaryCooldownUntil = now.Add(cooldown)
 	}
 	return c
