@@ -13,8 +13,12 @@ import (
 
 // slogLogger implements the server's log.Logger over a slog.Handler. Tags
 // become slog attributes; the record's source is the server's call site.
+// Tags added by With are kept as they are and turned into attributes only
+// when a record is logged: the server derives loggers per request, and most
+// of its records are below the level that is logged.
 type slogLogger struct {
-	h slog.Handler
+	h    slog.Handler
+	with []tag.Tag
 }
 
 var (
@@ -57,11 +61,12 @@ func (s *slogLogger) With(tags ...tag.Tag) log.Logger {
 	if len(tags) == 0 {
 		return s
 	}
-	return &slogLogger{h: s.h.WithAttrs(tagsToAttrs(tags))}
+	with := make([]tag.Tag, 0, len(s.with)+len(tags))
+	return &slogLogger{h: s.h, with: append(append(with, s.with...), tags...)}
 }
 
 // SLog lets server code that wants a *slog.Logger use the same handler.
-func (s *slogLogger) SLog() *slog.Logger { return slog.New(s.h) }
+func (s *slogLogger) SLog() *slog.Logger { return slog.New(s.h.WithAttrs(tagsToAttrs(s.with))) }
 
 func (s *slogLogger) log(level slog.Level, msg string, tags []tag.Tag) {
 	ctx := context.Background()
@@ -71,6 +76,7 @@ func (s *slogLogger) log(level slog.Level, msg string, tags []tag.Tag) {
 	var pcs [1]uintptr
 	runtime.Callers(3, pcs[:]) // runtime.Callers, log, the level method
 	r := slog.NewRecord(time.Now(), level, msg, pcs[0])
+	r.AddAttrs(tagsToAttrs(s.with)...)
 	r.AddAttrs(tagsToAttrs(tags)...)
 	_ = s.h.Handle(ctx, r)
 }
