@@ -3,6 +3,8 @@ package embedded
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -76,7 +78,7 @@ func floorTurn(ctx workflow.Context) error {
 // 600 ms.
 func BenchmarkThroughputFloor(b *testing.B) {
 	const sessions = 200
-	s, err := Start(context.Background(), Options{DataDir: b.TempDir()})
+	s, err := Start(context.Background(), Options{DataDir: b.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		b.Fatal(err)
 	}
