@@ -67,7 +67,7 @@ configuration errors (including an unconfigured or unreachable model endpoint).`
 	return c
 }
 
-var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$`)
 
 func runChat(cmd *cobra.Command, f chatFlags) error {
 	ctx := cmd.Context()
@@ -91,10 +91,10 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 		return usagef("--session, --resume and --continue exclude each other")
 	}
 	if f.resume != "" && !sessionIDPattern.MatchString(f.resume) {
-		return usagef("--resume %q: use 1-128 letters, digits, '.', '_' or '-'", f.resume)
+		return usagef("--resume %q: use 1-128 letters, digits, '.', '_', '~' or '-'", f.resume)
 	}
 	if f.session != "" && !sessionIDPattern.MatchString(f.session) {
-		return usagef("--session %q: use 1-128 letters, digits, '.', '_' or '-'", f.session)
+		return usagef("--session %q: use 1-128 letters, digits, '.', '_', '~' or '-'", f.session)
 	}
 	if cmd.Flags().Changed("query") && strings.TrimSpace(f.query) == "" {
 		return usagef("-q needs a non-empty message")

@@ -60,7 +60,7 @@ func controlCommand(use, short, long string, nargs int, setup func(*cobra.Comman
 				return usagef("%s needs %d argument(s): %s (see '%s --help')", c.Name(), nargs, use, c.CommandPath())
 			}
 			if !sessionIDPattern.MatchString(args[0]) {
-				return usagef("session %q: use 1-128 letters, digits, '.', '_' or '-'", args[0])
+				return usagef("session %q: use 1-128 letters, digits, '.', '_', '~' or '-'", args[0])
 			}
 			return nil
 		},

@@ -34,11 +34,11 @@ func openStore(ctx context.Context, cfg config.Config) (*models.Store, error) {
 func newSessionsCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sessions",
-		Short: "List, show and remove sessions",
+		Short: "List, show, search and remove sessions",
 		Args:  noArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
-	c.AddCommand(newSessionsListCommand(), newSessionsShowCommand(), newSessionsRmCommand())
+	c.AddCommand(newSessionsListCommand(), newSessionsShowCommand(), newSessionsSearchCommand(), newSessionsRmCommand())
 	return c
 }
 

@@ -121,3 +121,37 @@ func TestSessionsShowLineage(t *testing.T) {
 		t.Fatalf("show --json = %+v", shown)
 	}
 }
+
+func TestSessionsSearchGroupsByConversation(t *testing.T) {
+	dsn := sessionsStore(t)
+	out := runSessions(t, dsn, "search", "hello")
+	// "hello from root" is in root and copied into root~1 and root~2: one
+	// conversation, one hit (the newest copy); "hello from solo" is another.
+	if got := strings.Count(out, "conversation "); got != 2 {
+		t.Fatalf("%d conversations, want 2:\n%s", got, out)
+	}
+	if strings.Count(out, "» user: hello from root") != 1 || strings.Count(out, "» user: hello from solo") != 1 {
+		t.Fatalf("hits:\n%s", out)
+	}
+	if !strings.Contains(out, "conversation root (sessions with hits: root~2)") {
+		t.Fatalf("the root's hit is not shown in its newest session:\n%s", out)
+	}
+	var groups []models.SearchGroup
+	if err := json.Unmarshal([]byte(runSessions(t, dsn, "search", "solo", "--json")), &groups); err != nil || len(groups) != 1 || groups[0].LineageID != "solo" {
+		t.Fatalf("json: %v %+v", err, groups)
+	}
+	if out := runSessions(t, dsn, "search", "nowhere-to-be-found"); strings.TrimSpace(out) != "no matches" {
+		t.Fatalf("no hits:\n%s", out)
+	}
+}
+
+func TestSessionsSearchNeedsWords(t *testing.T) {
+	t.Setenv("TALARIA_HOME", t.TempDir())
+	cmd := newSessionsCommand()
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SetArgs([]string{"search", " "})
+	if err := cmd.ExecuteContext(t.Context()); err == nil || !strings.Contains(err.Error(), "needs the words") {
+		t.Fatalf("err = %v", err)
+	}
+}
