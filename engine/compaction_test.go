@@ -35,6 +35,8 @@ type compactingModel struct {
 	failSummary    bool
 	overflowAbove  int
 	overflowStatus int
+	// onRead, when set, runs before the model asks for file n.
+	onRead func(n int)
 
 	mu        sync.Mutex
 	done      int
@@ -68,6 +70,9 @@ func (c *compactingModel) respond(req fakellm.Request) fakellm.Step {
 	}
 	if c.done < c.reads {
 		c.done++
+		if c.onRead != nil {
+			c.onRead(c.done)
+		}
 		return toolStep("read_file", fmt.Sprintf(`{"path":"big-%d.txt"}`, c.done))
 	}
 	return fakellm.TextStep("done")
@@ -177,6 +182,16 @@ func (r *compactionRun) conversationRequests() (reqs []fakellm.Request, summarie
 func TestCompactionKeepsTheTask(t *testing.T) {
 	m := &compactingModel{reads: 12}
 	r := newCompactionRun(t, m)
+	// The identity changes once the session's prompt is stored: only a
+	// compaction rebuilds the prompt, so only the children carry it.
+	const newIdentity = "You are Talaria, rebuilt after compaction."
+	m.onRead = func(n int) {
+		if n == 1 {
+			if err := os.WriteFile(filepath.Join(r.rt.Config.Home, "SOUL.md"), []byte(newIdentity), 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}
 	threshold := r.base + 4500
 	res := r.turn("long", compactTask, func(in *workflows.TurnInput) {
 		in.Compaction = workflows.CompactionSettings{Threshold: threshold, OverflowAttempts: 3, Cooldown: time.Minute}
@@ -193,6 +208,11 @@ func TestCompactionKeepsTheTask(t *testing.T) {
 		t.Fatalf("lineage %d sessions, active %s, after %d compactions", len(line), res.ActiveSessionID, res.Compactions)
 	}
 	r.checkCompactedSessions(line)
+	for i, s := range line {
+		if got := strings.Contains(s.SystemPrompt, newIdentity); got != (i > 0) {
+			t.Fatalf("session %s: prompt rebuilt = %v, want %v", s.ID, got, i > 0)
+		}
+	}
 
 	reqs, before := r.conversationRequests()
 	for i, req := range reqs {
