@@ -32,7 +32,7 @@ func (a *Activities) CompressContext(ctx context.Context, in CompressContextInpu
 	}
 	if tip != in.SessionID {
 		if err := a.copyTodos(ctx, in.SessionID, tip); err != nil {
-			return CompressContextResult{}, err
+			a.logger().Warn("the todo list did not follow the compaction", "session", tip, "error", err)
 		}
 		system, history, err := a.loadContext(ctx, tip)
 		if err != nil {
@@ -78,8 +78,10 @@ func (a *Activities) CompressContext(ctx context.Context, in CompressContextInpu
 	if err != nil {
 		return CompressContextResult{}, fmt.Errorf("compress context of %s: %w", in.SessionID, err)
 	}
+	// The child exists from here on and the conversation goes on there, so
+	// nothing after this point fails the compaction.
 	if err := a.copyTodos(ctx, in.SessionID, child.ID); err != nil {
-		return CompressContextResult{}, err
+		a.logger().Warn("the todo list did not follow the compaction", "session", child.ID, "error", err)
 	}
 	res.SessionID, res.Compacted = child.ID, true
 	res.After = compress.EstimateTokens(append([]models.Message{{Role: "system", Content: prompt}}, msgs...), schema)
@@ -89,15 +91,25 @@ func (a *Activities) CompressContext(ctx context.Context, in CompressContextInpu
 // compactedMessages are the child session's messages: the head (without an
 // older summary, which the new one updates), the summary as a user message,
 // then the tail. Pure.
+// The copies carry no token usage: what a provider reported for the longer
+// conversation says nothing about the compacted one.
 func compactedMessages(plan compress.Plan, turnID, summary string) []models.Message {
 	out := make([]models.Message, 0, len(plan.Head)+1+len(plan.Tail))
 	for _, m := range plan.Head {
 		if !isSummary(m) {
-			out = append(out, m)
+			out = append(out, withoutUsage(m))
 		}
 	}
 	out = append(out, models.Message{TurnID: turnID, Role: openai.ChatMessageRoleUser, Content: summary})
-	return append(out, plan.Tail...)
+	for _, m := range plan.Tail {
+		out = append(out, withoutUsage(m))
+	}
+	return out
+}
+
+func withoutUsage(m models.Message) models.Message {
+	m.PromptTokens, m.CompletionTokens = 0, 0
+	return m
 }
 
 func isSummary(m models.Message) bool {

@@ -166,3 +166,16 @@ func TestContextTokensAfterReport(t *testing.T) {
 		t.Fatalf("contextTokens = %d, want %d", got, want)
 	}
 }
+
+func TestCompactedMessagesDropUsage(t *testing.T) {
+	used := models.Message{Role: "assistant", Content: "x", PromptTokens: 90000, CompletionTokens: 50}
+	plan := compress.Plan{Head: []models.Message{{Role: "user", Content: "task"}, used}, Tail: []models.Message{used}}
+	for i, m := range compactedMessages(plan, "turn", "summary") {
+		if m.PromptTokens != 0 || m.CompletionTokens != 0 {
+			t.Errorf("message %d keeps the usage of the longer conversation: %+v", i, m)
+		}
+	}
+	if plan.Head[1].PromptTokens != 90000 {
+		t.Error("the plan was modified")
+	}
+}

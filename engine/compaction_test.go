@@ -252,10 +252,15 @@ func TestCompactionKeepsTheTask(t *testing.T) {
 		t.Fatalf("the root session lost messages: %d left", len(root))
 	}
 
-	// The next turn goes on in the newest session, and so does its search.
-	next := r.turn("long", "probe")
-	if next.ActiveSessionID != line[len(line)-1].ID || *next.FinalResponse != "ok" {
-		t.Fatalf("next turn: active %s, final %v", next.ActiveSessionID, next.FinalResponse)
+	// The next turns go on in the newest session, whichever session of the
+	// conversation they name: one coordinator, one turn numbering.
+	tip := line[len(line)-1].ID
+	for i, name := range []string{"long", tip} {
+		next := r.turn(name, "probe")
+		if next.SessionID != "long" || next.ActiveSessionID != tip || *next.FinalResponse != "ok" ||
+			next.TurnID != workflows.TurnWorkflowID("long", i+2) {
+			t.Fatalf("turn %d naming %s: %+v", i+2, name, next)
+		}
 	}
 }
 

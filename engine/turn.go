@@ -22,10 +22,23 @@ import (
 // ErrNoRunningTurn means the session has no turn running.
 var ErrNoRunningTurn = errors.New("no turn is running in this session")
 
+// Conversation maps a session id to its conversation: the root of its
+// lineage. Compaction continues a session in child sessions (root~1, ...);
+// whichever of them a user names, the conversation has one coordinator,
+// one turn numbering and one set of approvals, all under the root's id. An
+// id the store does not know is its own conversation.
+func (rt *Runtime) Conversation(ctx context.Context, sessionID string) string {
+	if sess, err := rt.Store.Session(ctx, sessionID); err == nil && sess.LineageID != "" {
+		return sess.LineageID
+	}
+	return sessionID
+}
+
 // Send delivers a message to its session's coordinator, starting it when
 // needed. The message is durable from here on: it will run, be queued,
 // interrupt or steer as its mode says.
 func (rt *Runtime) Send(ctx context.Context, sessionID string, msg workflows.Message) error {
+	sessionID = rt.Conversation(ctx, sessionID)
 	if msg.RequestID == "" {
 		msg.RequestID = newRequestID()
 	}
@@ -55,6 +68,7 @@ func (rt *Runtime) RunTurn(ctx context.Context, in workflows.TurnInput) (workflo
 // starts and ends) as they happen, all of them before RunMessage returns.
 func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode, onEvent func(models.Event)) (workflows.ConversationResult, error) {
 	var res workflows.ConversationResult
+	in.SessionID = rt.Conversation(ctx, in.SessionID)
 	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
 	if err := rt.Send(ctx, in.SessionID, msg); err != nil {
 		return res, err
@@ -99,6 +113,7 @@ func (rt *Runtime) follow(ctx context.Context, turnID string, onEvent func(model
 // SessionState asks a session's coordinator what runs and what waits.
 func (rt *Runtime) SessionState(ctx context.Context, sessionID string) (workflows.SessionState, error) {
 	var st workflows.SessionState
+	sessionID = rt.Conversation(ctx, sessionID)
 	v, err := rt.Client.QueryWorkflow(ctx, workflows.SessionWorkflowID(sessionID), "", workflows.QuerySession)
 	if err != nil {
 		return st, fmt.Errorf("query session %s: %w", sessionID, err)

@@ -19,7 +19,7 @@ import (
 // activities would: number a turn, record it, append two messages and save
 // the todo list. The messages' keys start with prefix.
 func writeLoad(ctx context.Context, s *Store, prefix string) (int, error) {
-	n, err := s.NextTurn(ctx, "shared", "m")
+	n, err := s.NextTurn(ctx, "shared", "m", "")
 	if err != nil {
 		return 0, err
 	}

@@ -10,7 +10,7 @@ func TestDeleteSession(t *testing.T) {
 		s := openStore(t, dsn)
 		ctx := t.Context()
 		for _, id := range []string{"gone", "kept"} {
-			if _, err := s.NextTurn(ctx, id, "m"); err != nil {
+			if _, err := s.NextTurn(ctx, id, "m", ""); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.AppendMessages(ctx, []Message{userMessage(id, id+"/1", "hi")}); err != nil {

@@ -17,6 +17,10 @@ import (
 // corrupted data cannot make it loop forever.
 const maxLineageWalk = 10_000
 
+// maxChildIDTries bounds the IDs CompactSession tries for a child when
+// unrelated sessions hold the derived ones.
+const maxChildIDTries = 16
+
 // childIDHashLen is how many hex digits of the root's SHA-256 ChildSessionID
 // keeps when it has to shorten a long root.
 const childIDHashLen = 12
@@ -75,8 +79,9 @@ func (s *Session) AfterFind(*gorm.DB) error {
 // Nothing of the parent changes. A session is compacted at most once: when
 // parentID already has a child, that child is returned and nothing is
 // written, so a retried or concurrent call gets the same child. A missing
-// parent is ErrNotFound; a child ID taken by an unrelated session is
-// ErrSessionExists.
+// parent is ErrNotFound. When an unrelated session holds the derived ID,
+// the next generation numbers are tried as the ID's suffix (up to 16, then
+// ErrSessionExists).
 func (s *Store) CompactSession(ctx context.Context, parentID string, systemPrompt string, msgs []Message) (*Session, error) {
 	for i := range msgs {
 		if len(msgs[i].TurnID) > maxTurnIDLen {
@@ -98,31 +103,40 @@ func (s *Store) CompactSession(ctx context.Context, parentID string, systemPromp
 		}
 
 		gen := parent.Generation + 1
-		child = Session{
-			ID:              ChildSessionID(parent.LineageID, gen),
-			Model:           parent.Model,
-			Title:           parent.Title,
-			ParentSessionID: parent.ID,
-			LineageID:       parent.LineageID,
-			Generation:      gen,
-			TurnCount:       parent.TurnCount,
-			SystemPrompt:    systemPrompt,
-		}
-		res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoNothing: true}).Create(&child)
-		if res.Error != nil {
-			return fmt.Errorf("create child %q: %w", child.ID, res.Error)
-		}
-		if res.RowsAffected == 0 {
+		created := false
+		// An unrelated session may hold the derived ID (say, a root that was
+		// deleted and whose ID was used again): the next suffixes are tried.
+		for n := gen; n < gen+maxChildIDTries && !created; n++ {
+			child = Session{
+				ID:              ChildSessionID(parent.LineageID, n),
+				Model:           parent.Model,
+				Title:           parent.Title,
+				ParentSessionID: parent.ID,
+				LineageID:       parent.LineageID,
+				Generation:      gen,
+				TurnCount:       parent.TurnCount,
+				SystemPrompt:    systemPrompt,
+			}
+			res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoNothing: true}).Create(&child)
+			if res.Error != nil {
+				return fmt.Errorf("create child %q: %w", child.ID, res.Error)
+			}
+			if res.RowsAffected == 1 {
+				created = true
+				break
+			}
 			// A concurrent call created the child first, or the ID is taken.
 			var taken Session
 			if err := tx.Where("id = ?", child.ID).Take(&taken).Error; err != nil {
 				return fmt.Errorf("load child %q: %w", child.ID, err)
 			}
-			if taken.ParentSessionID != parent.ID {
-				return fmt.Errorf("child ID %q: %w", child.ID, ErrSessionExists)
+			if taken.ParentSessionID == parent.ID {
+				child = taken
+				return nil
 			}
-			child = taken
-			return nil
+		}
+		if !created {
+			return fmt.Errorf("child IDs %q and the %d after it: %w", ChildSessionID(parent.LineageID, gen), maxChildIDTries-1, ErrSessionExists)
 		}
 
 		for i, m := range msgs {

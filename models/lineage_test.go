@@ -63,7 +63,7 @@ func TestChildSessionID(t *testing.T) {
 func lineageParent(t *testing.T, s *Store, id string) []Message {
 	t.Helper()
 	ctx := t.Context()
-	if _, err := s.NextTurn(ctx, id, "model-a"); err != nil {
+	if _, err := s.NextTurn(ctx, id, "model-a", ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.SetSessionTitle(ctx, id, "a title"); err != nil {
@@ -207,11 +207,25 @@ func TestCompactSession(t *testing.T) {
 
 		// A child ID taken by an unrelated session.
 		lineageParent(t, s, "busy")
-		if _, err := s.NextTurn(ctx, "busy~1", "m"); err != nil {
+		if _, err := s.NextTurn(ctx, "busy~1", "m", ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.CompactSession(ctx, "busy", "p", nil); !errors.Is(err, ErrSessionExists) {
-			t.Fatalf("taken child ID: %v", err)
+		busy, err := s.CompactSession(ctx, "busy", "p", nil)
+		if err != nil || busy.ID != "busy~2" || busy.ParentSessionID != "busy" || busy.Generation != 1 {
+			t.Fatalf("taken child ID: %+v, %v; want busy~2, a child of busy", busy, err)
+		}
+		if tip, err := s.Tip(ctx, "busy"); err != nil || tip != "busy~2" {
+			t.Fatalf("Tip of busy = %q, %v", tip, err)
+		}
+		// Every candidate taken.
+		lineageParent(t, s, "full")
+		for n := 1; n <= maxChildIDTries; n++ {
+			if _, err := s.NextTurn(ctx, ChildSessionID("full", n), "m", ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.CompactSession(ctx, "full", "p", nil); !errors.Is(err, ErrSessionExists) {
+			t.Fatalf("every child ID taken: %v", err)
 		}
 	})
 }
@@ -309,7 +323,7 @@ func TestTipStopsOnCycle(t *testing.T) {
 		s := openStore(t, dsn)
 		ctx := t.Context()
 		for _, id := range []string{"a", "b"} {
-			if _, err := s.NextTurn(ctx, id, "m"); err != nil {
+			if _, err := s.NextTurn(ctx, id, "m", ""); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -153,7 +153,7 @@ func TestOpenSQLiteDSNForms(t *testing.T) {
 			if got := s.Dialect(); got != "sqlite" {
 				t.Errorf("Dialect() = %q, want sqlite", got)
 			}
-			if _, err := s.NextTurn(t.Context(), "s", "m"); err != nil {
+			if _, err := s.NextTurn(t.Context(), "s", "m", ""); err != nil {
 				t.Fatalf("NextTurn: %v", err)
 			}
 			if _, err := os.Stat(path); (err == nil) == tt.memory {

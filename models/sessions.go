@@ -7,11 +7,13 @@ import (
 
 // upsertSession inserts a session, a root of its own lineage, or, when it
 // exists, fills in its model if it has none yet. With @turns = 1 it also
-// counts a new turn. Both dialects accept this ON CONFLICT form.
-const upsertSession = `INSERT INTO sessions (id, model, title, parent_session_id, lineage_id, generation, turn_count, created_at, updated_at)
-VALUES (@id, @model, '', '', @id, 0, @turns, @now, @now)
+// counts a new turn, unless @key names the reservation that counted the
+// last one (a retry). Both dialects accept this ON CONFLICT form.
+const upsertSession = `INSERT INTO sessions (id, model, title, parent_session_id, lineage_id, generation, turn_count, last_reservation, created_at, updated_at)
+VALUES (@id, @model, '', '', @id, 0, @turns, @key, @now, @now)
 ON CONFLICT (id) DO UPDATE SET
-	turn_count = sessions.turn_count + @turns,
+	turn_count = sessions.turn_count + CASE WHEN @key <> '' AND sessions.last_reservation = @key THEN 0 ELSE @turns END,
+	last_reservation = CASE WHEN @turns > 0 THEN @key ELSE sessions.last_reservation END,
 	model = CASE WHEN sessions.model = '' THEN excluded.model ELSE sessions.model END,
 	updated_at = CASE WHEN @turns > 0 THEN excluded.updated_at ELSE sessions.updated_at END
 RETURNING turn_count`
@@ -19,12 +21,14 @@ RETURNING turn_count`
 // NextTurn starts a new turn of a session and returns its number, counting
 // from 1. It creates the session, with model, if it does not exist; an
 // existing session without a model gets this one. Concurrent callers get
-// distinct, consecutive numbers.
-func (s *Store) NextTurn(ctx context.Context, sessionID, model string) (int, error) {
+// distinct, consecutive numbers. A non-empty key makes the reservation
+// idempotent: called again with the key of the session's latest
+// reservation, it returns that turn's number instead of counting another.
+func (s *Store) NextTurn(ctx context.Context, sessionID, model, key string) (int, error) {
 	if err := checkID("session ID", sessionID, maxSessionIDLen); err != nil {
 		return 0, fmt.Errorf("models: next turn: %w", err)
 	}
-	n, err := s.upsertSession(ctx, sessionID, model, 1)
+	n, err := s.upsertSession(ctx, sessionID, model, 1, key)
 	if err != nil {
 		return 0, fmt.Errorf("models: next turn of session %q: %w", sessionID, err)
 	}
@@ -37,18 +41,19 @@ func (s *Store) EnsureSession(ctx context.Context, sessionID, model string) (*Se
 	if err := checkID("session ID", sessionID, maxSessionIDLen); err != nil {
 		return nil, fmt.Errorf("models: ensure session: %w", err)
 	}
-	if _, err := s.upsertSession(ctx, sessionID, model, 0); err != nil {
+	if _, err := s.upsertSession(ctx, sessionID, model, 0, ""); err != nil {
 		return nil, fmt.Errorf("models: ensure session %q: %w", sessionID, err)
 	}
 	return s.Session(ctx, sessionID)
 }
 
-func (s *Store) upsertSession(ctx context.Context, id, model string, turns int) (int, error) {
+func (s *Store) upsertSession(ctx context.Context, id, model string, turns int, key string) (int, error) {
 	var count int
 	err := s.db.WithContext(ctx).Raw(upsertSession, map[string]any{
 		"id":    id,
 		"model": model,
 		"turns": turns,
+		"key":   key,
 		"now":   now(),
 	}).Scan(&count).Error
 	return count, err

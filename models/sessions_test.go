@@ -16,7 +16,7 @@ func TestNextTurnConcurrent(t *testing.T) {
 		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for i := range n {
-			wg.Go(func() { numbers[i], errs[i] = s.NextTurn(t.Context(), "sess", "gpt-test") })
+			wg.Go(func() { numbers[i], errs[i] = s.NextTurn(t.Context(), "sess", "gpt-test", "") })
 		}
 		wg.Wait()
 		for i, err := range errs {
@@ -56,7 +56,7 @@ func TestSessionModel(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				id := strings.ReplaceAll(tt.name, " ", "-")
 				for i, model := range tt.calls {
-					n, err := s.NextTurn(t.Context(), id, model)
+					n, err := s.NextTurn(t.Context(), id, model, "")
 					if err != nil {
 						t.Fatalf("NextTurn: %v", err)
 					}
@@ -87,7 +87,7 @@ func TestEnsureSession(t *testing.T) {
 			t.Errorf("created session = %+v", created)
 		}
 
-		if n, err := s.NextTurn(t.Context(), "s1", "other"); err != nil || n != 1 {
+		if n, err := s.NextTurn(t.Context(), "s1", "other", ""); err != nil || n != 1 {
 			t.Fatalf("NextTurn = %d, %v; want 1", n, err)
 		}
 		again, err := s.EnsureSession(t.Context(), "s1", "other")
@@ -131,8 +131,8 @@ func TestSessionInvalidArguments(t *testing.T) {
 		name string
 		call func() error
 	}{
-		{"NextTurn empty ID", func() error { _, err := s.NextTurn(t.Context(), "", "m"); return err }},
-		{"NextTurn long ID", func() error { _, err := s.NextTurn(t.Context(), long, "m"); return err }},
+		{"NextTurn empty ID", func() error { _, err := s.NextTurn(t.Context(), "", "m", ""); return err }},
+		{"NextTurn long ID", func() error { _, err := s.NextTurn(t.Context(), long, "m", ""); return err }},
 		{"EnsureSession empty ID", func() error { _, err := s.EnsureSession(t.Context(), "", "m"); return err }},
 		{"UpsertTurn empty ID", func() error { return s.UpsertTurn(t.Context(), Turn{SessionID: "s"}) }},
 		{"UpsertTurn long session ID", func() error { return s.UpsertTurn(t.Context(), Turn{ID: "t", SessionID: long}) }},
@@ -166,6 +166,26 @@ func TestNotFound(t *testing.T) {
 					t.Errorf("error = %v, want ErrNotFound", err)
 				}
 			})
+		}
+	})
+}
+
+func TestNextTurnKeyedReservationCountsOnce(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		for _, c := range []struct {
+			key  string
+			want int
+		}{
+			{"req-a", 1}, {"req-a", 1}, // a re-run of the same reservation
+			{"req-b", 2}, {"req-b", 2}, {"req-b", 2},
+			{"", 3}, {"", 4}, // no key: every call counts
+			{"req-a", 5}, // an old key is a new reservation once another came after it
+		} {
+			n, err := s.NextTurn(t.Context(), "keyed", "m", c.key)
+			if err != nil || n != c.want {
+				t.Fatalf("NextTurn(key %q) = %d, %v; want %d", c.key, n, err, c.want)
+			}
 		}
 	})
 }

@@ -22,6 +22,9 @@ type Session struct {
 	// parent's plus one for a child.
 	Generation int `gorm:"not null;default:0"`
 	TurnCount  int // number of turns started, see Store.NextTurn
+	// LastReservation is the key of the reservation that counted the latest
+	// turn, so a retried reservation does not count it twice.
+	LastReservation string `gorm:"size:256;not null;default:''" json:"-"`
 	// SystemPrompt is built once, when the session's first turn begins, and
 	// sent byte for byte on every later call (providers cache prompts by
 	// prefix); only compression rebuilds it.

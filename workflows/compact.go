@@ -41,6 +41,7 @@ func afterCompaction(c ContextState, res activities.CompressContextResult, thres
 	if res.Compacted {
 		c.Compactions++
 		c.Tokens = res.After
+		c.JustCompacted = true
 	}
 	c.StuckAt = 0
 	if threshold > 0 && c.Tokens > threshold {
@@ -49,6 +50,22 @@ func afterCompaction(c ContextState, res activities.CompressContextResult, thres
 	if res.Fallback && res.SummaryError != "" && cooldown > 0 && !now.Before(c.SummaryCooldownUntil) {
 		c.SummaryCooldownUntil = now.Add(cooldown)
 	}
+	return c
+}
+
+// afterCall folds a model call's reported context size into the state.
+// The compaction right before it was estimated (chars/4); when the provider
+// reports the compacted context still above the threshold, the compaction
+// is marked stuck so the next preflight waits for growth. Pure.
+func afterCall(c ContextState, tokens, threshold int) ContextState {
+	if tokens > 0 {
+		c.Tokens = tokens
+	}
+	if c.JustCompacted && threshold > 0 && c.Tokens > threshold {
+		c.StuckAt = c.Tokens
+	}
+	c.JustCompacted = false
+	c.OverflowRetries = 0
 	return c
 }
 

@@ -190,6 +190,8 @@ func TestAfterCompaction(t *testing.T) {
 			ContextState{SessionID: "s2", Tokens: 1000, Compactions: 1}},
 	}
 	for _, tt := range tests {
+		// Until a model call reports the size, a compaction is "just made".
+		tt.want.JustCompacted = tt.res.Compacted
 		got := afterCompaction(tt.c, tt.res, tt.threshold, now, tt.cooldown)
 		if !got.SummaryCooldownUntil.Equal(tt.want.SummaryCooldownUntil) {
 			t.Errorf("%s: SummaryCooldownUntil = %v, want %v", tt.name, got.SummaryCooldownUntil, tt.want.SummaryCooldownUntil)
@@ -226,6 +228,35 @@ func TestContextStateSession(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.c.session(tt.turn); got != tt.want {
 			t.Errorf("%+v.session(%q) = %q, want %q", tt.c, tt.turn, got, tt.want)
+		}
+	}
+}
+
+func TestAfterCall(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		c         ContextState
+		tokens    int
+		threshold int
+		want      ContextState
+	}{
+		{"report replaces the estimate", ContextState{Tokens: 100, OverflowRetries: 2}, 250, 1000,
+			ContextState{Tokens: 250}},
+		{"no report keeps the estimate", ContextState{Tokens: 100}, 0, 1000,
+			ContextState{Tokens: 100}},
+		{"compacted, reported below the threshold", ContextState{Tokens: 600, JustCompacted: true}, 900, 1000,
+			ContextState{Tokens: 900}},
+		{"compacted, reported above the threshold: stuck", ContextState{Tokens: 600, JustCompacted: true}, 1200, 1000,
+			ContextState{Tokens: 1200, StuckAt: 1200}},
+		{"above the threshold without a compaction: not stuck", ContextState{Tokens: 600}, 1200, 1000,
+			ContextState{Tokens: 1200}},
+		{"threshold 0: never stuck", ContextState{Tokens: 600, JustCompacted: true}, 1200, 0,
+			ContextState{Tokens: 1200}},
+		{"an earlier stuck mark stays", ContextState{Tokens: 600, StuckAt: 1100}, 1200, 1000,
+			ContextState{Tokens: 1200, StuckAt: 1100}},
+	} {
+		if got := afterCall(tt.c, tt.tokens, tt.threshold); got != tt.want {
+			t.Errorf("%s: afterCall(%+v, %d, %d) = %+v, want %+v", tt.name, tt.c, tt.tokens, tt.threshold, got, tt.want)
 		}
 	}
 }

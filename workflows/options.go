@@ -90,16 +90,17 @@ func toolOptions(ctx workflow.Context, in TurnInput) workflow.Context {
 	})
 }
 
-// localToolOptions serve batches of quick tools run as local activities.
+// quickToolTimeout bounds a batch of quick tools run as a local activity; a
+// batch that takes longer (a read that hangs, a lock held elsewhere) is run
+// again as an activity, which heartbeats and can be interrupted.
+const quickToolTimeout = time.Minute
+
+// localToolOptions serve batches of quick tools run as local activities:
+// one attempt, then the activity path.
 func localToolOptions(ctx workflow.Context, in TurnInput) workflow.Context {
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: in.ToolTimeout,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:    time.Second,
-			BackoffCoefficient: 2,
-			MaximumInterval:    30 * time.Second,
-			MaximumAttempts:    3,
-		},
+		StartToCloseTimeout: min(in.ToolTimeout, quickToolTimeout),
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 	})
 }
 

@@ -189,7 +189,7 @@ func (s *session) startNext(ctx workflow.Context) error {
 	m := s.queue[0]
 	s.queue = s.queue[1:]
 	var n int
-	if err := bookkeep(ctx, activities.ReserveTurnName, s.id, m.Turn.Model).Get(ctx, &n); err != nil {
+	if err := bookkeep(ctx, activities.ReserveTurnName, s.id, m.Turn.Model, reservationKey(s.id, m)).Get(ctx, &n); err != nil {
 		return err
 	}
 	in := m.Turn
@@ -289,4 +289,13 @@ func (s *session) assign(requestID, turnID string) {
 		delete(s.assigned, s.order[0])
 		s.order = s.order[1:]
 	}
+}
+
+// reservationKey identifies the reservation of a message's turn, so that a
+// re-run of the reservation gets the same number.
+func reservationKey(sessionID string, m Message) string {
+	if m.RequestID == "" {
+		return ""
+	}
+	return sessionID + "/" + m.RequestID
 }

@@ -111,6 +111,9 @@ type ContextState struct {
 	// StuckAt: a compaction left the context at this size, above the
 	// threshold; the next preflight waits until it grows by a quarter.
 	StuckAt int `json:",omitempty"`
+	// JustCompacted: no model call has reported the size since the last
+	// compaction.
+	JustCompacted bool `json:",omitempty"`
 	// SummaryCooldownUntil: the summariser failed; until then compactions
 	// use the static summary.
 	SummaryCooldownUntil time.Time `json:",omitempty"`

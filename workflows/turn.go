@@ -59,12 +59,16 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			st.stop(StopInterrupted, "")
 			break
 		}
+		if needsCompaction(st.Context, in.Compaction.Threshold) {
+			compact(workCtx, in, turnID, &st, activities.CompactPreflight)
+			if st.Interrupted {
+				st.stop(StopInterrupted, "")
+				break
+			}
+		}
 		if !st.Budget.Consume() {
 			graceCall(workCtx, in, turnID, &st)
 			break
-		}
-		if needsCompaction(st.Context, in.Compaction.Threshold) {
-			compact(workCtx, in, turnID, &st, activities.CompactPreflight)
 		}
 		reply, err := callModel(workCtx, in, turnID, &st, true)
 		if st.Interrupted {
@@ -74,7 +78,12 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		if err != nil {
 			if compactOnOverflow(st.Context, err, in.Compaction.OverflowAttempts) {
 				st.Context.OverflowRetries++
-				if compact(workCtx, in, turnID, &st, activities.CompactOverflow) {
+				compacted := compact(workCtx, in, turnID, &st, activities.CompactOverflow)
+				if st.Interrupted {
+					st.stop(StopInterrupted, "")
+					break
+				}
+				if compacted {
 					st.Budget.Refund()
 					continue
 				}
@@ -87,10 +96,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			st.stop(StopError, errorMessage(err))
 			break
 		}
-		st.Context.OverflowRetries = 0
-		if reply.ContextTokens > 0 {
-			st.Context.Tokens = reply.ContextTokens
-		}
+		st.Context = afterCall(st.Context, reply.ContextTokens, in.Compaction.Threshold)
 		var step Step
 		step, st = decide(st, reply, in.Limits)
 		st.note("model call %d: %s", st.Calls, reply.Kind)
@@ -148,9 +154,14 @@ func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *Tu
 		Workdir: in.Workdir, Plan: step.Plan, Reveal: step.Reveal, Explanation: step.Explanation, Tools: in.Tools,
 	}
 	var err error
+	remote := true
 	if runsLocally(reply, step.Plan) && localActivities(ctx) {
 		err = workflow.ExecuteLocalActivity(localToolOptions(ctx, in), activities.ExecuteToolsName, batch).Get(ctx, &res)
-	} else {
+		// A quick batch that failed or hung goes the long way; the claims
+		// make the second run find what the first one did.
+		remote = err != nil && !st.Interrupted
+	}
+	if remote {
 		err = workflow.ExecuteActivity(toolOptions(workCtx, in), activities.ExecuteToolsName, batch).Get(workCtx, &res)
 	}
 	switch {

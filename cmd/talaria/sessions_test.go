@@ -22,7 +22,7 @@ func sessionsStore(t *testing.T) string {
 	}
 	defer st.Close()
 	for _, id := range []string{"root", "solo"} {
-		if _, err := st.NextTurn(ctx, id, "m"); err != nil {
+		if _, err := st.NextTurn(ctx, id, "m", ""); err != nil {
 			t.Fatal(err)
 		}
 		msg := models.Message{SessionID: id, IdemKey: id + "/1", Role: "user", Content: "hello from " + id}
