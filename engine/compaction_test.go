@@ -68,6 +68,9 @@ func (c *compactingModel) respond(req fakellm.Request) fakellm.Step {
 		return fakellm.Step{Status: c.overflowStatus, ErrorCode: "context_length_exceeded",
 			ErrorMessage: "This model's maximum context length is exceeded. Please reduce the length of the messages."}
 	}
+	if len(req.Body.Tools) == 0 { // the summary call at the iteration cap
+		return fakellm.TextStep("progress so far: some files read")
+	}
 	if c.done < c.reads {
 		c.done++
 		if c.onRead != nil {
@@ -371,4 +374,29 @@ func TestRecordCompactionHistories(t *testing.T) {
 			record(t, r.rt, res.TurnID, c.file)
 		})
 	}
+}
+
+// TestGraceCallOverflowCompacts: the summary call made when the iteration
+// budget is spent carries the largest context; refused as too long, it is
+// answered by a compaction and made again.
+func TestGraceCallOverflowCompacts(t *testing.T) {
+	m := &compactingModel{reads: 8, overflowStatus: 413}
+	r := newCompactionRun(t, m)
+	m.mu.Lock()
+	m.overflowAbove = 4*r.base + 12000 // above the 5th call, below the summary call after it
+	m.mu.Unlock()
+	res := r.turn("grace", compactTask, func(in *workflows.TurnInput) {
+		in.MaxIterations = 5
+		in.Compaction = workflows.CompactionSettings{OverflowAttempts: 3, Cooldown: time.Minute}
+	})
+	if res.TurnExitReason != workflows.StopMaxIterations || res.FinalResponse == nil ||
+		*res.FinalResponse != "progress so far: some files read" || res.Compactions != 1 {
+		t.Fatalf("turn: %+v", res)
+	}
+	for _, req := range r.model.Requests() {
+		if req.Status == 413 && len(req.Body.Tools) > 0 {
+			t.Fatal("a call before the summary call was refused: the test no longer reaches the grace call's path")
+		}
+	}
+	r.checkCompactedSessions(r.lineage("grace"))
 }

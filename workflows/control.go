@@ -28,6 +28,12 @@ type Progress struct {
 	PendingQuestion *PendingQuestion `json:"pending_question,omitempty"`
 	// Recent are the last steps of the turn, oldest first.
 	Recent []string `json:"recent"`
+	// ContextTokens is the conversation's size as last reported or
+	// estimated; Compactions counts this turn's compactions, and
+	// ActiveSessionID is the session the conversation goes on in.
+	ContextTokens   int    `json:"context_tokens"`
+	Compactions     int    `json:"compactions"`
+	ActiveSessionID string `json:"active_session_id,omitempty"`
 }
 
 // listen installs the turn's signal and query handlers. Signals only change
@@ -60,6 +66,7 @@ func listen(ctx workflow.Context, turnID string, st *TurnState, gate *humanGate,
 			TurnID: turnID, Iteration: st.Budget.Used, BudgetLeft: st.Budget.Remaining(), APICalls: st.Calls,
 			CurrentTool: st.CurrentTool, Interrupted: st.Interrupted, PendingSteers: len(st.Steers), Stop: st.Stop,
 			PendingApproval: gate.approval, PendingQuestion: gate.question, Recent: st.Recent,
+			ContextTokens: st.Context.Tokens, Compactions: st.Context.Compactions, ActiveSessionID: st.Context.SessionID,
 		}, nil
 	})
 }

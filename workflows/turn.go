@@ -198,6 +198,16 @@ func graceCall(ctx workflow.Context, in TurnInput, turnID string, st *TurnState)
 	st.GraceCall = true
 	st.Next = NextCall{Nudge: SummaryRequest}
 	reply, err := callModel(ctx, in, turnID, st, false)
+	// The context is at its largest here: a refusal as too long is
+	// answered by a compaction, as in the loop.
+	for err != nil && compactOnOverflow(st.Context, err, in.Compaction.OverflowAttempts) && !st.Interrupted {
+		st.Context.OverflowRetries++
+		if !compact(ctx, in, turnID, st, activities.CompactOverflow) {
+			break
+		}
+		st.Next = NextCall{Nudge: SummaryRequest}
+		reply, err = callModel(ctx, in, turnID, st, false)
+	}
 	if err != nil {
 		st.stop(StopBudgetExhausted, errorMessage(err))
 		return

@@ -199,6 +199,12 @@ pending steers) and the messages waiting in its queue.`, 1,
 				if t.CurrentTool != "" {
 					fmt.Fprintf(w, ", running %s", t.CurrentTool)
 				}
+				if t.ContextTokens > 0 {
+					fmt.Fprintf(w, "; context ~%d tokens", t.ContextTokens)
+				}
+				if t.Compactions > 0 {
+					fmt.Fprintf(w, ", %d compactions (now in %s)", t.Compactions, t.ActiveSessionID)
+				}
 				fmt.Fprintln(w)
 			}
 			for i, q := range st.Queued {
