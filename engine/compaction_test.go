@@ -35,6 +35,9 @@ type compactingModel struct {
 	failSummary    bool
 	overflowAbove  int
 	overflowStatus int
+	// overflowChars, when set, refuses conversation requests whose message
+	// contents together are longer (tool schemas not counted).
+	overflowChars int
 	// onRead, when set, runs before the model asks for file n.
 	onRead func(n int)
 
@@ -64,7 +67,7 @@ func (c *compactingModel) respond(req fakellm.Request) fakellm.Step {
 	if last.Role == "user" && last.Content == "probe" {
 		return fakellm.TextStep("ok")
 	}
-	if c.overflowAbove > 0 && len(req.Raw) > c.overflowAbove {
+	if (c.overflowAbove > 0 && len(req.Raw) > c.overflowAbove) || (c.overflowChars > 0 && contentChars(req) > c.overflowChars) {
 		return fakellm.Step{Status: c.overflowStatus, ErrorCode: "context_length_exceeded",
 			ErrorMessage: "This model's maximum context length is exceeded. Please reduce the length of the messages."}
 	}
@@ -79,6 +82,15 @@ func (c *compactingModel) respond(req fakellm.Request) fakellm.Step {
 		return toolStep("read_file", fmt.Sprintf(`{"path":"big-%d.txt"}`, c.done))
 	}
 	return fakellm.TextStep("done")
+}
+
+// contentChars is the length of a request's message contents.
+func contentChars(req fakellm.Request) int {
+	n := 0
+	for _, m := range req.Body.Messages {
+		n += len(m.Content)
+	}
+	return n
 }
 
 // compactionRun is a runtime against a compactingModel, with files to read
@@ -382,8 +394,10 @@ func TestRecordCompactionHistories(t *testing.T) {
 func TestGraceCallOverflowCompacts(t *testing.T) {
 	m := &compactingModel{reads: 8, overflowStatus: 413}
 	r := newCompactionRun(t, m)
+	// Each file read adds ~3,000 characters: the 5th call carries 4 reads,
+	// the summary call after it 5.
 	m.mu.Lock()
-	m.overflowAbove = 4*r.base + 12000 // above the 5th call, below the summary call after it
+	m.overflowChars = contentChars(r.model.Requests()[0]) + 13500
 	m.mu.Unlock()
 	res := r.turn("grace", compactTask, func(in *workflows.TurnInput) {
 		in.MaxIterations = 5
