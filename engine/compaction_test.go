@@ -414,3 +414,36 @@ func TestGraceCallOverflowCompacts(t *testing.T) {
 	}
 	r.checkCompactedSessions(r.lineage("grace"))
 }
+
+// TestConversationOfASession: any session of a line of compactions maps to
+// its first session; a child whose parent is gone maps to itself.
+func TestConversationOfASession(t *testing.T) {
+	model := fakellm.New()
+	defer model.Close()
+	rt := startRuntime(t, model)
+	ctx := context.Background()
+	if _, err := rt.Store.NextTurn(ctx, "root", "m", ""); err != nil {
+		t.Fatal(err)
+	}
+	parent := "root"
+	for range 2 {
+		child, err := rt.Store.CompactSession(ctx, parent, "p", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parent = child.ID
+	}
+	for id, want := range map[string]string{"root": "root", "root~1": "root", "root~2": "root", "unknown": "unknown"} {
+		if got := rt.Conversation(ctx, id); got != want {
+			t.Errorf("Conversation(%s) = %s, want %s", id, got, want)
+		}
+	}
+	if err := rt.Store.DeleteSession(ctx, "root"); err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]string{"root~1": "root~1", "root~2": "root~1"} {
+		if got := rt.Conversation(ctx, id); got != want {
+			t.Errorf("after deleting root: Conversation(%s) = %s, want %s", id, got, want)
+		}
+	}
+}

@@ -22,17 +22,30 @@ import (
 // ErrNoRunningTurn means the session has no turn running.
 var ErrNoRunningTurn = errors.New("no turn is running in this session")
 
-// Conversation maps a session id to its conversation: the root of its
-// lineage. Compaction continues a session in child sessions (root~1, ...);
-// whichever of them a user names, the conversation has one coordinator,
-// one turn numbering and one set of approvals, all under the root's id. An
-// id the store does not know is its own conversation.
+// Conversation maps a session id to its conversation: the first session
+// of its line of compactions. Compaction continues a session in child
+// sessions (root~1, ...); whichever of them a user names, the conversation
+// has one coordinator, one turn numbering and one set of approvals, all
+// under that first session's id. The walk follows parent links, so a child
+// whose parent was deleted is a conversation of its own. An id the store
+// does not know is its own conversation.
 func (rt *Runtime) Conversation(ctx context.Context, sessionID string) string {
-	if sess, err := rt.Store.Session(ctx, sessionID); err == nil && sess.LineageID != "" {
-		return sess.LineageID
+	id, known := sessionID, sessionID
+	for range maxParentWalk {
+		sess, err := rt.Store.Session(ctx, id)
+		if err != nil {
+			return known // a dangling parent link ends the walk
+		}
+		if known = id; sess.ParentSessionID == "" {
+			return id
+		}
+		id = sess.ParentSessionID
 	}
-	return sessionID
+	return known
 }
+
+// maxParentWalk bounds Conversation's walk up a lineage.
+const maxParentWalk = 1000
 
 // Send delivers a message to its session's coordinator, starting it when
 // needed. The message is durable from here on: it will run, be queued,
