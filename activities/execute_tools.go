@@ -156,7 +156,7 @@ func toolEvent(id, name, args string, failed bool) string {
 // OutcomeUnknown answers a call whose side effects may have happened: an
 // earlier attempt claimed it and stopped before recording a result.
 const OutcomeUnknown = "Outcome unknown: the previous attempt may or may not have taken effect " +
-	"(the worker running it stopped before recording a result). Check the current state before doing it again."
+	"(an earlier attempt of this call did not record a result: its worker stopped or it ran too long). Check the current state before doing it again."
 
 // claim records a claim on every call about to run, before any runs. A call
 // an earlier attempt already claimed, without a stored result, runs again

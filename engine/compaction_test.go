@@ -363,9 +363,16 @@ func TestRecordCompactionHistories(t *testing.T) {
 		t.Skip("set TALARIA_RECORD_HISTORIES=1 to record replay histories")
 	}
 	for _, c := range []struct {
-		file     string
-		overflow bool
-	}{{"turn_compaction_preflight.json", false}, {"turn_compaction_overflow.json", true}} {
+		file          string
+		overflow      bool
+		maxIterations int
+	}{
+		{"turn_compaction_preflight.json", false, 0},
+		{"turn_compaction_overflow.json", true, 0},
+		// The budget runs out when the context passes the threshold: the
+		// compaction comes before the summary call.
+		{"turn_compaction_at_cap.json", false, 7},
+	} {
 		t.Run(c.file, func(t *testing.T) {
 			if _, err := os.Stat(filepath.Join("..", "workflows", "testdata", c.file)); err == nil && mode != "overwrite" {
 				t.Skipf("%s exists (a history of older code); kept", c.file)
@@ -379,9 +386,11 @@ func TestRecordCompactionHistories(t *testing.T) {
 				m.overflowAbove = 4*r.base + 14000
 				m.mu.Unlock()
 			}
-			res := r.turn("rec", compactTask, func(in *workflows.TurnInput) { in.Compaction = settings })
-			if res.Compactions == 0 {
-				t.Fatalf("no compaction: %+v", res)
+			res := r.turn("rec", compactTask, func(in *workflows.TurnInput) {
+				in.Compaction, in.MaxIterations = settings, c.maxIterations
+			})
+			if res.Compactions == 0 || (c.maxIterations > 0 && res.TurnExitReason != workflows.StopMaxIterations) {
+				t.Fatalf("no compaction or no cap: %+v", res)
 			}
 			record(t, r.rt, res.TurnID, c.file)
 		})
@@ -434,16 +443,16 @@ func TestConversationOfASession(t *testing.T) {
 		parent = child.ID
 	}
 	for id, want := range map[string]string{"root": "root", "root~1": "root", "root~2": "root", "unknown": "unknown"} {
-		if got := rt.Conversation(ctx, id); got != want {
-			t.Errorf("Conversation(%s) = %s, want %s", id, got, want)
+		if got, err := rt.Conversation(ctx, id); err != nil || got != want {
+			t.Errorf("Conversation(%s) = %s, %v; want %s", id, got, err, want)
 		}
 	}
 	if err := rt.Store.DeleteSession(ctx, "root"); err != nil {
 		t.Fatal(err)
 	}
 	for id, want := range map[string]string{"root~1": "root~1", "root~2": "root~1"} {
-		if got := rt.Conversation(ctx, id); got != want {
-			t.Errorf("after deleting root: Conversation(%s) = %s, want %s", id, got, want)
+		if got, err := rt.Conversation(ctx, id); err != nil || got != want {
+			t.Errorf("after deleting root: Conversation(%s) = %s, %v; want %s", id, got, err, want)
 		}
 	}
 }

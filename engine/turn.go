@@ -29,19 +29,22 @@ var ErrNoRunningTurn = errors.New("no turn is running in this session")
 // under that first session's id. The walk follows parent links, so a child
 // whose parent was deleted is a conversation of its own. An id the store
 // does not know is its own conversation.
-func (rt *Runtime) Conversation(ctx context.Context, sessionID string) string {
+func (rt *Runtime) Conversation(ctx context.Context, sessionID string) (string, error) {
 	id, known := sessionID, sessionID
 	for range maxParentWalk {
 		sess, err := rt.Store.Session(ctx, id)
+		if errors.Is(err, models.ErrNotFound) {
+			return known, nil // an unknown id, or a dangling parent link
+		}
 		if err != nil {
-			return known // a dangling parent link ends the walk
+			return "", fmt.Errorf("find the conversation of session %s: %w", sessionID, err)
 		}
 		if known = id; sess.ParentSessionID == "" {
-			return id
+			return id, nil
 		}
 		id = sess.ParentSessionID
 	}
-	return known
+	return known, nil
 }
 
 // maxParentWalk bounds Conversation's walk up a lineage.
@@ -51,11 +54,14 @@ const maxParentWalk = 1000
 // needed. The message is durable from here on: it will run, be queued,
 // interrupt or steer as its mode says.
 func (rt *Runtime) Send(ctx context.Context, sessionID string, msg workflows.Message) error {
-	sessionID = rt.Conversation(ctx, sessionID)
+	sessionID, err := rt.Conversation(ctx, sessionID)
+	if err != nil {
+		return err
+	}
 	if msg.RequestID == "" {
 		msg.RequestID = newRequestID()
 	}
-	_, err := rt.Client.SignalWithStartWorkflow(ctx, workflows.SessionWorkflowID(sessionID), workflows.SignalMessage, msg,
+	_, err = rt.Client.SignalWithStartWorkflow(ctx, workflows.SessionWorkflowID(sessionID), workflows.SignalMessage, msg,
 		client.StartWorkflowOptions{
 			ID:                    workflows.SessionWorkflowID(sessionID),
 			TaskQueue:             workflows.TaskQueue,
@@ -81,7 +87,11 @@ func (rt *Runtime) RunTurn(ctx context.Context, in workflows.TurnInput) (workflo
 // starts and ends) as they happen, all of them before RunMessage returns.
 func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode, onEvent func(models.Event)) (workflows.ConversationResult, error) {
 	var res workflows.ConversationResult
-	in.SessionID = rt.Conversation(ctx, in.SessionID)
+	conversation, err := rt.Conversation(ctx, in.SessionID)
+	if err != nil {
+		return res, err
+	}
+	in.SessionID = conversation
 	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
 	if err := rt.Send(ctx, in.SessionID, msg); err != nil {
 		return res, err
@@ -126,7 +136,10 @@ func (rt *Runtime) follow(ctx context.Context, turnID string, onEvent func(model
 // SessionState asks a session's coordinator what runs and what waits.
 func (rt *Runtime) SessionState(ctx context.Context, sessionID string) (workflows.SessionState, error) {
 	var st workflows.SessionState
-	sessionID = rt.Conversation(ctx, sessionID)
+	sessionID, err := rt.Conversation(ctx, sessionID)
+	if err != nil {
+		return st, err
+	}
 	v, err := rt.Client.QueryWorkflow(ctx, workflows.SessionWorkflowID(sessionID), "", workflows.QuerySession)
 	if err != nil {
 		return st, fmt.Errorf("query session %s: %w", sessionID, err)

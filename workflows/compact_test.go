@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -258,5 +259,26 @@ func TestAfterCall(t *testing.T) {
 		if got := afterCall(tt.c, tt.tokens, tt.threshold); got != tt.want {
 			t.Errorf("%s: afterCall(%+v, %d, %d) = %+v, want %+v", tt.name, tt.c, tt.tokens, tt.threshold, got, tt.want)
 		}
+	}
+}
+
+func TestReservationKey(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	for _, tt := range []struct {
+		id   string
+		want string
+	}{
+		{"", ""},
+		{"abc123", "abc123"},
+		{strings.Repeat("y", maxReservationKey), strings.Repeat("y", maxReservationKey)},
+	} {
+		if got := reservationKey(Message{RequestID: tt.id}); got != tt.want {
+			t.Errorf("reservationKey(%q) = %q, want %q", tt.id, got, tt.want)
+		}
+	}
+	k := reservationKey(Message{RequestID: long})
+	if len(k) > 256-1 || !strings.HasPrefix(k, "sha256:") || k != reservationKey(Message{RequestID: long}) ||
+		k == reservationKey(Message{RequestID: long + "z"}) {
+		t.Errorf("long id key %q: want a stable, distinct digest that fits the column", k)
 	}
 }

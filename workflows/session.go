@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -189,7 +191,7 @@ func (s *session) startNext(ctx workflow.Context) error {
 	m := s.queue[0]
 	s.queue = s.queue[1:]
 	var n int
-	if err := bookkeep(ctx, activities.ReserveTurnName, s.id, m.Turn.Model, reservationKey(s.id, m)).Get(ctx, &n); err != nil {
+	if err := bookkeep(ctx, activities.ReserveTurnName, s.id, m.Turn.Model, reservationKey(m)).Get(ctx, &n); err != nil {
 		return err
 	}
 	in := m.Turn
@@ -291,11 +293,16 @@ func (s *session) assign(requestID, turnID string) {
 	}
 }
 
-// reservationKey identifies the reservation of a message's turn, so that a
-// re-run of the reservation gets the same number.
-func reservationKey(sessionID string, m Message) string {
-	if m.RequestID == "" {
-		return ""
+// maxReservationKey fits the store's column (256) with room to spare.
+const maxReservationKey = 128
+
+// reservationKey identifies the reservation of a message's turn within its
+// session, so that a re-run of the reservation gets the same number: the
+// request id, or a digest of a long one. Pure.
+func reservationKey(m Message) string {
+	if len(m.RequestID) <= maxReservationKey {
+		return m.RequestID
 	}
-	return sessionID + "/" + m.RequestID
+	sum := sha256.Sum256([]byte(m.RequestID))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }

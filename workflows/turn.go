@@ -208,6 +208,10 @@ func graceCall(ctx workflow.Context, in TurnInput, turnID string, st *TurnState)
 		st.Next = NextCall{Nudge: SummaryRequest}
 		reply, err = callModel(ctx, in, turnID, st, false)
 	}
+	if st.Interrupted {
+		st.stop(StopInterrupted, "")
+		return
+	}
 	if err != nil {
 		st.stop(StopBudgetExhausted, errorMessage(err))
 		return
