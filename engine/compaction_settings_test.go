@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+func TestCompactionFor(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		tune func(*config.Config)
+		want workflows.CompactionSettings
+	}{
+		{"defaults: half of 128000 minus the default reply cap", func(*config.Config) {},
+			workflows.CompactionSettings{Threshold: (128000 - 4096) / 2, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
+		{"the configured reply cap is left out", func(c *config.Config) { c.Model.MaxTokens = 8000 },
+			workflows.CompactionSettings{Threshold: (128000 - 8000) / 2, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
+		{"window and share", func(c *config.Config) {
+			c.Compression.ContextWindow, c.Compression.Threshold, c.Model.MaxTokens = 32000, 0.75, 2000
+		}, workflows.CompactionSettings{Threshold: 22500, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
+		{"disabled: only overflows compact", func(c *config.Config) { c.Compression.Enabled = false },
+			workflows.CompactionSettings{OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
+		{"no overflow attempts", func(c *config.Config) { c.Compression.OverflowAttempts, c.Compression.SummaryCooldown = 0, time.Minute },
+			workflows.CompactionSettings{Threshold: (128000 - 4096) / 2, Cooldown: time.Minute}},
+	} {
+		cfg := config.Default(t.TempDir())
+		tt.tune(&cfg)
+		if got := CompactionFor(cfg); got != tt.want {
+			t.Errorf("%s: CompactionFor = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
