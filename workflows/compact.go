@@ -89,3 +89,14 @@ func compact(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, r
 	st.note("compaction (%s): %d → %d tokens", reason, res.Before, res.After)
 	return res.Compacted
 }
+
+// compactAfterRefusal answers a model call refused as too long with a
+// compaction; it reports whether the call should be made again (compacted,
+// and not interrupted meanwhile).
+func compactAfterRefusal(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, err error) bool {
+	if st.Interrupted || !compactOnOverflow(st.Context, err, in.Compaction.OverflowAttempts) {
+		return false
+	}
+	st.Context.OverflowRetries++
+	return compact(ctx, in, turnID, st, activities.CompactOverflow) && !st.Interrupted
+}

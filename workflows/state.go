@@ -86,6 +86,16 @@ func (s *TurnState) stop(r StopReason, err string) {
 	s.Err = err
 }
 
+// stopIfInterrupted ends the loop when the user asked the turn to stop; it
+// reports whether it did.
+func (s *TurnState) stopIfInterrupted() bool {
+	if !s.Interrupted {
+		return false
+	}
+	s.stop(StopInterrupted, "")
+	return true
+}
+
 // maxRecent bounds TurnState.Recent.
 const maxRecent = 10
 

@@ -55,14 +55,12 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			}
 		}
 		iterations++
-		if st.Interrupted {
-			st.stop(StopInterrupted, "")
+		if st.stopIfInterrupted() {
 			break
 		}
 		if needsCompaction(st.Context, in.Compaction.Threshold) {
 			compact(workCtx, in, turnID, &st, activities.CompactPreflight)
-			if st.Interrupted {
-				st.stop(StopInterrupted, "")
+			if st.stopIfInterrupted() {
 				break
 			}
 		}
@@ -71,22 +69,16 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			break
 		}
 		reply, err := callModel(workCtx, in, turnID, &st, true)
-		if st.Interrupted {
-			st.stop(StopInterrupted, "")
+		if st.stopIfInterrupted() {
 			break
 		}
 		if err != nil {
-			if compactOnOverflow(st.Context, err, in.Compaction.OverflowAttempts) {
-				st.Context.OverflowRetries++
-				compacted := compact(workCtx, in, turnID, &st, activities.CompactOverflow)
-				if st.Interrupted {
-					st.stop(StopInterrupted, "")
-					break
-				}
-				if compacted {
-					st.Budget.Refund()
-					continue
-				}
+			if compactAfterRefusal(workCtx, in, turnID, &st, err) {
+				st.Budget.Refund()
+				continue
+			}
+			if st.stopIfInterrupted() {
+				break
 			}
 			if next, ok := fallBack(st, err); ok {
 				st = next
@@ -105,8 +97,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			st.Budget.Refund()
 		case StepRunTools:
 			step.Plan = applyHumanGates(ctx, in, &st, gate, reply, step.Plan)
-			if st.Interrupted {
-				st.stop(StopInterrupted, "")
+			if st.stopIfInterrupted() {
 				break
 			}
 			runTools(ctx, workCtx, in, turnID, &st, reply, step)
@@ -200,16 +191,11 @@ func graceCall(ctx workflow.Context, in TurnInput, turnID string, st *TurnState)
 	reply, err := callModel(ctx, in, turnID, st, false)
 	// The context is at its largest here: a refusal as too long is
 	// answered by a compaction, as in the loop.
-	for err != nil && compactOnOverflow(st.Context, err, in.Compaction.OverflowAttempts) && !st.Interrupted {
-		st.Context.OverflowRetries++
-		if !compact(ctx, in, turnID, st, activities.CompactOverflow) {
-			break
-		}
+	for err != nil && compactAfterRefusal(ctx, in, turnID, st, err) {
 		st.Next = NextCall{Nudge: SummaryRequest}
 		reply, err = callModel(ctx, in, turnID, st, false)
 	}
-	if st.Interrupted {
-		st.stop(StopInterrupted, "")
+	if st.stopIfInterrupted() {
 		return
 	}
 	if err != nil {
