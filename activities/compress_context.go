@@ -9,6 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/compress"
+	"github.com/talaria-agent/talaria/events"
 	"github.com/talaria-agent/talaria/llm"
 	"github.com/talaria-agent/talaria/models"
 )
@@ -51,6 +52,10 @@ func (a *Activities) CompressContext(ctx context.Context, in CompressContextInpu
 		res.After = res.Before
 		return res, nil
 	}
+	// The user watching the turn learns why it pauses.
+	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
+	defer a.closePublisher(ctx, pub)
+	pub.Publish(events.KindStatus, fmt.Sprintf("compacting the conversation (%d messages, ~%d tokens)", len(history), res.Before))
 
 	previous := compress.PreviousSummary(append(append([]models.Message(nil), plan.Head...), plan.Middle...))
 	summary, err := "", errors.New("the summariser is cooling down after a failure")
@@ -85,6 +90,12 @@ func (a *Activities) CompressContext(ctx context.Context, in CompressContextInpu
 	}
 	res.SessionID, res.Compacted = child.ID, true
 	res.After = compress.EstimateTokens(append([]models.Message{{Role: "system", Content: prompt}}, msgs...), schema)
+	how := "summarised"
+	if res.Fallback {
+		how = "summarised without a model (the summary call failed)"
+	}
+	pub.Publish(events.KindStatus, fmt.Sprintf("conversation %s: %d middle messages replaced, ~%d tokens now, continued in session %s",
+		how, len(plan.Middle), res.After, child.ID))
 	return res, nil
 }
 

@@ -237,6 +237,19 @@ func TestCompactionKeepsTheTask(t *testing.T) {
 			}
 		}
 	}
+	evs, err := r.rt.Store.EventsAfter(context.Background(), res.TurnID, 0, 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := 0
+	for _, ev := range evs {
+		if ev.Kind == "status" && strings.Contains(ev.Data, "continued in session "+r.lineage("long")[1].ID) {
+			status++
+		}
+	}
+	if status != 1 {
+		t.Fatalf("%d live status events name the first compaction's session, want 1", status)
+	}
 	if got := m.summaries; got != res.Compactions {
 		t.Fatalf("%d summaries written for %d compactions", got, res.Compactions)
 	}

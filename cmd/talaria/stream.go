@@ -30,6 +30,12 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 		fmt.Fprint(p.out, ev.Data)
 		p.text.WriteString(ev.Data)
 		p.midLine = !strings.HasSuffix(ev.Data, "\n")
+	case events.KindStatus:
+		if p.midLine {
+			fmt.Fprintln(p.out)
+			p.midLine = false
+		}
+		fmt.Fprintf(p.errOut, "  ⋯ %s\n", ev.Data)
 	case events.KindToolStart, events.KindToolEnd:
 		var t activities.ToolEvent
 		if json.Unmarshal([]byte(ev.Data), &t) != nil {
