@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -89,7 +88,7 @@ func (a *Activities) CompressContext(ctx context.Context, in CompressContextInpu
 		a.logger().Warn("the todo list did not follow the compaction", "session", child.ID, "error", err)
 	}
 	res.SessionID, res.Compacted = child.ID, true
-	res.After = compress.EstimateTokens(append([]models.Message{{Role: "system", Content: prompt}}, msgs...), schema)
+	res.After = contextTokens(prompt, msgs, schema) // the copies carry no usage: an estimate
 	how := "summarised"
 	if res.Fallback {
 		how = "summarised without a model (the summary call failed)"
@@ -107,7 +106,7 @@ func (a *Activities) CompressContext(ctx context.Context, in CompressContextInpu
 func compactedMessages(plan compress.Plan, turnID, summary string) []models.Message {
 	out := make([]models.Message, 0, len(plan.Head)+1+len(plan.Tail))
 	for _, m := range plan.Head {
-		if !isSummary(m) {
+		if !compress.IsSummary(m.Content) {
 			out = append(out, withoutUsage(m))
 		}
 	}
@@ -121,10 +120,6 @@ func compactedMessages(plan compress.Plan, turnID, summary string) []models.Mess
 func withoutUsage(m models.Message) models.Message {
 	m.PromptTokens, m.CompletionTokens = 0, 0
 	return m
-}
-
-func isSummary(m models.Message) bool {
-	return strings.HasPrefix(strings.TrimSpace(m.Content), compress.SummaryHeader)
 }
 
 // summarise asks the model for the structured summary of middle.

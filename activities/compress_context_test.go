@@ -136,7 +136,7 @@ func TestContextTokens(t *testing.T) {
 		{"prompt tokens without completion", "", []models.Message{withUsage("", 700, 0), user(x(1))}, 0, 701, false},
 	}
 	for _, tt := range tests {
-		got := contextTokens(tt.system, tt.history, tt.schema)
+		got := contextTokens(tt.system, tt.history, func() int { return tt.schema })
 		if got != tt.want {
 			t.Errorf("%s: contextTokens = %d, want %d", tt.name, got, tt.want)
 		}
@@ -162,7 +162,7 @@ func TestContextTokensAfterReport(t *testing.T) {
 		{Role: "assistant", PromptTokens: 5000, CompletionTokens: 321},
 	}, after...)
 	want := 5000 + 321 + compress.EstimateTokens(after, 0)
-	if got := contextTokens("system prompt", history, 777); got != want {
+	if got := contextTokens("system prompt", history, func() int { return 777 }); got != want {
 		t.Fatalf("contextTokens = %d, want %d", got, want)
 	}
 }

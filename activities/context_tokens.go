@@ -9,36 +9,38 @@ import (
 	"github.com/talaria-agent/talaria/models"
 )
 
-// schemaChars is the JSON length of the tool schemas a call offers (the
-// registry's, limited to allow); they count towards the prompt.
-func (a *Activities) schemaChars(allow []string) int {
-	if a.Tools == nil {
-		return 0
+// schemaChars returns the JSON length of the tool schemas a call offers
+// (the registry's, limited to allow); they count towards the prompt.
+func (a *Activities) schemaChars(allow []string) func() int {
+	return func() int {
+		if a.Tools == nil {
+			return 0
+		}
+		defs := a.Tools.Definitions()
+		if len(allow) > 0 {
+			defs = filterTools(defs, allow)
+		}
+		data, err := json.Marshal(defs)
+		if err != nil {
+			return 0
+		}
+		return len(data)
 	}
-	defs := a.Tools.Definitions()
-	if len(allow) > 0 {
-		defs = filterTools(defs, allow)
-	}
-	data, err := json.Marshal(defs)
-	if err != nil {
-		return 0
-	}
-	return len(data)
 }
 
 // contextTokens is the size of the context the next model call would
 // send: the prompt tokens the provider reported for the latest reply plus
 // its completion and an estimate of everything after it; without a report,
 // the estimate (chars+3)/4 of the system prompt, every message and the tool
-// schemas.
-func contextTokens(system string, history []models.Message, schemaChars int) int {
+// schemas (schemaChars is called only then).
+func contextTokens(system string, history []models.Message, schemaChars func() int) int {
 	for i := len(history) - 1; i >= 0; i-- {
 		m := history[i]
 		if m.Role == "assistant" && m.PromptTokens > 0 {
 			return int(m.PromptTokens+m.CompletionTokens) + compress.EstimateTokens(history[i+1:], 0)
 		}
 	}
-	return compress.EstimateTokens(append([]models.Message{{Role: "system", Content: system}}, history...), schemaChars)
+	return compress.EstimateTokens(append([]models.Message{{Role: "system", Content: system}}, history...), schemaChars())
 }
 
 // loadContext returns a session's system prompt (the stored one, else the

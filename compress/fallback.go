@@ -21,7 +21,7 @@ func FallbackSummary(head, middle []models.Message) string {
 	task := ""
 	for _, part := range [][]models.Message{head, middle} {
 		for _, m := range part {
-			if task == "" && m.Role == "user" && strings.TrimSpace(m.Content) != "" && !isSummary(m.Content) {
+			if task == "" && m.Role == "user" && strings.TrimSpace(m.Content) != "" && !IsSummary(m.Content) {
 				task = strings.TrimSpace(clip(m.Content, fallbackTaskChars))
 			}
 		}

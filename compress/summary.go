@@ -94,14 +94,15 @@ func writeTranscriptLine(b *strings.Builder, m models.Message) {
 // content (ignoring leading white space) starts with SummaryHeader, or "".
 func PreviousSummary(msgs []models.Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if isSummary(msgs[i].Content) {
+		if IsSummary(msgs[i].Content) {
 			return msgs[i].Content
 		}
 	}
 	return ""
 }
 
-// isSummary reports whether s is a compaction summary.
-func isSummary(s string) bool {
+// IsSummary reports whether s is a compaction summary: it starts (after
+// white space) with SummaryHeader.
+func IsSummary(s string) bool {
 	return strings.HasPrefix(strings.TrimLeft(s, " \t\r\n"), SummaryHeader)
 }
