@@ -15,17 +15,18 @@ var nonRetryableModelErrors = []string{
 	string(llm.ClassBadRequest), string(llm.ClassContextOverflow),
 }
 
-// storeOptions serve the short bookkeeping activities; they retry until the
-// store is back, so a database outage pauses a turn instead of failing it.
+// storeTimeout and storeRetry serve the short bookkeeping steps; they retry
+// until the store is back, so a database outage pauses a turn instead of
+// failing it.
+const storeTimeout = 30 * time.Second
+
+func storeRetry() *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{InitialInterval: 500 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second}
+}
+
+// storeOptions serve bookkeeping activities.
 func storeOptions(ctx workflow.Context) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:    500 * time.Millisecond,
-			BackoffCoefficient: 2,
-			MaximumInterval:    30 * time.Second,
-		},
-	})
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: storeTimeout, RetryPolicy: storeRetry()})
 }
 
 // bookkeep runs a short store activity: a local activity in runs that have
@@ -37,16 +38,9 @@ func bookkeep(ctx workflow.Context, name string, args ...any) workflow.Future {
 	return workflow.ExecuteActivity(storeOptions(ctx), name, args...)
 }
 
-// localStoreOptions are storeOptions for local activities.
+// localStoreOptions serve bookkeeping local activities.
 func localStoreOptions(ctx workflow.Context) workflow.Context {
-	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: 30 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval:    500 * time.Millisecond,
-			BackoffCoefficient: 2,
-			MaximumInterval:    30 * time.Second,
-		},
-	})
+	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: storeTimeout, RetryPolicy: storeRetry()})
 }
 
 // modelOptions serve model calls: heartbeats make a dead worker's call move
