@@ -12,9 +12,3 @@ const (
 	// CompressContextName compacts a session's context into a child session.
 	CompressContextName = "CompressContext"
 )
-
-// Error types of non-retryable application errors raised by activities.
-const (
-	ErrTypeStore      = "StoreError"
-	ErrTypeBadMessage = "BadMessage"
-)

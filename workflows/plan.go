@@ -130,12 +130,9 @@ func allIn(calls []activities.ToolCallRef, set map[string]bool) bool {
 // every call is either answered without running a tool or runs a quick one.
 // Pure.
 func runsLocally(r activities.CallModelResult, plan []activities.CallPlan) bool {
-	action := make(map[string]activities.PlanAction, len(plan))
-	for _, p := range plan {
-		action[p.ID] = p.Action
-	}
+	byID := activities.PlanByID(plan)
 	for _, c := range r.ToolCalls {
-		if a, planned := action[c.ID]; (!planned || a == activities.PlanRun) && !c.Quick {
+		if byID.Get(c.ID).Action == activities.PlanRun && !c.Quick {
 			return false
 		}
 	}

@@ -97,10 +97,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			st.Budget.Refund()
 		case StepRunTools:
 			step.Plan = applyHumanGates(ctx, in, &st, gate, reply, step.Plan)
-			if st.stopIfInterrupted() {
-				break
+			if !st.stopIfInterrupted() {
+				runTools(ctx, workCtx, in, turnID, &st, reply, step)
 			}
-			runTools(ctx, workCtx, in, turnID, &st, reply, step)
 		case StepFinish, StepStop:
 			st.Final = step.Final
 			st.stop(step.Reason, "")
@@ -155,11 +154,10 @@ func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *Tu
 	if remote {
 		err = workflow.ExecuteActivity(toolOptions(workCtx, in), activities.ExecuteToolsName, batch).Get(workCtx, &res)
 	}
-	switch {
-	case st.Interrupted:
-		st.stop(StopInterrupted, "")
+	if st.stopIfInterrupted() {
 		return
-	case err != nil:
+	}
+	if err != nil {
 		st.stop(StopError, errorMessage(err))
 		return
 	}
