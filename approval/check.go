@@ -2,6 +2,7 @@ package approval
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -55,7 +56,7 @@ func (as *assessor) check(name string, args []string, depth int, subs bool) cmdI
 			as.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script ("+name+" <(curl ...))")
 		}
 		if isPython(name) {
-			if k := indexOf(args, "-m"); k >= 0 && k+1 < len(args) && strings.HasPrefix(args[k+1], "pip") {
+			if k := slices.Index(args, "-m"); k >= 0 && k+1 < len(args) && strings.HasPrefix(args[k+1], "pip") {
 				as.packages("pip", args[k+2:])
 			}
 		}
@@ -78,7 +79,7 @@ func (as *assessor) check(name string, args []string, depth int, subs bool) cmdI
 		}
 		as.report(Dangerous, RuleDiskTool, "creates a filesystem ("+name+")")
 	case diskTools[name]:
-		if !(contains(args, "-l") || contains(args, "--list")) || name == "wipefs" || name == "mkswap" || name == "blkdiscard" {
+		if !(slices.Contains(args, "-l") || slices.Contains(args, "--list")) || name == "wipefs" || name == "mkswap" || name == "blkdiscard" {
 			as.report(Dangerous, RuleDiskTool, "partitions or wipes a disk ("+name+")")
 		}
 	case name == "shred":
@@ -147,22 +148,13 @@ func (as *assessor) check(name string, args []string, depth int, subs bool) cmdI
 	case name == "dropdb":
 		as.report(Dangerous, RuleSQLDrop, "drops a database (dropdb)")
 	case name == "mysqladmin":
-		if contains(positionals(args, "uhpPS"), "drop") {
+		if slices.Contains(positionals(args, "uhpPS"), "drop") {
 			as.report(Dangerous, RuleSQLDrop, "drops a database (mysqladmin drop)")
 		}
 	default:
 		as.packages(name, args)
 	}
 	return info
-}
-
-func indexOf(list []string, s string) int {
-	for i, x := range list {
-		if x == s {
-			return i
-		}
-	}
-	return -1
 }
 
 // clusterHas reports whether a short-option word ("-r", "-ir") holds c.
@@ -336,13 +328,13 @@ func (as *assessor) git(args []string) {
 	sub, rest := args[k], args[k+1:]
 	switch sub {
 	case "clean":
-		force := clusterHas(rest, 'f') || contains(rest, "--force")
-		dry := clusterHas(rest, 'n') || contains(rest, "--dry-run")
+		force := clusterHas(rest, 'f') || slices.Contains(rest, "--force")
+		dry := clusterHas(rest, 'n') || slices.Contains(rest, "--dry-run")
 		if force && !dry {
 			as.report(Dangerous, RuleGitClean, "deletes untracked files (git clean -f)")
 		}
 	case "reset":
-		if contains(rest, "--hard") {
+		if slices.Contains(rest, "--hard") {
 			as.report(Dangerous, RuleGitResetHard, "discards uncommitted changes (git reset --hard)")
 		}
 	case "push":
@@ -380,7 +372,7 @@ func (as *assessor) copies(name string, args []string) {
 	switch name {
 	case "tee":
 		dests = positionals(args, "")
-		appendMode = clusterHas(args, 'a') || contains(args, "--append")
+		appendMode = clusterHas(args, 'a') || slices.Contains(args, "--append")
 	default:
 		argLetters := "St"
 		if name == "rsync" {
@@ -446,7 +438,7 @@ func (as *assessor) inPlace(name string, args []string, argLetters string) {
 
 // perms: chmod, chown and chgrp.
 func (as *assessor) perms(name string, args []string) {
-	recursive := clusterHas(args, 'R') || contains(args, "--recursive")
+	recursive := clusterHas(args, 'R') || slices.Contains(args, "--recursive")
 	var ops []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -593,7 +585,7 @@ func (as *assessor) packages(name string, args []string) {
 			remove = name + " " + s
 		}
 	case name == "npm" || name == "pnpm":
-		global := contains(args, "-g") || contains(args, "--global") || contains(args, "--location=global")
+		global := slices.Contains(args, "-g") || slices.Contains(args, "--global") || slices.Contains(args, "--location=global")
 		if s := first(""); global && (s == "uninstall" || s == "remove" || s == "rm" || s == "un" || s == "r" || s == "unlink") {
 			remove = name + " " + s + " -g"
 		}

@@ -1,6 +1,9 @@
 package approval
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // keywords are reserved words that may precede a command.
 var keywords = map[string]bool{
@@ -46,19 +49,8 @@ func skipOptions(args []string, short string, long ...string) int {
 			return i
 		}
 		i++
-		if a[1] == '-' {
-			if !strings.Contains(a, "=") && contains(long, a[2:]) {
-				i++
-			}
-			continue
-		}
-		for k := 1; k < len(a); k++ {
-			if strings.IndexByte(short, a[k]) >= 0 {
-				if k == len(a)-1 {
-					i++
-				}
-				break
-			}
+		if takesArg(a, short, long) {
+			i++
 		}
 	}
 	return min(i, len(args))
@@ -78,28 +70,24 @@ func positionals(args []string, short string, long ...string) []string {
 			out = append(out, a)
 			continue
 		}
-		if a[1] == '-' {
-			if !strings.Contains(a, "=") && contains(long, a[2:]) {
-				i++
-			}
-			continue
-		}
-		for k := 1; k < len(a); k++ {
-			if strings.IndexByte(short, a[k]) >= 0 {
-				if k == len(a)-1 {
-					i++
-				}
-				break
-			}
+		if takesArg(a, short, long) {
+			i++
 		}
 	}
 	return out
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+// takesArg reports whether the option word a ("--name", "-xvf") is followed
+// by its argument as the next word: a long option without "=" named in
+// long, or a short cluster whose last letter is in short (a letter of short
+// earlier in the cluster takes the rest of the word instead).
+func takesArg(a, short string, long []string) bool {
+	if a[1] == '-' {
+		return !strings.Contains(a, "=") && slices.Contains(long, a[2:])
+	}
+	for k := 1; k < len(a); k++ {
+		if strings.IndexByte(short, a[k]) >= 0 {
+			return k == len(a)-1
 		}
 	}
 	return false

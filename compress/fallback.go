@@ -63,19 +63,5 @@ func FallbackSummary(head, middle []models.Message) string {
 		"Critical Context": fmt.Sprintf("- This summary was generated without a model after summarisation failed; "+
 			"details of %d earlier messages were dropped. Re-check state (files, command output) before relying on it.", len(middle)),
 	}
-	var b strings.Builder
-	b.WriteString(SummaryHeader)
-	b.WriteString("\n")
-	for _, s := range Sections {
-		body := strings.TrimSpace(fill[s])
-		if body == "" {
-			body = noneText
-		}
-		b.WriteString("\n## ")
-		b.WriteString(s)
-		b.WriteString("\n")
-		b.WriteString(body)
-		b.WriteString("\n")
-	}
-	return b.String()
+	return renderSummary("", func(i int) string { return fill[Sections[i]] })
 }

@@ -39,26 +39,33 @@ func NormalizeSummary(reply string) (string, bool) {
 		}
 	}
 
+	return renderSummary(strings.Join(preamble, "\n"), func(i int) string { return strings.Join(bodies[i], "\n") }), true
+}
+
+// renderSummary writes a summary in its one form: SummaryHeader, the
+// preamble when there is one, then every section of Sections in order as
+// "## <section>" and its body (trimmed; "(none)" when empty).
+func renderSummary(preamble string, body func(section int) string) string {
 	var b strings.Builder
 	b.WriteString(SummaryHeader)
 	b.WriteString("\n")
-	if p := strings.TrimSpace(strings.Join(preamble, "\n")); p != "" {
+	if p := strings.TrimSpace(preamble); p != "" {
 		b.WriteString("\n")
 		b.WriteString(p)
 		b.WriteString("\n")
 	}
 	for i, s := range Sections {
-		body := strings.TrimSpace(strings.Join(bodies[i], "\n"))
-		if body == "" {
-			body = noneText
+		text := strings.TrimSpace(body(i))
+		if text == "" {
+			text = noneText
 		}
 		b.WriteString("\n## ")
 		b.WriteString(s)
 		b.WriteString("\n")
-		b.WriteString(body)
+		b.WriteString(text)
 		b.WriteString("\n")
 	}
-	return b.String(), true
+	return b.String()
 }
 
 // sectionHeading reports which of Sections line is a heading for.

@@ -3,14 +3,16 @@ package config
 import (
 	"fmt"
 	"time"
+
+	"github.com/talaria-agent/talaria/compress"
 )
 
 // Compression defaults.
 const (
-	DefaultContextWindow        = 128000
-	DefaultCompressionThreshold = 0.5
-	DefaultKeepFirst            = 3
-	DefaultKeepLast             = 20
+	DefaultContextWindow        = compress.DefaultContextWindow
+	DefaultCompressionThreshold = compress.DefaultRatio
+	DefaultKeepFirst            = compress.DefaultKeepFirst
+	DefaultKeepLast             = compress.DefaultKeepLast
 	DefaultOverflowAttempts     = 3
 	DefaultSummaryCooldown      = 10 * time.Minute
 )
