@@ -70,7 +70,7 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 	}
 	return BeginTurnResult{UserMessageID: rows[0].ID, Providers: providers,
 		Grants: approval.Grants{Session: session, Always: always}, SessionID: tip,
-		ContextTokens: contextTokens(system, history, a.schemaChars(nil))}, nil
+		ContextTokens: contextTokens(system, history, a.schemaChars(in.Tools))}, nil
 }
 
 // SaveGrant stores a session or always approval, so later turns (and, for

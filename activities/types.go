@@ -36,6 +36,9 @@ type BeginTurnInput struct {
 	// Workdir is where the user works: the prompt builder reads project
 	// context files there.
 	Workdir string
+	// Tools are the tools the turn offers (empty: all); their schemas count
+	// towards the context size.
+	Tools []string `json:",omitempty"`
 }
 
 // BeginTurnResult names the persisted user message.

@@ -36,7 +36,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		var begun activities.BeginTurnResult
 		err := bookkeep(ctx, activities.BeginTurnName, activities.BeginTurnInput{
 			TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber,
-			Model: in.Model, UserMessage: in.UserMessage, StartedAt: startedAt, Workdir: in.Workdir,
+			Model: in.Model, UserMessage: in.UserMessage, StartedAt: startedAt, Workdir: in.Workdir, Tools: in.Tools,
 		}).Get(ctx, &begun)
 		if err != nil {
 			return ConversationResult{}, err
