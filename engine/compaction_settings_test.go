@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -31,5 +32,22 @@ func TestCompactionFor(t *testing.T) {
 		if got := CompactionFor(cfg); got != tt.want {
 			t.Errorf("%s: CompactionFor = %+v, want %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestCronTurnsUseTheTurnTemplate: a cron slot's turn has the same
+// configuration as a chat turn, with the job's own model, budget and tools.
+func TestCronTurnsUseTheTurnTemplate(t *testing.T) {
+	cfg := config.Default(t.TempDir())
+	cfg.Model.Attempts, cfg.Model.MaxTokens = 2, 1000
+	rt := &Runtime{Config: cfg}
+	in := rt.Cron().Input(models.CronJob{ID: "j", Model: "job-model", MaxIterations: 7, Toolsets: []string{"todo"}}, time.Now()).Turn
+	if in.ModelAttempts != 2 || in.Limits.BaseMaxTokens != 1000 || in.Compaction != CompactionFor(cfg) ||
+		in.Model != "job-model" || in.MaxIterations != 7 || len(in.Tools) != 1 {
+		t.Fatalf("cron turn = %+v", in)
+	}
+	in = rt.Cron().Input(models.CronJob{ID: "j"}, time.Now()).Turn
+	if in.Model != cfg.Model.Name || in.MaxIterations != cfg.MaxIterations {
+		t.Fatalf("cron turn without its own model or budget = %+v", in)
 	}
 }

@@ -55,16 +55,13 @@ func (c CronStarter) IsRunning(ctx context.Context, job models.CronJob) (bool, e
 // Input is the workflow input of one slot of job.
 func (c CronStarter) Input(job models.CronJob, slot time.Time) workflows.CronRunInput {
 	cfg := c.rt.Config
-	turn := workflows.TurnInput{
-		Model: job.Model, MaxIterations: job.MaxIterations, Workdir: filepath.Join(cfg.Home, "cron", "work"),
-		ModelTimeout: cfg.Model.Timeout, HeartbeatTimeout: cfg.HeartbeatTimeout, Limits: cfg.Loop,
-		Tools: job.Toolsets, Compaction: CompactionFor(cfg),
+	turn := TurnTemplate(cfg, filepath.Join(cfg.Home, "cron", "work"))
+	turn.Tools = job.Toolsets
+	if job.Model != "" {
+		turn.Model = job.Model
 	}
-	if turn.Model == "" {
-		turn.Model = cfg.Model.Name
-	}
-	if turn.MaxIterations <= 0 {
-		turn.MaxIterations = cfg.MaxIterations
+	if job.MaxIterations > 0 {
+		turn.MaxIterations = job.MaxIterations
 	}
 	return workflows.CronRunInput{JobID: job.ID, JobName: job.Name, Slot: slot, Prompt: job.Prompt,
 		PreRunScript: job.PreRunScript, Deliver: job.Deliver, Turn: turn}

@@ -125,7 +125,7 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 		onEvent = nil // stdout carries the JSON result only
 	}
 	turn := func(msg string) (workflows.ConversationResult, error) {
-		in := turnTemplate(cfg, workdir)
+		in := engine.TurnTemplate(cfg, workdir)
 		in.SessionID, in.UserMessage = session, msg
 		return rt.RunMessage(ctx, in, mode, onEvent)
 	}

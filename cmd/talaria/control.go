@@ -133,7 +133,7 @@ func sendMessage(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, sess
 	if err != nil {
 		return usagef("cannot read the working directory: %v", err)
 	}
-	in := turnTemplate(cfg, workdir)
+	in := engine.TurnTemplate(cfg, workdir)
 	in.SessionID, in.UserMessage = session, text
 	if err := rt.Send(cmd.Context(), session, workflows.Message{Text: text, Mode: mode, Turn: in}); err != nil {
 		return err

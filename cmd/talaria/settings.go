@@ -8,7 +8,6 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 // commonFlags are the flags serve and chat share.
@@ -68,18 +67,3 @@ func newLogger(level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }
 
-// turnTemplate is the turn configuration a message carries.
-func turnTemplate(cfg config.Config, workdir string) workflows.TurnInput {
-	limits := cfg.Loop
-	if cfg.Model.MaxTokens > 0 {
-		// Cut-off tool calls are re-asked with the configured cap doubled.
-		limits.BaseMaxTokens = cfg.Model.MaxTokens
-	}
-	return workflows.TurnInput{
-		Model: cfg.Model.Name, MaxIterations: cfg.MaxIterations, Workdir: workdir,
-		ModelTimeout: cfg.Model.Timeout, HeartbeatTimeout: cfg.HeartbeatTimeout,
-		ModelAttempts: cfg.Model.Attempts, Limits: limits,
-		Approvals:  workflows.ApprovalSettings{Mode: workflows.ApprovalMode(cfg.Approvals.Mode), Timeout: cfg.Approvals.Timeout},
-		Compaction: engine.CompactionFor(cfg),
-	}
-}

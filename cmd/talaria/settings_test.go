@@ -12,7 +12,7 @@ import (
 func TestTurnTemplateCarriesCompaction(t *testing.T) {
 	cfg := config.Default(t.TempDir())
 	cfg.Compression.ContextWindow = 20000
-	in := turnTemplate(cfg, t.TempDir())
+	in := engine.TurnTemplate(cfg, t.TempDir())
 	if in.Compaction != engine.CompactionFor(cfg) || in.Compaction.Threshold == 0 || in.Compaction.OverflowAttempts != 3 {
 		t.Fatalf("turn template compaction = %+v", in.Compaction)
 	}
