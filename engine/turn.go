@@ -54,14 +54,19 @@ const maxParentWalk = 1000
 // needed. The message is durable from here on: it will run, be queued,
 // interrupt or steer as its mode says.
 func (rt *Runtime) Send(ctx context.Context, sessionID string, msg workflows.Message) error {
-	sessionID, err := rt.Conversation(ctx, sessionID)
+	conversation, err := rt.Conversation(ctx, sessionID)
 	if err != nil {
 		return err
 	}
+	return rt.send(ctx, conversation, msg)
+}
+
+// send delivers msg to the coordinator of a conversation (a resolved id).
+func (rt *Runtime) send(ctx context.Context, sessionID string, msg workflows.Message) error {
 	if msg.RequestID == "" {
 		msg.RequestID = newRequestID()
 	}
-	_, err = rt.Client.SignalWithStartWorkflow(ctx, workflows.SessionWorkflowID(sessionID), workflows.SignalMessage, msg,
+	_, err := rt.Client.SignalWithStartWorkflow(ctx, workflows.SessionWorkflowID(sessionID), workflows.SignalMessage, msg,
 		client.StartWorkflowOptions{
 			ID:                    workflows.SessionWorkflowID(sessionID),
 			TaskQueue:             workflows.TaskQueue,
@@ -93,7 +98,7 @@ func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode 
 	}
 	in.SessionID = conversation
 	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
-	if err := rt.Send(ctx, in.SessionID, msg); err != nil {
+	if err := rt.send(ctx, in.SessionID, msg); err != nil {
 		return res, err
 	}
 	turnID, err := rt.waitAssigned(ctx, in.SessionID, msg.RequestID)
@@ -135,11 +140,16 @@ func (rt *Runtime) follow(ctx context.Context, turnID string, onEvent func(model
 
 // SessionState asks a session's coordinator what runs and what waits.
 func (rt *Runtime) SessionState(ctx context.Context, sessionID string) (workflows.SessionState, error) {
-	var st workflows.SessionState
-	sessionID, err := rt.Conversation(ctx, sessionID)
+	conversation, err := rt.Conversation(ctx, sessionID)
 	if err != nil {
-		return st, err
+		return workflows.SessionState{}, err
 	}
+	return rt.sessionState(ctx, conversation)
+}
+
+// sessionState queries the coordinator of a conversation (a resolved id).
+func (rt *Runtime) sessionState(ctx context.Context, sessionID string) (workflows.SessionState, error) {
+	var st workflows.SessionState
 	v, err := rt.Client.QueryWorkflow(ctx, workflows.SessionWorkflowID(sessionID), "", workflows.QuerySession)
 	if err != nil {
 		return st, fmt.Errorf("query session %s: %w", sessionID, err)
@@ -178,14 +188,15 @@ func (rt *Runtime) Interrupt(ctx context.Context, sessionID, reason string) (str
 	return st.Running, nil
 }
 
-// waitAssigned waits until the coordinator has started the turn a request
-// became (it may wait in the queue first).
+// waitAssigned waits until the coordinator of a conversation (a resolved
+// id) has started the turn a request became (it may wait in the queue
+// first).
 func (rt *Runtime) waitAssigned(ctx context.Context, sessionID, requestID string) (string, error) {
 	// A free coordinator assigns within milliseconds: ask soon, then less
 	// often (a queued message may wait for a long turn).
 	wait := 5 * time.Millisecond
 	for {
-		st, err := rt.SessionState(ctx, sessionID)
+		st, err := rt.sessionState(ctx, sessionID)
 		if err == nil {
 			if id, ok := st.Assigned[requestID]; ok {
 				return id, nil
