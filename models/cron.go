@@ -194,14 +194,7 @@ func (s *Store) UpdateCronJob(ctx context.Context, job CronJob) error {
 		if taken > 0 {
 			return fmt.Errorf("name %q: %w", job.Name, ErrCronJobExists)
 		}
-		res := tx.Model(&CronJob{}).Where("id = ?", job.ID).Select(cronJobColumns).Updates(&job)
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return ErrNotFound
-		}
-		return nil
+		return changedRow(tx.Model(&CronJob{}).Where("id = ?", job.ID).Select(cronJobColumns).Updates(&job))
 	})
 	if err != nil {
 		return fmt.Errorf("models: update cron job %q: %w", job.ID, err)
@@ -216,13 +209,10 @@ func (s *Store) SetCronJobEnabled(ctx context.Context, idOrName string, enabled 
 	if err != nil {
 		return err
 	}
-	res := s.db.WithContext(ctx).Model(&CronJob{}).Where("id = ?", job.ID).
-		Updates(map[string]any{"enabled": enabled, "updated_at": now()})
-	if res.Error != nil {
-		return fmt.Errorf("models: set cron job %q enabled=%t: %w", job.ID, enabled, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("models: set cron job %q enabled=%t: %w", job.ID, enabled, ErrNotFound)
+	err = changedRow(s.db.WithContext(ctx).Model(&CronJob{}).Where("id = ?", job.ID).
+		Updates(map[string]any{"enabled": enabled, "updated_at": now()}))
+	if err != nil {
+		return fmt.Errorf("models: set cron job %q enabled=%t: %w", job.ID, enabled, err)
 	}
 	return nil
 }
@@ -270,14 +260,7 @@ func (s *Store) DeleteCronJob(ctx context.Context, idOrName string) error {
 		if err := tx.Where("job_id = ?", job.ID).Delete(&CronRun{}).Error; err != nil {
 			return fmt.Errorf("runs: %w", err)
 		}
-		res := tx.Where("id = ?", job.ID).Delete(&CronJob{})
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected == 0 {
-			return ErrNotFound
-		}
-		return nil
+		return changedRow(tx.Where("id = ?", job.ID).Delete(&CronJob{}))
 	})
 	if err != nil {
 		return fmt.Errorf("models: delete cron job %q: %w", job.ID, err)
@@ -338,16 +321,13 @@ func (s *Store) UpdateRun(ctx context.Context, run CronRun) error {
 	if err := checkCronRun(&run); err != nil {
 		return fmt.Errorf("models: update cron run: %w", err)
 	}
-	res := s.db.WithContext(ctx).Model(&CronRun{}).
+	err := changedRow(s.db.WithContext(ctx).Model(&CronRun{}).
 		Where("job_id = ? AND scheduled_at = ?", run.JobID, run.ScheduledAt).
 		Select("workflow_id", "status", "started_at", "ended_at", "exit_reason", "delivery", "error").
-		Updates(&run)
-	if res.Error == nil && res.RowsAffected == 0 {
-		res.Error = ErrNotFound
-	}
-	if res.Error != nil {
+		Updates(&run))
+	if err != nil {
 		return fmt.Errorf("models: update run of cron job %q at %s: %w",
-			run.JobID, run.ScheduledAt.Format(time.RFC3339), res.Error)
+			run.JobID, run.ScheduledAt.Format(time.RFC3339), err)
 	}
 	return nil
 }

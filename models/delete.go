@@ -21,12 +21,8 @@ func (s *Store) DeleteSession(ctx context.Context, sessionID string) error {
 		if err := tx.Select("id", "parent_session_id").Where("id = ?", sessionID).Take(&gone).Error; err != nil {
 			return fmt.Errorf("models: delete session %q: %w", sessionID, notFound(err))
 		}
-		res := tx.Where("id = ?", sessionID).Delete(&Session{})
-		if res.Error != nil {
-			return fmt.Errorf("models: delete session %q: %w", sessionID, res.Error)
-		}
-		if res.RowsAffected == 0 {
-			return fmt.Errorf("models: delete session %q: %w", sessionID, ErrNotFound)
+		if err := changedRow(tx.Where("id = ?", sessionID).Delete(&Session{})); err != nil {
+			return fmt.Errorf("models: delete session %q: %w", sessionID, err)
 		}
 		err := tx.Model(&Session{}).Where("parent_session_id = ?", sessionID).
 			UpdateColumn("parent_session_id", gone.ParentSessionID).Error

@@ -1,6 +1,10 @@
 package models
 
-import "errors"
+import (
+	"errors"
+
+	"gorm.io/gorm"
+)
 
 var (
 	// ErrNotFound reports that the requested session, message or turn does
@@ -20,3 +24,15 @@ var (
 	// child session is already taken by a session that is not that child.
 	ErrSessionExists = errors.New("session already exists")
 )
+
+// changedRow is the outcome of an update or delete that must touch a row:
+// its error, or ErrNotFound when no row changed.
+func changedRow(res *gorm.DB) error {
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}
