@@ -79,6 +79,17 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]Message, erro
 	return msgs, nil
 }
 
+// FirstMessage returns a session's first visible message, or ErrNotFound
+// when it has none.
+func (s *Store) FirstMessage(ctx context.Context, sessionID string) (*Message, error) {
+	var m Message
+	err := s.db.WithContext(ctx).Where("session_id = ? AND hidden = ?", sessionID, false).Order("id").Take(&m).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: first message of session %q: %w", sessionID, notFound(err))
+	}
+	return &m, nil
+}
+
 // Message returns the message with the given ID, or ErrNotFound.
 func (s *Store) Message(ctx context.Context, id int64) (*Message, error) {
 	var m Message

@@ -239,3 +239,23 @@ func TestMessageByKey(t *testing.T) {
 		}
 	})
 }
+
+func TestFirstMessage(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		ctx := t.Context()
+		if _, err := s.FirstMessage(ctx, "none"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("no messages: %v", err)
+		}
+		if _, err := s.AppendMessages(ctx, []Message{
+			{SessionID: "fm", IdemKey: "fm/0", Role: "user", Content: "hidden first", Hidden: true},
+			{SessionID: "fm", IdemKey: "fm/1", Role: "user", Content: "first"},
+			{SessionID: "fm", IdemKey: "fm/2", Role: "assistant", Content: "second"},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := s.FirstMessage(ctx, "fm"); err != nil || m.Content != "first" {
+			t.Fatalf("FirstMessage = %+v, %v; want the first visible one", m, err)
+		}
+	})
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -197,9 +196,7 @@ func checkEndpoint(ctx context.Context, configured bool, endpoint, key string) e
 // printResult prints the result as JSON or as text, and sets the exit status.
 func printResult(cmd *cobra.Command, res workflows.ConversationResult, asJSON bool, printer *streamPrinter) error {
 	if asJSON {
-		enc := json.NewEncoder(cmd.OutOrStdout())
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
 			return fmt.Errorf("encode result: %w", err)
 		}
 	} else {

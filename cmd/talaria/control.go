@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -186,9 +185,7 @@ pending steers) and the messages waiting in its queue.`, 1,
 				}
 			}
 			if asJSON {
-				enc := json.NewEncoder(cmd.OutOrStdout())
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			w := cmd.OutOrStdout()
 			if out.Turn == nil {

@@ -94,8 +94,8 @@ func newSessionsListCommand() *cobra.Command {
 				return writeJSON(cmd.OutOrStdout(), sessions)
 			}
 			return printSessionList(cmd.OutOrStdout(), sessions, func(id string) string {
-				if msgs, err := st.Messages(cmd.Context(), id); err == nil && len(msgs) > 0 {
-					return msgs[0].Content
+				if m, err := st.FirstMessage(cmd.Context(), id); err == nil {
+					return m.Content
 				}
 				return ""
 			})
