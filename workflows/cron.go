@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -75,16 +74,8 @@ func cronTurn(ctx workflow.Context, in CronRunInput) (text, exit string, err err
 		}
 		prompt += "\n\nOutput of the job's pre-run script:\n" + out
 	}
-	turn := in.Turn
-	turn.SessionID, turn.TurnNumber, turn.UserMessage = CronSessionID(in.JobID, in.Slot), 1, prompt
-	turn.Approvals = ApprovalSettings{Mode: ApprovalDeny}
-	turn.MemoryReviewEvery = -1
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID: TurnWorkflowID(turn.SessionID, 1), TaskQueue: TaskQueue,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	})
-	var res ConversationResult
-	if err := workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn).Get(ctx, &res); err != nil {
+	res, err := unattendedTurn(ctx, in.Turn, CronSessionID(in.JobID, in.Slot), prompt)
+	if err != nil {
 		return "", string(StopError), err
 	}
 	if res.FinalResponse == nil {

@@ -49,15 +49,23 @@ func MemoryReviewWorkflow(ctx workflow.Context, in ReviewInput) (ConversationRes
 		return ConversationResult{}, err
 	}
 	turn := in.Turn
-	turn.SessionID, turn.TurnNumber, turn.UserMessage = review, 1, ReviewInstructions
-	turn.Tools, turn.MaxIterations, turn.MemoryReviewEvery = []string{"memory"}, 8, -1
+	turn.Tools, turn.MaxIterations = []string{"memory"}, 8
+	return unattendedTurn(ctx, turn, review, ReviewInstructions)
+}
+
+// unattendedTurn runs text as turn 1 of its own session, as a child
+// workflow, with nobody to ask: commands that need approval are refused,
+// and the session gets no memory review of its own.
+func unattendedTurn(ctx workflow.Context, turn TurnInput, sessionID, text string) (ConversationResult, error) {
+	turn.SessionID, turn.TurnNumber, turn.UserMessage = sessionID, 1, text
 	turn.Approvals = ApprovalSettings{Mode: ApprovalDeny}
+	turn.MemoryReviewEvery = -1
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID: TurnWorkflowID(review, 1), TaskQueue: TaskQueue,
+		WorkflowID: TurnWorkflowID(sessionID, 1), TaskQueue: TaskQueue,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	})
 	var res ConversationResult
-	err = workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn).Get(ctx, &res)
+	err := workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn).Get(ctx, &res)
 	return res, err
 }
 
