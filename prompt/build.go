@@ -2,8 +2,11 @@ package prompt
 
 import (
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/talaria-agent/talaria/injection"
 )
 
 // ErrUnreadable: a prompt file exists but could not be read. Build wraps it
@@ -24,12 +27,28 @@ type Inputs struct {
 	Now time.Time
 	// ToolNames are the tools offered, for the tool-use guidance.
 	ToolNames []string
+	// Logger receives a warning for each refused file or memory entry;
+	// nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Prompt is a built system prompt.
 type Prompt struct {
 	Text     string
 	Sections []Section
+	// Refused lists what was left out because it looks like a prompt
+	// injection, in prompt order.
+	Refused []Refusal
+}
+
+// Refusal is a project context file or a memory entry left out of the
+// prompt because it looks like a prompt injection.
+type Refusal struct {
+	Path string // the file
+	// Entry is the 1-based number of the memory entry in Path; 0 when the
+	// whole file was refused.
+	Entry    int
+	Findings []injection.Finding
 }
 
 // Section is one named part of a prompt.
@@ -52,7 +71,7 @@ func Build(in Inputs) (Prompt, error) {
 	if err != nil {
 		return Prompt{}, err
 	}
-	memory, err := memorySection(in.Home)
+	memory, memoryRefused, err := memorySection(in.Home)
 	if err != nil {
 		return Prompt{}, err
 	}
@@ -60,7 +79,7 @@ func Build(in Inputs) (Prompt, error) {
 	if err != nil {
 		return Prompt{}, err
 	}
-	project, err := contextSection(in.Workdir)
+	project, projectRefused, err := contextSection(in.Workdir)
 	if err != nil {
 		return Prompt{}, err
 	}
@@ -72,7 +91,27 @@ func Build(in Inputs) (Prompt, error) {
 		{SectionTools, toolGuidance(in.ToolNames)},
 		{SectionDate, dateLine(in)},
 	}
-	return assemble(parts), nil
+	p := assemble(parts)
+	p.Refused = append(memoryRefused, projectRefused...)
+	warnRefused(in.Logger, p.Refused)
+	return p, nil
+}
+
+// warnRefused logs a warning naming each refused file or entry and what
+// was found in it.
+func warnRefused(log *slog.Logger, refused []Refusal) {
+	if log == nil {
+		log = slog.Default()
+	}
+	for _, r := range refused {
+		if r.Entry == 0 {
+			log.Warn("context file not loaded into the system prompt: it looks like a prompt injection",
+				"file", r.Path, "findings", injection.Details(r.Findings))
+			continue
+		}
+		log.Warn("memory entry left out of the system prompt: it looks like a prompt injection",
+			"file", r.Path, "entry", r.Entry, "findings", injection.Details(r.Findings))
+	}
 }
 
 // assemble drops empty sections and joins the rest with blank lines.

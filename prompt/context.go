@@ -7,15 +7,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/talaria-agent/talaria/injection"
 )
 
 // ContextCap caps the project context file, in characters.
 const ContextCap = 20000
 
 // Project context files. NearContextFiles are searched from the working
-// directory upward to the git root, nearest first, the first name winning
-// within one directory; WorkdirContextFiles only in the working directory,
-// after them, in this order.
+// directory upward to the git root (the working directory alone when it is
+// in no git repository), nearest first, the first name winning within one
+// directory; WorkdirContextFiles only in the working directory, after
+// them, in this order.
 var (
 	NearContextFiles    = []string{".talaria.md", "TALARIA.md"}
 	WorkdirContextFiles = []string{"AGENTS.md", "CLAUDE.md", ".cursorrules"}
@@ -23,7 +26,9 @@ var (
 
 // FindContextFile returns the project context file for workdir and its
 // text; path is "" when there is none. An empty (blank) file counts as
-// absent and the search goes on.
+// absent and the search goes on. NearContextFiles are looked for from
+// workdir up to its git root; without a git root, in workdir alone, so a
+// file planted in /tmp or /home never reaches the prompt.
 func FindContextFile(workdir string) (path, text string, err error) {
 	if workdir == "" {
 		return "", "", nil
@@ -32,21 +37,34 @@ func FindContextFile(workdir string) (path, text string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("project context: resolve %q: %w", workdir, err)
 	}
-	for dir := start; ; {
+	for _, dir := range searchDirs(start) {
 		if path, text, err := firstFile(dir, NearContextFiles); path != "" || err != nil {
 			return path, text, err
 		}
+	}
+	return firstFile(start, WorkdirContextFiles)
+}
+
+// searchDirs lists the directories searched for NearContextFiles: start
+// and its parents up to the nearest git root, nearest first. Without a git
+// root (or when a parent cannot be checked) it is start alone.
+func searchDirs(start string) []string {
+	var dirs []string
+	for dir := start; ; {
+		dirs = append(dirs, dir)
 		isRoot, err := isGitRoot(dir)
 		if err != nil {
-			return "", "", err
+			return []string{start}
+		}
+		if isRoot {
+			return dirs
 		}
 		parent := filepath.Dir(dir)
-		if isRoot || parent == dir {
-			break
+		if parent == dir {
+			return []string{start}
 		}
 		dir = parent
 	}
-	return firstFile(start, WorkdirContextFiles)
 }
 
 // firstFile returns the first of names in dir that exists and is not blank.
@@ -77,12 +95,22 @@ func isGitRoot(dir string) (bool, error) {
 	return false, fmt.Errorf("project context: %w %s: %w", ErrUnreadable, filepath.Join(dir, ".git"), err)
 }
 
-// contextSection renders the project context file.
-func contextSection(workdir string) (string, error) {
+// contextSection renders the project context file. A file that looks
+// like a prompt injection is left out, and the section says so in one line
+// instead; the refusal is returned for the caller to warn about.
+func contextSection(workdir string) (string, []Refusal, error) {
 	path, text, err := FindContextFile(workdir)
 	if err != nil || path == "" {
-		return "", err
+		return "", nil, err
+	}
+	if findings := injection.Scan(text); len(findings) > 0 {
+		return refusedNote(filepath.Base(path), findings), []Refusal{{Path: path, Findings: findings}}, nil
 	}
 	return fmt.Sprintf("## Project context (from %s)\nThese are the project's instructions for working in it.\n\n%s",
-		path, capText(strings.TrimSpace(text), ContextCap)), nil
+		path, capText(strings.TrimSpace(text), ContextCap)), nil, nil
+}
+
+// refusedNote is the line that stands in the prompt for a refused file.
+func refusedNote(name string, findings []injection.Finding) string {
+	return fmt.Sprintf("[%s was not loaded: it looks like a prompt injection (%s)]", name, injection.Summary(findings))
 }

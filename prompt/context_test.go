@@ -12,8 +12,8 @@ func TestBuildContextFile(t *testing.T) {
 		files   map[string]string // under a temp root; the workdir is repo/a/b
 		want    string            // path of the chosen file relative to root; "" for none
 		wantHas string
-		// unbounded leaves the temp root without a .git, so the search
-		// walks on to the real filesystem root.
+		// unbounded leaves the temp root without a .git, so the workdir
+		// is in no git repository (unless the real temp directory is).
 		unbounded bool
 	}{
 		{name: "none"},
@@ -37,8 +37,14 @@ func TestBuildContextFile(t *testing.T) {
 			files: map[string]string{"repo/.git/": "", ".talaria.md": "above", "repo/a/b/AGENTS.md": "agents"}},
 		{name: "git file marks a worktree root", want: "",
 			files: map[string]string{"repo/a/.git": "gitdir: elsewhere", "repo/.talaria.md": "above"}},
-		{name: "no git root searches upward", want: ".talaria.md", unbounded: true,
-			files: map[string]string{".talaria.md": "top"}},
+		{name: "no git root: a file planted in a parent is ignored", want: "", unbounded: true,
+			files: map[string]string{".talaria.md": "planted", "repo/TALARIA.md": "planted", "repo/a/.talaria.md": "planted"}},
+		{name: "no git root: the workdir's own file is used", want: "repo/a/b/TALARIA.md", unbounded: true,
+			files: map[string]string{".talaria.md": "planted", "repo/a/b/TALARIA.md": "mine"}},
+		{name: "git root two levels up: a file in between is used", want: "repo/a/.talaria.md",
+			files: map[string]string{"repo/.git/": "", "repo/a/.talaria.md": "between", ".talaria.md": "above"}},
+		{name: "git root two levels up: a file above it is ignored", want: "",
+			files: map[string]string{"repo/.git/": "", ".talaria.md": "above", "TALARIA.md": "above"}},
 		{name: "AGENTS.md only in the workdir", want: "",
 			files: map[string]string{"repo/.git/": "", "repo/a/AGENTS.md": "parent agents"}},
 		{name: "empty file is skipped", want: "repo/a/b/CLAUDE.md",
@@ -54,6 +60,8 @@ func TestBuildContextFile(t *testing.T) {
 			files := map[string]string{"repo/a/b/": ""}
 			if !tt.unbounded {
 				files[".git/"] = ""
+			} else if dirs := searchDirs(root); len(dirs) > 1 {
+				t.Skipf("the temp directory is inside a git repository (%s)", dirs[len(dirs)-1])
 			}
 			writeFiles(t, root, files)
 			writeFiles(t, root, tt.files)

@@ -12,15 +12,25 @@
 //     USER.md (facts about the user), each held to a character cap by
 //     keeping whole entries from the start;
 //  3. skills: an index of $TALARIA_HOME/skills/*/SKILL.md;
-//  4. project context: the nearest .talaria.md or TALARIA.md up to the git
-//     root, else AGENTS.md, CLAUDE.md or .cursorrules in the working
-//     directory, capped at [ContextCap] characters;
+//  4. project context: the nearest .talaria.md or TALARIA.md from the
+//     working directory up to its git root (the working directory alone
+//     when it is in no git repository), else AGENTS.md, CLAUDE.md or
+//     .cursorrules in the working directory, capped at [ContextCap]
+//     characters;
 //  5. tool-use guidance for the tools offered;
 //  6. the date line: date, model, provider and working directory.
 //
 // A section with nothing to say is left out, except identity and the date
 // line. A missing file is not an error; a file that exists but cannot be
 // read is (wrapping [ErrUnreadable] and the cause).
+//
+// Project context files and memory entries are scanned with
+// [injection.Scan] before they enter the prompt. A context file that looks
+// like a prompt injection is replaced by a one-line note ("[AGENTS.md was
+// not loaded: it looks like a prompt injection (...)]"); such a memory
+// entry is left out and counted in a note. Each refusal is listed in
+// [Prompt.Refused] and logged as a warning naming the file and the
+// finding.
 //
 // Memory files hold entries separated by a line containing only "§".
 // [SplitEntries], [FormatEntries], [MemoryCap] and [UserCap] are shared

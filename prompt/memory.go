@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/talaria-agent/talaria/injection"
 )
 
 // Memory caps, in characters of the file as the memory tool writes it
@@ -79,10 +81,12 @@ func FitEntries(entries []string, limit int) (kept []string, omitted int) {
 	return entries, 0
 }
 
-// memorySection renders MEMORY.md and USER.md.
-func memorySection(home string) (string, error) {
+// memorySection renders MEMORY.md and USER.md. Entries that look like a
+// prompt injection are left out (and returned as refusals), before the
+// caps are applied.
+func memorySection(home string) (string, []Refusal, error) {
 	if home == "" {
-		return "", nil
+		return "", nil, nil
 	}
 	dir := filepath.Join(home, MemoryDir)
 	blocks := []struct {
@@ -93,22 +97,40 @@ func memorySection(home string) (string, error) {
 		{UserFile, "## About the user", UserCap},
 	}
 	var parts []string
+	var refused []Refusal
 	for _, b := range blocks {
-		text, _, err := readOptional(filepath.Join(dir, b.file))
+		path := filepath.Join(dir, b.file)
+		text, _, err := readOptional(path)
 		if err != nil {
-			return "", fmt.Errorf("memory: %w", err)
+			return "", nil, fmt.Errorf("memory: %w", err)
 		}
-		if block := memoryBlock(b.title, SplitEntries(text), b.limit); block != "" {
+		entries, out := screenEntries(path, SplitEntries(text))
+		refused = append(refused, out...)
+		if block := memoryBlock(b.title, entries, len(out), b.limit); block != "" {
 			parts = append(parts, block)
 		}
 	}
-	return strings.Join(parts, "\n\n"), nil
+	return strings.Join(parts, "\n\n"), refused, nil
+}
+
+// screenEntries splits entries into those that look clean and refusals
+// for those that look like a prompt injection.
+func screenEntries(path string, entries []string) (clean []string, refused []Refusal) {
+	for i, e := range entries {
+		if findings := injection.Scan(e); len(findings) > 0 {
+			refused = append(refused, Refusal{Path: path, Entry: i + 1, Findings: findings})
+			continue
+		}
+		clean = append(clean, e)
+	}
+	return clean, refused
 }
 
 // memoryBlock renders one memory file's entries as bullet points under a
-// heading, held to limit; "" when there are no entries.
-func memoryBlock(title string, entries []string, limit int) string {
-	if len(entries) == 0 {
+// heading, held to limit, with a note for entries refused as prompt
+// injections; "" when there is nothing to show.
+func memoryBlock(title string, entries []string, refused, limit int) string {
+	if len(entries) == 0 && refused == 0 {
 		return ""
 	}
 	kept, omitted := FitEntries(entries, limit)
@@ -119,14 +141,24 @@ func memoryBlock(title string, entries []string, limit int) string {
 		b.WriteString(bullet(e))
 	}
 	if omitted > 0 {
-		noun := "entries were"
-		if omitted == 1 {
-			noun = "entry was"
-		}
-		fmt.Fprintf(&b, "\n(%d %s left out because memory is over its limit of %d characters; consolidate or remove entries.)",
-			omitted, noun, limit)
+		fmt.Fprintf(&b, "\n(%s left out because memory is over its limit of %d characters; consolidate or remove entries.)",
+			entriesWere(omitted), limit)
+	}
+	switch {
+	case refused == 1:
+		b.WriteString("\n(1 entry was not loaded: it looks like a prompt injection.)")
+	case refused > 1:
+		fmt.Fprintf(&b, "\n(%d entries were not loaded: they look like prompt injections.)", refused)
 	}
 	return b.String()
+}
+
+// entriesWere counts entries in words: "1 entry was", "3 entries were".
+func entriesWere(n int) string {
+	if n == 1 {
+		return "1 entry was"
+	}
+	return fmt.Sprintf("%d entries were", n)
 }
 
 // bullet renders an entry as a list item, indenting its further lines.
