@@ -14,6 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/talaria-agent/talaria/injection"
 	"github.com/talaria-agent/talaria/prompt"
 )
 
@@ -30,6 +31,8 @@ var (
 	ErrMemoryNoMatch = errors.New("no memory entry matches")
 	// ErrMemoryAmbiguous: more than one entry contains old_text.
 	ErrMemoryAmbiguous = errors.New("several memory entries match")
+	// ErrMemoryInjection: the content looks like a prompt injection.
+	ErrMemoryInjection = errors.New("memory entry refused: it looks like a prompt injection")
 )
 
 const memoryDescription = `Keep lasting memory across sessions. It is shown in the system prompt of every new session. ` +
@@ -170,7 +173,24 @@ func parseMemoryArgs(raw json.RawMessage) (memoryRequest, error) {
 	if r.action != "add" && r.oldText == "" {
 		return r, a.errorf(`"old_text" is required for %s and must not be empty`, r.action)
 	}
+	if r.action != "remove" {
+		if err := screenMemoryContent(r.content); err != nil {
+			return r, err
+		}
+	}
 	return r, nil
+}
+
+// screenMemoryContent refuses content that looks like a prompt injection:
+// memory is loaded into the system prompt of every new session.
+func screenMemoryContent(content string) error {
+	findings := injection.Scan(content)
+	if len(findings) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s. Memory is loaded into the system prompt of every session, so an entry must be a plain fact "+
+		"without hidden text, instructions to ignore or override rules, or commands that send secrets; nothing was changed",
+		ErrMemoryInjection, injection.Details(findings))
 }
 
 // applyMemory returns the entries after the change. A change that takes
