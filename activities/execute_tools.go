@@ -286,8 +286,7 @@ func answer(tc models.ToolCall, p CallPlan, ran map[string]tools.Result, known [
 	case PlanUnknown:
 		return UnknownToolMessage(tc.Function.Name, known), true
 	case PlanInvalidArgs:
-		return errorResult(fmt.Sprintf("the arguments of this %s call are not a valid JSON object. "+
-			"Call it again with arguments that match its schema.", tc.Function.Name)), true
+		return InvalidArgumentsMessage(tc.Function.Name, tc.Function.Arguments), true
 	case PlanBlocked:
 		return errorResult("blocked by a guardrail: " + p.Note), true
 	case PlanRefused:
@@ -301,6 +300,16 @@ func answer(tc models.ToolCall, p CallPlan, ran map[string]tools.Result, known [
 		}
 		return note, true
 	}
+}
+
+// InvalidArgumentsMessage answers a call whose arguments the loop found
+// invalid, saying why.
+func InvalidArgumentsMessage(name, args string) string {
+	problem := loop.ArgumentsProblem(args)
+	if problem == "" {
+		problem = "not what its schema asks for"
+	}
+	return errorResult(fmt.Sprintf("the arguments of this %s call are %s. Call it again with arguments that match its schema.", name, problem))
 }
 
 func (a *Activities) toolNames() []string {

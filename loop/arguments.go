@@ -12,7 +12,8 @@ type ArgsStatus int
 const (
 	// ArgsValid is a JSON object, or nothing at all (meaning {}).
 	ArgsValid ArgsStatus = iota
-	// ArgsInvalid is text that is not a JSON object and cannot become one.
+	// ArgsInvalid is text that is not a JSON object and cannot become one,
+	// or an object holding a key twice (also when equal but for case).
 	ArgsInvalid
 	// ArgsTruncated is the beginning of a JSON object cut off mid-way: it
 	// would parse if more text followed.
@@ -37,16 +38,20 @@ func (s ArgsStatus) String() string {
 // JSON or not JSON at all is invalid (arrays, strings, numbers and null too:
 // tools take objects); text that is a prefix of a JSON object cut off mid-way
 // (an unclosed '{' or '[', an unterminated string, a trailing ',' or ':') is
-// truncated.
+// truncated. An object that repeats a key, or holds two keys equal but for
+// case, is invalid: a tool and a safety check could each read a different one.
 func CheckArguments(args string) ArgsStatus {
 	if strings.TrimSpace(args) == "" {
 		return ArgsValid
 	}
 	if json.Valid([]byte(args)) {
-		if strings.TrimLeft(args, jsonSpace)[0] == '{' {
-			return ArgsValid
+		if strings.TrimLeft(args, jsonSpace)[0] != '{' {
+			return ArgsInvalid
 		}
-		return ArgsInvalid
+		if _, clash := FindKeyClash(args); clash {
+			return ArgsInvalid
+		}
+		return ArgsValid
 	}
 	if isObjectPrefix(args) {
 		return ArgsTruncated

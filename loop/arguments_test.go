@@ -57,6 +57,12 @@ var argumentCases = []struct {
 	{`{"a": [1}`, ArgsInvalid},
 	{`{"a": {]`, ArgsInvalid},
 	{"\u00a0{}", ArgsInvalid},
+	{`{"command": "rm -rf ./x", "Command": "ls"}`, ArgsInvalid},
+	{`{"command": "ls", "command": "rm -rf ./x"}`, ArgsInvalid},
+	{`{"a": {"b": 1, "B": 2}}`, ArgsInvalid},
+	{`{"a": [{"k": 1, "k": 2}]}`, ArgsInvalid},
+	{`{"command": "ls", "commands": "x"}`, ArgsValid},
+	{`{"a": {"b": 1}, "b": 2}`, ArgsValid},
 }
 
 func TestCheckArguments(t *testing.T) {
@@ -175,8 +181,12 @@ func FuzzCheckArguments(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		status := CheckArguments(s)
 		isObject := json.Valid([]byte(s)) && strings.TrimLeft(s, jsonSpace)[0] == '{'
-		if isObject && status != ArgsValid {
+		_, clash := FindKeyClash(s)
+		if isObject && !clash && status != ArgsValid {
 			t.Fatalf("CheckArguments(%q) = %v for a JSON object", s, status)
+		}
+		if clash && status != ArgsInvalid {
+			t.Fatalf("CheckArguments(%q) = %v for an object with clashing keys", s, status)
 		}
 		if norm := NormalizeArguments(s); norm != s && strings.TrimSpace(s) != "" {
 			t.Fatalf("NormalizeArguments(%q) = %q changed non-blank text", s, norm)
@@ -190,7 +200,8 @@ func FuzzCheckArguments(f *testing.F) {
 		case ArgsTruncated:
 			sc, ok := scanObjectPrefix(s)
 			whole := s + completion(sc)
-			if !ok || CheckArguments(whole) != ArgsValid {
+			_, wholeClash := FindKeyClash(whole)
+			if !ok || CheckArguments(whole) != ArgsValid && !wholeClash {
 				t.Fatalf("CheckArguments(%q) = truncated, but %q does not parse", s, whole)
 			}
 		}

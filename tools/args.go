@@ -7,18 +7,24 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/talaria-agent/talaria/loop"
 )
 
-// args is a decoded argument object. Fields are read one by one so that
-// every problem can be reported with the argument's name. A JSON null counts
-// as an absent argument; unknown arguments are ignored.
+// args is a decoded argument object. Fields are read one by one, by their
+// exact names, so that every problem can be reported with the argument's
+// name. A JSON null counts as an absent argument; unknown arguments are
+// ignored.
 type args struct {
 	tool   string
 	fields map[string]json.RawMessage
 }
 
 // parseArgs decodes a call's raw arguments, which must be a JSON object.
-// Empty arguments and null are treated as {}.
+// Empty arguments and null are treated as {}. It is the one decoding of
+// arguments: an object repeating a key, or holding two keys equal but for
+// case, is refused, so whatever inspects a call before it runs (approval)
+// and the tool itself cannot read different values.
 func parseArgs(tool string, raw json.RawMessage) (args, error) {
 	a := args{tool: tool, fields: map[string]json.RawMessage{}}
 	trimmed := bytes.TrimSpace(raw)
@@ -30,6 +36,9 @@ func parseArgs(tool string, raw json.RawMessage) (args, error) {
 	}
 	if trimmed[0] != '{' {
 		return a, fmt.Errorf("%w for %s: arguments must be a JSON object, got %s", ErrInvalidArguments, tool, jsonKind(trimmed))
+	}
+	if clash, ok := loop.FindKeyClash(string(trimmed)); ok {
+		return a, fmt.Errorf("%w for %s: %s", ErrInvalidArguments, tool, clash.Error())
 	}
 	if err := json.Unmarshal(trimmed, &a.fields); err != nil {
 		return a, fmt.Errorf("%w for %s: %v", ErrInvalidArguments, tool, err)

@@ -51,22 +51,28 @@ type ClarifyArgs struct {
 	Choices  []string `json:"choices,omitempty"`
 }
 
-// ParseClarify reads clarify's arguments; false when there is no question.
-func ParseClarify(args string) (ClarifyArgs, bool) {
-	var a ClarifyArgs
-	if json.Unmarshal([]byte(args), &a) != nil || a.Question == "" {
-		return a, false
+// ParseClarify reads clarify's arguments with the same strict decoding as
+// every tool; false when there is no question or the arguments are invalid.
+func ParseClarify(raw string) (ClarifyArgs, bool) {
+	a, err := parseArgs(ClarifyName, json.RawMessage(raw))
+	if err != nil {
+		return ClarifyArgs{}, false
 	}
-	return a, true
+	q, err := a.requiredStr("question")
+	if err != nil || q == "" {
+		return ClarifyArgs{}, false
+	}
+	out := ClarifyArgs{Question: q}
+	if v, ok := a.value("choices"); ok && json.Unmarshal(v, &out.Choices) != nil {
+		return ClarifyArgs{}, false
+	}
+	return out, true
 }
 
-// TerminalCommand reads the command of a terminal call; false when absent.
-func TerminalCommand(args string) (string, bool) {
-	var a struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal([]byte(args), &a) != nil || a.Command == "" {
-		return "", false
-	}
-	return a.Command, true
+// TerminalCommand reads the command of a terminal call exactly as the
+// terminal tool does, so that what approval assesses is what runs; false
+// when the arguments are invalid or hold no command.
+func TerminalCommand(raw string) (string, bool) {
+	cmd, err := terminalCommand(json.RawMessage(raw))
+	return cmd, err == nil
 }

@@ -67,16 +67,13 @@ func (t TerminalTool) Definition() openai.Tool {
 
 // Run implements Tool.
 func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
+	command, err := terminalCommand(raw)
+	if err != nil {
+		return "", err
+	}
 	a, err := parseArgs(t.Name(), raw)
 	if err != nil {
 		return "", err
-	}
-	command, err := a.requiredStr("command")
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(command) == "" {
-		return "", a.errorf(`"command" must not be empty`)
 	}
 	timeout, ok, err := a.integer("timeout")
 	if err != nil {
@@ -115,6 +112,23 @@ func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 		return "", fmt.Errorf("terminal: %w", err)
 	}
 	return marshalResult(res)
+}
+
+// terminalCommand is the one reading of a terminal call's command, shared
+// by the tool and by approval (TerminalCommand).
+func terminalCommand(raw json.RawMessage) (string, error) {
+	a, err := parseArgs("terminal", raw)
+	if err != nil {
+		return "", err
+	}
+	command, err := a.requiredStr("command")
+	if err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(command) == "" {
+		return "", a.errorf(`"command" must not be empty`)
+	}
+	return command, nil
 }
 
 // shellPath prefers bash and falls back to sh.
