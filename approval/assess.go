@@ -1,149 +1,139 @@
 package approval
 
-import "strings"
+import (
+	"slices"
+	"strings"
 
-// Assess classifies a shell command. It parses the command the way a POSIX
-// shell would (quotes, escapes, ; && || | & and newlines, $(...), `...`,
-// <(...), heredocs and redirections), looks through wrappers such as sudo,
-// env, nohup, time, xargs and "bash -c", and checks every simple command,
-// including the scripts handed to nested shells. Blocked wins over
-// Dangerous; among findings of the strongest risk the first one, in the
-// order the text is read, is reported.
-func Assess(command string) Assessment {
-	as := &assessor{}
-	as.text(command, 0)
-	if as.tooDeep {
-		as.report(Dangerous, RuleTooComplex, "command nests shells or substitutions too deeply to check")
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxDepth bounds the nesting of substitutions and of scripts handed to
+// shells (bash -c, eval, heredocs). Deeper text is not checked and the
+// command is reported as RuleTooComplex.
+const maxDepth = 24
+
+// maxScripts bounds how many nested scripts one Assess parses, so that
+// checking stays roughly linear in the length of the command.
+const maxScripts = 4096
+
+// Assess classifies a shell command. It parses the command with a real
+// shell parser, decodes every word without running anything, looks
+// through wrappers such as sudo, env, xargs, find -exec and "bash -c", and
+// checks every command that would run, including the scripts handed to
+// nested shells and interpreters. Blocked wins over Dangerous; among
+// findings of the strongest risk the first one, in the order the text is
+// read, gives Rule and Reason.
+func Assess(command string) (out Assessment) {
+	defer func() {
+		if recover() != nil {
+			out = Assessment{Risk: Dangerous, Rule: RuleUnparsable,
+				Reason: "could not analyse the command", Pattern: rawPattern(command)}
+		}
+	}()
+	a := &assessor{}
+	a.script(command, newScope(), 0)
+	if a.tooDeep {
+		a.report(Dangerous, RuleTooComplex, "command nests shells or substitutions too deeply to check", rawPattern(command))
 	}
-	return as.best
+	return a.result()
 }
 
-// assessor accumulates the strongest finding of one Assess call.
+// assessor accumulates the findings of one Assess call.
 type assessor struct {
 	best    Assessment
+	parts   []string // patterns of the Dangerous findings
 	tooDeep bool
+	scripts int
 }
 
-// report records a finding unless an equal or stronger one came first.
-func (as *assessor) report(r Risk, rule, reason string) {
-	if r > as.best.Risk {
-		as.best = Assessment{Risk: r, Rule: rule, Reason: reason}
+// scope is what a script has set up so far: variables with a known value,
+// and files a download wrote.
+type scope struct {
+	vars       map[string]string
+	downloaded map[string]bool
+}
+
+func newScope() *scope {
+	return &scope{vars: map[string]string{}, downloaded: map[string]bool{}}
+}
+
+// report records a finding. The first finding of the strongest risk gives
+// the verdict; every Dangerous finding adds its pattern.
+func (a *assessor) report(r Risk, rule, reason, pattern string) {
+	if r == Dangerous {
+		a.parts = append(a.parts, pattern)
+	}
+	if r > a.best.Risk {
+		a.best = Assessment{Risk: r, Rule: rule, Reason: reason}
 	}
 }
 
-// cmdInfo describes a simple command once its wrappers are removed.
-type cmdInfo struct {
-	name       string
-	args       []string
-	downloader bool // prints a download on its output (curl, wget ...)
-	readsStdin bool // a shell or interpreter that runs the code on its stdin
-	shell      bool
+// result is the verdict with the pattern of a Dangerous one.
+func (a *assessor) result() Assessment {
+	out := a.best
+	if out.Risk == Dangerous {
+		parts := slices.Clone(a.parts)
+		slices.Sort(parts)
+		out.Pattern = strings.Join(slices.Compact(parts), " ; ")
+	}
+	return out
 }
 
-// text parses and checks shell text; it reports whether the text runs a
-// downloader anywhere.
-func (as *assessor) text(src string, depth int) bool {
-	return as.script(parseScript(src, depth, &as.tooDeep), depth)
+// script parses shell text and checks it; it reports whether the text runs
+// a downloader anywhere.
+func (a *assessor) script(src string, sc *scope, depth int) bool {
+	a.scripts++
+	if depth > maxDepth || a.scripts > maxScripts || parenDepth(src) > maxParens {
+		a.tooDeep = true
+		return false
+	}
+	f, err := syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash)).
+		Parse(strings.NewReader(src), "")
+	if err != nil {
+		a.report(Dangerous, RuleUnparsable, "could not parse the command ("+short(err.Error())+")", rawPattern(src))
+		return false
+	}
+	a.scan(f)
+	return a.stmts(f.Stmts, sc, depth)
 }
 
-func (as *assessor) script(s *script, depth int) bool {
-	if hasForkBomb(s.skeleton) {
-		as.report(Blocked, RuleForkBomb, "fork bomb (a function that pipes into itself)")
-	}
-	downloads := false
-	for _, p := range s.pipelines {
-		if as.pipeline(p, depth) {
-			downloads = true
+// maxParens bounds the nesting of parentheses handed to the parser, whose
+// time grows faster than linearly on deeply nested arithmetic.
+const maxParens = 1000
+
+// parenDepth is the deepest nesting of parentheses in src, quotes ignored.
+func parenDepth(src string) int {
+	depth, deepest := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '(':
+			depth++
+			deepest = max(deepest, depth)
+		case ')':
+			depth = max(depth-1, 0)
 		}
 	}
-	return downloads
+	return deepest
 }
 
-func (as *assessor) pipeline(p []*command, depth int) bool {
-	infos := make([]cmdInfo, len(p))
-	downloads := false
-	for i, c := range p {
-		var subs bool
-		infos[i], subs = as.command(c, depth)
-		if subs || infos[i].downloader {
-			downloads = true
-		}
-	}
-	for i := range infos {
-		if !infos[i].downloader {
-			continue
-		}
-		for j := i + 1; j < len(infos); j++ {
-			if infos[j].readsStdin {
-				as.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script ("+infos[i].name+" | "+infos[j].name+")")
-			}
-		}
-	}
-	// Text piped into a shell is run: echo 'cmd' | sh, cat <<EOF | sh.
-	// Each text is checked once however many shells follow, and a shell's
-	// own heredoc was checked with the shell.
-	last := -1
-	for j, in := range infos {
-		if in.shell && in.readsStdin {
-			last = j
-		}
-	}
-	for i := 0; i < last; i++ {
-		if infos[i].shell && infos[i].readsStdin {
-			continue
-		}
-		if infos[i].name == "echo" || infos[i].name == "printf" {
-			as.text(strings.Join(echoText(infos[i].args), " "), depth+1)
-		}
-		for _, body := range p[i].stdin {
-			as.text(body, depth+1)
-		}
-	}
-	as.sqlPipeline(p, infos)
-	return downloads
+func (a *assessor) reportDynamic(n syntax.Node) {
+	text := printNode(n)
+	a.report(Dangerous, RuleDynamicCommand, "cannot tell what runs: the command name is built by the shell ("+short(text)+")", text)
 }
 
-// echoText drops echo's leading options.
-func echoText(args []string) []string {
-	for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E" || args[0] == "-ne" || args[0] == "-en") {
-		args = args[1:]
+// printNode prints a syntax node as one line of shell text.
+func printNode(n syntax.Node) string {
+	var b strings.Builder
+	if err := syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, n); err != nil {
+		return ""
 	}
-	return args
+	return strings.TrimSpace(b.String())
 }
 
-// command checks one simple command: its redirections, its substitutions,
-// then the command itself. subs reports a downloader inside a substitution.
-func (as *assessor) command(c *command, depth int) (info cmdInfo, subs bool) {
-	for _, r := range c.redirs {
-		as.redirect(r)
-	}
-	for _, s := range c.subs {
-		if as.script(s, depth+1) {
-			subs = true
-		}
-	}
-	info = as.words(c.words, depth, subs)
-	if info.shell && info.readsStdin {
-		for _, body := range c.stdin {
-			as.text(body, depth+1)
-		}
-	}
-	return info, subs
-}
-
-func (as *assessor) redirect(r redirect) {
-	if r.op == "<" {
-		return
-	}
-	t := r.target
-	switch {
-	case isDisk(t):
-		as.report(Blocked, RuleDiskRedirect, "redirects output onto a disk device ("+r.op+" "+short(t)+")")
-	case isSystemPath(t):
-		as.report(Dangerous, RuleSystemWrite, "writes to a system path ("+r.op+" "+short(t)+")")
-	case isHomeConfig(t, r.op == ">>" || r.op == "&>>" || r.op == "<>"):
-		as.report(Dangerous, RuleDotfileWrite, "overwrites a login or SSH file in the home directory ("+r.op+" "+short(t)+")")
-	}
+// rawPattern is the pattern of a finding about the whole text: the text
+// with runs of white space collapsed.
+func rawPattern(src string) string {
+	return strings.Join(strings.Fields(src), " ")
 }
 
 // short shortens text quoted in a Reason to one line of at most 60 bytes.
@@ -162,4 +152,14 @@ func short(s string) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

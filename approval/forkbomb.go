@@ -1,76 +1,65 @@
 package approval
 
-import (
-	"regexp"
-	"strings"
-)
+import "mvdan.cc/sh/v3/syntax"
 
-var (
-	// funcParens finds the "() {" or "() (" after a function name.
-	funcParens = regexp.MustCompile(`\(\s*\)\s*[{(]`)
-	// funcKeyword finds "function NAME".
-	funcKeyword = regexp.MustCompile(`(?:^|[\s;&|(){}])function\s+([^\s;&|(){}<>]+)`)
-)
-
-// isNameByte reports whether c can be part of a function name.
-func isNameByte(c byte) bool {
-	switch c {
-	case ' ', '\t', '\r', '\n', ';', '&', '|', '(', ')', '{', '}', '<', '>':
-		return false
+// scan walks the whole tree once. It reports every command whose command
+// word is not a literal, wherever it is, and a function that calls itself
+// twice or more in its own body (":(){ :|:& };:" whatever the name), the
+// shape of a fork bomb; the functions being defined are kept on a stack.
+func (a *assessor) scan(f *syntax.File) {
+	type frame struct {
+		node  syntax.Node
+		name  string
+		calls int
 	}
-	return true
-}
-
-// hasForkBomb reports whether the skeleton of a script defines a function
-// that pipes into itself, the shape of ":(){ :|:& };:" whatever the name.
-func hasForkBomb(sk string) bool {
-	if !strings.Contains(sk, "|") {
-		return false
-	}
-	names := map[string]bool{}
-	for _, m := range funcParens.FindAllStringIndex(sk, -1) {
-		end := m[0]
-		for end > 0 && (sk[end-1] == ' ' || sk[end-1] == '\t') {
-			end--
-		}
-		start := end
-		for start > 0 && isNameByte(sk[start-1]) {
-			start--
-		}
-		if start < end {
-			names[sk[start:end]] = true
-		}
-	}
-	for _, m := range funcKeyword.FindAllStringSubmatch(sk, -1) {
-		names[m[1]] = true
-	}
-	if len(names) == 0 {
-		return false
-	}
-	// Look at both sides of every single '|': "f|f", "f | f &".
-	for i := 0; i < len(sk); i++ {
-		if sk[i] != '|' || (i+1 < len(sk) && sk[i+1] == '|') || (i > 0 && sk[i-1] == '|') {
-			continue
-		}
-		l := i
-		for l > 0 && (sk[l-1] == ' ' || sk[l-1] == '\t') {
-			l--
-		}
-		ls := l
-		for ls > 0 && isNameByte(sk[ls-1]) {
-			ls--
-		}
-		r := i + 1
-		for r < len(sk) && (sk[r] == ' ' || sk[r] == '\t') {
-			r++
-		}
-		re := r
-		for re < len(sk) && isNameByte(sk[re]) {
-			re++
-		}
-		if ls < l && sk[ls:l] == sk[r:re] && names[sk[ls:l]] {
+	var stack []frame
+	open := map[string][]int{} // function name → its frames on the stack
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if n == nil {
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if top.name != "" {
+				ix := open[top.name]
+				open[top.name] = ix[:len(ix)-1]
+				if top.calls >= 2 {
+					found = true
+				}
+			}
 			return true
 		}
+		fr := frame{node: n}
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			if n.Name != nil {
+				fr.name = n.Name.Value
+				open[fr.name] = append(open[fr.name], len(stack))
+			}
+		case *syntax.CallExpr:
+			if len(n.Args) > 0 && !literalWord(n.Args[0]) {
+				a.reportDynamic(n)
+			} else if len(n.Args) > 0 {
+				if ix := open[wordText(n.Args[0])]; len(ix) > 0 {
+					stack[ix[len(ix)-1]].calls++
+				}
+			}
+		}
+		stack = append(stack, fr)
+		return true
+	})
+	if found {
+		a.report(Blocked, RuleForkBomb, "fork bomb (a function that runs itself more than once)", "")
 	}
-	return false
+}
+
+// wordText is the text of a literal word after quote removal.
+func wordText(w *syntax.Word) string {
+	if l := w.Lit(); l != "" {
+		return l
+	}
+	s, ok := decoder{sc: newScope()}.literal(w)
+	if !ok {
+		return ""
+	}
+	return s
 }

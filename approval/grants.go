@@ -3,29 +3,34 @@ package approval
 import "slices"
 
 // Grants remembers approvals beyond one call: Session grants live for the
-// session, Always grants are kept by the caller in storage. Both are sets
-// of Rule ids, sorted and without duplicates.
+// session, Always grants are kept by the caller in storage. Both are sorted
+// sets without duplicates of grant keys (see [Assessment.GrantKey]):
+// "cmd:"-prefixed command patterns, or the rule ids older grants held.
 type Grants struct {
 	Session []string `json:"session,omitempty"`
 	Always  []string `json:"always,omitempty"`
 }
 
 // Allows reports whether a command may run without asking: Safe always,
-// Dangerous when its rule was granted for the session or always, Blocked
-// never.
+// Blocked never, Dangerous when its grant key was granted for the session
+// or always. An assessment with a Pattern matches only a grant of exactly
+// that pattern, so rule ids granted by older versions do not cover it; one
+// without a Pattern (recorded before patterns existed) matches its rule id.
 func (g Grants) Allows(a Assessment) bool {
-	switch a.Risk {
-	case Safe:
+	if a.Risk == Safe {
 		return true
-	case Dangerous:
-		return a.Rule != "" && (slices.Contains(g.Session, a.Rule) || slices.Contains(g.Always, a.Rule))
 	}
-	return false
+	if a.Risk != Dangerous {
+		return false
+	}
+	key := a.GrantKey()
+	return key != "" && (slices.Contains(g.Session, key) || slices.Contains(g.Always, key))
 }
 
-// With returns grants that also hold rule for a Session or Always choice.
-// The receiver is never modified and the result shares no memory with it;
-// Once, Deny, an unknown choice or an empty rule add nothing.
+// With returns grants that also hold key (an [Assessment.GrantKey]) for a
+// Session or Always choice. The receiver is never modified and the result
+// shares no memory with it; Once, Deny, an unknown choice or an empty key
+// add nothing.
 func (g Grants) With(c Choice, rule string) Grants {
 	out := Grants{Session: normalize(g.Session, ""), Always: normalize(g.Always, "")}
 	if rule == "" {

@@ -3,6 +3,7 @@ package approval
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -53,28 +54,99 @@ func TestGrantsWithCopyOnWrite(t *testing.T) {
 }
 
 func TestGrantsAllows(t *testing.T) {
-	g := Grants{}.With(Session, RuleGitClean).With(Always, RuleRecursiveDelete).With(Always, RuleRootDelete)
+	g := Grants{}.
+		With(Session, Assess("git clean -fd").GrantKey()).
+		With(Always, Assess("rm -rf ./build").GrantKey()).
+		With(Always, RuleRootDelete).
+		With(Always, RuleGitResetHard)
 	tests := []struct {
+		name string
 		a    Assessment
 		want bool
 	}{
-		{Assessment{}, true},
-		{Assess("ls"), true},
-		{Assess("git clean -fd"), true},
-		{Assess("rm -rf ./build"), true},
-		{Assess("git reset --hard"), false},
-		{Assess("rm -rf /"), false}, // Blocked even though its rule was granted
-		{Assessment{Risk: Blocked, Rule: RuleRecursiveDelete}, false},
-		{Assessment{Risk: Dangerous}, false},
-		{Assessment{Risk: Risk(9), Rule: RuleGitClean}, false},
+		{"zero assessment is safe", Assessment{}, true},
+		{"safe", Assess("ls"), true},
+		{"granted pattern", Assess("git clean -fd"), true},
+		{"same pattern, other spelling", Assess("git clean -d -f"), true},
+		{"granted rm", Assess("rm -rf ./build"), true},
+		{"other target", Assess("rm -rf ./src"), false},
+		{"old rule grant does not cover a new assessment", Assess("git reset --hard"), false},
+		{"blocked even though its rule was granted", Assess("rm -rf /"), false},
+		{"blocked", Assessment{Risk: Blocked, Rule: RuleRecursiveDelete}, false},
+		{"dangerous without rule or pattern", Assessment{Risk: Dangerous}, false},
+		{"unknown risk", Assessment{Risk: Risk(9), Rule: RuleGitClean}, false},
+		{"recorded assessment without pattern matches its rule", Assessment{Risk: Dangerous, Rule: RuleGitResetHard}, true},
+		{"recorded assessment of another rule", Assessment{Risk: Dangerous, Rule: RuleGitClean}, false},
 	}
 	for _, tt := range tests {
 		if got := g.Allows(tt.a); got != tt.want {
-			t.Errorf("Allows(%+v) = %v, want %v", tt.a, got, tt.want)
+			t.Errorf("%s: Allows(%+v) = %v, want %v", tt.name, tt.a, got, tt.want)
 		}
 	}
 	if (Grants{}).Allows(Assess("git clean -f")) {
 		t.Error("empty grants allow a dangerous command")
+	}
+}
+
+// TestGrantPerCommand: a grant covers the command it was given for, spelt
+// any equivalent way, and nothing else.
+func TestGrantPerCommand(t *testing.T) {
+	tests := []struct {
+		granted string
+		cmd     string
+		want    bool
+	}{
+		{"rm -rf ./build", "rm -rf ./build", true},
+		{"rm -rf ./build", "rm -fr ./build/", true},
+		{"rm -rf ./build", "rm -r -f build", true},
+		{"rm -rf ./build", "rm -f -r ./build/.", true},
+		{"rm -rf ./build", "sudo rm -rf ./build", true},
+		{"rm -rf ./build", "rm -rf ./src", false},
+		{"rm -rf ./build", "find / -delete", false},
+		{"rm -rf ./build", "rm -rf ~/.ssh", false},
+		{"rm -rf ./build", "rm -rf ./build ./src", false},
+		{"rm -rf ./build", "rm -rf ./build; git reset --hard", false},
+		{"rm -rf ./build", "rm -r ./build", false},
+		{"find ./victim -delete", "find ./victim -delete", true},
+		{"find ./victim -delete", "find . -delete", false},
+		{"git push --force origin main", "git push --force origin dev", false},
+		{"rm -rf ./a; rm -rf ./b", "rm -rf ./b; rm -rf ./a", true},
+		{"rm -rf ./a; rm -rf ./b", "rm -rf ./a", false},
+		{"curl -fsSL https://x.sh | sh", "curl -fsSL https://y.sh | sh", false},
+		{"echo x >> ~/.bashrc", "echo y >> ~/.bashrc", true},
+		{"echo x >> ~/.bashrc", "echo y >> ~/.zshrc", false},
+		{"$X -rf ./build", "$Y -rf ./build", false},
+	}
+	for _, tt := range tests {
+		granted := Assess(tt.granted)
+		if granted.Risk != Dangerous || granted.Pattern == "" {
+			t.Fatalf("Assess(%q) = %+v, want dangerous with a pattern", tt.granted, granted)
+		}
+		for _, c := range []Choice{Session, Always} {
+			g := Grants{}.With(c, granted.GrantKey())
+			if got := g.Allows(Assess(tt.cmd)); got != tt.want {
+				t.Errorf("%s grant for %q (key %q): Allows(%q) = %v (pattern %q), want %v",
+					c, tt.granted, granted.GrantKey(), tt.cmd, got, Assess(tt.cmd).Pattern, tt.want)
+			}
+		}
+	}
+}
+
+func TestGrantKey(t *testing.T) {
+	tests := []struct {
+		a    Assessment
+		want string
+	}{
+		{Assess("rm -rf ./build"), "cmd:rm -rf ./build"},
+		{Assess("rm -fr build/"), "cmd:rm -rf ./build"},
+		{Assess("find ./victim -delete"), "cmd:find ./victim -delete"},
+		{Assessment{Risk: Dangerous, Rule: RuleGitClean}, RuleGitClean},
+		{Assessment{}, ""},
+	}
+	for _, tt := range tests {
+		if got := tt.a.GrantKey(); got != tt.want {
+			t.Errorf("GrantKey(%+v) = %q, want %q", tt.a, got, tt.want)
+		}
 	}
 }
 
@@ -87,10 +159,28 @@ func TestGrantsJSON(t *testing.T) {
 		t.Fatalf("json = %s", b)
 	}
 	var g Grants
-	if err := json.Unmarshal([]byte(`{"session":["git_clean"]}`), &g); err != nil {
+	if err := json.Unmarshal([]byte(`{"session":["git_clean","cmd:git clean -f"]}`), &g); err != nil {
 		t.Fatal(err)
 	}
 	if !g.Allows(Assess("git clean -f")) {
-		t.Fatal("decoded grants do not allow their rule")
+		t.Fatal("decoded grants do not allow their pattern")
+	}
+	if !g.Allows(Assessment{Risk: Dangerous, Rule: RuleGitClean}) {
+		t.Fatal("decoded grants do not allow their rule for a recorded assessment")
+	}
+	if g.Allows(Assess("git clean -fdx")) {
+		t.Fatal("a pattern grant covers another command")
+	}
+	a := Assess("rm -rf ./build")
+	b, err = json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Assessment
+	if err := json.Unmarshal(b, &back); err != nil || back != a {
+		t.Fatalf("assessment JSON round trip: %s → %+v (%v)", b, back, err)
+	}
+	if b, _ := json.Marshal(Assessment{Risk: Dangerous, Rule: "x"}); strings.Contains(string(b), "Pattern") {
+		t.Fatalf("empty pattern is encoded: %s", b)
 	}
 }

@@ -3,6 +3,7 @@ package approval
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -19,12 +20,21 @@ var systemDirs = []string{
 	"/proc", "/sbin", "/sys", "/usr", "/usr/bin", "/usr/lib", "/usr/sbin", "/var", "/var/lib",
 }
 
-// homeFiles are the files in a home directory that run at login or grant
-// access; .ssh and .gnupg count as a whole.
+// homeFiles are the files in a home directory that run at login or hold
+// credentials; homeDirs count as a whole.
 var homeFiles = []string{
 	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout",
-	".bash_history", ".zsh_history", ".gitconfig", ".netrc",
+	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc",
+	".bash_history", ".zsh_history", ".gitconfig", ".netrc", ".git-credentials",
+	".npmrc", ".pypirc", ".pgpass", ".my.cnf", ".docker/config.json", ".xinitrc",
+	".xprofile", ".inputrc", ".config/fish/config.fish", ".config/git/credentials",
+}
+
+// homeDirs are the directories in a home directory whose every file holds
+// keys, credentials or login scripts.
+var homeDirs = []string{
+	".ssh", ".gnupg", ".aws", ".config/gcloud", ".kube", ".azure", ".config/gh",
+	".docker", ".password-store", ".config/autostart", ".config/systemd/user", ".terraform.d",
 }
 
 // absClean cleans an absolute path; ok is false for relative paths.
@@ -135,27 +145,46 @@ func isHomeRoot(p string) bool {
 	return rel == "/" || rel == "/.."
 }
 
-// isHomeConfig reports whether p is a login script, history or credential
-// file of a home directory; sshOnly limits it to ~/.ssh and ~/.gnupg.
-func isHomeConfig(p string, sshOnly bool) bool {
+// isHomeSensitive reports whether p is a login script, history or
+// credential file of a home directory, or inside a credential directory.
+func isHomeSensitive(p string) bool {
 	rel, ok := homeRel(p)
 	if !ok {
 		return false
 	}
-	for _, d := range []string{".ssh", ".gnupg"} {
+	for _, d := range homeDirs {
 		if rel == d || strings.HasPrefix(rel, d+"/") {
 			return true
 		}
 	}
-	if sshOnly {
-		return false
-	}
-	for _, f := range homeFiles {
-		if rel == f {
+	return slices.Contains(homeFiles, rel)
+}
+
+// isTalariaHome reports whether p is inside Talaria's own directory:
+// $TALARIA_HOME, or its default ~/.talaria.
+func isTalariaHome(p string) bool {
+	for _, v := range []string{"${TALARIA_HOME}", "$TALARIA_HOME"} {
+		if rest, ok := strings.CutPrefix(p, v); ok && (rest == "" || rest[0] == '/') {
 			return true
 		}
 	}
-	return false
+	rel, ok := homeRel(p)
+	return ok && (rel == ".talaria" || strings.HasPrefix(rel, ".talaria/"))
+}
+
+// cleanArg is a path operand as a pattern shows it: cleaned, and relative
+// paths start with "./" so that "build/" and "./build" read the same.
+func cleanArg(p string) string {
+	if p == "" {
+		return p
+	}
+	c := path.Clean(p)
+	switch {
+	case strings.HasPrefix(c, "/"), strings.HasPrefix(c, "~"), strings.HasPrefix(c, "$"),
+		c == ".", c == "..", strings.HasPrefix(c, "../"):
+		return c
+	}
+	return "./" + c
 }
 
 // isDisk reports whether p is a disk or partition device.

@@ -1,28 +1,234 @@
 package approval
 
 import (
-	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// keywords are reserved words that may precede a command.
-var keywords = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "do": true,
-	"while": true, "until": true, "!": true, "{": true, "[[": true,
+// wrapper removes a program that runs another: it returns the command it
+// runs, or false when it runs none or has checked a script it runs itself.
+type wrapper func(a *assessor, base call, args []field) ([]field, bool)
+
+var wrappers map[string]wrapper
+
+// Option grammars of the wrappers.
+var (
+	sudoOpts = opts{short: "CDgpRrtTUu", long: longs("askpass", "background", "bell", "close-from=", "chdir=",
+		"preserve-env", "edit", "group=", "set-home", "help", "host=", "login", "remove-timestamp",
+		"reset-timestamp", "list", "non-interactive", "preserve-groups", "prompt=", "chroot=", "role=",
+		"stdin", "shell", "type=", "command-timeout=", "other-user=", "user=", "version", "validate")}
+	doasOpts    = opts{short: "uC"}
+	setsidOpts  = opts{long: longs("ctty", "fork", "wait")}
+	timeOpts    = opts{short: "fo", long: longs("format=", "output=", "append", "portability", "verbose", "quiet")}
+	execOpts    = opts{short: "a"}
+	niceOpts    = opts{short: "n", long: longs("adjustment=")}
+	ioniceOpts  = opts{short: "cnpPu", long: longs("class=", "classdata=", "pid=", "pgid=", "uid=", "ignore")}
+	stdbufOpts  = opts{short: "ioe", long: longs("input=", "output=", "error=")}
+	timeoutOpts = opts{short: "sk", long: longs("signal=", "kill-after=", "preserve-status", "foreground", "verbose")}
+	xargsOpts   = opts{short: "adEILnPs", long: longs("arg-file=", "delimiter=", "eof=", "replace=", "max-lines=",
+		"max-args=", "max-procs=", "max-chars=", "process-slot-var=", "null", "interactive", "no-run-if-empty",
+		"open-tty", "exit", "verbose", "show-limits")}
+	envOpts = opts{short: "uCSPa", long: longs("ignore-environment", "null", "unset=", "chdir=", "split-string=",
+		"block-signal", "default-signal", "ignore-signal", "list-signal-handling", "debug", "argv0=")}
+	watchOpts = opts{short: "nq", long: longs("interval=", "differences", "no-title", "beep", "errexit", "chgexit",
+		"color", "no-color", "exec", "precise", "no-wrap", "equexit=", "no-rerun", "shotsdir=")}
+	chrootOpts = opts{long: longs("userspec=", "groups=", "skip-chdir")}
+	flockOpts  = opts{short: "wEc", long: longs("shared", "exclusive", "unlock", "nonblock", "nb", "timeout=", "wait=",
+		"conflict-exit-code=", "close", "no-fork", "verbose", "command=")}
+	scriptOpts = opts{short: "cEmoTBIO", long: longs("append", "command=", "echo=", "return", "flush", "force", "quiet",
+		"timing", "log-timing=", "log-in=", "log-out=", "log-io=", "logging-format=", "output-limit=")}
+	suOpts = opts{short: "csgGwu", permute: true, long: longs("command=", "session-command=", "shell=", "group=",
+		"supp-group=", "login", "preserve-environment", "fast", "pty", "whitelist-environment=")}
+	taskOpts   = opts{short: "", long: longs("all-tasks", "pid", "cpu-list")}
+	straceOpts = opts{short: "abeEIoOpPsSuUX"}
+	sshOpts    = opts{short: "BbcDEeFIiJLlmOopQRSWw", permute: false}
+	unshare    = opts{long: longs("mount", "uts", "ipc", "net", "pid", "user", "cgroup", "time", "fork", "map-root-user",
+		"map-current-user", "propagation=", "setgroups=", "root=", "wd=", "kill-child", "mount-proc")}
+	parallelOpts = opts{short: "jSadEINLPn", long: longs("jobs=", "sshlogin=", "arg-file=", "delimiter=", "eof=", "replace=",
+		"max-args=", "max-lines=", "joblog=", "results=", "tmpdir=", "workdir=", "colsep=", "env=", "timeout=",
+		"retries=", "sshloginfile=", "basefile=", "transferfile=", "return=", "tagstring=", "halt=", "delay=",
+		"memfree=", "load=", "nice=", "keep-order", "group", "ungroup", "line-buffer", "dry-run", "progress",
+		"bar", "eta", "verbose", "null", "tag", "pipe", "quote", "no-notice", "will-cite")}
+)
+
+func init() {
+	wrappers = map[string]wrapper{
+		"sudo":     sudo,
+		"doas":     skipping(doasOpts),
+		"nohup":    skipping(opts{}),
+		"builtin":  skipping(opts{}),
+		"busybox":  skipping(opts{}),
+		"unbuffer": skipping(opts{}),
+		"setsid":   skipping(setsidOpts),
+		"time":     skipping(timeOpts),
+		"exec":     skipping(execOpts),
+		"nice":     skipping(niceOpts),
+		"ionice":   skipping(ioniceOpts),
+		"stdbuf":   skipping(stdbufOpts),
+		"strace":   skipping(straceOpts),
+		"ltrace":   skipping(straceOpts),
+		"unshare":  skipping(unshare),
+		"nsenter":  skipping(opts{short: "tSG", long: longs("target=", "setuid=", "setgid=", "all", "mount", "uts", "ipc", "net", "pid", "user", "root=", "wd=")}),
+		"systemd-run": skipping(opts{short: "pEMH", long: longs("unit=", "property=", "description=", "slot=",
+			"uid=", "gid=", "working-directory=", "setenv=", "machine=", "host=", "user", "scope", "wait", "pty", "pipe", "quiet", "collect")}),
+		"runuser":  suLike,
+		"su":       suLike,
+		"command":  commandBuiltin,
+		"timeout":  operandThen(timeoutOpts, 1),
+		"taskset":  operandThen(taskOpts, 1),
+		"chroot":   operandThen(chrootOpts, 1),
+		"chrt":     operandThen(opts{short: ""}, 1),
+		"xargs":    xargs,
+		"env":      env,
+		"watch":    watch,
+		"flock":    flock,
+		"script":   scriptCmd,
+		"parallel": parallel,
+		"eval":     eval,
+		"trap":     trap,
+		"ssh":      ssh,
+	}
+	known = append(sortedKeys(handlers), sortedKeys(wrappers)...)
 }
 
-// isAssignment reports whether w is a NAME=value prefix.
+// known lists the program names with rules or wrappers.
+var known []string
+
+// knownNames lists the programs with rules, for matching a command word
+// that is a pattern (/bin/r? -rf /).
+func knownNames() []string { return known }
+
+// strs returns the text of fields.
+func strs(f []field) []string {
+	out := make([]string, len(f))
+	for i := range f {
+		out[i] = f[i].s
+	}
+	return out
+}
+
+// skipping is a wrapper whose command follows its options.
+func skipping(o opts) wrapper {
+	return operandThen(o, 0)
+}
+
+// operandThen is a wrapper whose command follows its options and n
+// operands (timeout DURATION, chroot DIR).
+func operandThen(o opts, n int) wrapper {
+	return func(_ *assessor, _ call, args []field) ([]field, bool) {
+		p := o.parse(strs(args))
+		if len(p.index) <= n {
+			return nil, false
+		}
+		return args[p.index[n]:], true
+	}
+}
+
+// shellText checks a script a program hands to a shell; a script built
+// from a download runs that download.
+func (a *assessor) shellText(base call, src string) {
+	if base.subsDownload {
+		a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script (sh -c \"$(curl ...)\")", "sh -c "+rawPattern(src))
+	}
+	a.script(src, base.sc, base.depth+1)
+}
+
+// joinWords joins fields back into shell text, quoting each word so the
+// text means what the fields did.
+func joinWords(f []field) string {
+	parts := make([]string, len(f))
+	for i := range f {
+		q, err := syntax.Quote(f[i].s, syntax.LangBash)
+		if err != nil {
+			q = unknownSubst
+		}
+		parts[i] = q
+	}
+	return strings.Join(parts, " ")
+}
+
+// joinScript joins fields into the script a shell would run: the words are
+// concatenated with spaces and parsed again, as eval and ssh do.
+func joinScript(f []field) string {
+	return strings.Join(strs(f), " ")
+}
+
+// sudo runs its command after its options and NAME=value operands.
+func sudo(_ *assessor, _ call, args []field) ([]field, bool) {
+	p := sudoOpts.parse(strs(args))
+	k := 0
+	for k < len(p.operands) && isAssignment(p.operands[k]) {
+		k++
+	}
+	if k >= len(p.index) {
+		return nil, false
+	}
+	return args[p.index[k]:], true
+}
+
+// commandBuiltin: "command -v x" only prints; otherwise it runs x.
+func commandBuiltin(_ *assessor, _ call, args []field) ([]field, bool) {
+	p := opts{}.parse(strs(args))
+	if p.has("-v", "-V") || len(p.index) == 0 {
+		return nil, false
+	}
+	return args[p.index[0]:], true
+}
+
+// suLike: su and runuser run "-c CMD" with a shell; runuser -u U runs a
+// command.
+func suLike(a *assessor, base call, args []field) ([]field, bool) {
+	p := suOpts.parse(strs(args))
+	for _, f := range []string{"-c", "--command", "--session-command"} {
+		for _, s := range p.values[f] {
+			a.shellText(base, s)
+		}
+	}
+	if _, ok := p.value("-u"); ok && len(p.index) > 0 && !p.has("-c", "--command") {
+		return args[p.index[0]:], true
+	}
+	return nil, false
+}
+
+func xargs(_ *assessor, _ call, args []field) ([]field, bool) {
+	p := xargsOpts.parse(strs(args))
+	if len(p.index) == 0 {
+		return nil, false // echo
+	}
+	return args[p.index[0]:], true
+}
+
+// env runs its command after NAME=value operands; -S splits a string into
+// more words.
+func env(a *assessor, base call, args []field) ([]field, bool) {
+	p := envOpts.parse(strs(args))
+	k := 0
+	for k < len(p.operands) && isAssignment(p.operands[k]) {
+		k++
+	}
+	if s, ok := p.value("-S", "--split-string"); ok {
+		rest := ""
+		if k < len(p.operands) {
+			rest = " " + joinWords(args[p.index[k]:])
+		}
+		a.shellText(base, s+rest)
+		return nil, false
+	}
+	if k >= len(p.index) {
+		return nil, false
+	}
+	return args[p.index[k]:], true
+}
+
+// isAssignment reports whether w is a NAME=value word.
 func isAssignment(w string) bool {
 	eq := strings.IndexByte(w, '=')
 	if eq <= 0 {
 		return false
 	}
-	name := strings.TrimSuffix(w[:eq], "+")
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
+	for i := 0; i < eq; i++ {
+		c := w[i]
 		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
 			return false
 		}
@@ -30,156 +236,111 @@ func isAssignment(w string) bool {
 	return true
 }
 
-// baseName is the last element of a command path: "/usr/bin/rm" → "rm".
-func baseName(w string) string {
-	return w[strings.LastIndexByte(w, '/')+1:]
+// watch runs its command with "sh -c" unless -x is given.
+func watch(a *assessor, base call, args []field) ([]field, bool) {
+	p := watchOpts.parse(strs(args))
+	if len(p.index) == 0 {
+		return nil, false
+	}
+	if p.has("-x", "--exec") {
+		return args[p.index[0]:], true
+	}
+	a.shellText(base, joinScript(args[p.index[0]:]))
+	return nil, false
 }
 
-// skipOptions returns the index of the first operand of args: options
-// come first, short ones may be clustered, the letters in short and the
-// long names in long take an argument, and "--" ends them.
-func skipOptions(args []string, short string, long ...string) int {
-	i := 0
-	for i < len(args) {
-		a := args[i]
-		if a == "--" {
-			return i + 1
-		}
-		if len(a) < 2 || a[0] != '-' {
-			return i
-		}
-		i++
-		if takesArg(a, short, long) {
-			i++
-		}
+// flock FILE -c CMD or flock FILE CMD ARGS.
+func flock(a *assessor, base call, args []field) ([]field, bool) {
+	p := flockOpts.parse(strs(args))
+	if s, ok := p.value("-c", "--command"); ok {
+		a.shellText(base, s)
+		return nil, false
 	}
-	return min(i, len(args))
+	if len(p.index) < 2 {
+		return nil, false
+	}
+	if next := p.operands[1]; next == "-c" || next == "--command" {
+		if len(p.operands) > 2 {
+			a.shellText(base, p.operands[2])
+		}
+		return nil, false
+	}
+	return args[p.index[1]:], true
 }
 
-// positionals returns the operands of args wherever they appear (GNU tools
-// accept options after operands), skipping option arguments as skipOptions
-// does.
-func positionals(args []string, short string, long ...string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return append(out, args[i+1:]...)
-		}
-		if len(a) < 2 || a[0] != '-' {
-			out = append(out, a)
-			continue
-		}
-		if takesArg(a, short, long) {
-			i++
-		}
+// scriptCmd: script -c CMD runs CMD with a shell.
+func scriptCmd(a *assessor, base call, args []field) ([]field, bool) {
+	p := scriptOpts.parse(strs(args))
+	if s, ok := p.value("-c", "--command"); ok {
+		a.shellText(base, s)
 	}
-	return out
+	return nil, false
 }
 
-// takesArg reports whether the option word a ("--name", "-xvf") is followed
-// by its argument as the next word: a long option without "=" named in
-// long, or a short cluster whose last letter is in short (a letter of short
-// earlier in the cluster takes the rest of the word instead).
-func takesArg(a, short string, long []string) bool {
-	if a[1] == '-' {
-		return !strings.Contains(a, "=") && slices.Contains(long, a[2:])
-	}
-	for k := 1; k < len(a); k++ {
-		if strings.IndexByte(short, a[k]) >= 0 {
-			return k == len(a)-1
-		}
-	}
-	return false
-}
+// maxInputs bounds the inputs of parallel checked one by one.
+const maxInputs = 16
 
-// words removes wrappers from a simple command and checks what is left.
-// subs reports a downloader inside the command's substitutions.
-func (as *assessor) words(w []string, depth int, subs bool) cmdInfo {
-	i := 0
-	for i < len(w) {
-		a := w[i]
-		if isAssignment(a) || keywords[a] {
-			i++
-			continue
-		}
-		if strings.HasPrefix(a, "-") {
-			// Not a command a wrapper would run ("sudo -x ..." reads it as
-			// an option), so not one to judge by its name either.
-			return cmdInfo{name: a}
-		}
-		args := w[i+1:]
-		switch baseName(a) {
-		case "sudo":
-			i += 1 + skipOptions(args, "CDgpRrtTuU", "user", "group", "close-from", "chdir", "prompt", "role", "type", "command-timeout", "other-user", "chroot", "host")
-		case "doas":
-			i += 1 + skipOptions(args, "uC")
-		case "nohup", "builtin", "command", "busybox", "setsid", "unbuffer":
-			i += 1 + skipOptions(args, "")
-		case "time":
-			i += 1 + skipOptions(args, "fo", "format", "output")
-		case "exec":
-			i += 1 + skipOptions(args, "a")
-		case "nice":
-			i += 1 + skipOptions(args, "n", "adjustment")
-		case "ionice":
-			i += 1 + skipOptions(args, "cnpP", "class", "classdata", "pid", "pgid", "uid")
-		case "stdbuf":
-			i += 1 + skipOptions(args, "ioe", "input", "output", "error")
-		case "timeout":
-			k := skipOptions(args, "sk", "signal", "kill-after")
-			i += 1 + min(k+1, len(args)) // the duration
-		case "xargs":
-			i += 1 + skipOptions(args, "aEdILnPs", "arg-file", "delimiter", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var")
-		case "env":
-			k, script, split := envOptions(args)
-			if split {
-				as.shellText(strings.Join(append([]string{script}, args[k:]...), " "), depth, subs)
-				return cmdInfo{name: "env"}
-			}
-			i += 1 + k
-		case "eval":
-			as.shellText(strings.Join(args, " "), depth, subs)
-			return cmdInfo{name: "eval"}
-		default:
-			return as.check(baseName(a), args, depth, subs)
-		}
-	}
-	return cmdInfo{}
-}
-
-// envOptions skips env's options; with -S it returns the split string.
-func envOptions(args []string) (k int, script string, split bool) {
-	for k < len(args) {
-		a := args[k]
+// parallel runs its command through a shell once per input; without a
+// command each input is a command.
+func parallel(a *assessor, base call, args []field) ([]field, bool) {
+	p := parallelOpts.parse(strs(args))
+	var command, inputs []string
+	sep := false
+	for _, o := range p.operands {
 		switch {
-		case a == "--":
-			return k + 1, "", false
-		case a == "-S" || a == "--split-string":
-			if k+1 < len(args) {
-				return k + 2, args[k+1], true
-			}
-			return len(args), "", false
-		case strings.HasPrefix(a, "--split-string="):
-			return k + 1, a[len("--split-string="):], true
-		case strings.HasPrefix(a, "-S"):
-			return k + 1, a[2:], true
-		case a == "-u" || a == "-C" || a == "--unset" || a == "--chdir":
-			k += 2
-		case len(a) > 1 && a[0] == '-':
-			k++
+		case o == ":::" || o == "::::" || o == ":::+" || o == "::::+":
+			sep = true
+		case sep:
+			inputs = append(inputs, o)
 		default:
-			return k, "", false
+			command = append(command, o)
 		}
 	}
-	return min(k, len(args)), "", false
+	text := strings.Join(command, " ")
+	if text != "" {
+		a.shellText(base, text)
+	}
+	for i, in := range inputs {
+		if i == maxInputs {
+			break
+		}
+		switch {
+		case text == "":
+			a.shellText(base, in)
+		case strings.Contains(text, "{}"):
+			a.shellText(base, strings.ReplaceAll(text, "{}", in))
+		default:
+			a.shellText(base, text+" "+in)
+		}
+	}
+	return nil, false
 }
 
-// shellText checks a script a shell is told to run; a script built from a
-// download runs that download.
-func (as *assessor) shellText(src string, depth int, subs bool) {
-	if subs {
-		as.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script (sh -c \"$(curl ...)\")")
+// eval runs its arguments joined as a script.
+func eval(a *assessor, base call, args []field) ([]field, bool) {
+	a.shellText(base, joinScript(args))
+	return nil, false
+}
+
+// trap runs its first argument as a script when a signal comes.
+func trap(a *assessor, base call, args []field) ([]field, bool) {
+	s := strs(args)
+	if len(s) > 0 && s[0] == "--" {
+		s = s[1:]
 	}
-	as.text(src, depth+1)
+	if len(s) == 0 || s[0] == "-" || (strings.HasPrefix(s[0], "-") && len(s[0]) == 2) {
+		return nil, false
+	}
+	a.shellText(base, s[0])
+	return nil, false
+}
+
+// ssh HOST CMD runs CMD with the remote user's shell.
+func ssh(a *assessor, base call, args []field) ([]field, bool) {
+	p := sshOpts.parse(strs(args))
+	if len(p.index) < 2 {
+		return nil, false
+	}
+	a.shellText(base, joinScript(args[p.index[1]:]))
+	return nil, false
 }

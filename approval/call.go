@@ -1,0 +1,217 @@
+package approval
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// cmdInfo is what a pipeline needs to know about one of its commands.
+type cmdInfo struct {
+	name       string
+	downloader bool   // prints a download on its output (curl, wget ...)
+	readsStdin bool   // runs the program on its stdin
+	lang       string // the language it runs: "sh" for shells, else the interpreter
+	decoder    bool   // turns its input into other text (base64 -d, rev ...)
+	// subsDownload reports a downloader inside the command's substitutions.
+	subsDownload bool
+	// dynamic reports a command word that is not a literal.
+	dynamic bool
+	// xargs is the command xargs runs with words read from its stdin.
+	xargs []field
+}
+
+// call is the context of one simple command while its wrappers are
+// removed.
+type call struct {
+	sc           *scope
+	depth        int
+	node         syntax.Node // the command as written, for dynamic findings
+	stdin        string      // heredocs and here-strings fed to it
+	hasStdin     bool
+	subsDownload bool
+}
+
+// cmd is a simple command without wrappers, ready for the rules.
+type cmd struct {
+	call
+	name string
+	args []string
+	lits []bool // lits[i] reports that args[i] is a literal
+	info cmdInfo
+}
+
+// callStmt checks a simple command: its substitutions and redirections,
+// its assignments, then what it runs.
+func (a *assessor) callStmt(s *syntax.Stmt, ce *syntax.CallExpr, sc *scope, depth int) cmdInfo {
+	subsDl := false
+	for _, as := range ce.Assigns {
+		subsDl = a.subs(as, sc, depth) || subsDl
+	}
+	for _, w := range ce.Args {
+		subsDl = a.subs(w, sc, depth) || subsDl
+	}
+	subsDl = a.redirects(s.Redirs, sc, depth) || subsDl
+	if len(ce.Args) == 0 {
+		a.assign(ce.Assigns, sc, depth)
+		return cmdInfo{subsDownload: subsDl}
+	}
+	d := decoder{a: a, sc: sc, mode: keepNames, depth: depth}
+	stdin, has := d.stdin(s.Redirs)
+	base := call{sc: sc, depth: depth, node: ce, stdin: stdin, hasStdin: has, subsDownload: subsDl}
+	info := a.run(base, d.words(ce.Args))
+	if info.dynamic {
+		// Try the other plausible decoding: unknown variables unset, so
+		// that ${RM:-rm} is rm.
+		d.mode = unsetNames
+		a.run(base, d.words(ce.Args))
+	}
+	info.subsDownload = info.subsDownload || subsDl
+	return info
+}
+
+// maxWrappers bounds how many wrappers one command may stack.
+const maxWrappers = 64
+
+// run removes wrappers from a command and checks what is left. A command
+// word that is not a literal is reported, and its decoded value is
+// checked all the same.
+func (a *assessor) run(base call, f []field) cmdInfo {
+	dynamic := false
+	for n := 0; len(f) > 0; n++ {
+		if n == maxWrappers {
+			a.tooDeep = true
+			break
+		}
+		c0 := f[0]
+		if !c0.lit || c0.glob {
+			dynamic = true
+			a.reportDynamic(base.node)
+		}
+		name := baseName(c0.s)
+		if name == "" || strings.HasPrefix(name, "-") {
+			break
+		}
+		if c0.glob {
+			for _, k := range knownNames() {
+				if ok, _ := path.Match(name, k); ok && k != name {
+					a.dispatch(base, k, f[1:])
+				}
+			}
+		}
+		if p := path.Clean(c0.s); base.sc.downloaded[p] || base.sc.downloaded[path.Base(p)] && strings.Contains(c0.s, "/") {
+			a.report(Dangerous, RuleCurlPipeShell, "runs a file it downloaded ("+short(c0.s)+")", "run "+p)
+		}
+		if w := wrappers[name]; w != nil {
+			next, ok := w(a, base, f[1:])
+			if !ok {
+				return cmdInfo{name: name, dynamic: dynamic}
+			}
+			if name == "xargs" {
+				info := a.run(base, next)
+				info.xargs = next
+				return info
+			}
+			f = next
+			continue
+		}
+		info := a.dispatch(base, name, f[1:])
+		info.dynamic = dynamic
+		return info
+	}
+	return cmdInfo{dynamic: dynamic}
+}
+
+// dispatch applies the rules for one program.
+func (a *assessor) dispatch(base call, name string, f []field) cmdInfo {
+	c := &cmd{call: base, name: name, args: make([]string, len(f)), lits: make([]bool, len(f))}
+	for i := range f {
+		c.args[i], c.lits[i] = f[i].s, f[i].lit
+	}
+	c.info.name = name
+	if h := handlerFor(name); h != nil {
+		h(a, c)
+	}
+	a.metadata(c)
+	return c.info
+}
+
+// handlerFor finds the rules for a program by name, then by family
+// (python3.12, mkfs.ext4, pip3).
+func handlerFor(name string) func(*assessor, *cmd) {
+	if h := handlers[name]; h != nil {
+		return h
+	}
+	switch {
+	case isPython(name), strings.HasPrefix(name, "perl"), strings.HasPrefix(name, "ruby"),
+		strings.HasPrefix(name, "php"), strings.HasPrefix(name, "node"):
+		return (*assessor).interpreter
+	case strings.HasPrefix(name, "mkfs."):
+		return (*assessor).mkfs
+	case strings.HasPrefix(name, "pip"):
+		return (*assessor).packages
+	}
+	return nil
+}
+
+// handlers holds the rules by program name; wrappers are removed before.
+var handlers map[string]func(*assessor, *cmd)
+
+func init() {
+	handlers = map[string]func(*assessor, *cmd){}
+	add := func(h func(*assessor, *cmd), names ...string) {
+		for _, n := range names {
+			handlers[n] = h
+		}
+	}
+	add((*assessor).shellCmd, shellNames...)
+	add((*assessor).interpreter, "python", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "php", "deno", "bun", "lua", "tclsh", "osascript")
+	add((*assessor).awk, "awk", "gawk", "mawk", "nawk")
+	add((*assessor).source, "source", ".")
+	add((*assessor).rm, "rm")
+	add((*assessor).find, "find")
+	add((*assessor).git, "git")
+	add((*assessor).dd, "dd")
+	add((*assessor).mkfs, "mkfs", "mke2fs", "mkfs.ext4")
+	add((*assessor).diskTool, "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs", "mkswap", "blkdiscard")
+	add((*assessor).shred, "shred")
+	add((*assessor).copies, "cp", "mv", "install", "ln", "tee")
+	add((*assessor).rsync, "rsync")
+	add((*assessor).tar, "tar", "bsdtar", "gtar")
+	add((*assessor).sed, "sed", "gsed")
+	add((*assessor).perms, "chmod", "chown", "chgrp")
+	add((*assessor).touches, "truncate", "touch", "mkdir", "rmdir", "unlink", "chattr", "setfacl")
+	add((*assessor).power, "shutdown", "reboot", "halt", "poweroff", "init", "telinit")
+	add((*assessor).systemctl, "systemctl")
+	add((*assessor).service, "service")
+	add((*assessor).kill, "kill")
+	add((*assessor).killall, "killall", "killall5", "pkill")
+	add((*assessor).crontab, "crontab")
+	add((*assessor).history, "history")
+	add((*assessor).firewall, "iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft", "ip6tables-nft", "nft", "ufw")
+	add((*assessor).sqlClient, "psql", "mysql", "mariadb", "sqlite3", "sqlite", "sqlcmd", "clickhouse-client", "clickhouse", "cockroach", "duckdb", "dropdb", "mysqladmin")
+	add((*assessor).downloader, "curl", "wget", "fetch", "http", "https", "xh", "lwp-request", "aria2c")
+	add((*assessor).decoderCmd, "base64", "base32", "basenc", "xxd", "rev", "openssl", "gunzip", "zcat", "gzip",
+		"bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd", "unzstd", "zstdcat", "lzma", "unlzma", "uudecode", "tr")
+	add((*assessor).packages, "apt", "apt-get", "aptitude", "dpkg", "yum", "dnf", "microdnf", "tdnf", "zypper",
+		"pacman", "apk", "snap", "brew", "gem", "conda", "mamba", "npm", "pnpm", "yarn")
+}
+
+// shellNames are the shells run by name.
+var shellNames = []string{"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "rbash"}
+
+func isShell(name string) bool {
+	return slices.Contains(shellNames, name)
+}
+
+// baseName is the last element of a command path: "/usr/bin/rm" → "rm".
+func baseName(w string) string {
+	return w[strings.LastIndexByte(w, '/')+1:]
+}
+
+// isPython matches python, python3, python3.12 ...
+func isPython(name string) bool {
+	return strings.HasPrefix(name, "python") || name == "pypy" || name == "pypy3"
+}

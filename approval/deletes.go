@@ -1,0 +1,248 @@
+package approval
+
+import (
+	"slices"
+	"strings"
+)
+
+// rm: recursive deletes need approval; of /, of a home or of a system
+// directory they are refused.
+func (a *assessor) rm(c *cmd) {
+	recursive, force, noPreserve := false, false, false
+	var targets []string
+	optsDone := false
+	for _, arg := range c.args {
+		if !optsDone && arg == "--" {
+			optsDone = true
+			continue
+		}
+		if !optsDone && len(arg) > 1 && arg[0] == '-' {
+			if name, ok := strings.CutPrefix(arg, "--"); ok {
+				name, _, _ = strings.Cut(name, "=")
+				recursive = recursive || name != "" && strings.HasPrefix("recursive", name)
+				force = force || name != "" && strings.HasPrefix("force", name)
+				noPreserve = noPreserve || name != "" && strings.HasPrefix("no-preserve-root", name)
+			} else {
+				recursive = recursive || strings.ContainsAny(arg[1:], "rR")
+				force = force || strings.ContainsAny(arg[1:], "f")
+			}
+			continue
+		}
+		targets = append(targets, arg)
+	}
+	flags := "rm"
+	if recursive {
+		flags += " -r"
+		if force {
+			flags += "f"
+		}
+	}
+	pat := strings.TrimSpace(flags + " " + strings.Join(cleanAll(targets), " "))
+	if recursive {
+		for _, t := range targets {
+			switch {
+			case isRootTarget(t):
+				a.report(Blocked, RuleRootDelete, "recursive delete of the root filesystem (rm -r "+short(t)+")", pat)
+			case isHomeRoot(t):
+				a.report(Blocked, RuleHomeDelete, "recursive delete of a whole home directory (rm -r "+short(t)+")", pat)
+			case isSystemDir(t):
+				a.report(Blocked, RuleSystemDirDelete, "recursive delete of a system directory (rm -r "+short(t)+")", pat)
+			}
+		}
+		if noPreserve {
+			a.report(Blocked, RuleRootDelete, "recursive delete without root protection (rm --no-preserve-root)", pat)
+		}
+		a.report(Dangerous, RuleRecursiveDelete, "recursive delete (rm -r)", pat)
+	}
+	for _, t := range targets {
+		a.sensitiveTarget(t, "rm", "deletes")
+	}
+}
+
+// findKeep are the find primaries that do not narrow what it matches.
+var findKeep = map[string]bool{
+	"-delete": true, "-depth": true, "-d": true, "-xdev": true, "-mount": true, "-noleaf": true,
+	"-ignore_readdir_race": true, "-follow": true, "-daystart": true, "-print": true, "-print0": true,
+	"-maxdepth": true, "-mindepth": true,
+}
+
+// find: -delete and -exec rm delete what matches, everything under its
+// start paths when nothing narrows the match.
+func (a *assessor) find(c *cmd) {
+	args := c.args
+	i := 0
+	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P" || strings.HasPrefix(args[i], "-O") || args[i] == "-D") {
+		if args[i] == "-D" {
+			i++
+		}
+		i++
+	}
+	var starts []string
+	for ; i < len(args) && !strings.HasPrefix(args[i], "-") && args[i] != "(" && args[i] != "!"; i++ {
+		starts = append(starts, args[i])
+	}
+	if len(starts) == 0 {
+		starts = []string{"."}
+	}
+	expr := args[min(i, len(args)):]
+	narrowed := false
+	for k := 0; k < len(expr); k++ {
+		e := expr[k]
+		if e == "-maxdepth" || e == "-mindepth" {
+			k++
+			continue
+		}
+		if strings.HasPrefix(e, "-") && !findKeep[e] && !isExec(e) {
+			narrowed = true
+		}
+		if isExec(e) {
+			j := k + 1
+			for j < len(expr) && expr[j] != ";" && expr[j] != "+" {
+				j++
+			}
+			narrowed = narrowed || e == "-ok" || e == "-okdir"
+			a.findExec(c, e, expr[k+1:j], starts, narrowed)
+			k = j
+		}
+	}
+	if !slices.Contains(expr, "-delete") {
+		return
+	}
+	pat := "find " + strings.Join(cleanAll(starts), " ") + " " + strings.Join(expr, " ")
+	if !narrowed {
+		for _, s := range starts {
+			a.wholeTreeDelete(s, "find "+short(s)+" -delete", pat)
+		}
+	}
+	a.report(Dangerous, RuleRecursiveDelete, "recursive delete (find -delete)", pat)
+	for _, s := range starts {
+		a.sensitiveTarget(s, "find -delete", "deletes in")
+	}
+}
+
+func isExec(e string) bool {
+	return e == "-exec" || e == "-execdir" || e == "-ok" || e == "-okdir"
+}
+
+// findExec checks the command find runs for each match: a match is the
+// start path itself when nothing narrows them, otherwise something below.
+func (a *assessor) findExec(c *cmd, how string, words []string, starts []string, narrowed bool) {
+	if len(words) == 0 {
+		return
+	}
+	if c.depth >= maxDepth {
+		a.tooDeep = true
+		return
+	}
+	for _, s := range starts {
+		match := s
+		if narrowed {
+			match = strings.TrimSuffix(s, "/") + "/_match_"
+		}
+		f := make([]field, len(words))
+		for i, w := range words {
+			f[i] = field{s: strings.ReplaceAll(w, "{}", match), lit: true}
+		}
+		base := c.call
+		base.depth++
+		info := a.run(base, f)
+		if info.name == "rm" || info.name == "shred" || info.name == "unlink" || info.name == "rmdir" {
+			a.report(Dangerous, RuleRecursiveDelete, "recursive delete (find "+how+" "+info.name+")",
+				"find "+cleanArg(s)+" "+how+" "+strings.Join(words, " "))
+		}
+	}
+}
+
+// wholeTreeDelete reports a delete of everything under / or a home or a
+// system directory.
+func (a *assessor) wholeTreeDelete(t, what, pat string) {
+	switch {
+	case isRootTarget(t):
+		a.report(Blocked, RuleRootDelete, "recursive delete of the root filesystem ("+what+")", pat)
+	case isHomeRoot(t):
+		a.report(Blocked, RuleHomeDelete, "recursive delete of a whole home directory ("+what+")", pat)
+	case isSystemDir(t):
+		a.report(Blocked, RuleSystemDirDelete, "recursive delete of a system directory ("+what+")", pat)
+	}
+}
+
+// shred overwrites files, and disks.
+func (a *assessor) shred(c *cmd) {
+	p := opts{short: "ns", permute: true, long: longs("iterations=", "size=", "random-source=", "remove")}.parse(c.args)
+	for _, t := range p.operands {
+		if isDisk(t) {
+			a.report(Blocked, RuleRawDiskWrite, "overwrites a disk device (shred "+short(t)+")", "shred "+t)
+		}
+		a.sensitiveTarget(t, "shred", "destroys")
+	}
+}
+
+var gitOpts = opts{short: "Cc", long: longs("git-dir=", "work-tree=", "namespace=", "exec-path=", "config-env=")}
+
+func (a *assessor) git(c *cmd) {
+	p := gitOpts.parse(c.args)
+	if len(p.operands) == 0 {
+		return
+	}
+	sub, rest := p.operands[0], p.operands[1:]
+	rest = c.args[p.index[0]+1:]
+	pat := "git " + sub + " " + strings.Join(rest, " ")
+	switch sub {
+	case "clean":
+		force := clusterHas(rest, 'f') || slices.Contains(rest, "--force")
+		dry := clusterHas(rest, 'n') || slices.Contains(rest, "--dry-run")
+		if force && !dry {
+			a.report(Dangerous, RuleGitClean, "deletes untracked files (git clean -f)", canon("git clean", rest))
+		}
+	case "reset":
+		if slices.Contains(rest, "--hard") {
+			a.report(Dangerous, RuleGitResetHard, "discards uncommitted changes (git reset --hard)", strings.TrimSpace(pat))
+		}
+	case "push":
+		force := clusterHas(rest, 'f')
+		for _, r := range rest {
+			if r == "--force" || strings.HasPrefix(r, "--force-with-lease") || (strings.HasPrefix(r, "+") && len(r) > 1) {
+				force = true
+			}
+		}
+		if force {
+			a.report(Dangerous, RuleGitForcePush, "rewrites remote history (git push --force)", strings.TrimSpace(pat))
+		}
+	}
+}
+
+// canon is a generic pattern: the program, its short options merged and
+// sorted, its long options sorted, then its operands in order with paths
+// cleaned.
+func canon(name string, args []string) string {
+	var letters []byte
+	var longOpts, operands []string
+	for i, arg := range args {
+		switch {
+		case arg == "--":
+			operands = append(operands, cleanAll(args[i+1:])...)
+			return canonJoin(name, letters, longOpts, operands)
+		case strings.HasPrefix(arg, "--"):
+			longOpts = append(longOpts, arg)
+		case len(arg) > 1 && arg[0] == '-':
+			letters = append(letters, arg[1:]...)
+		case strings.ContainsAny(arg, "/~") || strings.HasPrefix(arg, "."):
+			operands = append(operands, cleanArg(arg))
+		default:
+			operands = append(operands, arg)
+		}
+	}
+	return canonJoin(name, letters, longOpts, operands)
+}
+
+func canonJoin(name string, letters []byte, longOpts, operands []string) string {
+	parts := []string{name}
+	if len(letters) > 0 {
+		slices.Sort(letters)
+		parts = append(parts, "-"+string(slices.Compact(letters)))
+	}
+	slices.Sort(longOpts)
+	parts = append(parts, slices.Compact(longOpts)...)
+	parts = append(parts, operands...)
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,331 @@
+package approval
+
+import (
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// shellCmd: a shell runs "-c SCRIPT", a script file, or its stdin.
+func (a *assessor) shellCmd(c *cmd) {
+	c.info.lang = "sh"
+	script, cmdMode, stdin, file := shellOptions(c.args)
+	if cmdMode {
+		a.shellText(c.call, script)
+		return
+	}
+	c.info.readsStdin = stdin
+	if stdin && c.hasStdin {
+		a.script(c.stdin, c.sc, c.depth+1)
+	}
+	a.runsFile(c, file)
+}
+
+// runsFile reports an interpreter or shell given a download as its program.
+func (a *assessor) runsFile(c *cmd, file string) {
+	switch {
+	case c.subsDownload:
+		a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script ("+c.name+" <(curl ...))", c.pattern())
+	case file != "" && c.sc.downloaded[path.Clean(file)]:
+		a.report(Dangerous, RuleCurlPipeShell, "runs a file it downloaded ("+c.name+" "+short(file)+")", c.pattern())
+	}
+}
+
+// shellOptions reads a shell's options: with -c it returns the script;
+// otherwise stdin reports whether the shell reads its script from stdin,
+// and file names the script file it runs.
+func shellOptions(args []string) (script string, cmdMode, stdin bool, file string) {
+	i := 0
+	sMode := false
+	for i < len(args) {
+		arg := args[i]
+		if arg == "--" || arg == "-" {
+			i++
+			break
+		}
+		if arg == "-o" || arg == "+o" || arg == "-O" || arg == "+O" || arg == "--rcfile" || arg == "--init-file" || arg == "-C" || arg == "--init-command" {
+			i += 2
+			continue
+		}
+		if s, ok := strings.CutPrefix(arg, "--command="); ok {
+			return s, true, false, ""
+		}
+		if arg == "--command" {
+			cmdMode = true
+			i++
+			continue
+		}
+		if len(arg) > 1 && (arg[0] == '-' || arg[0] == '+') {
+			if arg[0] == '-' && arg[1] != '-' {
+				cmdMode = cmdMode || strings.IndexByte(arg, 'c') > 0
+				sMode = sMode || strings.IndexByte(arg, 's') > 0
+			}
+			i++
+			continue
+		}
+		break
+	}
+	if cmdMode {
+		if i < len(args) {
+			return args[i], true, false, ""
+		}
+		return "", true, false, ""
+	}
+	if sMode || i >= len(args) || args[i] == "/dev/stdin" {
+		return "", false, true, ""
+	}
+	return "", false, false, args[i]
+}
+
+// source runs a file in the current shell.
+func (a *assessor) source(c *cmd) {
+	c.info.lang = "sh"
+	p := (opts{}).parse(c.args)
+	if len(p.operands) == 0 || p.operands[0] == "/dev/stdin" {
+		c.info.readsStdin = true
+		if c.hasStdin {
+			a.script(c.stdin, c.sc, c.depth+1)
+		}
+		return
+	}
+	a.runsFile(c, p.operands[0])
+}
+
+// language is the family of an interpreter: "python", "perl", "ruby",
+// "node", "php" or its own name.
+func language(name string) string {
+	for _, l := range []string{"python", "perl", "ruby", "node", "php"} {
+		if strings.HasPrefix(name, l) {
+			return l
+		}
+	}
+	switch name {
+	case "pypy", "pypy3":
+		return "python"
+	case "nodejs", "deno", "bun":
+		return "node"
+	}
+	return name
+}
+
+// codeFlags are the options that take inline code, per language.
+var codeFlags = map[string]string{"python": "c", "perl": "eE", "ruby": "e", "node": "ep", "php": "rBRE", "lua": "e", "osascript": "e"}
+
+// argFlags are the options that take an argument other than code.
+var argFlags = map[string]string{"python": "WXm", "perl": "MmIlx0", "ruby": "rICEKTWx", "node": "r", "php": "cdfzt", "lua": "l"}
+
+// interpreter: inline code (python -c, perl -e, node -e ...) that writes,
+// deletes or runs commands, or cannot be read, is Dangerous; a program on
+// stdin is checked when it is known; a script file is judged by name only.
+func (a *assessor) interpreter(c *cmd) {
+	lang := language(c.name)
+	c.info.lang = lang
+	args := c.args
+	if (c.name == "deno" || c.name == "bun") && len(args) > 0 && args[0] == "eval" {
+		args = append([]string{"-e"}, args[1:]...)
+	}
+	var code []string
+	codeLit := true
+	inPlace := false
+	var operands []string
+	module := ""
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" || arg == "-" || len(arg) < 2 || arg[0] != '-' {
+			operands = args[i:]
+			if arg == "--" {
+				operands = args[i+1:]
+			}
+			break
+		}
+		if strings.HasPrefix(arg, "--") {
+			name, v, hasV := strings.Cut(arg[2:], "=")
+			switch name {
+			case "eval", "print", "command":
+				if !hasV && i+1 < len(args) {
+					i++
+					v = args[i]
+					codeLit = codeLit && c.lits[i]
+				}
+				code = append(code, v)
+			case "require", "import", "input-type":
+				if !hasV {
+					i++
+				}
+			}
+			continue
+		}
+		for k := 1; k < len(arg); k++ {
+			l := arg[k]
+			if l == 'i' && (lang == "perl" || lang == "ruby") {
+				inPlace = true
+				break
+			}
+			if strings.IndexByte(codeFlags[lang], l) >= 0 || strings.IndexByte(argFlags[lang], l) >= 0 {
+				v := arg[k+1:]
+				lit := c.lits[i]
+				if v == "" && i+1 < len(args) {
+					i++
+					v, lit = args[i], c.lits[i]
+				}
+				switch {
+				case strings.IndexByte(codeFlags[lang], l) >= 0:
+					code = append(code, v)
+					codeLit = codeLit && lit
+				case lang == "python" && l == 'm':
+					module = v
+					operands = args[i+1:]
+					i = len(args)
+				case lang == "perl" && (l == 'M' || l == 'm'):
+					code = append(code, "use "+v+";")
+				}
+				break
+			}
+		}
+	}
+	if strings.HasPrefix(module, "pip") {
+		a.packages(&cmd{call: c.call, name: "pip", args: operands, lits: c.lits})
+	}
+	switch {
+	case len(code) > 0:
+		if !codeLit {
+			a.danger(c, RuleInlineCode, "runs inline "+lang+" code that is built by the shell ("+c.name+")")
+		}
+		a.inlineCode(c, lang, strings.Join(code, "\n"))
+		if inPlace {
+			a.inPlaceFiles(c.name, operands)
+		}
+	case module != "":
+	case len(operands) == 0 || operands[0] == "-" || operands[0] == "/dev/stdin":
+		c.info.readsStdin = true
+		if c.hasStdin {
+			a.inlineCode(c, lang, c.stdin)
+		}
+	default:
+		a.runsFile(c, operands[0])
+		if inPlace && len(operands) > 1 {
+			a.inPlaceFiles(c.name, operands[1:])
+		}
+		return
+	}
+	if c.subsDownload {
+		a.runsFile(c, "")
+	}
+}
+
+// riskyCode finds inline code that deletes, moves, writes, changes
+// permissions, runs commands or evaluates built code, per language.
+var riskyCode = map[string]*regexp.Regexp{
+	"python": regexp.MustCompile(`\b(?:shutil|subprocess|ctypes|pty|importlib|__import__|exec|eval|compile|getattr|system|popen|spawn\w*|exec[lv]p?e?|remove|unlink|rmdir|removedirs|rmtree|rename|renames|chmod|chown|truncate|write_text|write_bytes|write|writelines|mkfifo|symlink|link|kill|killpg|os\.replace|urlretrieve)\b|open\s*\([^)]*['"][rbtU]*[wax+]`),
+	"perl":   regexp.MustCompile("\\b(?:unlink|rmtree|remove_tree|rmdir|rename|system|exec|qx|eval|open|sysopen|truncate|chmod|chown|kill|symlink|link|mkdir|make_path|File::Path|File::Copy|copy|move|syswrite|print\\s*\\{|fork|socket|require|do)\\b|`"),
+	"ruby":   regexp.MustCompile("\\b(?:FileUtils|File\\.(?:delete|unlink|write|rename|open|chmod|chown|truncate|symlink|new)|Dir\\.(?:delete|rmdir|unlink)|system|exec|spawn|eval|instance_eval|class_eval|send|IO\\.(?:popen|write|sysopen)|Open3|rm_rf|rm_r|remove_dir|remove_entry|Kernel|fork|syscall|Pathname|require|load)\\b|`|%x"),
+	"node":   regexp.MustCompile(`\b(?:child_process|execSync|exec|spawn|spawnSync|execFile|execFileSync|fork|rmSync|rm|rmdir|rmdirSync|unlink|unlinkSync|writeFile|writeFileSync|appendFile|appendFileSync|rename|renameSync|truncate|truncateSync|chmod|chmodSync|chown|copyFile|copyFileSync|cp|cpSync|symlink|symlinkSync|createWriteStream|eval|Function|binding|vm|import|Deno\.(?:remove|writeFile|writeTextFile|run|Command))\b`),
+	"php":    regexp.MustCompile("\\b(?:unlink|rmdir|rename|file_put_contents|fopen|fwrite|system|exec|shell_exec|passthru|popen|proc_open|eval|chmod|chown|copy|symlink|assert|create_function|pcntl_exec|include|require)\\b|`"),
+}
+
+// shellStrings finds string literals handed to a shell by inline code:
+// system("..."), os.system('...'), `...`, exec("...").
+var shellStrings = regexp.MustCompile("(?:system|popen|exec|shell_exec|passthru|execSync|spawnSync|check_output|check_call|call|run|Popen)\\s*\\(\\s*(?:\"((?:[^\"\\\\]|\\\\.)*)\"|'((?:[^'\\\\]|\\\\.)*)')|`([^`]*)`")
+
+// inlineCode checks a program given to an interpreter on its command line
+// or stdin.
+func (a *assessor) inlineCode(c *cmd, lang, code string) {
+	re := riskyCode[lang]
+	if re == nil || re.MatchString(code) {
+		a.report(Dangerous, RuleInlineCode, "runs "+lang+" code that may write, delete or run commands ("+c.name+")",
+			c.name+" "+rawPattern(code))
+	}
+	a.embeddedShell(c, code)
+}
+
+// embeddedShell checks the shell commands inline code spells out.
+func (a *assessor) embeddedShell(c *cmd, code string) {
+	for i, m := range shellStrings.FindAllStringSubmatch(code, maxInputs) {
+		if i >= maxInputs {
+			break
+		}
+		s := m[1] + m[2] + m[3]
+		if s != "" {
+			a.script(unescapeC(s), c.sc, c.depth+1)
+		}
+	}
+}
+
+// unescapeC removes the backslash escapes of a C-like string literal.
+func unescapeC(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(s[i])
+			}
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+var awkOpts = opts{short: "FvfeilWE", long: longs("field-separator=", "assign=", "file=", "source=", "include=", "load=", "exec=")}
+
+var (
+	awkString  = `"((?:[^"\\]|\\.)*)"`
+	awkSystem  = regexp.MustCompile(`\bsystem\s*\(\s*` + awkString + `\s*\)`)
+	awkGetline = regexp.MustCompile(awkString + `\s*\|\s*getline`)
+	awkPipeTo  = regexp.MustCompile(`\|&?\s*` + awkString)
+	awkWrite   = regexp.MustCompile(`>>?\s*` + awkString)
+	awkRuns    = regexp.MustCompile(`\bsystem\s*\(|\|\s*getline|\|&|\bprintf?\b[^;}]*\|`)
+)
+
+// awk: system(), "cmd" | getline and print | "cmd" run shell commands;
+// print > "file" writes a file.
+func (a *assessor) awk(c *cmd) {
+	p := awkOpts.parse(c.args)
+	progs := append(slices.Clone(p.values["-e"]), p.values["--source"]...)
+	if !p.has("-f", "--file", "-e", "--source") && len(p.operands) > 0 {
+		if !c.lits[p.index[0]] {
+			a.danger(c, RuleInlineCode, "runs an awk program that is built by the shell")
+		}
+		progs = append(progs, p.operands[0])
+	}
+	for _, prog := range progs {
+		a.awkProgram(c, prog)
+	}
+}
+
+func (a *assessor) awkProgram(c *cmd, prog string) {
+	known := 0
+	for _, re := range []*regexp.Regexp{awkSystem, awkGetline, awkPipeTo} {
+		for _, m := range re.FindAllStringSubmatch(prog, maxInputs) {
+			known++
+			a.awkCommand(c, unescapeC(m[1]))
+		}
+	}
+	if runs := len(awkRuns.FindAllStringIndex(prog, -1)); runs > known {
+		a.danger(c, RuleInlineCode, "awk runs a command it builds ("+c.name+")")
+	}
+	for _, m := range awkWrite.FindAllStringSubmatch(prog, maxInputs) {
+		a.writeTarget(unescapeC(m[1]), c.name+" >", false)
+	}
+}
+
+// awkCommand checks a command awk hands to sh; one that is a shell or
+// interpreter reads awk's output as its program.
+func (a *assessor) awkCommand(c *cmd, s string) {
+	a.script(s, c.sc, c.depth+1)
+	if f := strings.Fields(s); len(f) > 0 {
+		if n := baseName(f[0]); isShell(n) || language(n) != n {
+			a.danger(c, RuleInlineCode, "awk pipes text into a shell or interpreter ("+short(s)+")")
+		}
+	}
+}

@@ -1,0 +1,273 @@
+package approval
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// pipeline checks each stage, then what flows between them: a download,
+// or decoded text, into a shell or interpreter; literal text into a shell
+// (echo 'cmd' | sh) is checked as the script it is.
+func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
+	b := s.Cmd.(*syntax.BinaryCmd)
+	var stages []*syntax.Stmt
+	flattenPipe(b.X, &stages)
+	flattenPipe(b.Y, &stages)
+	infos := make([]cmdInfo, len(stages))
+	downloads := false
+	for i, st := range stages {
+		if ce, ok := st.Cmd.(*syntax.CallExpr); ok {
+			infos[i] = a.callStmt(st, ce, sc, depth)
+		} else {
+			infos[i].subsDownload = a.stmt(st, sc, depth)
+		}
+		downloads = downloads || infos[i].downloader || infos[i].subsDownload
+	}
+	d := decoder{a: a, sc: sc, depth: depth}
+	out, known := "", false
+	for j, in := range infos {
+		if j > 0 && in.readsStdin {
+			a.feeds(stages, infos, j)
+			if known {
+				a.knownInput(in, out, sc, depth)
+			}
+		}
+		if j > 0 && in.lang == "sql" && known {
+			a.sqlInput(in.name, out)
+		}
+		if j > 0 && in.xargs != nil && known {
+			a.xargsInput(stages[j], in.xargs, out, sc, depth)
+		}
+		out, known = d.stageOutput(stages[j], out, known && j > 0)
+	}
+	return downloads
+}
+
+// feeds reports a download or decoder earlier in the pipeline than a
+// shell or interpreter that runs its stdin.
+func (a *assessor) feeds(stages []*syntax.Stmt, infos []cmdInfo, j int) {
+	for i := 0; i < j; i++ {
+		pat := rawPattern(printNode(stages[i])) + " | " + rawPattern(printNode(stages[j]))
+		switch {
+		case infos[i].downloader:
+			a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script ("+infos[i].name+" | "+infos[j].name+")", pat)
+		case infos[i].decoder:
+			a.report(Dangerous, RuleDecodeExec, "runs text it decodes ("+infos[i].name+" | "+infos[j].name+")", pat)
+		}
+	}
+}
+
+// xargsInput checks the command xargs builds from literal input: the
+// input split into words, or whole (xargs -0).
+func (a *assessor) xargsInput(st *syntax.Stmt, command []field, text string, sc *scope, depth int) {
+	if depth >= maxDepth {
+		a.tooDeep = true
+		return
+	}
+	base := call{sc: sc, depth: depth + 1, node: st}
+	for _, words := range [][]string{strings.Fields(text), {strings.TrimSuffix(text, "\n")}} {
+		f := slices.Clone(command)
+		for i, w := range words {
+			if i == maxInputs {
+				break
+			}
+			f = append(f, field{s: w, lit: true})
+		}
+		a.run(base, f)
+	}
+}
+
+// knownInput checks literal text a shell or interpreter reads as its
+// program.
+func (a *assessor) knownInput(in cmdInfo, text string, sc *scope, depth int) {
+	if in.lang == "sh" {
+		a.script(text, sc, depth+1)
+		return
+	}
+	a.inlineCode(&cmd{call: call{sc: sc, depth: depth}, name: in.name}, in.lang, text)
+}
+
+// stageOutput works out what one pipeline stage prints when it only
+// prints literal text or decodes known input.
+func (d decoder) stageOutput(s *syntax.Stmt, in string, hasIn bool) (string, bool) {
+	ce, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return "", false
+	}
+	inner := decoder{a: d.a, sc: d.sc, mode: d.mode, depth: d.depth + 1}
+	f := inner.words(ce.Args)
+	for _, x := range f {
+		if !x.lit {
+			return "", false
+		}
+	}
+	if doc, ok := inner.stdin(s.Redirs); ok {
+		in, hasIn = doc, true
+	}
+	return staticOutput(strs(f), in, hasIn)
+}
+
+// staticOutput is the output of echo, printf, cat and the decoders on
+// known input.
+func staticOutput(args []string, in string, hasIn bool) (string, bool) {
+	name, rest := baseName(args[0]), args[1:]
+	switch name {
+	case "echo":
+		escapes, newline := false, true
+		for len(rest) > 0 && len(rest[0]) > 1 && rest[0][0] == '-' && strings.Trim(rest[0][1:], "neE") == "" {
+			escapes = escapes || strings.Contains(rest[0], "e")
+			newline = newline && !strings.Contains(rest[0], "n")
+			rest = rest[1:]
+		}
+		out := strings.Join(rest, " ")
+		if escapes {
+			out, _ = format("%b", []string{out})
+		}
+		if newline {
+			out += "\n"
+		}
+		return out, true
+	case "printf":
+		if len(rest) == 0 {
+			return "", false
+		}
+		return format(rest[0], rest[1:])
+	case "cat":
+		return in, hasIn && len(rest) == 0
+	}
+	if !hasIn {
+		return "", false
+	}
+	switch {
+	case (name == "base64" || name == "openssl") && hasAny(rest, "-d", "--decode", "-D", "-di", "-id"):
+		return decodeBase64(in)
+	case name == "xxd" && clusterHas(rest, 'r'):
+		b, err := hex.DecodeString(strings.Join(strings.Fields(in), ""))
+		return string(b), err == nil
+	case name == "rev":
+		lines := strings.Split(in, "\n")
+		for i, l := range lines {
+			r := []rune(l)
+			slices.Reverse(r)
+			lines[i] = string(r)
+		}
+		return strings.Join(lines, "\n"), true
+	}
+	return "", false
+}
+
+// format is printf: expand.Format without panics.
+func format(f string, args []string) (out string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			out, ok = "", false
+		}
+	}()
+	s, _, err := expand.Format(&expand.Config{Env: environ{}}, f, args)
+	return s, err == nil
+}
+
+func decodeBase64(in string) (string, bool) {
+	s := strings.Join(strings.Fields(in), "")
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return string(b), true
+		}
+	}
+	return "", false
+}
+
+func hasAny(args []string, flags ...string) bool {
+	for _, f := range flags {
+		if slices.Contains(args, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// decoderCmd marks the programs that turn their input into other text.
+func (a *assessor) decoderCmd(c *cmd) {
+	switch c.name {
+	case "base64", "base32", "basenc", "openssl":
+		c.info.decoder = hasAny(c.args, "-d", "--decode", "-D", "-di", "-id") || clusterHas(c.args, 'd')
+	case "xxd":
+		c.info.decoder = clusterHas(c.args, 'r') || slices.Contains(c.args, "-revert")
+	case "gzip", "bzip2", "xz", "zstd", "lzma":
+		c.info.decoder = clusterHas(c.args, 'd') || slices.Contains(c.args, "--decompress")
+	default:
+		c.info.decoder = true
+	}
+}
+
+var (
+	curlOpts = opts{short: "dHXuAeoTFbcKmwxrEUYyzCDQtP", permute: true, long: longs("output=", "data=", "header=",
+		"request=", "user=", "user-agent=", "referer=", "upload-file=", "form=", "cookie=", "cookie-jar=", "config=",
+		"max-time=", "write-out=", "proxy=", "range=", "cert=", "url=", "data-raw=", "data-binary=", "data-urlencode=",
+		"connect-timeout=", "retry=", "dump-header=", "output-dir=", "remote-name", "location", "silent", "fail",
+		"show-error", "insecure", "compressed", "json=", "resolve=", "connect-to=", "interface=", "cacert=", "key=")}
+	wgetOpts = opts{short: "OoaPeUtTwYQlADRIXBi", permute: true, long: longs("output-document=", "output-file=",
+		"append-output=", "directory-prefix=", "execute=", "user-agent=", "tries=", "timeout=", "wait=", "quota=",
+		"level=", "accept=", "domains=", "reject=", "include-directories=", "exclude-directories=", "base=",
+		"input-file=", "header=", "post-data=", "post-file=", "user=", "password=", "quiet", "no-verbose",
+		"continue", "recursive", "mirror", "no-check-certificate")}
+)
+
+// downloader: curl, wget ... print a download or save it to a file; a
+// file they save is remembered so that running it later is seen.
+func (a *assessor) downloader(c *cmd) {
+	c.info.downloader = true
+	switch c.name {
+	case "curl":
+		p := curlOpts.parse(c.args)
+		for _, o := range p.values["-o"] {
+			a.downloaded(c, o)
+		}
+		for _, o := range p.values["--output"] {
+			a.downloaded(c, o)
+		}
+		if p.has("-O", "--remote-name") {
+			for _, u := range p.operands {
+				a.downloaded(c, urlBase(u))
+			}
+		}
+		if p.has("-o", "--output", "-O", "--remote-name") {
+			c.info.downloader = false
+		}
+	case "wget":
+		p := wgetOpts.parse(c.args)
+		if o, ok := p.value("-O", "--output-document"); ok {
+			if o != "-" {
+				a.downloaded(c, o)
+				c.info.downloader = false
+			}
+			return
+		}
+		c.info.downloader = false
+		for _, u := range p.operands {
+			a.downloaded(c, urlBase(u))
+		}
+	}
+}
+
+// downloaded remembers a file a download wrote and checks where it is.
+func (a *assessor) downloaded(c *cmd, file string) {
+	if file == "" || file == "-" {
+		return
+	}
+	c.sc.downloaded[path.Clean(file)] = true
+	a.writeTarget(file, c.name+" -o", false)
+}
+
+// urlBase is the file name a URL is saved under.
+func urlBase(u string) string {
+	u, _, _ = strings.Cut(u, "?")
+	u, _, _ = strings.Cut(u, "#")
+	return path.Base(u)
+}

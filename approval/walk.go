@@ -1,0 +1,213 @@
+package approval
+
+import (
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// stmts checks statements in order; it reports whether any runs a
+// downloader.
+func (a *assessor) stmts(list []*syntax.Stmt, sc *scope, depth int) bool {
+	downloads := false
+	for _, s := range list {
+		if a.stmt(s, sc, depth) {
+			downloads = true
+		}
+	}
+	return downloads
+}
+
+// stmt checks one statement and its redirections.
+func (a *assessor) stmt(s *syntax.Stmt, sc *scope, depth int) bool {
+	if s == nil {
+		return false
+	}
+	if c, ok := s.Cmd.(*syntax.BinaryCmd); ok && (c.Op == syntax.Pipe || c.Op == syntax.PipeAll) {
+		downloads := a.redirects(s.Redirs, sc, depth)
+		return a.pipeline(s, sc, depth) || downloads
+	}
+	if c, ok := s.Cmd.(*syntax.CallExpr); ok {
+		info := a.callStmt(s, c, sc, depth)
+		return info.downloader || info.subsDownload
+	}
+	downloads := a.redirects(s.Redirs, sc, depth)
+	if a.command(s.Cmd, sc, depth) {
+		downloads = true
+	}
+	return downloads
+}
+
+// command checks a compound command.
+func (a *assessor) command(cmd syntax.Command, sc *scope, depth int) bool {
+	d := false
+	or := func(b bool) {
+		d = d || b
+	}
+	switch c := cmd.(type) {
+	case *syntax.BinaryCmd:
+		or(a.stmt(c.X, sc, depth))
+		or(a.stmt(c.Y, sc, depth))
+	case *syntax.Block:
+		or(a.stmts(c.Stmts, sc, depth))
+	case *syntax.Subshell:
+		or(a.stmts(c.Stmts, sc, depth))
+	case *syntax.IfClause:
+		for ic := c; ic != nil; ic = ic.Else {
+			or(a.stmts(ic.Cond, sc, depth))
+			or(a.stmts(ic.Then, sc, depth))
+		}
+	case *syntax.WhileClause:
+		or(a.stmts(c.Cond, sc, depth))
+		or(a.stmts(c.Do, sc, depth))
+	case *syntax.ForClause:
+		switch l := c.Loop.(type) {
+		case *syntax.WordIter:
+			for _, w := range l.Items {
+				or(a.subs(w, sc, depth))
+			}
+			if l.Name != nil {
+				delete(sc.vars, l.Name.Value)
+			}
+		case *syntax.CStyleLoop:
+			or(a.subs(l, sc, depth))
+		}
+		or(a.stmts(c.Do, sc, depth))
+	case *syntax.CaseClause:
+		or(a.subs(c.Word, sc, depth))
+		for _, it := range c.Items {
+			for _, p := range it.Patterns {
+				or(a.subs(p, sc, depth))
+			}
+			or(a.stmts(it.Stmts, sc, depth))
+		}
+	case *syntax.FuncDecl:
+		// A function is checked where it is defined, as if it ran.
+		or(a.stmt(c.Body, sc, depth))
+	case *syntax.ArithmCmd:
+		or(a.subs(c.X, sc, depth))
+	case *syntax.TestClause:
+		or(a.subs(c.X, sc, depth))
+	case *syntax.LetClause:
+		for _, e := range c.Exprs {
+			or(a.subs(e, sc, depth))
+		}
+	case *syntax.DeclClause:
+		for _, as := range c.Args {
+			or(a.subs(as, sc, depth))
+		}
+		a.assign(c.Args, sc, depth)
+	case *syntax.TimeClause:
+		or(a.stmt(c.Stmt, sc, depth))
+	case *syntax.CoprocClause:
+		or(a.stmt(c.Stmt, sc, depth))
+	case *syntax.TestDecl:
+		or(a.stmt(c.Body, sc, depth))
+	case nil:
+	default:
+		or(a.subs(c, sc, depth))
+	}
+	return d
+}
+
+// subs checks the command and process substitutions inside a node that
+// holds no statements of its own (a word, an assignment, an arithmetic or
+// test expression); it reports whether one runs a downloader.
+func (a *assessor) subs(n syntax.Node, sc *scope, depth int) bool {
+	if n == nil {
+		return false
+	}
+	downloads := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			if depth >= maxDepth {
+				a.tooDeep = true
+			} else if a.stmts(n.Stmts, sc, depth+1) {
+				downloads = true
+			}
+			return false
+		case *syntax.ProcSubst:
+			if depth >= maxDepth {
+				a.tooDeep = true
+			} else if a.stmts(n.Stmts, sc, depth+1) {
+				downloads = true
+			}
+			return false
+		}
+		return true
+	})
+	return downloads
+}
+
+// assign remembers variables whose value is known.
+func (a *assessor) assign(list []*syntax.Assign, sc *scope, depth int) {
+	d := decoder{a: a, sc: sc, depth: depth}
+	for _, as := range list {
+		if as.Name == nil {
+			continue
+		}
+		name := as.Name.Value
+		if as.Value == nil || as.Array != nil || as.Index != nil {
+			delete(sc.vars, name)
+			continue
+		}
+		v, ok := d.literal(as.Value)
+		if as.Append {
+			v = sc.vars[name] + v
+		}
+		if !ok || len(v) > maxValue {
+			delete(sc.vars, name)
+			continue
+		}
+		sc.vars[name] = v
+	}
+}
+
+// redirects checks redirection targets and the substitutions in them and
+// in heredocs.
+func (a *assessor) redirects(rs []*syntax.Redirect, sc *scope, depth int) bool {
+	downloads := false
+	d := decoder{a: a, sc: sc, depth: depth}
+	for _, r := range rs {
+		if a.subs(r.Word, sc, depth) {
+			downloads = true
+		}
+		if r.Hdoc != nil && a.subs(r.Hdoc, sc, depth) {
+			downloads = true
+		}
+		if !writesTo(r.Op) || r.Word == nil {
+			continue
+		}
+		t, ok := d.literal(r.Word)
+		if !ok || (r.Op == syntax.DplOut && isFD(t)) {
+			continue
+		}
+		if hasMetadataHost(t) {
+			a.report(Dangerous, RuleCloudMetadata, "contacts the cloud metadata service ("+short(t)+")", r.Op.String()+" "+t)
+		}
+		a.writeTarget(t, r.Op.String(), true)
+	}
+	return downloads
+}
+
+// writesTo reports redirections that open a file for writing.
+func writesTo(op syntax.RedirOperator) bool {
+	switch op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.DplOut, syntax.RdrClob,
+		syntax.RdrAll, syntax.AppAll, syntax.RdrAllClob, syntax.AppAllClob:
+		return true
+	}
+	return false
+}
+
+// isFD reports a file descriptor number or "-" after >&.
+func isFD(s string) bool {
+	if s == "-" || s == "" {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,282 @@
+package approval
+
+import "strings"
+
+// writeTarget checks a file a command writes: onto a disk device is
+// Blocked; into a system path, a login or credential file of a home
+// directory, or Talaria's own directory is Dangerous. how names the write
+// in reasons and patterns ("> ", "tee", "cp").
+func (a *assessor) writeTarget(t, how string, redirect bool) {
+	pat := how + " " + cleanArg(t)
+	switch {
+	case isDisk(t) && redirect:
+		a.report(Blocked, RuleDiskRedirect, "redirects output onto a disk device ("+how+" "+short(t)+")", pat)
+	case isDisk(t):
+		a.report(Blocked, RuleRawDiskWrite, "writes raw data onto a disk device ("+how+" "+short(t)+")", pat)
+	default:
+		a.sensitiveTarget(t, how, "writes to")
+	}
+}
+
+// sensitiveTarget checks a path a command writes, deletes or changes.
+func (a *assessor) sensitiveTarget(t, how, verb string) {
+	pat := how + " " + cleanArg(t)
+	switch {
+	case isSystemPath(t):
+		a.report(Dangerous, RuleSystemWrite, verb+" a system path ("+how+" "+short(t)+")", pat)
+	case isTalariaHome(t):
+		a.report(Dangerous, RuleTalariaWrite, verb+" Talaria's own files ("+how+" "+short(t)+")", pat)
+	case isHomeSensitive(t):
+		a.report(Dangerous, RuleDotfileWrite, verb+" a login, SSH or credential file in the home directory ("+how+" "+short(t)+")", pat)
+	}
+}
+
+var (
+	cpOpts    = opts{short: "St", permute: true, long: longs("suffix=", "target-directory=", "backup", "sparse=", "reflink", "preserve", "no-preserve=")}
+	installOp = opts{short: "gmoStT", permute: true, long: longs("group=", "mode=", "owner=", "suffix=", "target-directory=")}
+	teeOpts   = opts{permute: true, long: longs("append", "ignore-interrupts", "output-error")}
+)
+
+// copies: cp, mv, install, ln and tee write to their destination; mv
+// changes its sources too.
+func (a *assessor) copies(c *cmd) {
+	var dests []string
+	if c.name == "tee" {
+		dests = teeOpts.parse(c.args).operands
+	} else {
+		o := cpOpts
+		if c.name == "install" {
+			o = installOp
+		}
+		p := o.parse(c.args)
+		if t, ok := p.value("-t", "--target-directory"); ok {
+			dests = []string{t}
+		} else if len(p.operands) >= 2 || (c.name == "ln" && len(p.operands) == 1) {
+			dests = p.operands[len(p.operands)-1:]
+		}
+		if c.name == "mv" {
+			dests = append(dests, p.operands...)
+		}
+	}
+	for _, d := range dests {
+		if isDisk(d) && c.name != "cp" && c.name != "tee" && c.name != "install" {
+			continue
+		}
+		a.writeTarget(d, c.name, false)
+	}
+}
+
+// dd writes to of=.
+func (a *assessor) dd(c *cmd) {
+	for _, arg := range c.args {
+		if of, ok := strings.CutPrefix(arg, "of="); ok {
+			a.writeTarget(of, "dd of=", false)
+		}
+	}
+}
+
+var rsyncOpts = opts{short: "efTBM", permute: true, long: longs("rsh=", "filter=", "exclude=", "include=", "temp-dir=",
+	"block-size=", "suffix=", "backup-dir=", "compare-dest=", "copy-dest=", "link-dest=", "chmod=", "chown=",
+	"log-file=", "password-file=", "exclude-from=", "include-from=", "files-from=", "max-size=", "min-size=",
+	"timeout=", "partial-dir=", "rsync-path=", "out-format=", "bwlimit=", "port=", "delete", "delete-before",
+	"delete-during", "delete-delay", "delete-after", "delete-excluded", "delete-missing-args", "remove-source-files")}
+
+// rsync writes to its last operand; with --delete it removes what the
+// source lacks, which onto / or a disk wipes the machine.
+func (a *assessor) rsync(c *cmd) {
+	p := rsyncOpts.parse(c.args)
+	if len(p.operands) < 2 {
+		return
+	}
+	dest := p.operands[len(p.operands)-1]
+	if i := strings.IndexByte(dest, ':'); i >= 0 && !strings.Contains(dest[:i], "/") {
+		return // a remote destination
+	}
+	del := false
+	for _, f := range p.flags {
+		del = del || strings.HasPrefix(f, "--del")
+	}
+	pat := "rsync --delete " + cleanArg(dest)
+	switch {
+	case del && (isRootTarget(dest) || isDisk(dest) || isSystemDir(dest) || isHomeRoot(dest)):
+		a.report(Blocked, RuleRootOverwrite, "rsync --delete onto the root filesystem, a home, a system directory or a disk ("+short(dest)+")", pat)
+	case del:
+		a.report(Dangerous, RuleRecursiveDelete, "rsync --delete removes files in "+short(dest), pat)
+	}
+	a.writeTarget(dest, "rsync", false)
+}
+
+var tarOpts = opts{short: "fCbTXKNLVIFg", permute: true, long: longs("file=", "directory=", "to-command=",
+	"checkpoint-action=", "use-compress-program=", "info-script=", "new-volume-script=", "rsh-command=",
+	"files-from=", "exclude-from=", "exclude=", "blocking-factor=", "owner=", "group=", "mode=", "transform=",
+	"xform=", "listed-incremental=", "index-file=", "format=", "volno-file=", "label=", "newer=", "after-date=",
+	"extract", "get", "create", "append", "update", "catenate", "concatenate", "list", "diff", "compare", "delete")}
+
+// tar writes the archive it creates and the files it extracts, and runs
+// the commands some of its options name.
+func (a *assessor) tar(c *cmd) {
+	args := c.args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		args = append([]string{"-" + args[0]}, args[1:]...) // tar cvf x.tar ...
+	}
+	p := tarOpts.parse(args)
+	for _, f := range []string{"--to-command", "--use-compress-program", "-I", "--info-script", "-F",
+		"--new-volume-script", "--rsh-command"} {
+		for _, v := range p.values[f] {
+			a.shellText(c.call, v)
+		}
+	}
+	for _, v := range p.values["--checkpoint-action"] {
+		if s, ok := strings.CutPrefix(v, "exec="); ok {
+			a.shellText(c.call, s)
+		}
+	}
+	archive, hasArchive := p.value("-f", "--file")
+	switch {
+	case p.has("-c", "-r", "-u", "-A", "--create", "--append", "--update", "--catenate", "--concatenate"):
+		if hasArchive && archive != "-" {
+			a.writeTarget(archive, "tar -cf", false)
+		}
+	case p.has("-x", "--extract", "--get"):
+		dir, _ := p.value("-C", "--directory")
+		if dir == "" {
+			return
+		}
+		pat := "tar -x -C " + cleanArg(dir)
+		switch {
+		case isRootTarget(dir) || isDisk(dir) || isSystemDir(dir):
+			a.report(Blocked, RuleRootOverwrite, "extracts an archive over the root filesystem or a system directory (tar -C "+short(dir)+")", pat)
+		case isHomeRoot(dir):
+			a.report(Dangerous, RuleDotfileWrite, "extracts an archive over a home directory (tar -C "+short(dir)+")", pat)
+		default:
+			a.sensitiveTarget(dir, "tar -x -C", "extracts into")
+		}
+	}
+}
+
+var sedOpts = opts{short: "efl", permute: true, long: longs("expression=", "file=", "line-length=", "in-place", "quiet",
+	"silent", "regexp-extended", "separate", "null-data", "unbuffered", "debug", "sandbox", "posix", "follow-symlinks")}
+
+// sed -i edits its file operands.
+func (a *assessor) sed(c *cmd) {
+	edit := false
+	for _, arg := range c.args {
+		if arg == "--" {
+			break
+		}
+		if strings.HasPrefix(arg, "--in-place") {
+			edit = true
+		}
+		if len(arg) > 1 && arg[0] == '-' && arg[1] != '-' {
+			if i := strings.IndexByte(arg, 'i'); i > 0 && !strings.ContainsAny(arg[1:i], "efl") {
+				edit = true
+			}
+		}
+	}
+	if !edit {
+		return
+	}
+	var clean []string
+	for _, arg := range c.args {
+		if !strings.HasPrefix(arg, "-i") && !strings.HasPrefix(arg, "--in-place") {
+			clean = append(clean, arg)
+		}
+	}
+	p := sedOpts.parse(clean)
+	files := p.operands
+	if !p.has("-e", "--expression", "-f", "--file") && len(files) > 0 {
+		files = files[1:]
+	}
+	for _, f := range files {
+		a.sensitiveTarget(f, c.name+" -i", "edits in place")
+	}
+}
+
+// inPlaceFiles checks the files perl -i or ruby -i edit.
+func (a *assessor) inPlaceFiles(name string, files []string) {
+	for _, f := range files {
+		a.sensitiveTarget(f, name+" -i", "edits in place")
+	}
+}
+
+// touches: truncate, touch, mkdir ... change the paths they name.
+func (a *assessor) touches(c *cmd) {
+	p := opts{short: "sr", permute: true, long: longs("size=", "reference=")}.parse(c.args)
+	for _, t := range p.operands {
+		if c.name == "truncate" || c.name == "unlink" {
+			a.sensitiveTarget(t, c.name, "changes")
+		} else if isSystemPath(t) {
+			a.report(Dangerous, RuleSystemWrite, "changes a system path ("+c.name+" "+short(t)+")", c.name+" "+cleanArg(t))
+		}
+	}
+}
+
+// perms: chmod, chown and chgrp.
+func (a *assessor) perms(c *cmd) {
+	args := c.args
+	recursive := clusterHas(args, 'R') || containsStr(args, "--recursive")
+	var ops []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			ops = append(ops, args[i+1:]...)
+			break
+		}
+		// chmod -w file: a mode that looks like an option.
+		if len(arg) < 2 || arg[0] != '-' || (c.name == "chmod" && strings.Trim(arg[1:], "rwxXst") == "") {
+			ops = append(ops, arg)
+		}
+	}
+	reference := false
+	for _, arg := range args {
+		reference = reference || strings.HasPrefix(arg, "--reference")
+	}
+	mode := ""
+	if !reference && len(ops) > 0 {
+		mode, ops = ops[0], ops[1:]
+	}
+	flag := c.name
+	if recursive {
+		flag += " -R"
+	}
+	pat := flag + " " + mode + " " + strings.Join(cleanAll(ops), " ")
+	if recursive {
+		for _, t := range ops {
+			if isRootTarget(t) || isSystemDir(t) {
+				if c.name == "chmod" {
+					a.report(Blocked, RuleRootChmod, "recursive permission change of the root filesystem or a system directory (chmod -R "+short(t)+")", pat)
+				} else {
+					a.report(Blocked, RuleRootChown, "recursive ownership change of the root filesystem or a system directory ("+c.name+" -R "+short(t)+")", pat)
+				}
+			}
+		}
+		if c.name == "chmod" && chmodModes[mode] {
+			a.report(Dangerous, RuleChmod777, "makes files world-writable recursively (chmod -R "+mode+")", pat)
+		}
+	}
+	for _, t := range ops {
+		if isSystemPath(t) {
+			a.report(Dangerous, RuleSystemWrite, "changes permissions in a system path ("+c.name+" "+short(t)+")", pat)
+		}
+	}
+}
+
+var chmodModes = map[string]bool{"777": true, "0777": true, "a+rwx": true, "a=rwx": true, "ugo+rwx": true, "ugo=rwx": true}
+
+// cleanAll cleans every path of a list.
+func cleanAll(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = cleanArg(p)
+	}
+	return out
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
