@@ -7,13 +7,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/compress"
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/events"
 	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
@@ -55,6 +58,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 		TurnID:         in.TurnID,
 		Todos:          todoStore{a.Store},
 		MaxOutputChars: a.MaxToolOutput,
+		Policy:         a.toolPolicy(),
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
 	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
@@ -151,6 +155,43 @@ func toolEvent(id, name, args string, failed bool) string {
 	}
 	data, _ := json.Marshal(ToolEvent{ID: id, Name: name, Args: args, Failed: failed})
 	return string(data)
+}
+
+// policies caches the tool policy read from each $TALARIA_HOME.
+var policies sync.Map
+
+// toolPolicy is the tools' policy from this worker's configuration
+// ($TALARIA_HOME/config.yaml and the environment), read once. Without a
+// home, or when the configuration cannot be read, it is the safe default.
+func (a *Activities) toolPolicy() tools.Policy {
+	if a.Home == "" {
+		return tools.Policy{}
+	}
+	if p, ok := policies.Load(a.Home); ok {
+		return p.(tools.Policy)
+	}
+	cfg, err := config.Load(a.Home, os.Getenv)
+	if err != nil {
+		a.logger().Warn("tools run with the default policy: cannot read the configuration", "home", a.Home, "err", err)
+		return tools.Policy{Home: a.Home}
+	}
+	p := ToolPolicy(cfg)
+	policies.Store(a.Home, p)
+	return p
+}
+
+// ToolPolicy is what the configuration lets tools touch: the environment
+// passed to subprocesses, the secrets kept from them and the file roots.
+// Pure.
+func ToolPolicy(cfg config.Config) tools.Policy {
+	return tools.Policy{
+		EnvPassthrough: cfg.Terminal.EnvPassthrough,
+		Secrets:        cfg.Secrets(),
+		SecretFiles:    cfg.SecretFiles(),
+		WriteRoots:     cfg.Tools.WriteRoots,
+		ReadRoots:      cfg.Tools.ReadRoots,
+		Home:           cfg.Home,
+	}
 }
 
 // OutcomeUnknown answers a call whose side effects may have happened: an

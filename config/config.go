@@ -121,6 +121,10 @@ type Config struct {
 	Loop loop.Limits `yaml:"loop"`
 	// Compression says when a long conversation is compacted.
 	Compression Compression `yaml:"compression"`
+	// Terminal: the environment tool subprocesses start from.
+	Terminal Terminal `yaml:"terminal"`
+	// Tools: where the file tools may write and read.
+	Tools Tools `yaml:"tools"`
 	// HeartbeatTimeout is how long a model call or tool batch may go without
 	// a heartbeat before Temporal retries it on another worker: the time a
 	// crashed worker's turn waits before resuming.
@@ -207,6 +211,8 @@ func (c Config) Validate() error {
 		problems = append(problems, "approvals.timeout must be positive")
 	}
 	problems = append(problems, c.Compression.problems()...)
+	problems = append(problems, c.Terminal.problems()...)
+	problems = append(problems, c.Tools.problems()...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -29,7 +30,7 @@ const (
 const readFileDescription = `Read a text file and return its lines numbered like "     7|text" (line number, a pipe, then the line). ` +
 	`Relative paths resolve against the working directory; "~" is the home directory. ` +
 	`offset is the 1-based first line to return (default 1); limit is how many lines to return (default 500, at most 2000). ` +
-	`Lines longer than 2000 characters are cut with a marker. Binary files are refused. ` +
+	`Lines longer than 2000 characters are cut with a marker. Binary files are refused, and so are credential files and Talaria's own secrets. ` +
 	`The result is JSON: {"content","total_lines","offset","lines_returned","truncated"}; when truncated is true there are more lines, and next_offset tells where to continue. ` +
 	`Use this instead of cat/head/tail in the terminal.`
 
@@ -95,13 +96,13 @@ func (t ReadFileTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 	}
 	limit = min(limit, ReadFileMaxLimit)
 
-	abs, err := env.resolvePath(path)
+	source, err := env.readablePath(t.Name(), path)
 	if err != nil {
-		return "", fmt.Errorf("read_file: %w", err)
+		return "", err
 	}
-	res, err := readLines(ctx, abs, offset, limit, env.maxOutput())
+	res, err := readLines(ctx, source.Real, offset, limit, env.maxOutput())
 	if err != nil {
-		return "", fmt.Errorf("read_file %s: %w", abs, err)
+		return "", fmt.Errorf("read_file %s: %w", source.Abs, err)
 	}
 	return marshalResult(res)
 }
@@ -111,21 +112,26 @@ func (t ReadFileTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 // when it would exceed maxChars.
 func readLines(ctx context.Context, path string, offset, limit, maxChars int) (readFileResult, error) {
 	res := readFileResult{Offset: offset}
-	info, err := os.Stat(path)
+	// path is resolved and checked: a symlink in its place now was swapped
+	// in after the check, and is not followed.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return res, fmt.Errorf("file not found: %w", err)
 		}
 		return res, err
 	}
-	if info.IsDir() {
-		return res, errors.New("is a directory, not a file (use the terminal tool, e.g. ls, to list it)")
-	}
-	f, err := os.Open(path)
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
 		return res, err
 	}
-	defer f.Close()
+	if info.IsDir() {
+		return res, errors.New("is a directory, not a file (use the terminal tool, e.g. ls, to list it)")
+	}
+	if !info.Mode().IsRegular() {
+		return res, errors.New("is not a regular file")
+	}
 
 	r := bufio.NewReaderSize(f, 64*1024)
 	head, err := r.Peek(binarySniffBytes)

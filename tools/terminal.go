@@ -37,6 +37,7 @@ const terminalDescription = `Run a shell command with bash -c (sh when bash is m
 	`Processes left running in the background are also killed when the command finishes. ` +
 	`Long output keeps its beginning and end, with the middle replaced by a "[... N characters omitted ...]" marker. ` +
 	`The result is JSON: {"output","exit_code"} plus "error" when the command timed out; a non-zero exit_code is reported, not treated as a failure. ` +
+	`The command sees a minimal environment (PATH, HOME, LANG, TERM, USER, SHELL, TMPDIR, TZ and configured extras); Talaria's own keys and secrets are never in it. ` +
 	`Prefer read_file and write_file for reading and writing files.`
 
 const terminalSchema = `{"type":"object","properties":{` +
@@ -107,7 +108,7 @@ func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 		return "", fmt.Errorf("terminal: %w: %w", ErrCancelled, err)
 	}
 
-	res, err := runCommand(ctx, command, dir, time.Duration(timeout)*time.Second, env.maxOutput())
+	res, err := runCommand(ctx, command, dir, env.processEnv(), time.Duration(timeout)*time.Second, env.maxOutput())
 	if err != nil {
 		return "", fmt.Errorf("terminal: %w", err)
 	}
@@ -141,7 +142,7 @@ func shellPath() string {
 
 // runCommand runs command in its own process group and makes sure no
 // process of that group outlives the call.
-func runCommand(ctx context.Context, command, dir string, timeout time.Duration, maxChars int) (terminalResult, error) {
+func runCommand(ctx context.Context, command, dir string, environ []string, timeout time.Duration, maxChars int) (terminalResult, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return terminalResult{}, fmt.Errorf("create output pipe: %w", err)
@@ -153,7 +154,7 @@ func runCommand(ctx context.Context, command, dir string, timeout time.Duration,
 	cmd.Stdin = nil // the null device
 	cmd.Stdout = pw
 	cmd.Stderr = pw
-	cmd.Env = append(os.Environ(), "PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0")
+	cmd.Env = environ
 	cmd.SysProcAttr = processGroupAttr()
 	if err := cmd.Start(); err != nil {
 		pw.Close()

@@ -49,6 +49,9 @@ type Env struct {
 	Todos TodoStore
 	// MaxOutputChars caps tool output; 0 means DefaultMaxOutputChars.
 	MaxOutputChars int
+	// Policy bounds the environment, files and roots tools may touch; the
+	// zero value is the safe default.
+	Policy Policy
 }
 
 // maxOutput returns the effective output cap.

@@ -2,18 +2,22 @@ package tools
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	openai "github.com/sashabaranov/go-openai"
 )
 
 const writeFileDescription = `Write a file, replacing its entire content; the file and any missing parent directories are created. ` +
 	`Relative paths resolve against the working directory; "~" is the home directory. ` +
+	`Only paths under the working directory (and configured extra roots) can be written, symlinks resolved; credential and shell start-up files never. ` +
 	`The write is atomic: readers see either the old or the new content, never a partial file. ` +
 	`An existing file keeps its permissions; a new one gets 0644. ` +
 	`The result is JSON: {"path": absolute path, "bytes_written": n}. ` +
@@ -58,31 +62,44 @@ func (t WriteFileTool) Run(ctx context.Context, env Env, raw json.RawMessage) (s
 	if err != nil {
 		return "", err
 	}
-	abs, err := env.resolvePath(path)
+	target, err := env.writablePath(t.Name(), path)
 	if err != nil {
-		return "", fmt.Errorf("write_file: %w", err)
+		return "", err
 	}
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("write_file %s: %w: %w", abs, ErrCancelled, err)
+		return "", fmt.Errorf("write_file %s: %w: %w", target.Abs, ErrCancelled, err)
 	}
-	if err := writeAtomic(abs, []byte(content)); err != nil {
-		return "", fmt.Errorf("write_file %s: %w", abs, err)
+	if err := writeChecked(target, []byte(content)); err != nil {
+		return "", fmt.Errorf("write_file %s: %w; nothing was written", target.Abs, err)
 	}
-	return marshalResult(writeFileResult{Path: abs, BytesWritten: len(content)})
+	return marshalResult(writeFileResult{Path: target.Abs, BytesWritten: len(content)})
 }
 
-// writeAtomic writes data to a temporary file in the target's directory and
-// renames it over the target, so the target is never seen half-written.
-func writeAtomic(path string, data []byte) (err error) {
-	// Writing through a symlink replaces the file it points to, not the link.
-	if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
-		if target, terr := filepath.EvalSymlinks(path); terr == nil {
-			path = target
-		}
+// writeChecked writes data to a temporary file in the target's directory
+// and renames it over the target, so the target is never seen half-written.
+// Every step goes through an os.Root opened at the target's root, so a
+// directory swapped for a symlink after the check cannot lead outside it;
+// parent directories are created only now, after the check; a target that
+// became a symlink is refused rather than followed.
+func writeChecked(target checkedPath, data []byte) (err error) {
+	// A configured root that does not exist yet is created.
+	if err := os.MkdirAll(target.Root, 0o755); err != nil {
+		return fmt.Errorf("create root %s: %w", target.Root, err)
+	}
+	root, err := os.OpenRoot(target.Root)
+	if err != nil {
+		return fmt.Errorf("open root %s: %w", target.Root, err)
+	}
+	defer root.Close()
+	rel, err := filepath.Rel(target.Root, target.Real)
+	if err != nil || rel == "." {
+		return errors.New("is a directory")
 	}
 	mode := fs.FileMode(0o644)
-	info, statErr := os.Stat(path)
+	info, statErr := root.Lstat(rel)
 	switch {
+	case statErr == nil && info.Mode()&fs.ModeSymlink != 0:
+		return errors.New("became a symbolic link while being written")
 	case statErr == nil && info.IsDir():
 		return errors.New("is a directory")
 	case statErr == nil:
@@ -90,18 +107,19 @@ func writeAtomic(path string, data []byte) (err error) {
 	case !errors.Is(statErr, fs.ErrNotExist):
 		return statErr
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir := filepath.Dir(rel)
+	if err := root.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create parent directories: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmpName := filepath.Join(dir, "."+filepath.Base(rel)+".tmp-"+randomHex(6))
+	tmp, err := root.OpenFile(tmpName, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("create temporary file: %w", err)
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			root.Remove(tmpName)
 		}
 	}()
 	if _, err := tmp.Write(data); err != nil {
@@ -116,8 +134,31 @@ func writeAtomic(path string, data []byte) (err error) {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("close temporary file: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := root.Rename(tmpName, rel); err != nil {
 		return fmt.Errorf("rename into place: %w", err)
 	}
 	return nil
+}
+
+// randomHex returns n random bytes as hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// writeAtomic writes data to path atomically, for tools that write their own
+// files (outside the model's choice of path): a temporary file in the same
+// directory, renamed over the target. A symlink target is written through.
+func writeAtomic(path string, data []byte) error {
+	if li, lerr := os.Lstat(path); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+		if target, terr := filepath.EvalSymlinks(path); terr == nil {
+			path = target
+		}
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create parent directories: %w", err)
+	}
+	return writeChecked(checkedPath{Abs: path, Real: path, Root: dir}, data)
 }

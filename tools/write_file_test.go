@@ -30,7 +30,7 @@ func TestWriteFile(t *testing.T) {
 	}{
 		{name: "relative new file", env: Env{Workdir: dir}, args: `{"path":"new.txt","content":"hello\n"}`,
 			wantPath: filepath.Join(dir, "new.txt"), content: "hello\n", mode: 0o644},
-		{name: "absolute path ignores workdir", env: Env{Workdir: dir},
+		{name: "absolute path under a write root", env: Env{Workdir: dir, Policy: Policy{WriteRoots: []string{other}}},
 			args:     mustJSON(t, map[string]string{"path": filepath.Join(other, "abs.txt"), "content": "x"}),
 			wantPath: filepath.Join(other, "abs.txt"), content: "x", mode: 0o644},
 		{name: "creates parent directories", env: Env{Workdir: dir}, args: `{"path":"a/b/c/deep.txt","content":"deep"}`,

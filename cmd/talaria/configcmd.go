@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
+
+	"github.com/talaria-agent/talaria/tools"
 )
 
 func newConfigCommand() *cobra.Command {
@@ -14,7 +17,8 @@ func newConfigCommand() *cobra.Command {
 		Short: "Print the effective configuration",
 		Long: `config prints the configuration talaria would use here, after defaults,
 $TALARIA_HOME/config.yaml, the environment and the flags, as YAML. Secrets (API
-keys, database passwords) are masked.`,
+keys, database passwords) are masked. It ends with the environment variables
+tool subprocesses inherit (the built-in allowlist and terminal.env_passthrough).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
@@ -31,12 +35,25 @@ keys, database passwords) are masked.`,
 			if err != nil {
 				return fmt.Errorf("encode configuration: %w", err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "# TALARIA_HOME=%s\n%s", cfg.Home, out)
+			fmt.Fprintf(cmd.OutOrStdout(), "# TALARIA_HOME=%s\n%s%s", cfg.Home, out, toolEnvSummary(cfg.Terminal.EnvPassthrough))
 			return nil
 		},
 	}
 	common.register(c)
 	return c
+}
+
+// toolEnvSummary says which environment variables tool subprocesses
+// inherit, and which listed ones are never passed.
+func toolEnvSummary(passthrough []string) string {
+	passed, refused := tools.PassedEnvNames(passthrough)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# environment passed to tools: %s\n", strings.Join(passed, " "))
+	if len(refused) > 0 {
+		fmt.Fprintf(&b, "# never passed (they hold Talaria's secrets): %s\n", strings.Join(refused, " "))
+	}
+	b.WriteString("# variables holding a configured secret are dropped whatever their name\n")
+	return b.String()
 }
 
 // mask hides a secret, keeping whether one is set.

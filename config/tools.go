@@ -1,0 +1,98 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// Terminal configures the terminal tool and every other subprocess a tool
+// starts.
+type Terminal struct {
+	// EnvPassthrough names environment variables handed to tool
+	// subprocesses on top of the built-in allowlist (PATH, HOME, LANG, ...).
+	// A variable holding a configured secret is never passed, listed or not.
+	EnvPassthrough []string `yaml:"env_passthrough"`
+}
+
+// Tools configures where the file tools may write and read.
+type Tools struct {
+	// WriteRoots are directories the file tools may write under, on top of
+	// the session's working directory.
+	WriteRoots []string `yaml:"write_roots"`
+	// ReadRoots, when set, limit reads to these directories and the
+	// working directory; empty allows reads anywhere. Credential files and
+	// $TALARIA_HOME's secrets are never read either way.
+	ReadRoots []string `yaml:"read_roots"`
+}
+
+// envName is a portable environment variable name.
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// problems lists what is wrong with the terminal settings.
+func (t Terminal) problems() []string {
+	var out []string
+	for _, n := range t.EnvPassthrough {
+		if !envName.MatchString(n) {
+			out = append(out, fmt.Sprintf("terminal.env_passthrough: %q is not an environment variable name", n))
+		}
+	}
+	return out
+}
+
+// problems lists what is wrong with the root settings: every root must be
+// absolute (or start with ~/).
+func (t Tools) problems() []string {
+	var out []string
+	check := func(key string, roots []string) {
+		for _, r := range roots {
+			if !filepath.IsAbs(r) && r != "~" && !strings.HasPrefix(r, "~/") {
+				out = append(out, fmt.Sprintf("tools.%s: %q must be an absolute path", key, r))
+			}
+		}
+	}
+	check("write_roots", t.WriteRoots)
+	check("read_roots", t.ReadRoots)
+	return out
+}
+
+// Secrets are the configured secret values (model and fallback API keys,
+// the database DSN, Temporal's API key and TLS files): none of them may
+// reach a tool's subprocess, whatever variable would carry it.
+func (c Config) Secrets() []string {
+	var out []string
+	add := func(v string) {
+		if strings.TrimSpace(v) != "" {
+			out = append(out, v)
+		}
+	}
+	add(c.Model.APIKey)
+	for _, p := range c.FallbackProviders {
+		add(p.APIKey)
+	}
+	if IsPostgres(c.DB) || strings.Contains(c.DB, "://") {
+		add(c.DB)
+	}
+	add(c.Temporal.APIKey)
+	add(c.Temporal.TLSKey)
+	add(c.Temporal.TLSCert)
+	add(c.Temporal.TLSCA)
+	return out
+}
+
+// SecretFiles are files the configuration names that hold secrets (the
+// Temporal TLS key and certificates, a SQLite database): the file tools
+// neither read nor write them.
+func (c Config) SecretFiles() []string {
+	var out []string
+	for _, p := range []string{c.Temporal.TLSKey, c.Temporal.TLSCert, c.Temporal.TLSCA} {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	if c.DB != "" && !strings.Contains(c.DB, "://") && !strings.HasPrefix(c.DB, "file:") {
+		out = append(out, c.DB, c.DB+"-wal", c.DB+"-shm", c.DB+"-journal")
+	}
+	return out
+}
