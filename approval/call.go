@@ -53,7 +53,7 @@ func (a *assessor) callStmt(s *syntax.Stmt, ce *syntax.CallExpr, sc *scope, dept
 	for _, w := range ce.Args {
 		subsDl = a.subs(w, sc, depth) || subsDl
 	}
-	subsDl = a.redirects(s.Redirs, sc, depth) || subsDl
+	subsDl = a.redirects(s, sc, depth) || subsDl
 	if len(ce.Args) == 0 {
 		a.assign(ce.Assigns, sc, depth)
 		return cmdInfo{subsDownload: subsDl}

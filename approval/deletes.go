@@ -55,7 +55,7 @@ func (a *assessor) rm(c *cmd) {
 		a.report(Dangerous, RuleRecursiveDelete, "recursive delete (rm -r)", pat)
 	}
 	for _, t := range targets {
-		a.sensitiveTarget(t, "rm", "deletes")
+		a.sensitiveTarget(t, "rm", "deletes", pat)
 	}
 }
 
@@ -116,7 +116,7 @@ func (a *assessor) find(c *cmd) {
 	}
 	a.report(Dangerous, RuleRecursiveDelete, "recursive delete (find -delete)", pat)
 	for _, s := range starts {
-		a.sensitiveTarget(s, "find -delete", "deletes in")
+		a.sensitiveTarget(s, "find -delete", "deletes in", pat)
 	}
 }
 
@@ -171,9 +171,9 @@ func (a *assessor) shred(c *cmd) {
 	p := opts{short: "ns", permute: true, long: longs("iterations=", "size=", "random-source=", "remove")}.parse(c.args)
 	for _, t := range p.operands {
 		if isDisk(t) {
-			a.report(Blocked, RuleRawDiskWrite, "overwrites a disk device (shred "+short(t)+")", "shred "+t)
+			a.report(Blocked, RuleRawDiskWrite, "overwrites a disk device (shred "+short(t)+")", c.pattern())
 		}
-		a.sensitiveTarget(t, "shred", "destroys")
+		a.sensitiveTarget(t, "shred", "destroys", c.pattern())
 	}
 }
 
@@ -224,7 +224,7 @@ func canon(name string, args []string) string {
 			return canonJoin(name, letters, longOpts, operands)
 		case strings.HasPrefix(arg, "--"):
 			longOpts = append(longOpts, arg)
-		case len(arg) > 1 && arg[0] == '-':
+		case len(arg) > 1 && arg[0] == '-' && (arg[1] < '0' || arg[1] > '9'):
 			letters = append(letters, arg[1:]...)
 		case strings.ContainsAny(arg, "/~") || strings.HasPrefix(arg, "."):
 			operands = append(operands, cleanArg(arg))

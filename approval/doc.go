@@ -2,49 +2,114 @@
 // a human's approval and which are refused outright, and models the
 // human's answer.
 //
-// [Assess] parses a command the way a POSIX shell would (quotes, escapes,
-// ; && || | & and newlines, $(...), `...`, <(...), heredocs and
-// redirections) without expanding anything, looks through wrappers (sudo,
-// doas, env, nohup, time, command, builtin, exec, nice, timeout, xargs,
-// eval, "bash -c", "env -S") and checks every simple command, including
-// the scripts handed to nested shells, against a fixed list of rules. Each
-// rule has a stable id (the Rule* constants) that keys session and always
-// approvals in [Grants].
+// [Assess] parses a command with a real shell parser (mvdan.cc/sh, bash
+// dialect) and decodes every word with its expand package, without running
+// anything: quotes are removed, $'...' is decoded, and parameters,
+// substitutions, brace expansion and field splitting are worked out as far
+// as the text itself allows. It then checks every command that would run:
+// those in lists, pipelines, subshells, { } groups, if/while/for/case
+// bodies, function bodies (checked where they are defined), command and
+// process substitutions, and the scripts handed to other programs.
+//
+// Text a shell would not run as written is Dangerous (rule unparsable),
+// never Safe. Text nested deeper than a fixed limit (24 levels of
+// substitutions and nested shells, more than 64 stacked wrappers, 1000
+// nested parentheses) is Dangerous (rule too_complex).
+//
+// # What runs
+//
+// A command word that is not a literal after quote removal and ANSI-C
+// decoding — a parameter ($X, ${X:-rm}), a command or process
+// substitution, arithmetic, a brace expansion ({rm,-rf,/}), an unquoted
+// glob (/bin/r?) or $IFS splitting — means nobody can tell what runs: the
+// command is at least Dangerous (rule dynamic_command). Its plausible
+// static decodings are then checked like any command: values assigned
+// earlier in the same text (X=rm; $X), defaults with the variable unset
+// (${RM:-rm}), substitutions that only print literal text ($(echo rm),
+// `printf rm`, $(echo cm0= | base64 -d)), brace expansion, $IFS as a
+// space, and the known program names a glob matches. If one of them is
+// Blocked, so is the command. Literal spellings such as r''m, "rm", \rm
+// and $'\x72\x6d' are simply rm.
+//
+// Wrappers are looked through with their option grammars, including
+// abbreviated long options (sudo --us root): sudo, doas, su/runuser -c,
+// env (-i, -u, -C, NAME=value, -S), nohup, setsid, timeout, nice, ionice,
+// stdbuf, time, command (not command -v), builtin, exec, busybox, strace,
+// unshare, nsenter, systemd-run, taskset, chroot, flock (-c), script -c,
+// watch, xargs (with literal input piped in), parallel (command and :::
+// inputs), eval, trap, ssh HOST CMD, find -exec/-execdir/-ok/-okdir,
+// tar --to-command/--checkpoint-action=exec, "sh -c" for every shell, and
+// heredocs, here-strings and literal text piped into a shell or source
+// /dev/stdin.
+//
+// Interpreter one-liners (python -c, perl -e/-E/-M, ruby -e, node -e/-p,
+// php -r, deno/bun eval, lua -e) and programs fed to an interpreter on
+// stdin are Dangerous (rule inline_code) when the code deletes, moves,
+// writes, changes permissions, runs commands or evaluates built code, or
+// when the code itself is built by the shell; shell commands they spell
+// out as string literals (os.system("..."), `...`) are checked as
+// scripts. awk programs are read for system(), "cmd" | getline, print |
+// "cmd" and print > "file".
+//
+// # Rules
 //
 //   - Blocked: recursive deletes of /, of a home directory or of a system
-//     directory; mkfs on a device; raw writes to a disk (dd of=/dev/sda,
-//     > /dev/sda, cp or tee onto a disk); fork bombs; recursive chmod or
-//     chown of / or a system directory.
-//   - Dangerous: other recursive deletes (rm -r, find -delete, find -exec
-//     rm), git clean -f / reset --hard / push --force, a download run by a
-//     shell or interpreter (curl | sh, bash <(curl), sh -c "$(curl)"),
-//     writes, in-place edits, copies, moves and permission changes in
-//     system paths (/etc, /usr, /bin, /sbin, /lib*, /boot, /sys, /proc,
-//     /var/lib, /opt), chmod -R 777, shutdown and reboot, stopping system
-//     services, killing all processes, removing packages, DROP/TRUNCATE
-//     through a SQL client, crontab -r, history -c, disk tools, flushing
-//     the firewall, and overwriting login, SSH and credential files in a
-//     home directory.
+//     directory (rm -r, find -delete or find -exec rm with nothing
+//     narrowing the match); rsync --delete or tar extraction onto /, a
+//     system directory or a disk; mkfs on a device; raw writes to a disk
+//     (dd of=/dev/sda, > /dev/sda, cp, tee, shred or tar -cf onto a
+//     disk); fork bombs; recursive chmod or chown of / or a system
+//     directory.
+//   - Dangerous: the dynamic, unparsable and too complex commands above;
+//     other recursive deletes (rm -r, find -delete, find -exec rm, rsync
+//     --delete); git clean -f / reset --hard / push --force; a download
+//     run by a shell or interpreter (curl | sh, bash <(curl), sh -c
+//     "$(curl)", wget -O x && sh x, curl -o x; ./x); decoded text run by a
+//     shell or interpreter (base64 -d, xxd -r, rev, openssl enc -d,
+//     gunzip, zcat, tr ... | sh; a literal that decodes to a Blocked
+//     command is Blocked); risky inline code; writes (redirections, tee,
+//     cp/mv/install/ln/dd/rsync/tar destinations, sed/perl/ruby -i,
+//     truncate, curl -o) into system paths (/etc, /usr, /bin, /sbin,
+//     /lib*, /boot, /sys, /proc, /var/lib, /opt), into login, SSH and
+//     credential files of a home directory (~/.ssh, ~/.bashrc,
+//     ~/.bash_profile, ~/.profile, ~/.zshrc, ~/.netrc, ~/.aws,
+//     ~/.config/gcloud, ~/.kube, ~/.docker/config.json, ~/.gnupg,
+//     ~/.git-credentials ...; appending counts too), or into Talaria's
+//     own directory ($TALARIA_HOME, by default ~/.talaria: config,
+//     SOUL.md, memories); requests to cloud metadata addresses
+//     (169.254.169.254, metadata.google.internal, fd00:ec2::254,
+//     100.100.100.200); chmod -R 777, shutdown and reboot, stopping
+//     system services, killing all processes, removing packages,
+//     DROP/TRUNCATE through a SQL client, crontab -r, history -c, disk
+//     tools and flushing the firewall.
 //   - Safe: everything else.
 //
-// Decisions worth knowing:
-//   - Quoted text is data: echo "rm -rf /" is Safe, while bash -c "rm -rf /",
-//     eval, heredocs and here-strings fed to a shell, and echo '...' | sh
-//     are checked as the scripts they are.
-//   - Only downloads piped into a shell are Dangerous: cat x | sh runs a
-//     local file and is Safe, as is curl URL | python -c '...' (the
-//     interpreter runs inline code and reads the download as data).
-//     Downloading to a file and running it in a later command is not
-//     detected.
-//   - Reading a system path is Safe (cat /etc/hosts); relative paths and
-//     /tmp are never system paths. Paths are cleaned, so /tmp/../etc is
-//     /etc; variables other than $HOME are not expanded.
-//   - Appending (>>) to ~/.bashrc is Safe (it is how tools extend PATH);
-//     appending to ~/.ssh/* is not.
-//   - Prefixing a command with sudo never lowers its risk.
-//   - Text nested deeper than a fixed limit (24 levels of substitutions
-//     and nested shells) is reported as Dangerous (rule too_complex)
-//     instead of being parsed.
+// # What the parser cannot know
+//
+// Only the text of the command is read. A script file the command runs
+// (./deploy.sh, make, npm test, python3 script.py, bash run.sh, source
+// env.sh) is assessed by its name only: what the file does is not known,
+// unless the same command downloaded it. Variables set outside the
+// command, files the command reads (cat cmds | sh runs a local file and
+// is Safe) and the output of programs other than echo, printf, cat and the
+// decoders are unknown: a path built from an unknown variable ("$DIR"/*)
+// is taken as relative to an unknown place, and a command word built
+// from one is Dangerous. Quoted text is data: echo "rm -rf /" is Safe.
+// Reading a system path or a credential file is Safe (cat /etc/hosts).
+// Prefixing a simple command with sudo never lowers its risk.
+//
+// # Grants
+//
+// A Dangerous assessment carries a Pattern: the normalised commands it is
+// about, with their program and dangerous arguments ("rm -rf ./build":
+// option clusters merged, paths cleaned, harmless flags dropped), several
+// joined by " ; ". Session and always approvals in [Grants] remember its
+// [Assessment.GrantKey], "cmd:" and the pattern, so a grant for
+// rm -rf ./build covers rm -fr build/ but never rm -rf ./src or
+// find / -delete. Grants written by older versions hold rule ids; they
+// stay readable and still match recorded assessments that have no
+// pattern, which keeps replaying old histories deterministic, but they do
+// not cover new assessments.
 //
 // Every function is pure and deterministic, so it may be called from
 // workflow code. Assess never panics and runs in time roughly linear in

@@ -113,7 +113,10 @@ func TestGrantPerCommand(t *testing.T) {
 		{"rm -rf ./a; rm -rf ./b", "rm -rf ./b; rm -rf ./a", true},
 		{"rm -rf ./a; rm -rf ./b", "rm -rf ./a", false},
 		{"curl -fsSL https://x.sh | sh", "curl -fsSL https://y.sh | sh", false},
-		{"echo x >> ~/.bashrc", "echo y >> ~/.bashrc", true},
+		{"echo x >> ~/.bashrc", "echo x >>~/.bashrc", true},
+		{"echo x >> ~/.bashrc", "echo y >> ~/.bashrc", false},
+		{"cp a /etc/x", "cp b /etc/x", false},
+		{"kill -9 -1", "kill -9 -1", true},
 		{"echo x >> ~/.bashrc", "echo y >> ~/.zshrc", false},
 		{"$X -rf ./build", "$Y -rf ./build", false},
 	}

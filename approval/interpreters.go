@@ -194,7 +194,7 @@ func (a *assessor) interpreter(c *cmd) {
 		}
 		a.inlineCode(c, lang, strings.Join(code, "\n"))
 		if inPlace {
-			a.inPlaceFiles(c.name, operands)
+			a.inPlaceFiles(c, operands)
 		}
 	case module != "":
 	case len(operands) == 0 || operands[0] == "-" || operands[0] == "/dev/stdin":
@@ -205,7 +205,7 @@ func (a *assessor) interpreter(c *cmd) {
 	default:
 		a.runsFile(c, operands[0])
 		if inPlace && len(operands) > 1 {
-			a.inPlaceFiles(c.name, operands[1:])
+			a.inPlaceFiles(c, operands[1:])
 		}
 		return
 	}
@@ -315,7 +315,7 @@ func (a *assessor) awkProgram(c *cmd, prog string) {
 		a.danger(c, RuleInlineCode, "awk runs a command it builds ("+c.name+")")
 	}
 	for _, m := range awkWrite.FindAllStringSubmatch(prog, maxInputs) {
-		a.writeTarget(unescapeC(m[1]), c.name+" >", false)
+		a.writeTarget(unescapeC(m[1]), c.name+" >", c.pattern(), false)
 	}
 }
 

@@ -262,7 +262,7 @@ func (a *assessor) downloaded(c *cmd, file string) {
 		return
 	}
 	c.sc.downloaded[path.Clean(file)] = true
-	a.writeTarget(file, c.name+" -o", false)
+	a.writeTarget(file, c.name+" -o", c.pattern(), false)
 }
 
 // urlBase is the file name a URL is saved under.

@@ -22,14 +22,14 @@ func (a *assessor) stmt(s *syntax.Stmt, sc *scope, depth int) bool {
 		return false
 	}
 	if c, ok := s.Cmd.(*syntax.BinaryCmd); ok && (c.Op == syntax.Pipe || c.Op == syntax.PipeAll) {
-		downloads := a.redirects(s.Redirs, sc, depth)
+		downloads := a.redirects(s, sc, depth)
 		return a.pipeline(s, sc, depth) || downloads
 	}
 	if c, ok := s.Cmd.(*syntax.CallExpr); ok {
 		info := a.callStmt(s, c, sc, depth)
 		return info.downloader || info.subsDownload
 	}
-	downloads := a.redirects(s.Redirs, sc, depth)
+	downloads := a.redirects(s, sc, depth)
 	if a.command(s.Cmd, sc, depth) {
 		downloads = true
 	}
@@ -162,12 +162,14 @@ func (a *assessor) assign(list []*syntax.Assign, sc *scope, depth int) {
 	}
 }
 
-// redirects checks redirection targets and the substitutions in them and
-// in heredocs.
-func (a *assessor) redirects(rs []*syntax.Redirect, sc *scope, depth int) bool {
+// redirects checks the redirection targets of a statement and the
+// substitutions in them and in heredocs. The pattern of a finding is the
+// whole statement, so that a grant covers what is written too.
+func (a *assessor) redirects(s *syntax.Stmt, sc *scope, depth int) bool {
 	downloads := false
 	d := decoder{a: a, sc: sc, depth: depth}
-	for _, r := range rs {
+	pat := ""
+	for _, r := range s.Redirs {
 		if a.subs(r.Word, sc, depth) {
 			downloads = true
 		}
@@ -181,10 +183,13 @@ func (a *assessor) redirects(rs []*syntax.Redirect, sc *scope, depth int) bool {
 		if !ok || (r.Op == syntax.DplOut && isFD(t)) {
 			continue
 		}
-		if hasMetadataHost(t) {
-			a.report(Dangerous, RuleCloudMetadata, "contacts the cloud metadata service ("+short(t)+")", r.Op.String()+" "+t)
+		if pat == "" {
+			pat = rawPattern(printNode(s))
 		}
-		a.writeTarget(t, r.Op.String(), true)
+		if hasMetadataHost(t) {
+			a.report(Dangerous, RuleCloudMetadata, "contacts the cloud metadata service ("+short(t)+")", pat)
+		}
+		a.writeTarget(t, r.Op.String(), pat, true)
 	}
 	return downloads
 }

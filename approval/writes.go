@@ -6,21 +6,20 @@ import "strings"
 // Blocked; into a system path, a login or credential file of a home
 // directory, or Talaria's own directory is Dangerous. how names the write
 // in reasons and patterns ("> ", "tee", "cp").
-func (a *assessor) writeTarget(t, how string, redirect bool) {
-	pat := how + " " + cleanArg(t)
+func (a *assessor) writeTarget(t, how, pat string, redirect bool) {
 	switch {
 	case isDisk(t) && redirect:
 		a.report(Blocked, RuleDiskRedirect, "redirects output onto a disk device ("+how+" "+short(t)+")", pat)
 	case isDisk(t):
 		a.report(Blocked, RuleRawDiskWrite, "writes raw data onto a disk device ("+how+" "+short(t)+")", pat)
 	default:
-		a.sensitiveTarget(t, how, "writes to")
+		a.sensitiveTarget(t, how, "writes to", pat)
 	}
 }
 
-// sensitiveTarget checks a path a command writes, deletes or changes.
-func (a *assessor) sensitiveTarget(t, how, verb string) {
-	pat := how + " " + cleanArg(t)
+// sensitiveTarget checks a path a command writes, deletes or changes;
+// pat is the pattern of the command.
+func (a *assessor) sensitiveTarget(t, how, verb, pat string) {
 	switch {
 	case isSystemPath(t):
 		a.report(Dangerous, RuleSystemWrite, verb+" a system path ("+how+" "+short(t)+")", pat)
@@ -62,7 +61,7 @@ func (a *assessor) copies(c *cmd) {
 		if isDisk(d) && c.name != "cp" && c.name != "tee" && c.name != "install" {
 			continue
 		}
-		a.writeTarget(d, c.name, false)
+		a.writeTarget(d, c.name, c.pattern(), false)
 	}
 }
 
@@ -70,7 +69,7 @@ func (a *assessor) copies(c *cmd) {
 func (a *assessor) dd(c *cmd) {
 	for _, arg := range c.args {
 		if of, ok := strings.CutPrefix(arg, "of="); ok {
-			a.writeTarget(of, "dd of=", false)
+			a.writeTarget(of, "dd of=", c.pattern(), false)
 		}
 	}
 }
@@ -103,7 +102,7 @@ func (a *assessor) rsync(c *cmd) {
 	case del:
 		a.report(Dangerous, RuleRecursiveDelete, "rsync --delete removes files in "+short(dest), pat)
 	}
-	a.writeTarget(dest, "rsync", false)
+	a.writeTarget(dest, "rsync", c.pattern(), false)
 }
 
 var tarOpts = opts{short: "fCbTXKNLVIFg", permute: true, long: longs("file=", "directory=", "to-command=",
@@ -135,7 +134,7 @@ func (a *assessor) tar(c *cmd) {
 	switch {
 	case p.has("-c", "-r", "-u", "-A", "--create", "--append", "--update", "--catenate", "--concatenate"):
 		if hasArchive && archive != "-" {
-			a.writeTarget(archive, "tar -cf", false)
+			a.writeTarget(archive, "tar -cf", c.pattern(), false)
 		}
 	case p.has("-x", "--extract", "--get"):
 		dir, _ := p.value("-C", "--directory")
@@ -149,7 +148,7 @@ func (a *assessor) tar(c *cmd) {
 		case isHomeRoot(dir):
 			a.report(Dangerous, RuleDotfileWrite, "extracts an archive over a home directory (tar -C "+short(dir)+")", pat)
 		default:
-			a.sensitiveTarget(dir, "tar -x -C", "extracts into")
+			a.sensitiveTarget(dir, "tar -x -C", "extracts into", c.pattern())
 		}
 	}
 }
@@ -188,14 +187,14 @@ func (a *assessor) sed(c *cmd) {
 		files = files[1:]
 	}
 	for _, f := range files {
-		a.sensitiveTarget(f, c.name+" -i", "edits in place")
+		a.sensitiveTarget(f, c.name+" -i", "edits in place", c.pattern())
 	}
 }
 
 // inPlaceFiles checks the files perl -i or ruby -i edit.
-func (a *assessor) inPlaceFiles(name string, files []string) {
+func (a *assessor) inPlaceFiles(c *cmd, files []string) {
 	for _, f := range files {
-		a.sensitiveTarget(f, name+" -i", "edits in place")
+		a.sensitiveTarget(f, c.name+" -i", "edits in place", c.pattern())
 	}
 }
 
@@ -204,9 +203,9 @@ func (a *assessor) touches(c *cmd) {
 	p := opts{short: "sr", permute: true, long: longs("size=", "reference=")}.parse(c.args)
 	for _, t := range p.operands {
 		if c.name == "truncate" || c.name == "unlink" {
-			a.sensitiveTarget(t, c.name, "changes")
+			a.sensitiveTarget(t, c.name, "changes", c.pattern())
 		} else if isSystemPath(t) {
-			a.report(Dangerous, RuleSystemWrite, "changes a system path ("+c.name+" "+short(t)+")", c.name+" "+cleanArg(t))
+			a.report(Dangerous, RuleSystemWrite, "changes a system path ("+c.name+" "+short(t)+")", c.pattern())
 		}
 	}
 }
