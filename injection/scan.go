@@ -142,21 +142,27 @@ func lineOf(text string, off int) int {
 	return strings.Count(text[:off], "\n") + 1
 }
 
-// excerptMax caps an excerpt, in characters.
-const excerptMax = 80
-
-// excerpt collapses whitespace, makes invisible characters visible and
-// caps s at excerptMax characters.
-func excerpt(s string) string {
+// Visible returns s with every invisible character Scan looks for written
+// as <U+XXXX>, so that it can be shown without hiding or reordering text.
+func Visible(s string) string {
 	var b strings.Builder
-	for _, r := range strings.Join(strings.Fields(s), " ") {
+	for _, r := range s {
 		if isInvisible(r) {
 			fmt.Fprintf(&b, "<U+%04X>", r)
 			continue
 		}
 		b.WriteRune(r)
 	}
-	out := b.String()
+	return b.String()
+}
+
+// excerptMax caps an excerpt, in characters.
+const excerptMax = 80
+
+// excerpt collapses whitespace, makes invisible characters visible and
+// caps s at excerptMax characters.
+func excerpt(s string) string {
+	out := Visible(strings.Join(strings.Fields(s), " "))
 	if utf8.RuneCountInString(out) <= excerptMax {
 		return out
 	}

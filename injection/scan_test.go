@@ -154,3 +154,16 @@ func TestExcerpt(t *testing.T) {
 		}
 	}
 }
+
+func TestVisible(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{in: "plain", want: "plain"},
+		{in: "a\u200Bb\u202Ec", want: "a<U+200B>b<U+202E>c"},
+		{in: "x\U000E0041", want: "x<U+E0041>"},
+	}
+	for _, tt := range tests {
+		if got := Visible(tt.in); got != tt.want {
+			t.Errorf("Visible(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

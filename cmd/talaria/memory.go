@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/talaria-agent/talaria/injection"
 	"github.com/talaria-agent/talaria/prompt"
 )
 
@@ -43,7 +44,7 @@ func newMemoryCommand() *cobra.Command {
 				entries := prompt.SplitEntries(string(data))
 				fmt.Fprintf(cmd.OutOrStdout(), "## %s (%s): %d entries, %d/%d characters\n", f.title, path, len(entries), utf8.RuneCount(data), f.limit)
 				for _, e := range entries {
-					fmt.Fprintf(cmd.OutOrStdout(), "- %s\n", e)
+					fmt.Fprintln(cmd.OutOrStdout(), showEntry(e))
 				}
 				fmt.Fprintln(cmd.OutOrStdout())
 			}
@@ -89,4 +90,15 @@ are enforced by the memory tool; 'talaria memory show' tells the sizes.`,
 	edit.Flags().BoolVar(&user, "user", false, "edit USER.md (facts about the user) instead of MEMORY.md")
 	c.AddCommand(show, edit)
 	return c
+}
+
+// showEntry renders a memory entry as a list item. An entry that looks
+// like a prompt injection (and so is left out of the system prompt) is
+// marked, with its invisible characters made visible.
+func showEntry(entry string) string {
+	findings := injection.Scan(entry)
+	if len(findings) == 0 {
+		return "- " + entry
+	}
+	return fmt.Sprintf("- [not loaded: it looks like a prompt injection (%s)] %s", injection.Summary(findings), injection.Visible(entry))
 }
