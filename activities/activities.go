@@ -48,6 +48,10 @@ type Activities struct {
 	// CompactPruneChars caps an old tool output shown to the summariser
 	// (0: compress.DefaultPruneChars).
 	CompactKeepFirst, CompactKeepLast, CompactPruneChars int
+	// ApprovalPolicy is this worker's configured approval mode (ask, off or
+	// deny), reported to every turn it begins: senders may narrow it, never
+	// widen it. Empty: ask.
+	ApprovalPolicy string
 	Logger                                               *slog.Logger
 }
 

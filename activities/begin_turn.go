@@ -70,7 +70,16 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 	}
 	return BeginTurnResult{UserMessageID: rows[0].ID, Providers: providers,
 		Grants: approval.Grants{Session: session, Always: always}, SessionID: tip,
-		ContextTokens: contextTokens(system, history, a.schemaChars(in.Tools))}, nil
+		ContextTokens: contextTokens(system, history, a.schemaChars(in.Tools)), ApprovalPolicy: a.approvalPolicy()}, nil
+}
+
+// approvalPolicy is the mode reported to turns: the configured one, ask when
+// none is.
+func (a *Activities) approvalPolicy() string {
+	if a.ApprovalPolicy == "" {
+		return "ask"
+	}
+	return a.ApprovalPolicy
 }
 
 // SaveGrant stores a session or always approval, so later turns (and, for

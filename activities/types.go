@@ -55,6 +55,10 @@ type BeginTurnResult struct {
 	SessionID string `json:",omitempty"`
 	// ContextTokens is the size of the conversation, user message included.
 	ContextTokens int `json:",omitempty"`
+	// ApprovalPolicy is the serving worker's approval mode (ask, off or
+	// deny): a turn never runs under a looser mode than this, whatever its
+	// sender asked for. Empty: no policy (turns recorded before it existed).
+	ApprovalPolicy string `json:",omitempty"`
 }
 
 // SaveGrantInput records a session or always approval of a rule.

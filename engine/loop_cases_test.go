@@ -304,8 +304,9 @@ func TestLoopGuardrailHook(t *testing.T) {
 	l := newLoopRun(t, []fakellm.Step{
 		fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"keep.txt","content":"x"}`},
 			fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"rm -rf ."}`}),
-	}, func(_ *config.Config, o *Options) { o.Guardrail = hook })
-	// Approvals off: the pluggable hook alone decides.
+	}, func(c *config.Config, o *Options) { o.Guardrail = hook; c.Approvals.Mode = "off" })
+	// Approvals off (the worker's policy and the turn's): the pluggable hook
+	// alone decides.
 	res := l.turn("s", "go", func(in *workflows.TurnInput) { in.Approvals.Mode = workflows.ApprovalOff })
 	expect(t, res, workflows.StopGuardrailHalt, false, true, 1)
 	msgs := l.transcript("s")

@@ -60,26 +60,21 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 			rt = nil
 		}
 	}()
+	warnExposedStore(logger, cfg)
 	if rt.Store, err = models.Open(ctx, cfg.DB); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	address := cfg.Temporal.Address
-	if cfg.Temporal.Embedded() {
-		rt.Server, err = embedded.Start(ctx, embedded.Options{
-			DataDir:   filepath.Join(cfg.Home, "temporal"),
-			Namespace: cfg.Temporal.Namespace,
-			Port:      opts.EmbeddedPort,
-			Logger:    logger,
-			LogLevel:  serverLogLevel(cfg.LogLevel),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("start embedded temporal: %w", err)
-		}
-		address = rt.Server.HostPort()
-	}
 	tc := cfg.Temporal
-	tc.Address = address
-	if rt.Client, err = Dial(ctx, tc, logger); err != nil {
+	if tc.Embedded() {
+		if rt.Server, err = startEmbedded(ctx, cfg, opts.EmbeddedPort, logger); err != nil {
+			return nil, err
+		}
+		tc.Address = rt.Server.HostPort()
+		rt.Client, err = dial(ctx, tc, rt.Server.ClientTLS(), logger)
+	} else {
+		rt.Client, err = Dial(ctx, tc, cfg.Home, logger)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if opts.Worker {
@@ -90,31 +85,25 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 	return rt, nil
 }
 
-// Dial connects a Temporal client, failing with a clear error when nothing
-// answers at address within a few seconds.
-func Dial(ctx context.Context, t config.Temporal, logger *slog.Logger) (client.Client, error) {
-	opts := client.Options{
-		HostPort:  t.Address,
-		Namespace: t.Namespace,
-		Logger:    sdklog.NewStructuredLogger(quiet(logger)),
-	}
-	if t.TLS() {
-		tlsCfg, err := tlsConfig(t)
-		if err != nil {
-			return nil, err
-		}
-		opts.ConnectionOptions.TLS = tlsCfg
-	}
-	if t.APIKey != "" {
-		opts.Credentials = client.NewAPIKeyStaticCredentials(t.APIKey)
-	}
-	dialCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	c, err := client.DialContext(dialCtx, opts)
+// startEmbedded starts the embedded Temporal under cfg.Home; only clients
+// presenting the credential kept there (made at first start) may connect.
+func startEmbedded(ctx context.Context, cfg config.Config, port int, logger *slog.Logger) (*embedded.Server, error) {
+	cred, err := EnsureCredential(cfg.Home)
 	if err != nil {
-		return nil, fmt.Errorf("connect to temporal at %s (namespace %s): %w", t.Address, t.Namespace, err)
+		return nil, fmt.Errorf("start embedded temporal: %w", err)
 	}
-	return c, nil
+	srv, err := embedded.Start(ctx, embedded.Options{
+		DataDir:   filepath.Join(cfg.Home, "temporal"),
+		Namespace: cfg.Temporal.Namespace,
+		Port:      port,
+		Logger:    logger,
+		LogLevel:  serverLogLevel(cfg.LogLevel),
+		TLS:       cred,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start embedded temporal: %w", err)
+	}
+	return srv, nil
 }
 
 // serverLogLevel keeps the embedded server's routine warnings (e.g. about
@@ -157,6 +146,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 
 		CompactKeepFirst: cfg.Compression.KeepFirst,
 		CompactKeepLast:  cfg.Compression.KeepLast,
+		ApprovalPolicy:   cfg.Approvals.Mode,
 	}
 	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
 		// Heartbeats reach the server at least twice a second, so a cancel

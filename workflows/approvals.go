@@ -40,6 +40,29 @@ const DefaultApprovalTimeout = 5 * time.Minute
 const NoUserAnswer = "No user is available to answer right now. Proceed with your best judgment, " +
 	"choosing the safest reasonable option, and state the assumption you made."
 
+// strictness orders the modes: deny refuses most, off least.
+var strictness = map[ApprovalMode]int{ApprovalOff: 0, ApprovalAsk: 1, ApprovalDeny: 2}
+
+// narrowMode is the mode a turn runs under: the sender's, unless the
+// serving worker's policy is stricter. A sender may narrow the serving
+// process's policy, never widen it. An empty or unknown policy (a worker
+// from before policies existed, recorded in old histories) changes nothing;
+// an unknown requested mode counts as ask. Pure.
+func narrowMode(requested, policy ApprovalMode) ApprovalMode {
+	p, ok := strictness[policy]
+	if !ok {
+		return requested
+	}
+	r, ok := strictness[requested]
+	if !ok {
+		requested, r = ApprovalAsk, strictness[ApprovalAsk]
+	}
+	if p > r {
+		return policy
+	}
+	return requested
+}
+
 // ApprovalSettings configure approvals for a turn.
 type ApprovalSettings struct {
 	Mode ApprovalMode

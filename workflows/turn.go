@@ -43,6 +43,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		}
 		st.Providers = begun.Providers
 		gate.grants = begun.Grants
+		// The serving worker's policy bounds the sender's; the narrowed
+		// input is what a continue-as-new carries.
+		in.Approvals.Mode = narrowMode(in.Approvals.Mode, ApprovalMode(begun.ApprovalPolicy))
 		st.Context.SessionID, st.Context.Tokens = begun.SessionID, begun.ContextTokens
 	}
 

@@ -112,6 +112,9 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 		return err
 	}
 	defer release()
+	if f.yolo && rt.Worker == nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "note: --yolo cannot loosen the approvals of a running talaria serve: its approvals.mode decides (a client may narrow it, never widen it)")
+	}
 
 	session, err := chooseSession(ctx, rt, f)
 	if err != nil {
