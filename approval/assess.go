@@ -44,6 +44,7 @@ type assessor struct {
 	parts   []string // patterns of the Dangerous findings
 	tooDeep bool
 	scripts int
+	decoded int // bytes decoded, see maxDecoded
 }
 
 // scope is what a script has set up so far: variables with a known value,

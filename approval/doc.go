@@ -28,7 +28,7 @@
 // (${RM:-rm}), substitutions that only print literal text ($(echo rm),
 // `printf rm`, $(echo cm0= | base64 -d)), brace expansion, $IFS as a
 // space, and the known program names a glob matches. If one of them is
-// Blocked, so is the command. Literal spellings such as r''m, "rm", \rm
+// Blocked, so is the command. Literal spellings such as "rm", r"m", \rm
 // and $'\x72\x6d' are simply rm.
 //
 // Wrappers are looked through with their option grammars, including

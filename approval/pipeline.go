@@ -31,9 +31,21 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 	}
 	d := decoder{a: a, sc: sc, depth: depth}
 	out, known := "", false
+	dl, dec := -1, -1 // the last downloader and decoder
 	for j, in := range infos {
+		if dl >= 0 && in.readsStdin {
+			a.feeds(stages, infos, dl, j)
+		}
+		if dec >= 0 && in.readsStdin {
+			a.feeds(stages, infos, dec, j)
+		}
+		if in.downloader {
+			dl = j
+		}
+		if in.decoder {
+			dec = j
+		}
 		if j > 0 && in.readsStdin {
-			a.feeds(stages, infos, j)
 			if known {
 				a.knownInput(in, out, sc, depth)
 			}
@@ -49,17 +61,14 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 	return downloads
 }
 
-// feeds reports a download or decoder earlier in the pipeline than a
-// shell or interpreter that runs its stdin.
-func (a *assessor) feeds(stages []*syntax.Stmt, infos []cmdInfo, j int) {
-	for i := 0; i < j; i++ {
-		pat := rawPattern(printNode(stages[i])) + " | " + rawPattern(printNode(stages[j]))
-		switch {
-		case infos[i].downloader:
-			a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script ("+infos[i].name+" | "+infos[j].name+")", pat)
-		case infos[i].decoder:
-			a.report(Dangerous, RuleDecodeExec, "runs text it decodes ("+infos[i].name+" | "+infos[j].name+")", pat)
-		}
+// feeds reports a download or decoder (stage i) earlier in the pipeline
+// than a shell or interpreter that runs its stdin (stage j).
+func (a *assessor) feeds(stages []*syntax.Stmt, infos []cmdInfo, i, j int) {
+	pat := rawPattern(printNode(stages[i])) + " | " + rawPattern(printNode(stages[j]))
+	if infos[i].downloader {
+		a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script ("+infos[i].name+" | "+infos[j].name+")", pat)
+	} else {
+		a.report(Dangerous, RuleDecodeExec, "runs text it decodes ("+infos[i].name+" | "+infos[j].name+")", pat)
 	}
 }
 

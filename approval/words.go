@@ -11,7 +11,7 @@ import (
 
 // maxValue bounds the length of a variable value remembered from an
 // assignment, so that X=$X$X$X... cannot grow without limit.
-const maxValue = 4096
+const maxValue = 1024
 
 // unknownSubst stands for the output of a command substitution that cannot
 // be worked out statically. It is shell text for a parameter, so a script
@@ -113,11 +113,62 @@ func (d decoder) fields(w *syntax.Word) (out []string, ok bool) {
 			out, ok = nil, false
 		}
 	}()
+	if !d.affordable(w) {
+		return nil, false
+	}
 	fs, err := expand.Fields(d.config(), w)
 	if err != nil {
 		return nil, false
 	}
+	for _, f := range fs {
+		d.spend(len(f))
+	}
 	return fs, true
+}
+
+// maxDecoded bounds the bytes one Assess decodes; past it words are
+// unknown.
+const maxDecoded = 8 << 20
+
+// maxReplacement bounds the literal replacement text of ${X//a/b} that is
+// worked out: replacing every character of a long value with a long text
+// multiplies their lengths.
+const maxReplacement = 16
+
+// affordable reports whether a word can be expanded in reasonable time:
+// no ${X//pattern/replacement} whose replacement expands something or is
+// long, and the decoding budget is not spent.
+func (d decoder) affordable(w syntax.Node) bool {
+	if d.a != nil && d.a.decoded > maxDecoded {
+		d.a.tooDeep = true
+		return false
+	}
+	ok, params := true, 0
+	syntax.Walk(w, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.ParamExp:
+			params++
+			if n.Repl != nil && n.Repl.With != nil && (!literalWord(n.Repl.With) || len(printNode(n.Repl.With)) > maxReplacement) {
+				ok = false
+			}
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			return false // expanded statically on their own
+		}
+		return ok && params <= maxParams
+	})
+	return ok && params <= maxParams
+}
+
+// maxParams bounds the parameter expansions of one word that are worked
+// out, each of them at most maxValue bytes long, or that times
+// maxReplacement for a replacement.
+const maxParams = 64
+
+// spend counts decoded bytes against maxDecoded.
+func (d decoder) spend(n int) {
+	if d.a != nil {
+		d.a.decoded += n
+	}
 }
 
 // literal expands one word as a single string (an assignment value or a
@@ -128,7 +179,11 @@ func (d decoder) literal(w *syntax.Word) (out string, ok bool) {
 			out, ok = "", false
 		}
 	}()
+	if !d.affordable(w) {
+		return "", false
+	}
 	s, err := expand.Literal(d.config(), w)
+	d.spend(len(s))
 	return s, err == nil
 }
 
@@ -139,7 +194,11 @@ func (d decoder) document(w *syntax.Word) (out string, ok bool) {
 			out, ok = "", false
 		}
 	}()
+	if !d.affordable(w) {
+		return "", false
+	}
 	s, err := expand.Document(d.config(), w)
+	d.spend(len(s))
 	return s, err == nil
 }
 
