@@ -2,6 +2,7 @@ package approval
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -52,10 +53,31 @@ type assessor struct {
 type scope struct {
 	vars       map[string]string
 	downloaded map[string]bool
+	// procs holds what each <(...) prints, by the /dev/fd path that
+	// stands for it; ok is false when it is not known.
+	procs map[string]procOutput
+}
+
+type procOutput struct {
+	text string
+	ok   bool
 }
 
 func newScope() *scope {
-	return &scope{vars: map[string]string{}, downloaded: map[string]bool{}}
+	return &scope{vars: map[string]string{}, downloaded: map[string]bool{}, procs: map[string]procOutput{}}
+}
+
+// procFile names the output of a process substitution: the same path for
+// the same output, so that decoding twice gives the same words.
+func (sc *scope) procFile(text string, ok bool) string {
+	for _, k := range sortedKeys(sc.procs) {
+		if sc.procs[k] == (procOutput{text, ok}) {
+			return k
+		}
+	}
+	name := "/dev/fd/" + strconv.Itoa(63+len(sc.procs))
+	sc.procs[name] = procOutput{text, ok}
+	return name
 }
 
 // report records a finding. The first finding of the strongest risk gives

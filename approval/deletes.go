@@ -184,8 +184,10 @@ func (a *assessor) git(c *cmd) {
 	if len(p.operands) == 0 {
 		return
 	}
-	sub, rest := p.operands[0], p.operands[1:]
-	rest = c.args[p.index[0]+1:]
+	for _, kv := range p.values["-c"] {
+		a.gitConfig(c, kv)
+	}
+	sub, rest := p.operands[0], c.args[p.index[0]+1:]
 	pat := "git " + sub + " " + strings.Join(rest, " ")
 	switch sub {
 	case "clean":
@@ -208,6 +210,25 @@ func (a *assessor) git(c *cmd) {
 		if force {
 			a.report(Dangerous, RuleGitForcePush, "rewrites remote history (git push --force)", strings.TrimSpace(pat))
 		}
+	}
+}
+
+// gitRuns are the git settings whose value is a command git runs.
+var gitRuns = map[string]bool{"core.pager": true, "core.sshcommand": true, "core.editor": true,
+	"core.fsmonitor": true, "core.hookspath": true, "credential.helper": true, "diff.external": true,
+	"sequence.editor": true, "gpg.program": true, "pager.log": true, "pager.diff": true, "pager.show": true,
+	"core.askpass": true, "uploadpack.packobjectshook": true}
+
+// gitConfig checks a "git -c key=value" that makes git run a command.
+func (a *assessor) gitConfig(c *cmd, kv string) {
+	key, val, _ := strings.Cut(kv, "=")
+	key = strings.ToLower(key)
+	switch {
+	case strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
+		a.shellText(c.call, val[1:])
+	case gitRuns[key] || strings.HasSuffix(key, ".command") || strings.HasSuffix(key, ".textconv"):
+		a.danger(c, RuleInlineCode, "git -c "+short(key)+" makes git run a command")
+		a.shellText(c.call, strings.TrimPrefix(val, "!"))
 	}
 }
 

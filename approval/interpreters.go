@@ -22,13 +22,24 @@ func (a *assessor) shellCmd(c *cmd) {
 	a.runsFile(c, file)
 }
 
-// runsFile reports an interpreter or shell given a download as its program.
+// runsFile reports an interpreter or shell given a download as its
+// program, and checks a program given as <(...).
 func (a *assessor) runsFile(c *cmd, file string) {
 	switch {
 	case c.subsDownload:
 		a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script ("+c.name+" <(curl ...))", c.pattern())
 	case file != "" && c.sc.downloaded[path.Clean(file)]:
 		a.report(Dangerous, RuleCurlPipeShell, "runs a file it downloaded ("+c.name+" "+short(file)+")", c.pattern())
+	}
+	if out, ok := c.sc.procs[file]; ok {
+		switch {
+		case !out.ok:
+			a.danger(c, RuleDecodeExec, "runs the output of a command as a program ("+c.name+" <(...))")
+		case c.info.lang == "sh":
+			a.script(out.text, c.sc, c.depth+1)
+		default:
+			a.inlineCode(c, c.info.lang, out.text)
+		}
 	}
 }
 

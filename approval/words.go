@@ -58,6 +58,8 @@ func (e environ) Get(name string) expand.Variable {
 		return expand.Variable{Set: true, Kind: expand.String, Str: "~"}
 	case strings.HasPrefix(name, "HOME "):
 		return expand.Variable{Set: true, Kind: expand.String, Str: "/home/" + name[len("HOME "):]}
+	case e.mode == unsetNames && (name == "SHELL" || name == "BASH"):
+		return expand.Variable{Set: true, Kind: expand.String, Str: "/bin/bash"}
 	case e.mode == unsetNames:
 		return expand.Variable{}
 	}
@@ -101,7 +103,12 @@ func (d decoder) config() *expand.Config {
 			_, err := io.WriteString(w, out)
 			return err
 		},
-		ProcSubst: func(*syntax.ProcSubst) (string, error) { return "/dev/fd/63", nil },
+		ProcSubst: func(ps *syntax.ProcSubst) (string, error) {
+			if ps.Op != syntax.CmdIn {
+				return "/dev/fd/62", nil
+			}
+			return d.sc.procFile(d.staticStmts(ps.Stmts)), nil
+		},
 	}
 }
 

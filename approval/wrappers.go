@@ -88,6 +88,7 @@ func init() {
 		"eval":     eval,
 		"trap":     trap,
 		"ssh":      ssh,
+		"alias":    alias,
 	}
 	known = append(sortedKeys(handlers), sortedKeys(wrappers)...)
 }
@@ -332,6 +333,16 @@ func trap(a *assessor, base call, args []field) ([]field, bool) {
 		return nil, false
 	}
 	a.shellText(base, s[0])
+	return nil, false
+}
+
+// alias NAME=TEXT defines TEXT as a command; it is checked as if it ran.
+func alias(a *assessor, base call, args []field) ([]field, bool) {
+	for _, f := range args {
+		if _, text, ok := strings.Cut(f.s, "="); ok {
+			a.shellText(base, text)
+		}
+	}
 	return nil, false
 }
 
