@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -34,7 +35,8 @@ const terminalDescription = `Run a shell command with bash -c (sh when bash is m
 	`The command runs non-interactively: stdin is empty, so commands that prompt for input fail instead of waiting. ` +
 	`workdir is the directory to run in, absolute or relative to the working directory (default: the working directory); a cd inside the command does not carry over to the next call. ` +
 	`timeout is in seconds (default 180, at most 3600); when it expires the command and every process it started are killed. ` +
-	`Processes left running in the background are also killed when the command finishes. ` +
+	`Every process the command started is killed when it finishes, including ones started in the background or detached with setsid, nohup or a double fork: ` +
+	`long-running background work (servers, watchers) is not supported here and belongs to a separate process tool. ` +
 	`Long output keeps its beginning and end, with the middle replaced by a "[... N characters omitted ...]" marker. ` +
 	`The result is JSON: {"output","exit_code"} plus "error" when the command timed out; a non-zero exit_code is reported, not treated as a failure. ` +
 	`The command sees a minimal environment (PATH, HOME, LANG, TERM, USER, SHELL, TMPDIR, TZ and configured extras); Talaria's own keys and secrets are never in it. ` +
@@ -141,7 +143,7 @@ func shellPath() string {
 }
 
 // runCommand runs command in its own process group and makes sure no
-// process of that group outlives the call.
+// process it started outlives the call, in its group or not.
 func runCommand(ctx context.Context, command, dir string, environ []string, timeout time.Duration, maxChars int) (terminalResult, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
@@ -149,19 +151,15 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 	}
 	defer pr.Close()
 
-	cmd := exec.Command(shellPath(), "-c", command)
-	cmd.Dir = dir
-	cmd.Stdin = nil // the null device
-	cmd.Stdout = pw
-	cmd.Stderr = pw
-	cmd.Env = environ
-	cmd.SysProcAttr = processGroupAttr()
-	if err := cmd.Start(); err != nil {
-		pw.Close()
-		return terminalResult{}, fmt.Errorf("start %s: %w", cmd.Path, err)
-	}
+	jail := newConfinement()
+	cmd, err := startShell(command, dir, environ, pw, jail)
 	pw.Close() // the children hold the only write ends now
+	if err != nil {
+		return terminalResult{}, err
+	}
 	pgid := cmd.Process.Pid
+	jail.started(pgid)
+	defer jail.release()
 
 	out := newHeadTailBuffer(maxChars)
 	copied := make(chan struct{})
@@ -187,10 +185,12 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 		terminateGroup(pgid)
 		waitErr = <-waited
 	}
-	// Background processes the command left behind.
+	// Background processes the command left behind: its group gets a
+	// chance to exit, then everything it started is killed.
 	if groupAlive(pgid) {
 		terminateGroup(pgid)
 	}
+	jail.release()
 	select {
 	case <-copied:
 	case <-time.After(drainWait):
@@ -212,6 +212,34 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 		res.Error = fmt.Sprintf("timed out after %ds", int(timeout/time.Second))
 	}
 	return res, nil
+}
+
+// startShell starts the shell running command, confined; when the start
+// fails inside a cgroup it is tried once more without one.
+func startShell(command, dir string, environ []string, out *os.File, jail *confinement) (*exec.Cmd, error) {
+	build := func() *exec.Cmd {
+		cmd := exec.Command(shellPath(), "-c", command)
+		cmd.Dir = dir
+		cmd.Stdin = nil // the null device
+		cmd.Stdout = out
+		cmd.Stderr = out
+		cmd.Env = slices.Clone(environ)
+		cmd.SysProcAttr = processGroupAttr()
+		jail.prepare(cmd)
+		return cmd
+	}
+	cmd := build()
+	err := cmd.Start()
+	if err != nil && jail.inCgroup() {
+		slog.Debug("terminal: starting in a cgroup failed; using the process scan", "err", err)
+		jail.withoutCgroup()
+		cmd = build()
+		err = cmd.Start()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+	}
+	return cmd, nil
 }
 
 // exitCode turns Wait's outcome into a shell-style exit code: the exit

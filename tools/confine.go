@@ -1,0 +1,102 @@
+//go:build linux
+
+package tools
+
+import (
+	"os/exec"
+	"sync"
+	"time"
+)
+
+// markerVar is set in every terminal command's environment to a value
+// unique to the command, so that its processes can be found however they
+// detach.
+const markerVar = "TALARIA_CMD_ID"
+
+// trackEvery is how often the process tree is scanned while a command runs
+// without a cgroup, to learn its descendants before they could reparent.
+const trackEvery = 200 * time.Millisecond
+
+// confinement keeps track of every process a command starts and kills them
+// all when the command ends: by cgroup where one can be created, and by
+// scanning processes (parent chains, process group, environment marker)
+// in any case.
+type confinement struct {
+	id     string
+	marker string
+	cg     *cgroup
+	mu     sync.Mutex
+	tree   *processTree
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once
+}
+
+// newConfinement prepares the confinement of one command.
+func newConfinement() *confinement {
+	id := randomHex(12)
+	return &confinement{id: id, marker: markerVar + "=" + id, cg: newCgroup(id)}
+}
+
+// prepare sets up cmd (already given its environment) to be confined.
+func (c *confinement) prepare(cmd *exec.Cmd) {
+	cmd.Env = append(cmd.Env, c.marker)
+	if c.cg != nil {
+		c.cg.attach(cmd.SysProcAttr)
+	}
+}
+
+// inCgroup reports whether the command will start in a cgroup.
+func (c *confinement) inCgroup() bool { return c.cg != nil }
+
+// withoutCgroup drops the cgroup after a start that failed with it.
+func (c *confinement) withoutCgroup() {
+	if c.cg != nil {
+		c.cg.remove()
+		c.cg = nil
+	}
+}
+
+// started begins tracking the command whose shell is pgid.
+func (c *confinement) started(pgid int) {
+	c.tree = newProcessTree(c.marker, pgid)
+	c.stop, c.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(c.done)
+		if c.cg != nil {
+			return // the cgroup holds them all
+		}
+		tick := time.NewTicker(trackEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-c.stop:
+				return
+			case <-tick.C:
+				c.mu.Lock()
+				c.tree.scan(readProcs())
+				c.mu.Unlock()
+			}
+		}
+	}()
+}
+
+// release kills every process the command started that is still running
+// and removes the cgroup. Only the first call does anything.
+func (c *confinement) release() { c.once.Do(c.kill) }
+
+func (c *confinement) kill() {
+	if c.stop != nil {
+		close(c.stop)
+		<-c.done
+	}
+	if c.cg != nil {
+		c.cg.kill()
+		defer c.cg.remove()
+	}
+	if c.tree != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		killTree(c.tree)
+	}
+}

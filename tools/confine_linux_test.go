@@ -1,0 +1,188 @@
+//go:build linux
+
+package tools
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// sleepersWith lists live processes whose command line is "sleep <arg>".
+func sleepersWith(arg string) []int {
+	want := []byte("sleep\x00" + arg + "\x00")
+	var out []int
+	for _, p := range readProcs() {
+		if !p.alive() {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/cmdline")
+		if err == nil && bytes.HasSuffix(cmdline, want) && bytes.Contains(cmdline, []byte("sleep")) {
+			out = append(out, p.pid)
+		}
+	}
+	return out
+}
+
+// waitNoSleepers waits briefly for sleepers to be gone, killing any left so
+// a failing test leaks nothing.
+func waitNoSleepers(t *testing.T, arg string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		left := sleepersWith(arg)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range left {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("processes %v (sleep %s) outlived their command", left, arg)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestTerminalKillsDetachedProcesses(t *testing.T) {
+	commands := []struct {
+		name    string
+		command string // %s is the sleep's unique argument
+	}{
+		{"setsid", `setsid sleep %s & echo started`},
+		{"nohup sh -c", `nohup sh -c 'sleep %s' >/dev/null 2>&1 & echo started`},
+		{"double fork", `( ( sleep %s & ) & ); echo started`},
+		{"setsid twice", `setsid sh -c 'setsid sleep %s >/dev/null 2>&1 &'; echo started`},
+		{"nohup setsid in a subshell", `(nohup setsid sleep %s >/dev/null 2>&1 &); echo started`},
+		{"environment cleared", `setsid env -i sleep %s >/dev/null 2>&1 & sleep 0.5; echo started`},
+	}
+	modes := []struct {
+		name     string
+		noCgroup bool
+	}{{"cgroup", false}, {"process scan", true}}
+	for mi, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			before := cgroupUnusable.Load()
+			defer cgroupUnusable.Store(before)
+			cgroupUnusable.Store(mode.noCgroup)
+			if !mode.noCgroup {
+				probe := newCgroup("probe-" + randomHex(4))
+				if probe == nil {
+					t.Skip("cgroup v2 is not writable here")
+				}
+				probe.remove()
+			}
+			for ci, tc := range commands {
+				t.Run(tc.name, func(t *testing.T) {
+					arg := fmt.Sprintf("%d.%d%d%d", 1000+os.Getpid()%1000, mi, ci, time.Now().UnixNano()%1000)
+					start := time.Now()
+					out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, mustJSON(t, map[string]string{"command": fmt.Sprintf(tc.command, arg)}))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if r := decode[terminalResult](t, out); !strings.Contains(r.Output, "started") || r.ExitCode != 0 {
+						t.Errorf("result %+v", r)
+					}
+					if elapsed := time.Since(start); elapsed > 3*time.Second {
+						t.Errorf("took %v", elapsed)
+					}
+					waitNoSleepers(t, arg)
+				})
+			}
+		})
+	}
+}
+
+func TestTerminalTimeoutKillsDetachedProcesses(t *testing.T) {
+	arg := fmt.Sprintf("%d.77", 1000+os.Getpid()%1000)
+	out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, mustJSON(t, map[string]any{"command": "setsid sleep " + arg + " & sleep 30", "timeout": 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := decode[terminalResult](t, out); r.Error == "" {
+		t.Errorf("result %+v, want a timeout", r)
+	}
+	waitNoSleepers(t, arg)
+}
+
+func TestTerminalMarksItsProcesses(t *testing.T) {
+	out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, `{"command": "echo $TALARIA_CMD_ID"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(decode[terminalResult](t, out).Output)
+	if len(id) != 24 {
+		t.Fatalf("marker %q", id)
+	}
+	out2, _ := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, `{"command": "echo $TALARIA_CMD_ID"}`)
+	if strings.TrimSpace(decode[terminalResult](t, out2).Output) == id {
+		t.Error("two commands share a marker")
+	}
+}
+
+func TestParseProcInfo(t *testing.T) {
+	tests := []struct {
+		name string
+		stat string
+		want procInfo
+		ok   bool
+	}{
+		{"plain", "42 (sleep) S 7 42 42 0 -1 4194304 100 0 0 0 0 0 0 0 20 0 1 0 98765 0 0",
+			procInfo{procKey: procKey{pid: 42, start: 98765}, ppid: 7, pgrp: 42, state: 'S'}, true},
+		{"comm with spaces and parens", "43 (a (b) c) Z 1 40 40 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 5 0 0",
+			procInfo{procKey: procKey{pid: 43, start: 5}, ppid: 1, pgrp: 40, state: 'Z'}, true},
+		{"short", "44 (x) S 1 2", procInfo{}, false},
+		{"no comm", "garbage", procInfo{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseProcInfo(firstField(tt.stat), []byte(tt.stat))
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("%s: parseProcInfo = %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func firstField(s string) int {
+	n, _ := strconv.Atoi(strings.Fields(s)[0])
+	return n
+}
+
+func TestCgroupPaths(t *testing.T) {
+	mounts := []struct {
+		line string
+		want string
+		ok   bool
+	}{
+		{"35 25 0:30 / /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate", "/sys/fs/cgroup", true},
+		{"40 25 0:31 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw", "/sys/fs/cgroup/unified", true},
+		{"41 25 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory", "", false},
+		{"42 25 0:30 /sub /mnt/cg rw - cgroup2 cgroup2 rw", "", false},
+		{"nonsense", "", false},
+	}
+	for _, tt := range mounts {
+		got, ok := cgroup2MountPoint(tt.line)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("cgroup2MountPoint(%q) = %q, %v", tt.line, got, ok)
+		}
+	}
+	paths := []struct {
+		data string
+		want string
+		ok   bool
+	}{
+		{"0::/user.slice/worker.service\n", "/user.slice/worker.service", true},
+		{"4:memory:/x\n1:name=systemd:/\n0::/\n", "/", true},
+		{"4:memory:/x\n", "", false},
+	}
+	for _, tt := range paths {
+		got, ok := unifiedCgroupPath([]byte(tt.data))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("unifiedCgroupPath(%q) = %q, %v", tt.data, got, ok)
+		}
+	}
+}
