@@ -28,7 +28,7 @@ var overrideRules = []rule{
 		`(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|jailbroken|evil|malicious|rogue)\b|(?:an?\s+)?(?:different|new)\s+(?:ai|assistant|agent|model|persona)\b|dan\b|free\s+(?:of|from)\b)`)},
 	{name: "no-restrictions", kind: Override, re: re(`\b(?:(?:act|behave|respond|answer)\s+as\s+(?:if|though)|pretend\s+(?:that\s+)?)\s*you\s+(?:have|had|are\s+under)\s+no\s+` +
 		`(?:restrictions|rules|limits|limitations|guidelines|filters)\b`)},
-	{name: "hide-from-user", kind: Override, re: re(`\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|alert|notify)\s+(?:the\s+)?user\b|` +
+	{name: "hide-from-user", kind: Override, reject: followedByTo, re: re(`\b(?:do\s+not|don't|dont|never)\s+(?:tell|inform|alert|notify)\s+(?:the\s+)?user\b|` +
 		`\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?user\b|\b(?:keep|hide)\s+(?:this|it|these)\s+(?:secret\s+|hidden\s+)?from\s+(?:the\s+)?user\b`)},
 	{name: "new-instructions", kind: Override, re: re(`\b(?:new|updated|real|actual|revised)\s+(?:system\s+)?(?:instructions|prompt)\s*:`)},
 	{name: "reveal-system-prompt", kind: Override, re: re(`\b(?:reveal|print|output|repeat|leak|disclose)\s+(?:your|the)\s+(?:full\s+|entire\s+|hidden\s+)?` +
@@ -60,6 +60,19 @@ func publicKey(text string, loc []int) bool {
 	return strings.HasPrefix(text[loc[1]:], ".pub")
 }
 
+// followedByTo rejects "do not tell the user to ...", which is advice on
+// how to help the user, not a request to hide something from them.
+func followedByTo(text string, loc []int) bool {
+	rest := strings.TrimLeft(text[loc[1]:], " \t\n")
+	return strings.HasPrefix(strings.ToLower(rest), "to ")
+}
+
+// toolDirective rejects a match that starts inside a hyphenated word such
+// as prettier-ignore or eslint-disable, a directive to a tool.
+func toolDirective(text string, loc []int) bool {
+	return loc[0] > 0 && text[loc[0]-1] == '-'
+}
+
 // elementRules recognise HTML elements hidden from a rendered view.
 var elementRules = []rule{
 	{name: "hidden-element", kind: HiddenElement, re: re(`<\s*[a-z][a-z0-9]*\b[^>]*(?:\bstyle\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden)|\shidden(?:\s|>|=|/))`)},
@@ -69,8 +82,8 @@ var elementRules = []rule{
 // there as a hidden instruction: a request to ignore or bypass something,
 // or an order addressed to an AI agent.
 var commentRules = []rule{
-	{name: "ignore-in-comment", kind: HiddenComment, re: re(`(?s)\b(?:ignore|disregard|forget|override|bypass)\b.{0,80}?` +
-		`\b(?:instructions?|rules|guidelines|prompts?|previous|above|prior|safety|restrictions|approvals?|user)\b`)},
+	{name: "ignore-in-comment", kind: HiddenComment, reject: toolDirective, re: re(`(?s)\b(?:ignore|disregard|forget|override|bypass)\b.{0,80}?` +
+		`\b(?:instructions?|rules|guidelines|prompts?|safety|restrictions|approvals?)\b`)},
 	{name: "order-to-agent", kind: HiddenComment, re: re(`(?s)\b(?:ai|assistant|agent|llm|chatbot|language\s+model|claude|gpt|copilot)s?\b.{0,60}?` +
 		`\b(?:must|should|shall|always|never|needs?\s+to|have\s+to|is\s+to|are\s+to)\b`)},
 }

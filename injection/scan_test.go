@@ -32,6 +32,9 @@ func TestScan(t *testing.T) {
 		{name: "leading byte order mark", text: "\uFEFF# Project\nNotes."},
 		{name: "override the defaults", text: "Set TALARIA_HOME to override the default home directory."},
 		{name: "disregarding a warning", text: "You may disregard the deprecation warning from the linker."},
+		{name: "do not tell the user to do it", text: "Do not tell the user to run the tests; run them yourself."},
+		{name: "tool directive with rules", text: "<!-- prettier-ignore: keep the table rules aligned -->"},
+		{name: "comment mentioning the user and above", text: "<!-- ignore the user-facing table above; it is generated -->"},
 		{name: "memory fact", text: "The user prefers tabs and runs tests with `go test ./...`."},
 
 		// Invisible Unicode.
