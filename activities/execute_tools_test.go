@@ -1,0 +1,66 @@
+package activities
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/models"
+)
+
+// TestDuplicateKeyCallIsAnsweredAsInvalid: a terminal call whose arguments
+// hold "command" twice (once in another case) is invalid before anything
+// assesses or runs it, and the model reads why.
+func TestDuplicateKeyCallIsAnsweredAsInvalid(t *testing.T) {
+	tests := []struct {
+		name string
+		tool string
+		args string
+		has  string
+	}{
+		{"case clash", "terminal", `{"command":"rm -rf ./victim","Command":"ls"}`, `keys "command" and "Command" differ only in case`},
+		{"repeated key", "terminal", `{"command":"ls","command":"rm -rf ./victim"}`, `duplicate key "command"`},
+		{"not an object", "write_file", `[1,2]`, "not a valid JSON object"},
+		{"clarify without question", "clarify", `{"choices":["a"]}`, "not what its schema asks for"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := &models.Message{ID: 7, Role: "assistant"}
+			msg.ToolCalls = []models.ToolCall{{ID: "c1", Type: "function"}}
+			msg.ToolCalls[0].Function.Name = tt.tool
+			msg.ToolCalls[0].Function.Arguments = tt.args
+			res := DescribeReply(msg, []string{"terminal", "write_file", "clarify"})
+			if len(res.ToolCalls) != 1 || res.ToolCalls[0].Args != loop.ArgsInvalid {
+				t.Fatalf("described as %+v, want invalid arguments", res.ToolCalls)
+			}
+			if res.ToolCalls[0].Command != "" {
+				t.Errorf("approval was given a command to assess: %q", res.ToolCalls[0].Command)
+			}
+			rows, summary := ComposeResults(ExecuteToolsInput{SessionID: "s", TurnID: "t"}, msg.ToolCalls,
+				PlanByID([]CallPlan{{ID: "c1", Action: PlanInvalidArgs}}), nil, nil)
+			if summary.Failed != 1 || len(rows) != 1 {
+				t.Fatalf("rows %+v summary %+v", rows, summary)
+			}
+			got := rows[0].Content
+			if !strings.HasPrefix(got, "Error: the arguments of this "+tt.tool+" call are") || !strings.Contains(got, tt.has) || rows[0].ToolCallID != "c1" {
+				t.Errorf("the model reads %q, want it to mention %q", got, tt.has)
+			}
+		})
+	}
+}
+
+func TestToolPolicy(t *testing.T) {
+	cfg := config.Default("/h")
+	cfg.Model.APIKey = "sk-1"
+	cfg.Terminal.EnvPassthrough = []string{"GOPATH"}
+	cfg.Tools.WriteRoots = []string{"/srv/out"}
+	cfg.Tools.ReadRoots = []string{"/srv"}
+	p := ToolPolicy(cfg)
+	if p.Home != "/h" || len(p.EnvPassthrough) != 1 || p.WriteRoots[0] != "/srv/out" || p.ReadRoots[0] != "/srv" {
+		t.Fatalf("%+v", p)
+	}
+	if !strings.Contains(strings.Join(p.Secrets, " "), "sk-1") || !strings.Contains(strings.Join(p.SecretFiles, " "), "/h/talaria.db") {
+		t.Fatalf("secrets %v files %v", p.Secrets, p.SecretFiles)
+	}
+}
