@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,6 +57,17 @@ type scope struct {
 	// procs holds what each <(...) prints, by the /dev/fd path that
 	// stands for it; ok is false when it is not known.
 	procs map[string]procOutput
+	// cwd is the directory an earlier cd changed to, when it is known.
+	cwd string
+}
+
+// resolve joins a relative path to the directory an earlier cd changed
+// to, when that is known.
+func (sc *scope) resolve(p string) string {
+	if sc.cwd == "" || p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "$") {
+		return p
+	}
+	return path.Join(sc.cwd, p)
 }
 
 type procOutput struct {

@@ -171,6 +171,7 @@ func init() {
 	add((*assessor).awk, "awk", "gawk", "mawk", "nawk")
 	add((*assessor).source, "source", ".")
 	add((*assessor).rm, "rm")
+	add((*assessor).cd, "cd", "pushd")
 	add((*assessor).find, "find")
 	add((*assessor).git, "git")
 	add((*assessor).dd, "dd")

@@ -28,7 +28,7 @@ func (a *assessor) rm(c *cmd) {
 			}
 			continue
 		}
-		targets = append(targets, arg)
+		targets = append(targets, c.sc.resolve(arg))
 	}
 	flags := "rm"
 	if recursive {
@@ -59,6 +59,33 @@ func (a *assessor) rm(c *cmd) {
 	}
 }
 
+// cd remembers the directory later relative paths are in.
+func (a *assessor) cd(c *cmd) {
+	p := (opts{short: ""}).parse(c.args).operands
+	switch {
+	case len(p) == 0:
+		c.sc.cwd = "~"
+	case !c.lits[p0index(c.args, p[0])]:
+		c.sc.cwd = ""
+	case strings.HasPrefix(p[0], "/") || strings.HasPrefix(p[0], "~"):
+		c.sc.cwd = p[0]
+	case c.sc.cwd != "" && p[0] != "-":
+		c.sc.cwd = c.sc.resolve(p[0])
+	default:
+		c.sc.cwd = ""
+	}
+}
+
+// p0index finds an operand among the arguments.
+func p0index(args []string, op string) int {
+	for i, arg := range args {
+		if arg == op {
+			return i
+		}
+	}
+	return 0
+}
+
 // findKeep are the find primaries that do not narrow what it matches.
 var findKeep = map[string]bool{
 	"-delete": true, "-depth": true, "-d": true, "-xdev": true, "-mount": true, "-noleaf": true,
@@ -79,16 +106,16 @@ func (a *assessor) find(c *cmd) {
 	}
 	var starts []string
 	for ; i < len(args) && !strings.HasPrefix(args[i], "-") && args[i] != "(" && args[i] != "!"; i++ {
-		starts = append(starts, args[i])
+		starts = append(starts, c.sc.resolve(args[i]))
 	}
 	if len(starts) == 0 {
-		starts = []string{"."}
+		starts = []string{c.sc.resolve(".")}
 	}
 	expr := args[min(i, len(args)):]
 	narrowed := false
 	for k := 0; k < len(expr); k++ {
 		e := expr[k]
-		if e == "-maxdepth" || e == "-mindepth" {
+		if e == "-maxdepth" || e == "-mindepth" || e == "-type" || e == "-xtype" {
 			k++
 			continue
 		}

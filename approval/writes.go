@@ -234,6 +234,9 @@ func (a *assessor) perms(c *cmd) {
 	if !reference && len(ops) > 0 {
 		mode, ops = ops[0], ops[1:]
 	}
+	for i := range ops {
+		ops[i] = c.sc.resolve(ops[i])
+	}
 	flag := c.name
 	if recursive {
 		flag += " -R"
