@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -59,6 +60,25 @@ type scope struct {
 	procs map[string]procOutput
 	// cwd is the directory an earlier cd changed to, when it is known.
 	cwd string
+	// args are the positional parameters $1 ..., when known.
+	args []string
+}
+
+// withArgs is a scope for "sh -c SCRIPT ARG0 ARGS...": the variables so
+// far, and $0, $1 ... set from the arguments.
+func (sc *scope) withArgs(args []string) *scope {
+	child := *sc
+	child.vars = maps.Clone(sc.vars)
+	child.args = args[1:]
+	child.vars["0"] = args[0]
+	for i := 1; i <= 9; i++ {
+		if i < len(args) {
+			child.vars[strconv.Itoa(i)] = args[i]
+		} else {
+			delete(child.vars, strconv.Itoa(i))
+		}
+	}
+	return &child
 }
 
 // resolve joins a relative path to the directory an earlier cd changed

@@ -31,16 +31,16 @@ func (g Grants) Allows(a Assessment) bool {
 // Session or Always choice. The receiver is never modified and the result
 // shares no memory with it; Once, Deny, an unknown choice or an empty key
 // add nothing.
-func (g Grants) With(c Choice, rule string) Grants {
+func (g Grants) With(c Choice, key string) Grants {
 	out := Grants{Session: normalize(g.Session, ""), Always: normalize(g.Always, "")}
-	if rule == "" {
+	if key == "" {
 		return out
 	}
 	switch c {
 	case Session:
-		out.Session = normalize(g.Session, rule)
+		out.Session = normalize(g.Session, key)
 	case Always:
-		out.Always = normalize(g.Always, rule)
+		out.Always = normalize(g.Always, key)
 	}
 	return out
 }

@@ -12,7 +12,11 @@ func (a *assessor) shellCmd(c *cmd) {
 	c.info.lang = "sh"
 	script, cmdMode, stdin, file := shellOptions(c.args)
 	if cmdMode {
-		a.shellText(c.call, script)
+		child := c.call
+		if rest := c.args[min(scriptIndex(c.args, script)+1, len(c.args)):]; len(rest) > 0 {
+			child.sc = c.sc.withArgs(rest)
+		}
+		a.shellText(child, script)
 		return
 	}
 	c.info.readsStdin = stdin
@@ -41,6 +45,17 @@ func (a *assessor) runsFile(c *cmd, file string) {
 			a.inlineCode(c, c.info.lang, out.text)
 		}
 	}
+}
+
+// scriptIndex finds the script of "sh -c SCRIPT ARG0 ARGS..." among the
+// arguments; len(args) when it is not one of them.
+func scriptIndex(args []string, script string) int {
+	for i, arg := range args {
+		if arg == script || arg == "--command="+script {
+			return i
+		}
+	}
+	return len(args)
 }
 
 // shellOptions reads a shell's options: with -c it returns the script;

@@ -111,11 +111,6 @@ func (d decoder) stageOutput(s *syntax.Stmt, in string, hasIn bool) (string, boo
 	}
 	inner := decoder{a: d.a, sc: d.sc, mode: d.mode, depth: d.depth + 1}
 	f := inner.words(ce.Args)
-	for _, x := range f {
-		if !x.lit {
-			return "", false
-		}
-	}
 	if doc, ok := inner.stdin(s.Redirs); ok {
 		in, hasIn = doc, true
 	}

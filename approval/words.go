@@ -44,6 +44,7 @@ const (
 // for the rest: HOME is "~" so home paths keep one spelling.
 type environ struct {
 	vars map[string]string
+	args []string // $@ when known
 	mode decodeMode
 }
 
@@ -52,6 +53,8 @@ func (e environ) Get(name string) expand.Variable {
 		return expand.Variable{Set: true, Kind: expand.String, Str: v}
 	}
 	switch {
+	case (name == "@" || name == "*") && e.args != nil:
+		return expand.Variable{Set: true, Kind: expand.Indexed, List: e.args}
 	case name == "IFS":
 		return expand.Variable{Set: true, Kind: expand.String, Str: " \t\n"}
 	case name == "HOME":
@@ -94,7 +97,7 @@ type decoder struct {
 
 func (d decoder) config() *expand.Config {
 	return &expand.Config{
-		Env: environ{vars: d.sc.vars, mode: d.mode},
+		Env: environ{vars: d.sc.vars, args: d.sc.args, mode: d.mode},
 		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
 			out, ok := d.staticStmts(cs.Stmts)
 			if !ok {
