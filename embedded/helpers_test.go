@@ -54,7 +54,8 @@ func signalWorkflow(ctx workflow.Context) (string, error) {
 // dial connects a client to s, closed at test cleanup.
 func dial(tb testing.TB, s *Server) client.Client {
 	tb.Helper()
-	c, err := client.Dial(client.Options{HostPort: s.HostPort(), Namespace: s.Namespace(), Logger: quietSDKLogger()})
+	c, err := client.Dial(client.Options{HostPort: s.HostPort(), Namespace: s.Namespace(), Logger: quietSDKLogger(),
+		ConnectionOptions: client.ConnectionOptions{TLS: s.ClientTLS()}})
 	if err != nil {
 		tb.Fatalf("dial %s: %v", s.HostPort(), err)
 	}

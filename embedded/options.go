@@ -33,6 +33,9 @@ type Options struct {
 	// DynamicConfig holds extra dynamic config values (setting name -> value,
 	// names are case-insensitive) applied over DefaultDynamicConfig.
 	DynamicConfig map[string]any
+	// TLS, when set, makes every port of the server require mutual TLS with
+	// this credential (see TLS); nil serves plaintext to any local caller.
+	TLS *TLS
 	// UntunedDynamicConfig skips DefaultDynamicConfig so only the server's
 	// own defaults and DynamicConfig apply; for comparisons.
 	UntunedDynamicConfig bool
@@ -59,6 +62,11 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return o, fmt.Errorf("%w: port %d out of range", ErrInvalidOptions, o.Port)
+	}
+	if o.TLS != nil {
+		if err := o.TLS.validate(); err != nil {
+			return o, err
+		}
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

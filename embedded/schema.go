@@ -27,6 +27,9 @@ func createDatabase(ctx context.Context, path string) error {
 			return fmt.Errorf("%w: remove leftover %s: %w", ErrDataDir, p, err)
 		}
 	}
+	if err := createPrivateFile(tmp); err != nil {
+		return err
+	}
 	if err := writeSchema(ctx, tmp); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,7 +33,9 @@ const (
 type Server struct {
 	srv       temporal.Server
 	hostPort  string
+	ports     ports
 	namespace string
+	tls       *TLS
 	lock      *dirLock
 	log       *slog.Logger
 
@@ -54,7 +57,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		ctx, cancel = context.WithTimeout(ctx, defaultStartTimeout)
 		defer cancel()
 	}
-	s := &Server{namespace: o.Namespace, log: slog.New(&minLevelHandler{min: o.LogLevel, next: o.Logger.Handler()})}
+	s := &Server{namespace: o.Namespace, tls: o.TLS, log: slog.New(&minLevelHandler{min: o.LogLevel, next: o.Logger.Handler()})}
 
 	sqlCfg, err := s.prepareStorage(ctx, o)
 	if err != nil {
@@ -65,6 +68,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		return nil, errors.Join(err, s.lock.release())
 	}
 	s.srv = srv
+	s.ports = p
 	s.hostPort = net.JoinHostPort(o.clientIP(), strconv.Itoa(p.frontend))
 
 	if err := srv.Start(); err != nil {
@@ -124,7 +128,16 @@ func (s *Server) newTemporal(o Options, sqlCfg *config.SQL) (temporal.Server, po
 	if err != nil {
 		return nil, p, err
 	}
-	srv, err := temporal.NewServer(
+	srv, err := temporal.NewServer(append(serverOptions(o, p, sqlCfg), tlsOptions(o)...)...)
+	if err != nil {
+		return nil, p, fmt.Errorf("create temporal server: %w", err)
+	}
+	return srv, p, nil
+}
+
+// serverOptions are the options of every embedded server.
+func serverOptions(o Options, p ports, sqlCfg *config.SQL) []temporal.ServerOption {
+	return []temporal.ServerOption{
 		temporal.WithConfig(serverConfig(o, p, sqlCfg)),
 		temporal.ForServices(temporal.DefaultServices),
 		temporal.WithStaticHosts(staticHosts(o, p)),
@@ -135,20 +148,27 @@ func (s *Server) newTemporal(o Options, sqlCfg *config.SQL) (temporal.Server, po
 		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper {
 			return authorization.NewNoopClaimMapper()
 		}),
-	)
-	if err != nil {
-		return nil, p, fmt.Errorf("create temporal server: %w", err)
 	}
-	return srv, p, nil
+}
+
+// tlsOptions secure every port with o.TLS, when set. Authorization stays a
+// no-op: holding the credential is what authorises a caller.
+func tlsOptions(o Options) []temporal.ServerOption {
+	if o.TLS == nil {
+		return nil
+	}
+	return []temporal.ServerOption{temporal.WithTLSConfigFactory(
+		o.TLS.provider(o.clientIP(), internalIP, TLSServerName))}
 }
 
 // waitReady polls the frontend until it is healthy and describes the
 // namespace, or ctx ends.
 func (s *Server) waitReady(ctx context.Context) error {
 	c, err := client.NewLazyClient(client.Options{
-		HostPort:  s.hostPort,
-		Namespace: s.namespace,
-		Logger:    sdklog.NewStructuredLogger(s.log),
+		HostPort:          s.hostPort,
+		Namespace:         s.namespace,
+		Logger:            sdklog.NewStructuredLogger(s.log),
+		ConnectionOptions: client.ConnectionOptions{TLS: s.ClientTLS()},
 	})
 	if err != nil {
 		return fmt.Errorf("readiness client: %w", err)
@@ -184,6 +204,15 @@ func probe(ctx context.Context, c client.Client, namespace string) error {
 
 // HostPort is the frontend address for clients, e.g. "127.0.0.1:7233".
 func (s *Server) HostPort() string { return s.hostPort }
+
+// ClientTLS is the TLS configuration a client needs to connect, or nil when
+// the server runs without TLS.
+func (s *Server) ClientTLS() *tls.Config {
+	if s.tls == nil {
+		return nil
+	}
+	return s.tls.ClientConfig()
+}
 
 // Namespace is the namespace registered at start.
 func (s *Server) Namespace() string { return s.namespace }

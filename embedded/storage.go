@@ -115,3 +115,17 @@ func dbExists(path string) (bool, error) {
 		return false, fmt.Errorf("%w: stat %s: %w", ErrDataDir, path, err)
 	}
 }
+
+// createPrivateFile creates an empty file only its owner can read and write,
+// whatever the umask. SQLite gives the database's -wal, -shm and journal
+// files the mode of the database file, so they stay private too.
+func createPrivateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("%w: create %s: %w", ErrDataDir, path, err)
+	}
+	if err := errors.Join(f.Chmod(0o600), f.Close()); err != nil {
+		return fmt.Errorf("%w: restrict %s to its owner: %w", ErrDataDir, path, err)
+	}
+	return nil
+}

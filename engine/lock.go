@@ -62,6 +62,9 @@ type ServeInfo struct {
 	ModelConfigured bool      `json:"model_configured"`
 	Model           string    `json:"model"`
 	StartedAt       time.Time `json:"started_at"`
+	// Credential is set when the Temporal is the serve's embedded one, which
+	// admits only clients presenting CredentialPath(home).
+	Credential bool `json:"credential,omitempty"`
 }
 
 // WriteServeInfo publishes info atomically (mode 0600: it names the DB).
@@ -71,7 +74,7 @@ func WriteServeInfo(home string, info ServeInfo) error {
 		return fmt.Errorf("encode serve info: %w", err)
 	}
 	tmp := filepath.Join(home, serveFile+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+	if err := writePrivateFile(tmp, data); err != nil {
 		return fmt.Errorf("write serve info: %w", err)
 	}
 	if err := os.Rename(tmp, filepath.Join(home, serveFile)); err != nil {
@@ -101,7 +104,18 @@ func RemoveServeInfo(home string) {
 	_ = os.Remove(filepath.Join(home, serveFile))
 }
 
-// EnsureHome creates home when missing and checks that it is writable.
+// writePrivateFile writes data to path, readable and writable only by its
+// owner whatever the umask or the mode of an existing file.
+func writePrivateFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	return errors.Join(werr, f.Chmod(0o600), f.Close())
+}
+
+// EnsureHome creates home (0700) when missing and checks that it is writable.
 func EnsureHome(home string) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return fmt.Errorf("TALARIA_HOME %s cannot be created: %w", home, err)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/talaria-agent/talaria/activities"

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -146,6 +147,9 @@ func (d *sqliteDialect) open() (*sql.DB, error) {
 		if !info.IsDir() {
 			return nil, fmt.Errorf("sqlite database directory %s is not a directory", dir)
 		}
+		if err := createPrivateFile(d.path); err != nil {
+			return nil, err
+		}
 	}
 	db, err := sql.Open(sqliteDriverName, d.dsn)
 	if err != nil {
@@ -163,6 +167,37 @@ func (d *sqliteDialect) open() (*sql.DB, error) {
 	db.SetMaxOpenConns(sqliteMaxOpenConns)
 	db.SetMaxIdleConns(sqliteMaxOpenConns)
 	return db, nil
+}
+
+// createPrivateFile creates the database file, when missing, readable and
+// writable only by its owner whatever the umask. SQLite gives the -wal and
+// -shm files the mode of the database file, so they stay private too. An
+// empty file is an empty SQLite database.
+func createPrivateFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create sqlite database %s: %w", path, err)
+	}
+	if err := errors.Join(f.Chmod(0o600), f.Close()); err != nil {
+		return fmt.Errorf("restrict sqlite database %s to its owner: %w", path, err)
+	}
+	return nil
+}
+
+// SQLiteFile returns the database file a SQLite DSN names, or "" for a
+// PostgreSQL or in-memory database or a DSN that does not parse.
+func SQLiteFile(dsn string) string {
+	d, err := newDialect(dsn)
+	if err != nil {
+		return ""
+	}
+	if s, ok := d.(*sqliteDialect); ok {
+		return s.path
+	}
+	return ""
 }
 
 // connect opens a connection, applying the DSN's pragmas, and switches the

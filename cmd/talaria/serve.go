@@ -82,7 +82,7 @@ func runServe(cmd *cobra.Command, cfg config.Config) error {
 	info := engine.ServeInfo{
 		PID: os.Getpid(), TemporalAddress: address, Namespace: cfg.Temporal.Namespace, DB: cfg.DB,
 		ModelConfigured: cfg.Model.Configured(), ModelEndpoint: cfg.Model.Endpoint(), Model: cfg.Model.Name,
-		StartedAt: time.Now().UTC(),
+		StartedAt: time.Now().UTC(), Credential: rt.Server != nil,
 	}
 	if err := engine.WriteServeInfo(cfg.Home, info); err != nil {
 		return usageErr(err)
