@@ -48,6 +48,7 @@ type assessor struct {
 	tooDeep bool
 	scripts int
 	decoded int // bytes decoded, see maxDecoded
+	fields  int // fields expanded, see maxTotalFields
 }
 
 // scope is what a script has set up so far: variables with a known value,

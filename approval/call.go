@@ -41,6 +41,7 @@ type cmd struct {
 	args []string
 	lits []bool // lits[i] reports that args[i] is a literal
 	info cmdInfo
+	pat  string // see pattern
 }
 
 // callStmt checks a simple command: its substitutions and redirections,

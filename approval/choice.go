@@ -11,9 +11,10 @@ type Choice string
 const (
 	// Once runs this one command.
 	Once Choice = "once"
-	// Session runs commands of the same rule for the rest of the session.
+	// Session runs the same command (the same grant key) for the rest of
+	// the session.
 	Session Choice = "session"
-	// Always runs commands of the same rule from now on.
+	// Always runs the same command (the same grant key) from now on.
 	Always Choice = "always"
 	// Deny refuses the command.
 	Deny Choice = "deny"

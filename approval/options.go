@@ -23,7 +23,7 @@ func (o opts) longOpt(name string) (string, bool) {
 		return name, true
 	}
 	found := ""
-	for _, k := range sortedKeys(o.long) {
+	for k := range o.long {
 		if strings.HasPrefix(k, name) {
 			if found != "" {
 				return "", false // ambiguous: the program refuses it
@@ -68,8 +68,10 @@ func (p parsed) value(flags ...string) (string, bool) {
 // the rest are all operands.
 func (o opts) parse(args []string) parsed {
 	p := parsed{values: map[string][]string{}}
+	seen := map[string]bool{}
 	add := func(flag string, v *string) {
-		if !slices.Contains(p.flags, flag) {
+		if !seen[flag] {
+			seen[flag] = true
 			p.flags = append(p.flags, flag)
 		}
 		if v != nil {

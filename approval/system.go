@@ -6,9 +6,13 @@ import (
 	"strings"
 )
 
-// pattern is the generic pattern of a command: see canon.
+// pattern is the generic pattern of a command: see canon. It is worked
+// out once.
 func (c *cmd) pattern() string {
-	return canon(c.name, c.args)
+	if c.pat == "" {
+		c.pat = canon(c.name, c.args)
+	}
+	return c.pat
 }
 
 // danger reports a Dangerous finding about the whole command.

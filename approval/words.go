@@ -149,7 +149,7 @@ const maxReplacement = 16
 // no ${X//pattern/replacement} whose replacement expands something or is
 // long, and the decoding budget is not spent.
 func (d decoder) affordable(w syntax.Node) bool {
-	if d.a != nil && d.a.decoded > maxDecoded {
+	if d.a != nil && (d.a.decoded > maxDecoded || d.a.fields > maxTotalFields) {
 		d.a.tooDeep = true
 		return false
 	}
@@ -212,6 +212,14 @@ func (d decoder) document(w *syntax.Word) (out string, ok bool) {
 	return s, err == nil
 }
 
+// maxFields bounds the fields of one command that are checked: brace
+// expansion multiplies them. A command with more is too complex.
+const maxFields = 4096
+
+// maxTotalFields bounds the fields one Assess expands; past it words are
+// unknown and the command is too complex.
+const maxTotalFields = 1 << 16
+
 // words expands a command's words into fields.
 func (d decoder) words(ws []*syntax.Word) []field {
 	var out []field
@@ -221,6 +229,15 @@ func (d decoder) words(ws []*syntax.Word) []field {
 		fs, ok := d.fields(w)
 		if !ok {
 			fs, lit = []string{unknownSubst}, false
+		}
+		if d.a != nil {
+			d.a.fields += len(fs)
+		}
+		if len(out)+len(fs) > maxFields {
+			if d.a != nil {
+				d.a.tooDeep = true
+			}
+			fs = fs[:max(maxFields-len(out), 0)]
 		}
 		for _, s := range fs {
 			out = append(out, field{s: s, lit: lit, glob: glob})
