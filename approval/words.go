@@ -216,8 +216,9 @@ func (d decoder) document(w *syntax.Word) (out string, ok bool) {
 // expansion multiplies them. A command with more is too complex.
 const maxFields = 4096
 
-// maxTotalFields bounds the fields one Assess expands; past it words are
-// unknown and the command is too complex.
+// maxTotalFields bounds the fields brace expansion and field splitting
+// add in one Assess; past it words are unknown and the command is too
+// complex.
 const maxTotalFields = 1 << 16
 
 // words expands a command's words into fields.
@@ -231,7 +232,7 @@ func (d decoder) words(ws []*syntax.Word) []field {
 			fs, lit = []string{unknownSubst}, false
 		}
 		if d.a != nil {
-			d.a.fields += len(fs)
+			d.a.fields += len(fs) - 1 // what brace expansion and splitting add
 		}
 		if len(out)+len(fs) > maxFields {
 			if d.a != nil {
