@@ -54,7 +54,10 @@ var (
 
 func init() {
 	wrappers = map[string]wrapper{
-		"sudo":     sudo,
+		"sudo": sudo,
+		"sudoedit": func(a *assessor, base call, args []field) ([]field, bool) {
+			return sudo(a, base, append([]field{{s: "-e", lit: true}}, args...))
+		},
 		"doas":     skipping(doasOpts),
 		"nohup":    skipping(opts{}),
 		"builtin":  skipping(opts{}),
@@ -155,9 +158,16 @@ func joinScript(f []field) string {
 	return strings.Join(strs(f), " ")
 }
 
-// sudo runs its command after its options and NAME=value operands.
-func sudo(_ *assessor, _ call, args []field) ([]field, bool) {
+// sudo runs its command after its options and NAME=value operands; with
+// -e (sudoedit) it edits the files it names.
+func sudo(a *assessor, base call, args []field) ([]field, bool) {
 	p := sudoOpts.parse(strs(args))
+	if p.has("-e", "--edit") {
+		for _, f := range p.operands {
+			a.sensitiveTarget(f, "sudoedit", "edits", "sudoedit "+cleanArg(f))
+		}
+		return nil, false
+	}
 	k := 0
 	for k < len(p.operands) && isAssignment(p.operands[k]) {
 		k++
