@@ -3,8 +3,10 @@
 package tools
 
 import (
+	"log/slog"
 	"os/exec"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -32,8 +34,25 @@ type confinement struct {
 	once   sync.Once
 }
 
+// hideOnce guards hideWorkerEnvironment.
+var hideOnce sync.Once
+
+// hideWorkerEnvironment makes this process undumpable, once, before the
+// first command runs: the worker's environment holds Talaria's own keys, and
+// an undumpable process's /proc/<pid>/environ (and mem) can no longer be
+// read by other processes of the same user, such as the commands it runs.
+// A command running as root still can: run the worker as an ordinary user.
+func hideWorkerEnvironment() {
+	hideOnce.Do(func() {
+		if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_DUMPABLE, 0, 0); errno != 0 {
+			slog.Warn("terminal: cannot hide the worker's environment from commands", "err", errno)
+		}
+	})
+}
+
 // newConfinement prepares the confinement of one command.
 func newConfinement() *confinement {
+	hideWorkerEnvironment()
 	id := randomHex(12)
 	return &confinement{id: id, marker: markerVar + "=" + id, cg: newCgroup(id)}
 }

@@ -186,3 +186,13 @@ func TestCgroupPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestTerminalHidesTheWorkerEnvironment(t *testing.T) {
+	if _, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, `{"command": "true"}`); err != nil {
+		t.Fatal(err)
+	}
+	dumpable, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_DUMPABLE, 0, 0)
+	if errno != 0 || dumpable != 0 {
+		t.Fatalf("the worker is still dumpable (%d, %v): commands of its user can read its environment", dumpable, errno)
+	}
+}
