@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -20,6 +21,46 @@ import (
 // cgroup is not delegated to it, so every command falls back to the process
 // scan without trying again.
 var cgroupUnusable atomic.Bool
+
+// cgroupPrefix starts the name of every command cgroup, followed by the
+// worker's pid and the command's id.
+const cgroupPrefix = "talaria-cmd-"
+
+// sweepOnce guards sweepStaleCgroups.
+var sweepOnce sync.Once
+
+// sweepStaleCgroups kills and removes the command cgroups a worker that is
+// gone left behind (it crashed while a command ran). Cgroups of live
+// workers sharing the parent are left alone.
+func sweepStaleCgroups(parent string) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, ok := cgroupOwner(e.Name())
+		if !ok || !e.IsDir() || pid == os.Getpid() || syscall.Kill(pid, 0) != syscall.ESRCH {
+			continue
+		}
+		c := &cgroup{dir: filepath.Join(parent, e.Name()), fd: -1}
+		c.kill()
+		c.remove()
+	}
+}
+
+// cgroupOwner reads the worker pid from a command cgroup's name.
+func cgroupOwner(name string) (int, bool) {
+	rest, ok := strings.CutPrefix(name, cgroupPrefix)
+	if !ok {
+		return 0, false
+	}
+	pidText, _, ok := strings.Cut(rest, "-")
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(pidText)
+	return pid, err == nil && pid > 0
+}
 
 // cgroup is a cgroup v2 created for one command, below the worker's own.
 // The command is cloned straight into it, so every process it ever starts
@@ -40,7 +81,8 @@ func newCgroup(id string) *cgroup {
 		cgroupUnusable.Store(true)
 		return nil
 	}
-	dir := filepath.Join(parent, "talaria-cmd-"+id)
+	sweepOnce.Do(func() { sweepStaleCgroups(parent) })
+	dir := filepath.Join(parent, cgroupPrefix+strconv.Itoa(os.Getpid())+"-"+id)
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		cgroupUnusable.Store(true)
 		return nil
@@ -170,7 +212,9 @@ func (c *cgroup) populated() bool {
 
 // remove deletes the emptied cgroup.
 func (c *cgroup) remove() {
-	_ = syscall.Close(c.fd)
+	if c.fd >= 0 {
+		_ = syscall.Close(c.fd)
+	}
 	for range 50 {
 		if err := os.Remove(c.dir); err == nil || errors.Is(err, os.ErrNotExist) {
 			return

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -194,5 +196,66 @@ func TestTerminalHidesTheWorkerEnvironment(t *testing.T) {
 	dumpable, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_DUMPABLE, 0, 0)
 	if errno != 0 || dumpable != 0 {
 		t.Fatalf("the worker is still dumpable (%d, %v): commands of its user can read its environment", dumpable, errno)
+	}
+}
+
+func TestSweepStaleCgroups(t *testing.T) {
+	parent, err := ownCgroupDir()
+	if err != nil || cgroupUnusable.Load() {
+		t.Skip("cgroup v2 is not usable here")
+	}
+	// A dead worker's cgroup, still holding a process.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(parent, cgroupPrefix+strconv.Itoa(dead.Process.Pid)+"-stale")
+	live := filepath.Join(parent, cgroupPrefix+strconv.Itoa(os.Getppid())+"-live")
+	for _, d := range []string{stale, live} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Skipf("cannot create a cgroup: %v", err)
+		}
+	}
+	defer os.Remove(live)
+	defer os.Remove(stale)
+	sleeper := exec.Command("sleep", "30")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleeper.Process.Kill()
+	if err := os.WriteFile(filepath.Join(stale, "cgroup.procs"), []byte(strconv.Itoa(sleeper.Process.Pid)), 0); err != nil {
+		t.Fatal(err)
+	}
+	sweepStaleCgroups(parent)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale cgroup is still there: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a live worker's cgroup was removed: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- sleeper.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		t.Error("the process in the stale cgroup was not killed")
+	}
+}
+
+func TestCgroupOwner(t *testing.T) {
+	tests := []struct {
+		name string
+		pid  int
+		ok   bool
+	}{
+		{"talaria-cmd-123-abc", 123, true},
+		{"talaria-cmd-abc", 0, false},
+		{"talaria-cmd-0-x", 0, false},
+		{"other-123-x", 0, false},
+	}
+	for _, tt := range tests {
+		if pid, ok := cgroupOwner(tt.name); pid != tt.pid || ok != tt.ok {
+			t.Errorf("cgroupOwner(%q) = %d, %v", tt.name, pid, ok)
+		}
 	}
 }
