@@ -14,6 +14,20 @@
 // [Registry.RunBatch] runs the tool calls of one model response
 // concurrently and returns the results in the original call order.
 //
+// Arguments are decoded once, strictly: keys by their exact names, and an
+// object repeating a key (also when equal but for case) is invalid, so what
+// approval assesses ([TerminalCommand]) is what the terminal runs.
+//
+// A [Policy] in the Env bounds what tools touch. Subprocesses start from an
+// environment allowlist ([BaseEnv] plus configured names) that never holds a
+// configured secret. File tools resolve paths, symlinks included, and write
+// only under the working directory and the configured write roots; reads are
+// free unless read roots are configured, but credential files and
+// $TALARIA_HOME's secrets are never read or written. Every process a
+// terminal command starts is killed when it ends: by a cgroup v2 per command
+// where the worker's cgroup is writable, and by a process scan (parent
+// chains, process group and a per-command marker in the environment).
+//
 // Definitions are byte-stable: the same registry always renders the same
 // definitions in the same order, which keeps provider-side prompt caching
 // effective.
