@@ -61,29 +61,24 @@ func (a *assessor) rm(c *cmd) {
 
 // cd remembers the directory later relative paths are in.
 func (a *assessor) cd(c *cmd) {
-	p := (opts{short: ""}).parse(c.args).operands
+	p := (opts{}).parse(c.args)
 	switch {
-	case len(p) == 0:
+	case len(p.operands) == 0:
 		c.sc.cwd = "~"
-	case !c.lits[p0index(c.args, p[0])]:
+		return
+	case !c.lits[p.index[0]]:
 		c.sc.cwd = ""
-	case strings.HasPrefix(p[0], "/") || strings.HasPrefix(p[0], "~"):
-		c.sc.cwd = p[0]
-	case c.sc.cwd != "" && p[0] != "-":
-		c.sc.cwd = c.sc.resolve(p[0])
+		return
+	}
+	dir := p.operands[0]
+	switch {
+	case strings.HasPrefix(dir, "/") || strings.HasPrefix(dir, "~"):
+		c.sc.cwd = dir
+	case c.sc.cwd != "" && dir != "-":
+		c.sc.cwd = c.sc.resolve(dir)
 	default:
 		c.sc.cwd = ""
 	}
-}
-
-// p0index finds an operand among the arguments.
-func p0index(args []string, op string) int {
-	for i, arg := range args {
-		if arg == op {
-			return i
-		}
-	}
-	return 0
 }
 
 // findKeep are the find primaries that do not narrow what it matches.

@@ -1,6 +1,9 @@
 package approval
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // writeTarget checks a file a command writes: onto a disk device is
 // Blocked; into a system path, a login or credential file of a home
@@ -213,7 +216,7 @@ func (a *assessor) touches(c *cmd) {
 // perms: chmod, chown and chgrp.
 func (a *assessor) perms(c *cmd) {
 	args := c.args
-	recursive := clusterHas(args, 'R') || containsStr(args, "--recursive")
+	recursive := clusterHas(args, 'R') || slices.Contains(args, "--recursive")
 	var ops []string
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
@@ -272,13 +275,4 @@ func cleanAll(ps []string) []string {
 		out[i] = cleanArg(p)
 	}
 	return out
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
