@@ -11,7 +11,7 @@ const (
 	RuleForkBomb        = "fork_bomb"         // :(){ :|:& };:
 	RuleRootChmod       = "root_chmod"        // chmod -R 777 /
 	RuleRootChown       = "root_chown"        // chown -R user /
-	RuleRootOverwrite   = "root_overwrite"    // rsync --delete x/ /, tar -x -C /, find / -delete
+	RuleRootOverwrite   = "root_overwrite"    // rsync --delete x/ /, tar -x -C /
 )
 
 // Rule ids of Dangerous commands: run only after a human approves.
@@ -32,7 +32,7 @@ const (
 	RuleHistoryClear    = "history_clear"      // history -c
 	RuleDiskTool        = "disk_tool"          // fdisk, parted, wipefs, mkswap, mkfs on a file
 	RuleFirewallFlush   = "firewall_flush"     // iptables -F, nft flush, ufw disable|reset
-	RuleDotfileWrite    = "dotfile_overwrite"  // > ~/.bashrc, > ~/.ssh/authorized_keys
+	RuleDotfileWrite    = "dotfile_overwrite"  // >> ~/.bashrc, > ~/.ssh/authorized_keys, cp x ~/.aws/credentials
 	RuleTooComplex      = "too_complex"        // shells nested too deeply to check
 	RuleDynamicCommand  = "dynamic_command"    // $X -rf ., $(echo rm) x, {rm,-rf,x}: what runs is not literal
 	RuleUnparsable      = "unparsable"         // text a shell would not run as written
