@@ -5,6 +5,7 @@ package tools
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 )
@@ -55,4 +56,11 @@ func parseProcStat(stat []byte) (state byte, pgrp int, ok bool) {
 		return 0, 0, false
 	}
 	return fields[0][0], pgrp, true
+}
+
+// openedPath is the path of the file f really refers to, as the kernel
+// tells it.
+func openedPath(f *os.File) (string, bool) {
+	p, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
+	return p, err == nil && filepath.IsAbs(p)
 }

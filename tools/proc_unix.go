@@ -2,7 +2,10 @@
 
 package tools
 
-import "syscall"
+import (
+	"os"
+	"syscall"
+)
 
 // processGroupAttr puts the command in its own process group, so the whole
 // group can be signalled.
@@ -13,3 +16,6 @@ func processGroupAttr() *syscall.SysProcAttr {
 // groupHasLiveMember cannot tell zombies apart without /proc; kill(-pgid, 0)
 // already succeeded, so the group counts as alive.
 func groupHasLiveMember(int) bool { return true }
+
+// openedPath cannot tell without /proc.
+func openedPath(*os.File) (string, bool) { return "", false }

@@ -11,7 +11,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -100,28 +99,23 @@ func (t ReadFileTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 	if err != nil {
 		return "", err
 	}
-	res, err := readLines(ctx, source.Real, offset, limit, env.maxOutput())
+	f, err := env.openReadable(t.Name(), source)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	res, err := readLines(ctx, f, offset, limit, env.maxOutput())
 	if err != nil {
 		return "", fmt.Errorf("read_file %s: %w", source.Abs, err)
 	}
 	return marshalResult(res)
 }
 
-// readLines streams the file once: it numbers the requested window and
-// counts the remaining lines. The content stops early, at a line boundary,
-// when it would exceed maxChars.
-func readLines(ctx context.Context, path string, offset, limit, maxChars int) (readFileResult, error) {
+// readLines streams the open file once: it numbers the requested window
+// and counts the remaining lines. The content stops early, at a line
+// boundary, when it would exceed maxChars.
+func readLines(ctx context.Context, f *os.File, offset, limit, maxChars int) (readFileResult, error) {
 	res := readFileResult{Offset: offset}
-	// path is resolved and checked: a symlink in its place now was swapped
-	// in after the check, and is not followed.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return res, fmt.Errorf("file not found: %w", err)
-		}
-		return res, err
-	}
-	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
 		return res, err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // Path errors. The messages built on them are what the model reads.
@@ -187,6 +188,27 @@ func (e Env) readablePath(tool, p string) (checkedPath, error) {
 		return checkedPath{}, refuse(ErrProtectedPath, "%s: %s is %s and is not read by tools", tool, describe(abs, real), why)
 	}
 	return checkedPath{Abs: abs, Real: real}, nil
+}
+
+// openReadable opens a checked path for reading. The last component is not
+// followed (a symlink there now was swapped in after the check), and where
+// the system tells which file was really opened, that file is checked
+// again, so a directory swapped for a symlink in between gains nothing.
+func (e Env) openReadable(tool string, source checkedPath) (*os.File, error) {
+	f, err := os.OpenFile(source.Real, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s %s: file not found: %w", tool, source.Abs, err)
+		}
+		return nil, fmt.Errorf("%s %s: %w", tool, source.Abs, err)
+	}
+	if opened, ok := openedPath(f); ok && opened != source.Real {
+		if _, err := e.readablePath(tool, opened); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return f, nil
 }
 
 // resolveReal turns a path argument into its absolute form and the real

@@ -238,3 +238,33 @@ func TestMatchSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenReadableRechecksWhatOpened: a directory swapped for a symlink
+// between the check and the open does not lead to a protected file.
+func TestOpenReadableRechecksWhatOpened(t *testing.T) {
+	f := newRootsFixture(t)
+	secret := filepath.Join(f.outside, "secret.txt")
+	env := Env{Workdir: f.work, Policy: Policy{Home: f.home, SecretFiles: []string{secret}}}
+	// As checked: work/swapped/secret.txt, a plain path inside. Then
+	// "swapped" became a link to the outside directory.
+	if err := os.Symlink(f.outside, filepath.Join(f.work, "swapped")); err != nil {
+		t.Fatal(err)
+	}
+	checked := checkedPath{Abs: filepath.Join(f.work, "swapped/secret.txt"), Real: filepath.Join(f.work, "swapped/secret.txt")}
+	file, err := env.openReadable("read_file", checked)
+	if err == nil {
+		file.Close()
+		t.Fatal("a swapped-in symlink reached a secret file")
+	}
+	if !errors.Is(err, ErrProtectedPath) {
+		t.Fatalf("error %v, want a protected-path refusal", err)
+	}
+	// The last component is never followed.
+	if err := os.Symlink(secret, filepath.Join(f.work, "last")); err != nil {
+		t.Fatal(err)
+	}
+	if file, err := env.openReadable("read_file", checkedPath{Abs: "last", Real: filepath.Join(f.work, "last")}); err == nil {
+		file.Close()
+		t.Fatal("a symlink in the last component was followed")
+	}
+}
