@@ -61,11 +61,13 @@ type BeginTurnResult struct {
 	ApprovalPolicy string `json:",omitempty"`
 }
 
-// SaveGrantInput records a session or always approval of a rule.
+// SaveGrantInput records a session or always approval.
 type SaveGrantInput struct {
 	SessionID string
 	Choice    approval.Choice
-	Rule      string
+	// Rule is the grant key (approval.Assessment.GrantKey): a command
+	// pattern, or a rule id in turns recorded before patterns existed.
+	Rule string
 }
 
 // CallModelInput asks for one model call over the session's stored messages.

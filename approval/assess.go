@@ -30,7 +30,7 @@ func Assess(command string) (out Assessment) {
 	defer func() {
 		if recover() != nil {
 			out = Assessment{Risk: Dangerous, Rule: RuleUnparsable,
-				Reason: "could not analyse the command", Pattern: rawPattern(command)}
+				Reason: "could not analyse the command", Pattern: boundPattern(rawPattern(command))}
 		}
 	}()
 	a := &assessor{}
@@ -130,7 +130,7 @@ func (a *assessor) result() Assessment {
 	if out.Risk == Dangerous {
 		parts := slices.Clone(a.parts)
 		slices.Sort(parts)
-		out.Pattern = strings.Join(slices.Compact(parts), " ; ")
+		out.Pattern = boundPattern(strings.Join(slices.Compact(parts), " ; "))
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestGrantsWith(t *testing.T) {
@@ -185,5 +186,26 @@ func TestGrantsJSON(t *testing.T) {
 	}
 	if b, _ := json.Marshal(Assessment{Risk: Dangerous, Rule: "x"}); strings.Contains(string(b), "Pattern") {
 		t.Fatalf("empty pattern is encoded: %s", b)
+	}
+}
+
+func TestPatternBounded(t *testing.T) {
+	long := "rm -rf ./" + strings.Repeat("é", 400)
+	a := Assess(long)
+	b := Assess(long + "x")
+	if a.Risk != Dangerous || len(a.Pattern) > MaxPattern || len(a.GrantKey()) > MaxGrantKey {
+		t.Fatalf("assessment = %+v (pattern %d bytes)", a, len(a.Pattern))
+	}
+	if !utf8.ValidString(a.Pattern) {
+		t.Fatalf("pattern cut inside a character: %q", a.Pattern)
+	}
+	if a.Pattern == b.Pattern {
+		t.Fatal("two long commands that differ share a pattern")
+	}
+	if Assess(long).Pattern != a.Pattern {
+		t.Fatal("the pattern of a long command is not stable")
+	}
+	if p := Assess("rm -rf ./build").Pattern; p != "rm -rf ./build" && len(p) > 40 {
+		t.Fatalf("a short pattern was digested: %q", p)
 	}
 }

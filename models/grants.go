@@ -10,11 +10,13 @@ import (
 // AlwaysScope is the scope of approvals granted for every session.
 const AlwaysScope = "*"
 
-// approvalGrant records that a kind of dangerous command (a rule id) is
-// approved in a scope: one session, or AlwaysScope.
+// approvalGrant records that a dangerous command is approved in a scope:
+// one session, or AlwaysScope. Rule is the grant key: "cmd:" and a command
+// pattern (at most approval.MaxGrantKey bytes), or, in grants stored before
+// patterns existed, a rule id.
 type approvalGrant struct {
 	Scope string `gorm:"primaryKey;size:128"`
-	Rule  string `gorm:"primaryKey;size:64"`
+	Rule  string `gorm:"primaryKey;size:320"`
 }
 
 // Grants returns the rules approved for a session and those approved always,

@@ -199,9 +199,12 @@ func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c
 		return activities.CallPlan{ID: c.ID, Action: activities.PlanRefused, Note: approval.DenialMessage(c.Risk, d != nil && d.Choice == approval.Deny)}
 	}
 	if d.Choice == approval.Session || d.Choice == approval.Always {
-		g.grants = g.grants.With(d.Choice, c.Risk.Rule)
+		// The grant covers this command (its pattern), not its whole rule;
+		// an assessment recorded before patterns existed keys by rule.
+		key := c.Risk.GrantKey()
+		g.grants = g.grants.With(d.Choice, key)
 		_ = workflow.ExecuteActivity(storeOptions(ctx), activities.SaveGrantName, activities.SaveGrantInput{
-			SessionID: in.SessionID, Choice: d.Choice, Rule: c.Risk.Rule,
+			SessionID: in.SessionID, Choice: d.Choice, Rule: key,
 		}).Get(ctx, nil)
 	}
 	return p
