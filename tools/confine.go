@@ -88,13 +88,13 @@ func (c *confinement) started(pgid int) {
 		tick := time.NewTicker(trackEvery)
 		defer tick.Stop()
 		for {
+			c.mu.Lock()
+			c.tree.scan(readProcs())
+			c.mu.Unlock()
 			select {
 			case <-c.stop:
 				return
 			case <-tick.C:
-				c.mu.Lock()
-				c.tree.scan(readProcs())
-				c.mu.Unlock()
 			}
 		}
 	}()
