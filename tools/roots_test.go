@@ -168,6 +168,7 @@ func TestReadFileRoots(t *testing.T) {
 		{"talaria config through a link", f.env(), "home/config.yaml", ErrProtectedPath, "not read by tools"},
 		{"talaria database", f.env(), filepath.Join(f.home, "talaria.db"), ErrProtectedPath, ""},
 		{"talaria identity is readable", f.env(), filepath.Join(f.home, "SOUL.md"), nil, ""},
+		{"embedded server credential", f.env(), filepath.Join(f.home, "tls", "talaria.pem"), ErrProtectedPath, "$TALARIA_HOME's secrets"},
 		{"shadow", f.env(), "/etc/shadow", ErrProtectedPath, "a credential file"},
 		{"worker environment", f.env(), "/proc/self/environ", ErrProtectedPath, "a credential file"},
 		{"ssh key", f.env(), filepath.Join(userHome, ".ssh/id_ed25519"), ErrProtectedPath, "a credential file"},
