@@ -36,9 +36,7 @@ func TestDenyModeRefusesObfuscatedDeletes(t *testing.T) {
 	model := fakellm.New(fakellm.ToolStep(calls...), fakellm.TextStep("I could not delete it."))
 	defer model.Close()
 	u := newUser(t, model.URL())
-	if err := os.WriteFile(filepath.Join(u.home, "config.yaml"), []byte("approvals:\n  mode: deny\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	u.denyApprovals()
 	victim := filepath.Join(u.workdir, "victim")
 	if err := os.MkdirAll(filepath.Join(victim, "inner"), 0o755); err != nil {
 		t.Fatal(err)
@@ -89,9 +87,7 @@ func TestServePolicyBoundsTheSender(t *testing.T) {
 	)
 	defer model.Close()
 	u := newUser(t, model.URL())
-	if err := os.WriteFile(filepath.Join(u.home, "config.yaml"), []byte("approvals:\n  mode: deny\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	u.denyApprovals()
 	victim := filepath.Join(u.workdir, "victim")
 	if err := os.MkdirAll(victim, 0o755); err != nil {
 		t.Fatal(err)
@@ -168,5 +164,16 @@ func TestSessionGrantCoversOneCommand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(u.workdir, "src")); err != nil {
 		t.Fatal("./src was deleted under a grant for ./build")
+	}
+}
+
+// denyApprovals writes a config.yaml that refuses dangerous commands.
+func (u *user) denyApprovals() {
+	u.t.Helper()
+	if err := os.MkdirAll(u.home, 0o700); err != nil {
+		u.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(u.home, "config.yaml"), []byte("approvals:\n  mode: deny\n"), 0o600); err != nil {
+		u.t.Fatal(err)
 	}
 }
