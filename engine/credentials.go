@@ -21,8 +21,9 @@ var ErrNotAuthorised = errors.New("talaria serve refused the connection: not aut
 const (
 	// credentialDir holds the embedded server's credential, under $TALARIA_HOME.
 	credentialDir = "tls"
-	// credentialFile holds, in PEM, the CA certificate, the certificate and
-	// its private key: one file, so it is replaced atomically.
+	// credentialFile holds, in PEM, the certificate, the CA certificate and
+	// the private key: one file, so it is replaced atomically. The same path
+	// serves as TLS certificate, key and CA to tools that take three.
 	credentialFile = "talaria.pem"
 	// credentialRenewal is how long before expiry a credential is replaced.
 	credentialRenewal = 30 * 24 * time.Hour
@@ -97,13 +98,13 @@ func decodeCredential(data []byte) (*embedded.TLS, error) {
 		}
 	}
 	if len(certs) != 2 || keyDER == nil {
-		return nil, errors.New("want a CA certificate, a certificate and a private key")
+		return nil, errors.New("want a certificate, a CA certificate and a private key")
 	}
 	key, err := x509.ParsePKCS8PrivateKey(keyDER)
 	if err != nil {
 		return nil, fmt.Errorf("parse private key: %w", err)
 	}
-	ca, leaf := certs[0], certs[1]
+	leaf, ca := certs[0], certs[1]
 	cred := &embedded.TLS{CA: ca, Cert: tls.Certificate{Certificate: [][]byte{leaf.Raw}, PrivateKey: key, Leaf: leaf}}
 	if err := verifyServerCert(cred, leaf); err != nil {
 		return nil, err
@@ -125,15 +126,15 @@ func verifyServerCert(cred *embedded.TLS, cert *x509.Certificate) error {
 	return nil
 }
 
-// encodeCredential writes cred as PEM: CA certificate, certificate, key.
+// encodeCredential writes cred as PEM: certificate, CA certificate, key.
 func encodeCredential(cred *embedded.TLS) ([]byte, error) {
 	keyDER, err := x509.MarshalPKCS8PrivateKey(cred.Cert.PrivateKey)
 	if err != nil {
 		return nil, fmt.Errorf("encode private key: %w", err)
 	}
 	var out []byte
-	out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cred.CA.Raw})...)
 	out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cred.Cert.Certificate[0]})...)
+	out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cred.CA.Raw})...)
 	out = append(out, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})...)
 	return out, nil
 }

@@ -129,16 +129,20 @@ func TestDialEmbeddedNeedsCredential(t *testing.T) {
 	cases := []struct {
 		name    string
 		home    string
+		tls     string // a file given as TLS certificate, key and CA
 		refused bool
 	}{
-		{"owner", owner, false},
-		{"no credential", t.TempDir(), true},
-		{"another serve's credential", otherServe, true},
+		{"owner", owner, "", false},
+		{"credential file as TLS configuration", t.TempDir(), CredentialPath(owner), false},
+		{"no credential", t.TempDir(), "", true},
+		{"another serve's credential", otherServe, "", true},
+		{"another serve's credential as TLS configuration", t.TempDir(), CredentialPath(otherServe), true},
 	}
-	tc := config.Temporal{Address: srv.HostPort(), Namespace: srv.Namespace()}
 	logger := slog.New(slog.DiscardHandler)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			tc := config.Temporal{Address: srv.HostPort(), Namespace: srv.Namespace(),
+				TLSCert: c.tls, TLSKey: c.tls, TLSCA: c.tls}
 			cl, err := Dial(ctx, tc, c.home, logger)
 			if !c.refused {
 				if err != nil {
