@@ -76,6 +76,9 @@ type PendingApproval struct {
 	Command string `json:"command"`
 	Rule    string `json:"rule"`
 	Reason  string `json:"reason"`
+	// Pattern is what a session or always approval remembers: the
+	// normalised command (e.g. "rm -rf ./build").
+	Pattern string `json:"pattern,omitempty"`
 }
 
 // PendingQuestion is a clarify question waiting for the user's answer.
@@ -191,7 +194,7 @@ func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c
 	case gateRefuse:
 		return activities.CallPlan{ID: c.ID, Action: activities.PlanRefused, Note: approval.DenialMessage(c.Risk, false)}
 	}
-	g.approval = &PendingApproval{CallID: c.ID, Command: c.Command, Rule: c.Risk.Rule, Reason: c.Risk.Reason}
+	g.approval = &PendingApproval{CallID: c.ID, Command: c.Command, Rule: c.Risk.Rule, Reason: c.Risk.Reason, Pattern: c.Risk.Pattern}
 	ok, _ := workflow.AwaitWithTimeout(ctx, in.Approvals.Timeout, func() bool { return g.decision != nil || st.Interrupted })
 	d := g.decision
 	g.approval, g.decision = nil, nil

@@ -26,13 +26,14 @@ func newApproveCommand() *cobra.Command {
 	var session, always bool
 	return controlCommand("approve SESSION", "Approve the dangerous command a session's turn waits on",
 		`approve lets the command that the session's running turn is waiting on run.
-By default it approves this one command; --session approves this kind of command
-(e.g. recursive deletes) for the rest of the session, --always for every session.
+By default it approves this one command; --session approves the same command
+(the program and its dangerous arguments, e.g. rm -rf ./build, never another
+target) for the rest of the session, --always for every session.
 Blocked commands (e.g. rm -rf /) are never run, whatever is approved.
 Exit status 1 when nothing waits for an approval.`, 1,
 		func(c *cobra.Command) {
-			c.Flags().BoolVar(&session, "session", false, "approve this kind of command for the rest of the session")
-			c.Flags().BoolVar(&always, "always", false, "approve this kind of command in every session")
+			c.Flags().BoolVar(&session, "session", false, "approve the same command for the rest of the session")
+			c.Flags().BoolVar(&always, "always", false, "approve the same command in every session")
 		},
 		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
 			choice := approval.Once
@@ -72,6 +73,9 @@ func decide(cmd *cobra.Command, rt *engine.Runtime, session string, choice appro
 	verb := map[approval.Choice]string{approval.Once: "approved", approval.Session: "approved for this session",
 		approval.Always: "approved always", approval.Deny: "denied"}[choice]
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", verb, p.PendingApproval.Command)
+	if (choice == approval.Session || choice == approval.Always) && p.PendingApproval.Pattern != "" {
+		fmt.Fprintf(cmd.OutOrStdout(), "  remembered: %s (other commands and targets still ask)\n", p.PendingApproval.Pattern)
+	}
 	return nil
 }
 
