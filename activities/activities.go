@@ -52,7 +52,10 @@ type Activities struct {
 	// deny), reported to every turn it begins: senders may narrow it, never
 	// widen it. Empty: ask.
 	ApprovalPolicy string
-	Logger                                               *slog.Logger
+	// Policy bounds what tools touch (environment, secrets, file roots):
+	// ToolPolicy of this worker's configuration. Nil: the safe default.
+	Policy *tools.Policy
+	Logger *slog.Logger
 }
 
 // Register registers every activity under its stable name.

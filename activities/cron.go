@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/tools"
 )
 
 // Delivery of scheduled job results.
@@ -126,6 +127,9 @@ func (a *Activities) PreRunScript(ctx context.Context, script, dir string) (stri
 	}
 	cmd := exec.CommandContext(ctx, "bash", "-c", script)
 	cmd.Dir = dir
+	// Like a tool's command, the script gets the environment allowlist,
+	// never the worker's secrets.
+	cmd.Env = tools.ToolEnviron(os.Environ(), a.toolPolicy())
 	out, err := cmd.CombinedOutput()
 	text := string(out)
 	if len(text) > preRunCap {

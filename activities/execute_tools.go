@@ -7,10 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -157,27 +155,14 @@ func toolEvent(id, name, args string, failed bool) string {
 	return string(data)
 }
 
-// policies caches the tool policy read from each $TALARIA_HOME.
-var policies sync.Map
-
-// toolPolicy is the tools' policy from this worker's configuration
-// ($TALARIA_HOME/config.yaml and the environment), read once. Without a
-// home, or when the configuration cannot be read, it is the safe default.
+// toolPolicy is what this worker lets tools touch: Policy when the worker
+// set it (from its own configuration, never a sender's), else the safe
+// default for Home.
 func (a *Activities) toolPolicy() tools.Policy {
-	if a.Home == "" {
-		return tools.Policy{}
+	if a.Policy != nil {
+		return *a.Policy
 	}
-	if p, ok := policies.Load(a.Home); ok {
-		return p.(tools.Policy)
-	}
-	cfg, err := config.Load(a.Home, os.Getenv)
-	if err != nil {
-		a.logger().Warn("tools run with the default policy: cannot read the configuration", "home", a.Home, "err", err)
-		return tools.Policy{Home: a.Home}
-	}
-	p := ToolPolicy(cfg)
-	policies.Store(a.Home, p)
-	return p
+	return tools.Policy{Home: a.Home}
 }
 
 // ToolPolicy is what the configuration lets tools touch: the environment

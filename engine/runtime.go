@@ -131,6 +131,8 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	if err != nil {
 		return fmt.Errorf("tool registry: %w", err)
 	}
+	// What tools may touch is this worker's configuration, never a sender's.
+	policy := activities.ToolPolicy(cfg)
 	acts := &activities.Activities{
 		Store:        rt.Store,
 		Home:         cfg.Home,
@@ -146,6 +148,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		CompactKeepFirst: cfg.Compression.KeepFirst,
 		CompactKeepLast:  cfg.Compression.KeepLast,
 		ApprovalPolicy:   cfg.Approvals.Mode,
+		Policy:           &policy,
 	}
 	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
 		// Heartbeats reach the server at least twice a second, so a cancel
