@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/pem"
 	"errors"
 	"io/fs"
 	"log/slog"
@@ -126,25 +127,39 @@ func TestDialEmbeddedNeedsCredential(t *testing.T) {
 	if _, err := EnsureCredential(otherServe); err != nil {
 		t.Fatal(err)
 	}
+	// What any local user can fetch: the certificate the server presents.
+	serverCertFile := filepath.Join(t.TempDir(), "server.pem")
+	if err := os.WriteFile(serverCertFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cred.Cert.Leaf.Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files := func(cert, ca string) config.Temporal {
+		return config.Temporal{TLSCert: cert, TLSKey: cert, TLSCA: ca, TLSServerName: embedded.TLSServerName}
+	}
 	cases := []struct {
 		name    string
 		home    string
-		tls     string // a file given as TLS certificate, key and CA
-		refused bool
+		tls     config.Temporal // TLS configured by the user
+		refused string          // what the error says besides the refusal
 	}{
-		{"owner", owner, "", false},
-		{"credential file as TLS configuration", t.TempDir(), CredentialPath(owner), false},
-		{"no credential", t.TempDir(), "", true},
-		{"another serve's credential", otherServe, "", true},
-		{"another serve's credential as TLS configuration", t.TempDir(), CredentialPath(otherServe), true},
+		{"owner", owner, config.Temporal{}, ""},
+		{"credential file as TLS configuration", t.TempDir(), files(CredentialPath(owner), CredentialPath(owner)), ""},
+		{"no credential", t.TempDir(), config.Temporal{}, "no such file"},
+		{"another serve's credential", otherServe, config.Temporal{}, "not issued by"},
+		{"another serve's credential as TLS configuration", t.TempDir(),
+			files(CredentialPath(otherServe), CredentialPath(otherServe)), "unknown authority"},
+		// The server itself refuses a client that trusts it but holds no
+		// certificate, or one another CA signed (the TLS alert it sends may
+		// arrive as a broken connection).
+		{"TLS without a client certificate", t.TempDir(), files("", serverCertFile), "connect to temporal at"},
+		{"TLS with a certificate of another CA", t.TempDir(), files(CredentialPath(otherServe), serverCertFile), "connect to temporal at"},
 	}
 	logger := slog.New(slog.DiscardHandler)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tc := config.Temporal{Address: srv.HostPort(), Namespace: srv.Namespace(),
-				TLSCert: c.tls, TLSKey: c.tls, TLSCA: c.tls}
+			tc := c.tls
+			tc.Address, tc.Namespace = srv.HostPort(), srv.Namespace()
 			cl, err := Dial(ctx, tc, c.home, logger)
-			if !c.refused {
+			if c.refused == "" {
 				if err != nil {
 					t.Fatalf("Dial: %v", err)
 				}
@@ -155,8 +170,9 @@ func TestDialEmbeddedNeedsCredential(t *testing.T) {
 				cl.Close()
 				t.Fatal("Dial succeeded; want a refusal")
 			}
-			if !errors.Is(err, ErrNotAuthorised) || !strings.Contains(err.Error(), CredentialPath(c.home)) {
-				t.Fatalf("Dial = %v; want the refusal naming %s", err, CredentialPath(c.home))
+			if !errors.Is(err, ErrNotAuthorised) || !strings.Contains(err.Error(), CredentialPath(c.home)) ||
+				!strings.Contains(err.Error(), c.refused) {
+				t.Fatalf("Dial = %v; want the refusal naming %s, saying %q", err, CredentialPath(c.home), c.refused)
 			}
 		})
 	}
