@@ -16,6 +16,11 @@
 // a static host list instead of gossip membership, metrics and pprof are
 // off, and its logs are bridged to log/slog.
 //
+// With Options.TLS, every gRPC port of the server (frontend, history,
+// matching, worker) requires mutual TLS: only a client presenting a
+// certificate signed by the credential's CA connects, so other local users
+// cannot reach the server even on loopback. NewTLS makes such a credential.
+//
 // Known limits of the underlying SQLite plugin: it keeps one connection per
 // database open for the lifetime of the process, even after Stop. A restart
 // within the same process therefore reuses that connection, and each
