@@ -149,8 +149,39 @@ func (a *assessor) script(src string, sc *scope, depth int) bool {
 		a.report(Dangerous, RuleUnparsable, "could not parse the command ("+short(err.Error())+")", rawPattern(src))
 		return false
 	}
+	if commentContinues(src) {
+		a.report(Dangerous, RuleUnparsable, "could not parse the command (a comment ends with a backslash)", rawPattern(src))
+		return false
+	}
 	a.scan(f)
 	return a.stmts(f.Stmts, sc, depth)
+}
+
+// commentContinues reports a comment that ends with a backslash before a
+// newline: the parser joins the next line to the comment while bash runs
+// it, so what runs cannot be told from the parse.
+func commentContinues(src string) bool {
+	if !strings.Contains(src, "#") || !strings.Contains(src, "\\\n") && !strings.Contains(src, "\\\r\n") {
+		return false
+	}
+	f, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).
+		Parse(strings.NewReader(src), "")
+	if err != nil {
+		return true
+	}
+	found := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok {
+			text := strings.TrimSuffix(strings.TrimSuffix(c.Text, "\n"), "\r")
+			end := int(c.End().Offset())
+			if strings.Contains(c.Text, "\\\n") || strings.HasSuffix(text, "\\") ||
+				strings.HasSuffix(c.Text, "\\") && end < len(src) && (src[end] == '\n' || src[end] == '\r') {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // maxParens bounds the nesting of parentheses handed to the parser, whose

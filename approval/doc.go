@@ -12,7 +12,8 @@
 // process substitutions, and the scripts handed to other programs.
 //
 // Text a shell would not run as written is Dangerous (rule unparsable),
-// never Safe. Text nested deeper than a fixed limit (24 levels of
+// never Safe; so is a comment that ends with a backslash before a newline,
+// which the parser and bash read differently. Text nested deeper than a fixed limit (24 levels of
 // substitutions and nested shells, more than 64 stacked wrappers, 1000
 // nested parentheses) is Dangerous (rule too_complex).
 //
