@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/engine"
 	"github.com/talaria-agent/talaria/fakellm"
 	"github.com/talaria-agent/talaria/internal/pgtest"
 	"github.com/talaria-agent/talaria/models"
@@ -82,7 +83,10 @@ func TestWorkerKilledDuringTool(t *testing.T) {
 	temporalHost := newUser(t, model.URL())
 	port := freePort(t)
 	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port))
-	shared := map[string]string{"TEMPORAL_ADDRESS": fmt.Sprintf("127.0.0.1:%d", port), "TALARIA_DB": dsn, "TALARIA_HEARTBEAT_TIMEOUT": "3s"}
+	// Workers and clients on other homes present the server's credential.
+	cred := engine.CredentialPath(temporalHost.home)
+	shared := map[string]string{"TEMPORAL_ADDRESS": fmt.Sprintf("127.0.0.1:%d", port), "TALARIA_DB": dsn, "TALARIA_HEARTBEAT_TIMEOUT": "3s",
+		"TEMPORAL_TLS_CERT": cred, "TEMPORAL_TLS_KEY": cred, "TEMPORAL_TLS_CA": cred, "TEMPORAL_TLS_SERVER_NAME": "localhost"}
 	var workers []*server
 	for range 2 {
 		w := newUser(t, model.URL())

@@ -96,7 +96,13 @@ func newTemporalCommand() *cobra.Command {
 		Long: `temporal runs just the embedded Temporal server (SQLite file persistence under
 $TALARIA_HOME/temporal) with its frontend on --ip:--temporal-port, so that
 'talaria worker' processes and clients can share it without Docker. For
-production, use a Temporal cluster instead (see docker-compose.yml).`,
+production, use a Temporal cluster instead (see docker-compose.yml).
+
+Every port of the server requires mutual TLS with the credential kept in
+$TALARIA_HOME/tls/talaria.pem (made at the first start, readable by its owner
+only). Processes on the same $TALARIA_HOME use it by themselves; give it to
+others with TEMPORAL_TLS_CERT, TEMPORAL_TLS_KEY and TEMPORAL_TLS_CA all set to
+that file and TEMPORAL_TLS_SERVER_NAME=localhost.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
@@ -108,15 +114,20 @@ production, use a Temporal cluster instead (see docker-compose.yml).`,
 				return usagef("%s is in use by another talaria process", cfg.Home)
 			}
 			defer lock.Release()
+			cred, err := engine.EnsureCredential(cfg.Home)
+			if err != nil {
+				return usageErr(err)
+			}
 			srv, err := embedded.Start(cmd.Context(), embedded.Options{
 				DataDir: filepath.Join(cfg.Home, "temporal"), Namespace: cfg.Temporal.Namespace,
-				IP: ip, Port: port, Logger: newLogger(cfg.LogLevel),
+				IP: ip, Port: port, Logger: newLogger(cfg.LogLevel), TLS: cred,
 			})
 			if err != nil {
 				return usageErr(err)
 			}
 			defer srv.Stop()
-			fmt.Fprintf(cmd.ErrOrStderr(), "talaria temporal: ready (frontend %s, namespace %s)\n", srv.HostPort(), srv.Namespace())
+			fmt.Fprintf(cmd.ErrOrStderr(), "talaria temporal: ready (frontend %s, namespace %s, clients present the credential %s)\n",
+				srv.HostPort(), srv.Namespace(), engine.CredentialPath(cfg.Home))
 			<-cmd.Context().Done()
 			fmt.Fprintln(cmd.ErrOrStderr(), "talaria temporal: shutting down")
 			return nil
