@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/temporal"
@@ -220,7 +221,7 @@ func describeCall(ref *ToolCallRef, args string) {
 		if cmd, ok := tools.TerminalCommand(args); ok {
 			ref.Risk = approval.Assess(cmd)
 			if ref.Risk.Risk != approval.Safe {
-				ref.Command = clip(cmd, 500)
+				ref.Command = clipMiddle(cmd, 300, 200)
 			}
 		}
 	case tools.ClarifyName:
@@ -232,9 +233,30 @@ func describeCall(ref *ToolCallRef, args string) {
 	}
 }
 
+// clipMiddle keeps the first head and last tail bytes of a long s (at
+// character boundaries) and says how much it left out between them, so a
+// person approving a long command still sees how it ends.
+func clipMiddle(s string, head, tail int) string {
+	if len(s) <= head+tail+40 {
+		return s
+	}
+	for head > 0 && !utf8.RuneStart(s[head]) {
+		head--
+	}
+	from := len(s) - tail
+	for from < len(s) && !utf8.RuneStart(s[from]) {
+		from++
+	}
+	return fmt.Sprintf("%s … [%d bytes not shown] … %s", s[:head], from-head, s[from:])
+}
+
+// clip cuts s to at most n bytes, at a character boundary, marking the cut.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

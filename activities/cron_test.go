@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/talaria-agent/talaria/tools"
 )
@@ -26,5 +27,19 @@ func TestPreRunScriptEnvironment(t *testing.T) {
 	}
 	if got := strings.TrimSpace(out); got != "key= db= other= lang=C.UTF-8" {
 		t.Fatalf("the script saw %q", got)
+	}
+}
+
+func TestClipMiddle(t *testing.T) {
+	long := strings.Repeat("é", 400) + " && rm -rf ~"
+	got := clipMiddle(long, 300, 200)
+	if !strings.HasSuffix(got, "&& rm -rf ~") || !strings.Contains(got, "bytes not shown") || !utf8.ValidString(got) {
+		t.Fatalf("clipMiddle = %q", got)
+	}
+	if got := clipMiddle("rm -rf ./build", 300, 200); got != "rm -rf ./build" {
+		t.Fatalf("a short command changed: %q", got)
+	}
+	if got := clip(strings.Repeat("é", 10), 5); !utf8.ValidString(got) {
+		t.Fatalf("clip cut a character: %q", got)
 	}
 }

@@ -71,7 +71,7 @@ func (a *attendant) poll(ctx context.Context) {
 	case p.PendingApproval != nil && p.PendingApproval.CallID != a.asking:
 		ap := p.PendingApproval
 		a.asking, a.question = ap.CallID, false
-		fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s) approve? [o]nce / [s]ession / [a]lways (this same command) / [d]eny: ", ap.Command, ap.Reason)
+		fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s) approve? [o]nce / [s]ession / [a]lways (this same command) / [d]eny: ", shown(ap.Command), shown(ap.Reason))
 	case p.PendingQuestion != nil && p.PendingQuestion.CallID != a.asking:
 		q := p.PendingQuestion
 		a.asking, a.question = q.CallID, true

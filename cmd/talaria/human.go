@@ -10,6 +10,7 @@ import (
 	"github.com/talaria-agent/talaria/approval"
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/injection"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -72,9 +73,9 @@ func decide(cmd *cobra.Command, rt *engine.Runtime, session string, choice appro
 	}
 	verb := map[approval.Choice]string{approval.Once: "approved", approval.Session: "approved for this session",
 		approval.Always: "approved always", approval.Deny: "denied"}[choice]
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", verb, p.PendingApproval.Command)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", verb, shown(p.PendingApproval.Command))
 	if (choice == approval.Session || choice == approval.Always) && p.PendingApproval.Pattern != "" {
-		fmt.Fprintf(cmd.OutOrStdout(), "  remembered: %s (other commands and targets still ask)\n", p.PendingApproval.Pattern)
+		fmt.Fprintf(cmd.OutOrStdout(), "  remembered: %s (other commands and targets still ask)\n", shown(p.PendingApproval.Pattern))
 	}
 	return nil
 }
@@ -102,4 +103,25 @@ days, across restarts. Exit status 1 when no question is pending.`, 2, nil,
 			fmt.Fprintf(cmd.OutOrStdout(), "answered: %s\n", p.PendingQuestion.Question)
 			return nil
 		})
+}
+
+// shown is text from the model made safe to print on a terminal before a
+// person decides on it: control characters (escape sequences that could
+// hide or rewrite the rest of the line) become \xNN or \u00NN and invisible
+// Unicode becomes <U+XXXX>, so what is printed is all that would run.
+func shown(s string) string {
+	var b strings.Builder
+	for _, r := range injection.Visible(strings.ToValidUTF8(s, "\uFFFD")) {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r < 0xa0:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
