@@ -48,6 +48,10 @@ type assessor struct {
 	tooDeep bool
 	scripts int
 	decoded int // bytes decoded, see maxDecoded
+	// ctx is where the command being checked runs, when that is not the
+	// working directory of this machine ("sudo ", "ssh host: ", "cd /x &&
+	// "); it starts every pattern reported meanwhile.
+	ctx string
 	fields  int // fields expanded, see maxTotalFields
 }
 
@@ -83,12 +87,84 @@ func (sc *scope) withArgs(args []string) *scope {
 }
 
 // resolve joins a relative path to the directory an earlier cd changed
-// to, when that is known.
+// to: an absolute path, a path in a home ("~/x"), one relative to the
+// working directory ("../x"), or one below an unknown place ("$D/x").
 func (sc *scope) resolve(p string) string {
-	if sc.cwd == "" || p == "" || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "~") || strings.HasPrefix(p, "$") {
+	if sc.cwd == "" || p == "" || strings.HasPrefix(p, "/") || isHomePath(p) || strings.HasPrefix(p, "$") {
 		return p
 	}
-	return path.Join(sc.cwd, p)
+	return joinDir(sc.cwd, p)
+}
+
+// isHomePath reports a path that starts with a home directory: "~",
+// "~/x", "~bob/x", but not "~+" or "~-" (the current and previous
+// directories).
+func isHomePath(p string) bool {
+	return strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "~+") && !strings.HasPrefix(p, "~-")
+}
+
+// joinDir joins p to dir, keeping the spelling of dir's start: a home
+// stays "~" unless p climbs out of it, an unknown "$D" stays unknown.
+func joinDir(dir, p string) string {
+	var head, root string
+	switch {
+	case strings.HasPrefix(dir, "/"):
+		return path.Join(dir, p)
+	case isHomePath(dir):
+		root = "/home/\x00"
+	case strings.HasPrefix(dir, "$") || strings.HasPrefix(dir, "~"):
+		root = "/\x00/\x00"
+	default: // relative to the working directory
+		return path.Join(dir, p)
+	}
+	head, rest, _ := strings.Cut(dir, "/")
+	if strings.HasPrefix(head, "~+") || strings.HasPrefix(head, "~-") {
+		head = "$PWD"
+	}
+	j := path.Join(root, rest, p)
+	if j == root {
+		return head
+	}
+	if r, ok := strings.CutPrefix(j, root+"/"); ok {
+		return head + "/" + r
+	}
+	if root != "/home/\x00" {
+		return "$DIR" + strings.TrimPrefix(j, "/\x00")
+	}
+	return j
+}
+
+// chdir is the directory "cd dir" changes to.
+func (sc *scope) chdir(dir string) string {
+	switch {
+	case dir == "":
+		return sc.cwd
+	case dir == "-":
+		return "$OLDPWD"
+	case strings.HasPrefix(dir, "~+") || strings.HasPrefix(dir, "~-"):
+		return joinDir("$PWD", strings.TrimLeft(dir[2:], "/"))
+	case strings.HasPrefix(dir, "/"):
+		return path.Clean(dir)
+	case isHomePath(dir):
+		return joinDir(dir, ".")
+	case strings.Contains(dir, "$"):
+		if strings.HasPrefix(dir, "$") {
+			return joinDir(dir, ".")
+		}
+		return "$DIR"
+	case sc.cwd == "":
+		return path.Clean(dir)
+	}
+	return joinDir(sc.cwd, dir)
+}
+
+// where is how a pattern names the directory a command runs in, when it
+// is not the working directory.
+func (sc *scope) where() string {
+	if sc.cwd == "" || sc.cwd == "." {
+		return ""
+	}
+	return "cd " + sc.cwd + " && "
 }
 
 type procOutput struct {
@@ -117,7 +193,7 @@ func (sc *scope) procFile(text string, ok bool) string {
 // the verdict; every Dangerous finding adds its pattern.
 func (a *assessor) report(r Risk, rule, reason, pattern string) {
 	if r == Dangerous {
-		a.parts = append(a.parts, pattern)
+		a.parts = append(a.parts, a.ctx+pattern)
 	}
 	if r > a.best.Risk {
 		a.best = Assessment{Risk: r, Rule: rule, Reason: reason}

@@ -32,6 +32,9 @@ type call struct {
 	stdin        string      // heredocs and here-strings fed to it
 	hasStdin     bool
 	subsDownload bool
+	// via names the wrappers that change who or where the command runs
+	// ("sudo -u bob "), for patterns.
+	via string
 }
 
 // cmd is a simple command without wrappers, ready for the rules.
@@ -106,7 +109,11 @@ func (a *assessor) run(base call, f []field) cmdInfo {
 			a.report(Dangerous, RuleCurlPipeShell, "runs a file it downloaded ("+short(c0.s)+")", "run "+p)
 		}
 		if w := wrappers[name]; w != nil {
+			base = a.wrapperContext(base, name, strs(f[1:]))
+			saved := a.ctx
+			a.ctx += base.via
 			next, ok := w(a, base, f[1:])
+			a.ctx = saved
 			if !ok {
 				return cmdInfo{name: name, dynamic: dynamic}
 			}
@@ -132,11 +139,59 @@ func (a *assessor) dispatch(base call, name string, f []field) cmdInfo {
 		c.args[i], c.lits[i] = f[i].s, f[i].lit
 	}
 	c.info.name = name
+	saved := a.ctx
+	a.ctx += base.via + base.sc.where()
 	if h := handlerFor(name); h != nil {
 		h(a, c)
 	}
 	a.metadata(c)
+	a.ctx = saved
 	return c.info
+}
+
+// wrapperContext notes what a wrapper changes about where its command
+// runs: the directory (env -C, sudo -D ...) in a scope of its own, the
+// user or host in via.
+func (a *assessor) wrapperContext(base call, name string, args []string) call {
+	dir, via := "", ""
+	switch name {
+	case "env":
+		dir, _ = envOpts.parse(args).value("-C", "--chdir")
+	case "sudo", "doas":
+		p := sudoOpts.parse(args)
+		if name == "doas" {
+			p = doasOpts.parse(args)
+		}
+		dir, _ = p.value("-D", "--chdir")
+		via = name + " "
+		if u, ok := p.value("-u", "--user"); ok {
+			via = name + " -u " + u + " "
+		}
+	case "su", "runuser":
+		p := suOpts.parse(args)
+		via = name + " "
+		if u, ok := p.value("-u"); ok {
+			via = name + " -u " + u + " "
+		} else if len(p.operands) > 0 && !strings.HasPrefix(p.operands[0], "-") {
+			via = name + " " + p.operands[0] + " "
+		}
+	case "ssh":
+		p := sshOpts.parse(args)
+		if len(p.operands) > 0 {
+			via = "ssh " + p.operands[0] + ": "
+		}
+	case "nsenter", "unshare":
+		dir, _ = opts{long: longs("wd=")}.parse(args).value("--wd")
+	case "systemd-run":
+		dir, _ = opts{long: longs("working-directory=")}.parse(args).value("--working-directory")
+	}
+	base.via += via
+	if dir != "" {
+		child := *base.sc
+		child.cwd = base.sc.chdir(dir)
+		base.sc = &child
+	}
+	return base
 }
 
 // handlerFor finds the rules for a program by name, then by family
@@ -172,7 +227,7 @@ func init() {
 	add((*assessor).awk, "awk", "gawk", "mawk", "nawk")
 	add((*assessor).source, "source", ".")
 	add((*assessor).rm, "rm")
-	add((*assessor).cd, "cd", "pushd")
+	add((*assessor).cd, "cd", "pushd", "popd")
 	add((*assessor).find, "find")
 	add((*assessor).git, "git")
 	add((*assessor).dd, "dd")

@@ -63,21 +63,14 @@ func (a *assessor) rm(c *cmd) {
 func (a *assessor) cd(c *cmd) {
 	p := (opts{}).parse(c.args)
 	switch {
-	case len(p.operands) == 0:
+	case c.name == "popd":
+		c.sc.cwd = "$DIRSTACK"
+	case len(p.operands) == 0 && c.name == "cd":
 		c.sc.cwd = "~"
-		return
-	case !c.lits[p.index[0]]:
-		c.sc.cwd = ""
-		return
-	}
-	dir := p.operands[0]
-	switch {
-	case strings.HasPrefix(dir, "/") || strings.HasPrefix(dir, "~"):
-		c.sc.cwd = dir
-	case c.sc.cwd != "" && dir != "-":
-		c.sc.cwd = c.sc.resolve(dir)
+	case len(p.operands) == 0:
+		c.sc.cwd = "$DIRSTACK"
 	default:
-		c.sc.cwd = ""
+		c.sc.cwd = c.sc.chdir(p.operands[0])
 	}
 }
 
@@ -192,10 +185,10 @@ func (a *assessor) wholeTreeDelete(t, what, pat string) {
 func (a *assessor) shred(c *cmd) {
 	p := opts{short: "ns", permute: true, long: longs("iterations=", "size=", "random-source=", "remove")}.parse(c.args)
 	for _, t := range p.operands {
-		if isDisk(t) {
+		if isDisk(c.sc.resolve(t)) {
 			a.report(Blocked, RuleRawDiskWrite, "overwrites a disk device (shred "+short(t)+")", c.pattern())
 		}
-		a.sensitiveTarget(t, "shred", "destroys", c.pattern())
+		a.sensitiveTarget(c.sc.resolve(t), "shred", "destroys", c.pattern())
 	}
 }
 
@@ -208,6 +201,18 @@ func (a *assessor) git(c *cmd) {
 	}
 	for _, kv := range p.values["-c"] {
 		a.gitConfig(c, kv)
+	}
+	// Where git works is part of every pattern: git -C ~ clean -fdx is
+	// not git clean -fdx.
+	saved := a.ctx
+	defer func() { a.ctx = saved }()
+	for _, f := range []string{"-C", "--git-dir", "--work-tree"} {
+		for _, v := range p.values[f] {
+			if f == "-C" {
+				v = c.sc.chdir(v)
+			}
+			a.ctx += "git " + f + " " + v + " "
+		}
 	}
 	sub, rest := p.operands[0], c.args[p.index[0]+1:]
 	pat := "git " + sub + " " + strings.Join(rest, " ")

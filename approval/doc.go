@@ -96,6 +96,11 @@
 // decoders are unknown: a path built from an unknown variable ("$DIR"/*)
 // is taken as relative to an unknown place, and a command word built
 // from one is Dangerous. Quoted text is data: echo "rm -rf /" is Safe.
+// The directory a command runs in is followed through cd, pushd, env -C,
+// sudo -D and git -C: paths that are deleted or written are resolved
+// against it, a home stays a home (cd "$HOME", cd /home/NAME, cd /root)
+// and a directory the text does not fix (cd "$D", cd -, cd ~+) is an
+// unknown place, never the working directory.
 // Reading a system path or a credential file is Safe (cat /etc/hosts).
 // Prefixing a simple command with sudo never lowers its risk.
 //
@@ -104,7 +109,9 @@
 // A Dangerous assessment carries a Pattern: the normalised commands it is
 // about, with their program and dangerous arguments ("rm -rf ./build":
 // option clusters merged, paths cleaned, harmless flags dropped), several
-// joined by " ; ". Session and always approvals in [Grants] remember its
+// joined by " ; ", each starting with where it runs when that is not the
+// working directory or user ("cd /tmp/w && ", "sudo ", "ssh host: ",
+// "git -C ~ "). Session and always approvals in [Grants] remember its
 // [Assessment.GrantKey], "cmd:" and the pattern, so a grant for
 // rm -rf ./build covers rm -fr build/ but never rm -rf ./src or
 // find / -delete. Grants written by older versions hold rule ids; they

@@ -341,7 +341,7 @@ func (a *assessor) awkProgram(c *cmd, prog string) {
 		a.danger(c, RuleInlineCode, "awk runs a command it builds ("+c.name+")")
 	}
 	for _, m := range awkWrite.FindAllStringSubmatch(prog, maxInputs) {
-		a.writeTarget(unescapeC(m[1]), c.name+" >", c.pattern(), false)
+		a.writeTarget(c.sc.resolve(unescapeC(m[1])), c.name+" >", c.pattern(), false)
 	}
 }
 

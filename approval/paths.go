@@ -3,7 +3,6 @@ package approval
 import (
 	"path"
 	"regexp"
-	"slices"
 	"strings"
 )
 
@@ -116,6 +115,9 @@ func homeRel(p string) (string, bool) {
 		}
 	}
 	if strings.HasPrefix(p, "~") {
+		if !isHomePath(p) {
+			return "", false // ~+ and ~- are $PWD and $OLDPWD
+		}
 		_, rest, _ := strings.Cut(p, "/")
 		return path.Clean("./" + rest), true
 	}
@@ -153,11 +155,34 @@ func isHomeSensitive(p string) bool {
 		return false
 	}
 	for _, d := range homeDirs {
-		if rel == d || strings.HasPrefix(rel, d+"/") {
+		if rel == d || strings.HasPrefix(rel, d+"/") || globUnder(rel, d) {
 			return true
 		}
 	}
-	return slices.Contains(homeFiles, rel)
+	for _, f := range homeFiles {
+		if rel == f || globUnder(rel, f) && strings.Count(rel, "/") == strings.Count(f, "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// globUnder reports whether a path with glob characters (".bash*",
+// ".ss?/x") can name p or something below it.
+func globUnder(glob, p string) bool {
+	if !strings.ContainsAny(glob, "*?[") {
+		return false
+	}
+	g, n := strings.Split(glob, "/"), strings.Split(p, "/")
+	if len(g) < len(n) {
+		return false
+	}
+	for i := range n {
+		if ok, _ := path.Match(g[i], n[i]); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // isTalariaHome reports whether p is inside Talaria's own directory:
@@ -169,7 +194,7 @@ func isTalariaHome(p string) bool {
 		}
 	}
 	rel, ok := homeRel(p)
-	return ok && (rel == ".talaria" || strings.HasPrefix(rel, ".talaria/"))
+	return ok && (rel == ".talaria" || strings.HasPrefix(rel, ".talaria/") || globUnder(rel, ".talaria"))
 }
 
 // cleanArg is a path operand as a pattern shows it: cleaned, and relative

@@ -266,7 +266,7 @@ func (a *assessor) downloaded(c *cmd, file string) {
 		return
 	}
 	c.sc.downloaded[path.Clean(file)] = true
-	a.writeTarget(file, c.name+" -o", c.pattern(), false)
+	a.writeTarget(c.sc.resolve(file), c.name+" -o", c.pattern(), false)
 }
 
 // urlBase is the file name a URL is saved under.

@@ -183,6 +183,7 @@ func (a *assessor) redirects(s *syntax.Stmt, sc *scope, depth int) bool {
 		if !ok || (r.Op == syntax.DplOut && isFD(t)) {
 			continue
 		}
+		t = sc.resolve(t)
 		if pat == "" {
 			pat = rawPattern(printNode(s))
 		}

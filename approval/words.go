@@ -59,6 +59,9 @@ func (e environ) Get(name string) expand.Variable {
 		return expand.Variable{Set: true, Kind: expand.String, Str: " \t\n"}
 	case name == "HOME":
 		return expand.Variable{Set: true, Kind: expand.String, Str: "~"}
+	case name == "HOME +" || name == "HOME -":
+		// ~+ and ~- are the current and previous directories.
+		return expand.Variable{Set: true, Kind: expand.String, Str: map[string]string{"HOME +": "$PWD", "HOME -": "$OLDPWD"}[name]}
 	case strings.HasPrefix(name, "HOME "):
 		return expand.Variable{Set: true, Kind: expand.String, Str: "/home/" + name[len("HOME "):]}
 	case e.mode == unsetNames && (name == "SHELL" || name == "BASH"):

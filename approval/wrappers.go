@@ -164,7 +164,7 @@ func sudo(a *assessor, base call, args []field) ([]field, bool) {
 	p := sudoOpts.parse(strs(args))
 	if p.has("-e", "--edit") {
 		for _, f := range p.operands {
-			a.sensitiveTarget(f, "sudoedit", "edits", "sudoedit "+cleanArg(f))
+			a.sensitiveTarget(base.sc.resolve(f), "sudoedit", "edits", "sudoedit "+cleanArg(f))
 		}
 		return nil, false
 	}

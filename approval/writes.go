@@ -61,6 +61,7 @@ func (a *assessor) copies(c *cmd) {
 		}
 	}
 	for _, d := range dests {
+		d = c.sc.resolve(d)
 		if isDisk(d) && c.name != "cp" && c.name != "tee" && c.name != "install" {
 			continue
 		}
@@ -72,7 +73,7 @@ func (a *assessor) copies(c *cmd) {
 func (a *assessor) dd(c *cmd) {
 	for _, arg := range c.args {
 		if of, ok := strings.CutPrefix(arg, "of="); ok {
-			a.writeTarget(of, "dd of=", c.pattern(), false)
+			a.writeTarget(c.sc.resolve(of), "dd of=", c.pattern(), false)
 		}
 	}
 }
@@ -94,6 +95,7 @@ func (a *assessor) rsync(c *cmd) {
 	if i := strings.IndexByte(dest, ':'); i >= 0 && !strings.Contains(dest[:i], "/") {
 		return // a remote destination
 	}
+	dest = c.sc.resolve(dest)
 	del := false
 	for _, f := range p.flags {
 		del = del || strings.HasPrefix(f, "--del")
@@ -137,11 +139,15 @@ func (a *assessor) tar(c *cmd) {
 	switch {
 	case p.has("-c", "-r", "-u", "-A", "--create", "--append", "--update", "--catenate", "--concatenate"):
 		if hasArchive && archive != "-" {
-			a.writeTarget(archive, "tar -cf", c.pattern(), false)
+			a.writeTarget(c.sc.resolve(archive), "tar -cf", c.pattern(), false)
 		}
 	case p.has("-x", "--extract", "--get"):
 		dir, _ := p.value("-C", "--directory")
 		if dir == "" {
+			dir = "."
+		}
+		dir = c.sc.resolve(dir)
+		if dir == "." {
 			return
 		}
 		pat := "tar -x -C " + cleanArg(dir)
@@ -190,14 +196,14 @@ func (a *assessor) sed(c *cmd) {
 		files = files[1:]
 	}
 	for _, f := range files {
-		a.sensitiveTarget(f, c.name+" -i", "edits in place", c.pattern())
+		a.sensitiveTarget(c.sc.resolve(f), c.name+" -i", "edits in place", c.pattern())
 	}
 }
 
 // inPlaceFiles checks the files perl -i or ruby -i edit.
 func (a *assessor) inPlaceFiles(c *cmd, files []string) {
 	for _, f := range files {
-		a.sensitiveTarget(f, c.name+" -i", "edits in place", c.pattern())
+		a.sensitiveTarget(c.sc.resolve(f), c.name+" -i", "edits in place", c.pattern())
 	}
 }
 
@@ -205,6 +211,7 @@ func (a *assessor) inPlaceFiles(c *cmd, files []string) {
 func (a *assessor) touches(c *cmd) {
 	p := opts{short: "sr", permute: true, long: longs("size=", "reference=")}.parse(c.args)
 	for _, t := range p.operands {
+		t = c.sc.resolve(t)
 		if c.name == "truncate" || c.name == "unlink" {
 			a.sensitiveTarget(t, c.name, "changes", c.pattern())
 		} else if isSystemPath(t) {
