@@ -51,8 +51,8 @@ type assessor struct {
 	// ctx is where the command being checked runs, when that is not the
 	// working directory of this machine ("sudo ", "ssh host: ", "cd /x &&
 	// "); it starts every pattern reported meanwhile.
-	ctx string
-	fields  int // fields expanded, see maxTotalFields
+	ctx    string
+	fields int // fields expanded, see maxTotalFields
 }
 
 // scope is what a script has set up so far: variables with a known value,
