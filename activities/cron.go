@@ -83,12 +83,12 @@ func (a *Activities) deliverer(scheme string) Deliverer {
 // deliverLocal writes a Markdown file under $TALARIA_HOME/cron/output/<job>/.
 func (a *Activities) deliverLocal(_ context.Context, in DeliverInput) (string, error) {
 	dir := filepath.Join(a.Home, "cron", "output", in.JobName)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("deliver locally: %w", err)
 	}
 	path := filepath.Join(dir, in.Slot.UTC().Format("2006-01-02T15-04Z")+".md")
 	body := fmt.Sprintf("# %s — %s\n\n%s\n", in.JobName, in.Slot.UTC().Format(time.RFC3339), in.Text)
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		return "", fmt.Errorf("deliver locally: %w", err)
 	}
 	return path, nil

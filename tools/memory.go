@@ -94,7 +94,7 @@ func (t MemoryTool) Run(ctx context.Context, _ Env, raw json.RawMessage) (string
 	}
 	file, limit := memoryTarget(req.target)
 	dir := filepath.Join(t.Home, prompt.MemoryDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("memory: create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, file)
@@ -116,6 +116,10 @@ func (t MemoryTool) Run(ctx context.Context, _ Env, raw json.RawMessage) (string
 	text := prompt.FormatEntries(next)
 	if err := writeAtomic(path, []byte(text)); err != nil {
 		return "", fmt.Errorf("memory: write %s: %w", path, err)
+	}
+	// What the agent remembers about its user is for its owner only.
+	if err := os.Chmod(path, 0o600); err != nil {
+		return "", fmt.Errorf("memory: %w", err)
 	}
 	return marshalResult(memoryResult{Target: req.target, Entries: len(next), Chars: prompt.EntriesSize(next), Cap: limit})
 }
@@ -246,7 +250,7 @@ func matchEntry(entries []string, old string) (int, error) {
 // lockExclusive takes an exclusive flock on path (created if needed),
 // waiting until it is free or ctx is done. unlock releases it.
 func lockExclusive(ctx context.Context, path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, err
 	}

@@ -324,3 +324,26 @@ func TestMemoryThroughRegistry(t *testing.T) {
 		t.Errorf("result = %+v", res)
 	}
 }
+
+// TestMemoryFilesArePrivate: the memory directory is 0700 and its files
+// 0600, whatever the umask.
+func TestMemoryFilesArePrivate(t *testing.T) {
+	home := t.TempDir()
+	if _, err := runTool(t, MemoryTool{Home: home}, Env{}, `{"action":"add","target":"user","content":"prefers short answers"}`); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(home, "memories")
+	if info, err := os.Stat(dir); err != nil || info.Mode().Perm() != 0o700 {
+		t.Fatalf("memories directory: %v %v", info.Mode(), err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		t.Fatalf("memories: %v %v", entries, err)
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || info.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v %v", e.Name(), info.Mode(), err)
+		}
+	}
+}

@@ -66,4 +66,3 @@ func newLogger(level string) *slog.Logger {
 	_ = l.UnmarshalText([]byte(level))
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
 }
-
