@@ -13,20 +13,37 @@ import (
 // "**" matches everything below.
 var credentialPatterns = []string{
 	".ssh/id_*", ".ssh/identity", ".aws/credentials", ".netrc", ".git-credentials",
-	".config/gcloud/**", ".docker/config.json", ".kube/config", ".pgpass", ".pypirc", ".npmrc",
-	".config/gh/hosts.yml", ".gnupg/**", ".password-store/**",
+	".config/git/credentials", ".config/gcloud/**", ".docker/config.json", ".kube/config",
+	".pgpass", ".pypirc", ".npmrc", ".my.cnf", ".config/gh/hosts.yml", ".gnupg/**", ".password-store/**",
+	".azure/accessTokens.json", ".azure/msal_token_cache.*", ".terraform.d/credentials.tfrc.json",
 	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/sudoers.d/**",
 	"/etc/ssh/ssh_host_*_key", "/etc/ssl/private/**",
 	"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem", "/proc/*/task/*/mem",
 }
 
-// writeOnlyPatterns are never written though they may be read: shell
-// start-up files and the directories holding keys and logins.
+// writeOnlyPatterns are never written though they may be read, wherever
+// the working directory is: shell and session start-up files, programs on
+// a user's PATH, services started at login, and the directories holding
+// keys and logins. They cover every start-up and credential file of a home
+// directory that approval (approval/paths.go) treats as sensitive.
 var writeOnlyPatterns = []string{
-	".ssh/**", ".aws/**", ".kube/**", ".docker/**", ".bashrc", ".bash_profile", ".bash_login", ".bash_logout",
-	".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".config/fish/**", ".gitconfig",
+	// Shells and login sessions.
+	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
+	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc",
+	".bash_history", ".zsh_history", ".inputrc", ".pam_environment", ".vimrc",
+	".xinitrc", ".xprofile", ".xsession", ".xsessionrc",
+	".config/fish/**", ".config/autostart/**", ".config/systemd/**", ".config/environment.d/**",
+	".local/bin/**", "bin/**",
+	// Keys, logins and tools that run hooks.
+	".ssh/**", ".aws/**", ".azure/**", ".kube/**", ".docker/**", ".config/gh/**", ".terraform.d/**",
+	".gitconfig", ".config/git/**",
 	"/proc/**", "/sys/**",
 }
+
+// anywherePatterns are never written, at any depth of any directory: a
+// repository's hooks and configuration run commands on the next git
+// command.
+var anywherePatterns = []string{".git/hooks/**", ".git/config"}
 
 // homeSecretPatterns are $TALARIA_HOME's secrets, relative to it.
 var homeSecretPatterns = []string{
@@ -66,8 +83,12 @@ func (p Policy) writeProtected(real string, writeRoots []string) (string, bool) 
 			return "inside $TALARIA_HOME (configuration, memories, identity)", true
 		}
 	}
-	if segs := splitPath(real); matchAny(segs, writeOnlyPatterns, homeOffsets(segs)) {
+	segs := splitPath(real)
+	if matchAny(segs, writeOnlyPatterns, homeOffsets(segs)) {
 		return "a shell start-up, credential or system file", true
+	}
+	if matchAny(segs, anywherePatterns, allOffsets(segs)) {
+		return "a git repository's hooks or configuration", true
 	}
 	return "", false
 }
@@ -99,6 +120,16 @@ func homeOffsets(segs []string) []int {
 		out = append(out, 2)
 	case len(segs) > 3 && (segs[1] == "home" || segs[1] == "Users"):
 		out = append(out, 3)
+	}
+	return out
+}
+
+// allOffsets are all the indexes of segs, for patterns matched at any
+// depth.
+func allOffsets(segs []string) []int {
+	out := make([]int, len(segs))
+	for i := range out {
+		out[i] = i
 	}
 	return out
 }

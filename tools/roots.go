@@ -118,6 +118,23 @@ func (e Env) workdirRoot() (string, error) {
 	return wd, nil
 }
 
+// writeRoots are the directories file tools may write under and terminal
+// commands may run in: the working directory, resolved, then
+// tools.write_roots. A working directory that is / itself does not count
+// unless / is one of tools.write_roots. wd is the resolved working
+// directory.
+func (e Env) writeRoots() (roots []string, wd string, err error) {
+	wd, err = e.workdirRoot()
+	if err != nil {
+		return nil, "", err
+	}
+	extra := resolvedRoots(e.Policy.WriteRoots)
+	if wd == "/" {
+		return extra, wd, nil
+	}
+	return append([]string{wd}, extra...), wd, nil
+}
+
 // talariaHome is the configured $TALARIA_HOME, resolved.
 func (p Policy) talariaHome() string {
 	h := p.Home
@@ -151,13 +168,16 @@ func (e Env) writablePath(tool, p string) (checkedPath, error) {
 	if err != nil {
 		return checkedPath{}, fmt.Errorf("%s: %w", tool, err)
 	}
-	wd, err := e.workdirRoot()
+	roots, wd, err := e.writeRoots()
 	if err != nil {
 		return checkedPath{}, fmt.Errorf("%s: %w", tool, err)
 	}
-	roots := append([]string{wd}, resolvedRoots(e.Policy.WriteRoots)...)
 	root, ok := rootOf(real, roots)
 	if !ok {
+		if wd == "/" {
+			return checkedPath{}, refuse(ErrOutsideRoots, "%s: %s is outside the writable roots (tools.write_roots; the working directory is / and / is writable only when listed in tools.write_roots); nothing was written",
+				tool, describe(abs, real))
+		}
 		return checkedPath{}, refuse(ErrOutsideRoots, "%s: %s is outside the writable roots (the working directory %s and tools.write_roots); nothing was written",
 			tool, describe(abs, real), wd)
 	}
@@ -207,6 +227,10 @@ func (e Env) openReadable(tool string, source checkedPath) (*os.File, error) {
 			f.Close()
 			return nil, err
 		}
+	}
+	if info, err := f.Stat(); err == nil && e.Policy.hardLinkedSecret(info) {
+		f.Close()
+		return nil, refuse(ErrProtectedPath, "%s: %s is a hard link to a credential file or one of $TALARIA_HOME's secrets and is not read by tools", tool, source.Abs)
 	}
 	return f, nil
 }

@@ -17,7 +17,7 @@ import (
 
 const writeFileDescription = `Write a file, replacing its entire content; the file and any missing parent directories are created. ` +
 	`Relative paths resolve against the working directory; "~" is the home directory. ` +
-	`Only paths under the working directory (and configured extra roots) can be written, symlinks resolved; credential and shell start-up files never. ` +
+	`Only paths under the working directory (and configured extra roots) can be written, symlinks resolved; credential and shell start-up files, ~/bin and .git hooks or config never. ` +
 	`The write is atomic: readers see either the old or the new content, never a partial file. ` +
 	`An existing file keeps its permissions; a new one gets 0644. ` +
 	`The result is JSON: {"path": absolute path, "bytes_written": n}. ` +
