@@ -73,6 +73,6 @@ func ParseClarify(raw string) (ClarifyArgs, bool) {
 // terminal tool does, so that what approval assesses is what runs; false
 // when the arguments are invalid or hold no command.
 func TerminalCommand(raw string) (string, bool) {
-	cmd, err := terminalCommand(json.RawMessage(raw))
-	return cmd, err == nil
+	t, err := decodeTerminal(json.RawMessage(raw))
+	return t.command, err == nil
 }

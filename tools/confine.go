@@ -34,15 +34,17 @@ type confinement struct {
 	once   sync.Once
 }
 
-// hideOnce guards hideWorkerEnvironment.
+// hideOnce guards HideWorkerEnvironment.
 var hideOnce sync.Once
 
-// hideWorkerEnvironment makes this process undumpable, once, before the
-// first command runs: the worker's environment holds Talaria's own keys, and
-// an undumpable process's /proc/<pid>/environ (and mem) can no longer be
-// read by other processes of the same user, such as the commands it runs.
-// A command running as root still can: run the worker as an ordinary user.
-func hideWorkerEnvironment() {
+// HideWorkerEnvironment makes this process undumpable: the worker's
+// environment holds Talaria's own keys, and an undumpable process's
+// /proc/<pid>/environ (and mem) can no longer be read by other processes of
+// the same user, such as the commands it runs. A command running as root
+// still can: run the worker as an ordinary user. It is idempotent; call it
+// when the worker starts. The first terminal command or script calls it
+// too, in case nothing did.
+func HideWorkerEnvironment() {
 	hideOnce.Do(func() {
 		if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_SET_DUMPABLE, 0, 0); errno != 0 {
 			slog.Warn("terminal: cannot hide the worker's environment from commands", "err", errno)
@@ -52,7 +54,7 @@ func hideWorkerEnvironment() {
 
 // newConfinement prepares the confinement of one command.
 func newConfinement() *confinement {
-	hideWorkerEnvironment()
+	HideWorkerEnvironment()
 	id := randomHex(12)
 	return &confinement{id: id, marker: markerVar + "=" + id, cg: newCgroup(id)}
 }

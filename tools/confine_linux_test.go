@@ -4,6 +4,8 @@ package tools
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -257,5 +259,42 @@ func TestCgroupOwner(t *testing.T) {
 		if pid, ok := cgroupOwner(tt.name); pid != tt.pid || ok != tt.ok {
 			t.Errorf("cgroupOwner(%q) = %d, %v", tt.name, pid, ok)
 		}
+	}
+}
+
+// TestRunScriptConfined: a script run by RunScript leaves no process
+// behind, detached or not, when it ends or times out.
+func TestRunScriptConfined(t *testing.T) {
+	tests := []struct {
+		name, script string // %s is the sleep's unique argument
+		timeout      time.Duration
+		wantErr      error
+	}{
+		{"setsid", `setsid sleep %s >/dev/null 2>&1 & echo started`, 10 * time.Second, nil},
+		{"nohup", `nohup sleep %s >/dev/null 2>&1 & echo started`, 10 * time.Second, nil},
+		{"timeout", `echo started; sleep %s`, 300 * time.Millisecond, ErrTimedOut},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			arg := fmt.Sprintf("%d.%d%d", 2000+os.Getpid()%1000, i, time.Now().UnixNano()%1000)
+			out, _, err := RunScript(context.Background(), fmt.Sprintf(tc.script, arg), t.TempDir(), tc.timeout, 0, Policy{})
+			if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil) != (err == nil) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if !strings.Contains(out, "started") {
+				t.Errorf("output %q", out)
+			}
+			waitNoSleepers(t, arg)
+		})
+	}
+}
+
+// TestHideWorkerEnvironment: callable at start, any number of times.
+func TestHideWorkerEnvironment(t *testing.T) {
+	HideWorkerEnvironment()
+	HideWorkerEnvironment()
+	dumpable, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_DUMPABLE, 0, 0)
+	if errno != 0 || dumpable != 0 {
+		t.Fatalf("the worker is still dumpable (%d, %v)", dumpable, errno)
 	}
 }

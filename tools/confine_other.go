@@ -11,6 +11,10 @@ const markerVar = "TALARIA_CMD_ID"
 // confinement without /proc or cgroups: the process group is all there is.
 type confinement struct{ marker string }
 
+// HideWorkerEnvironment does nothing here: there is no /proc to read
+// another process's environment from. It is idempotent.
+func HideWorkerEnvironment() {}
+
 func newConfinement() *confinement {
 	return &confinement{marker: markerVar + "=" + randomHex(12)}
 }

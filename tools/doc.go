@@ -16,17 +16,25 @@
 //
 // Arguments are decoded once, strictly: keys by their exact names, and an
 // object repeating a key (also when equal but for case) is invalid, so what
-// approval assesses ([TerminalCommand]) is what the terminal runs.
+// approval assesses ([TerminalCall], [TerminalAssessText]) is what the
+// terminal runs, in the directory it runs in.
 //
 // A [Policy] in the Env bounds what tools touch. Subprocesses start from an
 // environment allowlist ([BaseEnv] plus configured names) that never holds a
 // configured secret. File tools resolve paths, symlinks included, and write
 // only under the working directory and the configured write roots; reads are
 // free unless read roots are configured, but credential files and
-// $TALARIA_HOME's secrets are never read or written. Every process a
-// terminal command starts is killed when it ends: by a cgroup v2 per command
-// where the worker's cgroup is writable, and by a process scan (parent
-// chains, process group and a per-command marker in the environment).
+// $TALARIA_HOME's secrets are never read (by any name: a hard link to one is
+// refused too) or written. Shell and login start-up files, ~/bin,
+// ~/.local/bin and a repository's .git/hooks and .git/config are never
+// written, wherever the working directory is; a working directory that is /
+// gives no write access unless / is a write root. A terminal workdir must
+// lie under the same roots. Every process a terminal command (or a script
+// run by [RunScript]) starts is killed when it ends: by a cgroup v2 per
+// command where the worker's cgroup is writable, and by a process scan
+// (parent chains, process group and a per-command marker in the
+// environment). [HideWorkerEnvironment] keeps the worker's own environment
+// from its commands.
 //
 // Definitions are byte-stable: the same registry always renders the same
 // definitions in the same order, which keeps provider-side prompt caching

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -33,7 +32,7 @@ const (
 
 const terminalDescription = `Run a shell command with bash -c (sh when bash is missing) and return its combined stdout and stderr. ` +
 	`The command runs non-interactively: stdin is empty, so commands that prompt for input fail instead of waiting. ` +
-	`workdir is the directory to run in, absolute or relative to the working directory (default: the working directory); a cd inside the command does not carry over to the next call. ` +
+	`workdir is the directory to run in, absolute or relative to the working directory (default: the working directory); it must lie under the working directory or a configured write root, and a cd inside the command does not carry over to the next call. ` +
 	`timeout is in seconds (default 180, at most 3600); when it expires the command and every process it started are killed. ` +
 	`Every process the command started is killed when it finishes, including ones started in the background or detached with setsid, nohup or a double fork: ` +
 	`long-running background work (servers, watchers) is not supported here and belongs to a separate process tool. ` +
@@ -45,7 +44,7 @@ const terminalDescription = `Run a shell command with bash -c (sh when bash is m
 const terminalSchema = `{"type":"object","properties":{` +
 	`"command":{"type":"string","description":"The shell command to run, e.g. \"go test ./...\" or \"ls -la src\"."},` +
 	`"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"Seconds before the command is killed. Default 180, at most 3600."},` +
-	`"workdir":{"type":"string","description":"Directory to run the command in, absolute or relative to the working directory. Default: the working directory."}` +
+	`"workdir":{"type":"string","description":"Directory to run the command in, absolute or relative to the working directory; it must lie under the working directory or a configured write root. Default: the working directory."}` +
 	`},"required":["command"],"additionalProperties":false}`
 
 // TerminalTool is the terminal tool. The zero value is ready to use.
@@ -70,68 +69,58 @@ func (t TerminalTool) Definition() openai.Tool {
 
 // Run implements Tool.
 func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
-	command, err := terminalCommand(raw)
+	call, err := decodeTerminal(raw)
 	if err != nil {
 		return "", err
 	}
-	a, err := parseArgs(t.Name(), raw)
+	dir, err := env.terminalDir(call.workdir)
 	if err != nil {
 		return "", err
-	}
-	timeout, ok, err := a.integer("timeout")
-	if err != nil {
-		return "", err
-	}
-	if !ok || timeout == 0 {
-		timeout = TerminalDefaultTimeout
-	}
-	if timeout < 0 {
-		return "", a.errorf(`"timeout" must be a positive number of seconds, got %d`, timeout)
-	}
-	timeout = min(timeout, TerminalMaxTimeout)
-
-	dir, err := env.resolvePath(".")
-	if err != nil {
-		return "", fmt.Errorf("terminal: %w", err)
-	}
-	if wd, ok, err := a.str("workdir"); err != nil {
-		return "", err
-	} else if ok && strings.TrimSpace(wd) != "" {
-		if dir, err = env.resolvePath(wd); err != nil {
-			return "", fmt.Errorf("terminal: %w", err)
-		}
-	}
-	if info, err := os.Stat(dir); err != nil {
-		return "", fmt.Errorf("terminal: workdir %s: %w", dir, err)
-	} else if !info.IsDir() {
-		return "", fmt.Errorf("terminal: workdir %s is not a directory", dir)
 	}
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("terminal: %w: %w", ErrCancelled, err)
 	}
-
-	res, err := runCommand(ctx, command, dir, env.processEnv(), time.Duration(timeout)*time.Second, env.maxOutput())
+	res, err := runCommand(ctx, call.command, dir, env.processEnv(), time.Duration(call.timeout)*time.Second, env.maxOutput())
 	if err != nil {
 		return "", fmt.Errorf("terminal: %w", err)
 	}
 	return marshalResult(res)
 }
 
-// terminalCommand is the one reading of a terminal call's command, shared
-// by the tool and by approval (TerminalCommand).
-func terminalCommand(raw json.RawMessage) (string, error) {
-	a, err := parseArgs("terminal", raw)
+// ErrTimedOut: a script run by RunScript did not finish in time.
+var ErrTimedOut = errors.New("timed out")
+
+// RunScript runs script with bash -c (sh when bash is missing) in dir, an
+// existing directory, confined like a terminal command: its own process
+// group (and cgroup where possible), the tools' environment allowlist of p,
+// every process it started killed when it ends or after timeout. The output
+// (stdout and stderr) keeps its beginning and end within maxChars
+// (DefaultMaxOutputChars when <= 0). A non-zero exit is reported in
+// exitCode, not as an error; a timeout returns the output so far with an
+// error matching ErrTimedOut, a cancelled ctx one matching ErrCancelled.
+func RunScript(ctx context.Context, script, dir string, timeout time.Duration, maxChars int, p Policy) (output string, exitCode int, err error) {
+	if maxChars <= 0 {
+		maxChars = DefaultMaxOutputChars
+	}
+	if timeout <= 0 {
+		timeout = TerminalDefaultTimeout * time.Second
+	}
+	if info, err := os.Stat(dir); err != nil {
+		return "", -1, fmt.Errorf("script directory: %w", err)
+	} else if !info.IsDir() {
+		return "", -1, fmt.Errorf("script directory %s is not a directory", dir)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", -1, fmt.Errorf("%w: %w", ErrCancelled, err)
+	}
+	res, err := runCommand(ctx, script, dir, ToolEnviron(os.Environ(), p), timeout, maxChars)
 	if err != nil {
-		return "", err
+		return "", -1, err
 	}
-	command, err := a.requiredStr("command")
-	if err != nil {
-		return "", err
+	if res.Error != "" {
+		return res.Output, res.ExitCode, fmt.Errorf("%w: %s", ErrTimedOut, res.Error)
 	}
-	if strings.TrimSpace(command) == "" {
-		return "", a.errorf(`"command" must not be empty`)
-	}
-	return command, nil
+	return res.Output, res.ExitCode, nil
 }
 
 // shellPath prefers bash and falls back to sh.

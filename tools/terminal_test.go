@@ -43,7 +43,7 @@ func TestTerminal(t *testing.T) {
 		{name: "stdout and stderr combined in order", env: Env{Workdir: dir}, args: `{"command":"echo out; echo err >&2; echo out2"}`, output: "out\nerr\nout2\n"},
 		{name: "default workdir is Env.Workdir", env: Env{Workdir: dir}, args: `{"command":"pwd"}`, output: dir + "\n"},
 		{name: "relative workdir", env: Env{Workdir: dir}, args: `{"command":"pwd","workdir":"sub"}`, output: filepath.Join(dir, "sub") + "\n"},
-		{name: "absolute workdir", env: Env{Workdir: dir}, args: mustJSON(t, map[string]string{"command": "pwd", "workdir": other}), output: other + "\n"},
+		{name: "absolute workdir under a write root", env: Env{Workdir: dir, Policy: Policy{WriteRoots: []string{other}}}, args: mustJSON(t, map[string]string{"command": "pwd", "workdir": other}), output: other + "\n"},
 		{name: "empty workdir means default", env: Env{Workdir: dir}, args: `{"command":"pwd","workdir":""}`, output: dir + "\n"},
 		{name: "stdin is empty", env: Env{Workdir: dir}, args: `{"command":"cat; read x; echo rc=$?"}`, output: "rc=1\n"},
 		{name: "bash features available", env: Env{Workdir: dir}, args: `{"command":"a=(1 2 3); echo ${#a[@]}"}`, output: "3\n"},
