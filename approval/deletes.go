@@ -84,39 +84,20 @@ var findKeep = map[string]bool{
 // find: -delete and -exec rm delete what matches, everything under its
 // start paths when nothing narrows the match.
 func (a *assessor) find(c *cmd) {
-	args := c.args
-	i := 0
-	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P" || strings.HasPrefix(args[i], "-O") || args[i] == "-D") {
-		if args[i] == "-D" {
-			i++
-		}
-		i++
-	}
-	var starts []string
-	for ; i < len(args) && !strings.HasPrefix(args[i], "-") && args[i] != "(" && args[i] != "!"; i++ {
-		starts = append(starts, c.sc.resolve(args[i]))
-	}
-	if len(starts) == 0 {
-		starts = []string{c.sc.resolve(".")}
-	}
-	expr := args[min(i, len(args)):]
-	narrowed := false
+	starts, expr, narrowed := findScope(c.args, c.sc)
 	for k := 0; k < len(expr); k++ {
 		e := expr[k]
-		if e == "-maxdepth" || e == "-mindepth" || e == "-type" || e == "-xtype" {
+		if findTakes[e] {
 			k++
 			continue
-		}
-		if strings.HasPrefix(e, "-") && !findKeep[e] && !isExec(e) {
-			narrowed = true
 		}
 		if isExec(e) {
 			j := k + 1
 			for j < len(expr) && expr[j] != ";" && expr[j] != "+" {
 				j++
 			}
-			narrowed = narrowed || e == "-ok" || e == "-okdir"
-			a.findExec(c, e, expr[k+1:j], starts, narrowed)
+			_, _, before := findScope(append([]string{"."}, expr[:k]...), c.sc)
+			a.findExec(c, e, expr[k+1:j], starts, before || e == "-ok" || e == "-okdir")
 			k = j
 		}
 	}
@@ -133,6 +114,65 @@ func (a *assessor) find(c *cmd) {
 	for _, s := range starts {
 		a.sensitiveTarget(s, "find -delete", "deletes in", pat)
 	}
+}
+
+// findTakes are the find primaries that take an argument.
+var findTakes = map[string]bool{"-maxdepth": true, "-mindepth": true, "-type": true, "-xtype": true,
+	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true,
+	"-regex": true, "-iregex": true, "-newer": true, "-user": true, "-group": true, "-perm": true,
+	"-size": true, "-mtime": true, "-mmin": true, "-atime": true, "-amin": true, "-ctime": true, "-cmin": true,
+	"-fprint": true, "-fprint0": true, "-fls": true, "-regextype": true, "-samefile": true, "-inum": true,
+	"-links": true, "-uid": true, "-gid": true, "-lname": true, "-ilname": true, "-used": true, "-fstype": true}
+
+// findAll are the values of -name, -path ... that match every file.
+var findAll = map[string]bool{"*": true, "**": true, ".*": true, "/*": true, "*/*": true}
+
+// findScope splits find's arguments into its start paths, resolved
+// against the directory cd changed to, and its expression; narrowed
+// reports a test that limits what matches. An -o makes the match
+// unnarrowed: what the other side misses, this side takes.
+func findScope(args []string, sc *scope) (starts, expr []string, narrowed bool) {
+	i := 0
+	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P" || strings.HasPrefix(args[i], "-O") || args[i] == "-D") {
+		if args[i] == "-D" {
+			i++
+		}
+		i++
+	}
+	for ; i < len(args) && !strings.HasPrefix(args[i], "-") && args[i] != "(" && args[i] != "!"; i++ {
+		starts = append(starts, sc.resolve(args[i]))
+	}
+	if len(starts) == 0 {
+		starts = []string{sc.resolve(".")}
+	}
+	expr = args[min(i, len(args)):]
+	or := false
+	for k := 0; k < len(expr); k++ {
+		e := expr[k]
+		switch {
+		case e == "-o" || e == "-or" || e == ",":
+			or = true
+		case isExec(e):
+			for k+1 < len(expr) && expr[k+1] != ";" && expr[k+1] != "+" {
+				k++
+			}
+			k++
+		case findTakes[e]:
+			k++
+			v := ""
+			if k < len(expr) {
+				v = expr[k]
+			}
+			wide := findAll[v] || (e == "-regex" || e == "-iregex") && (v == ".*" || v == ".+")
+			if e != "-maxdepth" && e != "-mindepth" && e != "-type" && e != "-xtype" && !wide &&
+				!strings.HasPrefix(e, "-fprint") && e != "-fls" && e != "-regextype" {
+				narrowed = true
+			}
+		case strings.HasPrefix(e, "-") && !findKeep[e] && e != "-true" && e != "-a" && e != "-and":
+			narrowed = true
+		}
+	}
+	return starts, expr, narrowed && !or
 }
 
 func isExec(e string) bool {

@@ -55,8 +55,8 @@
 // # Rules
 //
 //   - Blocked: recursive deletes of /, of a home directory or of a system
-//     directory (rm -r, find -delete or find -exec rm with nothing
-//     narrowing the match); rsync --delete or tar extraction onto /, a
+//     directory (rm -r, find -delete, find -exec rm or find | xargs rm
+//     with nothing narrowing the match: -name '*' and -o do not); rsync --delete or tar extraction onto /, a
 //     system directory or a disk; mkfs on a device; raw writes to a disk
 //     (dd of=/dev/sda, > /dev/sda, cp, tee, shred or tar -cf onto a
 //     disk); fork bombs; recursive chmod or chown of / or a system

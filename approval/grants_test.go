@@ -109,6 +109,8 @@ func TestGrantPerCommand(t *testing.T) {
 		{"git clean -dfx", "git -C ~ clean -fdx", false},
 		{"git clean -dfx", "env -C / git clean -fdx", false},
 		{"rm -rf ./build", "ssh host rm -rf ./build", false},
+		{"xargs rm -rf < list", "find . -name x | xargs rm -rf", false},
+		{"find . -name '*.pyc' -delete", "find . -name '*.o' -delete", false},
 		{"rm -rf ./build", "rm -rf ./src", false},
 		{"rm -rf ./build", "find / -delete", false},
 		{"rm -rf ./build", "rm -rf ~/.ssh", false},

@@ -23,7 +23,14 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 	downloads := false
 	for i, st := range stages {
 		if ce, ok := st.Cmd.(*syntax.CallExpr); ok {
+			saved := a.ctx
+			if i > 0 && len(ce.Args) > 0 && printNode(ce.Args[0]) == "xargs" {
+				// What xargs runs depends on what it reads: the
+				// pattern names the producer.
+				a.ctx += rawPattern(printNode(stages[i-1])) + " | "
+			}
 			infos[i] = a.callStmt(st, ce, sc, depth)
+			a.ctx = saved
 		} else {
 			infos[i].subsDownload = a.stmt(st, sc, depth)
 		}
@@ -55,6 +62,9 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 		}
 		if j > 0 && in.xargs != nil && known {
 			a.xargsInput(stages[j], in.xargs, out, sc, depth)
+		}
+		if j > 0 && in.xargs != nil && !known {
+			a.findXargs(stages[j-1], in, sc, depth)
 		}
 		out, known = d.stageOutput(stages[j], out, known && j > 0)
 	}
@@ -90,6 +100,32 @@ func (a *assessor) xargsInput(st *syntax.Stmt, command []field, text string, sc 
 		}
 		a.run(base, f)
 	}
+}
+
+// findXargs checks xargs deleting what an unnarrowed find lists: every
+// file under its start paths.
+func (a *assessor) findXargs(producer *syntax.Stmt, in cmdInfo, sc *scope, depth int) {
+	ce, ok := producer.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return
+	}
+	words := strs(decoder{a: a, sc: sc, depth: depth}.words(ce.Args))
+	if baseName(words[0]) != "find" {
+		return
+	}
+	switch in.name {
+	case "rm", "shred", "unlink", "rmdir", "srm":
+	default:
+		return
+	}
+	starts, _, narrowed := findScope(words[1:], sc)
+	pat := rawPattern(printNode(producer)) + " | xargs " + in.name
+	if !narrowed {
+		for _, s := range starts {
+			a.wholeTreeDelete(s, "find "+short(s)+" | xargs "+in.name, pat)
+		}
+	}
+	a.report(Dangerous, RuleRecursiveDelete, "deletes what find lists (find | xargs "+in.name+")", pat)
 }
 
 // knownInput checks literal text a shell or interpreter reads as its
