@@ -218,10 +218,13 @@ func DescribeReply(m *models.Message, known []string) CallModelResult {
 func describeCall(ref *ToolCallRef, args string) {
 	switch ref.Name {
 	case "terminal":
-		if cmd, ok := tools.TerminalCommand(args); ok {
-			ref.Risk = approval.Assess(cmd)
+		if cmd, workdir, ok := tools.TerminalCall(args); ok {
+			// A workdir argument is where the command runs: it is assessed
+			// (and shown) as a cd before the command.
+			text := tools.TerminalAssessText(cmd, workdir)
+			ref.Risk = approval.Assess(text)
 			if ref.Risk.Risk != approval.Safe {
-				ref.Command = clipMiddle(cmd, 300, 200)
+				ref.Command = clipMiddle(text, 300, 200)
 			}
 		}
 	case tools.ClarifyName:

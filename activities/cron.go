@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -119,28 +118,21 @@ func deliverWebhook(ctx context.Context, in DeliverInput) (string, error) {
 const preRunCap = 20000
 
 // PreRunScript runs a job's script (bash) in dir and returns its output.
+// The script is confined like a terminal command: the tools' environment
+// allowlist, its own process group, and every process it started is killed
+// when it ends or after ten minutes.
 func (a *Activities) PreRunScript(ctx context.Context, script, dir string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-	defer cancel()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("pre-run script: working directory: %w", err)
 	}
-	cmd := exec.CommandContext(ctx, "bash", "-c", script)
-	cmd.Dir = dir
-	// Like a tool's command, the script gets the environment allowlist,
-	// never the worker's secrets.
-	cmd.Env = tools.ToolEnviron(os.Environ(), a.toolPolicy())
-	out, err := cmd.CombinedOutput()
-	text := string(out)
-	if len(text) > preRunCap {
-		text = text[:preRunCap] + "\n[... output truncated ...]"
-	}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		return fmt.Sprintf("%s\n[pre-run script exited with status %d]", text, exit.ExitCode()), nil
-	}
-	if err != nil {
+	text, code, err := tools.RunScript(ctx, script, dir, 10*time.Minute, preRunCap, a.toolPolicy())
+	switch {
+	case errors.Is(err, tools.ErrTimedOut):
+		return fmt.Sprintf("%s\n[pre-run script timed out after 10 minutes]", text), nil
+	case err != nil:
 		return "", fmt.Errorf("pre-run script: %w", err)
+	case code != 0:
+		return fmt.Sprintf("%s\n[pre-run script exited with status %d]", text, code), nil
 	}
 	return text, nil
 }

@@ -131,6 +131,8 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	if err != nil {
 		return fmt.Errorf("tool registry: %w", err)
 	}
+	// Commands the worker runs must not read its secrets from /proc.
+	tools.HideWorkerEnvironment()
 	// What tools may touch is this worker's configuration, never a sender's.
 	policy := activities.ToolPolicy(cfg)
 	acts := &activities.Activities{

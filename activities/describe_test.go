@@ -1,0 +1,38 @@
+package activities
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/talaria-agent/talaria/approval"
+)
+
+// TestDescribeTerminalWorkdir: a terminal call's workdir argument is part
+// of what approval assesses and of what the person approving sees.
+func TestDescribeTerminalWorkdir(t *testing.T) {
+	cases := []struct {
+		args    string
+		risk    approval.Risk
+		command string // what the person is shown, when asked
+	}{
+		{`{"command":"ls -la"}`, approval.Safe, ""},
+		{`{"command":"ls -la","workdir":"/"}`, approval.Safe, ""},
+		{`{"command":"rm -rf *","workdir":"/"}`, approval.Blocked, "cd '/' && rm -rf *"},
+		{`{"command":"rm -rf ./build"}`, approval.Dangerous, "rm -rf ./build"},
+		{`{"command":"rm -rf ./build","workdir":"sub"}`, approval.Dangerous, "cd 'sub' && rm -rf ./build"},
+	}
+	for _, c := range cases {
+		ref := ToolCallRef{Name: "terminal"}
+		describeCall(&ref, c.args)
+		if ref.Risk.Risk != c.risk || ref.Command != c.command {
+			t.Errorf("%s: risk %v, shown %q; want %v, %q", c.args, ref.Risk.Risk, ref.Command, c.risk, c.command)
+		}
+	}
+	// A grant for the command in one directory does not cover it in another.
+	here, there := ToolCallRef{Name: "terminal"}, ToolCallRef{Name: "terminal"}
+	describeCall(&here, `{"command":"rm -rf ./build"}`)
+	describeCall(&there, `{"command":"rm -rf ./build","workdir":"../other"}`)
+	if here.Risk.GrantKey() == there.Risk.GrantKey() || !strings.Contains(there.Command, "../other") {
+		t.Errorf("the same grant key %q covers both directories", here.Risk.GrantKey())
+	}
+}
