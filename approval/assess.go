@@ -63,6 +63,9 @@ type scope struct {
 	// procs holds what each <(...) prints, by the /dev/fd path that
 	// stands for it; ok is false when it is not known.
 	procs map[string]procOutput
+	// written holds what the command wrote into files by redirection,
+	// by resolved path; ok is false when it is not known.
+	written map[string]procOutput
 	// cwd is the directory an earlier cd changed to, when it is known.
 	cwd string
 	// args are the positional parameters $1 ..., when known.
@@ -173,7 +176,8 @@ type procOutput struct {
 }
 
 func newScope() *scope {
-	return &scope{vars: map[string]string{}, downloaded: map[string]bool{}, procs: map[string]procOutput{}}
+	return &scope{vars: map[string]string{}, downloaded: map[string]bool{}, procs: map[string]procOutput{},
+		written: map[string]procOutput{}}
 }
 
 // procFile names the output of a process substitution: the same path for

@@ -108,6 +108,13 @@ func (a *assessor) run(base call, f []field) cmdInfo {
 		if p := path.Clean(c0.s); base.sc.downloaded[p] || base.sc.downloaded[path.Base(p)] && strings.Contains(c0.s, "/") {
 			a.report(Dangerous, RuleCurlPipeShell, "runs a file it downloaded ("+short(c0.s)+")", "run "+p)
 		}
+		if out, ok := base.sc.written[path.Clean(base.sc.resolve(c0.s))]; ok && strings.Contains(c0.s, "/") {
+			if out.ok {
+				a.script(out.text, base.sc, base.depth+1)
+			} else {
+				a.report(Dangerous, RuleDynamicCommand, "runs a file the command wrote ("+short(c0.s)+")", "run "+path.Clean(c0.s))
+			}
+		}
 		if w := wrappers[name]; w != nil {
 			base = a.wrapperContext(base, name, strs(f[1:]))
 			saved := a.ctx
@@ -120,6 +127,9 @@ func (a *assessor) run(base call, f []field) cmdInfo {
 			if name == "xargs" {
 				info := a.run(base, next)
 				info.xargs = next
+				if base.hasStdin {
+					a.xargsInput(base.node, next, base.stdin, base.sc, base.depth)
+				}
 				return info
 			}
 			f = next

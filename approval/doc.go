@@ -41,7 +41,7 @@
 // inputs), eval, trap, ssh HOST CMD, find -exec/-execdir/-ok/-okdir,
 // tar --to-command/--checkpoint-action=exec, "sh -c" for every shell, and
 // heredocs, here-strings and literal text piped into a shell or source
-// /dev/stdin.
+// /dev/stdin, or fed to xargs.
 //
 // Interpreter one-liners (python -c, perl -e/-E/-M, ruby -e, node -e/-p,
 // php -r, deno/bun eval, lua -e) and programs fed to an interpreter on
@@ -90,12 +90,16 @@
 // Only the text of the command is read. A script file the command runs
 // (./deploy.sh, make, npm test, python3 script.py, bash run.sh, source
 // env.sh) is assessed by its name only: what the file does is not known,
-// unless the same command downloaded it. Variables set outside the
-// command, files the command reads (cat cmds | sh runs a local file and
-// is Safe) and the output of programs other than echo, printf, cat and the
-// decoders are unknown: a path built from an unknown variable ("$DIR"/*)
-// is taken as relative to an unknown place, and a command word built
-// from one is Dangerous. Quoted text is data: echo "rm -rf /" is Safe.
+// unless the same command downloaded it or wrote it by redirection (echo
+// 'rm -rf /' > x.sh; bash x.sh is checked as the script it wrote; a file
+// written with output nobody can read is Dangerous). Variables set outside
+// the command, files the command reads and the output of programs other
+// than echo, printf, cat and the decoders are unknown; a shell or
+// interpreter reading its program from such output (cat cmds | sh,
+// python3 -c ... | bash, awk ... | sh) is Dangerous, since it runs code
+// nobody read. A path built from an unknown variable ("$DIR"/*) is taken
+// as relative to an unknown place, and a command word built from one is
+// Dangerous. Quoted text is data: echo "rm -rf /" is Safe.
 // The directory a command runs in is followed through cd, pushd, env -C,
 // sudo -D and git -C: paths that are deleted or written are resolved
 // against it, a home stays a home (cd "$HOME", cd /home/NAME, cd /root)

@@ -35,7 +35,11 @@ func (a *assessor) runsFile(c *cmd, file string) {
 	case file != "" && c.sc.downloaded[path.Clean(file)]:
 		a.report(Dangerous, RuleCurlPipeShell, "runs a file it downloaded ("+c.name+" "+short(file)+")", c.pattern())
 	}
-	if out, ok := c.sc.procs[file]; ok {
+	out, ok := c.sc.procs[file]
+	if !ok && file != "" {
+		out, ok = c.sc.written[path.Clean(c.sc.resolve(file))]
+	}
+	if ok {
 		switch {
 		case !out.ok:
 			a.danger(c, RuleDecodeExec, "runs the output of a command as a program ("+c.name+" <(...))")

@@ -35,7 +35,7 @@ func TestAssessLimits(t *testing.T) {
 		{"eval of substitutions", nest(maxDepth+2, "ls", func(s string) string { return `eval $(` + s + `)` }), Dangerous, RuleDynamicCommand},
 		{"echo piped to many shells", nest(6, "ls", func(s string) string {
 			return "echo " + strings.Repeat("x", 1) + " '" + strings.ReplaceAll(s, "'", `'\''`) + "' | sh | sh | sh | sh"
-		}), Safe, ""},
+		}), Dangerous, RuleDynamicCommand},
 		{"long command", strings.Repeat("echo a | ", 20000) + "cat", Safe, ""},
 		{"many parens", strings.Repeat("(", 50000) + "rm -rf /" + strings.Repeat(")", 50000), Dangerous, RuleTooComplex},
 		{"many subshells", strings.Repeat("( ", 20000) + "rm -rf /" + strings.Repeat(")", 20000), Dangerous, RuleTooComplex},

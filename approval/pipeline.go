@@ -55,6 +55,9 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 		if j > 0 && in.readsStdin {
 			if known {
 				a.knownInput(in, out, sc, depth)
+			} else {
+				a.report(Dangerous, RuleDynamicCommand, "runs a program nobody can read from the output of "+short(infos[j-1].name)+" ("+in.name+" reads stdin)",
+					rawPattern(printNode(stages[j-1]))+" | "+rawPattern(printNode(stages[j])))
 			}
 		}
 		if j > 0 && in.lang == "sql" && known {
@@ -84,7 +87,7 @@ func (a *assessor) feeds(stages []*syntax.Stmt, infos []cmdInfo, i, j int) {
 
 // xargsInput checks the command xargs builds from literal input: the
 // input split into words, or whole (xargs -0).
-func (a *assessor) xargsInput(st *syntax.Stmt, command []field, text string, sc *scope, depth int) {
+func (a *assessor) xargsInput(st syntax.Node, command []field, text string, sc *scope, depth int) {
 	if depth >= maxDepth {
 		a.tooDeep = true
 		return

@@ -1,6 +1,8 @@
 package approval
 
 import (
+	"path"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -184,6 +186,7 @@ func (a *assessor) redirects(s *syntax.Stmt, sc *scope, depth int) bool {
 			continue
 		}
 		t = sc.resolve(t)
+		a.remember(s, r.Op, t, sc, depth)
 		if pat == "" {
 			pat = rawPattern(printNode(s))
 		}
@@ -193,6 +196,24 @@ func (a *assessor) redirects(s *syntax.Stmt, sc *scope, depth int) bool {
 		a.writeTarget(t, r.Op.String(), pat, true)
 	}
 	return downloads
+}
+
+// remember notes what a redirection writes into a file, so that running
+// the file later is checked as the script it holds.
+func (a *assessor) remember(s *syntax.Stmt, op syntax.RedirOperator, file string, sc *scope, depth int) {
+	if op == syntax.DplOut {
+		return
+	}
+	d := decoder{a: a, sc: sc, depth: depth}
+	text, ok := d.stageOutput(s, "", false)
+	key := path.Clean(file)
+	if prev, seen := sc.written[key]; seen && (op == syntax.AppOut || op == syntax.AppAll) {
+		text, ok = prev.text+text, ok && prev.ok
+	}
+	if len(text) > maxValue*64 {
+		text, ok = "", false
+	}
+	sc.written[key] = procOutput{text, ok}
 }
 
 // writesTo reports redirections that open a file for writing.
