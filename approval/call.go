@@ -237,6 +237,8 @@ func init() {
 	add((*assessor).awk, "awk", "gawk", "mawk", "nawk")
 	add((*assessor).source, "source", ".")
 	add((*assessor).rm, "rm")
+	add((*assessor).nameArgs, "printf", "read", "test", "[", "unset", "declare", "typeset", "local", "export",
+		"readonly", "let", "mapfile", "readarray")
 	add((*assessor).cd, "cd", "pushd", "popd")
 	add((*assessor).find, "find")
 	add((*assessor).git, "git")

@@ -41,7 +41,11 @@
 // inputs), eval, trap, ssh HOST CMD, find -exec/-execdir/-ok/-okdir,
 // tar --to-command/--checkpoint-action=exec, "sh -c" for every shell, and
 // heredocs, here-strings and literal text piped into a shell or source
-// /dev/stdin, or fed to xargs.
+// /dev/stdin, or fed to xargs. Names bash evaluates (printf -v, read,
+// declare, local, export, unset, let, test -v, [[ -v ]]) and arithmetic
+// operands, including the known values of variables named in arithmetic,
+// may hold array subscripts that run code ('a[$(cmd)]'): such text is at
+// least Dangerous and the code is checked as a script.
 //
 // Interpreter one-liners (python -c, perl -e/-E/-M, ruby -e, node -e/-p,
 // php -r, deno/bun eval, lua -e) and programs fed to an interpreter on

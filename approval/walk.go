@@ -71,6 +71,7 @@ func (a *assessor) command(cmd syntax.Command, sc *scope, depth int) bool {
 			}
 		case *syntax.CStyleLoop:
 			or(a.subs(l, sc, depth))
+			a.arithWords(l, sc, depth)
 		}
 		or(a.stmts(c.Do, sc, depth))
 	case *syntax.CaseClause:
@@ -86,16 +87,20 @@ func (a *assessor) command(cmd syntax.Command, sc *scope, depth int) bool {
 		or(a.stmt(c.Body, sc, depth))
 	case *syntax.ArithmCmd:
 		or(a.subs(c.X, sc, depth))
+		a.arithWords(c.X, sc, depth)
 	case *syntax.TestClause:
 		or(a.subs(c.X, sc, depth))
+		a.testWords(c.X, sc, depth)
 	case *syntax.LetClause:
 		for _, e := range c.Exprs {
 			or(a.subs(e, sc, depth))
+			a.arithWords(e, sc, depth)
 		}
 	case *syntax.DeclClause:
 		for _, as := range c.Args {
 			or(a.subs(as, sc, depth))
 		}
+		a.declNames(c.Args, sc, depth)
 		a.assign(c.Args, sc, depth)
 	case *syntax.TimeClause:
 		or(a.stmt(c.Stmt, sc, depth))
@@ -134,6 +139,8 @@ func (a *assessor) subs(n syntax.Node, sc *scope, depth int) bool {
 				downloads = true
 			}
 			return false
+		case *syntax.ArithmExp:
+			a.arithWords(n.X, sc, depth)
 		}
 		return true
 	})
