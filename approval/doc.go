@@ -54,7 +54,8 @@
 // when the code itself is built by the shell; shell commands they spell
 // out as string literals (os.system("..."), `...`) are checked as
 // scripts. awk programs are read for system(), "cmd" | getline, print |
-// "cmd" and print > "file".
+// "cmd" and print > "file"; sed scripts for e COMMAND and s///e (the
+// command is checked as a script, and is Dangerous) and w FILE (a write).
 //
 // # Rules
 //

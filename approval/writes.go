@@ -165,8 +165,10 @@ func (a *assessor) tar(c *cmd) {
 var sedOpts = opts{short: "efl", permute: true, long: longs("expression=", "file=", "line-length=", "in-place", "quiet",
 	"silent", "regexp-extended", "separate", "null-data", "unbuffered", "debug", "sandbox", "posix", "follow-symlinks")}
 
-// sed -i edits its file operands.
+// sed -i edits its file operands; see sedRuns for the commands and
+// files its script names.
 func (a *assessor) sed(c *cmd) {
+	a.sedRuns(c)
 	edit := false
 	for _, arg := range c.args {
 		if arg == "--" {
