@@ -155,6 +155,7 @@ func (a *assessor) dispatch(base call, name string, f []field) cmdInfo {
 		h(a, c)
 	}
 	a.metadata(c)
+	a.secretArgs(c)
 	a.ctx = saved
 	return c.info
 }

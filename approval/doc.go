@@ -82,7 +82,11 @@
 //     ~/.config/gcloud, ~/.kube, ~/.docker/config.json, ~/.gnupg,
 //     ~/.git-credentials ...; appending counts too), or into Talaria's
 //     own directory ($TALARIA_HOME, by default ~/.talaria: config,
-//     SOUL.md, memories); requests to cloud metadata addresses
+//     SOUL.md, memories); reading secrets (an argument, @FILE or < FILE
+//     naming $TALARIA_HOME's config.yaml, talaria.db*, temporal/, tls/,
+//     serve.json, ~/.ssh/id_*, ~/.aws/credentials, ~/.netrc,
+//     ~/.git-credentials, ~/.docker/config.json, ~/.kube/config,
+//     /etc/shadow ...; not ~/.ssh/*.pub); requests to cloud metadata addresses
 //     (169.254.169.254, metadata.google.internal, fd00:ec2::254,
 //     100.100.100.200); chmod -R 777, shutdown and reboot, stopping
 //     system services, killing all processes, removing packages,
@@ -110,7 +114,10 @@
 // against it, a home stays a home (cd "$HOME", cd /home/NAME, cd /root)
 // and a directory the text does not fix (cd "$D", cd -, cd ~+) is an
 // unknown place, never the working directory.
-// Reading a system path or a credential file is Safe (cat /etc/hosts).
+// Reading a system path is Safe (cat /etc/hosts); naming a secret file
+// as an argument or input is Dangerous whatever the program, except for
+// programs that only look at the path (ls, stat, test, chmod ...). A
+// program that opens a secret file it does not name is not seen.
 // Prefixing a simple command with sudo never lowers its risk.
 //
 // # Grants

@@ -40,4 +40,5 @@ const (
 	RuleInlineCode      = "inline_code"        // python -c, perl -e, awk system() ... that write, delete or run
 	RuleTalariaWrite    = "talaria_home_write" // writes into $TALARIA_HOME (~/.talaria)
 	RuleCloudMetadata   = "cloud_metadata"     // curl 169.254.169.254, metadata.google.internal
+	RuleSecretRead      = "secret_read"        // cat ~/.talaria/config.yaml, curl -d @~/.ssh/id_rsa
 )

@@ -185,6 +185,11 @@ func (a *assessor) redirects(s *syntax.Stmt, sc *scope, depth int) bool {
 		if r.Hdoc != nil && a.subs(r.Hdoc, sc, depth) {
 			downloads = true
 		}
+		if r.Op == syntax.RdrIn && r.Word != nil {
+			if t, ok := d.literal(r.Word); ok && isSecretFile(sc.resolve(t)) {
+				a.report(Dangerous, RuleSecretRead, "reads a secret file (< "+short(t)+")", rawPattern(printNode(s)))
+			}
+		}
 		if !writesTo(r.Op) || r.Word == nil {
 			continue
 		}

@@ -1,0 +1,120 @@
+package approval
+
+import (
+	"path"
+	"strings"
+)
+
+// Reading a secret through the terminal puts it in the conversation, or
+// sends it away (curl -d @~/.talaria/config.yaml): naming one of these
+// files is Dangerous.
+
+// talariaSecrets are the files of $TALARIA_HOME that hold keys, the
+// store or the address of the running engine.
+var talariaSecrets = []string{"config.yaml", "talaria.db*", "temporal", "temporal.db*", "tls", "serve.json", "*.pem", "*.key"}
+
+// homeSecrets are the credential files of a home directory.
+var homeSecrets = []string{".ssh/id_*", ".ssh/*_key", ".aws/credentials", ".aws/config", ".netrc", ".git-credentials",
+	".docker/config.json", ".kube/config", ".config/gh/hosts.yml", ".pgpass", ".my.cnf", ".pypirc", ".npmrc",
+	".gnupg/private-keys-v1.d", ".gnupg/secring.gpg", ".config/gcloud/credentials.db",
+	".config/gcloud/application_default_credentials.json", ".azure/accessTokens.json", ".password-store",
+	".config/git/credentials", ".terraform.d/credentials.tfrc.json"}
+
+// systemSecrets are the secret files of the system.
+var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh/ssh_host_*_key"}
+
+// isSecretFile reports a path that names a secret file, or a glob that
+// may match one.
+func isSecretFile(p string) bool {
+	if strings.HasSuffix(p, ".pub") {
+		return false
+	}
+	if rel, ok := talariaRel(p); ok {
+		return rel != "." && matchesAny(rel, talariaSecrets)
+	}
+	if rel, ok := homeRel(p); ok {
+		return matchesAny(rel, homeSecrets)
+	}
+	if c, ok := absClean(p); ok {
+		return matchesAny(c, systemSecrets)
+	}
+	return false
+}
+
+// talariaRel is p relative to $TALARIA_HOME (by default ~/.talaria).
+func talariaRel(p string) (string, bool) {
+	for _, v := range []string{"${TALARIA_HOME}", "$TALARIA_HOME"} {
+		if rest, ok := strings.CutPrefix(p, v); ok && (rest == "" || rest[0] == '/') {
+			return path.Clean("./" + rest), true
+		}
+	}
+	rel, ok := homeRel(p)
+	if !ok {
+		return "", false
+	}
+	if rel == ".talaria" {
+		return ".", true
+	}
+	if rest, ok := strings.CutPrefix(rel, ".talaria/"); ok {
+		return rest, true
+	}
+	if strings.HasPrefix(rel, ".tal") && strings.ContainsAny(rel, "*?[") {
+		_, rest, _ := strings.Cut(rel, "/")
+		return path.Clean("./" + rest), true
+	}
+	return "", false
+}
+
+// matchesAny reports whether rel is one of the patterns, lies below one,
+// or is a glob that may match one.
+func matchesAny(rel string, patterns []string) bool {
+	parts := strings.Split(rel, "/")
+	for _, pat := range patterns {
+		for n := 1; n <= len(parts); n++ {
+			if ok, _ := path.Match(pat, strings.Join(parts[:n], "/")); ok {
+				return true
+			}
+		}
+		if globUnder(rel, strings.ReplaceAll(pat, "*", "x")) {
+			return true
+		}
+	}
+	return false
+}
+
+// noReaders are programs that look at a path without reading the file.
+var noReaders = map[string]bool{"ls": true, "stat": true, "test": true, "[": true, "chmod": true, "chown": true,
+	"chgrp": true, "touch": true, "du": true, "realpath": true, "readlink": true, "dirname": true,
+	"basename": true, "mkdir": true, "cd": true, "pushd": true, "echo": true, "printf": true, "rm": true,
+	"shred": true, "unlink": true, "ssh-keygen": true}
+
+// secretArgs reports arguments that name a secret file, alone or as the
+// value of an option (--key=FILE, -d @FILE, -F f=@FILE).
+func (a *assessor) secretArgs(c *cmd) {
+	if noReaders[c.name] {
+		return
+	}
+	for _, arg := range c.args {
+		for _, p := range secretCandidates(arg) {
+			if isSecretFile(c.sc.resolve(p)) {
+				a.report(Dangerous, RuleSecretRead, "reads a secret file ("+c.name+" "+short(p)+")", c.pattern())
+				return
+			}
+		}
+	}
+}
+
+// secretCandidates are the paths an argument may name.
+func secretCandidates(arg string) []string {
+	out := []string{arg}
+	if i := strings.LastIndexByte(arg, '@'); i >= 0 {
+		out = append(out, arg[i+1:])
+	}
+	if i := strings.IndexByte(arg, '='); i >= 0 {
+		out = append(out, strings.TrimPrefix(arg[i+1:], "@"))
+	}
+	if strings.HasPrefix(arg, "-") && len(arg) > 2 && arg[1] != '-' {
+		out = append(out, arg[2:]) // -iKEY
+	}
+	return out
+}
