@@ -34,10 +34,13 @@
 //
 // Wrappers are looked through with their option grammars, including
 // abbreviated long options (sudo --us root): sudo, doas, su/runuser -c,
-// env (-i, -u, -C, NAME=value, -S), nohup, setsid, timeout, nice, ionice,
+// env (-i, -, -u, -C, NAME=value, -S), nohup, setsid, timeout, nice, ionice,
 // stdbuf, time, command (not command -v), builtin, exec, busybox, strace,
 // unshare, nsenter, systemd-run, taskset, chroot, flock (-c), script -c,
-// watch, xargs (with literal input piped in), parallel (command and :::
+// watch, pkexec, fakeroot, proot, bwrap, firejail, setpriv, sg, capsh
+// --, prlimit, numactl, faketime, torsocks, proxychains, rlwrap, sshpass,
+// xvfb-run, dbus-launch, ssh-agent, mpirun, valgrind, catchsegv, entr,
+// start-stop-daemon, xargs (with literal input piped in), parallel (command and :::
 // inputs), eval, trap, ssh HOST CMD, find -exec/-execdir/-ok/-okdir,
 // tar --to-command/--checkpoint-action=exec, "sh -c" for every shell, and
 // heredocs, here-strings and literal text piped into a shell or source

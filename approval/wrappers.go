@@ -93,6 +93,7 @@ func init() {
 		"ssh":      ssh,
 		"alias":    alias,
 	}
+	addRunners()
 	known = append(sortedKeys(handlers), sortedKeys(wrappers)...)
 }
 
@@ -213,6 +214,9 @@ func xargs(_ *assessor, _ call, args []field) ([]field, bool) {
 // env runs its command after NAME=value operands; -S splits a string into
 // more words.
 func env(a *assessor, base call, args []field) ([]field, bool) {
+	if len(args) > 0 && args[0].s == "-" {
+		args = args[1:] // "env -" is env -i
+	}
 	p := envOpts.parse(strs(args))
 	k := 0
 	for k < len(p.operands) && isAssignment(p.operands[k]) {

@@ -1,0 +1,164 @@
+package approval
+
+import (
+	"strings"
+)
+
+// Programs that run another program, and options that make a program run
+// a command.
+
+// argWrapper is a wrapper whose options taking an argument are listed
+// (single-dash long options such as mpirun -np included); its command is
+// the first operand, or what follows "--".
+func argWrapper(withArg ...string) wrapper {
+	takes := map[string]bool{}
+	for _, o := range withArg {
+		takes[o] = true
+	}
+	return func(_ *assessor, _ call, args []field) ([]field, bool) {
+		for i := 0; i < len(args); i++ {
+			s := args[i].s
+			switch {
+			case s == "--":
+				return args[i+1:], i+1 < len(args)
+			case len(s) > 1 && s[0] == '-':
+				if takes[s] {
+					i++
+				}
+			default:
+				return args[i:], true
+			}
+		}
+		return nil, false
+	}
+}
+
+// bwrapArgs is how many arguments each bwrap option takes.
+var bwrapArgs = map[string]int{"--bind": 2, "--ro-bind": 2, "--dev-bind": 2, "--bind-try": 2, "--ro-bind-try": 2,
+	"--dev-bind-try": 2, "--symlink": 2, "--setenv": 2, "--file": 2, "--bind-data": 2, "--ro-bind-data": 2,
+	"--chmod": 2, "--chdir": 1, "--tmpfs": 1, "--proc": 1, "--dev": 1, "--dir": 1, "--uid": 1, "--gid": 1,
+	"--hostname": 1, "--unsetenv": 1, "--lock-file": 1, "--sync-fd": 1, "--info-fd": 1, "--seccomp": 1,
+	"--remount-ro": 1, "--exec-label": 1, "--file-label": 1, "--cap-add": 1, "--cap-drop": 1, "--perms": 1,
+	"--size": 1, "--args": 1, "--userns": 1, "--userns2": 1, "--pidns": 1, "--mqueue": 1, "--overlay-src": 1,
+	"--overlay": 3, "--tmp-overlay": 1, "--ro-overlay": 1, "--block-fd": 1, "--userns-block-fd": 1,
+	"--json-status-fd": 1, "--argv0": 1, "--add-seccomp-fd": 1}
+
+func bwrap(_ *assessor, _ call, args []field) ([]field, bool) {
+	for i := 0; i < len(args); i++ {
+		s := args[i].s
+		switch {
+		case s == "--":
+			return args[i+1:], i+1 < len(args)
+		case strings.HasPrefix(s, "-"):
+			i += bwrapArgs[s]
+		default:
+			return args[i:], true
+		}
+	}
+	return nil, false
+}
+
+// sg GROUP [-c] COMMAND runs COMMAND with a shell.
+func sg(a *assessor, base call, args []field) ([]field, bool) {
+	s := strs(args)
+	if len(s) > 0 && s[0] == "-" {
+		s = s[1:]
+	}
+	if len(s) < 2 {
+		return nil, false
+	}
+	rest := s[1:]
+	if rest[0] == "-c" {
+		rest = rest[1:]
+	}
+	a.shellText(base, strings.Join(rest, " "))
+	return nil, false
+}
+
+// capsh ... -- ARGS runs bash with ARGS; --shell= names another shell.
+func capsh(_ *assessor, _ call, args []field) ([]field, bool) {
+	shell := "bash"
+	for i, f := range args {
+		if v, ok := strings.CutPrefix(f.s, "--shell="); ok {
+			shell = v
+		}
+		if f.s == "--" {
+			return append([]field{{s: shell, lit: true}}, args[i+1:]...), true
+		}
+	}
+	return nil, false
+}
+
+// entr runs its command when files change; with -s through a shell.
+func entr(a *assessor, base call, args []field) ([]field, bool) {
+	p := opts{}.parse(strs(args))
+	if len(p.index) == 0 {
+		return nil, false
+	}
+	if p.has("-s") {
+		a.shellText(base, p.operands[0])
+		return nil, false
+	}
+	return args[p.index[0]:], true
+}
+
+// startStopDaemon runs --exec (or --startas) with the arguments after --.
+func startStopDaemon(_ *assessor, _ call, args []field) ([]field, bool) {
+	var prog []field
+	for i := 0; i < len(args); i++ {
+		s := args[i].s
+		switch {
+		case s == "--":
+			if prog == nil {
+				return nil, false
+			}
+			return append(prog, args[i+1:]...), true
+		case s == "-x" || s == "--exec" || s == "-a" || s == "--startas":
+			if i+1 < len(args) {
+				i++
+				prog = []field{args[i]}
+			}
+		case strings.HasPrefix(s, "--exec=") || strings.HasPrefix(s, "--startas="):
+			_, v, _ := strings.Cut(s, "=")
+			prog = []field{{s: v, lit: args[i].lit}}
+		}
+	}
+	return prog, prog != nil
+}
+
+// addRunners adds the wrappers above to wrappers.
+func addRunners() {
+	for name, w := range map[string]wrapper{
+		"pkexec":            argWrapper("--user"),
+		"fakeroot":          argWrapper("-l", "--lib", "--faked", "-s", "-i", "-b"),
+		"proot":             argWrapper("-r", "-b", "-m", "-w", "-q", "-k", "-v", "--rootfs", "--bind", "--mount", "--pwd", "--cwd", "--qemu", "--kernel-release", "--verbose"),
+		"bwrap":             bwrap,
+		"firejail":          argWrapper(),
+		"setpriv":           argWrapper("--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"),
+		"sg":                sg,
+		"capsh":             capsh,
+		"prlimit":           argWrapper("-p", "--pid", "-o", "--output"),
+		"numactl":           argWrapper("-i", "-m", "-N", "-C", "-p", "-P", "-w", "-b"),
+		"faketime":          operandThen(opts{short: "p"}, 1),
+		"torsocks":          argWrapper("-u", "-p", "-a", "-P", "--user", "--pass", "--address", "--port"),
+		"proxychains":       argWrapper("-f"),
+		"proxychains4":      argWrapper("-f"),
+		"rlwrap":            argWrapper("-b", "-C", "-D", "-e", "-f", "-g", "-H", "-l", "-M", "-O", "-P", "-q", "-s", "-S", "-t", "-w", "-z"),
+		"sshpass":           argWrapper("-p", "-f", "-d", "-P"),
+		"xvfb-run":          argWrapper("-n", "-s", "-f", "-e", "-p", "-w", "--server-num", "--server-args", "--auth-file", "--error-file", "--xauth-protocol", "--wait"),
+		"dbus-launch":       argWrapper("--config-file", "--autolaunch"),
+		"dbus-run-session":  argWrapper("--config-file", "--dbus-daemon"),
+		"ssh-agent":         argWrapper("-a", "-E", "-P", "-t", "-O"),
+		"mpirun":            argWrapper("-np", "-n", "-c", "-H", "-host", "--host", "-hostfile", "--hostfile", "-machinefile", "-x", "-wdir", "--wdir", "-npernode", "-ppn", "--map-by", "--bind-to", "-f", "--mca", "-mca"),
+		"mpiexec":           argWrapper("-np", "-n", "-c", "-H", "-host", "--host", "-hostfile", "--hostfile", "-machinefile", "-x", "-wdir", "--wdir", "-npernode", "-ppn", "--map-by", "--bind-to", "-f"),
+		"valgrind":          argWrapper(),
+		"catchsegv":         argWrapper(),
+		"entr":              entr,
+		"start-stop-daemon": startStopDaemon,
+		"chpst":             argWrapper("-u", "-U", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"),
+		"cgexec":            argWrapper("-g"),
+		"gdbserver":         operandThen(opts{}, 1),
+	} {
+		wrappers[name] = w
+	}
+}
