@@ -53,6 +53,10 @@ func (a *assessor) callStmt(s *syntax.Stmt, ce *syntax.CallExpr, sc *scope, dept
 	subsDl := false
 	for _, as := range ce.Assigns {
 		subsDl = a.subs(as, sc, depth) || subsDl
+		if as.Name != nil && as.Value != nil {
+			v, ok := decoder{a: a, sc: sc, depth: depth}.literal(as.Value)
+			a.runsVar(as.Name.Value, v, ok, sc, depth)
+		}
 	}
 	for _, w := range ce.Args {
 		subsDl = a.subs(w, sc, depth) || subsDl
@@ -234,10 +238,20 @@ func init() {
 		}
 	}
 	add((*assessor).shellCmd, shellNames...)
-	add((*assessor).interpreter, "python", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "php", "deno", "bun", "lua", "tclsh", "osascript")
+	add((*assessor).interpreter, "python", "pypy", "pypy3", "perl", "ruby", "node", "nodejs", "php", "deno", "bun", "lua", "tclsh", "osascript",
+		"luajit", "Rscript", "R", "julia", "pwsh", "powershell")
 	add((*assessor).awk, "awk", "gawk", "mawk", "nawk")
 	add((*assessor).source, "source", ".")
 	add((*assessor).rm, "rm")
+	add((*assessor).gdb, "gdb", "cgdb")
+	add((*assessor).editor, "vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "emacs", "emacsclient")
+	add((*assessor).man, "man")
+	add((*assessor).tmux, "tmux")
+	add((*assessor).scp, "scp", "sftp")
+	add((*assessor).zip, "zip")
+	add((*assessor).at, "at", "batch")
+	add((*assessor).expect, "expect")
+	add((*assessor).hashEnable, "hash", "enable")
 	add((*assessor).nameArgs, "printf", "read", "test", "[", "unset", "declare", "typeset", "local", "export",
 		"readonly", "let", "mapfile", "readarray")
 	add((*assessor).cd, "cd", "pushd", "popd")

@@ -255,6 +255,23 @@ func (a *assessor) git(c *cmd) {
 		}
 	}
 	sub, rest := p.operands[0], c.args[p.index[0]+1:]
+	for _, r := range rest {
+		if v, ok := strings.CutPrefix(r, "ext::"); ok {
+			a.runsOption(c, "git "+sub+" ext::", "", false)
+			a.gitExt(c, v)
+		}
+	}
+	if sub == "config" {
+		var kv []string
+		for _, r := range rest {
+			if !strings.HasPrefix(r, "-") {
+				kv = append(kv, r)
+			}
+		}
+		if len(kv) >= 2 {
+			a.gitConfig(c, kv[0]+"="+kv[1])
+		}
+	}
 	pat := "git " + sub + " " + strings.Join(rest, " ")
 	switch sub {
 	case "clean":

@@ -51,7 +51,7 @@
 // least Dangerous and the code is checked as a script.
 //
 // Interpreter one-liners (python -c, perl -e/-E/-M, ruby -e, node -e/-p,
-// php -r, deno/bun eval, lua -e) and programs fed to an interpreter on
+// php -r, deno/bun eval, lua/luajit -e, Rscript/R -e, julia -e, pwsh -c) and programs fed to an interpreter on
 // stdin are Dangerous (rule inline_code) when the code deletes, moves,
 // writes, changes permissions, runs commands or evaluates built code, or
 // when the code itself is built by the shell; shell commands they spell
@@ -59,6 +59,20 @@
 // scripts. awk programs are read for system(), "cmd" | getline, print |
 // "cmd" and print > "file"; sed scripts for e COMMAND and s///e (the
 // command is checked as a script, and is Dangerous) and w FILE (a write).
+//
+// Options and settings that make a program run a command are Dangerous,
+// and the command is checked as a script where it is literal: gdb -ex
+// '!cmd', vim -c/--cmd/+cmd, emacs --eval, man -P/-H, sqlite3 .shell and
+// .system, psql \!, expect -c, tmux new/split-window/run-shell CMD and
+// send-keys, screen CMD and -X, rsync -e/--rsync-path (other than ssh),
+// ssh -o ProxyCommand/LocalCommand, scp -S, zip -TT, git ext:: URLs, at,
+// batch, crontab FILE, git config and git -c of core.pager, core.editor,
+// core.sshCommand, core.hooksPath, alias.x='!cmd' ..., hash -p, enable
+// -f, and assignments (NAME=v cmd, export, env, sudo) of GIT_PAGER,
+// GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_EDITOR, PAGER, MANPAGER,
+// LESSOPEN, EDITOR, BASH_ENV, ENV, LD_PRELOAD, LD_LIBRARY_PATH,
+// PROMPT_COMMAND ... (pagers and editors set to cat, less, more or vim
+// stay Safe).
 //
 // # Rules
 //

@@ -140,7 +140,8 @@ func language(name string) string {
 }
 
 // codeFlags are the options that take inline code, per language.
-var codeFlags = map[string]string{"python": "c", "perl": "eE", "ruby": "e", "node": "ep", "php": "rBRE", "lua": "e", "osascript": "e"}
+var codeFlags = map[string]string{"python": "c", "perl": "eE", "ruby": "e", "node": "ep", "php": "rBRE", "lua": "e", "osascript": "e",
+	"luajit": "e", "Rscript": "e", "R": "e", "julia": "eE", "pwsh": "c", "powershell": "c"}
 
 // argFlags are the options that take an argument other than code.
 var argFlags = map[string]string{"python": "WXm", "perl": "MmIlx0", "ruby": "rICEKTWx", "node": "r", "php": "cdfzt", "lua": "l"}
@@ -154,6 +155,15 @@ func (a *assessor) interpreter(c *cmd) {
 	args := c.args
 	if (c.name == "deno" || c.name == "bun") && len(args) > 0 && args[0] == "eval" {
 		args = append([]string{"-e"}, args[1:]...)
+	}
+	if c.name == "pwsh" || c.name == "powershell" {
+		args = slices.Clone(args)
+		for i, arg := range args {
+			switch strings.ToLower(arg) {
+			case "-command", "-c", "/c", "-encodedcommand", "-enc", "-e", "-ec", "-commandwithargs", "-cwa":
+				args[i] = "-c"
+			}
+		}
 	}
 	var code []string
 	codeLit := true
@@ -250,7 +260,7 @@ var riskyCode = map[string]*regexp.Regexp{
 	"python": regexp.MustCompile(`\b(?:shutil|subprocess|ctypes|pty|importlib|__import__|exec|eval|compile|getattr|system|popen|spawn\w*|exec[lv]p?e?|remove|unlink|rmdir|removedirs|rmtree|rename|renames|chmod|chown|truncate|write_text|write_bytes|write|writelines|mkfifo|symlink|link|kill|killpg|os\.replace|urlretrieve)\b|open\s*\([^)]*,\s*(?:mode\s*=\s*)?['"][rbtU]*[wax+][rbtUwax+]*['"]`),
 	"perl":   regexp.MustCompile("\\b(?:unlink|rmtree|remove_tree|rmdir|rename|system|exec|qx|eval|open|sysopen|truncate|chmod|chown|kill|symlink|link|mkdir|make_path|File::Path|File::Copy|copy|move|syswrite|print\\s*\\{|fork|socket|require|do)\\b|`"),
 	"ruby":   regexp.MustCompile("\\b(?:FileUtils|File\\.(?:delete|unlink|write|rename|open|chmod|chown|truncate|symlink|new)|Dir\\.(?:delete|rmdir|unlink)|system|exec|spawn|eval|instance_eval|class_eval|send|IO\\.(?:popen|write|sysopen)|Open3|rm_rf|rm_r|remove_dir|remove_entry|Kernel|fork|syscall|Pathname|require|load)\\b|`|%x"),
-	"node":   regexp.MustCompile(`\b(?:child_process|execSync|exec|spawn|spawnSync|execFile|execFileSync|fork|rmSync|rm|rmdir|rmdirSync|unlink|unlinkSync|writeFile|writeFileSync|appendFile|appendFileSync|rename|renameSync|truncate|truncateSync|chmod|chmodSync|chown|copyFile|copyFileSync|cp|cpSync|symlink|symlinkSync|createWriteStream|eval|Function|binding|vm|import|Deno\.(?:remove|writeFile|writeTextFile|run|Command))\b`),
+	"node":   regexp.MustCompile(`\b(?:child_process|execSync|exec|spawn|spawnSync|execFile|execFileSync|fork|rmSync|rm|rmdir|rmdirSync|unlink|unlinkSync|writeFile|writeFileSync|appendFile|appendFileSync|rename|renameSync|truncate|truncateSync|chmod|chmodSync|chown|copyFile|copyFileSync|cp|cpSync|symlink|symlinkSync|createWriteStream|eval|Function|binding|vm|import|Deno\.(?:remove|writeFile|writeTextFile|run|Command))\b|\bDeno\.(?:remove|write|run|Command|chmod|chown|rename|truncate|symlink|link|mkdir|copyFile|open|create|kill|dlopen)\w*`),
 	"php":    regexp.MustCompile("\\b(?:unlink|rmdir|rename|file_put_contents|fopen|fwrite|system|exec|shell_exec|passthru|popen|proc_open|eval|chmod|chown|copy|symlink|assert|create_function|pcntl_exec|include|require)\\b|`"),
 }
 

@@ -102,9 +102,16 @@ func (a *assessor) declNames(list []*syntax.Assign, sc *scope, depth int) {
 	for _, as := range list {
 		if as.Naked && as.Value != nil {
 			if s, ok := d.literal(as.Value); ok {
-				name, _, _ := strings.Cut(s, "=")
+				name, v, hasV := strings.Cut(s, "=")
 				a.subscriptCode(name, sc, depth, 0)
+				if hasV {
+					a.runsVar(name, v, true, sc, depth)
+				}
 			}
+		}
+		if as.Name != nil && as.Value != nil {
+			v, ok := d.literal(as.Value)
+			a.runsVar(as.Name.Value, v, ok, sc, depth)
 		}
 	}
 }

@@ -117,6 +117,7 @@ func (a *assessor) killall(c *cmd) {
 }
 
 func (a *assessor) crontab(c *cmd) {
+	a.crontabInstall(c)
 	if clusterHas(c.args, 'r') {
 		a.danger(c, RuleCrontabRemove, "removes the user's crontab (crontab -r)")
 	}
@@ -166,6 +167,7 @@ func (a *assessor) sqlClient(c *cmd) {
 		}
 		return
 	}
+	a.sqlShell(c)
 	texts := append(slices.Clone(c.args), c.stdin)
 	for _, t := range texts {
 		if sqlDrop.MatchString(t) {

@@ -92,6 +92,7 @@ func init() {
 		"trap":     trap,
 		"ssh":      ssh,
 		"alias":    alias,
+		"screen":   screen,
 	}
 	addRunners()
 	known = append(sortedKeys(handlers), sortedKeys(wrappers)...)
@@ -171,6 +172,8 @@ func sudo(a *assessor, base call, args []field) ([]field, bool) {
 	}
 	k := 0
 	for k < len(p.operands) && isAssignment(p.operands[k]) {
+		name, v, _ := strings.Cut(p.operands[k], "=")
+		a.runsVar(name, v, args[p.index[k]].lit, base.sc, base.depth)
 		k++
 	}
 	if k >= len(p.index) {
@@ -220,6 +223,8 @@ func env(a *assessor, base call, args []field) ([]field, bool) {
 	p := envOpts.parse(strs(args))
 	k := 0
 	for k < len(p.operands) && isAssignment(p.operands[k]) {
+		name, v, _ := strings.Cut(p.operands[k], "=")
+		a.runsVar(name, v, args[p.index[k]].lit, base.sc, base.depth)
 		k++
 	}
 	if s, ok := p.value("-S", "--split-string"); ok {
@@ -362,6 +367,7 @@ func alias(a *assessor, base call, args []field) ([]field, bool) {
 
 // ssh HOST CMD runs CMD with the remote user's shell.
 func ssh(a *assessor, base call, args []field) ([]field, bool) {
+	a.sshOptions(base, "ssh", strs(args))
 	p := sshOpts.parse(strs(args))
 	if len(p.index) < 2 {
 		return nil, false

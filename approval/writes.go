@@ -91,6 +91,15 @@ func (a *assessor) rsync(c *cmd) {
 	if len(p.operands) < 2 {
 		return
 	}
+	for _, f := range []string{"-e", "--rsh", "--rsync-path"} {
+		for _, v := range p.values[f] {
+			if w := strings.Fields(v); len(w) == 0 || w[0] != "ssh" || strings.Contains(strings.ToLower(v), "command") {
+				a.runsOption(c, "rsync "+f+" "+v, v, true)
+			} else {
+				a.shellText(c.call, v)
+			}
+		}
+	}
 	dest := p.operands[len(p.operands)-1]
 	if i := strings.IndexByte(dest, ':'); i >= 0 && !strings.Contains(dest[:i], "/") {
 		return // a remote destination
