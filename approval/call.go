@@ -159,6 +159,7 @@ func (a *assessor) dispatch(base call, name string, f []field) cmdInfo {
 		h(a, c)
 	}
 	a.metadata(c)
+	a.outputFiles(c)
 	a.secretArgs(c)
 	a.ctx = saved
 	return c.info
@@ -194,6 +195,15 @@ func (a *assessor) wrapperContext(base call, name string, args []string) call {
 		p := sshOpts.parse(args)
 		if len(p.operands) > 0 {
 			via = "ssh " + p.operands[0] + ": "
+		}
+	case "strace", "ltrace", "time":
+		for _, o := range optValues(args, "-o", "--output") {
+			a.writeTarget(base.sc.resolve(o), name+" -o", name+" -o "+cleanArg(o), false)
+		}
+	case "script":
+		p := scriptOpts.parse(args)
+		for _, o := range append(p.operands, optValues(args, "-O", "--log-out", "-I", "--log-in", "-B", "--log-io", "-T", "--log-timing")...) {
+			a.writeTarget(base.sc.resolve(o), "script", "script "+cleanArg(o), false)
 		}
 	case "nsenter", "unshare":
 		dir, _ = opts{long: longs("wd=")}.parse(args).value("--wd")

@@ -84,6 +84,7 @@ var findKeep = map[string]bool{
 // find: -delete and -exec rm delete what matches, everything under its
 // start paths when nothing narrows the match.
 func (a *assessor) find(c *cmd) {
+	a.findOutputs(c)
 	starts, expr, narrowed := findScope(c.args, c.sc)
 	for k := 0; k < len(expr); k++ {
 		e := expr[k]
@@ -260,6 +261,9 @@ func (a *assessor) git(c *cmd) {
 			a.runsOption(c, "git "+sub+" ext::", "", false)
 			a.gitExt(c, v)
 		}
+	}
+	if sub == "clone" {
+		a.gitCloneDir(c, rest)
 	}
 	if sub == "config" {
 		var kv []string

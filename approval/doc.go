@@ -81,8 +81,9 @@
 //     with nothing narrowing the match: -name '*' and -o do not); rsync --delete or tar extraction onto /, a
 //     system directory or a disk; mkfs on a device; raw writes to a disk
 //     (dd of=/dev/sda, > /dev/sda, cp, tee, shred or tar -cf onto a
-//     disk); fork bombs; recursive chmod or chown of / or a system
-//     directory.
+//     disk); fork bombs; recursive chmod, chown or setfacl of /, a home
+//     or a system directory; moving away /, a home or a system directory
+//     (mv ~ /tmp/x); unzip -d or 7z -o onto / or a system directory.
 //   - Dangerous: the dynamic, unparsable and too complex commands above;
 //     other recursive deletes (rm -r, find -delete, find -exec rm, rsync
 //     --delete); git clean -f / reset --hard / push --force; a download
@@ -92,12 +93,18 @@
 //     gunzip, zcat, tr ... | sh; a literal that decodes to a Blocked
 //     command is Blocked); risky inline code; writes (redirections, tee,
 //     cp/mv/install/ln/dd/rsync/tar destinations, sed/perl/ruby -i,
-//     truncate, curl -o) into system paths (/etc, /usr, /bin, /sbin,
+//     truncate, curl -o/--output-dir, wget -P, gcc/go build -o, sort -o,
+//     uniq OUT, split, patch, ssh-keygen -f, strace/time -o, script FILE,
+//     find -fprint, git clone DIR, unzip -d, 7z -o, tar -x in a home or
+//     with -P) into system paths (/etc, /usr, /bin, /sbin,
 //     /lib*, /boot, /sys, /proc, /var/lib, /opt), into login, SSH and
 //     credential files of a home directory (~/.ssh, ~/.bashrc,
 //     ~/.bash_profile, ~/.profile, ~/.zshrc, ~/.netrc, ~/.aws,
 //     ~/.config/gcloud, ~/.kube, ~/.docker/config.json, ~/.gnupg,
-//     ~/.git-credentials ...; appending counts too), or into Talaria's
+//     ~/.git-credentials, ~/.bash_aliases, ~/.vimrc, ~/.pam_environment,
+//     ~/.local/bin, ~/bin, ~/.config/autostart, ~/.config/systemd/user,
+//     ~/.config/fish ...; appending counts too), into a repository's
+//     .git/hooks or .git/config, a recursive copy onto a home or /, or into Talaria's
 //     own directory ($TALARIA_HOME, by default ~/.talaria: config,
 //     SOUL.md, memories); reading secrets (an argument, @FILE or < FILE
 //     naming $TALARIA_HOME's config.yaml, talaria.db*, temporal/, tls/,

@@ -27,6 +27,8 @@ var homeFiles = []string{
 	".bash_history", ".zsh_history", ".gitconfig", ".netrc", ".git-credentials",
 	".npmrc", ".pypirc", ".pgpass", ".my.cnf", ".docker/config.json", ".xinitrc",
 	".xprofile", ".inputrc", ".config/fish/config.fish", ".config/git/credentials",
+	".bash_aliases", ".pam_environment", ".vimrc", ".exrc", ".gvimrc", ".config/nvim/init.vim",
+	".config/nvim/init.lua", ".emacs", ".tmux.conf", ".screenrc", ".wgetrc", ".curlrc",
 }
 
 // homeDirs are the directories in a home directory whose every file holds
@@ -34,6 +36,7 @@ var homeFiles = []string{
 var homeDirs = []string{
 	".ssh", ".gnupg", ".aws", ".config/gcloud", ".kube", ".azure", ".config/gh",
 	".docker", ".password-store", ".config/autostart", ".config/systemd/user", ".terraform.d",
+	".local/bin", "bin", ".config/fish", ".config/environment.d",
 }
 
 // absClean cleans an absolute path; ok is false for relative paths.

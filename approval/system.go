@@ -168,6 +168,12 @@ func (a *assessor) sqlClient(c *cmd) {
 		return
 	}
 	a.sqlShell(c)
+	for _, arg := range c.args {
+		if isTalariaHome(c.sc.resolve(arg)) {
+			a.danger(c, RuleTalariaWrite, "opens Talaria's own database ("+c.name+" "+short(arg)+")")
+			break
+		}
+	}
 	texts := append(slices.Clone(c.args), c.stdin)
 	for _, t := range texts {
 		if sqlDrop.MatchString(t) {

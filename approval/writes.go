@@ -30,6 +30,8 @@ func (a *assessor) sensitiveTarget(t, how, verb, pat string) {
 		a.report(Dangerous, RuleTalariaWrite, verb+" Talaria's own files ("+how+" "+short(t)+")", pat)
 	case isHomeSensitive(t):
 		a.report(Dangerous, RuleDotfileWrite, verb+" a login, SSH or credential file in the home directory ("+how+" "+short(t)+")", pat)
+	case isWorkspaceGit(t):
+		a.report(Dangerous, RuleDotfileWrite, verb+" a git hook or git config, which run commands ("+how+" "+short(t)+")", pat)
 	}
 }
 
@@ -58,6 +60,13 @@ func (a *assessor) copies(c *cmd) {
 		}
 		if c.name == "mv" {
 			dests = append(dests, p.operands...)
+			if len(p.operands) >= 2 {
+				a.wholeTreeMove(c, p.operands[:len(p.operands)-1])
+			}
+		}
+		if c.name == "cp" && (clusterHas(c.args, 'r') || clusterHas(c.args, 'R') || clusterHas(c.args, 'a') ||
+			hasAny(c.args, "--recursive", "--archive")) && len(p.operands) >= 2 {
+			a.overHome(c, c.sc.resolve(p.operands[len(p.operands)-1]))
 		}
 	}
 	for _, d := range dests {
@@ -109,6 +118,14 @@ func (a *assessor) rsync(c *cmd) {
 	for _, f := range p.flags {
 		del = del || strings.HasPrefix(f, "--del")
 	}
+	a.overHome(c, dest)
+	if p.has("--remove-source-files") {
+		for _, s := range p.operands[:len(p.operands)-1] {
+			s = c.sc.resolve(s)
+			a.wholeTreeDelete(s, "rsync --remove-source-files "+short(s), c.pattern())
+			a.report(Dangerous, RuleRecursiveDelete, "rsync --remove-source-files removes what it copies", c.pattern())
+		}
+	}
 	pat := "rsync --delete " + cleanArg(dest)
 	switch {
 	case del && (isRootTarget(dest) || isDisk(dest) || isSystemDir(dest) || isHomeRoot(dest)):
@@ -123,7 +140,8 @@ var tarOpts = opts{short: "fCbTXKNLVIFg", permute: true, long: longs("file=", "d
 	"checkpoint-action=", "use-compress-program=", "info-script=", "new-volume-script=", "rsh-command=",
 	"files-from=", "exclude-from=", "exclude=", "blocking-factor=", "owner=", "group=", "mode=", "transform=",
 	"xform=", "listed-incremental=", "index-file=", "format=", "volno-file=", "label=", "newer=", "after-date=",
-	"extract", "get", "create", "append", "update", "catenate", "concatenate", "list", "diff", "compare", "delete")}
+	"extract", "get", "create", "append", "update", "catenate", "concatenate", "list", "diff", "compare", "delete",
+	"absolute-names")}
 
 // tar writes the archive it creates and the files it extracts, and runs
 // the commands some of its options name.
@@ -151,6 +169,9 @@ func (a *assessor) tar(c *cmd) {
 			a.writeTarget(c.sc.resolve(archive), "tar -cf", c.pattern(), false)
 		}
 	case p.has("-x", "--extract", "--get"):
+		if p.has("-P", "--absolute-names") {
+			a.danger(c, RuleSystemWrite, "extracts an archive with absolute paths (tar -P)")
+		}
 		dir, _ := p.value("-C", "--directory")
 		if dir == "" {
 			dir = "."
@@ -223,6 +244,10 @@ func (a *assessor) touches(c *cmd) {
 	p := opts{short: "sr", permute: true, long: longs("size=", "reference=")}.parse(c.args)
 	for _, t := range p.operands {
 		t = c.sc.resolve(t)
+		if c.name == "setfacl" && (clusterHas(c.args, 'R') || hasAny(c.args, "--recursive")) &&
+			(isRootTarget(t) || isSystemDir(t) || isHomeRoot(t)) {
+			a.report(Blocked, RuleRootChmod, "recursive ACL change of the root filesystem, a home or a system directory (setfacl -R "+short(t)+")", c.pattern())
+		}
 		if c.name == "truncate" || c.name == "unlink" {
 			a.sensitiveTarget(t, c.name, "changes", c.pattern())
 		} else if isSystemPath(t) {
@@ -265,7 +290,7 @@ func (a *assessor) perms(c *cmd) {
 	pat := flag + " " + mode + " " + strings.Join(cleanAll(ops), " ")
 	if recursive {
 		for _, t := range ops {
-			if isRootTarget(t) || isSystemDir(t) {
+			if isRootTarget(t) || isSystemDir(t) || isHomeRoot(t) {
 				if c.name == "chmod" {
 					a.report(Blocked, RuleRootChmod, "recursive permission change of the root filesystem or a system directory (chmod -R "+short(t)+")", pat)
 				} else {
