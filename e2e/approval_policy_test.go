@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/engine"
 	"github.com/talaria-agent/talaria/fakellm"
 )
 
@@ -175,5 +176,55 @@ func (u *user) denyApprovals() {
 	}
 	if err := os.WriteFile(filepath.Join(u.home, "config.yaml"), []byte("approvals:\n  mode: deny\n"), 0o600); err != nil {
 		u.t.Fatal(err)
+	}
+}
+
+// TestSenderConfigCannotWidenServePolicy: a sender holding the owner's
+// credential, with a configuration of its own that turns approvals off,
+// sends to a serve configured to deny: the serve's policy decides.
+func TestSenderConfigCannotWidenServePolicy(t *testing.T) {
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "terminal", Arguments: `{"command":"rm -rf ./victim"}`}),
+		fakellm.TextStep("It was refused."),
+	)
+	defer model.Close()
+	owner := newUser(t, model.URL())
+	owner.denyApprovals()
+	owner.serve(freePort(t))
+	info, err := engine.ReadServeInfo(owner.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	sender := newUser(t, model.URL())
+	if err := os.MkdirAll(sender.home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sender.home, "config.yaml"), []byte("approvals:\n  mode: off\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cred := engine.CredentialPath(owner.home)
+	for k, v := range map[string]string{"TEMPORAL_ADDRESS": info.TemporalAddress, "TALARIA_DB": info.DB,
+		"TEMPORAL_TLS_CERT": cred, "TEMPORAL_TLS_KEY": cred, "TEMPORAL_TLS_CA": cred, "TEMPORAL_TLS_SERVER_NAME": "localhost"} {
+		sender.env[k] = v
+	}
+	victim := filepath.Join(sender.workdir, "victim")
+	if err := os.MkdirAll(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := sender.run(time.Minute, "send", "widen", "delete ./victim"); code != 0 {
+		t.Fatalf("send: exit %d %s%s", code, out, stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := model.WaitFinished(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("the sender's approvals.mode: off widened serve's deny: %v", err)
+	}
+	last, _ := model.Requests()[1].LastMessage()
+	if last.Role != "tool" || !strings.HasPrefix(last.Content, "NOT APPROVED") {
+		t.Fatalf("the model read %+v, want a refusal", last)
 	}
 }
