@@ -298,6 +298,30 @@ func (a *assessor) git(c *cmd) {
 		if force {
 			a.report(Dangerous, RuleGitForcePush, "rewrites remote history (git push --force)", strings.TrimSpace(pat))
 		}
+		for _, r := range rest {
+			if r == "--mirror" || r == "--delete" || r == "--prune" || r == "-d" || len(r) > 1 && r[0] == ':' {
+				a.report(Dangerous, RuleGitForcePush, "deletes or overwrites remote refs (git push "+short(r)+")", strings.TrimSpace(pat))
+			}
+		}
+	case "branch":
+		if clusterHas(rest, 'D') || (slices.Contains(rest, "--delete") || clusterHas(rest, 'd')) && (slices.Contains(rest, "--force") || clusterHas(rest, 'f')) {
+			a.report(Dangerous, RuleGitDiscard, "deletes a branch whatever it holds (git branch -D)", strings.TrimSpace(pat))
+		}
+	case "reflog":
+		if len(rest) > 0 && (rest[0] == "expire" || rest[0] == "delete") {
+			a.report(Dangerous, RuleGitDiscard, "discards the reflog (git reflog "+rest[0]+")", strings.TrimSpace(pat))
+		}
+	case "gc", "prune":
+		for _, r := range rest {
+			if sub == "prune" && !strings.HasPrefix(r, "-n") && r != "--dry-run" || strings.HasPrefix(r, "--prune=now") || r == "--prune=all" || strings.HasPrefix(r, "--expire=now") {
+				a.report(Dangerous, RuleGitDiscard, "drops unreachable commits now (git "+sub+" "+short(r)+")", strings.TrimSpace(pat))
+				break
+			}
+		}
+	case "rm":
+		if clusterHas(rest, 'r') {
+			a.report(Dangerous, RuleRecursiveDelete, "recursive delete (git rm -r)", canon("git rm", rest))
+		}
 	}
 }
 

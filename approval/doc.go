@@ -77,45 +77,47 @@
 // # Rules
 //
 //   - Blocked: recursive deletes of /, of a home directory or of a system
-//     directory (rm -r, find -delete, find -exec rm or find | xargs rm
-//     with nothing narrowing the match: -name '*' and -o do not); rsync --delete or tar extraction onto /, a
-//     system directory or a disk; mkfs on a device; raw writes to a disk
-//     (dd of=/dev/sda, > /dev/sda, cp, tee, shred or tar -cf onto a
-//     disk); fork bombs; recursive chmod, chown or setfacl of /, a home
-//     or a system directory; moving away /, a home or a system directory
-//     (mv ~ /tmp/x); unzip -d or 7z -o onto / or a system directory.
+//     directory (rm -r, find -delete, find -exec rm or find | xargs rm with
+//     nothing narrowing the match: -name '*' and -o do not); rsync --delete
+//     or tar extraction onto /, a system directory or a disk; mkfs on a
+//     device; raw writes to a disk (dd of=/dev/sda, > /dev/sda, cp, tee,
+//     shred or tar -cf onto a disk); fork bombs; recursive chmod, chown or
+//     setfacl of /, a home or a system directory; moving away /, a home or a
+//     system directory (mv ~ /tmp/x); unzip -d or 7z -o onto / or a system
+//     directory.
 //   - Dangerous: the dynamic, unparsable and too complex commands above;
 //     other recursive deletes (rm -r, find -delete, find -exec rm, rsync
-//     --delete); git clean -f / reset --hard / push --force; a download
-//     run by a shell or interpreter (curl | sh, bash <(curl), sh -c
-//     "$(curl)", wget -O x && sh x, curl -o x; ./x); decoded text run by a
-//     shell or interpreter (base64 -d, xxd -r, rev, openssl enc -d,
-//     gunzip, zcat, tr ... | sh; a literal that decodes to a Blocked
+//     --delete, git rm -r); git clean -f, reset --hard, push --force, push
+//     :branch, --mirror or --delete, branch -D, reflog expire and gc
+//     --prune=now; a download run by a shell or interpreter (curl | sh, bash
+//     <(curl), sh -c "$(curl)", wget -O x && sh x, curl -o x; ./x); decoded
+//     text run by a shell or interpreter (base64 -d, xxd -r, rev, openssl
+//     enc -d, gunzip, zcat, tr ... | sh; a literal that decodes to a Blocked
 //     command is Blocked); risky inline code; writes (redirections, tee,
 //     cp/mv/install/ln/dd/rsync/tar destinations, sed/perl/ruby -i,
 //     truncate, curl -o/--output-dir, wget -P, gcc/go build -o, sort -o,
 //     uniq OUT, split, patch, ssh-keygen -f, strace/time -o, script FILE,
-//     find -fprint, git clone DIR, unzip -d, 7z -o, tar -x in a home or
-//     with -P) into system paths (/etc, /usr, /bin, /sbin,
-//     /lib*, /boot, /sys, /proc, /var/lib, /opt), into login, SSH and
-//     credential files of a home directory (~/.ssh, ~/.bashrc,
-//     ~/.bash_profile, ~/.profile, ~/.zshrc, ~/.netrc, ~/.aws,
-//     ~/.config/gcloud, ~/.kube, ~/.docker/config.json, ~/.gnupg,
-//     ~/.git-credentials, ~/.bash_aliases, ~/.vimrc, ~/.pam_environment,
-//     ~/.local/bin, ~/bin, ~/.config/autostart, ~/.config/systemd/user,
-//     ~/.config/fish ...; appending counts too), into a repository's
-//     .git/hooks or .git/config, a recursive copy onto a home or /, or into Talaria's
-//     own directory ($TALARIA_HOME, by default ~/.talaria: config,
-//     SOUL.md, memories); reading secrets (an argument, @FILE or < FILE
-//     naming $TALARIA_HOME's config.yaml, talaria.db*, temporal/, tls/,
-//     serve.json, ~/.ssh/id_*, ~/.aws/credentials, ~/.netrc,
-//     ~/.git-credentials, ~/.docker/config.json, ~/.kube/config,
-//     /etc/shadow ...; not ~/.ssh/*.pub); requests to cloud metadata addresses
-//     (169.254.169.254, metadata.google.internal, fd00:ec2::254,
-//     100.100.100.200); chmod -R 777, shutdown and reboot, stopping
-//     system services, killing all processes, removing packages,
-//     DROP/TRUNCATE through a SQL client, crontab -r, history -c, disk
-//     tools and flushing the firewall.
+//     find -fprint, git clone DIR, unzip -d, 7z -o, tar -x in a home or with
+//     -P) into system paths (/etc, /usr, /bin, /sbin, /lib*, /boot, /sys,
+//     /proc, /var/lib, /opt), into login, SSH and credential files of a home
+//     directory (~/.ssh, ~/.bashrc, ~/.bash_profile, ~/.profile, ~/.zshrc,
+//     ~/.netrc, ~/.aws, ~/.config/gcloud, ~/.kube, ~/.docker/config.json,
+//     ~/.gnupg, ~/.git-credentials, ~/.bash_aliases, ~/.vimrc,
+//     ~/.pam_environment, ~/.local/bin, ~/bin, ~/.config/autostart,
+//     ~/.config/systemd/user, ~/.config/fish ...; appending counts too),
+//     into a repository's .git/hooks or .git/config, a recursive copy onto a
+//     home or /, or into Talaria's own directory ($TALARIA_HOME, by default
+//     ~/.talaria: config, SOUL.md, memories); reading secrets (an argument,
+//     @FILE or < FILE naming $TALARIA_HOME's config.yaml, talaria.db*,
+//     temporal/, tls/, serve.json, ~/.ssh/id_*, ~/.aws/credentials,
+//     ~/.netrc, ~/.git-credentials, ~/.docker/config.json, ~/.kube/config,
+//     /etc/shadow ...; not ~/.ssh/*.pub); requests to cloud metadata
+//     addresses (169.254.169.254 in any inet_aton spelling such as
+//     0xa9fea9fe or 2852039166, metadata.google.internal, fd00:ec2::254,
+//     100.100.100.200); chmod -R 777, shutdown and reboot, stopping system
+//     services, killing all processes, removing packages, DROP/TRUNCATE
+//     through a SQL client, crontab -r, history -c, disk tools and flushing
+//     the firewall.
 //   - Safe: everything else.
 //
 // # What the parser cannot know

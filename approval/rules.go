@@ -19,7 +19,8 @@ const (
 	RuleRecursiveDelete = "recursive_delete"   // rm -r DIR, find -delete, find -exec rm
 	RuleGitClean        = "git_clean"          // git clean -f
 	RuleGitResetHard    = "git_reset_hard"     // git reset --hard
-	RuleGitForcePush    = "git_force_push"     // git push --force, -f, +refspec
+	RuleGitForcePush    = "git_force_push"     // git push --force, -f, +refspec, :branch, --mirror, --delete
+	RuleGitDiscard      = "git_discard"        // git branch -D, git reflog expire, git gc --prune=now, git rm -r
 	RuleCurlPipeShell   = "curl_pipe_shell"    // curl URL | sh, bash <(curl URL), sh -c "$(curl URL)"
 	RuleSystemWrite     = "system_write"       // > /etc/x, tee /usr/..., cp/mv/sed -i/chmod/chown on system paths
 	RuleChmod777        = "chmod_777"          // chmod -R 777 DIR

@@ -3,6 +3,7 @@ package approval
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -279,5 +280,50 @@ func hasMetadataHost(s string) bool {
 			return true
 		}
 	}
+	if strings.Contains(s, "a9fe:a9fe") { // ::ffff:169.254.169.254
+		return true
+	}
+	for _, tok := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune("/@:?#[] \t=,;'\"", r) }) {
+		if ip, ok := inetAton(tok); ok && (ip == 0xa9fea9fe || ip == 0x646464c8 || ip == 0xa9feaa02) {
+			return true
+		}
+	}
 	return false
+}
+
+// inetAton reads an IPv4 address the way inet_aton does: one to four
+// parts, each decimal, octal (0 prefix) or hexadecimal (0x prefix), the
+// last filling the remaining bytes (2852039166, 0xa9fea9fe, 169.254.43518).
+func inetAton(s string) (uint32, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) > 4 || s == "" {
+		return 0, false
+	}
+	var vals []uint64
+	for _, p := range parts {
+		base := 10
+		switch {
+		case strings.HasPrefix(p, "0x"):
+			base, p = 16, p[2:]
+		case len(p) > 1 && p[0] == '0':
+			base, p = 8, p[1:]
+		}
+		v, err := strconv.ParseUint(p, base, 32)
+		if err != nil || p == "" {
+			return 0, false
+		}
+		vals = append(vals, v)
+	}
+	var ip uint64
+	for i, v := range vals[:len(vals)-1] {
+		if v > 255 {
+			return 0, false
+		}
+		ip |= v << (24 - 8*i)
+	}
+	last := vals[len(vals)-1]
+	if last >= 1<<(8*(5-len(vals))) {
+		return 0, false
+	}
+	return uint32(ip | last), true
 }
