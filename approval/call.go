@@ -67,6 +67,16 @@ func (a *assessor) callStmt(s *syntax.Stmt, ce *syntax.CallExpr, sc *scope, dept
 		return cmdInfo{subsDownload: subsDl}
 	}
 	d := decoder{a: a, sc: sc, mode: keepNames, depth: depth}
+	// Where git works is part of the patterns: GIT_DIR=~/x git clean -f
+	// is not git clean -f.
+	saved := a.ctx
+	defer func() { a.ctx = saved }()
+	for _, as := range ce.Assigns {
+		if as.Name != nil && as.Value != nil && (as.Name.Value == "GIT_DIR" || as.Name.Value == "GIT_WORK_TREE") {
+			v, _ := d.literal(as.Value)
+			a.ctx += as.Name.Value + "=" + v + " "
+		}
+	}
 	stdin, has := d.stdin(s.Redirs)
 	base := call{sc: sc, depth: depth, node: ce, stdin: stdin, hasStdin: has, subsDownload: subsDl}
 	info := a.run(base, d.words(ce.Args))

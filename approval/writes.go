@@ -180,7 +180,7 @@ func (a *assessor) tar(c *cmd) {
 		if dir == "." {
 			return
 		}
-		pat := "tar -x -C " + cleanArg(dir)
+		pat := "tar -x -f " + cleanArg(archive) + " -C " + cleanArg(dir)
 		switch {
 		case isRootTarget(dir) || isDisk(dir) || isSystemDir(dir):
 			a.report(Blocked, RuleRootOverwrite, "extracts an archive over the root filesystem or a system directory (tar -C "+short(dir)+")", pat)
