@@ -40,8 +40,29 @@ func optValues(args []string, names ...string) []string {
 // gdb -ex, -iex, --eval-command: "!CMD" and "shell CMD" run a shell.
 func (a *assessor) gdb(c *cmd) {
 	for _, v := range optValues(c.args, "-ex", "-iex", "--eval-command", "-eval-command", "--init-eval-command") {
+		if gdbPlain(v) {
+			continue
+		}
 		a.runsOption(c, "gdb -ex "+v, shellEscape(v, "!", "shell ", "pipe ", "|"), true)
 	}
+}
+
+// gdbPlain reports gdb commands that only run, step or inspect the
+// program being debugged.
+func gdbPlain(v string) bool {
+	f := strings.Fields(v)
+	if len(f) == 0 {
+		return true
+	}
+	switch f[0] {
+	case "run", "r", "bt", "backtrace", "where", "info", "i", "quit", "q", "continue", "c", "next", "n", "step",
+		"s", "finish", "break", "b", "tbreak", "frame", "f", "list", "l", "disassemble", "up", "down", "kill", "start",
+		"thread", "watch", "delete", "d", "display", "x", "catch":
+		return !strings.ContainsAny(v, "$!|`") && (f[0] != "thread" || !strings.Contains(v, "apply") || strings.HasSuffix(v, " bt") || strings.HasSuffix(v, " backtrace"))
+	case "set":
+		return len(f) > 1 && (f[1] == "pagination" || f[1] == "confirm" || f[1] == "print" || f[1] == "width" || f[1] == "height" || f[1] == "logging" && !strings.Contains(v, "file"))
+	}
+	return false
 }
 
 // shellEscape is the shell command after one of the prefixes, or "".

@@ -125,26 +125,29 @@
 // Only the text of the command is read. A script file the command runs
 // (./deploy.sh, make, npm test, python3 script.py, bash run.sh, source
 // env.sh) is assessed by its name only: what the file does is not known,
-// unless the same command downloaded it or wrote it by redirection (echo
-// 'rm -rf /' > x.sh; bash x.sh is checked as the script it wrote; a file
-// written with output nobody can read is Dangerous). Variables set outside
-// the command, files the command reads and the output of programs other
-// than echo, printf, cat and the decoders are unknown; a shell or
-// interpreter reading its program from such output (cat cmds | sh,
-// python3 -c ... | bash, awk ... | sh) is Dangerous, since it runs code
-// nobody read. A path built from an unknown variable ("$DIR"/*) is taken
-// as relative to an unknown place, and a command word built from one is
+// unless the same command downloaded it or wrote it by redirection or tee
+// (echo 'rm -rf /' > x.sh; bash x.sh is checked as the script it wrote; a
+// file written with output nobody can read is Dangerous). Variables set
+// outside the command, files the command reads and the output of programs
+// other than echo, printf, cat and the decoders are unknown; a shell or
+// interpreter reading its program from such output (cat cmds | sh, python3
+// -c ... | bash, awk ... | sh) is Dangerous, since it runs code nobody
+// read. A path built from an unknown variable ("$DIR"/*) is taken as
+// relative to an unknown place, and a command word built from one is
 // Dangerous. Quoted text is data: echo "rm -rf /" is Safe.
+//
 // The directory a command runs in is followed through cd, pushd, env -C,
 // sudo -D and git -C: paths that are deleted or written are resolved
-// against it, a home stays a home (cd "$HOME", cd /home/NAME, cd /root)
-// and a directory the text does not fix (cd "$D", cd -, cd ~+) is an
-// unknown place, never the working directory.
-// Reading a system path is Safe (cat /etc/hosts); naming a secret file
-// as an argument or input is Dangerous whatever the program, except for
-// programs that only look at the path (ls, stat, test, chmod ...). A
-// program that opens a secret file it does not name is not seen.
-// Prefixing a simple command with sudo never lowers its risk.
+// against it, a home stays a home (cd "$HOME", cd /home/NAME, cd /root) and
+// a directory the text does not fix (cd "$D", cd -, cd ~+) is an unknown
+// place, never the working directory.
+//
+// Reading a system path is Safe (cat /etc/hosts); naming a secret file, or
+// a whole directory of them (~/.ssh, ~/.aws, $TALARIA_HOME ...), as an
+// argument or input is Dangerous whatever the program, except for programs
+// that only look at paths (ls, stat, find, git, chmod ...). A program that
+// opens a secret file it does not name is not seen. Prefixing a simple
+// command with sudo never lowers its risk.
 //
 // # Grants
 //

@@ -69,6 +69,9 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 		if j > 0 && in.xargs != nil && !known {
 			a.findXargs(stages[j-1], in, sc, depth)
 		}
+		if j > 0 {
+			a.teeWrites(stages[j], out, known, sc, depth)
+		}
 		out, known = d.stageOutput(stages[j], out, known && j > 0)
 	}
 	return downloads
@@ -102,6 +105,27 @@ func (a *assessor) xargsInput(st syntax.Node, command []field, text string, sc *
 			f = append(f, field{s: w, lit: true})
 		}
 		a.run(base, f)
+	}
+}
+
+// teeWrites remembers what tee writes into its files: its input, when
+// that is known.
+func (a *assessor) teeWrites(st *syntax.Stmt, in string, known bool, sc *scope, depth int) {
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) == 0 {
+		return
+	}
+	words := strs(decoder{a: a, sc: sc, depth: depth}.words(ce.Args))
+	if baseName(words[0]) != "tee" {
+		return
+	}
+	p := teeOpts.parse(words[1:])
+	for _, f := range p.operands {
+		key := path.Clean(sc.resolve(f))
+		if prev, seen := sc.written[key]; seen && p.has("-a", "--append") {
+			in, known = prev.text+in, known && prev.ok
+		}
+		sc.written[key] = procOutput{in, known}
 	}
 }
 

@@ -20,6 +20,24 @@ var homeSecrets = []string{".ssh/id_*", ".ssh/*_key", ".aws/credentials", ".aws/
 	".config/gcloud/application_default_credentials.json", ".azure/accessTokens.json", ".password-store",
 	".config/git/credentials", ".terraform.d/credentials.tfrc.json"}
 
+// secretDirs are directories that hold secrets; naming one is reading
+// them, for a program that reads a tree (tar, cp -r, grep -r, zip ...).
+var secretDirs = []string{".ssh", ".aws", ".gnupg", ".kube", ".docker", ".password-store", ".config/gh",
+	".config/gcloud", ".azure", ".talaria"}
+
+// isSecretDir reports a secret directory itself or all of it (".ssh",
+// ".ssh/*", ".ss?").
+func isSecretDir(rel string) bool {
+	d, _ := globParent("/" + rel)
+	d = strings.TrimPrefix(path.Clean(d), "/")
+	for _, s := range secretDirs {
+		if d == s || strings.Count(d, "/") == strings.Count(s, "/") && globUnder(d, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // systemSecrets are the secret files of the system.
 var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh/ssh_host_*_key"}
 
@@ -30,10 +48,13 @@ func isSecretFile(p string) bool {
 		return false
 	}
 	if rel, ok := talariaRel(p); ok {
-		return rel != "." && matchesAny(rel, talariaSecrets)
+		if d, _ := globParent("/" + rel); path.Clean(d) == "/" {
+			return true // all of it
+		}
+		return matchesAny(rel, talariaSecrets)
 	}
 	if rel, ok := homeRel(p); ok {
-		return matchesAny(rel, homeSecrets)
+		return isSecretDir(rel) || matchesAny(rel, homeSecrets)
 	}
 	if c, ok := absClean(p); ok {
 		return matchesAny(c, systemSecrets)
@@ -86,7 +107,8 @@ func matchesAny(rel string, patterns []string) bool {
 var noReaders = map[string]bool{"ls": true, "stat": true, "test": true, "[": true, "chmod": true, "chown": true,
 	"chgrp": true, "touch": true, "du": true, "realpath": true, "readlink": true, "dirname": true,
 	"basename": true, "mkdir": true, "cd": true, "pushd": true, "echo": true, "printf": true, "rm": true,
-	"shred": true, "unlink": true, "ssh-keygen": true}
+	"shred": true, "unlink": true, "ssh-keygen": true, "find": true, "tree": true,
+	"git": true, "popd": true}
 
 // secretArgs reports arguments that name a secret file, alone or as the
 // value of an option (--key=FILE, -d @FILE, -F f=@FILE).

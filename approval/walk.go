@@ -178,6 +178,9 @@ func (a *assessor) redirects(s *syntax.Stmt, sc *scope, depth int) bool {
 	downloads := false
 	d := decoder{a: a, sc: sc, depth: depth}
 	pat := ""
+	saved := a.ctx
+	a.ctx += sc.where()
+	defer func() { a.ctx = saved }()
 	for _, r := range s.Redirs {
 		if a.subs(r.Word, sc, depth) {
 			downloads = true
