@@ -80,6 +80,9 @@ func (a *assessor) callStmt(s *syntax.Stmt, ce *syntax.CallExpr, sc *scope, dept
 	stdin, has := d.stdin(s.Redirs)
 	base := call{sc: sc, depth: depth, node: ce, stdin: stdin, hasStdin: has, subsDownload: subsDl}
 	info := a.run(base, d.words(ce.Args))
+	if info.readsStdin && !has {
+		a.stdinFile(s, info, sc, depth)
+	}
 	if info.dynamic {
 		// Try the other plausible decoding: unknown variables unset, so
 		// that ${RM:-rm} is rm.
@@ -88,6 +91,33 @@ func (a *assessor) callStmt(s *syntax.Stmt, ce *syntax.CallExpr, sc *scope, dept
 	}
 	info.subsDownload = info.subsDownload || subsDl
 	return info
+}
+
+// stdinFile checks a program a shell or interpreter reads from a file
+// redirected to its stdin: the output of a process substitution or a
+// file the command wrote is checked, or is Dangerous when unknown.
+func (a *assessor) stdinFile(s *syntax.Stmt, info cmdInfo, sc *scope, depth int) {
+	d := decoder{a: a, sc: sc, depth: depth}
+	for _, r := range s.Redirs {
+		if r.Op != syntax.RdrIn || r.Word == nil {
+			continue
+		}
+		t, ok := d.literal(r.Word)
+		if !ok {
+			continue
+		}
+		out, found := sc.procs[t]
+		if !found {
+			out, found = sc.written[path.Clean(sc.resolve(t))]
+		}
+		switch {
+		case !found:
+		case !out.ok:
+			a.report(Dangerous, RuleDecodeExec, "runs the output of a command as a program ("+info.name+" < ...)", rawPattern(printNode(s)))
+		default:
+			a.knownInput(info, out.text, sc, depth)
+		}
+	}
 }
 
 // maxWrappers bounds how many wrappers one command may stack.
@@ -164,7 +194,10 @@ func (a *assessor) dispatch(base call, name string, f []field) cmdInfo {
 	}
 	c.info.name = name
 	saved := a.ctx
-	a.ctx += base.via + base.sc.where()
+	a.ctx += base.via
+	if w := base.sc.where(); !strings.Contains(a.ctx, w) {
+		a.ctx += w
+	}
 	if h := handlerFor(name); h != nil {
 		h(a, c)
 	}
