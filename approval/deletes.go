@@ -98,7 +98,7 @@ func (a *assessor) find(c *cmd) {
 				j++
 			}
 			_, _, before := findScope(append([]string{"."}, expr[:k]...), c.sc)
-			a.findExec(c, e, expr[k+1:j], starts, before || e == "-ok" || e == "-okdir")
+			a.findExec(c, e, expr[k+1:j], starts, before || e == "-ok" || e == "-okdir", expr[:k])
 			k = j
 		}
 	}
@@ -182,7 +182,7 @@ func isExec(e string) bool {
 
 // findExec checks the command find runs for each match: a match is the
 // start path itself when nothing narrows them, otherwise something below.
-func (a *assessor) findExec(c *cmd, how string, words []string, starts []string, narrowed bool) {
+func (a *assessor) findExec(c *cmd, how string, words []string, starts []string, narrowed bool, filters []string) {
 	if len(words) == 0 {
 		return
 	}
@@ -204,7 +204,7 @@ func (a *assessor) findExec(c *cmd, how string, words []string, starts []string,
 		info := a.run(base, f)
 		if info.name == "rm" || info.name == "shred" || info.name == "unlink" || info.name == "rmdir" {
 			a.report(Dangerous, RuleRecursiveDelete, "recursive delete (find "+how+" "+info.name+")",
-				"find "+cleanArg(s)+" "+how+" "+strings.Join(words, " "))
+				strings.Join(append(append([]string{"find", cleanArg(s)}, filters...), how), " ")+" "+strings.Join(words, " "))
 		}
 	}
 }

@@ -113,6 +113,7 @@ func TestGrantPerCommand(t *testing.T) {
 		{"git clean -fdx", "GIT_WORK_TREE=~ git clean -fdx", false},
 		{"cd ~ && tar -xf a.tar", "cd ~ && tar -xf b.tar", false},
 		{"find . -name '*.pyc' -delete", "find . -name '*.pyc' -delete", true},
+		{"find . -name x -exec rm -rf {} +", "find . -name y -exec rm -rf {} +", false},
 		{"find . -name '*.pyc' -delete", "find . -name '*.o' -delete", false},
 		{"rm -rf ./build", "rm -rf ./src", false},
 		{"rm -rf ./build", "find / -delete", false},

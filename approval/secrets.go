@@ -108,7 +108,7 @@ var noReaders = map[string]bool{"ls": true, "stat": true, "test": true, "[": tru
 	"chgrp": true, "touch": true, "du": true, "realpath": true, "readlink": true, "dirname": true,
 	"basename": true, "mkdir": true, "cd": true, "pushd": true, "echo": true, "printf": true, "rm": true,
 	"shred": true, "unlink": true, "ssh-keygen": true, "find": true, "tree": true,
-	"git": true, "popd": true}
+	"git": true, "popd": true, "ssh-add": true}
 
 // secretArgs reports arguments that name a secret file, alone or as the
 // value of an option (--key=FILE, -d @FILE, -F f=@FILE).
