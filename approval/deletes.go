@@ -203,8 +203,11 @@ func (a *assessor) findExec(c *cmd, how string, words []string, starts []string,
 		base.depth++
 		info := a.run(base, f)
 		if info.name == "rm" || info.name == "shred" || info.name == "unlink" || info.name == "rmdir" {
-			a.report(Dangerous, RuleRecursiveDelete, "recursive delete (find "+how+" "+info.name+")",
-				strings.Join(append(append([]string{"find", cleanArg(s)}, filters...), how), " ")+" "+strings.Join(words, " "))
+			pat := strings.Join(append(append([]string{"find", cleanArg(s)}, filters...), how), " ") + " " + strings.Join(words, " ")
+			if !narrowed && info.name != "rmdir" {
+				a.wholeTreeDelete(s, "find "+short(s)+" "+how+" "+info.name, pat)
+			}
+			a.report(Dangerous, RuleRecursiveDelete, "recursive delete (find "+how+" "+info.name+")", pat)
 		}
 	}
 }

@@ -69,6 +69,11 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 		if j > 0 && in.xargs != nil && !known {
 			a.findXargs(stages[j-1], in, sc, depth)
 		}
+		if j > 0 && !known {
+			if name := parallelCommand(stages[j], sc); name != "" {
+				a.findXargs(stages[j-1], cmdInfo{name: name}, sc, depth)
+			}
+		}
 		if j > 0 {
 			a.teeWrites(stages[j], out, known, sc, depth)
 		}
@@ -106,6 +111,33 @@ func (a *assessor) xargsInput(st syntax.Node, command []field, text string, sc *
 		}
 		a.run(base, f)
 	}
+}
+
+// parallelCommand is the program GNU parallel runs for each line it
+// reads, when it reads its inputs from stdin.
+func parallelCommand(st *syntax.Stmt, sc *scope) string {
+	ce, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(ce.Args) < 2 || printNode(ce.Args[0]) != "parallel" {
+		return ""
+	}
+	words := make([]string, 0, len(ce.Args)-1)
+	for _, w := range ce.Args[1:] {
+		words = append(words, printNode(w))
+	}
+	p := parallelOpts.parse(words)
+	for _, o := range p.operands {
+		if strings.HasPrefix(o, ":::") {
+			return ""
+		}
+	}
+	if len(p.operands) == 0 {
+		return ""
+	}
+	f := strings.Fields(strings.Trim(p.operands[0], `'"`))
+	if len(f) == 0 {
+		return ""
+	}
+	return baseName(f[0])
 }
 
 // teeWrites remembers what tee writes into its files: its input, when

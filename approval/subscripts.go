@@ -39,6 +39,14 @@ func (a *assessor) subscriptCode(s string, sc *scope, depth, hops int) {
 	}
 }
 
+// looksSubscript reports a value that is a name with a subscript that
+// holds code, which bash runs wherever the value is used as a name or in
+// arithmetic (${!x}, declare -n, [ $x -eq 1 ], ${a[x]}).
+func looksSubscript(v string) bool {
+	i := strings.IndexByte(v, '[')
+	return i > 0 && isAssignment(strings.TrimSpace(v[:i])+"=") && runsCode(v[i:])
+}
+
 // runsCode reports text that holds a command or process substitution.
 func runsCode(s string) bool {
 	return strings.Contains(s, "$(") || strings.Contains(s, "`") || strings.Contains(s, "<(") || strings.Contains(s, ">(")
@@ -123,9 +131,12 @@ func (a *assessor) nameArgs(c *cmd) {
 	var names []string
 	switch c.name {
 	case "printf":
-		for i := 0; i+1 < len(c.args); i++ {
-			if c.args[i] == "-v" {
+		for i := 0; i < len(c.args) && strings.HasPrefix(c.args[i], "-"); i++ {
+			switch {
+			case c.args[i] == "-v" && i+1 < len(c.args):
 				names = append(names, c.args[i+1])
+			case strings.HasPrefix(c.args[i], "-v"):
+				names = append(names, c.args[i][2:])
 			}
 		}
 	case "test", "[":

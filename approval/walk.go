@@ -167,6 +167,10 @@ func (a *assessor) assign(list []*syntax.Assign, sc *scope, depth int) {
 			delete(sc.vars, name)
 			continue
 		}
+		if looksSubscript(v) {
+			// Used as a name or in arithmetic, bash runs it.
+			a.subscriptCode(v, sc, depth, 0)
+		}
 		sc.vars[name] = v
 	}
 }

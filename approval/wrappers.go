@@ -222,7 +222,7 @@ func env(a *assessor, base call, args []field) ([]field, bool) {
 	}
 	p := envOpts.parse(strs(args))
 	k := 0
-	for k < len(p.operands) && isAssignment(p.operands[k]) {
+	for k < len(p.operands) && (isAssignment(p.operands[k]) || p.operands[k] == "-") {
 		name, v, _ := strings.Cut(p.operands[k], "=")
 		a.runsVar(name, v, args[p.index[k]].lit, base.sc, base.depth)
 		k++
