@@ -47,8 +47,9 @@
 // /dev/stdin, or fed to xargs. Names bash evaluates (printf -v, read,
 // declare, local, export, unset, let, test -v, [[ -v ]]) and arithmetic
 // operands, including the known values of variables named in arithmetic,
-// may hold array subscripts that run code ('a[$(cmd)]'): such text is at
-// least Dangerous and the code is checked as a script.
+// may hold array subscripts that run code ('a[$(cmd)]'): such text, and
+// any value assigned that has that form, is at least Dangerous and the
+// code is checked as a script.
 //
 // Interpreter one-liners (python -c, perl -e/-E/-M, ruby -e, node -e/-p,
 // php -r, deno/bun eval, lua/luajit -e, Rscript/R -e, julia -e, pwsh -c) and programs fed to an interpreter on
@@ -111,13 +112,15 @@
 //     @FILE or < FILE naming $TALARIA_HOME's config.yaml, talaria.db*,
 //     temporal/, tls/, serve.json, ~/.ssh/id_*, ~/.aws/credentials,
 //     ~/.netrc, ~/.git-credentials, ~/.docker/config.json, ~/.kube/config,
-//     /etc/shadow ...; not ~/.ssh/*.pub); requests to cloud metadata
-//     addresses (169.254.169.254 in any inet_aton spelling such as
-//     0xa9fea9fe or 2852039166, metadata.google.internal, fd00:ec2::254,
-//     100.100.100.200); chmod -R 777, shutdown and reboot, stopping system
-//     services, killing all processes, removing packages, DROP/TRUNCATE
-//     through a SQL client, crontab -r, history -c, disk tools and flushing
-//     the firewall.
+//     /etc/shadow ...; not ~/.ssh/*.pub; or a path in inline code) and
+//     printing stored credentials (git credential fill, gh auth token, aws
+//     configure get, gcloud auth print-access-token, kubectl config view
+//     --raw ...); requests to cloud metadata addresses (169.254.169.254 in
+//     any inet_aton spelling such as 0xa9fea9fe or 2852039166,
+//     metadata.google.internal, fd00:ec2::254, 100.100.100.200); chmod -R
+//     777, shutdown and reboot, stopping system services, killing all
+//     processes, removing packages, DROP/TRUNCATE through a SQL client,
+//     crontab -r, history -c, disk tools and flushing the firewall.
 //   - Safe: everything else.
 //
 // # What the parser cannot know

@@ -277,6 +277,12 @@ func (a *assessor) inlineCode(c *cmd, lang, code string) {
 			c.name+" "+rawPattern(code))
 	}
 	a.embeddedShell(c, code)
+	for _, tok := range strings.FieldsFunc(code, func(r rune) bool { return strings.ContainsRune(" \t\n'\"`(),;[]{}<>=+", r) }) {
+		if isSecretFile(tok) {
+			a.report(Dangerous, RuleSecretRead, "reads a secret file ("+c.name+" code names "+short(tok)+")", c.name+" "+rawPattern(code))
+			break
+		}
+	}
 }
 
 // embeddedShell checks the shell commands inline code spells out.

@@ -49,6 +49,10 @@ type environ struct {
 }
 
 func (e environ) Get(name string) expand.Variable {
+	if name == "TALARIA_HOME" {
+		// Wherever it points, paths below it are Talaria's own.
+		return expand.Variable{Set: true, Kind: expand.String, Str: "$TALARIA_HOME"}
+	}
 	if v, ok := e.vars[name]; ok {
 		return expand.Variable{Set: true, Kind: expand.String, Str: v}
 	}
