@@ -111,6 +111,7 @@ func TestGrantPerCommand(t *testing.T) {
 		{"rm -rf ./build", "ssh host rm -rf ./build", false},
 		{"xargs rm -rf < list", "find . -name x | xargs rm -rf", false},
 		{"git clean -fdx", "GIT_WORK_TREE=~ git clean -fdx", false},
+		{"cat x | sh", "cd /tmp && cat x | sh", false},
 		{"cd ~ && tar -xf a.tar", "cd ~ && tar -xf b.tar", false},
 		{"find . -name '*.pyc' -delete", "find . -name '*.pyc' -delete", true},
 		{"find . -name x -exec rm -rf {} +", "find . -name y -exec rm -rf {} +", false},

@@ -39,6 +39,11 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 	d := decoder{a: a, sc: sc, depth: depth}
 	out, known := "", false
 	dl, dec := -1, -1 // the last downloader and decoder
+	saved := a.ctx
+	if w := sc.where(); !strings.Contains(a.ctx, w) {
+		a.ctx += w
+	}
+	defer func() { a.ctx = saved }()
 	for j, in := range infos {
 		if dl >= 0 && in.readsStdin {
 			a.feeds(stages, infos, dl, j)

@@ -9,7 +9,7 @@ const (
 	RuleRawDiskWrite    = "raw_disk_write"    // dd of=/dev/sda, cp img /dev/sda, tee /dev/nvme0n1
 	RuleDiskRedirect    = "disk_redirect"     // > /dev/sda
 	RuleForkBomb        = "fork_bomb"         // :(){ :|:& };:
-	RuleRootChmod       = "root_chmod"        // chmod -R 777 /
+	RuleRootChmod       = "root_chmod"        // chmod -R 777 /, chmod -R 000 ~, setfacl -R ... /
 	RuleRootChown       = "root_chown"        // chown -R user /
 	RuleRootOverwrite   = "root_overwrite"    // rsync --delete x/ /, tar -x -C /
 )

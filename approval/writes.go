@@ -292,9 +292,9 @@ func (a *assessor) perms(c *cmd) {
 		for _, t := range ops {
 			if isRootTarget(t) || isSystemDir(t) || isHomeRoot(t) {
 				if c.name == "chmod" {
-					a.report(Blocked, RuleRootChmod, "recursive permission change of the root filesystem or a system directory (chmod -R "+short(t)+")", pat)
+					a.report(Blocked, RuleRootChmod, "recursive permission change of the root filesystem, a home or a system directory (chmod -R "+short(t)+")", pat)
 				} else {
-					a.report(Blocked, RuleRootChown, "recursive ownership change of the root filesystem or a system directory ("+c.name+" -R "+short(t)+")", pat)
+					a.report(Blocked, RuleRootChown, "recursive ownership change of the root filesystem, a home or a system directory ("+c.name+" -R "+short(t)+")", pat)
 				}
 			}
 		}
