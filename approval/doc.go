@@ -143,7 +143,9 @@
 // sudo -D and git -C: paths that are deleted or written are resolved
 // against it, a home stays a home (cd "$HOME", cd /home/NAME, cd /root) and
 // a directory the text does not fix (cd "$D", cd -, cd ~+) is an unknown
-// place, never the working directory.
+// place, never the working directory. A cd in a subshell, substitution,
+// pipeline stage or child shell does not move the commands after it; one
+// in eval does.
 //
 // Reading a system path is Safe (cat /etc/hosts); naming a secret file, or
 // a whole directory of them (~/.ssh, ~/.aws, $TALARIA_HOME ...), as an

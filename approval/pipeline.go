@@ -21,6 +21,8 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 	flattenPipe(b.Y, &stages)
 	infos := make([]cmdInfo, len(stages))
 	downloads := false
+	cwd := sc.cwd
+	defer func() { sc.cwd = cwd }() // every stage runs in a subshell
 	for i, st := range stages {
 		if ce, ok := st.Cmd.(*syntax.CallExpr); ok {
 			saved := a.ctx

@@ -51,7 +51,9 @@ func (a *assessor) command(cmd syntax.Command, sc *scope, depth int) bool {
 	case *syntax.Block:
 		or(a.stmts(c.Stmts, sc, depth))
 	case *syntax.Subshell:
+		cwd := sc.cwd
 		or(a.stmts(c.Stmts, sc, depth))
+		sc.cwd = cwd
 	case *syntax.IfClause:
 		for ic := c; ic != nil; ic = ic.Else {
 			or(a.stmts(ic.Cond, sc, depth))
@@ -123,6 +125,8 @@ func (a *assessor) subs(n syntax.Node, sc *scope, depth int) bool {
 		return false
 	}
 	downloads := false
+	cwd := sc.cwd
+	defer func() { sc.cwd = cwd }() // substitutions run in subshells
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CmdSubst:

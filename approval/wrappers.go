@@ -134,6 +134,14 @@ func operandThen(o opts, n int) wrapper {
 // shellText checks a script a program hands to a shell; a script built
 // from a download runs that download.
 func (a *assessor) shellText(base call, src string) {
+	// Another process: a cd in it does not move this shell.
+	cwd := base.sc.cwd
+	a.evalText(base, src)
+	base.sc.cwd = cwd
+}
+
+// evalText checks a script this shell runs itself (eval).
+func (a *assessor) evalText(base call, src string) {
 	if base.subsDownload {
 		a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script (sh -c \"$(curl ...)\")", "sh -c "+rawPattern(src))
 	}
@@ -338,7 +346,7 @@ func parallel(a *assessor, base call, args []field) ([]field, bool) {
 
 // eval runs its arguments joined as a script.
 func eval(a *assessor, base call, args []field) ([]field, bool) {
-	a.shellText(base, joinScript(args))
+	a.evalText(base, joinScript(args))
 	return nil, false
 }
 
