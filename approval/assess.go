@@ -68,6 +68,9 @@ type scope struct {
 	written map[string]procOutput
 	// cwd is the directory an earlier cd changed to, when it is known.
 	cwd string
+	// peak is the most dangerous directory (see dirWeight) the shell was
+	// in during the statement being checked.
+	peak string
 	// args are the positional parameters $1 ..., when known.
 	args []string
 }

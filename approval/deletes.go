@@ -72,6 +72,9 @@ func (a *assessor) cd(c *cmd) {
 	default:
 		c.sc.cwd = c.sc.chdir(p.operands[0])
 	}
+	if dirWeight(c.sc.cwd) > dirWeight(c.sc.peak) {
+		c.sc.peak = c.sc.cwd
+	}
 }
 
 // findKeep are the find primaries that do not narrow what it matches.

@@ -145,7 +145,9 @@
 // a directory the text does not fix (cd "$D", cd -, cd ~+) is an unknown
 // place, never the working directory. A cd in a subshell, substitution,
 // pipeline stage or child shell does not move the commands after it; one
-// in eval does.
+// in eval does. After commands that may not all run (&&, ||, if, case,
+// loops), the most dangerous directory the shell may be in is assumed:
+// cd / && cd x; rm -rf * is Blocked, since cd x may fail.
 //
 // Reading a system path is Safe (cat /etc/hosts); naming a secret file, or
 // a whole directory of them (~/.ssh, ~/.aws, $TALARIA_HOME ...), as an

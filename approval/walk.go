@@ -11,11 +11,48 @@ import (
 func (a *assessor) stmts(list []*syntax.Stmt, sc *scope, depth int) bool {
 	downloads := false
 	for _, s := range list {
+		outer := sc.peak
+		sc.peak = sc.cwd
 		if a.stmt(s, sc, depth) {
 			downloads = true
 		}
+		if conditional(s) && dirWeight(sc.peak) > dirWeight(sc.cwd) {
+			// Some of its commands may not have run: the shell may be
+			// in any directory a cd in it went to, or where it was.
+			// The most dangerous one is kept.
+			sc.cwd = sc.peak
+		}
+		if dirWeight(outer) > dirWeight(sc.peak) {
+			sc.peak = outer
+		}
 	}
 	return downloads
+}
+
+// conditional reports a statement whose commands may not all run.
+func conditional(s *syntax.Stmt) bool {
+	switch c := s.Cmd.(type) {
+	case *syntax.BinaryCmd:
+		return c.Op == syntax.AndStmt || c.Op == syntax.OrStmt
+	case *syntax.IfClause, *syntax.WhileClause, *syntax.ForClause, *syntax.CaseClause:
+		return true
+	}
+	return false
+}
+
+// dirWeight ranks directories by what a delete or write there can harm.
+func dirWeight(d string) int {
+	switch {
+	case d == "":
+		return 1
+	case isRootTarget(d):
+		return 4
+	case isHomeRoot(d) || isSystemDir(d):
+		return 3
+	case isSystemPath(d) || isHomeSensitive(d) || isTalariaHome(d):
+		return 2
+	}
+	return 1
 }
 
 // stmt checks one statement and its redirections.
