@@ -13,9 +13,10 @@
 //
 // Text a shell would not run as written is Dangerous (rule unparsable),
 // never Safe; so is a comment that ends with a backslash before a newline,
-// which the parser and bash read differently. Text nested deeper than a fixed limit (24 levels of
-// substitutions and nested shells, more than 64 stacked wrappers, 1000
-// nested parentheses) is Dangerous (rule too_complex).
+// which the parser and bash read differently. Text nested deeper than a
+// fixed limit (24 levels of substitutions and nested shells, more than 64
+// stacked wrappers, 1000 nested parentheses) is Dangerous (rule
+// too_complex).
 //
 // # What runs
 //
@@ -33,39 +34,40 @@
 // and $'\x72\x6d' are simply rm.
 //
 // Wrappers are looked through with their option grammars, including
-// abbreviated long options (sudo --us root): sudo, doas, su/runuser -c,
-// env (-i, -, -u, -C, NAME=value, -S), nohup, setsid, timeout, nice, ionice,
+// abbreviated long options (sudo --us root): sudo, doas, su/runuser -c, env
+// (-i, -, -u, -C, NAME=value, -S), nohup, setsid, timeout, nice, ionice,
 // stdbuf, time, command (not command -v), builtin, exec, busybox, strace,
 // unshare, nsenter, systemd-run, taskset, chroot, flock (-c), script -c,
-// watch, pkexec, fakeroot, proot, bwrap, firejail, setpriv, sg, capsh
-// --, prlimit, numactl, faketime, torsocks, proxychains, rlwrap, sshpass,
-// xvfb-run, dbus-launch, ssh-agent, mpirun, valgrind, catchsegv, entr,
-// start-stop-daemon, xargs (with literal input piped in), parallel (command and :::
-// inputs), eval, trap, ssh HOST CMD, find -exec/-execdir/-ok/-okdir,
-// tar --to-command/--checkpoint-action=exec, "sh -c" for every shell, and
-// heredocs, here-strings and literal text piped into a shell or source
-// /dev/stdin, or fed to xargs. Names bash evaluates (printf -v, read,
-// declare, local, export, unset, let, test -v, [[ -v ]]) and arithmetic
-// operands, including the known values of variables named in arithmetic,
-// may hold array subscripts that run code ('a[$(cmd)]'): such text, and
-// any value assigned that has that form, is at least Dangerous and the
-// code is checked as a script.
+// watch, screen, pkexec, fakeroot, proot, bwrap, firejail, setpriv, sg,
+// capsh --, prlimit, numactl, faketime, torsocks, proxychains, rlwrap,
+// sshpass, xvfb-run, dbus-launch, ssh-agent, mpirun, valgrind, catchsegv,
+// entr, start-stop-daemon, xargs (with literal input piped in), parallel
+// (command and ::: inputs), eval, trap, ssh HOST CMD, find
+// -exec/-execdir/-ok/-okdir, tar --to-command/--checkpoint-action=exec, "sh
+// -c" for every shell, and heredocs, here-strings and literal text piped
+// into a shell or source /dev/stdin, or fed to xargs. Names bash evaluates
+// (printf -v, read, declare, local, export, unset, let, test -v, [[ -v ]])
+// and arithmetic operands, including the known values of variables named in
+// arithmetic, may hold array subscripts that run code ('a[$(cmd)]'): such
+// text, and any value assigned that has that form, is at least Dangerous
+// and the code is checked as a script.
 //
 // Interpreter one-liners (python -c, perl -e/-E/-M, ruby -e, node -e/-p,
-// php -r, deno/bun eval, lua/luajit -e, Rscript/R -e, julia -e, pwsh -c) and programs fed to an interpreter on
-// stdin are Dangerous (rule inline_code) when the code deletes, moves,
-// writes, changes permissions, runs commands or evaluates built code, or
-// when the code itself is built by the shell; shell commands they spell
-// out as string literals (os.system("..."), `...`) are checked as
-// scripts. awk programs are read for system(), "cmd" | getline, print |
-// "cmd" and print > "file"; sed scripts for e COMMAND and s///e (the
-// command is checked as a script, and is Dangerous) and w FILE (a write).
+// php -r, deno/bun eval, lua/luajit -e, Rscript/R -e, julia -e, pwsh -c)
+// and programs fed to an interpreter on stdin are Dangerous (rule
+// inline_code) when the code deletes, moves, writes, changes permissions,
+// runs commands or evaluates built code, or when the code itself is built
+// by the shell; shell commands they spell out as string literals
+// (os.system("..."), `...`) are checked as scripts. awk programs are read
+// for system(), "cmd" | getline, print | "cmd" and print > "file"; sed
+// scripts for e COMMAND and s///e (the command is checked as a script, and
+// is Dangerous) and w FILE (a write).
 //
 // Options and settings that make a program run a command are Dangerous,
 // and the command is checked as a script where it is literal: gdb -ex
 // '!cmd', vim -c/--cmd/+cmd, emacs --eval, man -P/-H, sqlite3 .shell and
 // .system, psql \!, expect -c, tmux new/split-window/run-shell CMD and
-// send-keys, screen CMD and -X, rsync -e/--rsync-path (other than ssh),
+// send-keys, screen -X, rsync -e/--rsync-path (other than ssh),
 // ssh -o ProxyCommand/LocalCommand, scp -S, zip -TT, git ext:: URLs, at,
 // batch, crontab FILE, git config and git -c of core.pager, core.editor,
 // core.sshCommand, core.hooksPath, alias.x='!cmd' ..., hash -p, enable
