@@ -68,6 +68,8 @@ type scope struct {
 	written map[string]procOutput
 	// cwd is the directory an earlier cd changed to, when it is known.
 	cwd string
+	// links maps the symbolic links the command made to their targets.
+	links map[string]string
 	// peak is the most dangerous directory (see dirWeight) the shell was
 	// in during the statement being checked.
 	peak string
@@ -96,10 +98,22 @@ func (sc *scope) withArgs(args []string) *scope {
 // to: an absolute path, a path in a home ("~/x"), one relative to the
 // working directory ("../x"), or one below an unknown place ("$D/x").
 func (sc *scope) resolve(p string) string {
-	if sc.cwd == "" || p == "" || strings.HasPrefix(p, "/") || isHomePath(p) || strings.HasPrefix(p, "$") {
-		return p
+	if sc.cwd != "" && p != "" && !strings.HasPrefix(p, "/") && !isHomePath(p) && !strings.HasPrefix(p, "$") {
+		p = joinDir(sc.cwd, p)
 	}
-	return joinDir(sc.cwd, p)
+	return sc.followLinks(p)
+}
+
+// followLinks replaces a symbolic link the command made (ln -s / x) at
+// the start of p by what it points to.
+func (sc *scope) followLinks(p string) string {
+	for _, l := range sortedKeys(sc.links) {
+		c := path.Clean(p)
+		if c == l || strings.HasPrefix(c, l+"/") {
+			return sc.links[l] + c[len(l):]
+		}
+	}
+	return p
 }
 
 // isHomePath reports a path that starts with a home directory: "~",
@@ -150,18 +164,27 @@ func (sc *scope) chdir(dir string) string {
 	case strings.HasPrefix(dir, "~+") || strings.HasPrefix(dir, "~-"):
 		return joinDir("$PWD", strings.TrimLeft(dir[2:], "/"))
 	case strings.HasPrefix(dir, "/"):
-		return path.Clean(dir)
+		return sc.followLinks(path.Clean(dir))
 	case isHomePath(dir):
-		return joinDir(dir, ".")
+		return sc.followLinks(joinDir(dir, "."))
 	case strings.Contains(dir, "$"):
 		if strings.HasPrefix(dir, "$") {
 			return joinDir(dir, ".")
 		}
 		return "$DIR"
+	case sc.vars["CDPATH"] != "":
+		// cd searches CDPATH first: the most dangerous candidate.
+		best := sc.resolve(dir)
+		for _, e := range strings.Split(sc.vars["CDPATH"], ":") {
+			if d := sc.chdir(path.Join(e, dir)); e != "" && e != "." && dirWeight(d) > dirWeight(best) {
+				best = d
+			}
+		}
+		return best
 	case sc.cwd == "":
-		return path.Clean(dir)
+		return sc.followLinks(path.Clean(dir))
 	}
-	return joinDir(sc.cwd, dir)
+	return sc.followLinks(joinDir(sc.cwd, dir))
 }
 
 // where is how a pattern names the directory a command runs in, when it
@@ -180,7 +203,7 @@ type procOutput struct {
 
 func newScope() *scope {
 	return &scope{vars: map[string]string{}, downloaded: map[string]bool{}, procs: map[string]procOutput{},
-		written: map[string]procOutput{}}
+		written: map[string]procOutput{}, links: map[string]string{}}
 }
 
 // procFile names the output of a process substitution: the same path for

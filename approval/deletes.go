@@ -67,6 +67,9 @@ func (a *assessor) cd(c *cmd) {
 		c.sc.cwd = "$DIRSTACK"
 	case len(p.operands) == 0 && c.name == "cd":
 		c.sc.cwd = "~"
+		if h, ok := c.sc.vars["HOME"]; ok {
+			c.sc.cwd = c.sc.chdir(h)
+		}
 	case len(p.operands) == 0:
 		c.sc.cwd = "$DIRSTACK"
 	default:

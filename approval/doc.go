@@ -141,15 +141,16 @@
 // relative to an unknown place, and a command word built from one is
 // Dangerous. Quoted text is data: echo "rm -rf /" is Safe.
 //
-// The directory a command runs in is followed through cd, pushd, env -C,
-// sudo -D and git -C: paths that are deleted or written are resolved
-// against it, a home stays a home (cd "$HOME", cd /home/NAME, cd /root) and
-// a directory the text does not fix (cd "$D", cd -, cd ~+) is an unknown
-// place, never the working directory. A cd in a subshell, substitution,
-// pipeline stage or child shell does not move the commands after it; one
-// in eval does. After commands that may not all run (&&, ||, if, case,
-// loops), the most dangerous directory the shell may be in is assumed:
-// cd / && cd x; rm -rf * is Blocked, since cd x may fail.
+// The directory a command runs in is followed through cd (with CDPATH and
+// $HOME when the text sets them, and symbolic links it made with ln -s),
+// pushd, env -C, sudo -D and git -C: paths that are deleted or written are
+// resolved against it, a home stays a home (cd "$HOME", cd /home/NAME, cd
+// /root) and a directory the text does not fix (cd "$D", cd -, cd ~+) is an
+// unknown place, never the working directory. A cd in a subshell,
+// substitution, pipeline stage or child shell does not move the commands
+// after it; one in eval does. After commands that may not all run (&&, ||,
+// if, case, loops), the most dangerous directory the shell may be in is
+// assumed: cd / && cd x; rm -rf * is Blocked, since cd x may fail.
 //
 // Reading a system path is Safe (cat /etc/hosts); naming a secret file, or
 // a whole directory of them (~/.ssh, ~/.aws, $TALARIA_HOME ...), as an

@@ -146,6 +146,29 @@ func (a *assessor) overHome(c *cmd, dest string) {
 	}
 }
 
+// linkMade remembers ln -s TARGET LINK, so that paths through LINK are
+// seen as paths through TARGET.
+func (a *assessor) linkMade(c *cmd, ops []string) {
+	if len(ops) == 0 {
+		return
+	}
+	target := ops[0]
+	link := "./" + path.Base(target)
+	if len(ops) >= 2 {
+		link = ops[len(ops)-1]
+	}
+	link = path.Clean(c.sc.resolve(link))
+	if !strings.HasPrefix(target, "/") && !isHomePath(target) && !strings.HasPrefix(target, "$") {
+		target = joinDir(path.Dir(link), target)
+	}
+	if len(c.sc.links) < maxLinks {
+		c.sc.links[link] = path.Clean(c.sc.resolve(target))
+	}
+}
+
+// maxLinks bounds the symbolic links remembered.
+const maxLinks = 64
+
 // isWorkspaceGit reports a git hook or the git config of a repository,
 // which run commands at the next git command.
 func isWorkspaceGit(p string) bool {

@@ -76,6 +76,9 @@ func (a *assessor) copies(c *cmd) {
 		}
 		a.writeTarget(d, c.name, c.pattern(), false)
 	}
+	if c.name == "ln" && (clusterHas(c.args, 's') || hasAny(c.args, "--symbolic")) {
+		a.linkMade(c, cpOpts.parse(c.args).operands)
+	}
 }
 
 // dd writes to of=.
