@@ -374,5 +374,23 @@ func flattenPipe(s *syntax.Stmt, out *[]*syntax.Stmt) {
 		flattenPipe(b.Y, out)
 		return
 	}
+	// { sh; } and (sh) read the pipe as sh would.
+	for len(s.Redirs) == 0 && !s.Negated && !s.Background {
+		var inner []*syntax.Stmt
+		switch c := s.Cmd.(type) {
+		case *syntax.Block:
+			inner = c.Stmts
+		case *syntax.Subshell:
+			inner = c.Stmts
+		}
+		if len(inner) != 1 {
+			break
+		}
+		s = inner[0]
+		if _, ok := s.Cmd.(*syntax.BinaryCmd); ok {
+			flattenPipe(s, out)
+			return
+		}
+	}
 	*out = append(*out, s)
 }
