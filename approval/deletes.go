@@ -242,6 +242,10 @@ func (a *assessor) shred(c *cmd) {
 	}
 }
 
+var gitConfigOpts = opts{short: "f", permute: true, long: longs("file=", "blob=", "type=", "default=", "comment=",
+	"value=", "url=", "global", "system", "local", "worktree", "add", "replace-all", "append", "all", "bool", "int",
+	"path", "null", "name-only", "show-origin", "show-scope", "includes", "no-includes", "fixed-value")}
+
 var gitOpts = opts{short: "Cc", long: longs("git-dir=", "work-tree=", "namespace=", "exec-path=", "config-env=")}
 
 func (a *assessor) git(c *cmd) {
@@ -275,11 +279,9 @@ func (a *assessor) git(c *cmd) {
 		a.gitCloneDir(c, rest)
 	}
 	if sub == "config" {
-		var kv []string
-		for _, r := range rest {
-			if !strings.HasPrefix(r, "-") {
-				kv = append(kv, r)
-			}
+		kv := gitConfigOpts.parse(rest).operands
+		if len(kv) > 0 && (kv[0] == "set" || kv[0] == "--add") {
+			kv = kv[1:]
 		}
 		if len(kv) >= 2 {
 			a.gitConfig(c, kv[0]+"="+kv[1])
