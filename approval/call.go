@@ -299,6 +299,7 @@ func init() {
 	add((*assessor).gdb, "gdb", "cgdb")
 	add((*assessor).editor, "vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "emacs", "emacsclient")
 	add((*assessor).man, "man")
+	add((*assessor).pager, "less", "more", "most")
 	add((*assessor).tmux, "tmux")
 	add((*assessor).scp, "scp", "sftp")
 	add((*assessor).zip, "zip")

@@ -95,6 +95,17 @@ func (a *assessor) editor(c *cmd) {
 	}
 }
 
+// pager: less +CMD runs less commands, and "!cmd" or "|cmd" among them
+// run a shell.
+func (a *assessor) pager(c *cmd) {
+	for _, arg := range c.args {
+		if v, ok := strings.CutPrefix(arg, "+"); ok && strings.ContainsAny(v, "!|") {
+			i := strings.IndexAny(v, "!|")
+			a.runsOption(c, c.name+" +"+v, strings.TrimPrefix(v[i+1:], "$"), true)
+		}
+	}
+}
+
 // man -P/-H/--pager/--html run a pager or browser command.
 func (a *assessor) man(c *cmd) {
 	for _, v := range optValues(c.args, "-P", "--pager", "-H", "--html") {

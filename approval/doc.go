@@ -41,8 +41,8 @@
 // watch, screen, pkexec, fakeroot, proot, bwrap, firejail, setpriv, sg,
 // capsh --, prlimit, numactl, faketime, torsocks, proxychains, rlwrap,
 // sshpass, xvfb-run, dbus-launch, ssh-agent, mpirun, valgrind, catchsegv,
-// entr, start-stop-daemon, xargs (with literal input piped in), parallel
-// (command and ::: inputs), eval, trap, ssh HOST CMD, find
+// toybox, entr, start-stop-daemon, xargs (with literal input piped in),
+// parallel (command and ::: inputs), eval, trap, ssh HOST CMD, find
 // -exec/-execdir/-ok/-okdir, tar --to-command/--checkpoint-action=exec, "sh
 // -c" for every shell, and heredocs, here-strings and literal text piped
 // into a shell or source /dev/stdin, or fed to xargs. Names bash evaluates
@@ -63,19 +63,19 @@
 // scripts for e COMMAND and s///e (the command is checked as a script, and
 // is Dangerous) and w FILE (a write).
 //
-// Options and settings that make a program run a command are Dangerous,
-// and the command is checked as a script where it is literal: gdb -ex
-// '!cmd', vim -c/--cmd/+cmd, emacs --eval, man -P/-H, sqlite3 .shell and
-// .system, psql \!, expect -c, tmux new/split-window/run-shell CMD and
-// send-keys, screen -X, rsync -e/--rsync-path (other than ssh),
-// ssh -o ProxyCommand/LocalCommand, scp -S, zip -TT, git ext:: URLs, at,
-// batch, crontab FILE, git config and git -c of core.pager, core.editor,
-// core.sshCommand, core.hooksPath, alias.x='!cmd' ..., hash -p, enable
-// -f, and assignments (NAME=v cmd, export, env, sudo) of GIT_PAGER,
+// Options and settings that make a program run a command are Dangerous, and
+// the command is checked as a script where it is literal: gdb -ex '!cmd',
+// vim -c/--cmd/+cmd, emacs --eval, man -P/-H, less +!cmd, sqlite3 .shell
+// and .system, psql \!, expect -c, tmux new/split-window/run-shell CMD and
+// send-keys, screen -X, rsync -e/--rsync-path (other than ssh), ssh -o
+// ProxyCommand/LocalCommand, scp -S, zip -TT, git ext:: URLs, at, batch,
+// crontab FILE, git config and git -c of core.pager, core.editor,
+// core.sshCommand, core.hooksPath, alias.x='!cmd' ..., hash -p, enable -f,
+// and assignments (NAME=v cmd, export, env, sudo) of GIT_PAGER,
 // GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_EDITOR, PAGER, MANPAGER,
 // LESSOPEN, EDITOR, BASH_ENV, ENV, LD_PRELOAD, LD_LIBRARY_PATH,
-// PROMPT_COMMAND ... (pagers and editors set to cat, less, more or vim
-// stay Safe).
+// PROMPT_COMMAND ... (pagers and editors set to cat, less, more or vim stay
+// Safe).
 //
 // # Rules
 //

@@ -153,6 +153,7 @@ func addRunners() {
 		"mpiexec":           argWrapper("-np", "-n", "-c", "-H", "-host", "--host", "-hostfile", "--hostfile", "-machinefile", "-x", "-wdir", "--wdir", "-npernode", "-ppn", "--map-by", "--bind-to", "-f"),
 		"valgrind":          argWrapper(),
 		"catchsegv":         argWrapper(),
+		"toybox":            argWrapper(),
 		"entr":              entr,
 		"start-stop-daemon": startStopDaemon,
 		"chpst":             argWrapper("-u", "-U", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"),
