@@ -285,7 +285,9 @@ var runsVars = map[string]bool{"GIT_PAGER": true, "GIT_SSH_COMMAND": true, "GIT_
 
 // harmlessValues are the values of runsVars that run nothing new.
 var harmlessValues = map[string]bool{"": true, "cat": true, "less": true, "less -R": true, "less -FRX": true,
-	"more": true, "true": true, "vi": true, "vim": true, "nano": true, "code --wait": true}
+	"more": true, "true": true, "vi": true, "vim": true, "nano": true, "code --wait": true, "code -w": true,
+	"nvim": true, "emacs": true, "emacs -nw": true, "micro": true, "hx": true, "less -S": true, "less -r": true,
+	"delta": true, "bat": true, "most": true}
 
 // runsVar checks NAME=value that makes programs run or load value.
 func (a *assessor) runsVar(name, value string, lit bool, sc *scope, depth int) {
