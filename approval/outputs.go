@@ -58,11 +58,18 @@ func (a *assessor) outputFiles(c *cmd) {
 			outs = optValues(c.args, "-f")
 		}
 	case "unzip":
-		for _, d := range optValues(c.args, "-d") {
+		dirs := optValues(c.args, "-d")
+		if len(dirs) == 0 && !clusterHas(c.args, 'l') && !clusterHas(c.args, 'p') && !clusterHas(c.args, 't') && !clusterHas(c.args, 'Z') {
+			a.extractDir(c, ".")
+		}
+		for _, d := range dirs {
 			outs = append(outs, d+"/_file_")
 			a.extractDir(c, d)
 		}
 	case "7z", "7za", "7zr":
+		if len(c.args) > 0 && (c.args[0] == "x" || c.args[0] == "e") && len(optValues(c.args, "-o")) == 0 {
+			a.extractDir(c, ".")
+		}
 		for _, arg := range c.args {
 			if d, ok := strings.CutPrefix(arg, "-o"); ok && d != "" {
 				outs = append(outs, d+"/_file_")
