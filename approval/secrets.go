@@ -121,6 +121,9 @@ func (a *assessor) secretArgs(c *cmd) {
 	}
 	for _, arg := range c.args {
 		for _, p := range secretCandidates(arg) {
+			// find -exec gets a file below its start: below a secret
+			// directory, it may be a secret.
+			p = strings.TrimSuffix(p, "/_match_")
 			if isSecretFile(c.sc.resolve(p)) {
 				a.report(Dangerous, RuleSecretRead, "reads a secret file ("+c.name+" "+short(p)+")", c.pattern())
 				return
