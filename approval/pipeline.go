@@ -168,14 +168,24 @@ func (a *assessor) teeWrites(st *syntax.Stmt, in string, known bool, sc *scope, 
 	}
 }
 
-// findXargs checks xargs deleting what an unnarrowed find lists: every
-// file under its start paths.
+// findXargs checks xargs (or parallel) reading what find or ls lists:
+// secret files it names are read, and deleting what an unnarrowed find
+// lists deletes every file under its start paths.
 func (a *assessor) findXargs(producer *syntax.Stmt, in cmdInfo, sc *scope, depth int) {
 	ce, ok := producer.Cmd.(*syntax.CallExpr)
 	if !ok || len(ce.Args) == 0 {
 		return
 	}
 	words := strs(decoder{a: a, sc: sc, depth: depth}.words(ce.Args))
+	if !noReaders[in.name] {
+		for _, w := range words[1:] {
+			if isSecretFile(sc.resolve(w)) {
+				a.report(Dangerous, RuleSecretRead, "reads the secret files "+short(baseName(words[0]))+" lists (xargs "+in.name+")",
+					rawPattern(printNode(producer))+" | xargs "+in.name)
+				break
+			}
+		}
+	}
 	if baseName(words[0]) != "find" {
 		return
 	}
