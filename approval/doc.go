@@ -165,12 +165,12 @@
 // about, with their program and dangerous arguments ("rm -rf ./build":
 // option clusters merged, paths cleaned, harmless flags dropped), several
 // joined by " ; ", each starting with where it runs when that is not the
-// working directory or user ("cd /tmp/w && ", "sudo ", "ssh host: ",
-// "git -C ~ "). Session and always approvals in [Grants] remember its
-// [Assessment.GrantKey], "cmd:" and the pattern, so a grant for
-// rm -rf ./build covers rm -fr build/ but never rm -rf ./src or
-// find / -delete. Grants written by older versions hold rule ids; they
-// stay readable and still match recorded assessments that have no
+// working directory or user ("cd /tmp/w && ", "sudo ", "ssh host: ", "git
+// -C ~ ", and for xargs reading a pipe, what feeds it). Session and always
+// approvals in [Grants] remember its [Assessment.GrantKey], "cmd:" and the
+// pattern, so a grant for rm -rf ./build covers rm -fr build/ but never rm
+// -rf ./src or find / -delete. Grants written by older versions hold rule
+// ids; they stay readable and still match recorded assessments that have no
 // pattern, which keeps replaying old histories deterministic, but they do
 // not cover new assessments.
 //
