@@ -3,6 +3,7 @@ package approval
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -36,7 +37,15 @@ var homeFiles = []string{
 var homeDirs = []string{
 	".ssh", ".gnupg", ".aws", ".config/gcloud", ".kube", ".azure", ".config/gh",
 	".docker", ".password-store", ".config/autostart", ".config/systemd/user", ".terraform.d",
-	".local/bin", "bin", ".config/fish", ".config/environment.d",
+	".local/bin", "bin", ".config/fish", ".config/environment.d", ".config/git",
+}
+
+// SensitiveHomePaths lists, relative to a home directory, the files that
+// run at login or hold credentials (files) and the directories whose every
+// file does (dirs): what a write must not touch. The file tools refuse to
+// write them from the same lists. The slices are copies.
+func SensitiveHomePaths() (files, dirs []string) {
+	return slices.Clone(homeFiles), slices.Clone(homeDirs)
 }
 
 // absClean cleans an absolute path; ok is false for relative paths.

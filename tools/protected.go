@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/talaria-agent/talaria/approval"
 )
 
 // credentialPatterns are well-known credential files. A pattern starting
@@ -22,22 +24,21 @@ var credentialPatterns = []string{
 }
 
 // writeOnlyPatterns are never written though they may be read, wherever
-// the working directory is: shell and session start-up files, programs on
-// a user's PATH, services started at login, and the directories holding
-// keys and logins. They cover every start-up and credential file of a home
-// directory that approval (approval/paths.go) treats as sensitive.
-var writeOnlyPatterns = []string{
-	// Shells and login sessions.
-	".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile",
-	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc",
-	".bash_history", ".zsh_history", ".inputrc", ".pam_environment", ".vimrc",
-	".xinitrc", ".xprofile", ".xsession", ".xsessionrc",
-	".config/fish/**", ".config/autostart/**", ".config/systemd/**", ".config/environment.d/**",
-	".local/bin/**", "bin/**",
-	// Keys, logins and tools that run hooks.
-	".ssh/**", ".aws/**", ".azure/**", ".kube/**", ".docker/**", ".config/gh/**", ".terraform.d/**",
-	".gitconfig", ".config/git/**",
-	"/proc/**", "/sys/**",
+// the working directory is: every start-up and credential file of a home
+// directory that approval treats as sensitive (approval.SensitiveHomePaths,
+// one list for both), plus session start-up files approval does not name
+// and the kernel's trees.
+var writeOnlyPatterns = sensitiveWritePatterns(".xsession", ".xsessionrc", ".config/systemd/**", "/proc/**", "/sys/**")
+
+// sensitiveWritePatterns is approval's list as patterns (a directory
+// covers everything below it), plus extra.
+func sensitiveWritePatterns(extra ...string) []string {
+	files, dirs := approval.SensitiveHomePaths()
+	out := append(files, extra...)
+	for _, d := range dirs {
+		out = append(out, d+"/**")
+	}
+	return out
 }
 
 // anywherePatterns are never written, at any depth of any directory: a
