@@ -38,33 +38,42 @@ func TestRecordHistories(t *testing.T) {
 		during func(t *testing.T, rt *Runtime)
 		// session: record the session coordinator's history too.
 		session bool
+		// continueEvery: the turn continues as new after this many
+		// iterations (0: the default); the last run is recorded.
+		continueEvery int
 	}{
 		{"turn_write_read_text.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi"}`}),
 			fakellm.ToolStep(fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"a.txt"}`}),
 			fakellm.TextStep("done"),
-		}, 0, nil, false},
+		}, 0, nil, false, 0},
 		{"turn_max_iterations.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
 			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
 			fakellm.TextStep("summary"),
-		}, 2, nil, false},
+		}, 2, nil, false, 0},
 		{"turn_empty_then_text.json", []fakellm.Step{
 			fakellm.TextStep(""),
 			fakellm.TextStep("<think>hm</think>"),
 			fakellm.TextStep("finally"),
-		}, 0, nil, false},
+		}, 0, nil, false, 0},
 		{"turn_approval_and_steer.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"rm -r nothing-here || true"}`}),
 			fakellm.TextStep("done"),
-		}, 0, approveAndSteer, true},
+		}, 0, approveAndSteer, true, 0},
 		// Since change local-activities: quick batches and bookkeeping run as local activities.
 		{"turn_local_activities.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi"}`}),
 			fakellm.ToolStep(fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"a.txt"}`},
 				fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"cat a.txt"}`}),
 			fakellm.TextStep("done"),
-		}, 0, nil, true},
+		}, 0, nil, true, 0},
+		// A run continued from an earlier one (TurnInput.Resume set).
+		{"turn_continued_run.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
+			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{"todos":[{"id":"1","content":"x","status":"pending"}]}`}),
+			fakellm.TextStep("done"),
+		}, 0, nil, false, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -80,7 +89,7 @@ func TestRecordHistories(t *testing.T) {
 				go c.during(t, rt)
 			}
 			res, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: "rec", UserMessage: "go",
-				Model: fakellm.DefaultModel, MaxIterations: c.maxIterations, Workdir: t.TempDir()})
+				Model: fakellm.DefaultModel, MaxIterations: c.maxIterations, ContinueEvery: c.continueEvery, Workdir: t.TempDir()})
 			if err != nil {
 				t.Fatal(err)
 			}
