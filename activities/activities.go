@@ -67,6 +67,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.CompressContext, activity.RegisterOptions{Name: CompressContextName})
 	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: ReserveTurnName})
 	r.RegisterActivityWithOptions(a.SaveGrant, activity.RegisterOptions{Name: SaveGrantName})
+	r.RegisterActivityWithOptions(a.TurnPolicy, activity.RegisterOptions{Name: TurnPolicyName})
 	r.RegisterActivityWithOptions(a.PrepareReview, activity.RegisterOptions{Name: PrepareReviewName})
 	r.RegisterActivityWithOptions(a.Deliver, activity.RegisterOptions{Name: DeliverName})
 	r.RegisterActivityWithOptions(a.PreRunScript, activity.RegisterOptions{Name: PreRunScriptName})

@@ -73,6 +73,16 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 		ContextTokens: contextTokens(system, history, a.schemaChars(in.Tools)), ApprovalPolicy: a.approvalPolicy()}, nil
 }
 
+// TurnPolicy reports, to a continued run of a turn, this worker's approval
+// mode and the grants stored for the session and for every session.
+func (a *Activities) TurnPolicy(ctx context.Context, in TurnPolicyInput) (TurnPolicyResult, error) {
+	session, always, err := a.Store.Grants(ctx, in.SessionID)
+	if err != nil {
+		return TurnPolicyResult{}, fmt.Errorf("turn policy of %s: %w", in.SessionID, err)
+	}
+	return TurnPolicyResult{ApprovalPolicy: a.approvalPolicy(), Grants: approval.Grants{Session: session, Always: always}}, nil
+}
+
 // approvalPolicy is the mode reported to turns: the configured one, ask when
 // none is.
 func (a *Activities) approvalPolicy() string {

@@ -8,6 +8,9 @@ const (
 	FinishTurnName    = "FinishTurn"
 	ReserveTurnName   = "ReserveTurn"
 	SaveGrantName     = "SaveGrant"
+	// TurnPolicyName reports the serving worker's approval mode and the
+	// stored grants to a continued run of a turn.
+	TurnPolicyName = "TurnPolicy"
 	PrepareReviewName = "PrepareReview"
 	// CompressContextName compacts a session's context into a child session.
 	CompressContextName = "CompressContext"

@@ -61,6 +61,20 @@ type BeginTurnResult struct {
 	ApprovalPolicy string `json:",omitempty"`
 }
 
+// TurnPolicyInput names the session (as its user named it) whose grants a
+// continued run of a turn needs.
+type TurnPolicyInput struct {
+	SessionID string
+}
+
+// TurnPolicyResult is what bounds a continued run: the serving worker's
+// approval mode and the grants in the store, never what the run's input
+// carried.
+type TurnPolicyResult struct {
+	ApprovalPolicy string
+	Grants         approval.Grants
+}
+
 // SaveGrantInput records a session or always approval.
 type SaveGrantInput struct {
 	SessionID string

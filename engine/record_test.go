@@ -74,6 +74,13 @@ func TestRecordHistories(t *testing.T) {
 			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{"todos":[{"id":"1","content":"x","status":"pending"}]}`}),
 			fakellm.TextStep("done"),
 		}, 0, nil, false, 2},
+		// Since change resume-policy: a continued run asks for the serving
+		// worker's approval mode and the stored grants (TurnPolicy).
+		{"turn_continued_run_policy.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
+			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{"todos":[{"id":"1","content":"x","status":"pending"}]}`}),
+			fakellm.TextStep("done"),
+		}, 0, nil, false, 2},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -63,6 +63,22 @@ func narrowMode(requested, policy ApprovalMode) ApprovalMode {
 	return requested
 }
 
+// reloadPolicy bounds a continued run as BeginTurn bounds a new one: the
+// serving worker's approval mode narrows the input's, and the grants are
+// those in the store, whatever the run's input carried.
+func reloadPolicy(ctx workflow.Context, in *TurnInput, g *humanGate) error {
+	if workflow.GetVersion(ctx, changeResumePolicy, workflow.DefaultVersion, 1) < 1 {
+		return nil
+	}
+	var p activities.TurnPolicyResult
+	if err := bookkeep(ctx, activities.TurnPolicyName, activities.TurnPolicyInput{SessionID: in.SessionID}).Get(ctx, &p); err != nil {
+		return err
+	}
+	in.Approvals.Mode = narrowMode(in.Approvals.Mode, ApprovalMode(p.ApprovalPolicy))
+	g.grants = p.Grants
+	return nil
+}
+
 // ApprovalSettings configure approvals for a turn.
 type ApprovalSettings struct {
 	Mode ApprovalMode

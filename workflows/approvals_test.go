@@ -1,7 +1,11 @@
 package workflows
 
 import (
+	"context"
 	"testing"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/approval"
@@ -55,5 +59,51 @@ func TestApprovalGate(t *testing.T) {
 				t.Fatalf("approvalGate = %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestContinuedRunReloadsPolicy: a continued run does not trust the mode
+// and grants its input carries: the serving worker's policy (deny) and the
+// stored grants (none) decide, so a carried grant and "off" run nothing.
+func TestContinuedRunReloadsPolicy(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	Register(env)
+	(&activities.Activities{}).Register(env)
+	risky := approval.Assessment{Risk: approval.Dangerous, Rule: approval.RuleRecursiveDelete, Pattern: "rm -rf ./x"}
+	calls := 0
+	env.OnActivity(activities.TurnPolicyName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.TurnPolicyInput) (activities.TurnPolicyResult, error) {
+			if in.SessionID != "s" {
+				t.Errorf("policy asked for session %q", in.SessionID)
+			}
+			return activities.TurnPolicyResult{ApprovalPolicy: "deny"}, nil
+		})
+	env.OnActivity(activities.CallModelName, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.CallModelInput) (activities.CallModelResult, error) {
+			calls++
+			if calls > 1 {
+				return textReply(), nil
+			}
+			r := toolReply("terminal")
+			r.ToolCalls[0].Risk = risky
+			return r, nil
+		})
+	var plans [][]activities.CallPlan
+	env.OnActivity(activities.ExecuteToolsName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ExecuteToolsInput) (activities.ExecuteToolsResult, error) {
+			plans = append(plans, in.Plan)
+			return activities.ExecuteToolsResult{}, nil
+		})
+	env.OnActivity(activities.FinishTurnName, mock.Anything, mock.Anything).Return(activities.FinishTurnResult{}, nil)
+	crafted := TurnInput{SessionID: "s", TurnNumber: 1, MaxIterations: 10,
+		Approvals: ApprovalSettings{Mode: ApprovalOff},
+		Resume:    &TurnCarry{State: NewTurnState(10), Grants: approval.Grants{Session: []string{risky.GrantKey()}}}}
+	env.ExecuteWorkflow(TurnWorkflowName, crafted)
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if len(plans) != 1 || len(plans[0]) != 1 || plans[0][0].Action != activities.PlanRefused {
+		t.Fatalf("plans = %+v, want the dangerous call refused", plans)
 	}
 }

@@ -21,6 +21,7 @@ func controlEnv(t *testing.T, slow time.Duration, replies ...activities.CallMode
 	var inputs []activities.CallModelInput
 	var finished activities.FinishTurnInput
 	env.OnActivity(activities.BeginTurnName, mock.Anything, mock.Anything).Return(activities.BeginTurnResult{Providers: 1}, nil)
+	env.OnActivity(activities.TurnPolicyName, mock.Anything, mock.Anything).Return(activities.TurnPolicyResult{ApprovalPolicy: "ask"}, nil)
 	env.OnActivity(activities.CallModelName, mock.Anything, mock.Anything).After(slow).Return(
 		func(ctx context.Context, in activities.CallModelInput) (activities.CallModelResult, error) {
 			inputs = append(inputs, in)

@@ -32,6 +32,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 	runs, iterations := 0, 0
 	if in.Resume != nil {
 		st, startedAt, gate.grants, runs = in.Resume.State, in.Resume.StartedAt, in.Resume.Grants, in.Resume.Runs+1
+		if err := reloadPolicy(ctx, &in, gate); err != nil {
+			return ConversationResult{}, err
+		}
 	} else {
 		var begun activities.BeginTurnResult
 		err := bookkeep(ctx, activities.BeginTurnName, activities.BeginTurnInput{

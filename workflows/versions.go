@@ -10,6 +10,10 @@ const (
 	// bookkeeping (BeginTurn, FinishTurn, ReserveTurn) run as local
 	// activities (version 1) instead of activities (DefaultVersion).
 	changeLocalActivities = "local-activities"
+	// changeResumePolicy: a continued run asks the serving worker for its
+	// approval mode and the store for the grants (version 1) instead of
+	// trusting those its input carries (DefaultVersion).
+	changeResumePolicy = "resume-policy"
 )
 
 // localActivities reports whether this run has changeLocalActivities.
