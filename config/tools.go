@@ -16,8 +16,13 @@ type Terminal struct {
 	EnvPassthrough []string `yaml:"env_passthrough"`
 }
 
-// Tools configures where the file tools may write and read.
+// Tools configures which tools turns may use and where the file tools may
+// write and read.
 type Tools struct {
+	// Enabled, when set, are the only tools this worker offers and runs
+	// (e.g. [read_file, todo] for a read-only agent); empty: all. A turn's
+	// sender may narrow it, never widen it.
+	Enabled []string `yaml:"enabled"`
 	// WriteRoots are directories the file tools may write under, on top of
 	// the session's working directory.
 	WriteRoots []string `yaml:"write_roots"`

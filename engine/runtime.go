@@ -125,9 +125,13 @@ func quiet(l *slog.Logger) *slog.Logger {
 // startWorker registers the turn workflow and its activities and starts polling.
 func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config
-	registry, err := tools.NewRegistry(tools.ReadFileTool{}, tools.WriteFileTool{}, tools.TerminalTool{},
+	offered, err := enabledTools(cfg.Tools.Enabled, tools.ReadFileTool{}, tools.WriteFileTool{}, tools.TerminalTool{},
 		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: cfg.Home},
 		tools.SessionSearchTool{Searcher: storeSearcher{rt.Store}})
+	if err != nil {
+		return err
+	}
+	registry, err := tools.NewRegistry(offered...)
 	if err != nil {
 		return fmt.Errorf("tool registry: %w", err)
 	}

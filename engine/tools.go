@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/tools"
+)
+
+// enabledTools keeps the tools that tools.enabled names (all of them when
+// it is empty), in their given order; a name that is no tool is a
+// configuration error. Pure.
+func enabledTools(enabled []string, all ...tools.Tool) ([]tools.Tool, error) {
+	if len(enabled) == 0 {
+		return all, nil
+	}
+	names := make([]string, len(all))
+	for i, t := range all {
+		names[i] = t.Name()
+	}
+	for _, n := range enabled {
+		if !slices.Contains(names, n) {
+			return nil, fmt.Errorf("%w: tools.enabled: %q is not a tool (tools: %s)", config.ErrInvalid, n, strings.Join(names, ", "))
+		}
+	}
+	var out []tools.Tool
+	for _, t := range all {
+		if slices.Contains(enabled, t.Name()) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
