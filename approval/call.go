@@ -139,6 +139,10 @@ func (a *assessor) run(base call, f []field) cmdInfo {
 			a.reportDynamic(base.node)
 		}
 		name := baseName(c0.s)
+		if c0.lit && c0.s == "--" && len(f) > 1 {
+			f = f[1:] // time -- CMD
+			continue
+		}
 		if name == "" || strings.HasPrefix(name, "-") {
 			break
 		}
@@ -344,8 +348,23 @@ func isShell(name string) bool {
 	return slices.Contains(shellNames, name)
 }
 
+// isSelfExe reports /proc/self/exe and /proc/PID/exe: run from a shell,
+// they are that shell.
+func isSelfExe(w string) bool {
+	p := path.Clean(w)
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return false
+	}
+	pid, file, ok := strings.Cut(rest, "/")
+	return ok && pid != "" && (file == "exe" || strings.HasPrefix(file, "task/") && strings.HasSuffix(file, "/exe"))
+}
+
 // baseName is the last element of a command path: "/usr/bin/rm" → "rm".
 func baseName(w string) string {
+	if isSelfExe(w) {
+		return "bash"
+	}
 	return w[strings.LastIndexByte(w, '/')+1:]
 }
 

@@ -39,6 +39,18 @@ func optValues(args []string, names ...string) []string {
 
 // gdb -ex, -iex, --eval-command: "!CMD" and "shell CMD" run a shell.
 func (a *assessor) gdb(c *cmd) {
+	for i, arg := range c.args {
+		if arg == "--args" || arg == "-args" {
+			f := make([]field, 0, len(c.args)-i-1)
+			for j := i + 1; j < len(c.args); j++ {
+				f = append(f, field{s: c.args[j], lit: c.lits[j]})
+			}
+			if len(f) > 0 {
+				a.shellText(c.call, joinWords(f))
+			}
+			break
+		}
+	}
 	for _, v := range optValues(c.args, "-ex", "-iex", "--eval-command", "-eval-command", "--init-eval-command") {
 		if gdbPlain(v) {
 			continue

@@ -41,11 +41,17 @@
 // watch, screen, pkexec, fakeroot, proot, bwrap, firejail, setpriv, sg,
 // capsh --, prlimit, numactl, faketime, torsocks, proxychains, rlwrap,
 // sshpass, xvfb-run, dbus-launch, ssh-agent, mpirun, valgrind, catchsegv,
-// toybox, entr, start-stop-daemon, xargs (with literal input piped in),
-// parallel (command and ::: inputs), eval, trap, ssh HOST CMD, find
-// -exec/-execdir/-ok/-okdir, tar --to-command/--checkpoint-action=exec, "sh
-// -c" for every shell, and heredocs, here-strings and literal text piped
-// into a shell or source /dev/stdin, or fed to xargs. Names bash evaluates
+// toybox, entr, start-stop-daemon, systemd-inhibit, caffeinate, runcon,
+// setarch (linux64 ...), ip netns exec, terminal emulators (xterm -e,
+// gnome-terminal --), sem, tsp, dtach, perf record/stat, ccache, chronic,
+// ifne, run-one, sandbox-exec, flatpak-spawn, distrobox-host-exec, gdb
+// --args, xargs (with literal input piped in), parallel (command and :::
+// inputs), eval, trap, ssh HOST CMD, find -exec/-execdir/-ok/-okdir, tar
+// --to-command/--checkpoint-action=exec, "sh -c" for every shell, "--"
+// before a command (time -- CMD), and heredocs, here-strings and literal text piped
+// into a shell or source /dev/stdin (or /dev/fd/0, /proc/self/fd/0), or fed
+// to xargs; /proc/self/exe is the shell itself, and a program read from
+// another descriptor (bash /dev/fd/3) is Dangerous. Names bash evaluates
 // (printf -v, read, declare, local, export, unset, let, test -v, [[ -v ]])
 // and arithmetic operands, including the known values of variables named in
 // arithmetic, may hold array subscripts that run code ('a[$(cmd)]'): such

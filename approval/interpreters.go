@@ -29,6 +29,9 @@ func (a *assessor) shellCmd(c *cmd) {
 // runsFile reports an interpreter or shell given a download as its
 // program, and checks a program given as <(...).
 func (a *assessor) runsFile(c *cmd, file string) {
+	if _, proc := c.sc.procs[file]; !proc && isDescriptorPath(file) {
+		a.danger(c, RuleDecodeExec, "runs a program read from an open file descriptor ("+c.name+" "+short(file)+")")
+	}
 	switch {
 	case c.subsDownload:
 		a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script ("+c.name+" <(curl ...))", c.pattern())
@@ -102,7 +105,7 @@ func shellOptions(args []string) (script string, cmdMode, stdin bool, file strin
 		}
 		return "", true, false, ""
 	}
-	if sMode || i >= len(args) || args[i] == "/dev/stdin" {
+	if sMode || i >= len(args) || isStdinPath(args[i]) {
 		return "", false, true, ""
 	}
 	return "", false, false, args[i]
@@ -112,7 +115,7 @@ func shellOptions(args []string) (script string, cmdMode, stdin bool, file strin
 func (a *assessor) source(c *cmd) {
 	c.info.lang = "sh"
 	p := (opts{}).parse(c.args)
-	if len(p.operands) == 0 || p.operands[0] == "/dev/stdin" {
+	if len(p.operands) == 0 || isStdinPath(p.operands[0]) {
 		c.info.readsStdin = true
 		if c.hasStdin {
 			a.script(c.stdin, c.sc, c.depth+1)
@@ -237,7 +240,7 @@ func (a *assessor) interpreter(c *cmd) {
 			a.inPlaceFiles(c, operands)
 		}
 	case module != "":
-	case len(operands) == 0 || operands[0] == "-" || operands[0] == "/dev/stdin":
+	case len(operands) == 0 || operands[0] == "-" || isStdinPath(operands[0]):
 		c.info.readsStdin = true
 		if c.hasStdin {
 			a.inlineCode(c, lang, c.stdin)
@@ -374,4 +377,26 @@ func (a *assessor) awkCommand(c *cmd, s string) {
 			a.danger(c, RuleInlineCode, "awk pipes text into a shell or interpreter ("+short(s)+")")
 		}
 	}
+}
+
+// isStdinPath reports the names of standard input: /dev/stdin, /dev/fd/0
+// and /proc/PID/fd/0 (self, thread-self, $$ ...).
+func isStdinPath(p string) bool {
+	p = path.Clean(p)
+	if p == "/dev/stdin" || p == "/dev/fd/0" {
+		return true
+	}
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return false
+	}
+	pid, fd, ok := strings.Cut(rest, "/")
+	return ok && pid != "" && (fd == "fd/0" || strings.HasSuffix(fd, "/fd/0") && strings.HasPrefix(fd, "task/"))
+}
+
+// isDescriptorPath reports a name of an open file descriptor other than
+// standard input (/dev/fd/3, /proc/self/fd/9): what it reads is not known.
+func isDescriptorPath(p string) bool {
+	p = path.Clean(p)
+	return strings.HasPrefix(p, "/dev/fd/") || strings.HasPrefix(p, "/proc/") && strings.Contains(p, "/fd/")
 }

@@ -126,39 +126,131 @@ func startStopDaemon(_ *assessor, _ call, args []field) ([]field, bool) {
 	return prog, prog != nil
 }
 
+// runcon CONTEXT CMD, or runcon with -u/-r/-t/-l options and CMD.
+func runcon(a *assessor, base call, args []field) ([]field, bool) {
+	if len(args) > 0 && !strings.HasPrefix(args[0].s, "-") {
+		return args[1:], len(args) > 1
+	}
+	return argWrapper("-u", "-r", "-t", "-l", "--user", "--role", "--type", "--range")(a, base, args)
+}
+
+// setarch ARCH [options] CMD.
+func setarch(a *assessor, base call, args []field) ([]field, bool) {
+	if len(args) == 0 || strings.HasPrefix(args[0].s, "-") {
+		return nil, false
+	}
+	return argWrapper()(a, base, args[1:])
+}
+
+// ipNetns: ip [options] netns exec NAME CMD (object and verb may be
+// abbreviated).
+func ipNetns(_ *assessor, _ call, args []field) ([]field, bool) {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i].s, "-") {
+		switch strings.TrimLeft(args[i].s, "-") {
+		case "n", "netns", "b", "batch", "rc", "rcvbuf", "f", "family", "l", "loops":
+			i++
+		}
+		i++
+	}
+	if i+3 < len(args) && len(args[i].s) >= 2 && strings.HasPrefix("netns", args[i].s) &&
+		args[i+1].s != "" && strings.HasPrefix("exec", args[i+1].s) {
+		return args[i+3:], true
+	}
+	return nil, false
+}
+
+// terminalE: a terminal emulator runs what follows -e, -x or --.
+func terminalE(_ *assessor, _ call, args []field) ([]field, bool) {
+	for i, f := range args {
+		if f.s == "-e" || f.s == "-x" || f.s == "--" || f.s == "--command" {
+			return args[i+1:], i+1 < len(args)
+		}
+	}
+	return nil, false
+}
+
+// dtach -n|-A|-c SOCKET [options] CMD.
+func dtach(a *assessor, base call, args []field) ([]field, bool) {
+	if len(args) < 3 || (args[0].s != "-n" && args[0].s != "-A" && args[0].s != "-c" && args[0].s != "-N") {
+		return nil, false
+	}
+	return argWrapper("-e", "-r")(a, base, args[2:])
+}
+
+// perf record|stat|trace [options] CMD.
+func perf(a *assessor, base call, args []field) ([]field, bool) {
+	if len(args) == 0 || (args[0].s != "record" && args[0].s != "stat" && args[0].s != "trace") {
+		return nil, false
+	}
+	return argWrapper("-e", "-o", "-p", "-t", "-F", "-c", "-C", "-G", "-r", "-m", "-u", "-I", "-D", "-x",
+		"--event", "--output", "--pid", "--tid", "--freq", "--count", "--cpu", "--cgroup", "--repeat",
+		"--mmap-pages", "--uid", "--delay", "--call-graph", "--field-separator")(a, base, args[1:])
+}
+
 // addRunners adds the wrappers above to wrappers.
 func addRunners() {
 	for name, w := range map[string]wrapper{
-		"pkexec":            argWrapper("--user"),
-		"fakeroot":          argWrapper("-l", "--lib", "--faked", "-s", "-i", "-b"),
-		"proot":             argWrapper("-r", "-b", "-m", "-w", "-q", "-k", "-v", "--rootfs", "--bind", "--mount", "--pwd", "--cwd", "--qemu", "--kernel-release", "--verbose"),
-		"bwrap":             bwrap,
-		"firejail":          argWrapper(),
-		"setpriv":           argWrapper("--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"),
-		"sg":                sg,
-		"capsh":             capsh,
-		"prlimit":           argWrapper("-p", "--pid", "-o", "--output"),
-		"numactl":           argWrapper("-i", "-m", "-N", "-C", "-p", "-P", "-w", "-b"),
-		"faketime":          operandThen(opts{short: "p"}, 1),
-		"torsocks":          argWrapper("-u", "-p", "-a", "-P", "--user", "--pass", "--address", "--port"),
-		"proxychains":       argWrapper("-f"),
-		"proxychains4":      argWrapper("-f"),
-		"rlwrap":            argWrapper("-b", "-C", "-D", "-e", "-f", "-g", "-H", "-l", "-M", "-O", "-P", "-q", "-s", "-S", "-t", "-w", "-z"),
-		"sshpass":           argWrapper("-p", "-f", "-d", "-P"),
-		"xvfb-run":          argWrapper("-n", "-s", "-f", "-e", "-p", "-w", "--server-num", "--server-args", "--auth-file", "--error-file", "--xauth-protocol", "--wait"),
-		"dbus-launch":       argWrapper("--config-file", "--autolaunch"),
-		"dbus-run-session":  argWrapper("--config-file", "--dbus-daemon"),
-		"ssh-agent":         argWrapper("-a", "-E", "-P", "-t", "-O"),
-		"mpirun":            argWrapper("-np", "-n", "-c", "-H", "-host", "--host", "-hostfile", "--hostfile", "-machinefile", "-x", "-wdir", "--wdir", "-npernode", "-ppn", "--map-by", "--bind-to", "-f", "--mca", "-mca"),
-		"mpiexec":           argWrapper("-np", "-n", "-c", "-H", "-host", "--host", "-hostfile", "--hostfile", "-machinefile", "-x", "-wdir", "--wdir", "-npernode", "-ppn", "--map-by", "--bind-to", "-f"),
-		"valgrind":          argWrapper(),
-		"catchsegv":         argWrapper(),
-		"toybox":            argWrapper(),
-		"entr":              entr,
-		"start-stop-daemon": startStopDaemon,
-		"chpst":             argWrapper("-u", "-U", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"),
-		"cgexec":            argWrapper("-g"),
-		"gdbserver":         operandThen(opts{}, 1),
+		"pkexec":              argWrapper("--user"),
+		"fakeroot":            argWrapper("-l", "--lib", "--faked", "-s", "-i", "-b"),
+		"proot":               argWrapper("-r", "-b", "-m", "-w", "-q", "-k", "-v", "--rootfs", "--bind", "--mount", "--pwd", "--cwd", "--qemu", "--kernel-release", "--verbose"),
+		"bwrap":               bwrap,
+		"firejail":            argWrapper(),
+		"setpriv":             argWrapper("--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"),
+		"sg":                  sg,
+		"capsh":               capsh,
+		"prlimit":             argWrapper("-p", "--pid", "-o", "--output"),
+		"numactl":             argWrapper("-i", "-m", "-N", "-C", "-p", "-P", "-w", "-b"),
+		"faketime":            operandThen(opts{short: "p"}, 1),
+		"torsocks":            argWrapper("-u", "-p", "-a", "-P", "--user", "--pass", "--address", "--port"),
+		"proxychains":         argWrapper("-f"),
+		"proxychains4":        argWrapper("-f"),
+		"rlwrap":              argWrapper("-b", "-C", "-D", "-e", "-f", "-g", "-H", "-l", "-M", "-O", "-P", "-q", "-s", "-S", "-t", "-w", "-z"),
+		"sshpass":             argWrapper("-p", "-f", "-d", "-P"),
+		"xvfb-run":            argWrapper("-n", "-s", "-f", "-e", "-p", "-w", "--server-num", "--server-args", "--auth-file", "--error-file", "--xauth-protocol", "--wait"),
+		"dbus-launch":         argWrapper("--config-file", "--autolaunch"),
+		"dbus-run-session":    argWrapper("--config-file", "--dbus-daemon"),
+		"ssh-agent":           argWrapper("-a", "-E", "-P", "-t", "-O"),
+		"mpirun":              argWrapper("-np", "-n", "-c", "-H", "-host", "--host", "-hostfile", "--hostfile", "-machinefile", "-x", "-wdir", "--wdir", "-npernode", "-ppn", "--map-by", "--bind-to", "-f", "--mca", "-mca"),
+		"mpiexec":             argWrapper("-np", "-n", "-c", "-H", "-host", "--host", "-hostfile", "--hostfile", "-machinefile", "-x", "-wdir", "--wdir", "-npernode", "-ppn", "--map-by", "--bind-to", "-f"),
+		"valgrind":            argWrapper(),
+		"catchsegv":           argWrapper(),
+		"toybox":              argWrapper(),
+		"entr":                entr,
+		"start-stop-daemon":   startStopDaemon,
+		"chpst":               argWrapper("-u", "-U", "-e", "-/", "-n", "-l", "-L", "-m", "-d", "-o", "-p", "-f", "-c", "-r", "-t"),
+		"cgexec":              argWrapper("-g"),
+		"gdbserver":           operandThen(opts{}, 1),
+		"systemd-inhibit":     argWrapper("--what", "--who", "--why", "--mode"),
+		"caffeinate":          argWrapper("-t", "-w"),
+		"runcon":              runcon,
+		"setarch":             setarch,
+		"linux32":             argWrapper(),
+		"linux64":             argWrapper(),
+		"i386":                argWrapper(),
+		"x86_64":              argWrapper(),
+		"ip":                  ipNetns,
+		"xterm":               terminalE,
+		"uxterm":              terminalE,
+		"urxvt":               terminalE,
+		"rxvt":                terminalE,
+		"konsole":             terminalE,
+		"alacritty":           terminalE,
+		"x-terminal-emulator": terminalE,
+		"gnome-terminal":      terminalE,
+		"sem":                 parallel,
+		"tsp":                 argWrapper("-L", "-D", "-W", "-N"),
+		"dtach":               dtach,
+		"perf":                perf,
+		"ccache":              argWrapper("-M", "-F", "-o", "-d", "-k", "-X", "--max-size", "--max-files", "--set-config", "--get-config", "--dir", "--recompress"),
+		"chronic":             argWrapper(),
+		"ifne":                argWrapper(),
+		"run-one":             argWrapper(),
+		"run-this-one":        argWrapper(),
+		"keep-one-running":    argWrapper(),
+		"sandbox-exec":        argWrapper("-f", "-p", "-n", "-D"),
+		"flatpak-spawn":       argWrapper(),
+		"distrobox-host-exec": argWrapper(),
 	} {
 		wrappers[name] = w
 	}
