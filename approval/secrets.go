@@ -79,8 +79,8 @@ func talariaRel(p string) (string, bool) {
 	if rest, ok := strings.CutPrefix(rel, ".talaria/"); ok {
 		return rest, true
 	}
-	if strings.HasPrefix(rel, ".tal") && strings.ContainsAny(rel, "*?[") {
-		_, rest, _ := strings.Cut(rel, "/")
+	first, rest, _ := strings.Cut(rel, "/")
+	if m, _ := path.Match(first, ".talaria"); m || strings.HasPrefix(rel, ".tal") && strings.ContainsAny(rel, "*?[") {
 		return path.Clean("./" + rest), true
 	}
 	return "", false
@@ -96,11 +96,109 @@ func matchesAny(rel string, patterns []string) bool {
 				return true
 			}
 		}
-		if globUnder(rel, strings.ReplaceAll(pat, "*", "x")) {
+		if globUnder(rel, strings.ReplaceAll(pat, "*", "x")) || globMeets(rel, pat) {
 			return true
 		}
 	}
 	return false
+}
+
+// globMeets reports whether a glob (".s?h/id_rsa", "talaria.d?") and a
+// pattern (".ssh/id_*", "talaria.db*") may match the same path, or the
+// glob a path below it, comparing them element by element.
+func globMeets(glob, pat string) bool {
+	if !strings.ContainsAny(glob, "*?[") {
+		return false
+	}
+	g, q := strings.Split(glob, "/"), strings.Split(pat, "/")
+	if len(g) < len(q) {
+		return false
+	}
+	for i := range q {
+		if !elemsMeet(g[i], q[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// elemsMeet reports whether two path elements, either of them a glob, may
+// name the same file.
+func elemsMeet(g, q string) bool {
+	if len(g) > 512 {
+		return true // too long to compare: it may
+	}
+	a, b := globTokens(g), globTokens(q)
+	seen := map[[2]int]bool{}
+	var meet func(i, j int) bool
+	meet = func(i, j int) bool {
+		k := [2]int{i, j}
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		switch {
+		case i == len(a) && j == len(b):
+			return true
+		case i < len(a) && a[i] == "*":
+			return meet(i+1, j) || j < len(b) && meet(i, j+1)
+		case j < len(b) && b[j] == "*":
+			return meet(i, j+1) || i < len(a) && meet(i+1, j)
+		case i == len(a) || j == len(b):
+			return false
+		}
+		if len(a[i]) == 1 && a[i] != "?" {
+			return tokenMatches(b[j], a[i][0]) && meet(i+1, j+1)
+		}
+		if len(b[j]) == 1 && b[j] != "?" {
+			return tokenMatches(a[i], b[j][0]) && meet(i+1, j+1)
+		}
+		for c := 1; c < 256; c++ {
+			if c != '/' && tokenMatches(a[i], byte(c)) && tokenMatches(b[j], byte(c)) {
+				return meet(i+1, j+1)
+			}
+		}
+		return false
+	}
+	return meet(0, 0)
+}
+
+// globTokens splits a glob element into "*", "?", "[...]" and single
+// characters (a backslash escapes the next one).
+func globTokens(g string) []string {
+	var out []string
+	for i := 0; i < len(g); i++ {
+		switch g[i] {
+		case '[':
+			if end := strings.IndexByte(g[i+1:], ']'); end >= 0 {
+				if end == 0 { // []...] holds a ]
+					if e2 := strings.IndexByte(g[i+2:], ']'); e2 >= 0 {
+						end = e2 + 1
+					}
+				}
+				out = append(out, g[i:i+end+2])
+				i += end + 1
+				continue
+			}
+			out = append(out, "\\[")
+		case '\\':
+			if i+1 < len(g) {
+				out = append(out, g[i:i+2])
+				i++
+				continue
+			}
+			out = append(out, "\\\\")
+		default:
+			out = append(out, g[i:i+1])
+		}
+	}
+	return out
+}
+
+// tokenMatches reports whether one token of globTokens matches c.
+func tokenMatches(t string, c byte) bool {
+	ok, err := path.Match(t, string([]byte{c}))
+	return ok || err != nil
 }
 
 // noReaders are programs that look at a path without reading the file.
