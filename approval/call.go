@@ -99,7 +99,11 @@ func (a *assessor) callStmt(s *syntax.Stmt, ce *syntax.CallExpr, sc *scope, dept
 func (a *assessor) stdinFile(s *syntax.Stmt, info cmdInfo, sc *scope, depth int) {
 	d := decoder{a: a, sc: sc, depth: depth}
 	for _, r := range s.Redirs {
-		if r.Op != syntax.RdrIn || r.Word == nil {
+		if r.Word != nil && stdinFromDescriptor(r, d) {
+			a.report(Dangerous, RuleDecodeExec, "runs a program read from another file descriptor ("+info.name+" "+short(printNode(r))+")", rawPattern(printNode(s)))
+			continue
+		}
+		if (r.Op != syntax.RdrIn && r.Op != syntax.RdrInOut) || r.Word == nil {
 			continue
 		}
 		t, ok := d.literal(r.Word)
@@ -111,6 +115,8 @@ func (a *assessor) stdinFile(s *syntax.Stmt, info cmdInfo, sc *scope, depth int)
 			out, found = sc.written[path.Clean(sc.resolve(t))]
 		}
 		switch {
+		case !found && isNetworkPath(t):
+			a.report(Dangerous, RuleCurlPipeShell, "runs a program read from the network ("+info.name+" < "+short(t)+")", rawPattern(printNode(s)))
 		case !found:
 		case !out.ok:
 			a.report(Dangerous, RuleDecodeExec, "runs the output of a command as a program ("+info.name+" < ...)", rawPattern(printNode(s)))
@@ -301,6 +307,8 @@ func init() {
 	add((*assessor).source, "source", ".")
 	add((*assessor).rm, "rm")
 	add((*assessor).gdb, "gdb", "cgdb")
+	add((*assessor).makeCmd, "make", "gmake")
+	add((*assessor).netShell, "nc", "ncat", "netcat", "socat")
 	add((*assessor).editor, "vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "emacs", "emacsclient")
 	add((*assessor).man, "man")
 	add((*assessor).pager, "less", "more", "most")
@@ -371,4 +379,28 @@ func baseName(w string) string {
 // isPython matches python, python3, python3.12 ...
 func isPython(name string) bool {
 	return strings.HasPrefix(name, "python") || name == "pypy" || name == "pypy3"
+}
+
+// stdinFromDescriptor reports a redirection that makes stdin a copy of
+// another descriptor (<&3, 0>&1, 0<>/dev/tcp/...): what it reads is not
+// known.
+func stdinFromDescriptor(r *syntax.Redirect, d decoder) bool {
+	if r.Op != syntax.DplIn && r.Op != syntax.DplOut {
+		return false
+	}
+	if r.N != nil && r.N.Value != "0" {
+		return false
+	}
+	if r.N == nil && r.Op == syntax.DplOut {
+		return false
+	}
+	t, ok := d.literal(r.Word)
+	return !ok || (t != "-" && t != "0")
+}
+
+// isNetworkPath reports bash's network names, /dev/tcp/HOST/PORT and
+// /dev/udp/HOST/PORT.
+func isNetworkPath(p string) bool {
+	p = path.Clean(p)
+	return strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/")
 }

@@ -51,7 +51,13 @@
 // before a command (time -- CMD), and heredocs, here-strings and literal text piped
 // into a shell or source /dev/stdin (or /dev/fd/0, /proc/self/fd/0), or fed
 // to xargs; /proc/self/exe is the shell itself, and a program read from
-// another descriptor (bash /dev/fd/3) is Dangerous. Names bash evaluates
+// another descriptor (bash /dev/fd/3, bash <&3, bash -i 0>&1) is
+// Dangerous, and one read from the network (bash < /dev/tcp/HOST/PORT,
+// source /dev/tcp/...) is a download run by a shell, as are nc -e/-c and
+// socat EXEC:/SYSTEM: (whose commands are checked as scripts). Makefile
+// text given to make --eval or on its stdin (make -f -) is Dangerous and
+// its recipe lines are checked as scripts; awk -f - reads its program from
+// the known stdin. Names bash evaluates
 // (printf -v, read, declare, local, export, unset, let, test -v, [[ -v ]])
 // and arithmetic operands, including the known values of variables named in
 // arithmetic, may hold array subscripts that run code ('a[$(cmd)]'): such

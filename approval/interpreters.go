@@ -29,6 +29,9 @@ func (a *assessor) shellCmd(c *cmd) {
 // runsFile reports an interpreter or shell given a download as its
 // program, and checks a program given as <(...).
 func (a *assessor) runsFile(c *cmd, file string) {
+	if isNetworkPath(file) {
+		a.report(Dangerous, RuleCurlPipeShell, "runs a program read from the network ("+c.name+" "+short(file)+")", c.pattern())
+	}
 	if _, proc := c.sc.procs[file]; !proc && isDescriptorPath(file) {
 		a.danger(c, RuleDecodeExec, "runs a program read from an open file descriptor ("+c.name+" "+short(file)+")")
 	}
@@ -347,10 +350,57 @@ func (a *assessor) awk(c *cmd) {
 		}
 		progs = append(progs, p.operands[0])
 	}
+	for _, f := range append(slices.Clone(p.values["-f"]), p.values["--file"]...) {
+		if f == "-" || isStdinPath(f) {
+			c.info.lang = "awk"
+			a.stdinProgram(c, func(text string) { a.awkProgram(c, text) })
+		}
+	}
 	for _, prog := range progs {
 		a.awkProgram(c, prog)
 	}
 }
+
+// stdinProgram checks a program read from stdin: known text is checked,
+// unknown text is Dangerous (it runs code nobody read).
+func (a *assessor) stdinProgram(c *cmd, check func(string)) {
+	if c.hasStdin {
+		check(c.stdin)
+		return
+	}
+	c.info.readsStdin = true
+}
+
+// makeCmd: make -f - (or /dev/stdin) and --eval run makefile text whose
+// recipes are shell commands.
+func (a *assessor) makeCmd(c *cmd) {
+	p := makeOpts.parse(c.args)
+	recipes := func(text string) { a.makeText(c, text) }
+	for _, v := range p.values["--eval"] {
+		recipes(v)
+	}
+	for _, f := range append(slices.Clone(p.values["-f"]), append(p.values["--file"], p.values["--makefile"]...)...) {
+		if f == "-" || isStdinPath(f) {
+			c.info.lang = "make"
+			a.stdinProgram(c, recipes)
+		}
+	}
+}
+
+// makeText checks makefile text: Dangerous, and its recipe lines are
+// checked as shell commands.
+func (a *assessor) makeText(c *cmd, text string) {
+	a.danger(c, RuleInlineCode, c.name+" runs makefile text given on its command line or stdin")
+	for _, line := range strings.Split(text, "\n") {
+		if cmd, ok := strings.CutPrefix(line, "\t"); ok {
+			a.shellText(c.call, strings.TrimLeft(cmd, "@-+"))
+		}
+	}
+}
+
+var makeOpts = opts{short: "CfIjlLoOWE", permute: true, long: longs("directory=", "file=", "makefile=", "include-dir=",
+	"jobs=", "load-average=", "old-file=", "assume-old=", "output-sync=", "what-if=", "new-file=", "assume-new=",
+	"eval=", "debug=", "jobserver-style=", "shuffle=")}
 
 func (a *assessor) awkProgram(c *cmd, prog string) {
 	known := 0

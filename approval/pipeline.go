@@ -211,7 +211,15 @@ func (a *assessor) knownInput(in cmdInfo, text string, sc *scope, depth int) {
 		a.script(text, sc, depth+1)
 		return
 	}
-	a.inlineCode(&cmd{call: call{sc: sc, depth: depth}, name: in.name}, in.lang, text)
+	c := &cmd{call: call{sc: sc, depth: depth}, name: in.name}
+	switch in.lang {
+	case "make":
+		a.makeText(c, text)
+	case "awk":
+		a.awkProgram(c, text)
+	default:
+		a.inlineCode(c, in.lang, text)
+	}
 }
 
 // stageOutput works out what one pipeline stage prints when it only

@@ -188,6 +188,29 @@ func perf(a *assessor, base call, args []field) ([]field, bool) {
 		"--mmap-pages", "--uid", "--delay", "--call-graph", "--field-separator")(a, base, args[1:])
 }
 
+// netShell: nc -e PROG / -c CMD and socat EXEC:/SYSTEM: addresses run a
+// program wired to a network connection: whoever is at the other end
+// drives it.
+func (a *assessor) netShell(c *cmd) {
+	for i, arg := range c.args {
+		if c.name != "socat" {
+			if (arg == "-e" || arg == "-c" || arg == "--exec" || arg == "--sh-exec" || arg == "--lua-exec") && i+1 < len(c.args) {
+				a.danger(c, RuleCurlPipeShell, c.name+" runs a program for a network connection ("+short(arg+" "+c.args[i+1])+")")
+				a.shellText(c.call, c.args[i+1])
+			}
+			continue
+		}
+		low := strings.ToLower(arg)
+		for _, pre := range []string{"exec:", "system:"} {
+			if rest, ok := strings.CutPrefix(low, pre); ok {
+				cmd, _, _ := strings.Cut(arg[len(pre):len(pre)+len(rest)], ",")
+				a.danger(c, RuleCurlPipeShell, "socat runs a program for a network connection ("+short(arg)+")")
+				a.shellText(c.call, cmd)
+			}
+		}
+	}
+}
+
 // addRunners adds the wrappers above to wrappers.
 func addRunners() {
 	for name, w := range map[string]wrapper{
