@@ -308,6 +308,7 @@ func init() {
 	add((*assessor).rm, "rm")
 	add((*assessor).gdb, "gdb", "cgdb")
 	add((*assessor).makeCmd, "make", "gmake")
+	add((*assessor).writesOperands, "sponge", "ed", "red")
 	add((*assessor).netShell, "nc", "ncat", "netcat", "socat")
 	add((*assessor).editor, "vim", "vi", "nvim", "ex", "view", "gvim", "vimdiff", "rvim", "emacs", "emacsclient")
 	add((*assessor).man, "man")

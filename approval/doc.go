@@ -109,7 +109,9 @@
 //     text run by a shell or interpreter (base64 -d, xxd -r, rev, openssl
 //     enc -d, gunzip, zcat, tr ... | sh; a literal that decodes to a Blocked
 //     command is Blocked); risky inline code; writes (redirections, tee,
-//     cp/mv/install/ln/dd/rsync/tar destinations, sed/perl/ruby -i,
+//     cp/mv/install/ln/dd/rsync/tar destinations (a destination that
+//     may be a directory or -t DIR is also read as DIR/SOURCE: cp .bashrc
+//     ~), sponge and ed FILE, sed/perl/ruby -i,
 //     truncate, curl -o/--output-dir, wget -P, gcc/go build -o, sort -o,
 //     uniq OUT, split, patch, ssh-keygen -f, strace/time -o, script FILE,
 //     find -fprint, git clone DIR, unzip -d, 7z -o, tar -x in a home or with

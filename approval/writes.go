@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"path"
 	"slices"
 	"strings"
 )
@@ -55,8 +56,12 @@ func (a *assessor) copies(c *cmd) {
 		p := o.parse(c.args)
 		if t, ok := p.value("-t", "--target-directory"); ok {
 			dests = []string{t}
+			dests = append(dests, intoDir(t, p.operands)...)
 		} else if len(p.operands) >= 2 || (c.name == "ln" && len(p.operands) == 1) {
 			dests = p.operands[len(p.operands)-1:]
+			// The destination may be a directory: cp .bashrc ~ writes
+			// ~/.bashrc.
+			dests = append(dests, intoDir(dests[0], p.operands[:len(p.operands)-1])...)
 		}
 		if c.name == "mv" {
 			dests = append(dests, p.operands...)
@@ -79,6 +84,24 @@ func (a *assessor) copies(c *cmd) {
 	if c.name == "ln" && (clusterHas(c.args, 's') || hasAny(c.args, "--symbolic")) {
 		a.linkMade(c, cpOpts.parse(c.args).operands)
 	}
+}
+
+// writesOperands: sponge FILE and ed FILE write the files they name.
+func (a *assessor) writesOperands(c *cmd) {
+	for _, f := range (opts{permute: true}).parse(c.args).operands {
+		a.writeTarget(c.sc.resolve(f), c.name, c.pattern(), false)
+	}
+}
+
+// intoDir is where sources copied or moved into directory dir land.
+func intoDir(dir string, sources []string) []string {
+	var out []string
+	for _, src := range sources {
+		if b := path.Base(src); b != "." && b != "/" && b != ".." {
+			out = append(out, strings.TrimSuffix(dir, "/")+"/"+b)
+		}
+	}
+	return out
 }
 
 // dd writes to of=.
