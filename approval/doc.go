@@ -121,7 +121,9 @@
 //     ~/.netrc, ~/.aws, ~/.config/gcloud, ~/.kube, ~/.docker/config.json,
 //     ~/.gnupg, ~/.git-credentials, ~/.bash_aliases, ~/.vimrc,
 //     ~/.pam_environment, ~/.local/bin, ~/bin, ~/.config/autostart,
-//     ~/.config/systemd/user, ~/.config/fish ...; appending counts too),
+//     ~/.config/systemd/user, ~/.config/fish, ~/.gdbinit, ~/.psqlrc,
+//     ~/.cargo/config.toml, ~/.config/pip/pip.conf, ~/.vim/plugin,
+//     ~/.local/lib (Python .pth files) ...; appending counts too),
 //     into a repository's .git/hooks or .git/config, a recursive copy onto a
 //     home or /, or into Talaria's own directory ($TALARIA_HOME, by default
 //     ~/.talaria: config, SOUL.md, memories); reading secrets (an argument,

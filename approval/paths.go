@@ -30,6 +30,9 @@ var homeFiles = []string{
 	".xprofile", ".inputrc", ".config/fish/config.fish", ".config/git/credentials",
 	".bash_aliases", ".pam_environment", ".vimrc", ".exrc", ".gvimrc", ".config/nvim/init.vim",
 	".config/nvim/init.lua", ".emacs", ".tmux.conf", ".screenrc", ".wgetrc", ".curlrc",
+	".pip/pip.conf", ".config/pip/pip.conf", ".cargo/config.toml", ".cargo/config", ".gdbinit",
+	".config/gdb/gdbinit", ".irbrc", ".pryrc", ".psqlrc", ".sqliterc", ".yarnrc", ".yarnrc.yml",
+	".bash_completion", ".npm-init.js",
 }
 
 // homeDirs are the directories in a home directory whose every file holds
@@ -38,6 +41,8 @@ var homeDirs = []string{
 	".ssh", ".gnupg", ".aws", ".config/gcloud", ".kube", ".azure", ".config/gh",
 	".docker", ".password-store", ".config/autostart", ".config/systemd/user", ".terraform.d",
 	".local/bin", "bin", ".config/fish", ".config/environment.d", ".config/git",
+	".vim/plugin", ".vim/autoload", ".vim/ftplugin", ".config/nvim/plugin", ".config/nvim/lua",
+	".local/lib", ".ipython/profile_default/startup",
 }
 
 // SensitiveHomePaths lists, relative to a home directory, the files that
