@@ -293,7 +293,28 @@ var runsVars = map[string]bool{"GIT_PAGER": true, "GIT_SSH_COMMAND": true, "GIT_
 	"GIT_EDITOR": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_PROXY_COMMAND": true, "GIT_CONFIG_PARAMETERS": true,
 	"PAGER": true, "MANPAGER": true, "SYSTEMD_PAGER": true, "LESSOPEN": true, "LESSCLOSE": true, "BASH_ENV": true, "ENV": true,
 	"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "PROMPT_COMMAND": true, "PERL5OPT": true,
-	"NODE_OPTIONS": true, "PYTHONSTARTUP": true, "RUBYOPT": true, "EDITOR": true, "VISUAL": true, "BROWSER": true}
+	"NODE_OPTIONS": true, "PYTHONSTARTUP": true, "RUBYOPT": true, "EDITOR": true, "VISUAL": true, "BROWSER": true,
+	"GIT_SEQUENCE_EDITOR": true, "SUDO_ASKPASS": true, "FCEDIT": true, "GIT_CONFIG_GLOBAL": true,
+	"GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true, "GIT_TEMPLATE_DIR": true, "GIT_EXEC_PATH": true,
+	"npm_config_script_shell": true, "NPM_CONFIG_SCRIPT_SHELL": true, "JAVA_TOOL_OPTIONS": true,
+	"_JAVA_OPTIONS": true, "JDK_JAVA_OPTIONS": true, "DYLD_INSERT_LIBRARIES": true, "GCONV_PATH": true,
+	"RUSTC_WRAPPER": true, "CARGO_BUILD_RUSTC_WRAPPER": true}
+
+// loadsVars are runsVars whose value names files or options to load, not
+// a command.
+var loadsVars = map[string]bool{"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "PERL5OPT": true,
+	"NODE_OPTIONS": true, "RUBYOPT": true, "GIT_CONFIG_PARAMETERS": true, "BASH_ENV": true, "ENV": true,
+	"PYTHONSTARTUP": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true, "GIT_CONFIG": true,
+	"GIT_TEMPLATE_DIR": true, "GIT_EXEC_PATH": true, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true,
+	"JDK_JAVA_OPTIONS": true, "DYLD_INSERT_LIBRARIES": true, "GCONV_PATH": true}
+
+// isRunsVar reports runsVars and the families of them: git's
+// GIT_CONFIG_VALUE_n (a configuration value such as core.pager) and
+// cargo's CARGO_TARGET_<triple>_RUNNER.
+func isRunsVar(name string) bool {
+	return runsVars[name] || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") ||
+		strings.HasPrefix(name, "CARGO_TARGET_") && strings.HasSuffix(name, "_RUNNER")
+}
 
 // harmlessValues are the values of runsVars that run nothing new.
 var harmlessValues = map[string]bool{"": true, "cat": true, "less": true, "less -R": true, "less -FRX": true,
@@ -303,12 +324,12 @@ var harmlessValues = map[string]bool{"": true, "cat": true, "less": true, "less 
 
 // runsVar checks NAME=value that makes programs run or load value.
 func (a *assessor) runsVar(name, value string, lit bool, sc *scope, depth int) {
-	if !runsVars[name] || lit && harmlessValues[value] && !strings.HasPrefix(name, "LD_") {
+	if !isRunsVar(name) || lit && harmlessValues[value] && !strings.HasPrefix(name, "LD_") {
 		return
 	}
 	a.report(Dangerous, RuleInlineCode, "sets "+name+", which makes programs run or load it ("+short(value)+")", name+"="+value)
-	switch name {
-	case "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PERL5OPT", "NODE_OPTIONS", "RUBYOPT", "GIT_CONFIG_PARAMETERS", "BASH_ENV", "ENV", "PYTHONSTARTUP":
+	switch {
+	case loadsVars[name]:
 	default:
 		if lit && depth < maxDepth {
 			a.script(strings.TrimPrefix(value, "|"), sc, depth+1)

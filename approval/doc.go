@@ -86,7 +86,9 @@
 // and assignments (NAME=v cmd, export, env, sudo) of GIT_PAGER,
 // GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_EDITOR, PAGER, MANPAGER,
 // LESSOPEN, EDITOR, BASH_ENV, ENV, LD_PRELOAD, LD_LIBRARY_PATH,
-// PROMPT_COMMAND ... (pagers and editors set to cat, less, more or vim stay
+// PROMPT_COMMAND, GIT_CONFIG_GLOBAL, GIT_CONFIG_VALUE_n, GIT_TEMPLATE_DIR,
+// GIT_SEQUENCE_EDITOR, npm_config_script_shell, JAVA_TOOL_OPTIONS,
+// RUSTC_WRAPPER, CARGO_TARGET_*_RUNNER ... (pagers and editors set to cat, less, more or vim stay
 // Safe).
 //
 // # Rules
