@@ -340,7 +340,26 @@ func (a *assessor) git(c *cmd) {
 var gitRuns = map[string]bool{"core.pager": true, "core.sshcommand": true, "core.editor": true,
 	"core.fsmonitor": true, "core.hookspath": true, "credential.helper": true, "diff.external": true,
 	"sequence.editor": true, "gpg.program": true, "pager.log": true, "pager.diff": true, "pager.show": true,
-	"core.askpass": true, "uploadpack.packobjectshook": true}
+	"core.askpass": true, "uploadpack.packobjectshook": true, "core.gitproxy": true,
+	"core.alternaterefscommand": true, "instaweb.httpd": true, "gpg.ssh.defaultkeycommand": true}
+
+// gitRunsSuffixes end the names of settings whose value is a command
+// (filter.NAME.clean, difftool.NAME.cmd, merge.NAME.driver ...).
+var gitRunsSuffixes = []string{".command", ".textconv", ".clean", ".smudge", ".process", ".cmd", ".driver",
+	".program", ".helper", ".receivepack", ".uploadpack", ".gitproxy"}
+
+// gitRunsKey reports a setting whose value git runs as a command.
+func gitRunsKey(key string) bool {
+	if gitRuns[key] || strings.HasPrefix(key, "pager.") {
+		return true
+	}
+	for _, s := range gitRunsSuffixes {
+		if strings.HasSuffix(key, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // gitConfig checks a "git -c key=value" that makes git run a command.
 func (a *assessor) gitConfig(c *cmd, kv string) {
@@ -349,9 +368,11 @@ func (a *assessor) gitConfig(c *cmd, kv string) {
 	switch {
 	case strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
 		a.shellText(c.call, val[1:])
-	case gitRuns[key] || strings.HasSuffix(key, ".command") || strings.HasSuffix(key, ".textconv"):
+	case gitRunsKey(key):
 		a.danger(c, RuleInlineCode, "git -c "+short(key)+" makes git run a command")
 		a.shellText(c.call, strings.TrimPrefix(val, "!"))
+	case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
+		a.danger(c, RuleInlineCode, "git -c "+short(key)+" makes git load settings from a file")
 	}
 }
 

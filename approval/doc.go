@@ -82,7 +82,9 @@
 // send-keys, screen -X, rsync -e/--rsync-path (other than ssh), ssh -o
 // ProxyCommand/LocalCommand, scp -S, zip -TT, git ext:: URLs, at, batch,
 // crontab FILE, git config and git -c of core.pager, core.editor,
-// core.sshCommand, core.hooksPath, alias.x='!cmd' ..., hash -p, enable -f,
+// core.sshCommand, core.hooksPath, alias.x='!cmd', filter.x.clean/smudge,
+// difftool.x.cmd, merge.x.driver, *.helper, *.uploadpack, pager.* ... (and
+// include.path, which loads settings from a file), hash -p, enable -f,
 // and assignments (NAME=v cmd, export, env, sudo) of GIT_PAGER,
 // GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, GIT_EDITOR, PAGER, MANPAGER,
 // LESSOPEN, EDITOR, BASH_ENV, ENV, LD_PRELOAD, LD_LIBRARY_PATH,
