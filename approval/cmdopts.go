@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -127,6 +128,9 @@ func (a *assessor) man(c *cmd) {
 	}
 }
 
+// sqlProgram matches COPY ... FROM/TO PROGRAM 'cmd' (psql \copy too).
+var sqlProgram = regexp.MustCompile(`(?i)\bcopy\b.*\bprogram\s+'((?:[^']|'')*)'`)
+
 // sqliteShell: the sqlite3 dot-commands .shell and .system run a shell;
 // psql's \! does too.
 func (a *assessor) sqlShell(c *cmd) {
@@ -138,6 +142,16 @@ func (a *assessor) sqlShell(c *cmd) {
 				if rest, ok := strings.CutPrefix(line, p); ok {
 					a.runsOption(c, c.name+" "+line, strings.TrimSpace(rest), true)
 				}
+			}
+			if rest, ok := strings.CutPrefix(line, "system "); ok && (c.name == "mysql" || c.name == "mariadb") {
+				a.runsOption(c, c.name+" "+line, strings.TrimSpace(rest), true)
+			}
+			low := strings.ToLower(line)
+			if strings.HasPrefix(low, ".load ") || strings.Contains(low, "load_extension") {
+				a.runsOption(c, c.name+" "+line, "", false)
+			}
+			if m := sqlProgram.FindStringSubmatch(line); m != nil {
+				a.runsOption(c, c.name+" "+line, strings.ReplaceAll(m[1], "''", "'"), true)
 			}
 			for _, p := range []string{".output ", ".once ", ".save ", ".backup ", `\o `, `\copy `} {
 				if rest, ok := strings.CutPrefix(line, p); ok && !strings.HasPrefix(p, `\copy`) {

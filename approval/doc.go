@@ -78,7 +78,8 @@
 // Options and settings that make a program run a command are Dangerous, and
 // the command is checked as a script where it is literal: gdb -ex '!cmd',
 // vim -c/--cmd/+cmd, emacs --eval, man -P/-H, less +!cmd, sqlite3 .shell
-// and .system, psql \!, expect -c, tmux new/split-window/run-shell CMD and
+// and .system (also in text piped in), sqlite3 .load and load_extension,
+// psql \!, mysql system, COPY ... PROGRAM, expect -c, tmux new/split-window/run-shell CMD and
 // send-keys, screen -X, rsync -e/--rsync-path (other than ssh), ssh -o
 // ProxyCommand/LocalCommand, scp -S, zip -TT, git ext:: URLs, at, batch,
 // crontab FILE, git config and git -c of core.pager, core.editor,

@@ -69,6 +69,7 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 		}
 		if j > 0 && in.lang == "sql" && known {
 			a.sqlInput(in.name, out)
+			a.sqlShell(&cmd{call: call{sc: sc, depth: depth, stdin: out, hasStdin: true}, name: in.name})
 		}
 		if j > 0 && in.xargs != nil && known {
 			a.xargsInput(stages[j], in.xargs, out, sc, depth)
