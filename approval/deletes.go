@@ -299,6 +299,18 @@ func (a *assessor) git(c *cmd) {
 		if slices.Contains(rest, "--hard") {
 			a.report(Dangerous, RuleGitResetHard, "discards uncommitted changes (git reset --hard)", strings.TrimSpace(pat))
 		}
+	case "checkout", "switch":
+		if clusterHas(rest, 'f') || slices.Contains(rest, "--force") || sub == "switch" && slices.Contains(rest, "--discard-changes") {
+			a.report(Dangerous, RuleGitResetHard, "discards uncommitted changes (git "+sub+" --force)", strings.TrimSpace(pat))
+		}
+	case "stash":
+		if len(rest) > 0 && (rest[0] == "drop" || rest[0] == "clear") {
+			a.report(Dangerous, RuleGitDiscard, "discards stashed changes (git stash "+rest[0]+")", strings.TrimSpace(pat))
+		}
+	case "worktree":
+		if len(rest) > 0 && rest[0] == "remove" && (clusterHas(rest[1:], 'f') || slices.Contains(rest, "--force")) {
+			a.report(Dangerous, RuleGitDiscard, "removes a worktree with its changes (git worktree remove --force)", strings.TrimSpace(pat))
+		}
 	case "push":
 		force := clusterHas(rest, 'f')
 		for _, r := range rest {

@@ -103,13 +103,14 @@
 //     device; raw writes to a disk (dd of=/dev/sda, > /dev/sda, cp, tee,
 //     shred or tar -cf onto a disk); fork bombs; recursive chmod, chown or
 //     setfacl of /, a home or a system directory; moving away /, a home or a
-//     system directory (mv ~ /tmp/x); unzip -d or 7z -o onto / or a system
+//     system directory (mv ~ /tmp/x, mv -t /tmp ~); unzip -d or 7z -o onto / or a system
 //     directory.
 //   - Dangerous: the dynamic, unparsable and too complex commands above;
 //     other recursive deletes (rm -r, find -delete, find -exec rm, rsync
-//     --delete, git rm -r); git clean -f, reset --hard, push --force, push
-//     :branch, --mirror or --delete, branch -D, reflog expire and gc
-//     --prune=now; a download run by a shell or interpreter (curl | sh, bash
+//     --delete, git rm -r); git clean -f, reset --hard, checkout -f, switch
+//     --discard-changes, stash drop/clear, worktree remove --force, push
+//     --force, push :branch, --mirror or --delete, branch -D, reflog expire
+//     and gc --prune=now; a download run by a shell or interpreter (curl | sh, bash
 //     <(curl), sh -c "$(curl)", wget -O x && sh x, curl -o x; ./x); decoded
 //     text run by a shell or interpreter (base64 -d, xxd -r, rev, openssl
 //     enc -d, gunzip, zcat, tr ... | sh; a literal that decodes to a Blocked

@@ -65,7 +65,9 @@ func (a *assessor) copies(c *cmd) {
 		}
 		if c.name == "mv" {
 			dests = append(dests, p.operands...)
-			if len(p.operands) >= 2 {
+			if _, ok := p.value("-t", "--target-directory"); ok {
+				a.wholeTreeMove(c, p.operands)
+			} else if len(p.operands) >= 2 {
 				a.wholeTreeMove(c, p.operands[:len(p.operands)-1])
 			}
 		}
