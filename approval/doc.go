@@ -136,7 +136,7 @@
 //     @FILE or < FILE naming $TALARIA_HOME's config.yaml, talaria.db*,
 //     temporal/, tls/, serve.json, ~/.ssh/id_*, ~/.aws/credentials,
 //     ~/.netrc, ~/.git-credentials, ~/.docker/config.json, ~/.kube/config,
-//     /etc/shadow ...; or a glob that may match one, such as ~/.s?h/i?_rsa;
+//     /etc/shadow, /proc/PID/environ ...; or a glob that may match one, such as ~/.s?h/i?_rsa;
 //     not ~/.ssh/*.pub; or a path in inline code) and
 //     printing stored credentials (git credential fill, gh auth token, aws
 //     configure get, gcloud auth print-access-token, kubectl config view

@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"path"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -252,7 +254,7 @@ func staticOutput(args []string, in string, hasIn bool) (string, bool) {
 		}
 		out := strings.Join(rest, " ")
 		if escapes {
-			out, _ = format("%b", []string{out})
+			out, _ = format("%b", []string{octalZero(out)})
 		}
 		if newline {
 			out += "\n"
@@ -261,6 +263,13 @@ func staticOutput(args []string, in string, hasIn bool) (string, bool) {
 	case "printf":
 		if len(rest) == 0 {
 			return "", false
+		}
+		if strings.Contains(rest[0], "%b") {
+			args := slices.Clone(rest[1:])
+			for i := range args {
+				args[i] = octalZero(args[i])
+			}
+			return format(rest[0], args)
 		}
 		return format(rest[0], rest[1:])
 	case "cat":
@@ -287,6 +296,22 @@ func staticOutput(args []string, in string, hasIn bool) (string, bool) {
 	return "", false
 }
 
+// echoOctal matches the octal escape of echo -e and printf %b: \0 and up
+// to three octal digits.
+var echoOctal = regexp.MustCompile(`\\0[0-7]{0,3}`)
+
+// octalZero decodes the \0NNN escapes of echo -e and printf %b, which
+// expand.Format does not read the way bash does.
+func octalZero(s string) string {
+	return echoOctal.ReplaceAllStringFunc(s, func(m string) string {
+		n, _ := strconv.ParseUint("0"+m[2:], 8, 16)
+		if n > 255 {
+			return m
+		}
+		return string([]byte{byte(n)})
+	})
+}
+
 // format is printf: expand.Format without panics.
 func format(f string, args []string) (out string, ok bool) {
 	defer func() {
@@ -294,8 +319,19 @@ func format(f string, args []string) (out string, ok bool) {
 			out, ok = "", false
 		}
 	}()
-	s, _, err := expand.Format(&expand.Config{Env: environ{}}, f, args)
-	return s, err == nil
+	// printf reuses its format until the arguments run out.
+	var b strings.Builder
+	for {
+		s, n, err := expand.Format(&expand.Config{Env: environ{}}, f, args)
+		if err != nil {
+			return "", false
+		}
+		b.WriteString(s)
+		if n <= 0 || n >= len(args) || b.Len() > 1<<20 {
+			return b.String(), true
+		}
+		args = args[n:]
+	}
 }
 
 func decodeBase64(in string) (string, bool) {

@@ -39,7 +39,8 @@ func isSecretDir(rel string) bool {
 }
 
 // systemSecrets are the secret files of the system.
-var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh/ssh_host_*_key"}
+var systemSecrets = []string{"/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-", "/etc/ssh/ssh_host_*_key",
+	"/proc/*/environ", "/proc/*/task/*/environ", "/proc/*/mem", "/proc/*/task/*/mem"}
 
 // isSecretFile reports a path that names a secret file, or a glob that
 // may match one.
