@@ -178,7 +178,8 @@
 // Reading a system path is Safe (cat /etc/hosts); naming a secret file, or
 // a whole directory of them (~/.ssh, ~/.aws, $TALARIA_HOME ...), as an
 // argument or input is Dangerous whatever the program, except for programs
-// that only look at paths (ls, stat, find, git, chmod ...). A program that
+// that only look at paths (ls, stat, find, git, chmod ...; not git diff
+// --no-index or git send-email). tar -C DIR NAME reads DIR/NAME. A program that
 // opens a secret file it does not name is not seen. Prefixing a simple
 // command with sudo never lowers its risk.
 //

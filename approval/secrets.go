@@ -2,6 +2,7 @@ package approval
 
 import (
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -215,7 +216,7 @@ func (a *assessor) secretArgs(c *cmd) {
 	if printsCredentials(c.name, c.args) {
 		a.report(Dangerous, RuleSecretRead, "prints stored credentials ("+c.name+")", c.pattern())
 	}
-	if noReaders[c.name] {
+	if noReaders[c.name] && !(c.name == "git" && gitReadsFiles(c.args)) {
 		return
 	}
 	for _, arg := range c.args {
@@ -238,7 +239,7 @@ func secretCandidates(arg string) []string {
 		out = append(out, arg[i+1:])
 	}
 	if i := strings.IndexByte(arg, '='); i >= 0 {
-		out = append(out, strings.TrimPrefix(arg[i+1:], "@"))
+		out = append(out, strings.TrimPrefix(strings.TrimPrefix(arg[i+1:], "@"), "<"))
 	}
 	if strings.HasPrefix(arg, "-") && len(arg) > 2 && arg[1] != '-' {
 		out = append(out, arg[2:]) // -iKEY
@@ -281,4 +282,10 @@ func printsCredentials(name string, args []string) bool {
 		}
 	}
 	return false
+}
+
+// gitReadsFiles reports git commands that print or send the files they
+// name: diff --no-index and send-email.
+func gitReadsFiles(args []string) bool {
+	return slices.Contains(args, "--no-index") || slices.Contains(args, "send-email")
 }

@@ -196,6 +196,15 @@ func (a *assessor) tar(c *cmd) {
 		if hasArchive && archive != "-" {
 			a.writeTarget(c.sc.resolve(archive), "tar -cf", c.pattern(), false)
 		}
+		// tar -C DIR NAME archives DIR/NAME.
+		for _, dir := range append(slices.Clone(p.values["-C"]), p.values["--directory"]...) {
+			for _, op := range p.operands {
+				if f := c.sc.resolve(strings.TrimSuffix(dir, "/") + "/" + op); isSecretFile(f) {
+					a.report(Dangerous, RuleSecretRead, "reads a secret file (tar -C "+short(dir)+" "+short(op)+")", c.pattern())
+					return
+				}
+			}
+		}
 	case p.has("-x", "--extract", "--get"):
 		if p.has("-P", "--absolute-names") {
 			a.danger(c, RuleSystemWrite, "extracts an archive with absolute paths (tar -P)")
