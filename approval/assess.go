@@ -15,6 +15,10 @@ import (
 // command is reported as RuleTooComplex.
 const maxDepth = 24
 
+// maxCalls bounds how many calls of functions the text defined are
+// checked with their arguments; more is too complex.
+const maxCalls = 64
+
 // maxScripts bounds how many nested scripts one Assess parses, so that
 // checking stays roughly linear in the length of the command.
 const maxScripts = 4096
@@ -47,6 +51,7 @@ type assessor struct {
 	parts   []string // patterns of the Dangerous findings
 	tooDeep bool
 	scripts int
+	calls   int // function calls checked again, see maxCalls
 	decoded int // bytes decoded, see maxDecoded
 	// ctx is where the command being checked runs, when that is not the
 	// working directory of this machine ("sudo ", "ssh host: ", "cd /x &&
@@ -75,6 +80,8 @@ type scope struct {
 	peak string
 	// args are the positional parameters $1 ..., when known.
 	args []string
+	// funcs are the bodies of the functions the text defined, by name.
+	funcs map[string]*syntax.Stmt
 }
 
 // withArgs is a scope for "sh -c SCRIPT ARG0 ARGS...": the variables so
@@ -203,7 +210,7 @@ type procOutput struct {
 
 func newScope() *scope {
 	return &scope{vars: map[string]string{}, downloaded: map[string]bool{}, procs: map[string]procOutput{},
-		written: map[string]procOutput{}, links: map[string]string{}}
+		written: map[string]procOutput{}, links: map[string]string{}, funcs: map[string]*syntax.Stmt{}}
 }
 
 // procFile names the output of a process substitution: the same path for

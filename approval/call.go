@@ -189,6 +189,15 @@ func (a *assessor) run(base call, f []field) cmdInfo {
 			f = next
 			continue
 		}
+		if body := base.sc.funcs[name]; body != nil && c0.lit && len(f) > 1 && base.depth < maxDepth {
+			// A function the text defined, called with arguments: its
+			// body runs with them as $1 ...
+			if a.calls++; a.calls > maxCalls {
+				a.tooDeep = true
+			} else {
+				a.stmt(body, base.sc.withArgs(strs(f)), base.depth+1)
+			}
+		}
 		info := a.dispatch(base, name, f[1:])
 		info.dynamic = dynamic
 		return info

@@ -8,14 +8,16 @@
 // substitutions, brace expansion and field splitting are worked out as far
 // as the text itself allows. It then checks every command that would run:
 // those in lists, pipelines, subshells, { } groups, if/while/for/case
-// bodies, function bodies (checked where they are defined), command and
+// bodies, function bodies (checked where they are defined, and again with
+// the arguments of each call: g() { rm "$@"; }; g -rf ~), command and
 // process substitutions, and the scripts handed to other programs.
 //
 // Text a shell would not run as written is Dangerous (rule unparsable),
 // never Safe; so is a comment that ends with a backslash before a newline,
 // which the parser and bash read differently. Text nested deeper than a
 // fixed limit (24 levels of substitutions and nested shells, more than 64
-// stacked wrappers, 1000 nested parentheses) is Dangerous (rule
+// stacked wrappers, 1000 nested parentheses, 64 calls of functions with
+// arguments) is Dangerous (rule
 // too_complex).
 //
 // # What runs

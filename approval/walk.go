@@ -122,7 +122,11 @@ func (a *assessor) command(cmd syntax.Command, sc *scope, depth int) bool {
 			or(a.stmts(it.Stmts, sc, depth))
 		}
 	case *syntax.FuncDecl:
-		// A function is checked where it is defined, as if it ran.
+		// A function is checked where it is defined, as if it ran, and
+		// again where it is called with arguments.
+		if sc.funcs != nil && c.Name != nil {
+			sc.funcs[c.Name.Value] = c.Body
+		}
 		or(a.stmt(c.Body, sc, depth))
 	case *syntax.ArithmCmd:
 		or(a.subs(c.X, sc, depth))
