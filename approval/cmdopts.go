@@ -228,7 +228,7 @@ func screen(a *assessor, base call, args []field) ([]field, bool) {
 			a.report(Dangerous, RuleInlineCode, "screen -X sends a command to a session", "screen "+joinWords(args))
 			return nil, false
 		case strings.HasPrefix(s, "-"):
-			if takes[s] {
+			if takes[s] || len(s) > 2 && takes["-"+s[len(s)-1:]] { // -dmS NAME
 				i++
 			}
 		default:

@@ -47,7 +47,8 @@
 // setarch (linux64 ...), ip netns exec, terminal emulators (xterm -e,
 // gnome-terminal --), sem, tsp, dtach, perf record/stat, ccache, chronic,
 // ifne, run-one, sandbox-exec, flatpak-spawn, distrobox-host-exec, gdb
-// --args, xargs (with literal input piped in), parallel (command and :::
+// --args, xargs (with literal input piped in, placed after the command or,
+// for -I REPL, at any of its words), parallel (command and :::
 // inputs), eval, trap, ssh HOST CMD, find -exec/-execdir/-ok/-okdir, tar
 // --to-command/--checkpoint-action=exec, "sh -c" for every shell, "--"
 // before a command (time -- CMD), and heredocs, here-strings and literal text piped

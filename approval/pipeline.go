@@ -121,6 +121,16 @@ func (a *assessor) xargsInput(st syntax.Node, command []field, text string, sc *
 		}
 		a.run(base, f)
 	}
+	// xargs -I REPL puts each line where REPL is: any word of the
+	// command may be REPL (xargs -I% sh -c %).
+	line := strings.TrimSuffix(text, "\n")
+	if first, _, _ := strings.Cut(line, "\n"); first != "" {
+		for i := 1; i < len(command) && i <= maxInputs; i++ {
+			f := slices.Clone(command)
+			f[i] = field{s: first, lit: true}
+			a.run(base, f)
+		}
+	}
 }
 
 // parallelCommand is the program GNU parallel runs for each line it
