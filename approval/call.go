@@ -175,6 +175,7 @@ func (a *assessor) run(base call, f []field) cmdInfo {
 			a.ctx += base.via
 			next, ok := w(a, base, f[1:])
 			a.ctx = saved
+			a.builtOptions(name, f[1:len(f)-len(next)])
 			if !ok {
 				return cmdInfo{name: name, dynamic: dynamic}
 			}

@@ -168,6 +168,19 @@ func joinScript(f []field) string {
 	return strings.Join(strs(f), " ")
 }
 
+// builtOptions reports a wrapper option the shell builds (-$X, whose
+// unknown value stays "$X" in the field, or a glob such as -*): it may
+// expand to any options, and options decide what the wrapper runs.
+func (a *assessor) builtOptions(wrapper string, consumed []field) {
+	for _, f := range consumed {
+		if strings.HasPrefix(f.s, "-") && (f.glob || !f.lit && strings.Contains(f.s, "$")) {
+			a.report(Dangerous, RuleDynamicCommand, "cannot tell what runs: an option of "+wrapper+" is built by the shell ("+short(f.s)+")",
+				wrapper+" "+rawPattern(f.s))
+			return
+		}
+	}
+}
+
 // sudo runs its command after its options and NAME=value operands; with
 // -e (sudoedit) it edits the files it names.
 func sudo(a *assessor, base call, args []field) ([]field, bool) {
