@@ -340,9 +340,10 @@ func (a *assessor) perms(c *cmd) {
 		}
 	}
 	for _, t := range ops {
-		if isSystemPath(t) {
-			a.report(Dangerous, RuleSystemWrite, "changes permissions in a system path ("+c.name+" "+short(t)+")", pat)
-		}
+		// Opening a key to other users, or handing Talaria's files or a
+		// login script to another owner, is a change of who may read or
+		// run them.
+		a.sensitiveTarget(t, c.name, "changes the permissions of", pat)
 	}
 }
 
