@@ -2,15 +2,15 @@ package activities
 
 // Stable activity names, registered by the worker and scheduled by workflows.
 const (
-	BeginTurnName     = "BeginTurn"
-	CallModelName     = "CallModel"
-	ExecuteToolsName  = "ExecuteTools"
-	FinishTurnName    = "FinishTurn"
-	ReserveTurnName   = "ReserveTurn"
-	SaveGrantName     = "SaveGrant"
+	BeginTurnName    = "BeginTurn"
+	CallModelName    = "CallModel"
+	ExecuteToolsName = "ExecuteTools"
+	FinishTurnName   = "FinishTurn"
+	ReserveTurnName  = "ReserveTurn"
+	SaveGrantName    = "SaveGrant"
 	// TurnPolicyName reports the serving worker's approval mode and the
 	// stored grants to a continued run of a turn.
-	TurnPolicyName = "TurnPolicy"
+	TurnPolicyName    = "TurnPolicy"
 	PrepareReviewName = "PrepareReview"
 	// CompressContextName compacts a session's context into a child session.
 	CompressContextName = "CompressContext"
