@@ -60,7 +60,7 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 	if list, err := a.providers(in.Model); err == nil {
 		providers = len(list)
 	}
-	session, always, err := a.Store.Grants(ctx, grantScope)
+	policy, err := a.TurnPolicy(ctx, TurnPolicyInput{SessionID: grantScope})
 	if err != nil {
 		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
@@ -69,12 +69,13 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
 	return BeginTurnResult{UserMessageID: rows[0].ID, Providers: providers,
-		Grants: approval.Grants{Session: session, Always: always}, SessionID: tip,
-		ContextTokens: contextTokens(system, history, a.schemaChars(in.Tools)), ApprovalPolicy: a.approvalPolicy()}, nil
+		Grants: policy.Grants, SessionID: tip, ApprovalPolicy: policy.ApprovalPolicy,
+		ContextTokens: contextTokens(system, history, a.schemaChars(in.Tools))}, nil
 }
 
-// TurnPolicy reports, to a continued run of a turn, this worker's approval
-// mode and the grants stored for the session and for every session.
+// TurnPolicy reports this worker's approval mode and the grants stored for
+// the session and for every session: to BeginTurn, and to each continued
+// run of a turn.
 func (a *Activities) TurnPolicy(ctx context.Context, in TurnPolicyInput) (TurnPolicyResult, error) {
 	session, always, err := a.Store.Grants(ctx, in.SessionID)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/compress"
-	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/events"
 	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
@@ -156,27 +155,13 @@ func toolEvent(id, name, args string, failed bool) string {
 }
 
 // toolPolicy is what this worker lets tools touch: Policy when the worker
-// set it (from its own configuration, never a sender's), else the safe
-// default for Home.
+// set it (from its own configuration, never a sender's: engine.ToolPolicy),
+// else the safe default for Home.
 func (a *Activities) toolPolicy() tools.Policy {
 	if a.Policy != nil {
 		return *a.Policy
 	}
 	return tools.Policy{Home: a.Home}
-}
-
-// ToolPolicy is what the configuration lets tools touch: the environment
-// passed to subprocesses, the secrets kept from them and the file roots.
-// Pure.
-func ToolPolicy(cfg config.Config) tools.Policy {
-	return tools.Policy{
-		EnvPassthrough: cfg.Terminal.EnvPassthrough,
-		Secrets:        cfg.Secrets(),
-		SecretFiles:    cfg.SecretFiles(),
-		WriteRoots:     cfg.Tools.WriteRoots,
-		ReadRoots:      cfg.Tools.ReadRoots,
-		Home:           cfg.Home,
-	}
 }
 
 // OutcomeUnknown answers a call whose side effects may have happened: an

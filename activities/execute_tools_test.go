@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/loop"
 	"github.com/talaria-agent/talaria/models"
 )
@@ -47,20 +46,5 @@ func TestDuplicateKeyCallIsAnsweredAsInvalid(t *testing.T) {
 				t.Errorf("the model reads %q, want it to mention %q", got, tt.has)
 			}
 		})
-	}
-}
-
-func TestToolPolicy(t *testing.T) {
-	cfg := config.Default("/h")
-	cfg.Model.APIKey = "sk-1"
-	cfg.Terminal.EnvPassthrough = []string{"GOPATH"}
-	cfg.Tools.WriteRoots = []string{"/srv/out"}
-	cfg.Tools.ReadRoots = []string{"/srv"}
-	p := ToolPolicy(cfg)
-	if p.Home != "/h" || len(p.EnvPassthrough) != 1 || p.WriteRoots[0] != "/srv/out" || p.ReadRoots[0] != "/srv" {
-		t.Fatalf("%+v", p)
-	}
-	if !strings.Contains(strings.Join(p.Secrets, " "), "sk-1") || !strings.Contains(strings.Join(p.SecretFiles, " "), "/h/talaria.db") {
-		t.Fatalf("secrets %v files %v", p.Secrets, p.SecretFiles)
 	}
 }

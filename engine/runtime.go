@@ -138,7 +138,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	// Commands the worker runs must not read its secrets from /proc.
 	tools.HideWorkerEnvironment()
 	// What tools may touch is this worker's configuration, never a sender's.
-	policy := activities.ToolPolicy(cfg)
+	policy := ToolPolicy(cfg)
 	acts := &activities.Activities{
 		Store:        rt.Store,
 		Home:         cfg.Home,

@@ -9,6 +9,20 @@ import (
 	"github.com/talaria-agent/talaria/tools"
 )
 
+// ToolPolicy is what the configuration lets tools touch: the environment
+// passed to subprocesses, the secrets kept from them and the file roots.
+// Pure.
+func ToolPolicy(cfg config.Config) tools.Policy {
+	return tools.Policy{
+		EnvPassthrough: cfg.Terminal.EnvPassthrough,
+		Secrets:        cfg.Secrets(),
+		SecretFiles:    cfg.SecretFiles(),
+		WriteRoots:     cfg.Tools.WriteRoots,
+		ReadRoots:      cfg.Tools.ReadRoots,
+		Home:           cfg.Home,
+	}
+}
+
 // enabledTools keeps the tools that tools.enabled names (all of them when
 // it is empty), in their given order; a name that is no tool is a
 // configuration error. Pure.

@@ -59,3 +59,18 @@ func TestToolsEnabledBoundsTheTurn(t *testing.T) {
 		}
 	}
 }
+
+func TestToolPolicy(t *testing.T) {
+	cfg := config.Default("/h")
+	cfg.Model.APIKey = "sk-1"
+	cfg.Terminal.EnvPassthrough = []string{"GOPATH"}
+	cfg.Tools.WriteRoots = []string{"/srv/out"}
+	cfg.Tools.ReadRoots = []string{"/srv"}
+	p := ToolPolicy(cfg)
+	if p.Home != "/h" || len(p.EnvPassthrough) != 1 || p.WriteRoots[0] != "/srv/out" || p.ReadRoots[0] != "/srv" {
+		t.Fatalf("%+v", p)
+	}
+	if !strings.Contains(strings.Join(p.Secrets, " "), "sk-1") || !strings.Contains(strings.Join(p.SecretFiles, " "), "/h/talaria.db") {
+		t.Fatalf("secrets %v files %v", p.Secrets, p.SecretFiles)
+	}
+}
