@@ -225,26 +225,46 @@ func applyMemory(entries []string, r memoryRequest, limit int) ([]string, error)
 	return next, nil
 }
 
-// matchEntry finds the one entry containing old.
+// matchEntry finds the entry old names: an entry equal to old (whitespace
+// around either ignored) first, else the one entry containing old. Entries
+// that are all the same text count as one: removing or replacing any of them
+// has the same result, so the first is taken. An entry contained in a longer
+// one stays reachable by its full text ("test" beside "tests pass").
 func matchEntry(entries []string, old string) (int, error) {
-	var hits []int
+	var exact, hits []int
 	for i, e := range entries {
+		if strings.TrimSpace(e) == old {
+			exact = append(exact, i)
+		}
 		if strings.Contains(e, old) {
 			hits = append(hits, i)
 		}
 	}
-	switch len(hits) {
-	case 1:
-		return hits[0], nil
-	case 0:
+	if len(exact) > 0 {
+		return exact[0], nil // all equal to old, so all the same text
+	}
+	switch {
+	case len(hits) == 0:
 		return 0, fmt.Errorf("%w %q (0 of %d entries contain it); nothing was changed", ErrMemoryNoMatch, old, len(entries))
+	case sameText(entries, hits):
+		return hits[0], nil
 	}
 	previews := make([]string, len(hits))
 	for k, i := range hits {
 		previews[k] = snippet([]byte(entries[i]))
 	}
-	return 0, fmt.Errorf("%w %q: %d entries contain it (%s); give old_text that matches only one; nothing was changed",
+	return 0, fmt.Errorf("%w %q: %d entries contain it (%s); give old_text that matches only one, or a whole entry; nothing was changed",
 		ErrMemoryAmbiguous, old, len(hits), strings.Join(previews, ", "))
+}
+
+// sameText reports whether the entries at idx all hold the same text.
+func sameText(entries []string, idx []int) bool {
+	for _, i := range idx[1:] {
+		if entries[i] != entries[idx[0]] {
+			return false
+		}
+	}
+	return true
 }
 
 // lockExclusive takes an exclusive flock on path (created if needed),
