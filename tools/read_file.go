@@ -99,11 +99,16 @@ func (t ReadFileTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 	if err != nil {
 		return "", err
 	}
+	// The open does not wait (O_NONBLOCK), and the opened file must be a
+	// regular one: a FIFO, socket or device would block or never end.
 	f, err := env.openReadable(t.Name(), source)
 	if err != nil {
-		return "", err
+		return "", explainOpenError(t.Name(), source, err)
 	}
 	defer f.Close()
+	if err := checkOpenedRegular(t.Name(), source.Abs, f); err != nil {
+		return "", err
+	}
 	res, err := readLines(ctx, f, offset, limit, env.maxOutput())
 	if err != nil {
 		return "", fmt.Errorf("read_file %s: %w", source.Abs, err)
@@ -120,11 +125,8 @@ func readLines(ctx context.Context, f *os.File, offset, limit, maxChars int) (re
 	if err != nil {
 		return res, err
 	}
-	if info.IsDir() {
-		return res, errors.New("is a directory, not a file (use the terminal tool, e.g. ls, to list it)")
-	}
-	if !info.Mode().IsRegular() {
-		return res, errors.New("is not a regular file")
+	if why := notRegular("read_file", info.Mode()); why != "" {
+		return res, errors.New(why)
 	}
 
 	r := bufio.NewReaderSize(f, 64*1024)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -23,6 +24,8 @@ type Registry struct {
 	tools map[string]Tool
 	names []string      // sorted
 	defs  []openai.Tool // sorted by name
+	// quickTimeout overrides QuickTimeout when positive.
+	quickTimeout time.Duration
 }
 
 // Call is one tool call requested by the model.
@@ -38,6 +41,11 @@ type Result struct {
 	Name     string
 	Content  string
 	IsError  bool
+	// Cancelled: the call was cancelled (its context was done) before or
+	// while it ran; Content says which.
+	Cancelled bool
+	// TimedOut: a quick call overran its deadline and was abandoned.
+	TimedOut bool
 	Duration time.Duration
 }
 
@@ -99,16 +107,68 @@ func (r *Registry) Definitions() []openai.Tool {
 // all become a Result with IsError set and a message for the model.
 func (r *Registry) Call(ctx context.Context, env Env, c Call) Result {
 	start := time.Now()
-	content, err := r.run(ctx, env, c)
+	content, err := r.runBounded(ctx, env, c)
 	res := Result{CallID: c.ID, Name: c.Name, Content: content, Duration: time.Since(start)}
 	if err != nil {
 		res.IsError = true
+		res.Cancelled = errors.Is(err, ErrCancelled)
+		res.TimedOut = errors.Is(err, ErrTimedOut)
 		res.Content = errorContent(err, env.maxOutput())
 	}
 	slog.DebugContext(ctx, "tool call",
 		"tool", c.Name, "call_id", c.ID, "session_id", env.SessionID, "turn_id", env.TurnID,
 		"is_error", res.IsError, "duration", res.Duration)
 	return res
+}
+
+// runBounded runs a call under the tool's deadline, if it has one. The tool
+// runs in its own goroutine: when the deadline passes or ctx is cancelled,
+// the call is answered at once and the goroutine is left to finish (or stay
+// stuck in a system call) on its own, so it never holds the batch.
+func (r *Registry) runBounded(ctx context.Context, env Env, c Call) (string, error) {
+	t, ok := r.Lookup(c.Name)
+	limit := time.Duration(0)
+	if ok {
+		limit = r.deadline(t)
+	}
+	if limit <= 0 {
+		return r.run(ctx, env, c)
+	}
+	tctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	type outcome struct {
+		content string
+		err     error
+	}
+	done := make(chan outcome, 1) // buffered: an abandoned run does not leak blocked on send
+	go func() {
+		content, err := r.run(tctx, env, c)
+		done <- outcome{content, err}
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-tctx.Done():
+		select {
+		case o = <-done: // finished at the same moment: keep its result
+		default:
+			o = outcome{err: fmt.Errorf("%w: %s was interrupted while it ran: %w", ErrCancelled, c.Name, tctx.Err())}
+		}
+	}
+	if o.err != nil && ctx.Err() == nil && errors.Is(tctx.Err(), context.DeadlineExceeded) {
+		return "", overran(t, limit)
+	}
+	return o.content, o.err
+}
+
+// overran is the error of a quick call abandoned after limit.
+func overran(t Tool, limit time.Duration) error {
+	effect := " and had no effect"
+	if !t.Idempotent() {
+		effect = "; it may or may not have taken effect, so check before doing it again"
+	}
+	return fmt.Errorf("%w: %s did not finish within %s (a file or lock that never answers?) and was abandoned%s",
+		ErrTimedOut, t.Name(), limit, effect)
 }
 
 func (r *Registry) run(ctx context.Context, env Env, c Call) (content string, err error) {

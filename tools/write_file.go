@@ -102,6 +102,10 @@ func writeChecked(target checkedPath, data []byte) (err error) {
 		return errors.New("became a symbolic link while being written")
 	case statErr == nil && info.IsDir():
 		return errors.New("is a directory")
+	case statErr == nil && !info.Mode().IsRegular():
+		// A FIFO, socket or device is never replaced: the write would
+		// destroy it, and writing into one could block.
+		return errors.New(notRegular("write_file", info.Mode()))
 	case statErr == nil:
 		mode = info.Mode().Perm()
 	case !errors.Is(statErr, fs.ErrNotExist):

@@ -1,0 +1,76 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// fileKind names the type of a file that is not a regular file, for the
+// one-line refusal the model reads.
+func fileKind(mode fs.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a directory"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeCharDevice != 0:
+		return "a character device"
+	case mode&fs.ModeDevice != 0:
+		return "a block device"
+	case mode&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case mode&fs.ModeIrregular != 0:
+		return "an irregular file"
+	default:
+		return "not a regular file"
+	}
+}
+
+// notRegular describes why a file of this mode is refused by tool, or
+// returns "" for a regular file. Pure.
+func notRegular(tool string, mode fs.FileMode) string {
+	if mode.IsRegular() {
+		return ""
+	}
+	if mode.IsDir() {
+		return "is a directory, not a file (use the terminal tool, e.g. ls, to list it)"
+	}
+	return fmt.Sprintf("is %s, not a regular file; %s only handles regular files", fileKind(mode), tool)
+}
+
+// checkOpenedRegular refuses an opened file that is not a regular file. It
+// asks the opened descriptor (fstat), not the path, so a file swapped in
+// after a check by name cannot slip through; the file is opened with
+// O_NONBLOCK, so opening a FIFO or a device never waited for a peer.
+func checkOpenedRegular(tool, name string, f *os.File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", tool, name, err)
+	}
+	if why := notRegular(tool, info.Mode()); why != "" {
+		return fmt.Errorf("%s %s: %s", tool, name, why)
+	}
+	return nil
+}
+
+// explainOpenError turns a failed open of a special file into the refusal
+// that names it: opening a socket fails with ENXIO ("no such device or
+// address"), which says nothing useful to the model.
+func explainOpenError(tool string, p checkedPath, err error) error {
+	if !errors.Is(err, syscall.ENXIO) && !errors.Is(err, syscall.ENODEV) {
+		return err
+	}
+	info, serr := os.Lstat(p.Real)
+	if serr != nil {
+		return err
+	}
+	if why := notRegular(tool, info.Mode()); why != "" {
+		return fmt.Errorf("%s %s: %s", tool, p.Abs, why)
+	}
+	return err
+}
