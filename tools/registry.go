@@ -37,10 +37,10 @@ type Call struct {
 
 // Result is the outcome of one Call, ready to be sent back to the model.
 type Result struct {
-	CallID   string
-	Name     string
-	Content  string
-	IsError  bool
+	CallID  string
+	Name    string
+	Content string
+	IsError bool
 	// Cancelled: the call was cancelled (its context was done) before or
 	// while it ran; Content says which.
 	Cancelled bool
