@@ -21,10 +21,14 @@ var toolSuffixes = []string{"_tool", "-tool", "tool"}
 // It tries, in order, and stops at the first known name: the name as is; the
 // name cut at the first quote or angle bracket and trimmed; that in lower
 // case; in lower case with '-' and ' ' turned into '_'; CamelCase turned into
-// snake_case ("HTTPGet" → "http_get"); each of these without a trailing
-// "_tool", "-tool" or "tool" (stripped up to twice). Last, it takes the known
-// name most similar (Similarity of at least MinToolNameSimilarity) to any of
-// the lower-case candidates, the alphabetically first on a tie.
+// snake_case ("HTTPGet" → "http_get"); each of these said twice or more
+// taken once ("read_fileread_file" → "read_file") or with a repeated first
+// segment taken once ("mcp_mcp_x" → "mcp_x"); each of these without a
+// trailing "_tool", "-tool" or "tool" (stripped up to twice). Last, it takes
+// the known name most similar (Similarity of at least
+// MinToolNameSimilarity) to any of the lower-case candidates, the
+// alphabetically first on a tie, among the names SameOperation allows: a
+// fuzzy repair fixes a typo, it never changes what the call does.
 //
 // An empty name is never a tool. The name returned is always one of known.
 func RepairToolName(name string, known []string) (string, bool) {
@@ -45,15 +49,18 @@ func RepairToolName(name string, known []string) (string, bool) {
 		return "", false
 	}
 	lower := strings.ToLower(cut)
-	under := underscored(lower)
-	snake := camelToSnake(cut)
-	for _, c := range []string{cut, lower, under, snake} {
+	forms := withUndoubled([]string{cut, lower, underscored(lower), camelToSnake(cut)})
+	for _, c := range forms {
 		if isKnown[c] {
 			return c, true
 		}
 	}
-	fuzzy := []string{lower, under, snake}
-	for i, c := range []string{cut, lower, under, snake} {
+	var fuzzy []string
+	for _, c := range forms {
+		isLower := c == strings.ToLower(c)
+		if isLower {
+			fuzzy = append(fuzzy, c)
+		}
 		for range 2 {
 			stripped, ok := stripToolSuffix(c)
 			if !ok {
@@ -63,12 +70,129 @@ func RepairToolName(name string, known []string) (string, bool) {
 			if isKnown[c] {
 				return c, true
 			}
-			if i > 0 {
+			if isLower {
 				fuzzy = append(fuzzy, c)
 			}
 		}
 	}
 	return mostSimilar(dedupe(fuzzy), known)
+}
+
+// maxUndoubleLen bounds the names looked at for repetition.
+const maxUndoubleLen = 256
+
+// withUndoubled returns forms, each followed by its undoubled form and its
+// form with a repeated first segment collapsed, where those differ.
+func withUndoubled(forms []string) []string {
+	out := make([]string, 0, 3*len(forms))
+	for _, f := range forms {
+		out = append(out, f)
+		if u := undoubled(f); u != f {
+			out = append(out, u)
+		}
+		if c := collapseLeadingSegment(f); c != f {
+			out = append(out, c)
+		}
+	}
+	return dedupe(out)
+}
+
+// undoubledSeparators may join the copies of a name said more than once.
+var undoubledSeparators = []string{"", "_", "-", ".", " "}
+
+// undoubled returns the unit s repeats when s is two to four copies of one
+// name, joined by nothing or by one separator ("terminalterminal",
+// "read_file_read_file"); otherwise s.
+func undoubled(s string) string {
+	n := len(s)
+	if n > maxUndoubleLen {
+		return s
+	}
+	for copies := 4; copies >= 2; copies-- {
+		for _, sep := range undoubledSeparators {
+			rest := n - (copies-1)*len(sep)
+			if rest <= 0 || rest%copies != 0 {
+				continue
+			}
+			unit := s[:rest/copies]
+			if strings.Trim(unit, "_-. ") != "" && strings.Repeat(unit+sep, copies-1)+unit == s {
+				return unit
+			}
+		}
+	}
+	return s
+}
+
+// collapseLeadingSegment drops repeats of the first '_'-separated segment
+// ("mcp_mcp_knowledge_get" → "mcp_knowledge_get"); otherwise s.
+func collapseLeadingSegment(s string) string {
+	if len(s) > maxUndoubleLen {
+		return s
+	}
+	first, rest, ok := strings.Cut(s, "_")
+	if !ok || first == "" {
+		return s
+	}
+	for strings.HasPrefix(rest, first+"_") {
+		rest = rest[len(first)+1:]
+	}
+	return first + "_" + rest
+}
+
+// SameOperation reports whether a fuzzy repair of candidate into known keeps
+// the operation: the shared leading '_'-separated segments (a namespace such
+// as "mcp_knowledge_kb_") are set aside and what is left of each, the
+// operation, must still be alike (Similarity of at least
+// MinToolNameSimilarity, as in Hermes' namespace-prefix guard) and differ by
+// no more than a typo: at most one edit (insertion, deletion, substitution
+// or swap of neighbours) per five characters of the known operation, and at
+// least one. So "kb_aed" is not "kb_add" and "tool" is not "todo", while
+// "termnal" is "terminal" and "kb_saerch" is "kb_search".
+func SameOperation(candidate, known string) bool {
+	c, k := operation(candidate, known)
+	if Similarity(c, k) < MinToolNameSimilarity {
+		return false
+	}
+	kr := []rune(k)
+	return editDistance([]rune(c), kr) <= max(1, len(kr)/5)
+}
+
+// operation strips the longest run of whole leading segments a and b share.
+func operation(a, b string) (string, string) {
+	for {
+		sa, ra, okA := strings.Cut(a, "_")
+		sb, rb, okB := strings.Cut(b, "_")
+		if !okA || !okB || sa != sb {
+			return a, b
+		}
+		a, b = ra, rb
+	}
+}
+
+// editDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and swaps of adjacent code points, each one edit.
+func editDistance(a, b []rune) int {
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
 }
 
 // cutLeakedMarkup cuts name at the first quote or angle bracket and trims
@@ -137,8 +261,9 @@ func dedupe(ss []string) []string {
 }
 
 // mostSimilar returns the known name with the highest Similarity to any of
-// the candidates, if that is at least MinToolNameSimilarity; ties go to the
-// alphabetically first name.
+// the candidates, if that is at least MinToolNameSimilarity and the pair
+// keeps the operation (SameOperation); ties go to the alphabetically first
+// name.
 func mostSimilar(candidates, known []string) (string, bool) {
 	best, bestScore := "", 0.0
 	for _, k := range known {
@@ -154,7 +279,7 @@ func mostSimilar(candidates, known []string) (string, bool) {
 				continue
 			}
 			score := Similarity(c, k)
-			if score < MinToolNameSimilarity {
+			if score < MinToolNameSimilarity || !SameOperation(c, k) {
 				continue
 			}
 			if best == "" || score > bestScore || (score == bestScore && k < best) {

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -42,6 +43,106 @@ var repairCases = []struct {
 	{"abcdx", []string{"abcdy", "abcdz"}, "abcdy", true},
 	// Below the threshold: 2*7/21 ≈ 0.667.
 	{"delete_file", []string{"write_file"}, "", false},
+
+	// A fuzzy repair never changes the operation (Hermes' namespace-prefix
+	// guard, tests/run_agent/test_repair_tool_call_name.py).
+	{"kb_aed", nsTools, "", false},
+	{"mcp_knowledge_kb_aet", nsTools, "", false},
+	{"kb_search", nsTools, "kb_search", true},
+	{"kb_get", nsTools, "kb_get", true},
+	{"kb_saerch", nsTools, "kb_search", true},
+	{"kb_searc", nsTools, "kb_search", true},
+	{"terminall", nsTools, "terminal", true},
+	{"mcp_knowledge_kb_serach", nsTools, "mcp_knowledge_kb_search", true},
+	{"kanban_list", []string{"kanban_link", "kanban_show"}, "", false},
+	{"kb_set", []string{"kb_get"}, "", false},
+	// Too many edits for a short name: a different word, not a typo.
+	{"tool", testTools, "", false},
+	{"tool", nil, "", false},
+	{"_tool", testTools, "", false},
+	{"ThisIsNotRemotelyARealToolName_tool", testTools, "", false},
+	// Hermes' class-like emissions.
+	{"BrowserClick_tool", testTools, "browser_click", true},
+	{"write-file_Tool", testTools, "write_file", true},
+	{"WriteFileTool", testTools, "write_file", true},
+	// A name said twice is the name.
+	{"terminalterminal", testTools, "terminal", true},
+	{"read_fileread_file", testTools, "read_file", true},
+	{"read_file_read_file", testTools, "read_file", true},
+	{"TodoTodo", testTools, "todo", true},
+	{"todotodotodo", testTools, "todo", true},
+	{"termnaltermnal", testTools, "terminal", true},
+	{"mcp_mcp_knowledge_kb_get", nsTools, "mcp_knowledge_kb_get", true},
+	{"mcp_mcp_mcp_knowledge_kb_get", nsTools, "mcp_knowledge_kb_get", true},
+	// Not a repetition of a known name.
+	{"todoterminal", testTools, "", false},
+}
+
+// nsTools hold sibling operations under shared prefixes, as in Hermes'
+// VALID_NS.
+var nsTools = []string{
+	"todo", "patch", "browser_click", "browser_navigate", "web_search", "read_file", "write_file", "terminal",
+	"kb_search", "kb_get", "kb_add", "kb_update",
+	"mcp_knowledge_kb_search", "mcp_knowledge_kb_get", "mcp_knowledge_kb_add",
+}
+
+func TestSameOperation(t *testing.T) {
+	tests := []struct {
+		candidate, known string
+		want             bool
+	}{
+		{"kb_aed", "kb_add", false},
+		{"mcp_knowledge_kb_aet", "mcp_knowledge_kb_get", false},
+		{"mcp_knowledge_kb_aet", "mcp_knowledge_kb_add", false},
+		{"tool", "todo", false},
+		{"kb_saerch", "kb_search", true},
+		{"termnal", "terminal", true},
+		{"brwser_clik", "browser_click", true},
+		{"serch_files", "search_files", true},
+		{"kb_ad", "kb_add", true},
+		{"kb", "kb_add", false},
+		{"", "", true},
+	}
+	for _, tt := range tests {
+		if got := SameOperation(tt.candidate, tt.known); got != tt.want {
+			t.Errorf("SameOperation(%q, %q) = %v, want %v", tt.candidate, tt.known, got, tt.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"a", "", 1}, {"", "abc", 3}, {"tool", "todo", 2}, {"saerch", "search", 1},
+		{"serach", "search", 1}, {"termnal", "terminal", 1}, {"aed", "add", 1}, {"ca", "abc", 3},
+	}
+	for _, tt := range tests {
+		if got := editDistance([]rune(tt.a), []rune(tt.b)); got != tt.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}
+
+func TestUndoubled(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"terminalterminal", "terminal"},
+		{"read_fileread_file", "read_file"},
+		{"read_file_read_file", "read_file"},
+		{"a-a", "a"},
+		{"xyzxyzxyzxyz", "xyz"},
+		{"aa", "a"},
+		{"__", "__"},
+		{"terminal", "terminal"},
+		{"", ""},
+		{strings.Repeat("ab", 200), strings.Repeat("ab", 200)},
+	}
+	for _, tt := range tests {
+		if got := undoubled(tt.in); got != tt.want {
+			t.Errorf("undoubled(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
 }
 
 func TestRepairToolName(t *testing.T) {
