@@ -139,12 +139,19 @@ func salvageable(ctx context.Context, err error) bool {
 // name is kept as sent, so the model sees what it asked for. Pure.
 func RepairCalls(calls []models.ToolCall, known []string) []models.ToolCall {
 	for i := range calls {
+		if len(calls[i].Function.Name) > maxRepairName {
+			continue // no tool name is that long, however repaired
+		}
 		if name, ok := loop.RepairToolName(calls[i].Function.Name, known); ok {
 			calls[i].Function.Name = name
 		}
 	}
 	return calls
 }
+
+// maxRepairName is the longest name tool-name repair looks at: longer ones
+// are unknown as sent (repair's cost grows with the name).
+const maxRepairName = 4096
 
 // hasInvalidArgs: a reply the loop re-asks silently is kept out of the
 // conversation until the loop decides to answer it.
@@ -199,13 +206,20 @@ func DescribeReply(m *models.Message, known []string) CallModelResult {
 		ReasoningChars: len(m.Reasoning),
 	}
 	for _, tc := range m.ToolCalls {
-		_, isKnown := loop.RepairToolName(tc.Function.Name, known)
+		isKnown := false
+		if len(tc.Function.Name) <= maxRepairName {
+			_, isKnown = loop.RepairToolName(tc.Function.Name, known)
+		}
 		ref := ToolCallRef{
-			ID:      tc.ID,
+			ID:      tc.ID, // bounded when stored (transcript.MaxToolCallIDLen)
 			Name:    tc.Function.Name,
 			Unknown: !isKnown || tc.Function.Name == "",
 			Args:    loop.CheckArguments(tc.Function.Arguments),
 			Key:     callDigest(tc.Function.Name, tc.Function.Arguments),
+		}
+		if ref.Unknown {
+			// A name as sent may be anything: the ref keeps its beginning.
+			ref.Name = BoundText(ref.Name, MaxNameBytes)
 		}
 		describeCall(&ref, tc.Function.Arguments)
 		res.ToolCalls = append(res.ToolCalls, ref)
@@ -229,11 +243,25 @@ func describeCall(ref *ToolCallRef, args string) {
 		}
 	case tools.ClarifyName:
 		if q, ok := tools.ParseClarify(args); ok {
-			ref.Question, ref.Choices = clip(q.Question, 2000), q.Choices
+			ref.Question, ref.Choices = BoundText(q.Question, MaxQuestionBytes), boundChoices(q.Choices)
 		} else {
 			ref.Args = loop.ArgsInvalid
 		}
 	}
+}
+
+// boundChoices keeps at most MaxChoices choices of MaxChoiceBytes each,
+// cut with a note: a person still sees that there was more. Pure.
+func boundChoices(choices []string) []string {
+	if len(choices) == 0 {
+		return choices
+	}
+	n := min(len(choices), MaxChoices)
+	out := make([]string, 0, n)
+	for _, c := range choices[:n] {
+		out = append(out, BoundText(c, MaxChoiceBytes))
+	}
+	return out
 }
 
 // clipMiddle keeps the first head and last tail bytes of a long s (at

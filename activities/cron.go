@@ -36,6 +36,9 @@ type DeliverInput struct {
 	Slot    time.Time
 	Text    string
 	Status  string
+	// MessageID, when set, names the stored answer to deliver in full
+	// (Text is then only its preview): history never carries a long answer.
+	MessageID int64 `json:",omitempty"`
 }
 
 // Deliverer sends a job result to one kind of target. "local" and "webhook"
@@ -62,6 +65,13 @@ func (a *Activities) Deliver(ctx context.Context, in DeliverInput) (string, erro
 	if d == nil {
 		return "", temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("unknown delivery target %q (want local or webhook:<url>)", in.Target), "BadTarget", nil)
+	}
+	if in.MessageID != 0 {
+		m, err := a.Store.Message(ctx, in.MessageID)
+		if err != nil {
+			return "", fmt.Errorf("deliver: load answer %d: %w", in.MessageID, err)
+		}
+		in.Text = FinalText(m)
 	}
 	return d.Deliver(ctx, in)
 }

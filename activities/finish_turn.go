@@ -9,15 +9,19 @@ import (
 	"github.com/talaria-agent/talaria/transcript"
 )
 
-// FinishTurn records how the turn ended and returns the final answer's text.
+// FinishTurn records how the turn ended and names the final answer: its
+// message id, and its text when small (else a clipped preview; the store has
+// it all), so the result stays small whatever the model wrote.
 func (a *Activities) FinishTurn(ctx context.Context, in FinishTurnInput) (FinishTurnResult, error) {
 	var res FinishTurnResult
+	var text string
 	if len(in.FinalParts) > 0 {
-		text, err := a.finalText(ctx, in)
+		full, id, err := a.finalText(ctx, in)
 		if err != nil {
 			return res, fmt.Errorf("finish turn %s: %w", in.TurnID, err)
 		}
-		res.FinalResponse, res.HasFinal = text, true
+		text, res.HasFinal, res.FinalMessageID = full, true, id
+		res.FinalResponse, res.Clipped = previewOf(full)
 	}
 	ended := in.EndedAt
 	err := a.Store.UpsertTurn(ctx, models.Turn{
@@ -28,7 +32,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishTurnInput) (Finish
 		Status:           in.Status,
 		ExitReason:       in.ExitReason,
 		Error:            in.Error,
-		FinalResponse:    res.FinalResponse,
+		FinalResponse:    text,
 		APICalls:         in.APICalls,
 		PromptTokens:     in.Usage.PromptTokens,
 		CompletionTokens: in.Usage.CompletionTokens,
@@ -46,32 +50,37 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishTurnInput) (Finish
 	return res, nil
 }
 
-// finalText is the final answer's text. A single visible reply is the answer
-// as stored; parts of an answer continued past the output limit are joined
-// into one new visible assistant message (once, however often retried).
-func (a *Activities) finalText(ctx context.Context, in FinishTurnInput) (string, error) {
+// finalText is the final answer's text and the message holding it. A single
+// visible reply is the answer as stored; parts of an answer continued past
+// the output limit are joined into one new visible assistant message (once,
+// however often retried).
+func (a *Activities) finalText(ctx context.Context, in FinishTurnInput) (string, int64, error) {
 	if len(in.FinalParts) == 1 {
 		m, err := a.Store.Message(ctx, in.FinalParts[0])
 		if err != nil {
-			return "", fmt.Errorf("load final message: %w", err)
+			return "", 0, fmt.Errorf("load final message: %w", err)
 		}
 		if !m.Hidden {
-			return transcript.StripThinking(m.Content), nil
+			return transcript.StripThinking(m.Content), m.ID, nil
 		}
 	}
 	text, err := a.joinParts(ctx, in.FinalParts)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if err := a.Store.HideMessages(ctx, in.FinalParts); err != nil {
-		return "", err
+		return "", 0, err
 	}
-	_, err = a.Store.AppendMessages(ctx, []models.Message{{
+	rows, err := a.Store.AppendMessages(ctx, []models.Message{{
 		SessionID: in.SessionID, TurnID: in.TurnID, IdemKey: finalKey(in.TurnID),
 		Role: "assistant", Content: text, FinishReason: "stop",
 	}})
 	if err != nil {
-		return "", fmt.Errorf("store the joined final answer: %w", err)
+		return "", 0, fmt.Errorf("store the joined final answer: %w", err)
 	}
-	return text, nil
+	return text, rows[0].ID, nil
 }
+
+// FinalText is the full text of a final answer stored as message id, as
+// FinishTurn computed it (reasoning blocks removed).
+func FinalText(m *models.Message) string { return transcript.StripThinking(m.Content) }

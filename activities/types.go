@@ -237,10 +237,20 @@ type FinishTurnInput struct {
 	EndedAt    time.Time
 }
 
-// FinishTurnResult carries the final answer's text.
+// FinishTurnResult names the final answer. Its text lives in the store: the
+// result carries it whole only when it fits in MaxPreviewBytes, otherwise
+// its beginning (Clipped), so a reply of any size never reaches workflow
+// history.
 type FinishTurnResult struct {
+	// FinalResponse is the final answer, or its beginning when Clipped.
 	FinalResponse string
 	HasFinal      bool
+	// FinalMessageID is the stored assistant message holding the answer
+	// (zero in results recorded before it existed).
+	FinalMessageID int64 `json:",omitempty"`
+	// Clipped: FinalResponse is a preview; the full text is the message
+	// FinalMessageID (transcript.StripThinking of its content).
+	Clipped bool `json:",omitempty"`
 }
 
 // Idempotency keys of the messages a turn writes.

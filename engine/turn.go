@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/events"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/transcript"
@@ -213,13 +214,15 @@ func (rt *Runtime) waitAssigned(ctx context.Context, sessionID, requestID string
 	}
 }
 
-// WaitTurn waits for a turn's result, riding out server restarts.
+// WaitTurn waits for a turn's result, riding out server restarts. A final
+// answer the workflow carried only as a preview is filled in full from the
+// store.
 func (rt *Runtime) WaitTurn(ctx context.Context, workflowID string) (workflows.ConversationResult, error) {
 	for {
 		var res workflows.ConversationResult
 		err := rt.Client.GetWorkflow(ctx, workflowID, "").Get(ctx, &res)
 		if err == nil {
-			return res, nil
+			return res, rt.FillFinal(ctx, &res)
 		}
 		if ctx.Err() != nil {
 			return res, ctx.Err()
@@ -244,6 +247,21 @@ func isFinal(err error) bool {
 	var terminated *temporal.TerminatedError
 	var notFound *serviceerror.NotFound
 	return errors.As(err, &notFound) || errors.As(err, &wfErr) || errors.As(err, &canceled) || errors.As(err, &timeout) || errors.As(err, &terminated)
+}
+
+// FillFinal replaces a clipped final answer (res.FinalClipped) with the full
+// text of its stored message.
+func (rt *Runtime) FillFinal(ctx context.Context, res *workflows.ConversationResult) error {
+	if !res.FinalClipped || res.FinalMessageID == 0 {
+		return nil
+	}
+	m, err := rt.Store.Message(ctx, res.FinalMessageID)
+	if err != nil {
+		return fmt.Errorf("load the final answer of %s: %w", res.TurnID, err)
+	}
+	text := activities.FinalText(m)
+	res.FinalResponse, res.FinalClipped = &text, false
+	return nil
 }
 
 // FillMessages loads the session's messages in OpenAI format into res.

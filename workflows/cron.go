@@ -38,16 +38,16 @@ func CronRunWorkflow(ctx workflow.Context, in CronRunInput) error {
 	started := workflow.Now(ctx)
 	run := models.CronRun{JobID: in.JobID, ScheduledAt: in.Slot, WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
 		Status: models.RunStarted, StartedAt: &started}
-	text, exit, runErr := cronTurn(ctx, in)
+	text, ref, exit, runErr := cronTurn(ctx, in)
 	run.ExitReason = exit
 	switch {
 	case runErr != nil:
-		run.Status, run.Error = models.RunFailed, runErr.Error()
-	case strings.TrimSpace(text) == activities.SilentMarker:
+		run.Status, run.Error = models.RunFailed, activities.BoundError(runErr.Error())
+	case ref == 0 && strings.TrimSpace(text) == activities.SilentMarker:
 		run.Status, run.Delivery = models.RunCompleted, "silent: not delivered"
 	default:
 		run.Status = models.RunCompleted
-		run.Delivery, run.Error = deliver(ctx, in, text)
+		run.Delivery, run.Error = deliver(ctx, in, text, ref)
 		if run.Error != "" {
 			run.Status = models.RunFailed
 		}
@@ -58,8 +58,9 @@ func CronRunWorkflow(ctx workflow.Context, in CronRunInput) error {
 }
 
 // cronTurn produces the slot's text: the script output alone when the job
-// has no prompt, otherwise the agent's final answer.
-func cronTurn(ctx workflow.Context, in CronRunInput) (text, exit string, err error) {
+// has no prompt, otherwise the agent's final answer. A long answer comes as
+// its preview and ref, the stored message delivery loads it from.
+func cronTurn(ctx workflow.Context, in CronRunInput) (text string, ref int64, exit string, err error) {
 	prompt := in.Prompt
 	if in.PreRunScript != "" {
 		var out string
@@ -67,30 +68,34 @@ func cronTurn(ctx workflow.Context, in CronRunInput) (text, exit string, err err
 			StartToCloseTimeout: 11 * time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 2},
 		})
 		if err := workflow.ExecuteActivity(actx, activities.PreRunScriptName, in.PreRunScript, in.Turn.Workdir).Get(ctx, &out); err != nil {
-			return "", "", fmt.Errorf("pre-run script: %w", err)
+			return "", 0, "", fmt.Errorf("pre-run script: %w", err)
 		}
 		if strings.TrimSpace(prompt) == "" {
-			return out, "script_only", nil
+			return out, 0, "script_only", nil
 		}
 		prompt += "\n\nOutput of the job's pre-run script:\n" + out
 	}
 	res, err := unattendedTurn(ctx, in.Turn, CronSessionID(in.JobID, in.Slot), prompt)
 	if err != nil {
-		return "", string(StopError), err
+		return "", 0, string(StopError), err
 	}
 	if res.FinalResponse == nil {
 		msg := "the turn ended without an answer"
 		if res.Error != nil {
 			msg = *res.Error
 		}
-		return "", string(res.TurnExitReason), fmt.Errorf("%s (%s)", msg, res.TurnExitReason)
+		return "", 0, string(res.TurnExitReason), fmt.Errorf("%s (%s)", msg, res.TurnExitReason)
 	}
-	return *res.FinalResponse, string(res.TurnExitReason), nil
+	if res.FinalClipped {
+		ref = res.FinalMessageID
+	}
+	return *res.FinalResponse, ref, string(res.TurnExitReason), nil
 }
 
-// deliver sends text to every target; webhook failures are retried with
-// backoff, then recorded. It returns a summary and the errors, if any.
-func deliver(ctx workflow.Context, in CronRunInput, text string) (string, string) {
+// deliver sends text (or, when ref is set, the stored answer it previews)
+// to every target; webhook failures are retried with backoff, then
+// recorded. It returns a summary and the errors, if any.
+func deliver(ctx workflow.Context, in CronRunInput, text string, ref int64) (string, string) {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
@@ -102,6 +107,7 @@ func deliver(ctx workflow.Context, in CronRunInput, text string) (string, string
 		var where string
 		err := workflow.ExecuteActivity(actx, activities.DeliverName, activities.DeliverInput{
 			Target: target, JobID: in.JobID, JobName: in.JobName, Slot: in.Slot, Text: text, Status: "completed",
+			MessageID: ref,
 		}).Get(ctx, &where)
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %s", target, errorMessage(err)))
@@ -109,5 +115,5 @@ func deliver(ctx workflow.Context, in CronRunInput, text string) (string, string
 		}
 		done = append(done, target+" → "+where)
 	}
-	return strings.Join(done, "; "), strings.Join(failed, "; ")
+	return activities.BoundText(strings.Join(done, "; "), activities.MaxErrorBytes), activities.BoundError(strings.Join(failed, "; "))
 }

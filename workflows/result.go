@@ -7,9 +7,17 @@ import (
 )
 
 // ConversationResult is the typed outcome of one turn. The workflow returns
-// it without Messages; clients fill Messages from the store.
+// it without Messages, and with FinalResponse clipped to a preview when the
+// answer is long (FinalClipped): workflow history never carries content of
+// unbounded size. Clients fill Messages and the full FinalResponse from the
+// store (engine.Runtime.WaitTurn does).
 type ConversationResult struct {
-	FinalResponse  *string                        `json:"final_response"`
+	FinalResponse *string `json:"final_response"`
+	// FinalMessageID is the stored message holding the final answer.
+	FinalMessageID int64 `json:"final_message_id,omitempty"`
+	// FinalClipped: FinalResponse is only the beginning of the answer; the
+	// full text is the message FinalMessageID.
+	FinalClipped   bool                           `json:"final_clipped,omitempty"`
 	Completed      bool                           `json:"completed"`
 	Partial        bool                           `json:"partial"`
 	Interrupted    bool                           `json:"interrupted"`

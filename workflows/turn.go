@@ -219,7 +219,7 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 	var done activities.FinishTurnResult
 	err := bookkeep(ctx, activities.FinishTurnName, activities.FinishTurnInput{
 		TurnID: turnID, SessionID: st.Context.session(in.SessionID), TurnNumber: in.TurnNumber, Model: in.Model,
-		Status: st.Stop.Status(), ExitReason: string(st.Stop), Error: st.Err,
+		Status: st.Stop.Status(), ExitReason: string(st.Stop), Error: activities.BoundError(st.Err),
 		APICalls: st.Calls, Usage: st.Usage, FinalParts: st.Final,
 		StartedAt: startedAt, EndedAt: workflow.Now(ctx),
 	}).Get(ctx, &done)
@@ -235,10 +235,12 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 	}
 	if done.HasFinal {
 		res.FinalResponse = &done.FinalResponse
+		res.FinalMessageID, res.FinalClipped = done.FinalMessageID, done.Clipped
 	}
 	res.PendingSteers = st.Steers
 	if st.Err != "" {
-		res.Error = &st.Err
+		msg := activities.BoundError(st.Err)
+		res.Error = &msg
 	}
 	return res, nil
 }
@@ -266,7 +268,7 @@ func fallBack(st TurnState, err error) (TurnState, bool) {
 func errorMessage(err error) string {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
-		return appErr.Error()
+		return activities.BoundError(appErr.Error())
 	}
 	var timeout *temporal.TimeoutError
 	if errors.As(err, &timeout) {
@@ -275,7 +277,7 @@ func errorMessage(err error) string {
 	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
 		err = next
 	}
-	return err.Error()
+	return activities.BoundError(err.Error())
 }
 
 func toolNames(r activities.CallModelResult) string {
