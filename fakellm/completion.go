@@ -41,6 +41,9 @@ func writeCompletion(w http.ResponseWriter, p plan) (cancelled, broken bool) {
 		return false, false
 	}
 	b = append(b, '\n')
+	if p.step.EndAfterChunks > 0 {
+		b = b[:len(b)/2]
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(p.status)
@@ -51,6 +54,21 @@ func writeCompletion(w http.ResponseWriter, p plan) (cancelled, broken bool) {
 		return false, true
 	}
 	if _, err := w.Write(b); err != nil {
+		return true, false
+	}
+	return false, p.step.EndAfterChunks > 0
+}
+
+// writeRaw writes a step's Body as the whole answer.
+func writeRaw(w http.ResponseWriter, p plan) (cancelled, broken bool) {
+	ct := p.step.ContentType
+	if ct == "" {
+		ct = "text/html; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Length", strconv.Itoa(len(p.step.Body)))
+	w.WriteHeader(p.status)
+	if _, err := w.Write([]byte(p.step.Body)); err != nil {
 		return true, false
 	}
 	return false, false

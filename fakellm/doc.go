@@ -23,8 +23,9 @@
 // order the requests arrive. When the script is exhausted the Responder set
 // with SetResponder (or WithResponder) decides; without one the server
 // answers HTTP 500 with a "script exhausted" error. Steps can also delay,
-// hang until the client gives up, fail with an error status, or break or
-// stall a stream midway. Every chat request is recorded and can be inspected
+// hang until the client gives up, fail with an error status, break, stall
+// or cut short (EndAfterChunks) a stream midway, or answer with a raw body
+// that is not the protocol (Body, HTMLStep). Every chat request is recorded and can be inspected
 // with Requests, or awaited with WaitRequests and WaitFinished.
 //
 // Requests are served concurrently; a Server is safe for concurrent use.

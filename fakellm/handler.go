@@ -255,6 +255,9 @@ func (s *Server) serveStep(ctx context.Context, w http.ResponseWriter, p plan) (
 		return true, false
 	}
 	w.Header().Set("X-Request-Id", p.id)
+	if st.Body != "" {
+		return writeRaw(w, p)
+	}
 	if st.isError() {
 		writeAPIError(w, stepError(st))
 		return false, false

@@ -34,7 +34,7 @@ type Request struct {
 	// finished.
 	Cancelled bool
 	// Broken reports that the server deliberately broke the response
-	// (Step.BreakAfterChunks).
+	// (Step.BreakAfterChunks) or ended it early (Step.EndAfterChunks).
 	Broken bool
 	// Finished is when the handler finished with the request; zero while it
 	// is still being served.

@@ -69,6 +69,15 @@ type Step struct {
 	// sent with error statuses only.
 	RetryAfter string
 
+	// Body, when not empty, is sent as the whole answer instead of the
+	// protocol, with status Status (default 200) and ContentType: an HTML
+	// error page, malformed JSON, an SSE stream of garbage. Delay and Hang
+	// still apply; the other fields are ignored.
+	Body string
+	// ContentType is the Content-Type of Body (default "text/html;
+	// charset=utf-8").
+	ContentType string
+
 	// BreakAfterChunks, when positive, drops the connection without
 	// finishing the response: in a stream after this many content chunks
 	// (chunks carrying reasoning, content or tool call pieces; the leading
@@ -76,6 +85,12 @@ type Step struct {
 	// If the stream has fewer content chunks it breaks before the finish
 	// chunk. In a JSON answer the body is cut off midway.
 	BreakAfterChunks int
+	// EndAfterChunks, when positive, ends the answer cleanly but early: a
+	// stream after this many content chunks (or before the finish chunk if
+	// there are fewer), with no finish chunk, usage or [DONE]; a JSON
+	// answer after half its body, with a Content-Length that matches, so
+	// the client reads a complete body of malformed JSON.
+	EndAfterChunks int
 	// StallAfterChunks, when positive, stops a stream after this many
 	// content chunks (or before the finish chunk if there are fewer)
 	// without finishing or closing it: the handler waits until the client
@@ -98,6 +113,13 @@ func ToolStep(calls ...ToolCall) Step {
 // message.
 func ErrorStep(status int, message string) Step {
 	return Step{Status: status, ErrorMessage: message}
+}
+
+// HTMLStep answers with HTTP 200 and an HTML page, as a proxy or a captive
+// portal in front of a provider does.
+func HTMLStep(title string) Step {
+	return Step{Body: "<!DOCTYPE html>\n<html><head><title>" + title + "</title></head>\n<body><h1>" +
+		title + "</h1><p>Please try again later.</p></body></html>\n"}
 }
 
 // isError reports whether the step answers with an error status.

@@ -127,6 +127,9 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, p plan)
 			breakConnection(w)
 			return false, true
 		}
+		if atLimit(st.EndAfterChunks) {
+			return false, true
+		}
 		if atLimit(st.StallAfterChunks) {
 			return abandon(s.waitGone(ctx), w), false
 		}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -28,12 +29,23 @@ type Options struct {
 	// Stream uses SSE streaming; OnDelta receives each content delta.
 	Stream  bool
 	OnDelta func(content string)
+	// IdleTimeout, when positive, ends the call with ClassTimeout once this
+	// long passes without progress: without the answer of a plain call,
+	// without a chunk of a stream. A stream stays alive while chunks arrive.
+	IdleTimeout time.Duration
 	// Transport overrides the HTTP transport (nil: http.DefaultTransport).
 	Transport http.RoundTripper
 }
 
 // Call sends req to p once. The returned error, when not nil, is an *Error.
+//
+// A stream that ends, or whose connection breaks, after some chunks but
+// before a finish reason or the end-of-stream marker is a cut-off reply
+// (ClassTruncatedReply, the text received so far in Error.Streamed); a body
+// that is not the protocol is ClassInvalidResponse.
 func Call(ctx context.Context, p Provider, req openai.ChatCompletionRequest, opts Options) (Reply, error) {
+	ctx, idle := withIdleTimeout(ctx, opts.IdleTimeout)
+	defer idle.stop()
 	client, rec := newClient(p, opts.Transport)
 	req.Model = p.Model
 	if !opts.Stream {
@@ -42,7 +54,7 @@ func Call(ctx context.Context, p Provider, req openai.ChatCompletionRequest, opt
 		if err != nil {
 			return Reply{}, classify(ctx, err, rec)
 		}
-		return replyFromResponse(resp)
+		return replyFromResponse(resp, rec)
 	}
 	req.Stream = true
 	req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
@@ -54,23 +66,53 @@ func Call(ctx context.Context, p Provider, req openai.ChatCompletionRequest, opt
 	acc := newAccumulator()
 	for {
 		chunk, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return acc.reply(), nil
-		}
 		if err != nil {
-			e := classify(ctx, err, rec)
-			e.Streamed = acc.content.String()
-			return Reply{Streamed: e.Streamed}, e
+			return acc.ended(ctx, err, rec)
 		}
+		idle.touch()
 		if delta := acc.add(chunk); delta != "" && opts.OnDelta != nil {
 			opts.OnDelta(delta)
 		}
 	}
 }
 
-func replyFromResponse(resp openai.ChatCompletionResponse) (Reply, error) {
+// ended decides what a stream that stopped with err (io.EOF at its end)
+// amounts to: the reply, when a finish reason or the end marker came; a
+// cut-off reply; a body that was not the protocol; or the failure itself.
+func (a *accumulator) ended(ctx context.Context, err error, rec *headerRecorder) (Reply, error) {
+	r := rec.last()
+	if ctx.Err() == nil && (a.finish != "" || (errors.Is(err, io.EOF) && r.body.Done)) {
+		return a.reply(), nil
+	}
+	var e *Error
+	if errors.Is(err, io.EOF) {
+		e = &Error{Err: err, Status: r.status}
+		switch {
+		case a.chunks == 0:
+			e.Class = ClassInvalidResponse
+			e.Message = invalidMessage("the stream ended without a chunk", r)
+		default:
+			e.Class = ClassTruncatedReply
+			e.Message = fmt.Sprintf("the reply was cut off: the stream ended after %d chunks (%d characters of text) "+
+				"without a finish reason", a.chunks, a.content.Len())
+		}
+	} else {
+		e = classify(ctx, err, rec)
+		if e.Class == ClassNetwork && a.chunks > 0 {
+			e.Class = ClassTruncatedReply
+			e.Message = fmt.Sprintf("the reply was cut off: the stream broke after %d chunks (%d characters of text): %s",
+				a.chunks, a.content.Len(), e.Message)
+		}
+	}
+	e.Streamed = a.content.String()
+	return Reply{Streamed: e.Streamed}, e
+}
+
+func replyFromResponse(resp openai.ChatCompletionResponse, rec *headerRecorder) (Reply, error) {
 	if len(resp.Choices) == 0 {
-		return Reply{Usage: resp.Usage}, &Error{Class: ClassServer, Message: "the model returned no choices"}
+		r := rec.last()
+		return Reply{Usage: resp.Usage}, &Error{Class: ClassInvalidResponse, Status: r.status,
+			Message: invalidMessage("it has no choices", r)}
 	}
 	c := resp.Choices[0]
 	return Reply{
@@ -92,8 +134,8 @@ func Ping(ctx context.Context, p Provider) error {
 	}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
-	if errors.As(err, &apiErr) || errors.As(err, &reqErr) {
-		return nil // it answered, even if with an error status
+	if errors.As(err, &apiErr) || errors.As(err, &reqErr) || errors.Is(err, errNotProtocol) {
+		return nil // it answered, even if with an error status or a page
 	}
 	return fmt.Errorf("model endpoint %s is unreachable: %w", p.BaseURL, err)
 }
@@ -105,11 +147,14 @@ type accumulator struct {
 	calls     map[int]*openai.ToolCall
 	finish    string
 	usage     openai.Usage
+	// chunks counts the chunks received.
+	chunks int
 }
 
 func newAccumulator() *accumulator { return &accumulator{calls: map[int]*openai.ToolCall{}} }
 
 func (a *accumulator) add(chunk openai.ChatCompletionStreamResponse) string {
+	a.chunks++
 	if chunk.Usage != nil {
 		a.usage = *chunk.Usage
 	}

@@ -81,7 +81,7 @@ func TestCallErrors(t *testing.T) {
 		{ClassRateLimit, 429, 3 * time.Second, false},
 		{ClassAuth, 401, 0, true},
 		{ClassContextOverflow, 400, 0, false},
-		{ClassNetwork, 0, 0, true},
+		{ClassTruncatedReply, 0, 0, true},
 	}
 	for i, w := range want {
 		_, err := Call(context.Background(), p, request(), Options{Stream: w.stream})

@@ -4,4 +4,12 @@
 // retries belong to Temporal (the model-call activity). Errors are classified
 // into a Class so the caller can decide to retry, fall back or stop, and the
 // provider's Retry-After header is surfaced.
+//
+// What a provider sends is not trusted: a stream that ends or breaks before
+// a finish reason or "[DONE]" is a cut-off reply (ClassTruncatedReply), a
+// body that is not the protocol (an HTML page, malformed JSON, an SSE
+// stream of something else) is ClassInvalidResponse, shown with its first
+// bytes; every provider text in an error is clipped to one printable line.
+// Options.IdleTimeout bounds the time without progress, not the call: a
+// stream lives as long as chunks keep coming.
 package llm

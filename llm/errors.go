@@ -2,8 +2,10 @@ package llm
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -29,16 +31,41 @@ const (
 	ClassModelNotFound   Class = "model_not_found"
 	ClassBadRequest      Class = "bad_request"
 	ClassCancelled       Class = "cancelled"
+	// ClassTruncatedReply: a stream ended (or its connection broke) after
+	// part of the reply, without a finish reason or end-of-stream marker.
+	ClassTruncatedReply Class = "truncated_reply"
+	// ClassInvalidResponse: the body is not the chat completion protocol
+	// (an HTML page, malformed JSON, an SSE stream of something else).
+	ClassInvalidResponse Class = "invalid_response"
 )
 
 // Retryable reports whether the same request may succeed if simply sent again.
 func (c Class) Retryable() bool {
 	switch c {
-	case ClassRateLimit, ClassOverloaded, ClassServer, ClassTimeout, ClassNetwork:
+	case ClassRateLimit, ClassOverloaded, ClassServer, ClassTimeout, ClassNetwork,
+		ClassTruncatedReply, ClassInvalidResponse:
 		return true
 	}
 	return false
 }
+
+// MaxAttempts bounds the attempts of a call that keeps failing with this
+// class, whatever the caller's retry policy allows (0: no bound of its
+// own). A body that is not the protocol seldom becomes one: it is retried
+// at most twice.
+func (c Class) MaxAttempts() int {
+	if c == ClassInvalidResponse {
+		return 3
+	}
+	return 0
+}
+
+// Clip lengths of text from the provider shown in errors: an error body
+// can be megabytes, and the message ends up in workflow history.
+const (
+	maxMessage = 500
+	maxHead    = 200
+)
 
 // Error is a classified model-call failure.
 type Error struct {
@@ -60,44 +87,79 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// classify turns a go-openai error into an *Error.
+// classify turns a go-openai error into an *Error. ctx is the call's
+// context (an idle timeout cancels it with errIdle as the cause); rec knows
+// the response, if there was one.
 func classify(ctx context.Context, err error, rec *headerRecorder) *Error {
-	status, retryAfter := rec.last()
-	e := &Error{Err: err, Message: err.Error(), RetryAfter: parseRetryAfter(retryAfter, time.Now())}
+	r := rec.last()
+	e := &Error{Err: err, Message: printable(err.Error(), maxMessage), RetryAfter: parseRetryAfter(r.retryAfter, time.Now())}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
+	var idle *idleError
 	switch {
+	case errors.As(context.Cause(ctx), &idle):
+		e.Class, e.Message = ClassTimeout, idle.Error()
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
 		e.Class = ClassCancelled
-		return e
 	case ctx.Err() != nil:
 		e.Class = ClassTimeout
-		return e
 	case errors.As(err, &apiErr):
 		e.Status = apiErr.HTTPStatusCode
-		e.Message = apiErr.Message
+		e.Message = printable(apiErr.Message, maxMessage)
 		e.Class = classifyStatus(apiErr.HTTPStatusCode, apiErr.Message, fmt.Sprint(apiErr.Code), apiErr.Type)
-		return e
 	case errors.As(err, &reqErr):
 		e.Status = reqErr.HTTPStatusCode
 		if len(reqErr.Body) > 0 {
-			e.Message = strings.TrimSpace(string(reqErr.Body))
+			e.Message = printable(string(reqErr.Body), maxMessage)
 		}
 		e.Class = classifyStatus(reqErr.HTTPStatusCode, e.Message, "", "")
-		return e
+	case r.status >= 400:
+		e.Status = r.status
+		e.Class = classifyStatus(r.status, e.Message, "", "")
+	case notProtocol(err, r.body):
+		e.Status = r.status
+		e.Class = ClassInvalidResponse
+		e.Message = invalidMessage(err.Error(), r)
+	default:
+		var netErr net.Error
+		if errors.As(err, &netErr) && netErr.Timeout() {
+			e.Class = ClassTimeout
+		} else {
+			e.Class = ClassNetwork
+		}
 	}
-	if status >= 400 {
-		e.Status = status
-		e.Class = classifyStatus(status, e.Message, "", "")
-		return e
-	}
-	var netErr net.Error
-	if errors.As(err, &netErr) && netErr.Timeout() {
-		e.Class = ClassTimeout
-		return e
-	}
-	e.Class = ClassNetwork
 	return e
+}
+
+// notProtocol reports whether err says the body read was not the protocol,
+// as opposed to a body cut short by the network. Pure.
+func notProtocol(err error, body bodyState) bool {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, errNotProtocol), errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
+		return true
+	case body.Err != nil:
+		return false // the connection broke: the body is incomplete, not wrong
+	case errors.As(err, &syntax), errors.As(err, &typ):
+		return true
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return body.EOF // the whole body was read and still did not parse
+	}
+	return false
+}
+
+// invalidMessage describes a body that is not the protocol: why, its
+// content type and its first bytes, clipped and printable. Pure.
+func invalidMessage(why string, r response) string {
+	msg := "the answer is not a chat completion: " + printable(why, maxHead)
+	if r.contentType != "" && !strings.Contains(why, r.contentType) {
+		msg += " (content type " + printable(r.contentType, 80) + ")"
+	}
+	if head := strings.TrimSpace(string(r.body.Head)); head != "" {
+		return msg + "; it begins: " + printable(head, maxHead)
+	}
+	return msg + "; the body was empty"
 }
 
 // classifyStatus maps an HTTP status and error text to a Class.

@@ -1,6 +1,9 @@
 package llm
 
 import (
+	"errors"
+	"fmt"
+	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,31 +18,71 @@ type Provider struct {
 	Model   string
 }
 
-// headerRecorder is an openai.HTTPDoer that keeps the last response's
-// status and Retry-After header, which go-openai does not expose.
+// headerRecorder is an openai.HTTPDoer that keeps what go-openai does not
+// expose about the last response: its status, Retry-After header, content
+// type and a watch over its body (the first bytes, the end of the stream,
+// a transport failure). A 2xx answer that is an HTML page is refused here,
+// before go-openai tries to decode it.
 type headerRecorder struct {
 	base http.Client
 
-	mu         sync.Mutex
-	status     int
-	retryAfter string
+	mu          sync.Mutex
+	status      int
+	retryAfter  string
+	contentType string
+	body        *bodyWatch
 }
+
+// errNotProtocol is returned by Do for a successful status whose content
+// type says it is not an API answer (an HTML error page).
+var errNotProtocol = errors.New("the answer is not an API response")
 
 func (h *headerRecorder) Do(req *http.Request) (*http.Response, error) {
 	resp, err := h.base.Do(req)
-	if resp != nil {
-		h.mu.Lock()
-		h.status = resp.StatusCode
-		h.retryAfter = resp.Header.Get("Retry-After")
-		h.mu.Unlock()
+	if resp == nil {
+		return resp, err
+	}
+	watch := newBodyWatch(resp.Body)
+	resp.Body = watch
+	h.mu.Lock()
+	h.status = resp.StatusCode
+	h.retryAfter = resp.Header.Get("Retry-After")
+	h.contentType = resp.Header.Get("Content-Type")
+	h.body = watch
+	h.mu.Unlock()
+	if err == nil && resp.StatusCode/100 == 2 && isHTML(resp.Header.Get("Content-Type")) {
+		watch.fill()
+		_ = resp.Body.Close()
+		return nil, fmt.Errorf("%w (content type %s)", errNotProtocol, resp.Header.Get("Content-Type"))
 	}
 	return resp, err
 }
 
-func (h *headerRecorder) last() (int, string) {
+// response is what the recorder knows about the last response.
+type response struct {
+	status      int
+	retryAfter  string
+	contentType string
+	body        bodyState
+}
+
+func (h *headerRecorder) last() response {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.status, h.retryAfter
+	r := response{status: h.status, retryAfter: h.retryAfter, contentType: h.contentType}
+	if h.body != nil {
+		r.body = h.body.state()
+	}
+	return r
+}
+
+// isHTML reports whether a Content-Type names an HTML document.
+func isHTML(contentType string) bool {
+	media, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return strings.Contains(strings.ToLower(contentType), "html")
+	}
+	return media == "text/html" || media == "application/xhtml+xml"
 }
 
 // newClient builds a go-openai client for one call, recording headers.
