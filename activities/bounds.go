@@ -31,11 +31,11 @@ const (
 )
 
 // jsonCost is how many bytes encoding/json writes for the rune r taking
-// size bytes of the input (an invalid byte becomes \ufffd).
+// size bytes of the input (an invalid byte becomes U+FFFD, 3 bytes).
 func jsonCost(r rune, size int) int {
 	switch {
 	case r == utf8.RuneError && size <= 1:
-		return 6
+		return 3
 	case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t':
 		return 2
 	case r < 0x20 || r == '<' || r == '>' || r == '&' || r == '\u2028' || r == '\u2029':

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/talaria-agent/talaria/activities"
@@ -162,6 +163,8 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		// a second or two instead of 80% of the heartbeat timeout.
 		MaxHeartbeatThrottleInterval:     500 * time.Millisecond,
 		DefaultHeartbeatThrottleInterval: 500 * time.Millisecond,
+		// Activity failures and results stay small in history.
+		Interceptors: []interceptor.WorkerInterceptor{activities.NewBoundsInterceptor()},
 	})
 	workflows.Register(w)
 	acts.Register(w)
