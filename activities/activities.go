@@ -63,6 +63,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.BeginTurn, activity.RegisterOptions{Name: BeginTurnName})
 	r.RegisterActivityWithOptions(a.CallModel, activity.RegisterOptions{Name: CallModelName})
 	r.RegisterActivityWithOptions(a.ExecuteTools, activity.RegisterOptions{Name: ExecuteToolsName})
+	r.RegisterActivityWithOptions(a.AnswerCalls, activity.RegisterOptions{Name: AnswerCallsName})
 	r.RegisterActivityWithOptions(a.FinishTurn, activity.RegisterOptions{Name: FinishTurnName})
 	r.RegisterActivityWithOptions(a.CompressContext, activity.RegisterOptions{Name: CompressContextName})
 	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: ReserveTurnName})

@@ -64,6 +64,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	}
 	ran := map[string]tools.Result{}
 	for _, r := range a.Tools.RunBatch(ctx, env, toRun) {
+		r = ExplainCancelled(r, ctx.Err())
 		ran[r.CallID] = r
 		pub.Publish(events.KindToolEnd, toolEvent(r.CallID, r.Name, "", r.IsError))
 	}
@@ -105,6 +106,27 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 		return out, ctx.Err()
 	}
 	return out, nil
+}
+
+// ExplainCancelled rewrites the result of a call the batch's cancellation
+// stopped (cause is the batch context's error) so the model reads why: the
+// turn was interrupted, or the batch ran out of time, before or while the
+// call ran. What a stopped call had reported (a command's output so far) is
+// kept. Pure.
+func ExplainCancelled(r tools.Result, cause error) tools.Result {
+	if !r.Cancelled || cause == nil {
+		return r
+	}
+	why := "the turn was interrupted"
+	if errors.Is(cause, context.DeadlineExceeded) {
+		why = "the tool batch ran out of time"
+	}
+	if r.NotStarted {
+		r.Content = errorResult("cancelled: " + why + " before this call started; it was not run.")
+		return r
+	}
+	r.Content = errorResult("interrupted: " + why + " while this call ran; it was stopped before it finished. It reported: " + r.Content)
+	return r
 }
 
 // ComposeResults answers every call of a batch exactly once, in call order:

@@ -19,6 +19,9 @@ import (
 // maxParallel bounds how many calls of one batch run at the same time.
 const maxParallel = 8
 
+// errNotStarted marks a call cancelled before its tool started.
+var errNotStarted = errors.New("not started")
+
 // Registry is an immutable set of tools, safe for concurrent use.
 type Registry struct {
 	tools map[string]Tool
@@ -44,6 +47,8 @@ type Result struct {
 	// Cancelled: the call was cancelled (its context was done) before or
 	// while it ran; Content says which.
 	Cancelled bool
+	// NotStarted: the call was cancelled before its tool started.
+	NotStarted bool
 	// TimedOut: a quick call overran its deadline and was abandoned.
 	TimedOut bool
 	Duration time.Duration
@@ -112,6 +117,7 @@ func (r *Registry) Call(ctx context.Context, env Env, c Call) Result {
 	if err != nil {
 		res.IsError = true
 		res.Cancelled = errors.Is(err, ErrCancelled)
+		res.NotStarted = errors.Is(err, errNotStarted)
 		res.TimedOut = errors.Is(err, ErrTimedOut)
 		res.Content = errorContent(err, env.maxOutput())
 	}
@@ -173,7 +179,7 @@ func overran(t Tool, limit time.Duration) error {
 
 func (r *Registry) run(ctx context.Context, env Env, c Call) (content string, err error) {
 	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("%w: %s was not started: %w", ErrCancelled, c.Name, err)
+		return "", fmt.Errorf("%w: %s was %w: %w", ErrCancelled, c.Name, errNotStarted, err)
 	}
 	t, ok := r.Lookup(c.Name)
 	if !ok {

@@ -160,6 +160,9 @@ func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *Tu
 	if remote {
 		err = workflow.ExecuteActivity(toolOptions(workCtx, in), activities.ExecuteToolsName, batch).Get(workCtx, &res)
 	}
+	if err != nil {
+		answerCalls(ctx, batch, st.Interrupted, failureText(err))
+	}
 	if st.stopIfInterrupted() {
 		return
 	}
@@ -184,6 +187,36 @@ func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *Tu
 	if stopAfter != "" {
 		st.stop(stopAfter, "")
 	}
+}
+
+// answerCalls follows a batch that ended with an error (interrupted, timed
+// out or failed), in runs that have changeAnswerCalls: every call the batch
+// left without a stored result is answered (not run, or outcome unknown),
+// so the conversation never holds a call without its result. It runs even
+// when the workflow itself is being cancelled.
+func answerCalls(ctx workflow.Context, batch activities.ExecuteToolsInput, interrupted bool, reason string) {
+	if workflow.GetVersion(ctx, changeAnswerCalls, workflow.DefaultVersion, 1) < 1 {
+		return
+	}
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	in := activities.AnswerCallsInput{Batch: batch, Interrupted: interrupted}
+	if !interrupted {
+		in.Reason = reason
+	}
+	var out activities.AnswerCallsResult
+	if err := bookkeep(dctx, activities.AnswerCallsName, in).Get(dctx, &out); err != nil {
+		workflow.GetLogger(ctx).Warn("tool calls left without a result", "call", batch.Call, "error", err)
+	}
+}
+
+// failureText is an activity failure as the model may read it: the
+// application error's own message, without its type and retry flags.
+func failureText(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Message() != "" {
+		return appErr.Message()
+	}
+	return errorMessage(err)
 }
 
 // graceCall is the one tool-less call made once the budget is spent: the

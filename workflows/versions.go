@@ -14,6 +14,11 @@ const (
 	// approval mode and the store for the grants (version 1) instead of
 	// trusting those its input carries (DefaultVersion).
 	changeResumePolicy = "resume-policy"
+	// changeAnswerCalls: a tool batch that ended with an error (interrupted
+	// or failed) is followed by the AnswerCalls bookkeeping activity, which
+	// answers every call left without a result (version 1); before, such
+	// calls stayed unanswered (DefaultVersion).
+	changeAnswerCalls = "answer-calls"
 )
 
 // localActivities reports whether this run has changeLocalActivities.

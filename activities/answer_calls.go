@@ -1,0 +1,115 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/tools"
+)
+
+// AnswerCallsName answers the calls of a tool batch that ended (interrupted
+// or failed) without storing a result for each.
+const AnswerCallsName = "AnswerCalls"
+
+// AnswerCallsInput names a batch that ended without a result: the batch as
+// it was scheduled, and why it ended.
+type AnswerCallsInput struct {
+	Batch ExecuteToolsInput
+	// Interrupted: the turn was stopped during the batch; otherwise the
+	// batch failed with Reason.
+	Interrupted bool
+	Reason      string `json:",omitempty"`
+}
+
+// AnswerCallsResult lists the answers stored now (none when the batch had
+// stored every result itself).
+type AnswerCallsResult struct {
+	ResultMessageIDs []int64 `json:",omitempty"`
+}
+
+// AnswerCalls makes sure every call id of the batch's assistant message has
+// exactly one result in the store once the batch is over. Results the batch
+// stored are kept; a call without one is claimed now: a claim that was
+// already there means an attempt started it (its outcome is unknown), a new
+// claim means nothing ran it, and nothing will (an executor that comes later
+// finds the claim, and the stored answer under the same key).
+func (a *Activities) AnswerCalls(ctx context.Context, in AnswerCallsInput) (AnswerCallsResult, error) {
+	b := in.Batch
+	msg, err := a.Store.Message(ctx, b.AssistantMessageID)
+	if err != nil {
+		return AnswerCallsResult{}, fmt.Errorf("answer calls: load message %d: %w", b.AssistantMessageID, err)
+	}
+	stored, err := a.storedResults(ctx, b, msg.ToolCalls)
+	if err != nil {
+		return AnswerCallsResult{}, fmt.Errorf("answer calls: %w", err)
+	}
+	if len(stored) == len(msg.ToolCalls) {
+		return AnswerCallsResult{}, nil
+	}
+	if b.Reveal && msg.Hidden {
+		if err := a.Store.RevealMessage(ctx, msg.ID); err != nil {
+			return AnswerCallsResult{}, fmt.Errorf("answer calls: %w", err)
+		}
+	}
+	plan := PlanByID(b.Plan)
+	ran := map[string]tools.Result{}
+	for _, tc := range msg.ToolCalls {
+		if r, ok := stored[tc.ID]; ok {
+			ran[tc.ID] = r
+			plan[tc.ID] = CallPlan{ID: tc.ID, Action: PlanRun}
+			continue
+		}
+		if plan.Get(tc.ID).Action != PlanRun {
+			continue // answered from the plan, as the batch would have
+		}
+		started, err := a.Store.ClaimTool(ctx, toolKey(b.TurnID, b.Call, tc.ID))
+		if err != nil {
+			return AnswerCallsResult{}, fmt.Errorf("answer calls: %w", err)
+		}
+		ran[tc.ID] = tools.Result{CallID: tc.ID, Name: tc.Function.Name, IsError: true,
+			Content: UnansweredCall(started, a.idempotent(tc.Function.Name), in.Interrupted, in.Reason)}
+	}
+	rows, _ := ComposeResults(b, msg.ToolCalls, plan, ran, a.allowed(b.Tools))
+	missing := make([]models.Message, 0, len(rows))
+	for _, r := range rows {
+		if _, ok := stored[r.ToolCallID]; !ok {
+			missing = append(missing, r)
+		}
+	}
+	storeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	saved, err := a.Store.AppendMessages(storeCtx, missing)
+	if err != nil {
+		return AnswerCallsResult{}, fmt.Errorf("answer calls: persist answers: %w", err)
+	}
+	var out AnswerCallsResult
+	for _, m := range saved {
+		out.ResultMessageIDs = append(out.ResultMessageIDs, m.ID)
+	}
+	a.logger().Info("answered tool calls left without a result", "turn_id", b.TurnID, "call", b.Call,
+		"answered", len(saved), "interrupted", in.Interrupted)
+	return out, nil
+}
+
+// UnansweredCall is the answer to a call its batch left without a result:
+// started tells whether an attempt had claimed (begun) it. A started call
+// of a tool with effects may or may not have had them. Pure.
+func UnansweredCall(started, idempotent, interrupted bool, reason string) string {
+	why := "the turn was interrupted"
+	if !interrupted {
+		why = "the tool batch failed"
+		if reason != "" {
+			why += " (" + reason + ")"
+		}
+	}
+	switch {
+	case !started:
+		return errorResult("cancelled: " + why + " before this call started; it was not run.")
+	case idempotent:
+		return errorResult("interrupted: " + why + " while this call ran, and no result was recorded; it had no side effects, so it can be run again.")
+	default:
+		return errorResult("interrupted: " + why + " while this call ran, and no result was recorded. " + OutcomeUnknown)
+	}
+}

@@ -1,0 +1,87 @@
+package workflows
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/talaria-agent/talaria/activities"
+)
+
+// TestBatchEndingWithErrorIsAnswered: a tool batch that ends with an error
+// — interrupted while it runs, or failed — is followed by AnswerCalls for
+// that batch; a batch that succeeds is not.
+func TestBatchEndingWithErrorIsAnswered(t *testing.T) {
+	for _, tt := range []struct {
+		name        string
+		batchErr    error
+		interrupt   bool
+		wantAnswer  bool
+		interrupted bool
+		reason      string
+		stop        StopReason
+	}{
+		{name: "interrupted", interrupt: true, wantAnswer: true, interrupted: true, stop: StopInterrupted},
+		{name: "failed", batchErr: temporal.NewNonRetryableApplicationError("the store is gone", "store", nil), wantAnswer: true, reason: "the store is gone", stop: StopError},
+		{name: "succeeded", stop: StopTextResponse},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var suite testsuite.WorkflowTestSuite
+			env := suite.NewTestWorkflowEnvironment()
+			Register(env)
+			(&activities.Activities{}).Register(env)
+			replies := []activities.CallModelResult{toolReply("terminal"), textReply()}
+			calls := 0
+			env.OnActivity(activities.BeginTurnName, mock.Anything, mock.Anything).Return(activities.BeginTurnResult{Providers: 1}, nil)
+			env.OnActivity(activities.CallModelName, mock.Anything, mock.Anything).Return(
+				func(context.Context, activities.CallModelInput) (activities.CallModelResult, error) {
+					calls++
+					r := replies[min(calls, len(replies))-1]
+					r.MessageID = int64(calls)
+					return r, nil
+				})
+			env.OnActivity(activities.ExecuteToolsName, mock.Anything, mock.Anything).Return(
+				func(ctx context.Context, _ activities.ExecuteToolsInput) (activities.ExecuteToolsResult, error) {
+					if tt.interrupt {
+						env.SignalWorkflow(SignalInterrupt, "stop")
+						<-ctx.Done()
+						return activities.ExecuteToolsResult{}, ctx.Err()
+					}
+					return activities.ExecuteToolsResult{}, tt.batchErr
+				})
+			var answered []activities.AnswerCallsInput
+			env.OnActivity(activities.AnswerCallsName, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.AnswerCallsInput) (activities.AnswerCallsResult, error) {
+					answered = append(answered, in)
+					return activities.AnswerCallsResult{}, nil
+				})
+			env.OnActivity(activities.FinishTurnName, mock.Anything, mock.Anything).Return(activities.FinishTurnResult{}, nil)
+			env.SetTestTimeout(30 * time.Second)
+			env.ExecuteWorkflow(TurnWorkflowName, TurnInput{SessionID: "s", TurnNumber: 1, UserMessage: "go", Model: "m"})
+			var res ConversationResult
+			if err := env.GetWorkflowResult(&res); err != nil {
+				t.Fatal(err)
+			}
+			if res.TurnExitReason != tt.stop {
+				t.Errorf("exit reason %q, want %q", res.TurnExitReason, tt.stop)
+			}
+			if !tt.wantAnswer {
+				if len(answered) != 0 {
+					t.Fatalf("AnswerCalls ran after a successful batch: %+v", answered)
+				}
+				return
+			}
+			if len(answered) != 1 {
+				t.Fatalf("AnswerCalls ran %d times, want once", len(answered))
+			}
+			a := answered[0]
+			if a.Batch.AssistantMessageID != 1 || a.Batch.TurnID == "" || a.Interrupted != tt.interrupted || a.Reason != tt.reason {
+				t.Errorf("AnswerCalls input %+v, want interrupted %v reason %q", a, tt.interrupted, tt.reason)
+			}
+		})
+	}
+}
