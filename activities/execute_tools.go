@@ -55,6 +55,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 		TurnID:         in.TurnID,
 		Todos:          todoStore{a.Store},
 		MaxOutputChars: a.MaxToolOutput,
+		OutputDir:      a.outputDir(),
 		Policy:         a.toolPolicy(),
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })

@@ -58,6 +58,9 @@ type headTailBuffer struct {
 	tail       []byte // holds at most 2*tailLimit bytes, compacted on overflow
 	total      int    // bytes written
 	totalRunes int    // rune starts written
+	// note, when set, follows the omission marker (where the full output
+	// is kept).
+	note string
 }
 
 func newHeadTailBuffer(limit int) *headTailBuffer {
@@ -122,7 +125,11 @@ func (b *headTailBuffer) String() string {
 	if omitted < 0 {
 		omitted = 0
 	}
-	return head + omittedMarker(omitted) + string(tail)
+	marker := omittedMarker(omitted)
+	if b.note != "" {
+		marker += b.note + "\n"
+	}
+	return head + marker + string(tail)
 }
 
 // marshalResult renders a tool result as compact JSON. The result types are

@@ -199,7 +199,7 @@ func (e Env) readablePath(tool, p string) (checkedPath, error) {
 		if err != nil {
 			return checkedPath{}, fmt.Errorf("%s: %w", tool, err)
 		}
-		if _, ok := rootOf(real, append([]string{wd}, resolvedRoots(e.Policy.ReadRoots)...)); !ok {
+		if _, ok := rootOf(real, append([]string{wd}, resolvedRoots(append([]string{e.OutputDir}, e.Policy.ReadRoots...))...)); !ok {
 			return checkedPath{}, refuse(ErrOutsideRoots, "%s: %s is outside the readable roots (the working directory %s and tools.read_roots)",
 				tool, describe(abs, real), wd)
 		}

@@ -54,6 +54,9 @@ type terminalResult struct {
 	Output   string `json:"output"`
 	ExitCode int    `json:"exit_code"`
 	Error    string `json:"error,omitempty"`
+	// FullOutput is the file keeping the whole output when Output is only
+	// its head and tail (Env.OutputDir).
+	FullOutput string `json:"full_output,omitempty"`
 }
 
 // Name implements Tool.
@@ -80,7 +83,7 @@ func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("terminal: %w: %w", ErrCancelled, err)
 	}
-	res, err := runCommand(ctx, call.command, dir, env.processEnv(), time.Duration(call.timeout)*time.Second, env.maxOutput())
+	res, err := runCommand(ctx, call.command, dir, env.processEnv(), time.Duration(call.timeout)*time.Second, env.maxOutput(), env.OutputDir)
 	if err != nil {
 		return "", fmt.Errorf("terminal: %w", err)
 	}
@@ -113,7 +116,7 @@ func RunScript(ctx context.Context, script, dir string, timeout time.Duration, m
 	if err := ctx.Err(); err != nil {
 		return "", -1, fmt.Errorf("%w: %w", ErrCancelled, err)
 	}
-	res, err := runCommand(ctx, script, dir, ToolEnviron(os.Environ(), p), timeout, maxChars)
+	res, err := runCommand(ctx, script, dir, ToolEnviron(os.Environ(), p), timeout, maxChars, "")
 	if err != nil {
 		return "", -1, err
 	}
@@ -132,8 +135,10 @@ func shellPath() string {
 }
 
 // runCommand runs command in its own process group and makes sure no
-// process it started outlives the call, in its group or not.
-func runCommand(ctx context.Context, command, dir string, environ []string, timeout time.Duration, maxChars int) (terminalResult, error) {
+// process it started outlives the call, in its group or not. An output
+// longer than maxChars is returned as its head and tail; when spillDir is
+// set, the whole output is kept in a file there, which the result names.
+func runCommand(ctx context.Context, command, dir string, environ []string, timeout time.Duration, maxChars int, spillDir string) (terminalResult, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return terminalResult{}, fmt.Errorf("create output pipe: %w", err)
@@ -151,10 +156,11 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 	defer jail.release()
 
 	out := newHeadTailBuffer(maxChars)
+	spill := newSpillWriter(spillDir, maxChars)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
-		_, _ = io.Copy(out, pr)
+		_, _ = io.Copy(io.MultiWriter(out, spill), pr)
 	}()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -188,6 +194,7 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 		<-copied
 	}
 
+	out.note = spill.close()
 	output := out.String()
 	if cancelled {
 		return terminalResult{}, fmt.Errorf("%w: %w; output so far: %q", ErrCancelled, context.Cause(ctx), capMiddle(output, 2000))
@@ -196,7 +203,7 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 	if err != nil {
 		return terminalResult{}, err
 	}
-	res := terminalResult{Output: output, ExitCode: code}
+	res := terminalResult{Output: output, ExitCode: code, FullOutput: spill.path()}
 	if timedOut {
 		res.Error = fmt.Sprintf("timed out after %ds", int(timeout/time.Second))
 	}

@@ -49,6 +49,10 @@ type Env struct {
 	Todos TodoStore
 	// MaxOutputChars caps tool output; 0 means DefaultMaxOutputChars.
 	MaxOutputChars int
+	// OutputDir, when set, is where a terminal output longer than the cap
+	// is kept in full (the model gets its head and tail and the file's
+	// name); read_file may always read there.
+	OutputDir string
 	// Policy bounds the environment, files and roots tools may touch; the
 	// zero value is the safe default.
 	Policy Policy
