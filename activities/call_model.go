@@ -63,18 +63,25 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
 	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
-	reply, err := llm.Call(ctx, provider, req, llm.Options{Stream: a.Stream, OnDelta: func(d string) { pub.Publish(events.KindDelta, d) }})
+	idle := orDefault(in.IdleTimeout, DefaultModelIdleTimeout)
+	slow := watchSlow(pub, slowModelAfter, idle)
+	reply, err := llm.Call(ctx, provider, req, llm.Options{
+		Stream: a.Stream, IdleTimeout: idle, OnChunk: slow.progress,
+		OnDelta: func(d string) { pub.Publish(events.KindDelta, d) },
+	})
+	slow.progress()
 	stop()
-	a.closePublisher(ctx, pub)
-	recovered := false
 	if err != nil {
-		if !salvageable(ctx, err) {
-			return CallModelResult{}, modelError(ctx, err)
-		}
-		// The stream broke after text arrived: that text is the answer.
-		reply = llm.Reply{Content: reply.Streamed, FinishReason: "stop"}
-		recovered = true
+		// A cut-off stream is not an answer, whatever text came before the
+		// cut: the call is tried again, and when the attempts run out the
+		// turn ends truncated. The text already shown is followed by a
+		// notice of the next attempt.
+		err = modelError(ctx, err, in.MaxRetryAfter)
+		announceRetry(ctx, pub, err, reply.Streamed != "")
+		a.closePublisher(ctx, pub)
+		return CallModelResult{}, err
 	}
+	a.closePublisher(ctx, pub)
 
 	calls := RepairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)), a.allowed(in.Tools))
 	msg := models.Message{
@@ -94,7 +101,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	if err != nil {
 		return CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
 	}
-	res := a.describeReply(&rows[0], usageOf(&rows[0]), recovered, in.Tools)
+	res := a.describeReply(&rows[0], usageOf(&rows[0]), false, in.Tools)
 	if !rows[0].Hidden {
 		history = append(history, rows[0])
 	}
@@ -124,15 +131,6 @@ func (a *Activities) storeSteers(ctx context.Context, in CallModelInput) error {
 		return fmt.Errorf("call model: store steers: %w", err)
 	}
 	return nil
-}
-
-// salvageable: a stream that broke after visible text (not a cancellation).
-func salvageable(ctx context.Context, err error) bool {
-	var e *llm.Error
-	if ctx.Err() != nil || !errors.As(err, &e) || e.Class == llm.ClassCancelled {
-		return false
-	}
-	return transcript.StripThinking(e.Streamed) != ""
 }
 
 // RepairCalls maps each call's name to a known tool where it can; an unknown
@@ -386,24 +384,6 @@ func (a *Activities) providers(model string) ([]llm.Provider, error) {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), string(llm.ClassAuth), err)
 	}
 	return list, nil
-}
-
-// modelError turns a classified model failure into a Temporal error: the
-// class is the error type, Retry-After sets the next retry delay, and
-// failures a retry cannot fix are non-retryable.
-func modelError(ctx context.Context, err error) error {
-	var e *llm.Error
-	if !errors.As(err, &e) {
-		return err
-	}
-	if e.Class == llm.ClassCancelled && ctx.Err() != nil {
-		return ctx.Err()
-	}
-	opts := temporal.ApplicationErrorOptions{NonRetryable: !e.Class.Retryable()}
-	if e.RetryAfter > 0 {
-		opts.NextRetryDelay = e.RetryAfter
-	}
-	return temporal.NewApplicationErrorWithOptions(e.Error(), string(e.Class), opts)
 }
 
 // filterTools keeps the definitions named in allow, in order.

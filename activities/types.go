@@ -113,6 +113,11 @@ type CallModelInput struct {
 	// Steers are user messages that arrived while the turn ran; they are
 	// stored (as steer messages) before the call, so the model sees them.
 	Steers []string
+	// IdleTimeout ends the call once the model makes no progress for this
+	// long (0: DefaultModelIdleTimeout); MaxRetryAfter caps the wait a
+	// provider asks for before the next attempt (0: DefaultMaxRetryAfter).
+	IdleTimeout   time.Duration
+	MaxRetryAfter time.Duration
 }
 
 // ToolCallRef identifies one requested tool call without its arguments.

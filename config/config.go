@@ -20,7 +20,8 @@ const (
 	DefaultModel            = "gpt-4o-mini"
 	DefaultNamespace        = "default"
 	DefaultTemporalPort     = 7233
-	DefaultModelTimeout     = 10 * time.Minute
+	DefaultModelTimeout     = 5 * time.Minute
+	DefaultMaxRetryAfter    = 5 * time.Minute
 	DefaultHeartbeatTimeout = 10 * time.Second
 )
 
@@ -35,8 +36,13 @@ type Model struct {
 	Stream *bool `yaml:"stream"`
 	// MaxTokens caps each reply; 0 leaves it to the provider.
 	MaxTokens int `yaml:"max_tokens"`
-	// Timeout bounds one model call.
+	// Timeout is how long a model call may go without progress: a plain
+	// call without its answer, a stream without a chunk (default 5m). A
+	// stream lives as long as chunks keep coming.
 	Timeout time.Duration `yaml:"timeout"`
+	// MaxRetryAfter caps the wait a provider asks for with Retry-After
+	// before the next attempt (default 5m).
+	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
 	// Attempts bounds the tries of one model call on retryable errors
 	// (rate limits, overload, server errors, timeouts); default 6.
 	Attempts int `yaml:"attempts"`
@@ -137,7 +143,7 @@ type Config struct {
 func Default(home string) Config {
 	return Config{
 		Home:             home,
-		Model:            Model{Name: DefaultModel, Timeout: DefaultModelTimeout},
+		Model:            Model{Name: DefaultModel, Timeout: DefaultModelTimeout, MaxRetryAfter: DefaultMaxRetryAfter},
 		Temporal:         Temporal{Namespace: DefaultNamespace, Port: DefaultTemporalPort},
 		DB:               filepath.Join(home, "talaria.db"),
 		MaxIterations:    DefaultMaxIterations,
@@ -185,6 +191,9 @@ func (c Config) Validate() error {
 	}
 	if c.Model.Timeout <= 0 {
 		problems = append(problems, "model timeout must be positive")
+	}
+	if c.Model.MaxRetryAfter <= 0 {
+		problems = append(problems, "model max_retry_after must be positive")
 	}
 	if c.DB == "" {
 		problems = append(problems, "db must not be empty")

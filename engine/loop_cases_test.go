@@ -158,15 +158,29 @@ func TestLoopThinkingExhausted(t *testing.T) {
 	expect(t, res, workflows.StopThinkingExhausted, false, true, 1)
 }
 
-func TestLoopStreamBrokenTextIsUsed(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{{Text: "The answer is forty two and more", BreakAfterChunks: 4}})
+// A stream cut off before its finish reason is not an answer: it is asked
+// again, and when every attempt is cut off the turn ends truncated.
+func TestLoopStreamBrokenIsRetried(t *testing.T) {
+	l := newLoopRun(t, []fakellm.Step{
+		{Text: "The answer is forty two and more", BreakAfterChunks: 4},
+		fakellm.TextStep("The answer is forty two."),
+	})
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopTextResponse, true, false, 1)
-	if got := finalText(t, res); !strings.HasPrefix(got, "The answer is") {
+	if got := finalText(t, res); got != "The answer is forty two." {
 		t.Fatalf("final = %q", got)
 	}
-	if len(l.model.Requests()) != 1 {
-		t.Fatal("a salvaged stream must not be asked again")
+	if len(l.model.Requests()) != 2 {
+		t.Fatal("a cut-off stream must be asked again")
+	}
+	l = newLoopRun(t, []fakellm.Step{
+		{Text: "The answer is forty two and more", BreakAfterChunks: 4},
+		{Text: "The answer is forty two and more", EndAfterChunks: 3},
+	})
+	res = l.turn("s", "go")
+	expect(t, res, workflows.StopTruncated, false, true, 1)
+	if res.Error == nil || !strings.Contains(*res.Error, "cut off") || res.FinalResponse != nil {
+		t.Fatalf("error %v, final %v", res.Error, res.FinalResponse)
 	}
 }
 

@@ -16,7 +16,7 @@ func TurnTemplate(cfg config.Config, workdir string) workflows.TurnInput {
 	}
 	return workflows.TurnInput{
 		Model: cfg.Model.Name, MaxIterations: cfg.MaxIterations, Workdir: workdir,
-		ModelTimeout: cfg.Model.Timeout, HeartbeatTimeout: cfg.HeartbeatTimeout,
+		ModelTimeout: cfg.Model.Timeout, MaxRetryAfter: cfg.Model.MaxRetryAfter, HeartbeatTimeout: cfg.HeartbeatTimeout,
 		ModelAttempts: cfg.Model.Attempts, Limits: limits,
 		Approvals:  workflows.ApprovalSettings{Mode: workflows.ApprovalMode(cfg.Approvals.Mode), Timeout: cfg.Approvals.Timeout},
 		Compaction: CompactionFor(cfg),

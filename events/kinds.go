@@ -8,6 +8,7 @@ const (
 	KindToolStart = "tool_start" // a tool call begins
 	KindToolEnd   = "tool_end"   // a tool call ended
 	KindStatus    = "status"     // a change of the turn's state
+	KindWait      = "wait"       // the turn waits: a retry's delay, a slow model (text)
 	KindDone      = "done"       // the turn ended; the last event of a turn
 )
 

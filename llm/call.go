@@ -29,6 +29,9 @@ type Options struct {
 	// Stream uses SSE streaming; OnDelta receives each content delta.
 	Stream  bool
 	OnDelta func(content string)
+	// OnChunk is called for every chunk of a stream, text or not: the
+	// model is making progress.
+	OnChunk func()
 	// IdleTimeout, when positive, ends the call with ClassTimeout once this
 	// long passes without progress: without the answer of a plain call,
 	// without a chunk of a stream. A stream stays alive while chunks arrive.
@@ -70,6 +73,9 @@ func Call(ctx context.Context, p Provider, req openai.ChatCompletionRequest, opt
 			return acc.ended(ctx, err, rec)
 		}
 		idle.touch()
+		if opts.OnChunk != nil {
+			opts.OnChunk()
+		}
 		if delta := acc.add(chunk); delta != "" && opts.OnDelta != nil {
 			opts.OnDelta(delta)
 		}

@@ -11,7 +11,8 @@ import (
 // Defaults for TurnInput fields left zero.
 const (
 	DefaultMaxIterations    = 90
-	DefaultModelTimeout     = 10 * time.Minute
+	DefaultModelTimeout     = 5 * time.Minute
+	DefaultMaxRetryAfter    = 5 * time.Minute
 	DefaultToolTimeout      = 2 * time.Hour
 	DefaultHeartbeatTimeout = 10 * time.Second
 	DefaultModelAttempts    = 6
@@ -27,9 +28,15 @@ type TurnInput struct {
 	MaxIterations int
 	// Workdir is the directory tools resolve relative paths against.
 	Workdir string
-	// ModelTimeout bounds one model call; ToolTimeout one tool batch.
+	// ModelTimeout is how long one model call may go without progress (no
+	// answer to a plain call, no chunk of a stream); a stream lives as long
+	// as chunks keep coming, under a wall-clock bound of modelCallLimit.
+	// ToolTimeout bounds one tool batch.
 	ModelTimeout time.Duration
 	ToolTimeout  time.Duration
+	// MaxRetryAfter caps the wait a provider asks for (Retry-After) before
+	// the next attempt of a model call.
+	MaxRetryAfter time.Duration
 	// HeartbeatTimeout is how soon an activity whose worker died is retried.
 	HeartbeatTimeout time.Duration
 	// ModelAttempts bounds the tries of one model call (retryable errors).
@@ -93,6 +100,9 @@ func (in TurnInput) withDefaults() TurnInput {
 	}
 	if in.ToolTimeout <= 0 {
 		in.ToolTimeout = DefaultToolTimeout
+	}
+	if in.MaxRetryAfter <= 0 {
+		in.MaxRetryAfter = DefaultMaxRetryAfter
 	}
 	if in.HeartbeatTimeout <= 0 {
 		in.HeartbeatTimeout = DefaultHeartbeatTimeout

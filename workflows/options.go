@@ -46,7 +46,9 @@ func localStoreOptions(ctx workflow.Context) workflow.Context {
 // modelOptions serve model calls: heartbeats make a dead worker's call move
 // elsewhere quickly; retries are bounded and skip hopeless error classes.
 // With a fallback provider left, a rate limit falls back at once and other
-// retryable failures are tried fewer times before falling back.
+// retryable failures are tried fewer times before falling back. The call
+// itself ends after in.ModelTimeout without progress; the activity's
+// timeout is only the wall-clock bound of a long stream.
 func modelOptions(ctx workflow.Context, in TurnInput, hasFallback bool) workflow.Context {
 	nonRetryable, attempts := nonRetryableModelErrors, int32(in.ModelAttempts)
 	if hasFallback {
@@ -54,7 +56,7 @@ func modelOptions(ctx workflow.Context, in TurnInput, hasFallback bool) workflow
 		attempts = min(attempts, 3)
 	}
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: in.ModelTimeout,
+		StartToCloseTimeout: modelCallLimit(in.ModelTimeout),
 		HeartbeatTimeout:    in.HeartbeatTimeout,
 		WaitForCancellation: true,
 		RetryPolicy: &temporal.RetryPolicy{
@@ -65,6 +67,16 @@ func modelOptions(ctx workflow.Context, in TurnInput, hasFallback bool) workflow
 			NonRetryableErrorTypes: nonRetryable,
 		},
 	})
+}
+
+// minModelCallLimit is the least wall-clock bound of one model call
+// attempt: a stream that keeps sending chunks may take this long.
+const minModelCallLimit = time.Hour
+
+// modelCallLimit is the wall-clock bound of one model call attempt whose
+// time without progress is bounded by idle. Pure.
+func modelCallLimit(idle time.Duration) time.Duration {
+	return max(2*idle, minModelCallLimit)
 }
 
 // toolOptions serve tool batches.

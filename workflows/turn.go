@@ -91,7 +91,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 				st.Budget.Refund()
 				continue
 			}
-			st.stop(StopError, errorMessage(err))
+			st.stop(modelFailureStop(err))
 			break
 		}
 		st.Context = afterCall(st.Context, reply.ContextTokens, in.Compaction.Threshold)
@@ -128,7 +128,8 @@ func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState,
 		TurnID: turnID, SessionID: st.Context.session(in.SessionID), Call: st.nextCall(), Model: in.Model,
 		ToolsEnabled: withTools, Tools: in.Tools, ExtraUserMessage: next.Nudge, Workdir: in.Workdir,
 		Provider: st.Provider, MaxTokens: next.MaxTokens, PrefillFrom: next.PrefillFrom, ContinueFrom: next.ContinueFrom,
-		Steers: drainSteers(ctx, st),
+		Steers:      drainSteers(ctx, st),
+		IdleTimeout: in.ModelTimeout, MaxRetryAfter: in.MaxRetryAfter,
 	}
 	hasFallback := st.Provider+1 < st.Providers
 	err := workflow.ExecuteActivity(modelOptions(ctx, in, hasFallback), activities.CallModelName, req).Get(ctx, &reply)

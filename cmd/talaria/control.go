@@ -164,12 +164,14 @@ func newStatusCommand() *cobra.Command {
 	var asJSON bool
 	return controlCommand("status SESSION", "Show what a session is doing",
 		`status shows the session's running turn (iteration, budget left, current tool,
-pending steers) and the messages waiting in its queue.`, 1,
+pending steers), what it waits for (a model call's next attempt and why the last
+one failed, a call running for a while) and the messages waiting in its queue.`, 1,
 		func(c *cobra.Command) { c.Flags().BoolVar(&asJSON, "json", false, "print JSON") },
 		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
 			out := struct {
 				Session workflows.SessionState `json:"session"`
 				Turn    *workflows.Progress    `json:"turn,omitempty"`
+				Waits   []activityWait         `json:"waits,omitempty"`
 			}{}
 			st, err := rt.SessionState(cmd.Context(), args[0])
 			if isNotFound(err) {
@@ -182,6 +184,7 @@ pending steers) and the messages waiting in its queue.`, 1,
 			if st.Running != "" {
 				if p, err := rt.Progress(cmd.Context(), st.Running); err == nil {
 					out.Turn = &p
+					out.Waits, _ = turnWaits(cmd.Context(), rt.Client, st.Running)
 				}
 			}
 			if asJSON {
@@ -203,6 +206,7 @@ pending steers) and the messages waiting in its queue.`, 1,
 					fmt.Fprintf(w, ", %d compactions (now in %s)", t.Compactions, t.ActiveSessionID)
 				}
 				fmt.Fprintln(w)
+				printWaits(w, out.Waits, time.Now())
 			}
 			for i, q := range st.Queued {
 				fmt.Fprintf(w, "  queued %d: %s\n", i+1, q)

@@ -30,7 +30,7 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 		fmt.Fprint(p.out, ev.Data)
 		p.text.WriteString(ev.Data)
 		p.midLine = !strings.HasSuffix(ev.Data, "\n")
-	case events.KindStatus:
+	case events.KindStatus, events.KindWait:
 		if p.midLine {
 			fmt.Fprintln(p.out)
 			p.midLine = false

@@ -1,0 +1,148 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/talaria-agent/talaria/events"
+	"github.com/talaria-agent/talaria/llm"
+)
+
+// Bounds of the waits of a model call.
+const (
+	// DefaultModelIdleTimeout ends a model call that makes no progress
+	// (no answer, no chunk of a stream) for this long.
+	DefaultModelIdleTimeout = 5 * time.Minute
+	// DefaultMaxRetryAfter caps the wait a provider asks for with
+	// Retry-After before the next attempt.
+	DefaultMaxRetryAfter = 5 * time.Minute
+	// slowModelAfter: a model that has sent nothing for this long is
+	// announced as a wait (a live event).
+	slowModelAfter = 10 * time.Second
+	// shownRetryAfter: a wait before the next attempt this long or longer
+	// is announced as a live event.
+	shownRetryAfter = 3 * time.Second
+)
+
+// orDefault is d, or def when d is not positive. Pure.
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// attemptOf is the activity's attempt number (1 outside an activity).
+func attemptOf(ctx context.Context) (int32, *temporal.RetryPolicy) {
+	if !activity.IsActivity(ctx) {
+		return 1, nil
+	}
+	info := activity.GetInfo(ctx)
+	return info.Attempt, info.RetryPolicy
+}
+
+// modelError turns a classified model failure into a Temporal error: the
+// class is the error type, Retry-After (capped at maxRetryAfter) sets the
+// next retry delay, and failures a retry cannot fix are non-retryable, as
+// is a class that used up its own attempts (llm.Class.MaxAttempts).
+func modelError(ctx context.Context, err error, maxRetryAfter time.Duration) error {
+	var e *llm.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	if e.Class == llm.ClassCancelled && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	attempt, _ := attemptOf(ctx)
+	return applicationError(e, attempt, orDefault(maxRetryAfter, DefaultMaxRetryAfter))
+}
+
+// applicationError is the Temporal error of a classified failure in the
+// given attempt. Pure.
+func applicationError(e *llm.Error, attempt int32, maxRetryAfter time.Duration) error {
+	limit := e.Class.MaxAttempts()
+	opts := temporal.ApplicationErrorOptions{
+		NonRetryable: !e.Class.Retryable() || (limit > 0 && int(attempt) >= limit),
+	}
+	msg := e.Error()
+	if e.RetryAfter > 0 {
+		opts.NextRetryDelay = min(e.RetryAfter, maxRetryAfter)
+		if e.RetryAfter > maxRetryAfter {
+			msg += fmt.Sprintf(" (Retry-After %s, capped at %s)", e.RetryAfter.Round(time.Second), maxRetryAfter)
+		}
+	}
+	return temporal.NewApplicationErrorWithOptions(msg, string(e.Class), opts)
+}
+
+// nextAttempt is how long Temporal waits before the next attempt after err
+// ended the given attempt under policy, as the SDK computes it; false when
+// there is no next attempt (or the policy is unknown). Pure.
+func nextAttempt(err error, attempt int32, policy *temporal.RetryPolicy) (time.Duration, bool) {
+	var appErr *temporal.ApplicationError
+	if policy == nil || !errors.As(err, &appErr) || appErr.NonRetryable() ||
+		slices.Contains(policy.NonRetryableErrorTypes, appErr.Type()) ||
+		(policy.MaximumAttempts > 0 && attempt >= policy.MaximumAttempts) {
+		return 0, false
+	}
+	if d := appErr.NextRetryDelay(); d > 0 {
+		return d, true
+	}
+	d := time.Duration(float64(policy.InitialInterval) * math.Pow(policy.BackoffCoefficient, float64(attempt-1)))
+	if (d <= 0 || d > policy.MaximumInterval) && policy.MaximumInterval > 0 {
+		d = policy.MaximumInterval
+	}
+	return d, d > 0
+}
+
+// retryNotice is the live event announcing the wait before the next
+// attempt of a failed model call. Pure.
+func retryNotice(err error, wait time.Duration, attempt int32, policy *temporal.RetryPolicy) string {
+	var appErr *temporal.ApplicationError
+	what := err.Error()
+	if errors.As(err, &appErr) {
+		what = appErr.Message()
+	}
+	of := ""
+	if policy != nil && policy.MaximumAttempts > 0 {
+		of = fmt.Sprintf(" of %d", policy.MaximumAttempts)
+	}
+	return fmt.Sprintf("%s; next attempt (%d%s) in %s", clip(what, 300), attempt+1, of, wait.Round(100*time.Millisecond))
+}
+
+// announceRetry publishes the wait before the next attempt when it is long
+// enough to be noticed, or when text of the failed attempt was shown.
+func announceRetry(ctx context.Context, pub *events.Publisher, err error, shownText bool) {
+	attempt, policy := attemptOf(ctx)
+	wait, ok := nextAttempt(err, attempt, policy)
+	if ok && (wait >= shownRetryAfter || shownText) {
+		pub.Publish(events.KindWait, retryNotice(err, wait, attempt, policy))
+	}
+}
+
+// slowWatch announces, once, a model that has sent nothing for a while.
+type slowWatch struct {
+	once sync.Once
+	t    *time.Timer
+}
+
+// watchSlow starts the watch: after `after` without progress it publishes
+// a wait event saying how long the call may still go without progress.
+func watchSlow(pub *events.Publisher, after, idle time.Duration) *slowWatch {
+	w := &slowWatch{}
+	w.t = time.AfterFunc(after, func() {
+		pub.Publish(events.KindWait, fmt.Sprintf("the model has sent nothing for %s; waiting (the call gives up after %s without progress)",
+			after, idle))
+	})
+	return w
+}
+
+// progress ends the watch: the model is answering.
+func (w *slowWatch) progress() { w.once.Do(func() { w.t.Stop() }) }

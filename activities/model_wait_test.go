@@ -1,0 +1,83 @@
+package activities
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/talaria-agent/talaria/llm"
+)
+
+func TestApplicationError(t *testing.T) {
+	tests := []struct {
+		name         string
+		err          llm.Error
+		attempt      int32
+		nonRetryable bool
+		delay        time.Duration
+		in           string
+	}{
+		{"rate limit with a day's Retry-After is capped", llm.Error{Class: llm.ClassRateLimit, Status: 429, Message: "slow down", RetryAfter: 24 * time.Hour},
+			1, false, 3 * time.Second, "Retry-After 24h0m0s, capped at 3s"},
+		{"short Retry-After is kept", llm.Error{Class: llm.ClassRateLimit, Status: 429, RetryAfter: 2 * time.Second}, 1, false, 2 * time.Second, "rate_limit"},
+		{"server error backs off by policy", llm.Error{Class: llm.ClassServer, Status: 500}, 5, false, 0, "server_error"},
+		{"auth is final", llm.Error{Class: llm.ClassAuth, Status: 401}, 1, true, 0, "auth"},
+		{"invalid response, first attempt", llm.Error{Class: llm.ClassInvalidResponse, Status: 200}, 1, false, 0, "invalid_response"},
+		{"invalid response, second attempt", llm.Error{Class: llm.ClassInvalidResponse, Status: 200}, 2, false, 0, "invalid_response"},
+		{"invalid response, third attempt is the last", llm.Error{Class: llm.ClassInvalidResponse, Status: 200}, 3, true, 0, "invalid_response"},
+		{"truncated reply is retried", llm.Error{Class: llm.ClassTruncatedReply}, 5, false, 0, "truncated_reply"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := applicationError(&tt.err, tt.attempt, 3*time.Second)
+			var appErr *temporal.ApplicationError
+			if !errors.As(err, &appErr) {
+				t.Fatalf("%v is not an application error", err)
+			}
+			if appErr.Type() != string(tt.err.Class) || appErr.NonRetryable() != tt.nonRetryable || appErr.NextRetryDelay() != tt.delay {
+				t.Fatalf("type %s non-retryable %v delay %v", appErr.Type(), appErr.NonRetryable(), appErr.NextRetryDelay())
+			}
+			if !strings.Contains(appErr.Message(), tt.in) {
+				t.Fatalf("message %q lacks %q", appErr.Message(), tt.in)
+			}
+		})
+	}
+}
+
+func TestNextAttempt(t *testing.T) {
+	policy := &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+		MaximumAttempts: 6, NonRetryableErrorTypes: []string{"auth"}}
+	retryable := temporal.NewApplicationError("boom", "server_error")
+	delayed := temporal.NewApplicationErrorWithOptions("slow down", "rate_limit", temporal.ApplicationErrorOptions{NextRetryDelay: 5 * time.Minute})
+	tests := []struct {
+		name    string
+		err     error
+		attempt int32
+		policy  *temporal.RetryPolicy
+		want    time.Duration
+		ok      bool
+	}{
+		{"first backoff", retryable, 1, policy, time.Second, true},
+		{"third backoff", retryable, 3, policy, 4 * time.Second, true},
+		{"capped by the maximum interval", retryable, 5, &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 10, MaximumInterval: time.Minute}, time.Minute, true},
+		{"the provider's delay", delayed, 2, policy, 5 * time.Minute, true},
+		{"last attempt", retryable, 6, policy, 0, false},
+		{"non-retryable error", temporal.NewNonRetryableApplicationError("no", "server_error", nil), 1, policy, 0, false},
+		{"non-retryable type", temporal.NewApplicationError("no", "auth"), 1, policy, 0, false},
+		{"unknown policy", retryable, 1, nil, 0, false},
+		{"not an application error", errors.New("x"), 1, policy, 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := nextAttempt(tt.err, tt.attempt, tt.policy)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s: %v %v, want %v %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+	notice := retryNotice(delayed, 5*time.Minute, 2, policy)
+	if notice != "slow down; next attempt (3 of 6) in 5m0s" {
+		t.Fatalf("notice %q", notice)
+	}
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	failurepb "go.temporal.io/api/failure/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+func TestDescribeWaits(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	pending := []*workflowpb.PendingActivityInfo{
+		{ // between two attempts of a rate-limited call
+			ActivityType: &commonpb.ActivityType{Name: "CallModel"}, State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED,
+			Attempt: 2, MaximumAttempts: 6, NextAttemptScheduleTime: timestamppb.New(now.Add(4 * time.Minute)),
+			LastFailure: &failurepb.Failure{Message: "model call failed (rate_limit, HTTP 429):\nslow down"},
+		},
+		{ // a first attempt that has just started: nothing to show
+			ActivityType: &commonpb.ActivityType{Name: "CallModel"}, State: enumspb.PENDING_ACTIVITY_STATE_STARTED,
+			Attempt: 1, LastStartedTime: timestamppb.New(now.Add(-2 * time.Second)),
+		},
+		{ // a slow first attempt
+			ActivityType: &commonpb.ActivityType{Name: "ExecuteTools"}, State: enumspb.PENDING_ACTIVITY_STATE_STARTED,
+			Attempt: 1, MaximumAttempts: 3, LastStartedTime: timestamppb.New(now.Add(-time.Minute)),
+		},
+		{ // scheduled for the first time, no retry wait
+			ActivityType: &commonpb.ActivityType{Name: "CallModel"}, State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED, Attempt: 1,
+		},
+	}
+	waits := describeWaits(pending, now)
+	if len(waits) != 2 {
+		t.Fatalf("waits %+v", waits)
+	}
+	var out bytes.Buffer
+	printWaits(&out, waits, now)
+	want := "  waiting: model call attempt 2 of 6 in 4m0s — last failure: model call failed (rate_limit, HTTP 429): slow down\n" +
+		"  waiting: tool batch attempt 1 of 3 running for 1m0s\n"
+	if out.String() != want {
+		t.Fatalf("printed\n%s\nwant\n%s", out.String(), want)
+	}
+	if long := clipLine(strings.Repeat("é", 400), 301); len(long) > 301+len("…") || !strings.HasSuffix(long, "…") {
+		t.Fatalf("clipLine %q", long)
+	}
+}
