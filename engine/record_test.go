@@ -81,6 +81,12 @@ func TestRecordHistories(t *testing.T) {
 			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{"todos":[{"id":"1","content":"x","status":"pending"}]}`}),
 			fakellm.TextStep("done"),
 		}, 0, nil, false, 2},
+		// Since change answer-calls: a batch that ends with an error (here
+		// interrupted) is followed by AnswerCalls.
+		{"turn_interrupted_batch_answered.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"sleep 30"}`},
+				fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"."}`}),
+		}, 0, interruptDuringTools, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -118,6 +124,20 @@ func approveAndSteer(t *testing.T, rt *Runtime) {
 		if err == nil && p.PendingApproval != nil {
 			_ = rt.Signal(ctx, p.TurnID, workflows.SignalSteer, "be quick")
 			_ = rt.Signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{Choice: "once"})
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// interruptDuringTools stops the turn once its tool batch runs.
+func interruptDuringTools(t *testing.T, rt *Runtime) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for ctx.Err() == nil {
+		if p, err := rt.Running(ctx, "rec"); err == nil && p.CurrentTool != "" {
+			time.Sleep(300 * time.Millisecond) // the command has started
+			_, _ = rt.Interrupt(ctx, "rec", "stop")
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
