@@ -1,17 +1,82 @@
 package transcript
 
-import openai "github.com/sashabaranov/go-openai"
+import (
+	"strconv"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
 
 // UnansweredResult is the stub content given to a tool call that has no result.
 const UnansweredResult = "Error: this tool call was not executed (no result was recorded)."
 
-// Repair returns msgs fixed so a provider accepts them: a tool result with no
-// matching earlier call is dropped, every call left unanswered gets a stub
-// result placed right after its call's other results, and consecutive user
-// messages, or consecutive assistant messages, are merged into one (strict
-// role alternation). msgs is not modified.
+// EmptyUserMessage stands in for a user message with no text: providers
+// refuse an empty one.
+const EmptyUserMessage = "(empty message)"
+
+// Repair returns msgs fixed so a provider accepts them, losing no result:
+//   - adjacent assistant messages that both carry tool calls (one batch
+//     stored in parts) become one message holding all the calls;
+//   - every tool call is followed by exactly one result, in call order: its
+//     own, found anywhere after the call and before the next assistant
+//     message that carries the same id, or else a stub (UnansweredResult);
+//     results that answer no call, or a call already answered, are dropped;
+//   - every call id is unique in the request: a repeated id (in one message
+//     or a later one) is renamed, together with the result paired with it;
+//   - consecutive user messages, or consecutive assistant messages, are
+//     merged into one (strict role alternation);
+//   - a user message with no text but white space says EmptyUserMessage
+//     unless merged into another.
+//
+// msgs is not modified.
 func Repair(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
-	return mergeConsecutive(pairToolResults(msgs))
+	out := mergeConsecutive(pairToolResults(mergeSplitBatches(blankUsers(msgs))))
+	for i := range out {
+		if isBlankUser(out[i]) {
+			out[i].Content = EmptyUserMessage
+		}
+	}
+	return out
+}
+
+// blankUsers returns msgs with the content of white-space-only user
+// messages emptied, so merging drops it.
+func blankUsers(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
+		if m.Role == openai.ChatMessageRoleUser && len(m.MultiContent) == 0 && strings.TrimSpace(m.Content) == "" {
+			m.Content = ""
+		}
+		out[i] = m
+	}
+	return out
+}
+
+func isBlankUser(m openai.ChatCompletionMessage) bool {
+	return m.Role == openai.ChatMessageRoleUser && len(m.MultiContent) == 0 && strings.TrimSpace(m.Content) == ""
+}
+
+// mergeSplitBatches merges runs of adjacent assistant messages that all
+// carry tool calls: one batch of parallel calls stored as several
+// messages, whose results follow the last of them.
+func mergeSplitBatches(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+	for _, m := range msgs {
+		n := len(out)
+		if n > 0 && hasCalls(out[n-1]) && hasCalls(m) && len(out[n-1].MultiContent) == 0 && len(m.MultiContent) == 0 {
+			prev := &out[n-1]
+			prev.Content = joinContent(prev.Content, m.Content)
+			prev.ReasoningContent = joinContent(prev.ReasoningContent, m.ReasoningContent)
+			prev.ToolCalls = append(append([]openai.ToolCall(nil), prev.ToolCalls...), m.ToolCalls...)
+			continue
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func hasCalls(m openai.ChatCompletionMessage) bool {
+	return m.Role == openai.ChatMessageRoleAssistant && len(m.ToolCalls) > 0
 }
 
 // mergeConsecutive merges runs of user messages, and runs of assistant
@@ -56,40 +121,111 @@ func joinContent(a, b string) string {
 	return a + "\n\n" + b
 }
 
-// pairToolResults drops orphan results and answers unanswered calls.
+// positions lists, per id, the indexes of messages in increasing order,
+// with a cursor for consuming them in that order.
+type positions struct {
+	at  map[string][]int
+	cur map[string]int
+}
+
+func newPositions() positions {
+	return positions{at: map[string][]int{}, cur: map[string]int{}}
+}
+
+func (p positions) add(id string, i int) {
+	if l := p.at[id]; len(l) == 0 || l[len(l)-1] != i {
+		p.at[id] = append(l, i)
+	}
+}
+
+// next returns the first position of id after i not yet taken, if any.
+func (p positions) next(id string, after int) (int, bool) {
+	l, c := p.at[id], p.cur[id]
+	for c < len(l) && l[c] <= after {
+		c++
+	}
+	p.cur[id] = c
+	if c == len(l) {
+		return 0, false
+	}
+	return l[c], true
+}
+
+// take marks the position next returned as taken.
+func (p positions) take(id string) { p.cur[id]++ }
+
+// pairToolResults puts after each assistant message one result per call,
+// in call order, relocating each call's own result and stubbing missing
+// ones, gives every call a unique id, and drops every other result.
 func pairToolResults(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
-	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
-	pending := []string{}     // call ids of the latest assistant message awaiting results
-	open := map[string]bool{} // ids in pending
-	flush := func() {
-		for _, id := range pending {
-			if open[id] {
-				out = append(out, openai.ChatCompletionMessage{
-					Role: openai.ChatMessageRoleTool, ToolCallID: id, Content: UnansweredResult,
-				})
+	results, calls := newPositions(), newPositions()
+	for i, m := range msgs {
+		switch {
+		case m.Role == openai.ChatMessageRoleTool:
+			results.add(m.ToolCallID, i)
+		case hasCalls(m):
+			for _, tc := range m.ToolCalls {
+				calls.add(tc.ID, i)
 			}
 		}
-		pending = pending[:0]
-		clear(open)
 	}
-	for _, m := range msgs {
+	ids := idSet{used: map[string]bool{}, sent: map[string]bool{}}
+	for id := range calls.at {
+		ids.sent[id] = true
+	}
+	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
+	for i, m := range msgs {
 		if m.Role == openai.ChatMessageRoleTool {
-			if !open[m.ToolCallID] {
-				continue // orphan or duplicate result
-			}
-			open[m.ToolCallID] = false
+			continue // placed after its call, or dropped
+		}
+		if !hasCalls(m) {
 			out = append(out, m)
 			continue
 		}
-		flush()
-		out = append(out, m)
-		if m.Role == openai.ChatMessageRoleAssistant {
-			for _, tc := range m.ToolCalls {
-				pending = append(pending, tc.ID)
-				open[tc.ID] = true
+		m.ToolCalls = append([]openai.ToolCall(nil), m.ToolCalls...)
+		answers := make([]openai.ChatCompletionMessage, 0, len(m.ToolCalls))
+		for j, tc := range m.ToolCalls {
+			limit, ok := calls.next(tc.ID, i)
+			if !ok {
+				limit = len(msgs)
 			}
+			res := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: tc.ID, Content: UnansweredResult}
+			if k, ok := results.next(tc.ID, i); ok && k < limit {
+				res = msgs[k]
+				results.take(tc.ID)
+			}
+			id := ids.unique(tc.ID)
+			m.ToolCalls[j].ID, res.ToolCallID = id, id
+			answers = append(answers, res)
+		}
+		out = append(out, m)
+		out = append(out, answers...)
+	}
+	return out
+}
+
+// idSet hands out call ids unique in a request.
+type idSet struct {
+	used map[string]bool // ids given out
+	sent map[string]bool // ids the messages carry
+}
+
+// unique returns id the first time it is asked for; an id asked for again,
+// or empty, is replaced by one derived from it that no message carries.
+func (s idSet) unique(id string) string {
+	if id != "" && !s.used[id] {
+		s.used[id] = true
+		return id
+	}
+	base := id
+	if base == "" {
+		base = "call"
+	}
+	for n := 2; ; n++ {
+		c := base + "_" + strconv.Itoa(n)
+		if !s.used[c] && !s.sent[c] {
+			s.used[c] = true
+			return c
 		}
 	}
-	flush()
-	return out
 }

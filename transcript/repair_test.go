@@ -28,6 +28,11 @@ func withText(m openai.ChatCompletionMessage, s string) openai.ChatCompletionMes
 	return m
 }
 
+func withReasoning(m openai.ChatCompletionMessage, s string) openai.ChatCompletionMessage {
+	m.ReasoningContent = s
+	return m
+}
+
 func user(s string) openai.ChatCompletionMessage {
 	return openai.ChatCompletionMessage{Role: "user", Content: s}
 }
@@ -72,15 +77,92 @@ func TestRepair(t *testing.T) {
 		{"result of an older call dropped",
 			[]openai.ChatCompletionMessage{asst("a"), toolRes("a", "1"), user("u"), toolRes("a", "late")},
 			[]openai.ChatCompletionMessage{asst("a"), toolRes("a", "1"), user("u")}},
+
+		// One batch of parallel calls stored as two messages (Hermes:
+		// test_repair_merges_parallel_tool_calls_split_across_assistants):
+		// both real results kept, no stub for a call that ran.
+		{"batch split across two assistant messages",
+			[]openai.ChatCompletionMessage{user("run both"), asst("A"), asst("B"), toolRes("A", "a"), toolRes("B", "b")},
+			[]openai.ChatCompletionMessage{user("run both"), asst("A", "B"), toolRes("A", "a"), toolRes("B", "b")}},
+		{"batch split across three assistant messages",
+			[]openai.ChatCompletionMessage{asst("c1"), asst("c2"), asst("c3"), toolRes("c1", "1"), toolRes("c2", "2"), toolRes("c3", "3")},
+			[]openai.ChatCompletionMessage{asst("c1", "c2", "c3"), toolRes("c1", "1"), toolRes("c2", "2"), toolRes("c3", "3")}},
+		{"split batch keeps both texts and reasoning",
+			[]openai.ChatCompletionMessage{withReasoning(withText(asst("a"), "x"), "thinking A"), withText(asst("b"), "y"), toolRes("a", "1"), toolRes("b", "2")},
+			[]openai.ChatCompletionMessage{withReasoning(withText(asst("a", "b"), "x\n\ny"), "thinking A"), toolRes("a", "1"), toolRes("b", "2")}},
+		{"rounds separated by a result stay apart",
+			[]openai.ChatCompletionMessage{asst("t1"), toolRes("t1", "done"), asst("t2"), toolRes("t2", "done2")},
+			[]openai.ChatCompletionMessage{asst("t1"), toolRes("t1", "done"), asst("t2"), toolRes("t2", "done2")}},
+		{"results in another order are put in call order",
+			[]openai.ChatCompletionMessage{asst("a", "b"), toolRes("b", "2"), toolRes("a", "1")},
+			[]openai.ChatCompletionMessage{asst("a", "b"), toolRes("a", "1"), toolRes("b", "2")}},
+		{"a result parked after another message is moved up, not stubbed",
+			[]openai.ChatCompletionMessage{asst("a"), user("u"), toolRes("a", "real")},
+			[]openai.ChatCompletionMessage{asst("a"), toolRes("a", "real"), user("u")}},
+		{"a result never crosses a later call with the same id",
+			[]openai.ChatCompletionMessage{asst("a"), user("u"), asst("a"), toolRes("a", "second")},
+			[]openai.ChatCompletionMessage{asst("a"), toolRes("a", UnansweredResult), user("u"), asst("a_2"), toolRes("a_2", "second")}},
+
+		// The same id twice in one message: one result each, the second
+		// renamed with its result.
+		{"same call id twice gets one result each",
+			[]openai.ChatCompletionMessage{asst("Y", "Y"), toolRes("Y", "r1"), toolRes("Y", "r2")},
+			[]openai.ChatCompletionMessage{asst("Y", "Y_2"), toolRes("Y", "r1"), toolRes("Y_2", "r2")}},
+		{"same call id twice with one result",
+			[]openai.ChatCompletionMessage{asst("Y", "Y"), toolRes("Y", "r1")},
+			[]openai.ChatCompletionMessage{asst("Y", "Y_2"), toolRes("Y", "r1"), toolRes("Y_2", UnansweredResult)}},
+		{"an id reused by a later reply is renamed",
+			[]openai.ChatCompletionMessage{asst("call_0"), toolRes("call_0", "1"), asst("call_0"), toolRes("call_0", "2")},
+			[]openai.ChatCompletionMessage{asst("call_0"), toolRes("call_0", "1"), asst("call_0_2"), toolRes("call_0_2", "2")}},
+		{"a renamed id does not take one in use",
+			[]openai.ChatCompletionMessage{asst("a", "a", "a_2"), toolRes("a", "1"), toolRes("a", "2"), toolRes("a_2", "3")},
+			[]openai.ChatCompletionMessage{asst("a", "a_3", "a_2"), toolRes("a", "1"), toolRes("a_3", "2"), toolRes("a_2", "3")}},
+		{"an empty call id gets one",
+			[]openai.ChatCompletionMessage{asst(""), toolRes("", "r")},
+			[]openai.ChatCompletionMessage{asst("call_2"), toolRes("call_2", "r")}},
+
+		// Empty user messages are never sent (Hermes:
+		// test_repair_preserves_user_content_when_one_side_empty).
+		{"empty user merged into the next keeps its text",
+			[]openai.ChatCompletionMessage{user(""), user("real message")},
+			[]openai.ChatCompletionMessage{user("real message")}},
+		{"white-space user merged into the previous",
+			[]openai.ChatCompletionMessage{user("real"), user(" \n\t ")},
+			[]openai.ChatCompletionMessage{user("real")}},
+		{"a lone empty user message says so",
+			[]openai.ChatCompletionMessage{{Role: "system", Content: "s"}, user("   ")},
+			[]openai.ChatCompletionMessage{{Role: "system", Content: "s"}, user(EmptyUserMessage)}},
+		{"empty user between results and an answer",
+			[]openai.ChatCompletionMessage{user("q"), asst("a"), toolRes("a", "ok"), user(""), text("done")},
+			[]openai.ChatCompletionMessage{user("q"), asst("a"), toolRes("a", "ok"), user(EmptyUserMessage), text("done")}},
+		{"valid dialog untouched",
+			[]openai.ChatCompletionMessage{user("Q1"), asst("t1"), toolRes("t1", "out"), user("Q2")},
+			[]openai.ChatCompletionMessage{user("Q1"), asst("t1"), toolRes("t1", "out"), user("Q2")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			in := cloneMessages(tt.in)
 			got := Repair(tt.in)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("Repair() =\n%+v\nwant\n%+v", got, tt.want)
 			}
+			if !reflect.DeepEqual(tt.in, in) {
+				t.Fatalf("Repair modified its input:\n%+v\nwas\n%+v", tt.in, in)
+			}
 		})
 	}
+}
+
+func cloneMessages(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
+	if msgs == nil {
+		return nil
+	}
+	out := make([]openai.ChatCompletionMessage, len(msgs))
+	for i, m := range msgs {
+		m.ToolCalls = append([]openai.ToolCall(nil), m.ToolCalls...)
+		out[i] = m
+	}
+	return out
 }
 
 func TestStripThinking(t *testing.T) {
