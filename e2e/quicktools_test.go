@@ -166,3 +166,85 @@ func TestStopAnswersEveryCallOfAMixedBatch(t *testing.T) {
 	}
 	checkAnswers("next request", seen)
 }
+
+// TestStopDuringAStuckQuickBatch: a batch of quick calls (run inside the
+// workflow task) where one waits on a lock held elsewhere: the stuck call is
+// answered "timed out" at the quick-tool deadline instead of holding the
+// turn for the batch's minute, a stop sent meanwhile ends the turn with
+// every call id answered once, and the next turn goes on from there.
+func TestStopDuringAStuckQuickBatch(t *testing.T) {
+	model := fakellm.New(fakellm.ToolStep(
+		fakellm.ToolCall{ID: "m1", Name: "memory", Arguments: `{"action":"add","target":"memory","content":"the user likes tea"}`},
+		fakellm.ToolCall{ID: "r1", Name: "read_file", Arguments: `{"path":"notes.txt"}`},
+	))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	if err := os.WriteFile(filepath.Join(u.workdir, "notes.txt"), []byte("the notes say 42\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Another process holds the memory file's lock for the whole batch.
+	if err := os.MkdirAll(filepath.Join(u.home, "memories"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.OpenFile(filepath.Join(u.home, "memories", "MEMORY.md.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	u.serve(0)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	wait := u.background(ctx, "chat", "--json", "-q", "remember this", "--session", "stuck")
+	if err := model.WaitFinished(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second) // the batch runs; the memory call waits for the lock
+	stopped := time.Now()
+	if _, stderr, code := u.run(time.Minute, "stop", "stuck"); code != 0 {
+		t.Fatalf("stop: exit %d %s", code, stderr)
+	}
+	stdout, stderr, code := wait()
+	res := decodeResult(t, stdout, stderr)
+	if code != 1 || res.TurnExitReason != workflows.StopInterrupted {
+		t.Fatalf("exit %d result %+v\n%s", code, res, stderr)
+	}
+	// Functional bound: the deadline of a quick call (10 s), not the
+	// minute the whole quick batch is allowed.
+	if waited := time.Since(stopped); waited > 40*time.Second {
+		t.Errorf("the turn ended %v after the stop", waited)
+	}
+	check := func(where string, answers map[string][]string) {
+		t.Helper()
+		if len(answers) != 2 || len(answers["m1"]) != 1 || len(answers["r1"]) != 1 {
+			t.Fatalf("%s: answers %q, want exactly one for m1 and r1", where, answers)
+		}
+		if got := answers["m1"][0]; !strings.Contains(got, "timed out") || !strings.Contains(got, "memory did not finish within 10s") {
+			t.Errorf("%s: memory result = %q, want timed out", where, got)
+		}
+		if got := answers["r1"][0]; !strings.Contains(got, "the notes say 42") {
+			t.Errorf("%s: read_file result = %q", where, got)
+		}
+	}
+	check("store", answersByCall(u.shownMessages("stuck")))
+	if data, err := os.ReadFile(filepath.Join(u.home, "memories", "MEMORY.md")); err == nil && strings.Contains(string(data), "likes tea") {
+		t.Errorf("the abandoned memory call took effect: %q", data)
+	}
+
+	_ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	model.Push(fakellm.TextStep("Noted."))
+	res2, stderr, code := u.chatJSON(2*time.Minute, "-q", "go on", "--session", "stuck")
+	if code != 0 || !res2.Completed {
+		t.Fatalf("next turn: exit %d %+v\n%s", code, res2, stderr)
+	}
+	reqs := model.Requests()
+	seen := map[string][]string{}
+	for _, m := range reqs[len(reqs)-1].Body.Messages {
+		if m.Role == "tool" {
+			seen[m.ToolCallID] = append(seen[m.ToolCallID], m.Content)
+		}
+	}
+	check("next request", seen)
+}
