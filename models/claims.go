@@ -11,7 +11,7 @@ import (
 // toolClaim records that an attempt is about to run a tool call: the claim
 // is written before the side effect, the result after it.
 type toolClaim struct {
-	Key       string `gorm:"primaryKey;size:512"`
+	Key       string `gorm:"primaryKey;size:512;serializer:text"`
 	ClaimedAt time.Time
 }
 
@@ -19,7 +19,7 @@ type toolClaim struct {
 // earlier attempt had already claimed it: that attempt may or may not have
 // taken effect.
 func (s *Store) ClaimTool(ctx context.Context, key string) (earlier bool, err error) {
-	if err := checkID("claim key", key, maxIdemKeyLen); err != nil {
+	if err := checkID("claim key", EncodeText(key), maxIdemKeyLen); err != nil {
 		return false, fmt.Errorf("models: claim tool: %w", err)
 	}
 	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&toolClaim{Key: key, ClaimedAt: now()})

@@ -52,11 +52,11 @@ type CronJob struct {
 	Schedule string // parsed by the scheduler package
 	TimeZone string // IANA zone of a cron expression; empty means UTC
 
-	Prompt        string   `gorm:"type:text"`
+	Prompt        string   `gorm:"type:text;serializer:text"`
 	Model         string   // empty: the configured default model
 	Toolsets      []string `gorm:"serializer:json;type:text"`
 	MaxIterations int      // 0: the configured default
-	PreRunScript  string   `gorm:"type:text"`
+	PreRunScript  string   `gorm:"type:text;serializer:text"`
 	Deliver       []string `gorm:"serializer:json;type:text"`
 
 	Enabled       bool          `gorm:"not null;default:false"`
@@ -86,9 +86,9 @@ type CronRun struct {
 	// "started" run without it is being started, or its start failed.
 	StartedAt  *time.Time
 	EndedAt    *time.Time
-	ExitReason string
-	Delivery   string `gorm:"type:text"`
-	Error      string `gorm:"type:text"`
+	ExitReason string `gorm:"serializer:text"`
+	Delivery   string `gorm:"type:text;serializer:text"`
+	Error      string `gorm:"type:text;serializer:text"`
 }
 
 // MigrateCron creates or updates the cron_jobs and cron_runs tables, under

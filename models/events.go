@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -23,7 +22,7 @@ type Event struct {
 	ID     int64     `gorm:"primaryKey;autoIncrement;index:idx_event_turn_id,priority:2"`
 	TurnID string    `gorm:"index:idx_event_turn_id,priority:1;size:256"`
 	Kind   string    `gorm:"size:32"` // "delta", "reasoning", "tool_start", "tool_end", "status", "done", ...
-	Data   string    `gorm:"type:text"`
+	Data   string    `gorm:"type:text;serializer:text"`
 	At     time.Time `gorm:"index:idx_event_at"`
 }
 
@@ -63,9 +62,8 @@ func (s *Store) MigrateEvents(ctx context.Context) error {
 // set to the current time.
 //
 // Every event needs a TurnID and a Kind of at most MaxEventKindLen
-// characters, and Data must be valid UTF-8 without NUL characters (which
-// PostgreSQL cannot store); otherwise nothing is stored and the error wraps
-// ErrInvalidArgument.
+// characters; otherwise nothing is stored and the error wraps
+// ErrInvalidArgument. Data may hold any bytes (see EncodeText).
 //
 // Writers of the same turn are serialised until they commit, so a reader
 // that has seen an event of a turn has also seen every earlier one:
@@ -123,12 +121,6 @@ func checkEvent(ev Event) error {
 	}
 	if utf8.RuneCountInString(ev.Kind) > MaxEventKindLen {
 		return fmt.Errorf("%w: event kind longer than %d characters", ErrInvalidArgument, MaxEventKindLen)
-	}
-	if !utf8.ValidString(ev.Data) {
-		return fmt.Errorf("%w: event data of kind %q is not valid UTF-8", ErrInvalidArgument, ev.Kind)
-	}
-	if strings.IndexByte(ev.Data, 0) >= 0 {
-		return fmt.Errorf("%w: event data of kind %q holds a NUL character", ErrInvalidArgument, ev.Kind)
 	}
 	return nil
 }

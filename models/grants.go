@@ -16,7 +16,7 @@ const AlwaysScope = "*"
 // patterns existed, a rule id.
 type approvalGrant struct {
 	Scope string `gorm:"primaryKey;size:128"`
-	Rule  string `gorm:"primaryKey;size:320"`
+	Rule  string `gorm:"primaryKey;size:320;serializer:text"`
 }
 
 // Grants returns the rules approved for a session and those approved always,

@@ -18,7 +18,7 @@ func (s *Store) AppendMessages(ctx context.Context, msgs []Message) ([]Message, 
 		if err := checkID("session ID", msgs[i].SessionID, maxSessionIDLen); err != nil {
 			return nil, fmt.Errorf("models: append message %d: %w", i, err)
 		}
-		if err := checkID("idempotency key", msgs[i].IdemKey, maxIdemKeyLen); err != nil {
+		if err := checkID("idempotency key", EncodeText(msgs[i].IdemKey), maxIdemKeyLen); err != nil {
 			return nil, fmt.Errorf("models: append message %d: %w", i, err)
 		}
 		if len(msgs[i].TurnID) > maxTurnIDLen {
@@ -62,7 +62,7 @@ func insertMessage(tx *gorm.DB, m Message) (Message, error) {
 		return m, nil
 	}
 	var existing Message
-	if err := tx.Where("idem_key = ?", m.IdemKey).Take(&existing).Error; err != nil {
+	if err := tx.Where("idem_key = ?", EncodeText(m.IdemKey)).Take(&existing).Error; err != nil {
 		return Message{}, fmt.Errorf("load stored message: %w", err)
 	}
 	return existing, nil

@@ -62,7 +62,7 @@ func (s *Store) SearchMessages(ctx context.Context, phrase string, limit, around
 		return nil, fmt.Errorf("models: search is not supported on %s", s.dialect.name())
 	}
 	db := s.db.WithContext(ctx)
-	ids, err := backend.searchIDs(db, phrase, limit*searchOverfetch)
+	ids, err := backend.searchIDs(db, EncodeText(phrase), limit*searchOverfetch)
 	if err != nil {
 		return nil, fmt.Errorf("models: search %q: %w", phrase, err)
 	}
@@ -180,14 +180,26 @@ func (s *Store) neighbours(ctx context.Context, m *Message, n int, before bool) 
 	return out, nil
 }
 
+// sqliteFTSTable creates the FTS5 index. The escapes of stored text (see
+// EncodeText) are separators, so the words around them are found.
+const sqliteFTSTable = `CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(content, content='messages', content_rowid='id', tokenize="unicode61 separators '` + escapeSeq + `'")`
+
 // SQLite: an FTS5 index kept in step with messages by triggers.
 func (d *sqliteDialect) migrateSearch(tx *gorm.DB) error {
-	var n int64
-	if err := tx.Raw(`SELECT count(*) FROM sqlite_master WHERE name = 'messages_fts'`).Scan(&n).Error; err != nil {
+	var defs []string
+	if err := tx.Raw(`SELECT sql FROM sqlite_master WHERE name = 'messages_fts'`).Scan(&defs).Error; err != nil {
 		return err
 	}
+	if len(defs) > 0 && !strings.Contains(defs[0], "separators") {
+		// An index made before escapes existed: make it again.
+		if err := tx.Exec(`DROP TABLE messages_fts`).Error; err != nil {
+			return fmt.Errorf("full-text index: drop the old one: %w", err)
+		}
+		defs = nil
+	}
+	n := len(defs)
 	stmts := []string{
-		`CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(content, content='messages', content_rowid='id')`,
+		sqliteFTSTable,
 		`CREATE TRIGGER IF NOT EXISTS messages_fts_ai AFTER INSERT ON messages BEGIN
 			INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content); END`,
 		`CREATE TRIGGER IF NOT EXISTS messages_fts_ad AFTER DELETE ON messages BEGIN
@@ -215,14 +227,29 @@ func (d *sqliteDialect) searchIDs(db *gorm.DB, phrase string, limit int) ([]int6
 	return ids, err
 }
 
-// PostgreSQL: a GIN index over the messages' text search vectors.
+// postgresSearchVector is the text search vector of a message: its content
+// with the escapes of stored text (see EncodeText) turned into spaces, so
+// the words around them are found.
+const postgresSearchVector = `to_tsvector('simple', replace(content, '` + escapeSeq + `', ' '))`
+
+// PostgreSQL: a GIN index over the messages' text search vectors. The index
+// made before escapes existed, over to_tsvector('simple', content), is
+// replaced.
 func (d *postgresDialect) migrateSearch(tx *gorm.DB) error {
-	return tx.Exec(`CREATE INDEX IF NOT EXISTS idx_messages_fts ON messages USING GIN (to_tsvector('simple', content))`).Error
+	for _, q := range []string{
+		`DROP INDEX IF EXISTS idx_messages_fts`,
+		`CREATE INDEX IF NOT EXISTS idx_messages_fts_words ON messages USING GIN (` + postgresSearchVector + `)`,
+	} {
+		if err := tx.Exec(q).Error; err != nil {
+			return fmt.Errorf("full-text index: %w", err)
+		}
+	}
+	return nil
 }
 
 func (d *postgresDialect) searchIDs(db *gorm.DB, phrase string, limit int) ([]int64, error) {
 	var ids []int64
-	err := db.Raw(`SELECT id FROM messages WHERE to_tsvector('simple', content) @@ phraseto_tsquery('simple', ?)
+	err := db.Raw(`SELECT id FROM messages WHERE `+postgresSearchVector+` @@ phraseto_tsquery('simple', replace(?, '`+escapeSeq+`', ' '))
 		AND hidden = ? ORDER BY id DESC LIMIT ?`, phrase, false, limit).Scan(&ids).Error
 	return ids, err
 }

@@ -51,9 +51,9 @@ func (s *Store) upsertSession(ctx context.Context, id, model string, turns int, 
 	var count int
 	err := s.db.WithContext(ctx).Raw(upsertSession, map[string]any{
 		"id":    id,
-		"model": model,
+		"model": EncodeText(model),
 		"turns": turns,
-		"key":   key,
+		"key":   EncodeText(key),
 		"now":   now(),
 	}).Scan(&count).Error
 	return count, err
@@ -84,7 +84,7 @@ func (s *Store) Sessions(ctx context.Context, limit int) ([]Session, error) {
 
 // SetSessionTitle sets a session's title; ErrNotFound if it does not exist.
 func (s *Store) SetSessionTitle(ctx context.Context, id, title string) error {
-	res := s.db.WithContext(ctx).Model(&Session{}).Where("id = ?", id).Update("title", title)
+	res := s.db.WithContext(ctx).Model(&Session{}).Where("id = ?", id).Update("title", EncodeText(title))
 	if res.Error != nil {
 		return fmt.Errorf("models: set title of session %q: %w", id, res.Error)
 	}
@@ -100,7 +100,7 @@ func (s *Store) SetSessionTitle(ctx context.Context, id, title string) error {
 func (s *Store) SetSystemPromptOnce(ctx context.Context, sessionID, prompt string) (string, error) {
 	err := s.db.WithContext(ctx).Model(&Session{}).
 		Where("id = ? AND (system_prompt IS NULL OR system_prompt = '')", sessionID).
-		Update("system_prompt", prompt).Error
+		Update("system_prompt", EncodeText(prompt)).Error
 	if err != nil {
 		return "", fmt.Errorf("models: set system prompt of %q: %w", sessionID, err)
 	}

@@ -9,8 +9,8 @@ import "time"
 // chain from the root session to its newest descendant (Store.Tip).
 type Session struct {
 	ID    string `gorm:"primaryKey;size:128"`
-	Model string
-	Title string
+	Model string `gorm:"serializer:text"`
+	Title string `gorm:"serializer:text"`
 	// ParentSessionID is the session this one was compacted from; empty for
 	// a root.
 	ParentSessionID string `gorm:"index;size:128;not null;default:''"`
@@ -24,11 +24,11 @@ type Session struct {
 	TurnCount  int // number of turns started, see Store.NextTurn
 	// LastReservation is the key of the reservation that counted the latest
 	// turn, so a retried reservation does not count it twice.
-	LastReservation string `gorm:"size:256;not null;default:''" json:"-"`
+	LastReservation string `gorm:"size:256;not null;default:'';serializer:text" json:"-"`
 	// SystemPrompt is built once, when the session's first turn begins, and
 	// sent byte for byte on every later call (providers cache prompts by
 	// prefix); only compression rebuilds it.
-	SystemPrompt string `gorm:"type:text"`
+	SystemPrompt string `gorm:"type:text;serializer:text"`
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }
@@ -56,14 +56,14 @@ type Message struct {
 	TurnID    string `gorm:"index;size:256"`
 	// IdemKey is the idempotency key: appending a message whose key is
 	// already stored yields the stored row instead of a new one.
-	IdemKey      string     `gorm:"uniqueIndex;size:512"`
+	IdemKey      string     `gorm:"uniqueIndex;size:512;serializer:text"`
 	Role         string     // system, user, assistant or tool
-	Content      string     `gorm:"type:text"`
-	Reasoning    string     `gorm:"type:text"`
-	ToolCalls    []ToolCall `gorm:"serializer:json;type:text"` // assistant tool calls
-	ToolCallID   string     // the call answered by a role=tool message
-	Name         string     // the tool name of a role=tool message
-	FinishReason string
+	Content      string     `gorm:"type:text;serializer:text"`
+	Reasoning    string     `gorm:"type:text;serializer:text"`
+	ToolCalls    []ToolCall `gorm:"serializer:toolcalls;type:text"` // assistant tool calls
+	ToolCallID   string     `gorm:"serializer:text"`                // the call answered by a role=tool message
+	Name         string     `gorm:"serializer:text"`                // the tool name of a role=tool message
+	FinishReason string     `gorm:"serializer:text"`
 	// PromptTokens and CompletionTokens are the usage the provider reported
 	// for the call that produced an assistant message.
 	PromptTokens     int64
@@ -82,11 +82,11 @@ type Turn struct {
 	ID               string `gorm:"primaryKey;size:256"`
 	SessionID        string `gorm:"index;size:128"`
 	Number           int
-	Model            string
+	Model            string `gorm:"serializer:text"`
 	Status           string // running, completed, failed, interrupted, ...
-	ExitReason       string
-	Error            string
-	FinalResponse    string `gorm:"type:text"`
+	ExitReason       string `gorm:"serializer:text"`
+	Error            string `gorm:"type:text;serializer:text"`
+	FinalResponse    string `gorm:"type:text;serializer:text"`
 	APICalls         int
 	PromptTokens     int64
 	CompletionTokens int64
@@ -98,7 +98,7 @@ type Turn struct {
 // todoList holds a session's todo list as JSON text.
 type todoList struct {
 	SessionID string `gorm:"primaryKey;size:128"`
-	Data      string `gorm:"type:text"`
+	Data      string `gorm:"type:text;serializer:text"`
 	UpdatedAt time.Time
 }
 
