@@ -3,6 +3,7 @@ package tools
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -73,4 +74,24 @@ func explainOpenError(tool string, p checkedPath, err error) error {
 		return fmt.Errorf("%s %s: %s", tool, p.Abs, why)
 	}
 	return err
+}
+
+// readRegularFile is os.ReadFile for a file a tool keeps itself (a memory
+// file): the open does not wait (O_NONBLOCK), and anything but a regular
+// file is refused, so a FIFO put in its place cannot block the call. A
+// missing file is an error matching fs.ErrNotExist, as with os.ReadFile.
+func readRegularFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is %s, not a regular file", path, fileKind(info.Mode()))
+	}
+	return io.ReadAll(f)
 }

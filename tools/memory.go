@@ -104,7 +104,7 @@ func (t MemoryTool) Run(ctx context.Context, _ Env, raw json.RawMessage) (string
 	}
 	defer unlock()
 
-	data, err := os.ReadFile(path)
+	data, err := readRegularFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("memory: read %s: %w", path, err)
 	}

@@ -194,3 +194,23 @@ func TestQuickToolDeadline(t *testing.T) {
 		}
 	})
 }
+
+// TestMemoryRefusesAFIFO: a FIFO in place of the memory file is refused at
+// once with an error naming it, instead of blocking the call while it
+// holds the memory lock.
+func TestMemoryRefusesAFIFO(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "memories"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(home, "memories", "MEMORY.md"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runWithin(t, 5*time.Second, MemoryTool{Home: home}, Env{}, `{"action":"add","target":"memory","content":"x"}`)
+	if err == nil || !strings.Contains(err.Error(), "named pipe (FIFO), not a regular file") {
+		t.Fatalf("memory on a FIFO: %q, %v", out, err)
+	}
+	if _, err := readRegularFile(filepath.Join(home, "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a missing file: %v, want not exist", err)
+	}
+}
