@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"unicode/utf8"
 )
@@ -14,7 +13,7 @@ import (
 // permission) is an error. The text has CRLF line ends turned into LF and
 // invalid UTF-8 replaced, so what reaches the prompt is clean text.
 func readOptional(path string) (text string, ok bool, err error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", false, nil
