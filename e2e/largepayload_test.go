@@ -1,0 +1,200 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+	enums "go.temporal.io/api/enums/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/tools"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// maxHistoryEvent is the test's bound on one history event (the design
+// keeps every payload under 64 KiB; Temporal refuses 2 MiB).
+const maxHistoryEvent = 256 << 10
+
+// bigText is n bytes of words.
+func bigText(seed string, n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "%s-%d ", seed, i)
+	}
+	return b.String()[:n]
+}
+
+// TestLargePayloadsStayOutOfHistory: a 10 MB final reply completes and
+// prints in full (as text and as --json), a 10 MB terminal output reaches
+// the model as its capped head and tail with the rest kept in a file, and
+// a 100-call batch completes; no event of any of these workflows' histories
+// is above 256 KB.
+func TestLargePayloadsStayOutOfHistory(t *testing.T) {
+	const size = 10 << 20
+	textReply, jsonReply := bigText("text", size), bigText("json", size)
+	batch := make([]fakellm.ToolCall, 100)
+	for i := range batch {
+		batch[i] = fakellm.ToolCall{ID: fmt.Sprintf("call_%03d_%s", i, strings.Repeat("x", 100)), Name: "read_file", Arguments: `{"path":"notes.txt"}`}
+	}
+	model := fakellm.New(fakellm.WithSteps(
+		fakellm.Step{Text: textReply, ChunkSize: 256 << 10},
+		fakellm.Step{Text: jsonReply, ChunkSize: 256 << 10},
+		fakellm.ToolStep(fakellm.ToolCall{ID: "big_out", Name: "terminal", Arguments: `{"command":"head -c 10000000 /dev/zero | tr '\\0' a"}`}),
+		fakellm.TextStep("the output was long"),
+		fakellm.ToolStep(batch...),
+		fakellm.TextStep("read it a hundred times"),
+	))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	writeConfig("approvals:\n  mode: off\n")(t, u)
+	if err := os.WriteFile(filepath.Join(u.workdir, "notes.txt"), []byte("a short note\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u.serve(freePort(t))
+
+	// A 10 MB answer, printed as text.
+	stdout, stderr, code := u.run(3*time.Minute, "chat", "-q", "write a lot", "--session", "big-text")
+	if code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stdout, textReply) {
+		t.Fatalf("stdout (%d bytes) does not hold the whole %d-byte answer; stderr:\n%s", len(stdout), size, stderr)
+	}
+
+	// A 10 MB answer, as --json: final_response is whole.
+	res, stderr, code := u.chatJSON(3*time.Minute, "-q", "write a lot again", "--session", "big-json")
+	if code != 0 || !res.Completed || res.FinalResponse == nil {
+		t.Fatalf("exit %d, %+v\nstderr:\n%s", code, res.TurnExitReason, stderr)
+	}
+	if *res.FinalResponse != jsonReply || res.FinalClipped {
+		t.Fatalf("final_response has %d bytes (clipped %v), want the whole %d", len(*res.FinalResponse), res.FinalClipped, size)
+	}
+
+	// A 10 MB terminal output: the model reads its head and tail only.
+	res, stderr, code = u.chatJSON(3*time.Minute, "-q", "print a lot", "--session", "big-tool")
+	if code != 0 || !res.Completed {
+		t.Fatalf("exit %d, %s\nstderr:\n%s", code, res.TurnExitReason, stderr)
+	}
+	toolMsg := toolAnswer(t, model, "big_out")
+	if len(toolMsg) > tools.DefaultMaxOutputChars+1000 {
+		t.Fatalf("the model got a tool result of %d bytes, above the cap", len(toolMsg))
+	}
+	var term struct {
+		Output     string `json:"output"`
+		FullOutput string `json:"full_output"`
+	}
+	if err := json.Unmarshal([]byte(toolMsg), &term); err != nil || term.FullOutput == "" || !strings.Contains(term.Output, term.FullOutput) {
+		t.Fatalf("the result does not name the kept output (%v):\n%.600s", err, toolMsg)
+	}
+	if info, err := os.Stat(term.FullOutput); err != nil || info.Size() != 10_000_000 {
+		t.Fatalf("kept output %s: %v (%v)", term.FullOutput, info, err)
+	}
+
+	// A batch of 100 calls: every call id answered once.
+	res, stderr, code = u.chatJSON(3*time.Minute, "-q", "read it a hundred times", "--session", "batch")
+	if code != 0 || !res.Completed {
+		t.Fatalf("exit %d, %s\nstderr:\n%s", code, res.TurnExitReason, stderr)
+	}
+	answered := map[string]int{}
+	for _, m := range requestAnswering(t, model, batch[0].ID).Messages {
+		if m.Role == openai.ChatMessageRoleTool {
+			answered[m.ToolCallID]++
+		}
+	}
+	for _, c := range batch {
+		if answered[c.ID] != 1 {
+			t.Fatalf("call %s answered %d times", c.ID, answered[c.ID])
+		}
+	}
+
+	// No event of these workflows' histories is large.
+	ids := []string{}
+	for _, s := range []string{"big-text", "big-json", "big-tool", "batch"} {
+		ids = append(ids, workflows.SessionWorkflowID(s), workflows.TurnWorkflowID(s, 1))
+	}
+	largest := assertSmallHistories(t, u, ids)
+	t.Logf("largest history event: %d bytes", largest)
+}
+
+// requestAnswering is the first request to the model that carries the
+// result of call id.
+func requestAnswering(t *testing.T, model *fakellm.Server, id string) openai.ChatCompletionRequest {
+	t.Helper()
+	for _, r := range model.Requests() {
+		for _, m := range r.Body.Messages {
+			if m.Role == openai.ChatMessageRoleTool && m.ToolCallID == id {
+				return r.Body
+			}
+		}
+	}
+	for _, r := range model.Requests() {
+		last, _ := r.LastMessage()
+		t.Logf("request %d: %d messages, last %s %.80q", r.Index, len(r.Body.Messages), last.Role, last.Content)
+	}
+	t.Fatalf("no request carries the result of %s", id)
+	return openai.ChatCompletionRequest{}
+}
+
+// toolAnswer is the result of call id as the model received it.
+func toolAnswer(t *testing.T, model *fakellm.Server, id string) string {
+	t.Helper()
+	for _, m := range requestAnswering(t, model, id).Messages {
+		if m.Role == openai.ChatMessageRoleTool && m.ToolCallID == id {
+			return m.Content
+		}
+	}
+	return ""
+}
+
+// assertSmallHistories reads the workflows' histories from the user's
+// serve and fails on an event above maxHistoryEvent; it returns the
+// largest event's size.
+func assertSmallHistories(t *testing.T, u *user, workflowIDs []string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg, err := config.Load(u.home, func(k string) string { return u.env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := engine.ReadServeInfo(u.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := engine.Connect(ctx, cfg, info, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	largest := 0
+	for _, id := range workflowIDs {
+		iter := rt.Client.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		events := 0
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			if err != nil {
+				t.Fatalf("history of %s: %v", id, err)
+			}
+			events++
+			n := proto.Size(ev)
+			largest = max(largest, n)
+			if n > maxHistoryEvent {
+				t.Errorf("%s: event %d (%s) takes %d bytes, above %d", id, ev.GetEventId(), ev.GetEventType(), n, maxHistoryEvent)
+			}
+		}
+		if events == 0 {
+			t.Errorf("%s: no history", id)
+		}
+	}
+	return largest
+}
