@@ -21,8 +21,9 @@ type dialect interface {
 	// name is "postgres" or "sqlite".
 	name() string
 	// open returns a database handle with its connection pool configured.
-	// It does not connect yet.
-	open() (*sql.DB, error)
+	// It does not connect yet. create allows it to create a missing
+	// database file.
+	open(create bool) (*sql.DB, error)
 	// connect checks that the database answers and prepares it for use,
 	// within ctx's deadline.
 	connect(ctx context.Context, db *sql.DB) error

@@ -47,7 +47,7 @@ func newPostgresDialect(dsn string) (*postgresDialect, error) {
 
 func (d *postgresDialect) name() string { return "postgres" }
 
-func (d *postgresDialect) open() (*sql.DB, error) {
+func (d *postgresDialect) open(bool) (*sql.DB, error) {
 	db := stdlib.OpenDB(*d.config, stdlib.OptionAfterConnect(scanTimesInUTC))
 	db.SetMaxOpenConns(16)
 	db.SetMaxIdleConns(4)

@@ -40,10 +40,12 @@ var sqliteDefaultPragmas = []string{
 }
 
 type sqliteDialect struct {
-	dsn    string // the driver DSN, defaults added
-	path   string // the database file; empty when in memory
-	memory bool
-	wal    bool // connect switches the file to WAL mode
+	dsn      string     // the driver DSN, defaults added
+	location string     // dsn before its parameters: a path or a "file:" URI
+	query    url.Values // dsn's parameters
+	path     string     // the database file; empty when in memory
+	memory   bool
+	wal      bool // connect switches the file to WAL mode
 }
 
 // newSQLiteDialect accepts a file path, optionally prefixed with "sqlite://",
@@ -89,14 +91,50 @@ func newSQLiteDialect(dsn string) (*sqliteDialect, error) {
 	}
 
 	d := &sqliteDialect{
-		dsn:    location + "?" + query.Encode(),
-		memory: memory,
-		wal:    !memory && !hasPragma(query, "journal_mode"),
+		dsn:      location + "?" + query.Encode(),
+		location: location,
+		query:    query,
+		memory:   memory,
+		wal:      !memory && !hasPragma(query, "journal_mode"),
 	}
 	if !memory {
 		d.path = path
 	}
 	return d, nil
+}
+
+// poolDSN is the DSN the connection pool uses: dsn as a "file:" URI with
+// mode=rw, so that SQLite opens the file without ever creating it, unless
+// the database is in memory or the DSN chose a mode itself.
+func (d *sqliteDialect) poolDSN() string {
+	if d.memory || d.query.Has("mode") {
+		return d.dsn
+	}
+	location := d.location
+	if !strings.HasPrefix(location, "file:") {
+		location = "file:" + escapeURIPath(d.path)
+	}
+	q := url.Values{}
+	for k, v := range d.query {
+		q[k] = v
+	}
+	q.Set("mode", "rw")
+	return location + "?" + q.Encode()
+}
+
+// escapeURIPath escapes a file path for a SQLite "file:" URI: every byte
+// but unreserved characters and "/" as %XX, which SQLite decodes.
+func escapeURIPath(path string) string {
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
 }
 
 // sqliteURIPath extracts the file path of a "file:" URI.
@@ -137,7 +175,7 @@ func hasPragma(query url.Values, name string) bool {
 
 func (d *sqliteDialect) name() string { return "sqlite" }
 
-func (d *sqliteDialect) open() (*sql.DB, error) {
+func (d *sqliteDialect) open(create bool) (*sql.DB, error) {
 	if !d.memory {
 		dir := filepath.Dir(d.path)
 		info, err := os.Stat(dir)
@@ -147,11 +185,22 @@ func (d *sqliteDialect) open() (*sql.DB, error) {
 		if !info.IsDir() {
 			return nil, fmt.Errorf("sqlite database directory %s is not a directory", dir)
 		}
-		if err := createPrivateFile(d.path); err != nil {
+		if create {
+			err = createPrivateFile(d.path)
+		} else {
+			_, err = os.Stat(d.path)
+			if errors.Is(err, fs.ErrNotExist) {
+				err = fmt.Errorf("%w: %s does not exist", ErrStoreGone, d.path)
+			}
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
-	db, err := sql.Open(sqliteDriverName, d.dsn)
+	// The file exists now: the pool's connections open it without
+	// creating it (mode=rw), so a file removed under a running process is
+	// not silently replaced by a new, empty database.
+	db, err := sql.Open(sqliteDriverName, d.poolDSN())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}

@@ -15,6 +15,9 @@ import (
 type Store struct {
 	db      *gorm.DB
 	dialect dialect
+	// file is the SQLite file as it was when opened; nil for PostgreSQL
+	// and in-memory databases. See Check.
+	file *storeFile
 }
 
 // Open connects to the database named by dsn and migrates its schema.
@@ -25,14 +28,28 @@ type Store struct {
 // or "sqlite://" and followed by "?" and driver parameters; its directory
 // must exist. ":memory:" opens a private in-memory SQLite database.
 //
+// A missing SQLite file is created, private to its owner; once open, the
+// Store's connections never create it again (see Check).
+//
 // An empty or malformed dsn yields an error wrapping ErrInvalidDSN; a
 // database that cannot be reached yields a connection error.
 func Open(ctx context.Context, dsn string) (*Store, error) {
+	return open(ctx, dsn, true)
+}
+
+// OpenExisting is Open for a database another process created: a SQLite
+// file that does not exist is an error wrapping ErrStoreGone instead of a
+// new, empty database.
+func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
+	return open(ctx, dsn, false)
+}
+
+func open(ctx context.Context, dsn string, create bool) (*Store, error) {
 	d, err := newDialect(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("models: open: %w", err)
 	}
-	sqlDB, err := d.open()
+	sqlDB, err := d.open(create)
 	if err != nil {
 		return nil, fmt.Errorf("models: open %s: %w", d.name(), err)
 	}
@@ -56,6 +73,16 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	}
 
 	s := &Store{db: db, dialect: d}
+	if sd, ok := d.(*sqliteDialect); ok && !sd.memory {
+		if s.file, err = identify(sd.path); err != nil {
+			_ = sqlDB.Close()
+			return nil, fmt.Errorf("models: open %s: %w", d.name(), err)
+		}
+	}
+	if err := errors.Join(registerRejectionCallbacks(db), s.registerFileGuard()); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("models: open %s: %w", d.name(), err)
+	}
 	if err := s.migrate(ctx); err != nil {
 		_ = sqlDB.Close()
 		return nil, err

@@ -8,7 +8,9 @@ import (
 )
 
 // UpsertTurn stores t, replacing every column of the stored turn with the
-// same ID.
+// same ID. On a SQLite file it also checks, after the write, that the file
+// is still the one the Store opened: a turn's outcome (a "completed") is
+// reported stored only once it is in the file that stays.
 func (s *Store) UpsertTurn(ctx context.Context, t Turn) error {
 	if err := checkID("turn ID", t.ID, maxTurnIDLen); err != nil {
 		return fmt.Errorf("models: upsert turn: %w", err)
@@ -21,6 +23,9 @@ func (s *Store) UpsertTurn(ctx context.Context, t Turn) error {
 		Columns:   []clause.Column{{Name: "id"}},
 		UpdateAll: true,
 	}).Create(&t).Error
+	if err == nil {
+		err = s.checkFile()
+	}
 	if err != nil {
 		return fmt.Errorf("models: upsert turn %q: %w", t.ID, err)
 	}
