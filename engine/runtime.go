@@ -163,8 +163,10 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		// a second or two instead of 80% of the heartbeat timeout.
 		MaxHeartbeatThrottleInterval:     500 * time.Millisecond,
 		DefaultHeartbeatThrottleInterval: 500 * time.Millisecond,
-		// Activity failures and results stay small in history.
-		Interceptors: []interceptor.WorkerInterceptor{activities.NewBoundsInterceptor()},
+		// Activity failures and results stay small in history. Inside
+		// that, content the database refuses fails its activity at once
+		// instead of being retried as if the database were away.
+		Interceptors: []interceptor.WorkerInterceptor{activities.NewBoundsInterceptor(), activities.RejectionInterceptor()},
 	})
 	workflows.Register(w)
 	acts.Register(w)

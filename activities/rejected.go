@@ -1,0 +1,52 @@
+package activities
+
+import (
+	"context"
+	"errors"
+
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/talaria-agent/talaria/models"
+)
+
+// StoreRejectedType is the type of the application error an activity fails
+// with when the database refused what it wrote (models.ErrRejected).
+const StoreRejectedType = "store_rejected"
+
+// RejectionInterceptor makes every activity, local ones included, fail
+// without retrying when the database refused its content: the same write
+// cannot succeed on a retry. Other store errors, an unreachable database
+// among them, keep their retry policy. Register it with the worker
+// (worker.Options.Interceptors).
+func RejectionInterceptor() interceptor.WorkerInterceptor { return &rejectionWorker{} }
+
+type rejectionWorker struct{ interceptor.WorkerInterceptorBase }
+
+func (rejectionWorker) InterceptActivity(_ context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	i := &rejectionActivity{}
+	i.Next = next
+	return i
+}
+
+type rejectionActivity struct{ interceptor.ActivityInboundInterceptorBase }
+
+func (a *rejectionActivity) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	out, err := a.Next.ExecuteActivity(ctx, in)
+	return out, NonRetryableRejection(err)
+}
+
+// NonRetryableRejection turns an error wrapping models.ErrRejected into a
+// non-retryable application error saying so in one line; other errors are
+// returned as they are.
+func NonRetryableRejection(err error) error {
+	if err == nil || !errors.Is(err, models.ErrRejected) {
+		return err
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.NonRetryable() {
+		return err
+	}
+	return temporal.NewNonRetryableApplicationError(
+		"the database refused to store this turn's content: "+err.Error(), StoreRejectedType, err)
+}
