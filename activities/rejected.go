@@ -21,7 +21,9 @@ const StoreRejectedType = "store_rejected"
 // (worker.Options.Interceptors).
 func RejectionInterceptor() interceptor.WorkerInterceptor { return &rejectionWorker{} }
 
-type rejectionWorker struct{ interceptor.WorkerInterceptorBase }
+type rejectionWorker struct {
+	interceptor.WorkerInterceptorBase
+}
 
 func (rejectionWorker) InterceptActivity(_ context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
 	i := &rejectionActivity{}
@@ -29,7 +31,9 @@ func (rejectionWorker) InterceptActivity(_ context.Context, next interceptor.Act
 	return i
 }
 
-type rejectionActivity struct{ interceptor.ActivityInboundInterceptorBase }
+type rejectionActivity struct {
+	interceptor.ActivityInboundInterceptorBase
+}
 
 func (a *rejectionActivity) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
 	out, err := a.Next.ExecuteActivity(ctx, in)
