@@ -2,7 +2,6 @@ package llm
 
 import (
 	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"strings"
@@ -35,7 +34,7 @@ type headerRecorder struct {
 
 // errNotProtocol is returned by Do for a successful status whose content
 // type says it is not an API answer (an HTML error page).
-var errNotProtocol = errors.New("the answer is not an API response")
+var errNotProtocol = errors.New("it is an HTML page")
 
 func (h *headerRecorder) Do(req *http.Request) (*http.Response, error) {
 	resp, err := h.base.Do(req)
@@ -53,7 +52,7 @@ func (h *headerRecorder) Do(req *http.Request) (*http.Response, error) {
 	if err == nil && resp.StatusCode/100 == 2 && isHTML(resp.Header.Get("Content-Type")) {
 		watch.fill()
 		_ = resp.Body.Close()
-		return nil, fmt.Errorf("%w (content type %s)", errNotProtocol, resp.Header.Get("Content-Type"))
+		return nil, errNotProtocol
 	}
 	return resp, err
 }

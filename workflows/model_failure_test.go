@@ -21,10 +21,11 @@ func TestModelFailureStop(t *testing.T) {
 		{"not the protocol", temporal.NewNonRetryableApplicationError("model call failed (invalid_response, HTTP 200): it begins: <html>", "invalid_response", nil),
 			StopError, "invalid_response"},
 		{"other failure", errors.New("boom"), StopError, "boom"},
+		{"no decoration", temporal.NewApplicationError("model call failed (server_error, HTTP 500): down", "server_error"), StopError, "HTTP 500): down"},
 	}
 	for _, tt := range tests {
 		reason, msg := modelFailureStop(tt.err)
-		if reason != tt.reason || !strings.Contains(msg, tt.in) {
+		if reason != tt.reason || !strings.Contains(msg, tt.in) || strings.Contains(msg, "retryable:") {
 			t.Errorf("%s: %s %q", tt.name, reason, msg)
 		}
 	}
