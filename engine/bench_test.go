@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -155,11 +156,27 @@ func BenchmarkThroughput(b *testing.B) {
 }
 
 // BenchmarkHistoryBytes (benchmark c): history bytes per iteration for
-// turns of 10, 100 and 1,000 iterations (one run each: continue-as-new off).
+// turns of 10, 100 and 1,000 iterations (one run each: continue-as-new off),
+// and for 10 iterations whose every reply carries 1 MB of text and whose
+// every tool call prints 1 MB ("10-large"): content lives in the store, so
+// the bytes per iteration match those of the same turn with 16 bytes
+// ("10-terminal").
 func BenchmarkHistoryBytes(b *testing.B) {
-	for _, n := range []int{10, 100, 1000} {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			model := fakellm.New(fakellm.WithResponder(deterministicLoop(n)))
+	cases := []struct {
+		name  string
+		n     int
+		steps fakellm.Responder
+	}{
+		{"10", 10, deterministicLoop(10)},
+		{"10-terminal", 10, largeLoop(10, 16)},
+		{"10-large", 10, largeLoop(10, 1<<20)},
+		{"100", 100, deterministicLoop(100)},
+		{"1000", 1000, deterministicLoop(1000)},
+	}
+	for _, c := range cases {
+		n := c.n
+		b.Run(c.name, func(b *testing.B) {
+			model := fakellm.New(fakellm.WithResponder(c.steps))
 			defer model.Close()
 			rt := startRuntime(b, model)
 			for i := 0; i < b.N; i++ {
@@ -173,5 +190,20 @@ func BenchmarkHistoryBytes(b *testing.B) {
 				b.ReportMetric(float64(total), "B/turn")
 			}
 		})
+	}
+}
+
+// largeLoop is deterministicLoop with large content: every reply carries
+// size bytes of text beside its terminal call, which prints size bytes;
+// the final answer is size bytes too.
+func largeLoop(steps, size int) fakellm.Responder {
+	text := strings.Repeat("lorem ipsum ", size/12+1)[:size]
+	return func(req fakellm.Request) fakellm.Step {
+		n := len(req.Body.Messages)
+		if len(req.Body.Tools) == 0 || n >= 2*steps+2 {
+			return fakellm.Step{Text: text, ChunkSize: 256 << 10}
+		}
+		return fakellm.Step{Text: text, ChunkSize: 256 << 10, ToolCalls: []fakellm.ToolCall{{ID: fmt.Sprintf("c%d", n), Name: "terminal",
+			Arguments: fmt.Sprintf(`{"command":"head -c %d /dev/zero | tr '\\0' a; echo %d"}`, size, n)}}}
 	}
 }
