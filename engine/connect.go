@@ -41,7 +41,9 @@ func Connect(ctx context.Context, cfg config.Config, info ServeInfo, logger *slo
 			rt = nil
 		}
 	}()
-	if rt.Store, err = models.Open(ctx, info.DB); err != nil {
+	// The serve created its store: a client never creates one (a store
+	// removed under the serve must not come back empty).
+	if rt.Store, err = models.OpenExisting(ctx, info.DB); err != nil {
 		return nil, fmt.Errorf("open the database of talaria serve (pid %d): %w", info.PID, err)
 	}
 	if info.Credential {

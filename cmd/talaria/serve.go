@@ -96,7 +96,21 @@ func runServe(cmd *cobra.Command, cfg config.Config) error {
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s)\n",
 		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home)
-	<-ctx.Done()
-	fmt.Fprintln(cmd.ErrOrStderr(), "talaria serve: shutting down")
-	return nil
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	watched := make(chan error, 1)
+	go func() { watched <- rt.WatchStore(watchCtx, engine.StoreCheckEvery) }()
+	select {
+	case <-ctx.Done():
+	case err = <-watched:
+	}
+	if err == nil {
+		fmt.Fprintln(cmd.ErrOrStderr(), "talaria serve: shutting down")
+		return nil
+	}
+	// The store under this process is gone: take no more work (the
+	// deferred stops end the scheduler, then the worker and the server)
+	// and never recreate it.
+	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", oneLine(err))
+	return &exitError{code: exitFailure}
 }
