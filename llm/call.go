@@ -92,10 +92,10 @@ func (a *accumulator) ended(ctx context.Context, err error, rec *headerRecorder)
 	}
 	var e *Error
 	if errors.Is(err, io.EOF) {
-		e = &Error{Err: err, Status: r.status}
+		e = &Error{Err: err}
 		switch {
 		case a.chunks == 0:
-			e.Class = ClassInvalidResponse
+			e.Class, e.Status = ClassInvalidResponse, r.status
 			e.Message = invalidMessage("the stream ended without a chunk", r)
 		default:
 			e.Class = ClassTruncatedReply

@@ -50,7 +50,7 @@ func TestCallClassifiesAnswers(t *testing.T) {
 		{"empty stream", true, fakellm.Step{Body: "\n", ContentType: "text/event-stream"},
 			ClassInvalidResponse, 200, []string{"the body was empty"}, ""},
 		{"stream ends early", true, fakellm.Step{Text: "partial answer that goes on", EndAfterChunks: 2},
-			ClassTruncatedReply, 200, []string{"cut off", "without a finish reason"}, "partial answer"},
+			ClassTruncatedReply, 0, []string{"cut off", "without a finish reason"}, "partial answer"},
 		{"stream breaks", true, fakellm.Step{Text: "partial answer that goes on", BreakAfterChunks: 2},
 			ClassTruncatedReply, 0, []string{"cut off", "broke"}, "partial answer"},
 		{"stream breaks before the finish", true, fakellm.Step{Text: "whole", BreakAfterChunks: 9},
@@ -105,6 +105,19 @@ func TestStreamEndMarkerWithoutFinishReason(t *testing.T) {
 	defer srv.Close()
 	r, err := Call(context.Background(), Provider{BaseURL: srv.URL(), Model: "m"}, request(), Options{Stream: true})
 	if err != nil || r.Content != "hi" {
+		t.Fatalf("reply %+v, err %v", r, err)
+	}
+}
+
+// TestStreamFinishedWithoutEndMarker: a stream that named its finish
+// reason and then ended without [DONE] lost nothing of the reply.
+func TestStreamFinishedWithoutEndMarker(t *testing.T) {
+	body := `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}` +
+		"\n\n" + `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
+	srv := fakellm.New(fakellm.Step{Body: body, ContentType: "text/event-stream"})
+	defer srv.Close()
+	r, err := Call(context.Background(), Provider{BaseURL: srv.URL(), Model: "m"}, request(), Options{Stream: true})
+	if err != nil || r.Content != "hi" || r.FinishReason != "stop" {
 		t.Fatalf("reply %+v, err %v", r, err)
 	}
 }
