@@ -96,12 +96,17 @@ func (s *TurnState) stopIfInterrupted() bool {
 	return true
 }
 
-// maxRecent bounds TurnState.Recent.
-const maxRecent = 10
+// maxRecent bounds TurnState.Recent, maxNoteBytes each of its notes.
+const (
+	maxRecent    = 10
+	maxNoteBytes = 512
+)
 
 // note records a step for progress queries, keeping the last few.
 func (s *TurnState) note(format string, args ...any) {
-	s.Recent = append(s.Recent, fmt.Sprintf(format, args...))
+	// A note may name what the model sent (tool names): it is cut, as
+	// the state travels in history when the turn continues as new.
+	s.Recent = append(s.Recent, activities.BoundText(fmt.Sprintf(format, args...), maxNoteBytes))
 	if len(s.Recent) > maxRecent {
 		s.Recent = append([]string(nil), s.Recent[len(s.Recent)-maxRecent:]...)
 	}
