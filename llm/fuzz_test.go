@@ -1,0 +1,94 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// bodyTransport answers every request with one canned response.
+type bodyTransport struct {
+	status      int
+	contentType string
+	body        []byte
+}
+
+func (b bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{
+		StatusCode: b.status, Header: http.Header{"Content-Type": {b.contentType}},
+		Body: io.NopCloser(bytes.NewReader(b.body)), Request: r,
+	}, nil
+}
+
+var knownClasses = map[Class]bool{
+	ClassRateLimit: true, ClassOverloaded: true, ClassServer: true, ClassTimeout: true, ClassNetwork: true,
+	ClassAuth: true, ClassBilling: true, ClassContextOverflow: true, ClassModelNotFound: true,
+	ClassBadRequest: true, ClassCancelled: true, ClassTruncatedReply: true, ClassInvalidResponse: true,
+}
+
+// FuzzCallAnswers: whatever a provider answers, Call does not panic; a
+// failure has a known class and a message that is one printable line of
+// bounded size; a success is a reply the protocol finished.
+func FuzzCallAnswers(f *testing.F) {
+	chunk := `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}` + "\n\n"
+	finish := `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
+	for _, seed := range []struct {
+		body   string
+		stream bool
+		status uint16
+	}{
+		{chunk + finish + "data: [DONE]\n\n", true, 200},
+		{chunk, true, 200},
+		{chunk + "data: [DONE]\n\n", true, 200},
+		{`data: {"error":{"message":"upstream failed","code":502}}` + "\n\n", true, 200},
+		{"<!DOCTYPE html><html>\x00\x1b</html>", true, 200},
+		{`{"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`, false, 200},
+		{`{"choices":[]}`, false, 200},
+		{`{"error":{"message":"bad","type":"invalid_request_error"}}`, false, 400},
+		{"\xff\xfe garbage", false, 200},
+		{"", false, 200},
+		{"", true, 502},
+	} {
+		f.Add([]byte(seed.body), seed.stream, seed.status)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, stream bool, status uint16) {
+		code := 200 + int(status)%400 // 200..599
+		ct := "application/json"
+		if stream {
+			ct = "text/event-stream"
+		}
+		r, err := Call(context.Background(), Provider{BaseURL: "http://fake.invalid/v1", Model: "m"}, request(),
+			Options{Stream: stream, Transport: bodyTransport{status: code, contentType: ct, body: body}})
+		if err == nil {
+			if code >= 400 {
+				t.Fatalf("status %d answered without an error: %+v", code, r)
+			}
+			if stream && r.FinishReason == "" && !strings.Contains(string(body), "[DONE]") {
+				t.Fatalf("a stream without finish reason or [DONE] was taken as a reply: %+v", r)
+			}
+			return
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("error %v is not *Error", err)
+		}
+		if !knownClasses[e.Class] {
+			t.Fatalf("unknown class %q", e.Class)
+		}
+		msg := e.Error()
+		if len(msg) > 1200 || !utf8.ValidString(msg) {
+			t.Fatalf("message of %d bytes, valid UTF-8 %v", len(msg), utf8.ValidString(msg))
+		}
+		for _, c := range msg {
+			if unicode.IsControl(c) {
+				t.Fatalf("control character %U in %q", c, msg)
+			}
+		}
+	})
+}
