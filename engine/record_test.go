@@ -87,6 +87,15 @@ func TestRecordHistories(t *testing.T) {
 			fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"sleep 30"}`},
 				fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"."}`}),
 		}, 0, interruptDuringTools, false, 0},
+		// Since change invalid-args-feedback: arguments ending mid-JSON in a
+		// finished reply are re-asked, then answered with an error.
+		{"turn_broken_args_fed_back.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi`}),
+			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi`}),
+			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi`}),
+			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi`}),
+			fakellm.TextStep("could not write it"),
+		}, 0, nil, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

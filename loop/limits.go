@@ -24,6 +24,13 @@ type Limits struct {
 	// max_tokens is configured (default 4096).
 	BaseMaxTokens int             `yaml:"base_max_tokens"`
 	Guardrail     GuardrailLimits `yaml:"guardrail"`
+
+	// BrokenArgsAreInvalid: a tool call whose arguments end mid-JSON in a
+	// reply the model finished (its finish reason is not "length") has
+	// invalid arguments, fed back to the model as an error, rather than
+	// output cut off by the limit. Not configuration: the turn workflow sets
+	// it for the code version the turn runs.
+	BrokenArgsAreInvalid bool `yaml:"-" json:"-"`
 }
 
 // DefaultLimits are Hermes' limits.

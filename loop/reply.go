@@ -45,9 +45,12 @@ type ReplyShape struct {
 	FinishReason  string
 }
 
+// FinishLength is the finish reason of a reply cut off by the output limit.
+const FinishLength = "length"
+
 // ClassifyReply returns the kind of a reply.
 func ClassifyReply(s ReplyShape) ReplyKind {
-	cutOff := s.FinishReason == "length"
+	cutOff := s.FinishReason == FinishLength
 	switch {
 	case s.ToolCalls > 0 && (cutOff || s.TruncatedArgs > 0):
 		return ReplyToolCallCutOff

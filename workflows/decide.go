@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"fmt"
+
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/loop"
 )
@@ -51,12 +53,18 @@ const (
 		"without calling any more tools."
 )
 
-// decide chooses the step after reply r; it returns the updated state. Pure.
+// decide chooses the step after reply r; it returns the updated state, with
+// Err set when the step stops the turn for a reason worth saying. Pure.
 func decide(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
 	st.Next = NextCall{}
 	switch r.Kind {
 	case loop.ReplyToolCallCutOff:
-		return decideCutOffToolCall(st, lim)
+		if lim.BrokenArgsAreInvalid && r.FinishReason != loop.FinishLength {
+			// The model finished its reply: the arguments are broken,
+			// not cut off, and more room would not mend them.
+			return decideToolCalls(st, r, lim)
+		}
+		return decideCutOffToolCall(st, r, lim)
 	case loop.ReplyToolCalls:
 		return decideToolCalls(st, r, lim)
 	case loop.ReplyTextCutOff:
@@ -72,9 +80,10 @@ func decide(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, 
 }
 
 // decideCutOffToolCall re-asks a tool call cut off by the output limit with
-// max_tokens doubled each time, then stops: truncated.
-func decideCutOffToolCall(st TurnState, lim loop.Limits) (Step, TurnState) {
+// max_tokens doubled each time, then stops: truncated, saying why.
+func decideCutOffToolCall(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
 	if st.TruncatedToolRetries >= lim.TruncatedToolRetries {
+		st.Err = cutOffToolCallMessage(st.TruncatedToolRetries, r.FinishReason, lim.BaseMaxTokens<<st.TruncatedToolRetries)
 		return Step{Kind: StepStop, Reason: StopTruncated}, st
 	}
 	st.TruncatedToolRetries++
@@ -82,12 +91,22 @@ func decideCutOffToolCall(st TurnState, lim loop.Limits) (Step, TurnState) {
 	return Step{Kind: StepRecall}, st
 }
 
+// cutOffToolCallMessage says why a turn ended truncated on a tool call.
+func cutOffToolCallMessage(retries int, finish string, maxTokens int) string {
+	if finish == loop.FinishLength {
+		return fmt.Sprintf("the model's tool call was cut off by the output limit on %d attempts (the last allowed %d tokens); "+
+			"no complete call arrived, nothing was run", retries+1, maxTokens)
+	}
+	return fmt.Sprintf("the model's tool call arguments ended mid-JSON on %d attempts; no complete call arrived, nothing was run", retries+1)
+}
+
 // decideCutOffText continues an answer cut off by the output limit, then
-// stops with the partial text: truncated.
+// stops with the partial text: truncated, saying so.
 func decideCutOffText(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
 	st.Parts = append(append([]int64(nil), st.Parts...), r.MessageID)
 	if st.LengthContinuations >= lim.LengthContinuations {
 		st.Final = st.Parts
+		st.Err = fmt.Sprintf("the answer was cut off by the output limit %d times; the text so far is shown, it is incomplete", len(st.Parts))
 		return Step{Kind: StepStop, Reason: StopTruncated, Final: st.Final}, st
 	}
 	st.LengthContinuations++

@@ -60,7 +60,9 @@ func FuzzLoopDecisions(f *testing.F) {
 			EmptyRetries: int(counters >> 4 & 3), AfterTools: counters&64 != 0, Providers: 1 + int(counters>>7),
 			TruncatedToolRetries: int(counters & 3), LengthContinuations: int(counters >> 2 & 3),
 		}
-		step, next := decide(st, r, loop.DefaultLimits())
+		lim := loop.DefaultLimits()
+		lim.BrokenArgsAreInvalid = counters&32 != 0
+		step, next := decide(st, r, lim)
 		switch step.Kind {
 		case StepRecall:
 			if step.Reason != "" {
@@ -69,6 +71,12 @@ func FuzzLoopDecisions(f *testing.F) {
 		case StepFinish, StepStop:
 			if step.Reason == "" {
 				t.Fatal("stop without a reason")
+			}
+			if step.Reason == StopTruncated && next.Err == "" {
+				t.Fatal("truncated without a message")
+			}
+			if step.Reason == StopTruncated && lim.BrokenArgsAreInvalid && len(m.ToolCalls) > 0 && finish != loop.FinishLength {
+				t.Fatal("broken arguments in a finished reply ended the turn truncated")
 			}
 		case StepRunTools:
 			if len(m.ToolCalls) == 0 {

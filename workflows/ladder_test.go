@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.temporal.io/sdk/temporal"
@@ -56,7 +57,29 @@ func TestDecideByKind(t *testing.T) {
 				}
 			}},
 		{"cut-off tool call after 3 retries stops truncated", TurnState{TruncatedToolRetries: 3}, reply(loop.ReplyToolCallCutOff, 7),
-			Step{Kind: StepStop, Reason: StopTruncated}, nil},
+			Step{Kind: StepStop, Reason: StopTruncated}, func(t *testing.T, st TurnState) {
+				if !strings.Contains(st.Err, "ended mid-JSON on 4 attempts") {
+					t.Fatalf("err = %q", st.Err)
+				}
+			}},
+		{"tool call cut off by the limit after 3 retries says so", TurnState{TruncatedToolRetries: 3}, finished(reply(loop.ReplyToolCallCutOff, 7), "length"),
+			Step{Kind: StepStop, Reason: StopTruncated}, func(t *testing.T, st TurnState) {
+				if !strings.Contains(st.Err, "cut off by the output limit on 4 attempts (the last allowed 32768 tokens)") {
+					t.Fatalf("err = %q", st.Err)
+				}
+			}},
+		{"cut-off text stopped says it is incomplete", TurnState{LengthContinuations: 3, Parts: []int64{1, 2, 3}}, reply(loop.ReplyTextCutOff, 7),
+			Step{Kind: StepStop, Reason: StopTruncated, Final: []int64{1, 2, 3, 7}}, func(t *testing.T, st TurnState) {
+				if !strings.Contains(st.Err, "cut off by the output limit 4 times") {
+					t.Fatalf("err = %q", st.Err)
+				}
+			}},
+		{"a recall leaves no error", TurnState{}, reply(loop.ReplyToolCallCutOff, 7),
+			Step{Kind: StepRecall}, func(t *testing.T, st TurnState) {
+				if st.Err != "" {
+					t.Fatalf("err = %q", st.Err)
+				}
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,6 +175,88 @@ func TestDecideToolCalls(t *testing.T) {
 				t.Fatalf("step =\n%+v\nwant\n%+v", step, tt.want)
 			}
 		})
+	}
+}
+
+func finished(r activities.CallModelResult, reason string) activities.CallModelResult {
+	r.FinishReason = reason
+	return r
+}
+
+// Arguments that end mid-JSON in a reply the model finished: since change
+// invalid-args-feedback they take the invalid-JSON path (silent re-asks,
+// then an error result the model can act on), never a truncated stop; cut
+// off by the output limit they are still re-asked with more room.
+func TestDecideBrokenArguments(t *testing.T) {
+	fb := lim
+	fb.BrokenArgsAreInvalid = true
+	ok1 := call("a", "read_file", loop.ArgsValid, false)
+	broken := call("c", "write_file", loop.ArgsTruncated, false)
+	cutOff := func(finish string, calls ...activities.ToolCallRef) activities.CallModelResult {
+		r := toolsReply(calls...)
+		r.Kind, r.FinishReason = loop.ReplyToolCallCutOff, finish
+		return r
+	}
+	tests := []struct {
+		name   string
+		lim    loop.Limits
+		st     TurnState
+		r      activities.CallModelResult
+		want   Step
+		wantSt func(TurnState) bool
+	}{
+		{"re-asked silently", fb, TurnState{}, cutOff("tool_calls", broken), Step{Kind: StepRecall},
+			func(st TurnState) bool {
+				return st.InvalidJSONRetries == 1 && st.TruncatedToolRetries == 0 && st.Next.MaxTokens == 0
+			}},
+		{"no finish reason is not a cut-off either", fb, TurnState{}, cutOff("", broken), Step{Kind: StepRecall},
+			func(st TurnState) bool { return st.InvalidJSONRetries == 1 }},
+		{"after 3 re-asks answered with an error, the rest runs", fb, TurnState{InvalidJSONRetries: 3}, cutOff("stop", ok1, broken),
+			Step{Kind: StepRunTools, Reveal: true, Plan: []activities.CallPlan{
+				{ID: "a", Action: activities.PlanRun}, {ID: "c", Action: activities.PlanInvalidArgs}}},
+			func(st TurnState) bool { return st.Err == "" && st.Stop == "" }},
+		{"never truncated, whatever the cut-off counter", fb, TurnState{InvalidJSONRetries: 3, TruncatedToolRetries: 3}, cutOff("tool_calls", broken),
+			Step{Kind: StepRunTools, Reveal: true, Plan: []activities.CallPlan{{ID: "c", Action: activities.PlanInvalidArgs}}},
+			func(st TurnState) bool { return st.Err == "" }},
+		{"an unknown tool beside them is answered first", fb, TurnState{}, cutOff("tool_calls", broken, call("d", "serch", loop.ArgsValid, true)),
+			Step{Kind: StepRunTools, Reveal: true, Plan: []activities.CallPlan{
+				{ID: "c", Action: activities.PlanSkip, Note: SkippedInvalidBatch}, {ID: "d", Action: activities.PlanUnknown}}},
+			func(st TurnState) bool { return st.InvalidToolRetries == 1 }},
+		{"cut off by the limit still gets more room", fb, TurnState{}, cutOff("length", broken), Step{Kind: StepRecall},
+			func(st TurnState) bool {
+				return st.TruncatedToolRetries == 1 && st.Next.MaxTokens == 2*lim.BaseMaxTokens
+			}},
+		{"cut off by the limit still stops truncated, saying so", fb, TurnState{TruncatedToolRetries: 3}, cutOff("length", broken),
+			Step{Kind: StepStop, Reason: StopTruncated},
+			func(st TurnState) bool { return strings.Contains(st.Err, "output limit") }},
+		{"older turns keep the cut-off path", lim, TurnState{}, cutOff("tool_calls", broken), Step{Kind: StepRecall},
+			func(st TurnState) bool { return st.TruncatedToolRetries == 1 && st.InvalidJSONRetries == 0 }},
+		{"older turns stop truncated with a message", lim, TurnState{TruncatedToolRetries: 3}, cutOff("tool_calls", broken),
+			Step{Kind: StepStop, Reason: StopTruncated},
+			func(st TurnState) bool { return strings.Contains(st.Err, "mid-JSON") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			step, st := decide(tt.st, tt.r, tt.lim)
+			if !reflect.DeepEqual(step, tt.want) {
+				t.Fatalf("step =\n%+v\nwant\n%+v", step, tt.want)
+			}
+			if !tt.wantSt(st) {
+				t.Fatalf("state = %+v", st)
+			}
+		})
+	}
+}
+
+func TestStopKeepsTheDecisionsMessage(t *testing.T) {
+	st := TurnState{Err: "why"}
+	st.stop(StopTruncated, "")
+	if st.Err != "why" || st.Stop != StopTruncated {
+		t.Fatalf("state = %+v", st)
+	}
+	st.stop(StopError, "other")
+	if st.Err != "other" {
+		t.Fatalf("err = %q", st.Err)
 	}
 }
 

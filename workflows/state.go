@@ -80,10 +80,13 @@ func (s *TurnState) nextCall() int {
 	return s.Calls
 }
 
-// stop ends the loop with reason.
+// stop ends the loop with reason. err says why; when empty, a message the
+// decision that stopped the turn left in Err is kept.
 func (s *TurnState) stop(r StopReason, err string) {
 	s.Stop = r
-	s.Err = err
+	if err != "" {
+		s.Err = err
+	}
 }
 
 // stopIfInterrupted ends the loop when the user asked the turn to stop; it

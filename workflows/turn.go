@@ -96,7 +96,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		}
 		st.Context = afterCall(st.Context, reply.ContextTokens, in.Compaction.Threshold)
 		var step Step
-		step, st = decide(st, reply, in.Limits)
+		step, st = decide(st, reply, decideLimits(ctx, in.Limits, reply))
 		st.note("model call %d: %s", st.Calls, reply.Kind)
 		switch step.Kind {
 		case StepRecall:

@@ -19,6 +19,12 @@ const (
 	// answers every call left without a result (version 1); before, such
 	// calls stayed unanswered (DefaultVersion).
 	changeAnswerCalls = "answer-calls"
+	// changeArgsFeedback: a tool call whose arguments end mid-JSON in a
+	// reply the model finished (not cut off by the output limit) takes the
+	// invalid-arguments path: re-asked silently, then answered with an
+	// error the model can correct (version 1); before, it was re-asked with
+	// max_tokens doubled and then ended the turn truncated (DefaultVersion).
+	changeArgsFeedback = "invalid-args-feedback"
 )
 
 // localActivities reports whether this run has changeLocalActivities.

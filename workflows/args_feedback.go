@@ -1,0 +1,20 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/loop"
+)
+
+// decideLimits returns the limits decide takes for reply r, with the
+// choices that depend on the code version this turn runs. The version is
+// asked for only when r is a tool call whose arguments end mid-JSON in a
+// reply the model finished, the one case changeArgsFeedback changes, so
+// histories without it replay untouched.
+func decideLimits(ctx workflow.Context, lim loop.Limits, r activities.CallModelResult) loop.Limits {
+	if r.Kind == loop.ReplyToolCallCutOff && r.FinishReason != loop.FinishLength {
+		lim.BrokenArgsAreInvalid = workflow.GetVersion(ctx, changeArgsFeedback, workflow.DefaultVersion, 1) >= 1
+	}
+	return lim
+}
