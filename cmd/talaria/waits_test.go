@@ -11,6 +11,9 @@ import (
 	failurepb "go.temporal.io/api/failure/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/talaria-agent/talaria/events"
+	"github.com/talaria-agent/talaria/models"
 )
 
 func TestDescribeWaits(t *testing.T) {
@@ -46,5 +49,17 @@ func TestDescribeWaits(t *testing.T) {
 	}
 	if long := clipLine(strings.Repeat("é", 400), 301); len(long) > 301+len("…") || !strings.HasSuffix(long, "…") {
 		t.Fatalf("clipLine %q", long)
+	}
+}
+
+// TestWaitEventIsAProgressLine: a wait event ends the streamed line and is
+// shown on stderr, like a status.
+func TestWaitEventIsAProgressLine(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := &streamPrinter{out: &out, errOut: &errOut}
+	p.onEvent(models.Event{Kind: events.KindDelta, Data: "partial answ"})
+	p.onEvent(models.Event{Kind: events.KindWait, Data: "model call failed (truncated_reply): cut off; next attempt (2 of 6) in 1s"})
+	if out.String() != "partial answ\n" || errOut.String() != "  ⋯ model call failed (truncated_reply): cut off; next attempt (2 of 6) in 1s\n" {
+		t.Fatalf("out %q err %q", out.String(), errOut.String())
 	}
 }
