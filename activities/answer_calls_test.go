@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talaria-agent/talaria/internal/pgtest"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/tools"
 )
@@ -15,13 +16,20 @@ import (
 // answers a started (claimed) call as interrupted — outcome unknown for a
 // tool with effects — and a call nothing started as not run, answers a
 // planned call from its plan, and does nothing the second time. The store
-// is a real SQLite file.
+// is a real SQLite file, and a real PostgreSQL schema under
+// scripts/with-postgres.sh.
 func TestAnswerCallsAnswersEveryCallOnce(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testAnswerCalls(t, filepath.Join(t.TempDir(), "talaria.db")) })
+	t.Run("postgres", func(t *testing.T) { testAnswerCalls(t, pgtest.DSN(t, "answer_calls")) })
+}
+
+func testAnswerCalls(t *testing.T, dsn string) {
 	ctx := context.Background()
-	store, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
+	store, err := models.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer store.Close()
 	if _, err := store.EnsureSession(ctx, "s", "m"); err != nil {
 		t.Fatal(err)
 	}
