@@ -13,6 +13,11 @@
 // IsError set, so a conversation turn never aborts because of a bad call.
 // [Registry.RunBatch] runs the tool calls of one model response
 // concurrently and returns the results in the original call order.
+// A quick tool ([QuickTool]: it runs inside the workflow task) has a
+// deadline ([QuickTimeout]): a call that overruns it is answered "timed
+// out" and abandoned, even if it is stuck in a system call. File tools
+// open without waiting and handle only regular files: a FIFO, socket,
+// device or directory is refused with an error naming it.
 //
 // Arguments are decoded once, strictly: keys by their exact names, and an
 // object repeating a key (also when equal but for case) is invalid, so what
