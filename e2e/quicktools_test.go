@@ -201,7 +201,9 @@ func TestStopDuringAStuckQuickBatch(t *testing.T) {
 	if err := model.WaitFinished(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second) // the batch runs; the memory call waits for the lock
+	// The batch runs now; its memory call waits up to 10 s for the lock.
+	// Stopping a few seconds in lands inside it even on a busy machine.
+	time.Sleep(3 * time.Second)
 	stopped := time.Now()
 	if _, stderr, code := u.run(time.Minute, "stop", "stuck"); code != 0 {
 		t.Fatalf("stop: exit %d %s", code, stderr)
