@@ -88,7 +88,11 @@ func TestRecordHistories(t *testing.T) {
 				fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"."}`}),
 		}, 0, interruptDuringTools, false, 0},
 		// Since change invalid-args-feedback: arguments ending mid-JSON in a
-		// finished reply are re-asked, then answered with an error.
+		// finished reply are re-asked, then answered with an error. The
+		// same steps before the change (re-asked with more room, then
+		// truncated) are testdata/turn_broken_args_truncated.json, recorded
+		// by the code before it; it has no case here, as the current code
+		// takes the new path.
 		{"turn_broken_args_fed_back.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi`}),
 			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi`}),
