@@ -76,7 +76,17 @@ var repairCases = []struct {
 	{"mcp_mcp_mcp_knowledge_kb_get", nsTools, "mcp_knowledge_kb_get", true},
 	// Not a repetition of a known name.
 	{"todoterminal", testTools, "", false},
+	// Hermes' corrupted MCP prefixes (TestMcpPrefixRepairFastPath): a typo
+	// in the namespace is repaired, a bare or garbled name is not.
+	{"mmcp_knowledge_kb_get", mcpTools, "mcp_knowledge_kb_get", true},
+	{"xmcp_knowledge_kb_get", mcpTools, "mcp_knowledge_kb_get", true},
+	{"mcp_knowledge_kb_get", mcpTools, "mcp_knowledge_kb_get", true},
+	{"kb_search", mcpTools, "", false},
+	{"4pkoPc7Uh", mcpTools, "", false},
 }
+
+// mcpTools are Hermes' MCP_VALID.
+var mcpTools = []string{"mcp_knowledge_kb_get", "mcp_knowledge_kb_search", "mcp_proxmox_get_nodes"}
 
 // nsTools hold sibling operations under shared prefixes, as in Hermes'
 // VALID_NS.
