@@ -65,8 +65,8 @@ func ToolCallsFromOpenAI(calls []openai.ToolCall, idPrefix string) []models.Tool
 	seen := map[string]bool{}
 	for i, tc := range calls {
 		id := tc.ID
-		if id == "" || seen[id] || len(id) > MaxToolCallIDLen {
-			id = idPrefix + strconv.Itoa(i+1)
+		for n := i + 1; id == "" || seen[id] || len(id) > MaxToolCallIDLen; n += len(calls) {
+			id = idPrefix + strconv.Itoa(n)
 		}
 		seen[id] = true
 		out = append(out, models.ToolCall{

@@ -42,3 +42,34 @@ func TestToolCallsFromOpenAIIDs(t *testing.T) {
 		}
 	}
 }
+
+// Every stored call id is unique in its reply, even when the ids the model
+// sent collide with the ones given to calls without one.
+func TestToolCallsFromOpenAIIDsUnique(t *testing.T) {
+	tests := []struct {
+		name string
+		ids  []string
+		want []string
+	}{
+		{"given id takes a generated one's place", []string{"call_7_2", ""}, []string{"call_7_2", "call_7_4"}},
+		{"generated id taken later", []string{"", "call_7_1"}, []string{"call_7_1", "call_7_2"}},
+		{"all the same", []string{"x", "x", "x"}, []string{"x", "call_7_2", "call_7_3"}},
+		{"all empty", []string{"", "", ""}, []string{"call_7_1", "call_7_2", "call_7_3"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := make([]openai.ToolCall, len(tt.ids))
+			for i, id := range tt.ids {
+				calls[i].ID = id
+			}
+			got := ToolCallsFromOpenAI(calls, "call_7_")
+			seen := map[string]bool{}
+			for i, c := range got {
+				if c.ID != tt.want[i] || seen[c.ID] {
+					t.Fatalf("ids = %+v, want %v", got, tt.want)
+				}
+				seen[c.ID] = true
+			}
+		})
+	}
+}
