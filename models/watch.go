@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 
 	"gorm.io/gorm"
 )
+
+// accessReadWrite asks access(2) for read and write permission.
+const accessReadWrite = 0x4 | 0x2 // R_OK | W_OK
 
 var (
 	// ErrStoreGone reports that the SQLite file a Store opened was removed,
@@ -77,12 +81,12 @@ func (s *Store) Check(ctx context.Context) error {
 	}
 	if s.file != nil {
 		// A new connection must be able to open the file, as the pool's
-		// next one will.
-		f, err := os.OpenFile(s.file.path, os.O_RDWR, 0)
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrUnreachable, err)
+		// next one will. The file is not opened to find out: closing a
+		// descriptor of it would drop the SQLite locks this process holds
+		// on it (POSIX advisory locks belong to the process).
+		if err := syscall.Access(s.file.path, accessReadWrite); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrUnreachable, s.file.path, err)
 		}
-		_ = f.Close()
 	}
 	sqlDB, err := s.db.DB()
 	if err != nil {
