@@ -227,18 +227,25 @@ func (d *sqliteDialect) searchIDs(db *gorm.DB, phrase string, limit int) ([]int6
 	return ids, err
 }
 
-// postgresSearchVector is the text search vector of a message: its content
-// with the escapes of stored text (see EncodeText) turned into spaces, so
-// the words around them are found.
-const postgresSearchVector = `to_tsvector('simple', replace(content, '` + escapeSeq + `', ' '))`
+// postgresSearchChars is how much of a message PostgreSQL indexes for
+// search: a text search vector holds at most 1 MB, and a longer message of
+// distinct words would be refused (SQLSTATE 54000), so only its first
+// postgresSearchChars characters are searchable.
+const postgresSearchChars = 100_000
 
-// PostgreSQL: a GIN index over the messages' text search vectors. The index
-// made before escapes existed, over to_tsvector('simple', content), is
-// replaced.
+// postgresSearchVector is the text search vector of a message: the start
+// of its content with the escapes of stored text (see EncodeText) turned
+// into spaces, so the words around them are found.
+var postgresSearchVector = fmt.Sprintf(`to_tsvector('simple', replace(left(content, %d), '%s', ' '))`,
+	postgresSearchChars, escapeSeq)
+
+// PostgreSQL: a GIN index over the messages' text search vectors. Earlier
+// indexes, over the whole content, are replaced.
 func (d *postgresDialect) migrateSearch(tx *gorm.DB) error {
 	for _, q := range []string{
 		`DROP INDEX IF EXISTS idx_messages_fts`,
-		`CREATE INDEX IF NOT EXISTS idx_messages_fts_words ON messages USING GIN (` + postgresSearchVector + `)`,
+		`DROP INDEX IF EXISTS idx_messages_fts_words`,
+		`CREATE INDEX IF NOT EXISTS idx_messages_search ON messages USING GIN (` + postgresSearchVector + `)`,
 	} {
 		if err := tx.Exec(q).Error; err != nil {
 			return fmt.Errorf("full-text index: %w", err)
