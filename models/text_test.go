@@ -255,3 +255,39 @@ func TestRejectedWriteIsErrRejected(t *testing.T) {
 		}
 	})
 }
+
+// TestLosslessCronText: a cron job's prompt and a run's error keep their
+// bytes through create, update and read, on both databases.
+func TestLosslessCronText(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) {
+		s := openCronStore(t, dsn)
+		ctx := t.Context()
+		job := cronJob("j1")
+		job.Prompt = "r\xe9sum\xe9\x00 of the day"
+		if _, err := s.CreateCronJob(ctx, job); err != nil {
+			t.Fatalf("CreateCronJob: %v", err)
+		}
+		job.Prompt = "updated \xff\x00\uFDD0"
+		job.PreRunScript = "echo \xfe"
+		if err := s.UpdateCronJob(ctx, job); err != nil {
+			t.Fatalf("UpdateCronJob: %v", err)
+		}
+		got, err := s.CronJob(ctx, "j1")
+		if err != nil || got.Prompt != job.Prompt || got.PreRunScript != job.PreRunScript {
+			t.Fatalf("CronJob = %+v, %v; want prompt %q", got, err, job.Prompt)
+		}
+		slot := time.Date(2026, 1, 2, 9, 0, 0, 0, time.UTC)
+		run := CronRun{JobID: "j1", ScheduledAt: slot, Status: RunStarted}
+		if _, err := s.RecordRun(ctx, run); err != nil {
+			t.Fatalf("RecordRun: %v", err)
+		}
+		run.Status, run.Error, run.Delivery = RunFailed, "boom \x00\xff", "local: caf\xe9"
+		if err := s.UpdateRun(ctx, run); err != nil {
+			t.Fatalf("UpdateRun: %v", err)
+		}
+		r, err := s.CronRun(ctx, "j1", slot)
+		if err != nil || r.Error != run.Error || r.Delivery != run.Delivery {
+			t.Errorf("CronRun = %+v, %v", r, err)
+		}
+	})
+}
