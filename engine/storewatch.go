@@ -38,7 +38,10 @@ func storeTransition(prev storeHealth, err error) (storeHealth, string) {
 	case prev == storeUnreachable:
 		return prev, ""
 	default:
-		return storeUnreachable, fmt.Sprintf("the store does not answer (%v): turns wait for it", err)
+		if !errors.Is(err, models.ErrUnreachable) {
+			err = fmt.Errorf("%w: %w", models.ErrUnreachable, err)
+		}
+		return storeUnreachable, fmt.Sprintf("%v; turns wait for it", err)
 	}
 }
 
