@@ -49,11 +49,10 @@ func TestLargePayloadsStayOutOfHistory(t *testing.T) {
 	model := fakellm.New(fakellm.WithSteps(
 		fakellm.Step{Text: textReply, ChunkSize: 256 << 10},
 		fakellm.Step{Text: jsonReply, ChunkSize: 256 << 10},
-		fakellm.ToolStep(fakellm.ToolCall{ID: "big_out", Name: "terminal", Arguments: `{"command":"head -c 10000000 /dev/zero | tr '\\0' a"}`}),
-		fakellm.TextStep("the output was long"),
 		fakellm.ToolStep(batch...),
 		fakellm.TextStep("read it a hundred times"),
-	))
+		fakellm.ToolStep(fakellm.ToolCall{ID: "big_out", Name: "terminal", Arguments: `{"command":"head -c 10000000 /dev/zero | tr '\\0' a"}`}),
+	), fakellm.WithResponder(readBackKeptOutput))
 	defer model.Close()
 	u := newUser(t, model.URL())
 	writeConfig("approvals:\n  mode: off\n")(t, u)
@@ -80,6 +79,23 @@ func TestLargePayloadsStayOutOfHistory(t *testing.T) {
 		t.Fatalf("final_response has %d bytes (clipped %v), want the whole %d", len(*res.FinalResponse), res.FinalClipped, size)
 	}
 
+	// A batch of 100 calls: every call id answered once.
+	res, stderr, code = u.chatJSON(3*time.Minute, "-q", "read it a hundred times", "--session", "batch")
+	if code != 0 || !res.Completed {
+		t.Fatalf("exit %d, %s\nstderr:\n%s", code, res.TurnExitReason, stderr)
+	}
+	answered := map[string]int{}
+	for _, m := range requestAnswering(t, model, batch[0].ID).Messages {
+		if m.Role == openai.ChatMessageRoleTool {
+			answered[m.ToolCallID]++
+		}
+	}
+	for _, c := range batch {
+		if answered[c.ID] != 1 {
+			t.Fatalf("call %s answered %d times", c.ID, answered[c.ID])
+		}
+	}
+
 	// A 10 MB terminal output: the model reads its head and tail only.
 	res, stderr, code = u.chatJSON(3*time.Minute, "-q", "print a lot", "--session", "big-tool")
 	if code != 0 || !res.Completed {
@@ -99,22 +115,9 @@ func TestLargePayloadsStayOutOfHistory(t *testing.T) {
 	if info, err := os.Stat(term.FullOutput); err != nil || info.Size() != 10_000_000 {
 		t.Fatalf("kept output %s: %v (%v)", term.FullOutput, info, err)
 	}
-
-	// A batch of 100 calls: every call id answered once.
-	res, stderr, code = u.chatJSON(3*time.Minute, "-q", "read it a hundred times", "--session", "batch")
-	if code != 0 || !res.Completed {
-		t.Fatalf("exit %d, %s\nstderr:\n%s", code, res.TurnExitReason, stderr)
-	}
-	answered := map[string]int{}
-	for _, m := range requestAnswering(t, model, batch[0].ID).Messages {
-		if m.Role == openai.ChatMessageRoleTool {
-			answered[m.ToolCallID]++
-		}
-	}
-	for _, c := range batch {
-		if answered[c.ID] != 1 {
-			t.Fatalf("call %s answered %d times", c.ID, answered[c.ID])
-		}
+	// The model reads the kept output back with read_file.
+	if back := toolAnswer(t, model, "read_back"); !strings.Contains(back, strings.Repeat("a", 1000)) {
+		t.Fatalf("read_file of the kept output answered:\n%.600s", back)
 	}
 
 	// No event of these workflows' histories is large.
@@ -124,6 +127,21 @@ func TestLargePayloadsStayOutOfHistory(t *testing.T) {
 	}
 	largest := assertSmallHistories(t, u, ids)
 	t.Logf("largest history event: %d bytes", largest)
+}
+
+// readBackKeptOutput answers the result of call big_out with a read_file
+// of the file it names, and that read with a text answer.
+func readBackKeptOutput(req fakellm.Request) fakellm.Step {
+	last, _ := req.LastMessage()
+	if last.Role == openai.ChatMessageRoleTool && last.ToolCallID == "big_out" {
+		var term struct {
+			FullOutput string `json:"full_output"`
+		}
+		_ = json.Unmarshal([]byte(last.Content), &term)
+		args, _ := json.Marshal(map[string]any{"path": term.FullOutput, "offset": 1, "limit": 1})
+		return fakellm.ToolStep(fakellm.ToolCall{ID: "read_back", Name: "read_file", Arguments: string(args)})
+	}
+	return fakellm.TextStep("the output was long")
 }
 
 // requestAnswering is the first request to the model that carries the
