@@ -83,7 +83,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	}
 	a.closePublisher(ctx, pub)
 
-	calls := RepairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)), a.allowed(in.Tools))
+	calls := BoundCalls(RepairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)), a.allowed(in.Tools)))
 	msg := models.Message{
 		SessionID:        in.SessionID,
 		TurnID:           in.TurnID,
@@ -222,6 +222,7 @@ func DescribeReply(m *models.Message, known []string) CallModelResult {
 		describeCall(&ref, tc.Function.Arguments)
 		res.ToolCalls = append(res.ToolCalls, ref)
 	}
+	fitRefs(res.ToolCalls)
 	return res
 }
 
@@ -235,6 +236,11 @@ func describeCall(ref *ToolCallRef, args string) {
 			// (and shown) as a cd before the command.
 			text := tools.TerminalAssessText(cmd, workdir)
 			ref.Risk = approval.Assess(text)
+			// The pattern keys grants and the reason is shown; both may
+			// quote the command (approval.MaxPattern bounds the pattern's
+			// bytes, not their JSON escapes).
+			ref.Risk.Pattern = boundPattern(ref.Risk.Pattern)
+			ref.Risk.Reason = BoundText(ref.Risk.Reason, maxReasonBytes)
 			if ref.Risk.Risk != approval.Safe {
 				ref.Command = clipMiddle(text, 300, 200)
 			}
@@ -246,6 +252,24 @@ func describeCall(ref *ToolCallRef, args string) {
 			ref.Args = loop.ArgsInvalid
 		}
 	}
+}
+
+// Bounds of a terminal call's assessment in a ref, in encoded bytes.
+const (
+	maxPatternBytes = 512
+	maxReasonBytes  = 500
+)
+
+// boundPattern is an approval pattern fit for history: as it is when it
+// encodes within maxPatternBytes, else its beginning and a digest of the
+// whole, so that it still tells commands apart. Pure.
+func boundPattern(p string) string {
+	if JSONLen(p) <= maxPatternBytes {
+		return p
+	}
+	sum := sha256.Sum256([]byte(p))
+	head, _ := ClipJSON(p, maxPatternBytes-100)
+	return head + " … sha256:" + hex.EncodeToString(sum[:16])
 }
 
 // boundChoices keeps at most MaxChoices choices of MaxChoiceBytes each,

@@ -28,12 +28,12 @@ const maxHistoryPayload = 256 << 10
 var shapeKnown = []string{"clarify", "read_file", "todo"}
 
 // hostileReply builds a model reply from the fuzzer's choices: text
-// repeated up to megabytes, up to 120 calls whose ids are missing,
+// repeated up to megabytes, up to 200 calls whose ids are missing,
 // duplicated, huge or normal, whose names are known, near-known, empty or
 // huge, and whose arguments are valid, invalid, huge or hold NUL bytes.
 func hostileReply(text string, repeat uint16, calls uint8, idMode, nameMode, argMode uint8) (string, []openai.ToolCall) {
 	content := strings.Repeat(text, int(repeat)%(3<<20/max(len(text), 1)+1))
-	n := int(calls) % 121
+	n := int(calls) % 201
 	out := make([]openai.ToolCall, 0, n)
 	for i := range n {
 		var id, name, args string
@@ -49,7 +49,11 @@ func hostileReply(text string, repeat uint16, calls uint8, idMode, nameMode, arg
 		case 4:
 			id = fmt.Sprintf("id\x00%d\xff", i)
 		}
-		switch (int(nameMode) + i) % 6 {
+		k := i
+		if nameMode >= 128 { // every call the same kind
+			k = 0
+		}
+		switch (int(nameMode) + k) % 6 {
 		case 0:
 			name = "read_file"
 		case 1:
@@ -63,7 +67,11 @@ func hostileReply(text string, repeat uint16, calls uint8, idMode, nameMode, arg
 		case 5:
 			name = "clarify"
 		}
-		switch (int(argMode) + i) % 6 {
+		k = i
+		if argMode >= 128 {
+			k = 0
+		}
+		switch (int(argMode) + k) % 6 {
 		case 0:
 			args = `{"path":"notes.txt"}`
 		case 1:
@@ -73,7 +81,8 @@ func hostileReply(text string, repeat uint16, calls uint8, idMode, nameMode, arg
 		case 3:
 			args = "{\"path\":\"a\x00b\"}"
 		case 4:
-			args = `{"question":"` + strings.Repeat("q", 100<<10) + `","choices":["` + strings.Repeat("c", 10<<10) + `"]}`
+			args = `{"question":"` + strings.Repeat("q", 100<<10) + `","choices":["` + strings.Repeat("c\u0001", 10<<10) +
+				`"` + strings.Repeat(`,"`+strings.Repeat("d", 2000)+`"`, 30) + `]}`
 		case 5:
 			args = `{"todos":[{"id":"1","content":"` + text + `","status":"pending"}]}`
 		}
@@ -101,6 +110,8 @@ func FuzzReplyShapes(f *testing.F) {
 	f.Add("partial", uint16(1000), uint8(3), uint8(0), uint8(0), uint8(1), "length")         // cut off
 	f.Add("", uint16(0), uint8(1), uint8(3), uint8(3), uint8(3), "")                         // one call, nothing valid
 	f.Add("t", uint16(1), uint8(30), uint8(4), uint8(2), uint8(5), "tool_calls")             // ids with NUL bytes
+	f.Add("", uint16(0), uint8(200), uint8(0), uint8(128+3), uint8(128+2), "tool_calls")     // 200 clarify calls (128 kept), huge questions and choices
+	f.Add("", uint16(0), uint8(120), uint8(0), uint8(128+4), uint8(128+4), "tool_calls")     // 120 valid reads, ids of every kind
 	ctx := context.Background()
 	work := f.TempDir()
 	store, err := models.Open(ctx, filepath.Join(f.TempDir(), "talaria.db"))
@@ -119,7 +130,7 @@ func FuzzReplyShapes(f *testing.F) {
 			t.Fatal(err)
 		}
 		content, raw := hostileReply(text, repeat, calls, idMode, nameMode, argMode)
-		stored := activities.RepairCalls(transcript.ToolCallsFromOpenAI(raw, "call_1_"), shapeKnown)
+		stored := activities.BoundCalls(activities.RepairCalls(transcript.ToolCallsFromOpenAI(raw, "call_1_"), shapeKnown))
 		msg := models.Message{SessionID: session, TurnID: turn, IdemKey: turn + "/call-1/assistant",
 			Role: openai.ChatMessageRoleAssistant, Content: content, ToolCalls: stored, FinishReason: finish}
 		pre := activities.DescribeReply(&msg, shapeKnown)
