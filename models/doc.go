@@ -20,11 +20,19 @@
 // transactions take the write lock when they begin, so concurrent writers
 // wait for each other instead of failing with SQLITE_BUSY.
 //
+// Text is stored losslessly on both databases: NUL bytes and invalid UTF-8,
+// which PostgreSQL refuses, go through a reversible escape (EncodeText), so
+// every text column reads back byte for byte. A Store on a SQLite file
+// never creates the file again once open, and refuses to write when the
+// file was removed or replaced under it (ErrStoreGone, Check).
+//
 // Context compression never deletes: CompactSession replaces a long session
 // by a child session holding copies of the messages kept plus a summary, and
 // the sessions linked that way form a lineage (Tip, Lineage). SearchMessages
 // groups its hits by lineage.
 //
 // Errors are wrapped with context; match the sentinel errors ErrNotFound,
-// ErrInvalidDSN, ErrInvalidArgument and ErrSessionExists with errors.Is.
+// ErrInvalidDSN, ErrInvalidArgument, ErrSessionExists, ErrRejected (the
+// database refused the content: not transient), ErrStoreGone and
+// ErrUnreachable with errors.Is.
 package models
