@@ -291,3 +291,42 @@ func TestLosslessCronText(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchIndexUpgrade: a SQLite database whose full-text index was made
+// before escapes existed gets the new index, rebuilt from its messages.
+func TestSearchIndexUpgrade(t *testing.T) {
+	path := t.TempDir() + "/talaria.db"
+	s := openStore(t, path)
+	if _, err := s.AppendMessages(t.Context(), []Message{userMessage("s", "k1", "an old platypus")}); err != nil {
+		t.Fatal(err)
+	}
+	db := s.db.WithContext(t.Context())
+	for _, q := range []string{
+		`DROP TABLE messages_fts`,
+		`CREATE VIRTUAL TABLE messages_fts USING fts5(content, content='messages', content_rowid='id')`,
+		`INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')`,
+	} {
+		if err := db.Exec(q).Error; err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, path)
+	var def string
+	if err := s.db.Raw(`SELECT sql FROM sqlite_master WHERE name = 'messages_fts'`).Scan(&def).Error; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(def, "separators") {
+		t.Errorf("index not upgraded: %s", def)
+	}
+	if _, err := s.AppendMessages(t.Context(), []Message{userMessage("s", "k2", "a new\x00wombat")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, word := range []string{"platypus", "wombat"} {
+		if groups, err := s.SearchMessages(t.Context(), word, 5, 0); err != nil || len(groups) != 1 {
+			t.Errorf("SearchMessages(%q) = %v, %v; want one hit", word, groups, err)
+		}
+	}
+}
