@@ -39,7 +39,7 @@ const memoryDescription = `Keep lasting memory across sessions. It is shown in t
 	`target "memory" holds your own notes (facts about the environment, conventions, lessons learned; at most 2200 characters); ` +
 	`target "user" holds facts about the user (preferences, role, how they like to work; at most 1375 characters). ` +
 	`action "add" appends "content" as a new entry; "replace" replaces the one entry containing "old_text" with "content"; ` +
-	`"remove" deletes the one entry containing "old_text". old_text must match exactly one entry. ` +
+	`"remove" deletes the one entry containing "old_text". An entry equal to old_text is chosen first; otherwise old_text must be contained in exactly one entry. ` +
 	`Save only what will matter later, one short fact per entry. When memory is full, consolidate or remove entries first. ` +
 	`The result is JSON: {"target","entries","chars","cap"}.`
 
@@ -47,7 +47,7 @@ const memorySchema = `{"type":"object","properties":{` +
 	`"action":{"type":"string","enum":["add","replace","remove"],"description":"add a new entry, replace an entry, or remove one."},` +
 	`"target":{"type":"string","enum":["memory","user"],"description":"memory: your notes; user: facts about the user."},` +
 	`"content":{"type":"string","description":"The entry's text, for add and replace."},` +
-	`"old_text":{"type":"string","description":"Text contained in exactly one existing entry, for replace and remove."}` +
+	`"old_text":{"type":"string","description":"A whole existing entry, or text contained in exactly one entry, for replace and remove."}` +
 	`},"required":["action","target"],"additionalProperties":false}`
 
 // MemoryTool is the memory tool. Home is $TALARIA_HOME; the files live in
