@@ -13,7 +13,11 @@ func omittedMarker(n int) string {
 
 // capMiddle limits s to max characters, keeping the head and the tail and
 // replacing the middle with a marker that says how much was left out.
-func capMiddle(s string, max int) string {
+func capMiddle(s string, max int) string { return capMiddleNote(s, max, "") }
+
+// capMiddleNote is capMiddle with a note after the marker (where the whole
+// is kept).
+func capMiddleNote(s string, max int, note string) string {
 	total := utf8.RuneCountInString(s)
 	if max <= 0 || total <= max {
 		return s
@@ -22,7 +26,11 @@ func capMiddle(s string, max int) string {
 	tailRunes := max - headRunes
 	head := s[:byteOffsetOfRune(s, headRunes)]
 	tail := s[byteOffsetOfRune(s, total-tailRunes):]
-	return head + omittedMarker(total-headRunes-tailRunes) + tail
+	marker := omittedMarker(total - headRunes - tailRunes)
+	if note != "" {
+		marker += note + "\n"
+	}
+	return head + marker + tail
 }
 
 // byteOffsetOfRune returns the byte offset of the n-th rune of s.

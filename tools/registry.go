@@ -113,7 +113,7 @@ func (r *Registry) Definitions() []openai.Tool {
 func (r *Registry) Call(ctx context.Context, env Env, c Call) Result {
 	start := time.Now()
 	content, err := r.runBounded(ctx, env, c)
-	res := Result{CallID: c.ID, Name: c.Name, Content: content, Duration: time.Since(start)}
+	res := Result{CallID: c.ID, Name: c.Name, Content: env.boundResult(content), Duration: time.Since(start)}
 	if err != nil {
 		res.IsError = true
 		res.Cancelled = errors.Is(err, ErrCancelled)

@@ -3,6 +3,7 @@ package tools
 import (
 	"fmt"
 	"os"
+	"unicode/utf8"
 )
 
 // MaxSpillBytes bounds the file that keeps a long output in full: a
@@ -99,4 +100,18 @@ func (w *spillWriter) path() string {
 		return ""
 	}
 	return w.f.Name()
+}
+
+// boundResult is the net under tools that do not bound their own output
+// (terminal and read_file do): a result above twice the output cap
+// reaches the model as its head and tail within the cap, and the whole is
+// kept in OutputDir like a long terminal output.
+func (e Env) boundResult(content string) string {
+	limit := e.maxOutput()
+	if len(content) <= 2*limit || utf8.RuneCountInString(content) <= 2*limit {
+		return content
+	}
+	w := newSpillWriter(e.OutputDir, 0)
+	_, _ = w.Write([]byte(content))
+	return capMiddleNote(content, limit, w.close())
 }

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,5 +77,59 @@ func TestSpillWriterBoundsTheFile(t *testing.T) {
 	}
 	if info.Size() != w.max || !strings.Contains(note, "the first") {
 		t.Fatalf("file of %d bytes, note %q", info.Size(), note)
+	}
+}
+
+// TestRegistryBoundsEveryResult: a tool that returns far more than the cap
+// (one that does not bound its own output) reaches the model as head and
+// tail within the cap, the whole kept in the output directory; a result
+// within twice the cap is left alone.
+func TestRegistryBoundsEveryResult(t *testing.T) {
+	outputs := filepath.Join(t.TempDir(), "outputs")
+	cases := []struct {
+		name     string
+		size     int
+		dir      string
+		wantFile bool
+	}{
+		{"within twice the cap", 2000, outputs, false},
+		{"far above, kept", 1 << 20, outputs, true},
+		{"far above, no directory", 1 << 20, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			big := strings.Repeat("z", c.size)
+			r, err := NewRegistry(fakeTool{name: "big", run: func(context.Context, Env, json.RawMessage) (string, error) { return big, nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := r.Call(context.Background(), Env{MaxOutputChars: 1000, OutputDir: c.dir}, Call{ID: "a", Name: "big", Arguments: `{"x":"y"}`})
+			if res.IsError {
+				t.Fatal(res.Content)
+			}
+			if c.size <= 2000 {
+				if res.Content != big {
+					t.Fatal("a result within twice the cap changed")
+				}
+				return
+			}
+			if len(res.Content) > 1000+300 {
+				t.Fatalf("the model gets %d bytes", len(res.Content))
+			}
+			if hasFile := strings.Contains(res.Content, outputs); hasFile != c.wantFile {
+				t.Fatalf("names the kept file: %v, want %v:\n%s", hasFile, c.wantFile, res.Content)
+			}
+			if c.wantFile {
+				files, _ := filepath.Glob(filepath.Join(outputs, "output-*.txt"))
+				found := false
+				for _, f := range files {
+					data, _ := os.ReadFile(f)
+					found = found || string(data) == big
+				}
+				if !found {
+					t.Fatal("the whole result is not kept")
+				}
+			}
+		})
 	}
 }
