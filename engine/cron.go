@@ -83,7 +83,9 @@ func (c CronStarter) RunNow(ctx context.Context, job models.CronJob) (string, er
 
 // StartScheduler runs the cron tick every minute until Stop.
 func (rt *Runtime) StartScheduler(ctx context.Context) (*scheduler.Ticker, error) {
-	t := scheduler.NewTicker(rt.Store, rt.Cron(), rt.Cron(), scheduler.WithLogger(rt.logger))
+	t := scheduler.NewTicker(rt.Store, rt.Cron(), rt.Cron(), scheduler.WithLogger(rt.logger),
+		// While the store does not answer, ticks would only fail on it.
+		scheduler.WithPaused(rt.WorkPaused))
 	if err := t.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start the scheduler: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/talaria-agent/talaria/models"
@@ -16,7 +17,7 @@ const StoreCheckEvery = time.Second
 // answer is unreachable.
 const storeCheckTimeout = 5 * time.Second
 
-// storeHealth is what the last check of the store found.
+// storeHealth is what the checks of the store found.
 type storeHealth int
 
 const (
@@ -25,24 +26,46 @@ const (
 	storeGone
 )
 
-// storeTransition is the health a check result leads to from prev, and
-// what to say about the change ("" when there is nothing new to say). Pure.
-func storeTransition(prev storeHealth, err error) (storeHealth, string) {
+// storeMissesToPause is how many checks in a row must find the store not
+// answering before serve stops taking work: a blip does not restart the
+// worker.
+const storeMissesToPause = 2
+
+// storeWatch is the watcher's state: the health it acts on and how many
+// checks in a row failed.
+type storeWatch struct {
+	health storeHealth
+	misses int
+}
+
+// next is the state a check result leads to, and what to say about the
+// change ("" when there is nothing new to say). Pure.
+func (w storeWatch) next(err error) (storeWatch, string) {
 	switch {
-	case err == nil && prev == storeUnreachable:
-		return storeOK, "the store answers again"
+	case err == nil && w.health == storeUnreachable:
+		return storeWatch{health: storeOK}, "the store answers again: serve takes work again"
 	case err == nil:
-		return prev, ""
+		return storeWatch{health: w.health}, ""
 	case errors.Is(err, models.ErrStoreGone):
-		return storeGone, err.Error()
-	case prev == storeUnreachable:
-		return prev, ""
-	default:
-		if !errors.Is(err, models.ErrUnreachable) {
-			err = fmt.Errorf("%w: %w", models.ErrUnreachable, err)
-		}
-		return storeUnreachable, fmt.Sprintf("%v; turns wait for it", err)
+		return storeWatch{health: storeGone}, err.Error()
 	}
+	w.misses++
+	if w.health != storeOK || w.misses < storeMissesToPause {
+		return w, ""
+	}
+	w.health = storeUnreachable
+	return w, "the store does not answer: serve stops taking work until it does (" + unreachableDetail(err) + ")"
+}
+
+// unreachableDetail is what err says beyond "the store does not answer",
+// on one short line.
+func unreachableDetail(err error) string {
+	s := strings.TrimPrefix(err.Error(), models.ErrUnreachable.Error()+": ")
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = strings.ToValidUTF8(s[:200], "") + "…"
+	}
+	return s
 }
 
 // StoreGoneError reports that the store of a running process was removed
@@ -62,16 +85,22 @@ func (e *StoreGoneError) Unwrap() error { return e.Err }
 // WatchStore checks the store every interval (StoreCheckEvery when not
 // positive) until ctx ends, which returns nil, or the store is gone: its
 // SQLite file removed or replaced, which returns a *StoreGoneError. A store
-// that stops answering (a database server down) is logged once when it
-// stops and once when it answers again; meanwhile the turns' bookkeeping
-// retries until it is back.
-func (rt *Runtime) WatchStore(ctx context.Context, interval time.Duration) error {
+// that stops answering (a database server down) for storeMissesToPause
+// checks in a row pauses work (PauseWork: the worker stops polling and the
+// scheduler skips its ticks) and is said once; when it answers again work
+// resumes (ResumeWork) and that is said too. Turns in flight wait in
+// Temporal meanwhile instead of spending their retries on the store. say
+// receives each line to show (nil: the runtime's logger).
+func (rt *Runtime) WatchStore(ctx context.Context, interval time.Duration, say func(line string)) error {
 	if interval <= 0 {
 		interval = StoreCheckEvery
 	}
+	if say == nil {
+		say = func(line string) { rt.logger.Warn(line) }
+	}
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
-	health := storeOK
+	var watch storeWatch
 	for {
 		select {
 		case <-ctx.Done():
@@ -84,19 +113,27 @@ func (rt *Runtime) WatchStore(ctx context.Context, interval time.Duration) error
 		if ctx.Err() != nil {
 			return nil
 		}
+		prev := watch.health
 		var msg string
-		health, msg = storeTransition(health, err)
+		watch, msg = watch.next(err)
 		switch {
-		case health == storeGone:
+		case watch.health == storeGone:
 			name := rt.Store.File()
 			if name == "" {
 				name = "database"
 			}
 			return &StoreGoneError{Store: name, Err: err}
-		case msg != "" && health == storeUnreachable:
-			rt.logger.Warn(msg)
-		case msg != "":
-			rt.logger.Info(msg)
+		case watch.health == storeUnreachable && prev == storeOK:
+			rt.PauseWork()
+			say(msg)
+		case watch.health == storeOK && prev == storeUnreachable:
+			if rerr := rt.ResumeWork(); rerr != nil {
+				// Try again at the next check, still paused.
+				watch = storeWatch{health: storeUnreachable}
+				rt.logger.Warn("the store answers again but work cannot resume yet", "error", rerr)
+				continue
+			}
+			say(msg)
 		}
 	}
 }

@@ -16,37 +16,53 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/fakellm"
 	"github.com/talaria-agent/talaria/internal/pgtest"
 	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/workflows"
 )
 
-func TestStoreTransition(t *testing.T) {
+func TestStoreWatchNext(t *testing.T) {
 	gone := fmt.Errorf("%w: /h/talaria.db was removed", models.ErrStoreGone)
-	down := fmt.Errorf("%w: connection refused", models.ErrUnreachable)
+	down := fmt.Errorf("%w: dial tcp 127.0.0.1:5432: connect: connection refused", models.ErrUnreachable)
 	tests := []struct {
 		name    string
-		prev    storeHealth
+		prev    storeWatch
 		err     error
-		want    storeHealth
+		want    storeWatch
 		wantMsg string
 	}{
-		{"ok stays ok", storeOK, nil, storeOK, ""},
-		{"ok to unreachable", storeOK, down, storeUnreachable, "the store does not answer"},
-		{"unreachable stays, said once", storeUnreachable, down, storeUnreachable, ""},
-		{"unreachable recovers", storeUnreachable, nil, storeOK, "the store answers again"},
-		{"ok to gone", storeOK, gone, storeGone, "was removed"},
-		{"unreachable to gone", storeUnreachable, gone, storeGone, "was removed"},
+		{"ok stays ok", storeWatch{}, nil, storeWatch{}, ""},
+		{"one miss is a blip", storeWatch{}, down, storeWatch{misses: 1}, ""},
+		{"a blip passes", storeWatch{misses: 1}, nil, storeWatch{}, ""},
+		{"two misses in a row pause", storeWatch{misses: 1}, down, storeWatch{storeUnreachable, 2},
+			"the store does not answer: serve stops taking work until it does (dial tcp 127.0.0.1:5432: connect: connection refused)"},
+		{"unreachable stays, said once", storeWatch{storeUnreachable, 2}, down, storeWatch{storeUnreachable, 3}, ""},
+		{"unreachable recovers", storeWatch{storeUnreachable, 5}, nil, storeWatch{}, "the store answers again: serve takes work again"},
+		{"ok to gone at once", storeWatch{}, gone, storeWatch{health: storeGone}, "was removed"},
+		{"unreachable to gone", storeWatch{storeUnreachable, 3}, gone, storeWatch{health: storeGone}, "was removed"},
+		{"any other error is unreachable", storeWatch{misses: 1}, errors.New("boom"), storeWatch{storeUnreachable, 2},
+			"the store does not answer: serve stops taking work until it does (boom)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, msg := storeTransition(tt.prev, tt.err)
+			got, msg := tt.prev.next(tt.err)
 			if got != tt.want {
-				t.Errorf("health = %v, want %v", got, tt.want)
+				t.Errorf("state = %+v, want %+v", got, tt.want)
 			}
 			if (tt.wantMsg == "") != (msg == "") || !strings.Contains(msg, tt.wantMsg) {
 				t.Errorf("message = %q, want one containing %q", msg, tt.wantMsg)
 			}
 		})
+	}
+}
+
+func TestUnreachableDetailIsOneShortLine(t *testing.T) {
+	err := fmt.Errorf("%w: %s", models.ErrUnreachable, strings.Repeat("line\n\t", 100))
+	d := unreachableDetail(err)
+	if strings.ContainsAny(d, "\n\t") || len(d) > 204 || strings.HasPrefix(d, "the store") {
+		t.Errorf("detail = %q", d)
 	}
 }
 
@@ -68,7 +84,7 @@ func TestWatchStoreNoticesRemovedFile(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 			done := make(chan error, 1)
-			go func() { done <- rt.WatchStore(ctx, 50*time.Millisecond) }()
+			go func() { done <- rt.WatchStore(ctx, 50*time.Millisecond, nil) }()
 
 			time.Sleep(200 * time.Millisecond)
 			select {
@@ -115,7 +131,7 @@ func TestWatchStoreQuietWhileHealthy(t *testing.T) {
 	rt := &Runtime{Store: st, logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
-	if err := rt.WatchStore(ctx, 20*time.Millisecond); err != nil {
+	if err := rt.WatchStore(ctx, 20*time.Millisecond, nil); err != nil {
 		t.Errorf("WatchStore = %v, want nil when ctx ends", err)
 	}
 	if logs.Len() != 0 {
@@ -205,7 +221,7 @@ func TestWatchStoreSaysWhenDatabaseAway(t *testing.T) {
 	rt := &Runtime{Store: st, logger: slog.New(slog.NewTextHandler(logs, nil))}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- rt.WatchStore(ctx, 50*time.Millisecond) }()
+	go func() { done <- rt.WatchStore(ctx, 50*time.Millisecond, nil) }()
 
 	waitFor := func(what string) {
 		t.Helper()
@@ -255,4 +271,112 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// proxiedPostgres is a PostgreSQL DSN for this test reached through a proxy
+// that can drop the database, with a short connect timeout.
+func proxiedPostgres(t *testing.T, prefix string) (string, *tcpProxy) {
+	t.Helper()
+	u, err := url.Parse(pgtest.DSN(t, prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := startProxy(t, u.Host)
+	u.Host = proxy.addr
+	q := u.Query()
+	q.Set("connect_timeout", "1")
+	u.RawQuery = q.Encode()
+	return u.String(), proxy
+}
+
+// TestStoreOutagePausesWork: a serving runtime on PostgreSQL whose database
+// stops answering stops its worker (says so once), takes no task of a turn
+// sent meanwhile (the model is not called), and when the database answers
+// again starts a worker again (says so) and the turn completes.
+func TestStoreOutagePausesWork(t *testing.T) {
+	dsn, proxy := proxiedPostgres(t, "pause")
+	model := fakellm.New(fakellm.TextStep("done after the outage"))
+	defer model.Close()
+	rt := startRuntime(t, model, func(c *config.Config, _ *Options) { c.DB = dsn })
+	lines := make(chan string, 10)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- rt.WatchStore(watchCtx, 100*time.Millisecond, func(l string) { lines <- l }) }()
+	defer func() {
+		stopWatch()
+		if err := <-done; err != nil {
+			t.Errorf("WatchStore = %v", err)
+		}
+	}()
+	said := func(want string) {
+		t.Helper()
+		select {
+		case l := <-lines:
+			if !strings.HasPrefix(l, want) {
+				t.Fatalf("said %q, want %q", l, want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("nothing said within 30s, want %q", want)
+		}
+	}
+
+	proxy.down()
+	said("the store does not answer: serve stops taking work until it does (")
+	if !rt.WorkPaused() || rt.currentWorker() != nil {
+		t.Fatal("work is not paused while the store does not answer")
+	}
+
+	// A turn sent now (Temporal answers; the store does not) waits.
+	msg := workflows.Message{RequestID: newRequestID(), Text: "hello", Mode: workflows.BusyQueue,
+		Turn: workflows.TurnInput{SessionID: "outage", UserMessage: "hello", Model: fakellm.DefaultModel, Workdir: t.TempDir()}}
+	if err := rt.send(ctx, "outage", msg); err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		res workflows.ConversationResult
+		err error
+	}
+	result := make(chan outcome, 1)
+	go func() {
+		id, err := rt.waitAssigned(ctx, "outage", msg.RequestID)
+		if err != nil {
+			result <- outcome{err: err}
+			return
+		}
+		res, err := rt.WaitTurn(ctx, id)
+		result <- outcome{res, err}
+	}()
+	time.Sleep(3 * time.Second)
+	if n := len(model.Requests()); n != 0 {
+		t.Fatalf("the model was called %d times while work was paused", n)
+	}
+	select {
+	case l := <-lines:
+		t.Fatalf("said more during the outage: %q", l)
+	case o := <-result:
+		t.Fatalf("the turn ended during the outage: %+v, %v", o.res, o.err)
+	default:
+	}
+
+	proxy.up(proxy.addr)
+	said("the store answers again: serve takes work again")
+	if rt.WorkPaused() || rt.currentWorker() == nil {
+		t.Fatal("work did not resume when the store answered")
+	}
+	select {
+	case o := <-result:
+		if o.err != nil {
+			t.Fatalf("turn: %v", o.err)
+		}
+		if !o.res.Completed || o.res.FinalResponse == nil || *o.res.FinalResponse != "done after the outage" {
+			t.Fatalf("turn sent during the outage: %+v", o.res)
+		}
+	case <-ctx.Done():
+		t.Fatal("the turn sent during the outage did not complete after it")
+	}
+	if n := len(model.Requests()); n != 1 {
+		t.Errorf("the model was called %d times, want once", n)
+	}
 }

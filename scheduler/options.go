@@ -24,6 +24,7 @@ type config struct {
 	grace     time.Duration
 	spec      string
 	onTick    func(Result, error)
+	paused    func() bool
 	// concurrency is how many jobs one Tick handles at once.
 	concurrency int
 }
@@ -99,6 +100,13 @@ func WithTickSpec(spec string) Option {
 // outcome.
 func WithOnTick(fn func(Result, error)) Option {
 	return func(c *config) { c.onTick = fn }
+}
+
+// WithPaused sets a function a Ticker asks before each tick: while it
+// returns true the tick is skipped (its slots are caught up by the first
+// tick after, within their catch-up windows).
+func WithPaused(fn func() bool) Option {
+	return func(c *config) { c.paused = fn }
 }
 
 func newConfig(opts []Option) config {

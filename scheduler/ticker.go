@@ -89,6 +89,10 @@ func (t *Ticker) TickNow(ctx context.Context) (Result, error) {
 
 // tick is the cron job.
 func (t *Ticker) tick() {
+	if t.cfg.paused != nil && t.cfg.paused() {
+		t.cfg.logger.Debug("cron tick skipped: work is paused")
+		return
+	}
 	t.mu.Lock()
 	ctx := t.ctx
 	t.mu.Unlock()
