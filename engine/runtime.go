@@ -47,6 +47,12 @@ type Runtime struct {
 	// work is paused (PauseWork). Read it under no lock only before the
 	// store watcher runs.
 	Worker worker.Worker
+	// Peer names the server of a client in what it says while waiting
+	// ("talaria serve at HOST:PORT"); empty: "temporal at ADDRESS".
+	Peer string
+	// Notify receives the lines a waiting client shows (the server
+	// stopped answering, answers again); nil: they are logged.
+	Notify func(line string)
 	logger *slog.Logger
 
 	// workMu guards Worker once it may be stopped and replaced.

@@ -101,6 +101,7 @@ func (rt *Runtime) WatchStore(ctx context.Context, interval time.Duration, say f
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	var watch storeWatch
+	resumeWarned := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -130,9 +131,13 @@ func (rt *Runtime) WatchStore(ctx context.Context, interval time.Duration, say f
 			if rerr := rt.ResumeWork(); rerr != nil {
 				// Try again at the next check, still paused.
 				watch = storeWatch{health: storeUnreachable}
-				rt.logger.Warn("the store answers again but work cannot resume yet", "error", rerr)
+				if !resumeWarned {
+					rt.logger.Warn("the store answers again but work cannot resume yet", "error", rerr)
+					resumeWarned = true
+				}
 				continue
 			}
+			resumeWarned = false
 			say(msg)
 		}
 	}

@@ -98,6 +98,9 @@ func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode 
 		return res, err
 	}
 	in.SessionID = conversation
+	// Say so when the server stops answering while this waits.
+	ctx, unwatch := rt.watchServer(ctx)
+	defer unwatch()
 	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
 	if err := rt.send(ctx, in.SessionID, msg); err != nil {
 		return res, err
@@ -214,10 +217,13 @@ func (rt *Runtime) waitAssigned(ctx context.Context, sessionID, requestID string
 	}
 }
 
-// WaitTurn waits for a turn's result, riding out server restarts. A final
+// WaitTurn waits for a turn's result, riding out server restarts (a client
+// says once when its server stops answering, and when it is back). A final
 // answer the workflow carried only as a preview is filled in full from the
 // store.
 func (rt *Runtime) WaitTurn(ctx context.Context, workflowID string) (workflows.ConversationResult, error) {
+	ctx, unwatch := rt.watchServer(ctx)
+	defer unwatch()
 	for {
 		var res workflows.ConversationResult
 		err := rt.Client.GetWorkflow(ctx, workflowID, "").Get(ctx, &res)
@@ -230,7 +236,8 @@ func (rt *Runtime) WaitTurn(ctx context.Context, workflowID string) (workflows.C
 		if isFinal(err) {
 			return res, fmt.Errorf("turn %s: %w", workflowID, err)
 		}
-		rt.logger.Warn("waiting for the turn; temporal not reachable, retrying", "turn", workflowID, "error", err)
+		// watchServer says once that the server stopped answering.
+		rt.logger.Debug("waiting for the turn; temporal not reachable, retrying", "turn", workflowID, "error", err)
 		select {
 		case <-ctx.Done():
 			return res, ctx.Err()

@@ -46,6 +46,11 @@ If a 'talaria serve' is running for the same TALARIA_HOME, chat is its client;
 otherwise chat starts the embedded Temporal server and a worker in-process for
 the duration of the command. Tools run in the directory chat was started in.
 
+If serve stops answering while chat waits for a turn (killed, crashed, or
+stopped because its store went away), chat says so within a few seconds and
+keeps waiting: the turn is durable and goes on when serve is started again, by
+hand or by a supervisor. Ctrl-C stops waiting (the turn is kept).
+
 Exit status: 0 when the (last) turn completed, 1 when it did not, 2 for usage or
 configuration errors (including an unconfigured or unreachable model endpoint).`,
 		Example: `  talaria chat -q "summarise README.md"
@@ -122,6 +127,8 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	}
 	mode := workflows.BusyMode(cfg.BusyInputMode)
 	printer := &streamPrinter{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr()}
+	// A client of serve says so when serve stops answering during a turn.
+	rt.Notify = printer.notice
 	onEvent := printer.onEvent
 	if f.jsonOut {
 		onEvent = nil // stdout carries the JSON result only
@@ -176,6 +183,7 @@ func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*
 		if err != nil {
 			return nil, nil, usageErr(err)
 		}
+		rt.Peer = fmt.Sprintf("talaria serve at %s", info.TemporalAddress)
 		return rt, rt.Close, nil
 	default:
 		return nil, nil, usageErr(err)
