@@ -93,7 +93,7 @@ func TestRetryAfterIsCapped(t *testing.T) {
 	defer model.Close()
 	u := newUser(t, model.URL())
 	writeConfig("model:\n  max_retry_after: 8s\n")(t, u)
-	u.serve(0)
+	srv := u.serve(0)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -141,6 +141,11 @@ func TestRetryAfterIsCapped(t *testing.T) {
 	if gap := reqs[1].Received.Sub(reqs[0].Received); gap < 7*time.Second || gap > 30*time.Second {
 		t.Fatalf("second attempt %v after the first, want about the 8s cap", gap)
 	}
+	// The wait is shown once, as progress; the SDK's per-attempt error
+	// line would repeat it.
+	if strings.Contains(srv.stderr.String(), "Activity error") || strings.Contains(stderr(), "Activity error") {
+		t.Errorf("a failed attempt was logged as an error:\nserve:\n%s\nchat:\n%s", srv.stderr.String(), stderr())
+	}
 }
 
 // TestModelIdleTimeout: model.timeout bounds the time without progress: a
@@ -157,6 +162,9 @@ func TestModelIdleTimeout(t *testing.T) {
 	res, stderr, code := u.chatJSON(2*time.Minute, "-q", "hello", "--session", "idle")
 	if code != 0 || !res.Completed || res.FinalResponse == nil || *res.FinalResponse != "one two three four five six" {
 		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	if strings.Contains(stderr, "Activity error") {
+		t.Errorf("the given-up attempt was logged as an error:\n%s", stderr)
 	}
 	reqs := model.Requests()
 	if len(reqs) != 2 || !reqs[0].Cancelled {

@@ -136,11 +136,6 @@ func serverLogLevel(level string) slog.Level {
 	return slog.LevelError
 }
 
-// quiet keeps the SDK's chatty info logs out of the user's terminal.
-func quiet(l *slog.Logger) *slog.Logger {
-	return slog.New(levelFloor{l.Handler(), slog.LevelWarn})
-}
-
 // startWorker registers the turn workflow and its activities and starts polling.
 func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config

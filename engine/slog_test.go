@@ -1,0 +1,70 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	sdklog "go.temporal.io/sdk/log"
+)
+
+// TestSDKLoggerKeepsRoutineErrorsQuiet: through the SDK's own structured
+// logger adapter, as the worker logs, per-attempt activity errors and
+// failed heartbeats are debug lines; panics and other errors and warnings
+// stay visible; info lines are dropped.
+func TestSDKLoggerKeepsRoutineErrorsQuiet(t *testing.T) {
+	tests := []struct {
+		name  string
+		base  slog.Level
+		log   func(sdklog.Logger)
+		shown []string // substrings of what is written; nil: nothing
+	}{
+		{"activity attempt error", slog.LevelInfo, func(l sdklog.Logger) {
+			l.Error("Activity error.", "ActivityType", "CallModel", "Attempt", 1, "Error", errors.New("rate_limit"))
+		}, nil},
+		{"activity cancelled by a stopping worker", slog.LevelInfo, func(l sdklog.Logger) {
+			l.Error("Activity error.", "ActivityType", "ExecuteTools", "Error", "context canceled")
+		}, nil},
+		{"heartbeat failed", slog.LevelInfo, func(l sdklog.Logger) {
+			l.Warn("RecordActivityHeartbeat with error", "Error", "unavailable")
+		}, nil},
+		{"routine error with debug logging", slog.LevelDebug, func(l sdklog.Logger) {
+			l.Error("Activity error.", "ActivityType", "CallModel")
+		}, []string{"level=DEBUG", `msg="Activity error."`, "ActivityType=CallModel"}},
+		{"routine error after With", slog.LevelInfo, func(l sdklog.Logger) {
+			sdklog.With(l, "WorkerID", "w1").Error("Activity error.")
+		}, nil},
+		{"activity panic", slog.LevelInfo, func(l sdklog.Logger) {
+			l.Error("Activity panic.", "PanicError", "boom")
+		}, []string{"level=ERROR", `msg="Activity panic."`, "PanicError=boom"}},
+		{"workflow task error", slog.LevelInfo, func(l sdklog.Logger) {
+			l.Error("Workflow panic", "Error", "nondeterminism")
+		}, []string{"level=ERROR", "Workflow panic"}},
+		{"other warning", slog.LevelInfo, func(l sdklog.Logger) {
+			sdklog.With(l, "WorkerID", "w1").Warn("Failed to poll for task.", "Error", "unavailable")
+		}, []string{"level=WARN", "Failed to poll", "WorkerID=w1"}},
+		{"info is dropped", slog.LevelInfo, func(l sdklog.Logger) { l.Info("Started Worker") }, nil},
+		{"info is dropped with debug logging", slog.LevelDebug, func(l sdklog.Logger) { l.Info("Started Worker") }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			base := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: tt.base}))
+			tt.log(sdklog.NewStructuredLogger(quiet(base)))
+			got := buf.String()
+			if tt.shown == nil && got != "" {
+				t.Fatalf("wrote %q, want nothing", got)
+			}
+			for _, want := range tt.shown {
+				if !strings.Contains(got, want) {
+					t.Errorf("wrote %q, want it to contain %q", got, want)
+				}
+			}
+			if strings.Count(got, "\n") > 1 {
+				t.Errorf("wrote more than one line: %q", got)
+			}
+		})
+	}
+}
