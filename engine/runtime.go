@@ -157,7 +157,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		Store:        rt.Store,
 		Home:         cfg.Home,
 		Tools:        registry,
-		BuildPrompt:  promptBuilder(cfg, registry.Names()),
+		BuildPrompt:  promptBuilder(cfg, registry.Names(), rt.logger),
 		Providers:    providersFor(cfg),
 		Stream:       cfg.Model.Streaming(),
 		MaxTokens:    cfg.Model.MaxTokens,
@@ -198,15 +198,15 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 
 // promptBuilder builds a new session's system prompt from $TALARIA_HOME
 // (identity, memory, skills), the user's working directory (project context
-// file) and the offered tools.
-func promptBuilder(cfg config.Config, toolNames []string) func(context.Context, string, string) (string, error) {
+// file) and the offered tools. Its warnings (a file left out) go to logger.
+func promptBuilder(cfg config.Config, toolNames []string, logger *slog.Logger) func(context.Context, string, string) (string, error) {
 	return func(_ context.Context, model, workdir string) (string, error) {
 		if model == "" {
 			model = cfg.Model.Name
 		}
 		p, err := prompt.Build(prompt.Inputs{
 			Home: cfg.Home, Workdir: workdir, Model: model, Provider: providerHost(cfg.Model.Endpoint()),
-			Now: time.Now(), ToolNames: toolNames,
+			Now: time.Now(), ToolNames: toolNames, Logger: logger,
 		})
 		if err != nil {
 			return "", err

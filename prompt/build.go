@@ -39,6 +39,11 @@ type Prompt struct {
 	// Refused lists what was left out because it looks like a prompt
 	// injection, in prompt order.
 	Refused []Refusal
+	// Unread lists project context files that exist but could not be read
+	// (a directory, a FIFO, no permission): each is left out, said in one
+	// line in the prompt and logged as a warning, and the search for a
+	// context file goes on past it.
+	Unread []Unread
 }
 
 // Refusal is a project context file or a memory entry left out of the
@@ -79,7 +84,7 @@ func Build(in Inputs) (Prompt, error) {
 	if err != nil {
 		return Prompt{}, err
 	}
-	project, projectRefused, err := contextSection(in.Workdir)
+	project, projectRefused, unread, err := contextSection(in.Workdir)
 	if err != nil {
 		return Prompt{}, err
 	}
@@ -93,8 +98,21 @@ func Build(in Inputs) (Prompt, error) {
 	}
 	p := assemble(parts)
 	p.Refused = append(memoryRefused, projectRefused...)
+	p.Unread = unread
 	warnRefused(in.Logger, p.Refused)
+	warnUnread(in.Logger, p.Unread)
 	return p, nil
+}
+
+// warnUnread logs a warning naming each context file left out because it
+// could not be read, and why.
+func warnUnread(log *slog.Logger, unread []Unread) {
+	if log == nil {
+		log = slog.Default()
+	}
+	for _, u := range unread {
+		log.Warn("context file not loaded into the system prompt: it could not be read", "file", u.Path, "error", u.Err)
+	}
 }
 
 // warnRefused logs a warning naming each refused file or entry and what

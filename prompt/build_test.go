@@ -165,9 +165,7 @@ func TestBuildUnreadableFile(t *testing.T) {
 		{name: "USER.md is a directory", files: map[string]string{"home/memories/USER.md/": ""}},
 		{name: "SOUL.md is a directory", files: map[string]string{"home/SOUL.md/": ""}},
 		{name: "SKILL.md is a directory", files: map[string]string{"home/skills/x/SKILL.md/": ""}},
-		{name: "AGENTS.md is a directory", files: map[string]string{"work/AGENTS.md/": ""}},
 		{name: "MEMORY.md without permission", files: map[string]string{"home/memories/MEMORY.md": "x"}, chmod: "home/memories/MEMORY.md"},
-		{name: "TALARIA.md without permission", files: map[string]string{"work/TALARIA.md": "x"}, chmod: "work/TALARIA.md"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

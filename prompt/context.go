@@ -28,21 +28,38 @@ var (
 // text; path is "" when there is none. An empty (blank) file counts as
 // absent and the search goes on. NearContextFiles are looked for from
 // workdir up to its git root; without a git root, in workdir alone, so a
-// file planted in /tmp or /home never reaches the prompt.
+// file planted in /tmp or /home never reaches the prompt. A candidate that
+// exists but cannot be read (a directory, a FIFO, no permission) is
+// skipped like a blank one; findContextFile lists them.
 func FindContextFile(workdir string) (path, text string, err error) {
+	path, text, _, err = findContextFile(workdir)
+	return path, text, err
+}
+
+// Unread is a project context file that exists but could not be read: it
+// is left out of the prompt, said in one line there and warned about.
+type Unread struct {
+	Path string
+	Err  error
+}
+
+// findContextFile is FindContextFile, also returning the candidates it
+// skipped because they could not be read, in search order.
+func findContextFile(workdir string) (path, text string, unread []Unread, err error) {
 	if workdir == "" {
-		return "", "", nil
+		return "", "", nil, nil
 	}
 	start, err := filepath.Abs(workdir)
 	if err != nil {
-		return "", "", fmt.Errorf("project context: resolve %q: %w", workdir, err)
+		return "", "", nil, fmt.Errorf("project context: resolve %q: %w", workdir, err)
 	}
 	for _, dir := range searchDirs(start) {
-		if path, text, err := firstFile(dir, NearContextFiles); path != "" || err != nil {
-			return path, text, err
+		if path, text = firstFile(dir, NearContextFiles, &unread); path != "" {
+			return path, text, unread, nil
 		}
 	}
-	return firstFile(start, WorkdirContextFiles)
+	path, text = firstFile(start, WorkdirContextFiles, &unread)
+	return path, text, unread, nil
 }
 
 // searchDirs lists the directories searched for NearContextFiles: start
@@ -67,19 +84,21 @@ func searchDirs(start string) []string {
 	}
 }
 
-// firstFile returns the first of names in dir that exists and is not blank.
-func firstFile(dir string, names []string) (path, text string, err error) {
+// firstFile returns the first of names in dir that exists, can be read
+// and is not blank; those that cannot be read are added to unread.
+func firstFile(dir string, names []string, unread *[]Unread) (path, text string) {
 	for _, name := range names {
 		p := filepath.Join(dir, name)
 		t, ok, err := readOptional(p)
 		if err != nil {
-			return "", "", fmt.Errorf("project context: %w", err)
+			*unread = append(*unread, Unread{Path: p, Err: fmt.Errorf("project context: %w", err)})
+			continue
 		}
 		if ok && strings.TrimSpace(t) != "" {
-			return p, t, nil
+			return p, t
 		}
 	}
-	return "", "", nil
+	return "", ""
 }
 
 // isGitRoot reports whether dir contains .git (a directory, or a file in
@@ -97,17 +116,37 @@ func isGitRoot(dir string) (bool, error) {
 
 // contextSection renders the project context file. A file that looks
 // like a prompt injection is left out, and the section says so in one line
-// instead; the refusal is returned for the caller to warn about.
-func contextSection(workdir string) (string, []Refusal, error) {
-	path, text, err := FindContextFile(workdir)
-	if err != nil || path == "" {
-		return "", nil, err
+// instead; the refusal is returned for the caller to warn about. A
+// candidate that could not be read is said in one line too, and returned
+// for the caller to warn about.
+func contextSection(workdir string) (string, []Refusal, []Unread, error) {
+	path, text, unread, err := findContextFile(workdir)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	var notes []string
+	for _, u := range unread {
+		notes = append(notes, unreadNote(filepath.Base(u.Path)))
+	}
+	if path == "" {
+		return strings.Join(notes, "\n"), nil, unread, nil
 	}
 	if findings := injection.Scan(text); len(findings) > 0 {
-		return refusedNote(filepath.Base(path), findings), []Refusal{{Path: path, Findings: findings}}, nil
+		notes = append(notes, refusedNote(filepath.Base(path), findings))
+		return strings.Join(notes, "\n"), []Refusal{{Path: path, Findings: findings}}, unread, nil
 	}
-	return fmt.Sprintf("## Project context (from %s)\nThese are the project's instructions for working in it.\n\n%s",
-		path, capText(strings.TrimSpace(text), ContextCap)), nil, nil
+	section := fmt.Sprintf("## Project context (from %s)\nThese are the project's instructions for working in it.\n\n%s",
+		path, capText(strings.TrimSpace(text), ContextCap))
+	if len(notes) > 0 {
+		section = strings.Join(notes, "\n") + "\n\n" + section
+	}
+	return section, nil, unread, nil
+}
+
+// unreadNote is the line that stands in the prompt for a context file
+// that could not be read.
+func unreadNote(name string) string {
+	return fmt.Sprintf("[%s was not loaded: it could not be read]", name)
 }
 
 // refusedNote is the line that stands in the prompt for a refused file.

@@ -21,8 +21,13 @@
 //  6. the date line: date, model, provider and working directory.
 //
 // A section with nothing to say is left out, except identity and the date
-// line. A missing file is not an error; a file that exists but cannot be
-// read is (wrapping [ErrUnreadable] and the cause).
+// line. A missing file is not an error. A project context file that
+// exists but cannot be read (a directory, a FIFO, no permission) is skipped
+// and the search goes on: the prompt says so in one line ("[AGENTS.md was
+// not loaded: it could not be read]"), [Prompt.Unread] lists it and it is
+// logged as a warning, so a working directory never stops a turn from
+// starting. Any other prompt file (under the home) that exists but cannot
+// be read is an error (wrapping [ErrUnreadable] and the cause).
 //
 // Project context files and memory entries are scanned with
 // [injection.Scan] before they enter the prompt. A context file that looks

@@ -9,11 +9,12 @@ import (
 	"time"
 )
 
-// TestBuildDoesNotBlockOnAFIFO: a FIFO in place of a prompt file (a project
-// context file, a memory file) makes Build fail as unreadable at once, as a
-// directory does, instead of waiting for a writer.
+// TestBuildDoesNotBlockOnAFIFO: a FIFO in place of a home prompt file (a
+// memory file, SOUL.md) makes Build fail as unreadable at once, as a
+// directory does, instead of waiting for a writer. (A FIFO as a project
+// context file is skipped: TestBuildSkipsUnreadableContextFile.)
 func TestBuildDoesNotBlockOnAFIFO(t *testing.T) {
-	for _, name := range []string{"work/AGENTS.md", "home/memories/MEMORY.md", "home/SOUL.md"} {
+	for _, name := range []string{"home/memories/MEMORY.md", "home/SOUL.md"} {
 		t.Run(name, func(t *testing.T) {
 			root := t.TempDir()
 			writeFiles(t, root, map[string]string{"work/": "", "home/memories/": ""})
