@@ -1,0 +1,171 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/pgtest"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// dbProxy forwards TCP connections to a database server and can drop them
+// all and refuse new ones, as a database server that goes down does.
+type dbProxy struct {
+	t      *testing.T
+	target string
+	addr   string
+	mu     sync.Mutex
+	ln     net.Listener
+	conns  []net.Conn
+}
+
+func startDBProxy(t *testing.T, target string) *dbProxy {
+	p := &dbProxy{t: t, target: target}
+	p.up("127.0.0.1:0")
+	t.Cleanup(p.down)
+	return p
+}
+
+func (p *dbProxy) up(addr string) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.ln, p.addr = ln, ln.Addr().String()
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, s)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(s, c); s.Close() }()
+			go func() { _, _ = io.Copy(c, s); c.Close() }()
+		}
+	}()
+}
+
+func (p *dbProxy) down() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+// TestServePausesWhileDatabaseAway: serve on PostgreSQL whose database goes
+// away during a turn's model call says once that it stops taking work,
+// takes none while the database is away (the model is not called again),
+// says when it answers again, and the turn completes; no failed attempt is
+// logged as an error.
+func TestServePausesWhileDatabaseAway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a database outage")
+	}
+	u0, err := url.Parse(pgtest.DSN(t, "outage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := startDBProxy(t, u0.Host)
+	u0.Host = proxy.addr
+	q := u0.Query()
+	q.Set("connect_timeout", "1")
+	u0.RawQuery = q.Encode()
+
+	model := fakellm.New(
+		fakellm.Step{Text: "cut short by the outage", Delay: 20 * time.Second},
+		fakellm.TextStep("done after the outage"),
+	)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	u.env["TALARIA_DB"] = u0.String()
+	srv := u.serve(0)
+	serveSaid := func() string {
+		w := srv.cmd.Stderr.(*lockedWriter)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return srv.stderr.String()
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	chat := u.command(ctx, "chat", "--json", "--session", "outage", "-q", "hello")
+	var out, errOut bytes.Buffer
+	errW := &lockedWriter{w: &errOut}
+	chat.Stdout, chat.Stderr = &out, errW
+	chatSaid := func() string {
+		errW.mu.Lock()
+		defer errW.mu.Unlock()
+		return errOut.String()
+	}
+	if err := chat.Start(); err != nil {
+		t.Fatal(err)
+	}
+	chatDone := make(chan error, 1)
+	go func() { chatDone <- chat.Wait() }()
+	if err := model.WaitRequests(ctx, 1); err != nil {
+		t.Fatalf("the model was not called: %v\n%s", err, chatSaid())
+	}
+
+	proxy.down()
+	const paused = "talaria serve: the store does not answer: serve stops taking work until it does ("
+	waitFor(t, 30*time.Second, func() bool { return strings.Contains(serveSaid(), paused) })
+	// Work is paused: nothing calls the model while the database is away.
+	time.Sleep(5 * time.Second)
+	if n := len(model.Requests()); n != 1 {
+		t.Fatalf("the model was called %d times during the outage, want only the call in flight before it", n)
+	}
+	select {
+	case err := <-chatDone:
+		t.Fatalf("chat ended during the outage: %v\n%s%s", err, out.String(), chatSaid())
+	default:
+	}
+
+	proxy.up(proxy.addr)
+	waitFor(t, 30*time.Second, func() bool {
+		return strings.Contains(serveSaid(), "talaria serve: the store answers again: serve takes work again\n")
+	})
+	select {
+	case err := <-chatDone:
+		if err != nil {
+			t.Fatalf("chat: %v\n%s", err, chatSaid())
+		}
+	case <-ctx.Done():
+		t.Fatalf("the turn did not complete after the outage:\nserve:\n%s\nchat:\n%s", serveSaid(), chatSaid())
+	}
+	res := decodeResult(t, out.String(), chatSaid())
+	if !res.Completed || res.TurnExitReason != workflows.StopTextResponse || res.FinalResponse == nil || *res.FinalResponse != "done after the outage" {
+		t.Fatalf("result = %+v", res)
+	}
+	if n := strings.Count(serveSaid(), "does not answer"); n != 1 {
+		t.Errorf("serve said %d times that the store does not answer, want once:\n%s", n, serveSaid())
+	}
+	for _, noise := range []string{"Activity error", "panic", "goroutine "} {
+		if strings.Contains(serveSaid(), noise) || strings.Contains(chatSaid(), noise) {
+			t.Errorf("%q logged:\nserve:\n%s\nchat:\n%s", noise, serveSaid(), chatSaid())
+		}
+	}
+	t.Logf("serve said:\n%s\nchat said:\n%s", serveSaid(), chatSaid())
+}
