@@ -13,9 +13,9 @@ import (
 
 // What hostile bytes can reach the store, and how:
 //   - a NUL byte arrives in a model reply, as the JSON escape "\u0000";
-//   - invalid UTF-8 cannot come from the model (its replies are JSON, and
-//     a JSON decoder turns invalid bytes and lone surrogate escapes into
-//     U+FFFD), nor from a user message (it travels in a JSON workflow
+//   - invalid UTF-8 cannot come from the model as such (its replies are
+//     JSON, and the client's JSON decoder turns invalid bytes and lone
+//     surrogate escapes into U+FFFD, the same on both stores), nor from a user message (it travels in a JSON workflow
 //     payload), nor from a tool (results are JSON documents: a Latin-1
 //     file read with read_file reaches the store with U+FFFD in place of
 //     its bytes); it does come from the command line, e.g. the prompt of a
@@ -32,6 +32,19 @@ const latin1AsRead = "caf\uFFFD cr\uFFFDme \uFFFD\uFFFD br\uFFFDl\uFFFDe"
 // the store's own escape.
 const nulReply = "before\x00after \x00\x00 and \uFDD00\uFDD0 end"
 
+// rawReply is a streamed reply sent byte for byte as a provider could send
+// it: a NUL byte (as the JSON escape) and bytes that are not UTF-8, raw
+// inside the JSON string.
+const rawReply = "data: {\"id\":\"raw\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake-model\"," +
+	"\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"nul\\u0000 and caf\xe9 \xff\xfe raw\"},\"finish_reason\":null}]}\n\n" +
+	"data: {\"id\":\"raw\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"fake-model\"," +
+	"\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n" +
+	"data: [DONE]\n\n"
+
+// rawAsStored is rawReply's text as the client decodes it: the NUL kept,
+// each byte that is not UTF-8 replaced by U+FFFD.
+const rawAsStored = "nul\x00 and caf\uFFFD \uFFFD\uFFFD raw"
+
 // TestHostileTextRoundTripsOnBothStores: a turn whose reply holds NUL
 // bytes (and whose tool read a Latin-1 file) completes on SQLite and on
 // PostgreSQL, and `talaria sessions show` prints the same bytes from both,
@@ -45,6 +58,7 @@ func TestHostileTextRoundTripsOnBothStores(t *testing.T) {
 			model := fakellm.New(
 				fakellm.ToolStep(fakellm.ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path":"latin1.txt"}`}),
 				fakellm.TextStep(nulReply),
+				fakellm.Step{Body: rawReply, ContentType: "text/event-stream"},
 			)
 			defer model.Close()
 			u := newUser(t, model.URL())
@@ -64,7 +78,15 @@ func TestHostileTextRoundTripsOnBothStores(t *testing.T) {
 			// The model was shown the file's text.
 			reqs := model.Requests()
 			if len(reqs) != 2 {
-				t.Fatalf("model calls = %d, want 2", len(reqs))
+				t.Fatalf("model calls before the second message = %d, want 2", len(reqs))
+			}
+
+			stdout, stderr, code = u.run(2*time.Minute, "chat", "--session", "hostile", "-q", "again, raw")
+			if code != 0 {
+				t.Fatalf("second chat exit %d\nstdout:\n%q\nstderr:\n%s", code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, rawAsStored) {
+				t.Errorf("chat printed %q, want the raw reply as decoded %q", stdout, rawAsStored)
 			}
 
 			show, stderr, code := u.run(time.Minute, "sessions", "show", "hostile")
@@ -73,6 +95,9 @@ func TestHostileTextRoundTripsOnBothStores(t *testing.T) {
 			}
 			if !strings.Contains(show, "assistant: "+nulReply+"\n") {
 				t.Errorf("sessions show lacks the reply byte for byte:\n%q", show)
+			}
+			if !strings.Contains(show, "assistant: "+rawAsStored+"\n") {
+				t.Errorf("sessions show lacks the raw reply as decoded:\n%q", show)
 			}
 			if !strings.Contains(show, latin1AsRead) {
 				t.Errorf("sessions show lacks the tool output as read:\n%q", show)
