@@ -51,10 +51,13 @@ func (c Class) Retryable() bool {
 
 // MaxAttempts bounds the attempts of a call that keeps failing with this
 // class, whatever the caller's retry policy allows (0: no bound of its
-// own). A body that is not the protocol seldom becomes one: it is retried
-// at most twice.
+// own). A body that is not the protocol seldom becomes one, and a model
+// that said nothing for the whole timeout seldom answers the next time
+// either: each is retried at most twice, so a hanging model costs three
+// timeouts, not one per attempt of the policy.
 func (c Class) MaxAttempts() int {
-	if c == ClassInvalidResponse {
+	switch c {
+	case ClassInvalidResponse, ClassTimeout:
 		return 3
 	}
 	return 0

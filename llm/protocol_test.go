@@ -160,8 +160,10 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestInvalidResponseAttempts(t *testing.T) {
-	if ClassInvalidResponse.MaxAttempts() != 3 || ClassServer.MaxAttempts() != 0 {
-		t.Fatal("invalid_response is tried at most 3 times; other classes follow the caller's policy")
+	for c, want := range map[Class]int{ClassInvalidResponse: 3, ClassTimeout: 3, ClassServer: 0, ClassRateLimit: 0, ClassNetwork: 0} {
+		if got := c.MaxAttempts(); got != want {
+			t.Errorf("%s.MaxAttempts() = %d, want %d (0: the caller's policy)", c, got, want)
+		}
 	}
 	for _, c := range []Class{ClassInvalidResponse, ClassTruncatedReply} {
 		if !c.Retryable() {
