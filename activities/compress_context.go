@@ -122,7 +122,9 @@ func withoutUsage(m models.Message) models.Message {
 	return m
 }
 
-// summarise asks the model for the structured summary of middle.
+// summarise asks the model for the structured summary of middle. The call
+// is bounded as CallModel's: it ends after in.IdleTimeout without progress,
+// and a provider's Retry-After is reported capped at in.MaxRetryAfter.
 func (a *Activities) summarise(ctx context.Context, in CompressContextInput, middle []models.Message, previous string) (string, error) {
 	provider, err := a.provider(in.Model, in.Provider)
 	if err != nil {
@@ -132,10 +134,10 @@ func (a *Activities) summarise(ctx context.Context, in CompressContextInput, mid
 		{Role: openai.ChatMessageRoleUser, Content: compress.SummaryRequest(middle, previous)},
 	}}
 	stop := a.heartbeat(ctx, func() any { return "summary" })
-	reply, err := llm.Call(ctx, provider, req, llm.Options{})
+	reply, err := llm.Call(ctx, provider, req, llm.Options{IdleTimeout: orDefault(in.IdleTimeout, DefaultModelIdleTimeout)})
 	stop()
 	if err != nil {
-		return "", fmt.Errorf("summary call: %w", err)
+		return "", fmt.Errorf("summary call: %w", modelError(ctx, err, in.MaxRetryAfter))
 	}
 	text, ok := compress.NormalizeSummary(reply.Content)
 	if !ok {

@@ -1,11 +1,17 @@
 package activities
 
 import (
+	"context"
+	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/talaria-agent/talaria/compress"
+	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/llm"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -177,5 +183,62 @@ func TestCompactedMessagesDropUsage(t *testing.T) {
 	}
 	if plan.Head[1].PromptTokens != 90000 {
 		t.Error("the plan was modified")
+	}
+}
+
+// TestSummaryCallIsBoundedLikeAModelCall: the summary's model call ends
+// after the idle timeout without progress (a hanging model is not waited
+// for until the activity's wall-clock bound), and a provider's long
+// Retry-After is reported capped, as CallModel does.
+func TestSummaryCallIsBoundedLikeAModelCall(t *testing.T) {
+	tests := []struct {
+		name string
+		step fakellm.Step
+		want string
+	}{
+		{"a model that never answers", fakellm.Step{Hang: true}, string(llm.ClassTimeout)},
+		{"a day's Retry-After", fakellm.Step{Status: 429, RetryAfter: "86400"}, "capped at 2s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			srv, err := fakellm.Start(fakellm.WithSteps(tt.step))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			store, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := store.EnsureSession(ctx, "s", "m"); err != nil {
+				t.Fatal(err)
+			}
+			var msgs []models.Message
+			for i := range 8 {
+				role := "user"
+				if i%2 == 1 {
+					role = "assistant"
+				}
+				msgs = append(msgs, models.Message{SessionID: "s", TurnID: "t", IdemKey: fmt.Sprintf("t/%d", i), Role: role, Content: fmt.Sprintf("message %d", i)})
+			}
+			if _, err := store.AppendMessages(ctx, msgs); err != nil {
+				t.Fatal(err)
+			}
+			a := &Activities{Store: store, CompactKeepFirst: 1, CompactKeepLast: 2,
+				Providers: func(string) ([]llm.Provider, error) {
+					return []llm.Provider{{BaseURL: srv.URL(), APIKey: "k", Model: "m"}}, nil
+				}}
+			res, err := a.CompressContext(ctx, CompressContextInput{TurnID: "t", SessionID: "s", Model: "m",
+				IdleTimeout: 300 * time.Millisecond, MaxRetryAfter: 2 * time.Second})
+			if err != nil {
+				t.Fatalf("compaction failed: %v", err)
+			}
+			if !res.Compacted || !res.Fallback || !strings.Contains(res.SummaryError, tt.want) {
+				t.Fatalf("compacted %v, fallback %v, summary error %q; want a static summary after %q",
+					res.Compacted, res.Fallback, res.SummaryError, tt.want)
+			}
+		})
 	}
 }

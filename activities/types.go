@@ -297,6 +297,10 @@ type CompressContextInput struct {
 	SkipSummary bool
 	// Tools are the tools the turn offers (their schemas count).
 	Tools []string
+	// IdleTimeout and MaxRetryAfter bound the summary's model call as
+	// CallModelInput's do (0: the defaults, as in histories before them).
+	IdleTimeout   time.Duration `json:",omitempty"`
+	MaxRetryAfter time.Duration `json:",omitempty"`
 }
 
 // CompressContextResult says where the conversation continues.

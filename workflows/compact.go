@@ -79,6 +79,7 @@ func compact(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, r
 		TurnID: turnID, SessionID: st.Context.session(in.SessionID), Model: in.Model, Provider: st.Provider,
 		Workdir: in.Workdir, Reason: reason, Tools: in.Tools,
 		SkipSummary: now.Before(st.Context.SummaryCooldownUntil),
+		IdleTimeout: in.ModelTimeout, MaxRetryAfter: in.MaxRetryAfter,
 	}).Get(ctx, &res)
 	if err != nil {
 		st.Context.StuckAt = st.Context.Tokens

@@ -111,10 +111,17 @@ func localToolOptions(ctx workflow.Context, in TurnInput) workflow.Context {
 }
 
 // compactOptions serve compactions: a summary is one model call, retried a
-// few times; a worker that dies mid-way is noticed by heartbeat.
+// few times; a worker that dies mid-way is noticed by heartbeat. The
+// summary call ends after in.ModelTimeout without progress (passed in the
+// activity's input), so the activity has a model call's wall-clock bound.
 func compactOptions(ctx workflow.Context, in TurnInput) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: in.ModelTimeout,
+	return workflow.WithActivityOptions(ctx, compactActivityOptions(in))
+}
+
+// compactActivityOptions are the options of a compaction. Pure.
+func compactActivityOptions(in TurnInput) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: modelCallLimit(in.ModelTimeout),
 		HeartbeatTimeout:    in.HeartbeatTimeout,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    time.Second,
@@ -122,5 +129,5 @@ func compactOptions(ctx workflow.Context, in TurnInput) workflow.Context {
 			MaximumInterval:    time.Minute,
 			MaximumAttempts:    3,
 		},
-	})
+	}
 }
