@@ -3,16 +3,40 @@ package activities
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/talaria-agent/talaria/models"
 )
 
 // MaxCallsPerReply is the most tool calls a stored reply keeps: a reply
-// asking for more keeps its first MaxCallsPerReply (the model sees its
-// message so, and asks again for the rest), so a batch's refs, plan and
-// outcomes stay small in history whatever the model sends.
+// asking for more keeps its first MaxCallsPerReply, and its stored text
+// ends with a note saying how many were not run (DroppedCallsNote), so the
+// model sees its message so and can ask again for the rest. A batch's
+// refs, plan and outcomes stay small in history whatever the model sends.
 const MaxCallsPerReply = 128
+
+// BoundReply is how a reply's text and calls are stored: the calls bound by
+// BoundCalls, and the text followed by DroppedCallsNote when calls were
+// left out. Pure.
+func BoundReply(content string, calls []models.ToolCall) (string, []models.ToolCall) {
+	dropped := len(calls) - MaxCallsPerReply
+	calls = BoundCalls(calls)
+	if dropped <= 0 {
+		return content, calls
+	}
+	if strings.TrimSpace(content) == "" {
+		return DroppedCallsNote(dropped), calls
+	}
+	return content + "\n\n" + DroppedCallsNote(dropped), calls
+}
+
+// DroppedCallsNote tells the model, in its own stored reply, that n of its
+// calls were not run. Pure.
+func DroppedCallsNote(n int) string {
+	return fmt.Sprintf("[%d further tool calls were not run: at most %d calls per reply]", n, MaxCallsPerReply)
+}
 
 // refsBudget bounds the JSON encoding of a reply's call refs; what only a
 // person reads (clarify questions and choices, terminal commands) is cut

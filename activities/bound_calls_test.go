@@ -8,6 +8,7 @@ import (
 
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/tools"
+	"github.com/talaria-agent/talaria/transcript"
 )
 
 func TestBoundCalls(t *testing.T) {
@@ -93,6 +94,44 @@ func TestRefsOfAFullBatchStaySmall(t *testing.T) {
 				if r.Name == "terminal" && r.Command == "" {
 					t.Fatal("a dangerous command is not shown")
 				}
+			}
+		})
+	}
+}
+
+// TestBoundReplyTellsTheModel: a reply whose calls are cut says so in its
+// stored text, which is what the model is sent back; a reply within the
+// bound is stored as sent.
+func TestBoundReplyTellsTheModel(t *testing.T) {
+	calls := func(n int) []models.ToolCall {
+		out := make([]models.ToolCall, n)
+		for i := range out {
+			out[i] = models.ToolCall{ID: fmt.Sprintf("call_%d", i), Type: "function", Function: models.FunctionCall{Name: "todo", Arguments: "{}"}}
+		}
+		return out
+	}
+	cases := []struct {
+		name    string
+		content string
+		calls   int
+		want    string
+	}{
+		{"within the bound", "reading", MaxCallsPerReply, "reading"},
+		{"no calls", "the answer", 0, "the answer"},
+		{"one too many", "reading", MaxCallsPerReply + 1,
+			"reading\n\n[1 further tool calls were not run: at most 128 calls per reply]"},
+		{"a thousand, no text", "", 1000, "[872 further tool calls were not run: at most 128 calls per reply]"},
+		{"white space only", " \n", 200, "[72 further tool calls were not run: at most 128 calls per reply]"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			content, kept := BoundReply(c.content, calls(c.calls))
+			if content != c.want || len(kept) != min(c.calls, MaxCallsPerReply) {
+				t.Fatalf("stored %q with %d calls, want %q with %d", content, len(kept), c.want, min(c.calls, MaxCallsPerReply))
+			}
+			wire := transcript.ToOpenAI([]models.Message{{Role: "assistant", Content: content, ToolCalls: kept}})
+			if len(wire) != 1 || wire[0].Content != c.want || len(wire[0].ToolCalls) != len(kept) {
+				t.Fatalf("the model is sent %+v", wire)
 			}
 		})
 	}

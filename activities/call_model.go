@@ -83,13 +83,13 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	}
 	a.closePublisher(ctx, pub)
 
-	calls := BoundCalls(RepairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)), a.allowed(in.Tools)))
+	content, calls := BoundReply(reply.Content, RepairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)), a.allowed(in.Tools)))
 	msg := models.Message{
 		SessionID:        in.SessionID,
 		TurnID:           in.TurnID,
 		IdemKey:          key,
 		Role:             openai.ChatMessageRoleAssistant,
-		Content:          reply.Content,
+		Content:          content,
 		Reasoning:        reply.Reasoning,
 		ToolCalls:        calls,
 		FinishReason:     reply.FinishReason,
