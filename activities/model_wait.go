@@ -103,7 +103,8 @@ func nextAttempt(err error, attempt int32, policy *temporal.RetryPolicy) (time.D
 }
 
 // retryNotice is the live event announcing the wait before the next
-// attempt of a failed model call. Pure.
+// attempt of a failed model call, with the most attempts a call failing
+// so may have (attemptLimit). Pure.
 func retryNotice(err error, wait time.Duration, attempt int32, policy *temporal.RetryPolicy) string {
 	var appErr *temporal.ApplicationError
 	what := err.Error()
@@ -111,10 +112,28 @@ func retryNotice(err error, wait time.Duration, attempt int32, policy *temporal.
 		what = appErr.Message()
 	}
 	of := ""
-	if policy != nil && policy.MaximumAttempts > 0 {
-		of = fmt.Sprintf(" of %d", policy.MaximumAttempts)
+	if limit := attemptLimit(err, policy); limit > 0 {
+		of = fmt.Sprintf(" of %d", limit)
 	}
 	return fmt.Sprintf("%s; next attempt (%d%s) in %s", clip(what, 300), attempt+1, of, wait.Round(100*time.Millisecond))
+}
+
+// attemptLimit is the most attempts in all of a call whose attempt failed
+// with err: the policy's maximum, or the failure class's own bound
+// (llm.Class.MaxAttempts, which counts every attempt of the activity) when
+// it is lower; 0 when neither bounds it. Pure.
+func attemptLimit(err error, policy *temporal.RetryPolicy) int32 {
+	var limit int32
+	if policy != nil && policy.MaximumAttempts > 0 {
+		limit = policy.MaximumAttempts
+	}
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		if own := int32(llm.Class(appErr.Type()).MaxAttempts()); own > 0 && (limit == 0 || own < limit) {
+			limit = own
+		}
+	}
+	return limit
 }
 
 // announceRetry publishes the wait before the next attempt when it is long

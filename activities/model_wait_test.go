@@ -81,3 +81,45 @@ func TestNextAttempt(t *testing.T) {
 		t.Fatalf("notice %q", notice)
 	}
 }
+
+// TestRetryNoticeShowsTheEffectiveLimit: a class with its own bound of
+// attempts (invalid response, timeout) is announced with that bound, not
+// the policy's; other classes with the policy's.
+func TestRetryNoticeShowsTheEffectiveLimit(t *testing.T) {
+	policy := &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 6}
+	classed := func(class llm.Class, attempt int32) error {
+		return applicationError(&llm.Error{Class: class, Status: 200, Message: "boom"}, attempt, time.Minute)
+	}
+	tests := []struct {
+		name    string
+		err     error
+		attempt int32
+		policy  *temporal.RetryPolicy
+		want    string
+	}{
+		{"invalid response", classed(llm.ClassInvalidResponse, 1), 1, policy, "next attempt (2 of 3)"},
+		{"timeout", classed(llm.ClassTimeout, 2), 2, policy, "next attempt (3 of 3)"},
+		{"server error", classed(llm.ClassServer, 1), 1, policy, "next attempt (2 of 6)"},
+		{"a policy tighter than the class", classed(llm.ClassTimeout, 1), 1,
+			&temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 2}, "next attempt (2 of 2)"},
+		{"an unbounded policy, a bounded class", classed(llm.ClassInvalidResponse, 1), 1,
+			&temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2}, "next attempt (2 of 3)"},
+		{"an unbounded policy and class", classed(llm.ClassServer, 1), 1,
+			&temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2}, "next attempt (2) in"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wait, ok := nextAttempt(tt.err, tt.attempt, tt.policy)
+			if !ok {
+				t.Fatalf("no next attempt after %v", tt.err)
+			}
+			if got := retryNotice(tt.err, wait, tt.attempt, tt.policy); !strings.Contains(got, tt.want) {
+				t.Fatalf("notice %q lacks %q", got, tt.want)
+			}
+		})
+	}
+	// The class's bound counts every attempt: its third is the last.
+	if _, ok := nextAttempt(classed(llm.ClassInvalidResponse, 3), 3, policy); ok {
+		t.Fatal("an invalid response in the third attempt is retried")
+	}
+}
