@@ -49,12 +49,14 @@ func (c Class) Retryable() bool {
 	return false
 }
 
-// MaxAttempts bounds the attempts of a call that keeps failing with this
-// class, whatever the caller's retry policy allows (0: no bound of its
-// own). A body that is not the protocol seldom becomes one, and a model
-// that said nothing for the whole timeout seldom answers the next time
-// either: each is retried at most twice, so a hanging model costs three
-// timeouts, not one per attempt of the policy.
+// MaxAttempts bounds the attempts of a call that fails with this class,
+// whatever the caller's retry policy allows (0: no bound of its own): an
+// attempt numbered MaxAttempts or more that fails so is the last, counting
+// every attempt of the call whatever failed in it. A body that is not the
+// protocol seldom becomes one, and a model that said nothing for the whole
+// timeout seldom answers the next time either: each is tried at most 3
+// times in all, so a hanging model costs three timeouts, not one per
+// attempt of the policy.
 func (c Class) MaxAttempts() int {
 	switch c {
 	case ClassInvalidResponse, ClassTimeout:
