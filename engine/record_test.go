@@ -82,7 +82,12 @@ func TestRecordHistories(t *testing.T) {
 			fakellm.TextStep("done"),
 		}, 0, nil, false, 2},
 		// Since change answer-calls: a batch that ends with an error (here
-		// interrupted) is followed by AnswerCalls.
+		// interrupted) is followed by AnswerCalls. The old shape, without
+		// it, is testdata/turn_interrupted_batch_before_answer_calls.json
+		// (the same steps) and turn_failed_batch_before_answer_calls.json
+		// (a batch whose activity fails on every attempt), recorded by the
+		// code before the change (52577f5); they have no case here, as the
+		// current code takes the new path.
 		{"turn_interrupted_batch_answered.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"sleep 30"}`},
 				fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"."}`}),
@@ -90,9 +95,12 @@ func TestRecordHistories(t *testing.T) {
 		// Since change invalid-args-feedback: arguments ending mid-JSON in a
 		// finished reply are re-asked, then answered with an error. The
 		// same steps before the change (re-asked with more room, then
-		// truncated) are testdata/turn_broken_args_truncated.json, recorded
-		// by the code before it; it has no case here, as the current code
-		// takes the new path.
+		// truncated) are testdata/turn_broken_args_before_feedback.json,
+		// recorded by the code before it (52577f5).
+		// testdata/turn_broken_args_truncated.json has the same old shape
+		// but was recorded while the change was not yet complete (its input
+		// already carries later fields). Neither has a case here, as the
+		// current code takes the new path.
 		{"turn_broken_args_fed_back.json", []fakellm.Step{
 			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi`}),
 			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi`}),
