@@ -95,9 +95,12 @@ func hostileReply(text string, repeat uint16, calls uint8, idMode, nameMode, arg
 // stored in a real SQLite store as CallModel stores them, described,
 // decided on by the loop, their tools run by ExecuteTools and the answer
 // finished by FinishTurn (in Temporal's activity test environment, which
-// encodes inputs and results as the worker does). Nothing panics, every
-// call id of a batch is answered exactly once in the transcript as sent to
-// the model, and no activity input or result encodes to more than 256 KB.
+// encodes inputs and results as the worker does). Nothing panics, the
+// store takes every reply (no shape is refused by design: text is stored
+// losslessly), every stored call id of a batch the loop ran has exactly
+// one stored result (in the store as written, before any repair) and is
+// answered exactly once in the transcript as sent to the model, and no
+// activity input or result encodes to more than 256 KB.
 func FuzzReplyShapes(f *testing.F) {
 	f.Add("hello", uint16(1), uint8(0), uint8(0), uint8(0), uint8(0), "stop")
 	f.Add("x", uint16(60000), uint8(0), uint8(0), uint8(0), uint8(0), "stop")                // a long answer
@@ -130,21 +133,21 @@ func FuzzReplyShapes(f *testing.F) {
 			t.Fatal(err)
 		}
 		content, raw := hostileReply(text, repeat, calls, idMode, nameMode, argMode)
-		stored := activities.BoundCalls(activities.RepairCalls(transcript.ToolCallsFromOpenAI(raw, "call_1_"), shapeKnown))
+		content, stored := activities.BoundReply(content, activities.RepairCalls(transcript.ToolCallsFromOpenAI(raw, "call_1_"), shapeKnown))
 		msg := models.Message{SessionID: session, TurnID: turn, IdemKey: turn + "/call-1/assistant",
 			Role: openai.ChatMessageRoleAssistant, Content: content, ToolCalls: stored, FinishReason: finish}
 		pre := activities.DescribeReply(&msg, shapeKnown)
 		msg.Hidden = pre.Kind.Discarded() || anyInvalid(pre)
 		rows, err := store.AppendMessages(ctx, []models.Message{msg})
 		if err != nil {
-			t.Skipf("the store refused the reply: %v", err) // content encoding is the store's concern
+			t.Fatalf("the store refused a reply of %d bytes and %d calls: %v", len(content), len(stored), err)
 		}
 		reply := activities.DescribeReply(&rows[0], shapeKnown)
 		assertSmallPayload(t, "CallModelResult", reply)
 
 		st := NewTurnState(10)
 		st.Providers = 1
-		step, _ := decide(st, reply, loop.DefaultLimits())
+		step, _ := decide(st, reply, currentLimits(reply))
 		switch step.Kind {
 		case StepRunTools:
 			batch := activities.ExecuteToolsInput{TurnID: turn, SessionID: session, Call: 1, AssistantMessageID: reply.MessageID,
@@ -153,6 +156,7 @@ func FuzzReplyShapes(f *testing.F) {
 			var res activities.ExecuteToolsResult
 			runActivity(t, a.ExecuteTools, batch, &res)
 			assertSmallPayload(t, "ExecuteToolsResult", res)
+			assertAnsweredOnceInStore(t, store, session, reply.MessageID)
 			assertAnsweredOnceInTranscript(t, store, session)
 		case StepFinish, StepStop:
 			if len(step.Final) == 0 {
@@ -168,6 +172,57 @@ func FuzzReplyShapes(f *testing.F) {
 			}
 		}
 	})
+}
+
+// currentLimits are the limits a turn started by this code decides r with
+// (decideLimits at the newest versions). Pure.
+func currentLimits(r activities.CallModelResult) loop.Limits {
+	lim := loop.DefaultLimits()
+	if r.Kind == loop.ReplyToolCallCutOff && r.FinishReason != loop.FinishLength {
+		lim.BrokenArgsAreInvalid = true
+	}
+	return lim
+}
+
+// assertAnsweredOnceInStore checks the session's messages as stored, hidden
+// ones included and nothing repaired: every call id of the assistant
+// message the loop ran has exactly one stored tool result after it, and no
+// result answers an id that message does not hold.
+func assertAnsweredOnceInStore(t *testing.T, store *models.Store, session string, assistantID int64) {
+	t.Helper()
+	msgs, err := store.AllMessages(context.Background(), session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []models.ToolCall
+	found := false
+	answers := map[string]int{}
+	for _, m := range msgs {
+		switch {
+		case m.ID == assistantID:
+			calls, found = m.ToolCalls, true
+		case found && m.Role == openai.ChatMessageRoleTool:
+			answers[m.ToolCallID]++
+		}
+	}
+	if !found {
+		t.Fatalf("the assistant message %d is not in the store", assistantID)
+	}
+	ids := map[string]bool{}
+	for _, c := range calls {
+		if ids[c.ID] {
+			t.Fatalf("call id %.40q is stored twice in one reply", c.ID)
+		}
+		ids[c.ID] = true
+		if answers[c.ID] != 1 {
+			t.Fatalf("stored call %.40q has %d stored results", c.ID, answers[c.ID])
+		}
+	}
+	for id, n := range answers {
+		if !ids[id] {
+			t.Fatalf("%d stored results answer %.40q, which the reply does not hold", n, id)
+		}
+	}
 }
 
 func anyInvalid(r activities.CallModelResult) bool {
