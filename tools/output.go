@@ -111,11 +111,24 @@ func (b *headTailBuffer) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// String returns the captured output; when the stream exceeded the budget,
-// the head and the tail are joined by an omission marker.
+// cut reports whether String leaves out part of the output: the stream
+// exceeded the budget, or what was kept would exceed it once weighed
+// against the cap (capLen: a control byte escaped in JSON takes six
+// characters).
+func (b *headTailBuffer) cut() bool {
+	return b.total > b.limit || capLen(string(b.head))+capLen(string(b.tail)) > b.limit
+}
+
+// String returns the captured output; when it is cut, the head and the
+// tail, each within its half of the budget (capLen), are
+// joined by an omission marker.
 func (b *headTailBuffer) String() string {
-	if b.total <= b.limit {
+	if !b.cut() {
 		return string(b.head) + string(b.tail)
+	}
+	if b.total <= b.limit {
+		// Everything is here; only its escaped length is too much.
+		return capMiddleJSON(string(b.head)+string(b.tail), b.limit, b.note, capRuneLen)
 	}
 	tail := b.tail
 	if tl := b.tailLimit(); len(tail) > tl {
@@ -129,7 +142,9 @@ func (b *headTailBuffer) String() string {
 	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
 		tail = tail[1:]
 	}
-	omitted := b.totalRunes - utf8.RuneCountInString(head) - utf8.RuneCount(tail)
+	head = escPrefix(head, b.headLimit(), capRuneLen)
+	tailText := escSuffix(string(tail), b.tailLimit(), capRuneLen)
+	omitted := b.totalRunes - utf8.RuneCountInString(head) - utf8.RuneCountInString(tailText)
 	if omitted < 0 {
 		omitted = 0
 	}
@@ -137,7 +152,7 @@ func (b *headTailBuffer) String() string {
 	if b.note != "" {
 		marker += b.note + "\n"
 	}
-	return head + marker + string(tail)
+	return head + marker + tailText
 }
 
 // marshalResult renders a tool result as compact JSON. The result types are

@@ -29,6 +29,9 @@ type Policy struct {
 	ReadRoots []string
 	// Home is $TALARIA_HOME; empty: $TALARIA_HOME or ~/.talaria.
 	Home string
+	// OutputQuota bounds in bytes all outputs kept in the output
+	// directory (tools.output_quota); 0: DefaultOutputQuota.
+	OutputQuota int64
 }
 
 // BaseEnv are the variables every tool subprocess inherits from the worker.

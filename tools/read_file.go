@@ -58,6 +58,10 @@ func (ReadFileTool) Name() string { return "read_file" }
 // Idempotent implements Tool: reading has no side effects.
 func (ReadFileTool) Idempotent() bool { return true }
 
+// BoundsOwnOutput implements OutputBounder: the window of lines stops at
+// the cap (counted once escaped).
+func (ReadFileTool) BoundsOwnOutput() bool { return true }
+
 // Definition implements Tool.
 func (t ReadFileTool) Definition() openai.Tool {
 	return functionTool(t.Name(), readFileDescription, readFileSchema)
@@ -160,7 +164,7 @@ func readLines(ctx context.Context, f *os.File, offset, limit, maxChars int) (re
 			continue
 		}
 		numbered := formatLine(line, text, long)
-		n := utf8.RuneCountInString(numbered)
+		n := capLen(numbered)
 		if res.LinesReturned > 0 && contentChars+n > maxChars {
 			stopped = true
 			continue

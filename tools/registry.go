@@ -19,6 +19,13 @@ import (
 // maxParallel bounds how many calls of one batch run at the same time.
 const maxParallel = 8
 
+// OutputBounder is a Tool that bounds its own result to the output cap and
+// keeps the whole itself when it cuts (terminal, read_file): the registry
+// neither keeps a second copy nor cuts it again unless it overran.
+type OutputBounder interface {
+	BoundsOwnOutput() bool
+}
+
 // errNotStarted marks a call cancelled before its tool started.
 var errNotStarted = errors.New("not started")
 
@@ -113,7 +120,9 @@ func (r *Registry) Definitions() []openai.Tool {
 func (r *Registry) Call(ctx context.Context, env Env, c Call) Result {
 	start := time.Now()
 	content, err := r.runBounded(ctx, env, c)
-	res := Result{CallID: c.ID, Name: c.Name, Content: env.boundResult(content), Duration: time.Since(start)}
+	t, _ := r.Lookup(c.Name)
+	ob, selfBounded := t.(OutputBounder)
+	res := Result{CallID: c.ID, Name: c.Name, Content: env.boundResult(content, selfBounded && ob.BoundsOwnOutput()), Duration: time.Since(start)}
 	if err != nil {
 		res.IsError = true
 		res.Cancelled = errors.Is(err, ErrCancelled)

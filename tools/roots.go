@@ -158,6 +158,9 @@ func (p Policy) talariaHome() string {
 // (Abs), the real file it reaches (Real) and the root holding it (Root).
 type checkedPath struct {
 	Abs, Real, Root string
+	// kept: a kept output of the current session, read whatever the read
+	// roots.
+	kept bool
 }
 
 // writablePath resolves a path argument and checks that tool may write it:
@@ -189,17 +192,26 @@ func (e Env) writablePath(tool, p string) (checkedPath, error) {
 
 // readablePath resolves a path argument and checks that tool may read it:
 // under the read roots when any are configured, and never a protected file.
+// Under the output directory only the current session's kept outputs may
+// be read (whatever the read roots); the rest of it is refused like a path
+// outside the roots.
 func (e Env) readablePath(tool, p string) (checkedPath, error) {
 	abs, real, err := e.resolveReal(p)
 	if err != nil {
 		return checkedPath{}, fmt.Errorf("%s: %w", tool, err)
+	}
+	if base, own := e.outputRoots(); base != "" && within(real, base) {
+		if own == "" || filepath.Dir(real) != own {
+			return checkedPath{}, refuse(ErrOutsideRoots, "%s: %s is in the output directory %s, where a session reads only its own kept outputs", tool, describe(abs, real), base)
+		}
+		return checkedPath{Abs: abs, Real: real, Root: own, kept: true}, nil
 	}
 	if len(e.Policy.ReadRoots) > 0 {
 		wd, err := e.workdirRoot()
 		if err != nil {
 			return checkedPath{}, fmt.Errorf("%s: %w", tool, err)
 		}
-		if _, ok := rootOf(real, append([]string{wd}, resolvedRoots(append([]string{e.OutputDir}, e.Policy.ReadRoots...))...)); !ok {
+		if _, ok := rootOf(real, append([]string{wd}, resolvedRoots(e.Policy.ReadRoots)...)); !ok {
 			return checkedPath{}, refuse(ErrOutsideRoots, "%s: %s is outside the readable roots (the working directory %s and tools.read_roots)",
 				tool, describe(abs, real), wd)
 		}
@@ -210,10 +222,29 @@ func (e Env) readablePath(tool, p string) (checkedPath, error) {
 	return checkedPath{Abs: abs, Real: real}, nil
 }
 
+// outputRoots are the output directory, resolved, and the current
+// session's directory of kept outputs in it ("" without a session).
+func (e Env) outputRoots() (base, own string) {
+	if e.OutputDir == "" {
+		return "", ""
+	}
+	roots := resolvedRoots([]string{e.OutputDir})
+	if len(roots) != 1 {
+		return "", ""
+	}
+	base = roots[0]
+	if name, err := SessionDirName(e.SessionID); err == nil {
+		own = filepath.Join(base, name)
+	}
+	return base, own
+}
+
 // openReadable opens a checked path for reading. The last component is not
 // followed (a symlink there now was swapped in after the check), and where
 // the system tells which file was really opened, that file is checked
-// again, so a directory swapped for a symlink in between gains nothing.
+// again, so a directory swapped for a symlink in between gains nothing. A
+// kept output must be a regular file with no other name: a hard link the
+// terminal put there (to config.yaml, say) is refused.
 func (e Env) openReadable(tool string, source checkedPath) (*os.File, error) {
 	f, err := os.OpenFile(source.Real, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -228,7 +259,16 @@ func (e Env) openReadable(tool string, source checkedPath) (*os.File, error) {
 			return nil, err
 		}
 	}
-	if info, err := f.Stat(); err == nil && e.Policy.hardLinkedSecret(info) {
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s %s: %w", tool, source.Abs, err)
+	}
+	if source.kept && (!info.Mode().IsRegular() || linkCount(info) != 1) {
+		f.Close()
+		return nil, refuse(ErrOutsideRoots, "%s: %s is not a kept output (a kept output is a regular file with no other name); it is not read", tool, source.Abs)
+	}
+	if e.Policy.hardLinkedSecret(info) {
 		f.Close()
 		return nil, refuse(ErrProtectedPath, "%s: %s is a hard link to a credential file or one of $TALARIA_HOME's secrets and is not read by tools", tool, source.Abs)
 	}

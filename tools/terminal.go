@@ -65,6 +65,10 @@ func (TerminalTool) Name() string { return "terminal" }
 // Idempotent implements Tool: a command can have any side effect.
 func (TerminalTool) Idempotent() bool { return false }
 
+// BoundsOwnOutput implements OutputBounder: the output is cut to the cap
+// (counted once escaped) and kept whole by the tool itself.
+func (TerminalTool) BoundsOwnOutput() bool { return true }
+
 // Definition implements Tool.
 func (t TerminalTool) Definition() openai.Tool {
 	return functionTool(t.Name(), terminalDescription, terminalSchema)
@@ -83,7 +87,7 @@ func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("terminal: %w: %w", ErrCancelled, err)
 	}
-	res, err := runCommand(ctx, call.command, dir, env.processEnv(), time.Duration(call.timeout)*time.Second, env.maxOutput(), env.OutputDir)
+	res, err := runCommand(ctx, call.command, dir, env.processEnv(), time.Duration(call.timeout)*time.Second, env.maxOutput(), env.spillTarget())
 	if err != nil {
 		return "", fmt.Errorf("terminal: %w", err)
 	}
@@ -116,7 +120,7 @@ func RunScript(ctx context.Context, script, dir string, timeout time.Duration, m
 	if err := ctx.Err(); err != nil {
 		return "", -1, fmt.Errorf("%w: %w", ErrCancelled, err)
 	}
-	res, err := runCommand(ctx, script, dir, ToolEnviron(os.Environ(), p), timeout, maxChars, "")
+	res, err := runCommand(ctx, script, dir, ToolEnviron(os.Environ(), p), timeout, maxChars, spillTarget{})
 	if err != nil {
 		return "", -1, err
 	}
@@ -136,9 +140,10 @@ func shellPath() string {
 
 // runCommand runs command in its own process group and makes sure no
 // process it started outlives the call, in its group or not. An output
-// longer than maxChars is returned as its head and tail; when spillDir is
-// set, the whole output is kept in a file there, which the result names.
-func runCommand(ctx context.Context, command, dir string, environ []string, timeout time.Duration, maxChars int, spillDir string) (terminalResult, error) {
+// longer than maxChars (counted once escaped in JSON) is returned as its
+// head and tail; when spill has a directory, the whole output is kept in a
+// file there, which the result names.
+func runCommand(ctx context.Context, command, dir string, environ []string, timeout time.Duration, maxChars int, spill spillTarget) (terminalResult, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return terminalResult{}, fmt.Errorf("create output pipe: %w", err)
@@ -156,11 +161,11 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 	defer jail.release()
 
 	out := newHeadTailBuffer(maxChars)
-	spill := newSpillWriter(spillDir, maxChars)
+	kept := newSpillWriter(spill, maxChars)
 	copied := make(chan struct{})
 	go func() {
 		defer close(copied)
-		_, _ = io.Copy(io.MultiWriter(out, spill), pr)
+		_, _ = io.Copy(io.MultiWriter(out, kept), pr)
 	}()
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
@@ -194,7 +199,7 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 		<-copied
 	}
 
-	out.note = spill.close()
+	out.note = kept.close(out.cut())
 	output := out.String()
 	if cancelled {
 		return terminalResult{}, fmt.Errorf("%w: %w; output so far: %q", ErrCancelled, context.Cause(ctx), capMiddle(output, 2000))
@@ -203,7 +208,7 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 	if err != nil {
 		return terminalResult{}, err
 	}
-	res := terminalResult{Output: output, ExitCode: code, FullOutput: spill.path()}
+	res := terminalResult{Output: output, ExitCode: code, FullOutput: kept.path()}
 	if timedOut {
 		res.Error = fmt.Sprintf("timed out after %ds", int(timeout/time.Second))
 	}

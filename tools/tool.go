@@ -49,9 +49,12 @@ type Env struct {
 	Todos TodoStore
 	// MaxOutputChars caps tool output; 0 means DefaultMaxOutputChars.
 	MaxOutputChars int
-	// OutputDir, when set, is where a terminal output longer than the cap
-	// is kept in full (the model gets its head and tail and the file's
-	// name); read_file may always read there.
+	// OutputDir, when set, is $TALARIA_HOME/outputs: a tool output longer
+	// than the cap is kept in full in the session's directory there
+	// (OutputDir/SessionDirName(SessionID); the model gets its head and
+	// tail and the file's name), within Policy.OutputQuota. read_file may
+	// read the current session's kept outputs whatever the read roots, and
+	// nothing else under OutputDir.
 	OutputDir string
 	// Policy bounds the environment, files and roots tools may touch; the
 	// zero value is the safe default.
