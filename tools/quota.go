@@ -49,9 +49,10 @@ type keptFile struct {
 // reserve grants rel (a file being written under base) up to want more
 // bytes within quota, the bound of everything under base: what is on disk
 // plus what files being written were granted and have not written yet.
-// When that does not leave want, the oldest files not being written are
-// removed first; what is granted may still be less (even 0).
-func (q *quotaKeeper) reserve(base, rel string, want, quota int64) int64 {
+// When that does not leave need (at most want), the oldest files not
+// being written are removed until it does; what is granted may still be
+// less (even 0).
+func (q *quotaKeeper) reserve(base, rel string, need, want, quota int64) int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	files := scanKept(base)
@@ -66,10 +67,10 @@ func (q *quotaKeeper) reserve(base, rel string, want, quota int64) int64 {
 			used += granted - onDisk[r]
 		}
 	}
-	if used+want > quota {
+	if used+need > quota {
 		sort.Slice(files, func(i, j int) bool { return files[i].mtime.Before(files[j].mtime) })
 		for _, f := range files {
-			if used+want <= quota {
+			if used+need <= quota {
 				break
 			}
 			if _, busy := q.active[activeKey(base, f.rel)]; busy {

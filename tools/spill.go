@@ -137,10 +137,11 @@ func (w *spillWriter) keep(p []byte) {
 		return
 	}
 	if have := w.granted - w.written; int64(len(p)) > have && !w.full {
-		want := min(max(int64(len(p))-have, spillChunk), w.max-w.granted)
-		got := quotas.reserve(w.to.base, w.rel, want, w.to.quota)
+		need := int64(len(p)) - have
+		want := min(max(need, spillChunk), w.max-w.granted)
+		got := quotas.reserve(w.to.base, w.rel, min(need, want), want, w.to.quota)
 		w.granted += got
-		w.full = got < want
+		w.full = got < min(need, want)
 	}
 	if have := w.granted - w.written; int64(len(p)) > have {
 		p = p[:max(have, 0)]
