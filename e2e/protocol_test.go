@@ -58,8 +58,8 @@ func TestCutOffStreamEndsTruncated(t *testing.T) {
 }
 
 // TestHTMLBodyIsInvalidResponse: an HTML page with status 200 is not the
-// protocol: the turn fails after at most 3 requests with invalid_response,
-// showing the page's first bytes.
+// protocol: the turn fails after exactly 3 requests (retried twice) with
+// invalid_response, showing the page's first bytes.
 func TestHTMLBodyIsInvalidResponse(t *testing.T) {
 	page := fakellm.HTMLStep("Gateway error from the proxy")
 	model := fakellm.New(page, page, page, page, page, page)
@@ -69,8 +69,10 @@ func TestHTMLBodyIsInvalidResponse(t *testing.T) {
 	if code != 1 || res.TurnExitReason != workflows.StopError || res.Completed {
 		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
 	}
-	if n := len(model.Requests()); n > 3 {
-		t.Fatalf("%d model requests, want at most 3", n)
+	// Retried twice, then failed: three requests in all, the other three
+	// pages never asked for.
+	if n, left := len(model.Requests()), model.Remaining(); n != 3 || left != 3 {
+		t.Fatalf("%d model requests (%d scripted answers left), want exactly 3", n, left)
 	}
 	if res.Error == nil || !strings.Contains(*res.Error, "invalid_response") ||
 		!strings.Contains(*res.Error, "<!DOCTYPE html> <html><head><title>Gateway error from the proxy") {
