@@ -30,6 +30,11 @@ type Tools struct {
 	// working directory; empty allows reads anywhere. Credential files and
 	// $TALARIA_HOME's secrets are never read either way.
 	ReadRoots []string `yaml:"read_roots"`
+	// OutputQuota bounds in bytes all tool outputs kept in full under
+	// $TALARIA_HOME/outputs (one directory per session; the oldest files
+	// are removed first to make room, and one output larger than the
+	// quota is kept only up to it). 0: 1 GiB.
+	OutputQuota ByteSize `yaml:"output_quota"`
 }
 
 // envName is a portable environment variable name.
@@ -59,6 +64,9 @@ func (t Tools) problems() []string {
 	}
 	check("write_roots", t.WriteRoots)
 	check("read_roots", t.ReadRoots)
+	if t.OutputQuota < 0 {
+		out = append(out, "tools.output_quota must not be negative")
+	}
 	return out
 }
 

@@ -20,6 +20,7 @@ func ToolPolicy(cfg config.Config) tools.Policy {
 		WriteRoots:     cfg.Tools.WriteRoots,
 		ReadRoots:      cfg.Tools.ReadRoots,
 		Home:           cfg.Home,
+		OutputQuota:    int64(cfg.Tools.OutputQuota),
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -155,7 +156,11 @@ func newSessionsShowCommand() *cobra.Command {
 func newSessionsRmCommand() *cobra.Command {
 	return storeCommand("rm ID", "Delete a session and everything stored for it (a session compacted from it stays)", exactArgs(1, "a session id"), nil,
 		func(cmd *cobra.Command, st *models.Store, args []string) error {
-			err := st.DeleteSession(cmd.Context(), args[0])
+			home, err := config.HomeDir(os.Getenv)
+			if err != nil {
+				return err
+			}
+			err = engine.DeleteSession(cmd.Context(), st, home, args[0])
 			if errors.Is(err, models.ErrNotFound) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("no session %q", args[0])}
 			}
