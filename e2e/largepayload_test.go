@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,7 +39,9 @@ func bigText(seed string, n int) string {
 // prints in full (as text and as --json), a 10 MB terminal output reaches
 // the model as its capped head and tail with the rest kept in a file, and
 // a 100-call batch completes; no event of any of these workflows' histories
-// is above 256 KB.
+// is above 256 KB. The kept output is in the session's own directory of
+// $TALARIA_HOME/outputs, readable by that session only, and goes when the
+// session is deleted.
 func TestLargePayloadsStayOutOfHistory(t *testing.T) {
 	const size = 10 << 20
 	textReply, jsonReply := bigText("text", size), bigText("json", size)
@@ -52,7 +55,7 @@ func TestLargePayloadsStayOutOfHistory(t *testing.T) {
 		fakellm.ToolStep(batch...),
 		fakellm.TextStep("read it a hundred times"),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "big_out", Name: "terminal", Arguments: `{"command":"head -c 10000000 /dev/zero | tr '\\0' a"}`}),
-	), fakellm.WithResponder(readBackKeptOutput))
+	), fakellm.WithResponder(readBackKeptOutput()))
 	defer model.Close()
 	u := newUser(t, model.URL())
 	writeConfig("approvals:\n  mode: off\n")(t, u)
@@ -112,12 +115,22 @@ func TestLargePayloadsStayOutOfHistory(t *testing.T) {
 	if err := json.Unmarshal([]byte(toolMsg), &term); err != nil || term.FullOutput == "" || !strings.Contains(term.Output, term.FullOutput) {
 		t.Fatalf("the result does not name the kept output (%v):\n%.600s", err, toolMsg)
 	}
-	if info, err := os.Stat(term.FullOutput); err != nil || info.Size() != 10_000_000 {
+	if info, err := os.Stat(term.FullOutput); err != nil || info.Size() != 10_000_000 || info.Mode() != 0o600 {
 		t.Fatalf("kept output %s: %v (%v)", term.FullOutput, info, err)
+	}
+	if dir := filepath.Join(u.home, "outputs", "big-tool"); filepath.Dir(term.FullOutput) != dir {
+		t.Fatalf("kept output %s is not in the session's directory %s", term.FullOutput, dir)
 	}
 	// The model reads the kept output back with read_file.
 	if back := toolAnswer(t, model, "read_back"); !strings.Contains(back, strings.Repeat("a", 1000)) {
 		t.Fatalf("read_file of the kept output answered:\n%.600s", back)
+	}
+	// Another session may not read it.
+	if _, stderr, code := u.chatJSON(3*time.Minute, "-q", "snoop", "--session", "snoop"); code != 0 {
+		t.Fatalf("exit %d\nstderr:\n%s", code, stderr)
+	}
+	if got := toolAnswer(t, model, "snoop_read"); !strings.Contains(got, "reads only its own kept outputs") || strings.Contains(got, "aaaa") {
+		t.Fatalf("another session's read_file of the kept output answered:\n%.600s", got)
 	}
 
 	// No event of these workflows' histories is large.
@@ -127,21 +140,41 @@ func TestLargePayloadsStayOutOfHistory(t *testing.T) {
 	}
 	largest := assertSmallHistories(t, u, ids)
 	t.Logf("largest history event: %d bytes", largest)
+
+	// Deleting the session removes what it kept.
+	if _, stderr, code := u.run(time.Minute, "sessions", "rm", "big-tool"); code != 0 {
+		t.Fatalf("sessions rm: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Dir(term.FullOutput)); !os.IsNotExist(err) {
+		t.Fatalf("the deleted session's kept outputs stay: %v", err)
+	}
 }
 
 // readBackKeptOutput answers the result of call big_out with a read_file
-// of the file it names, and that read with a text answer.
-func readBackKeptOutput(req fakellm.Request) fakellm.Step {
-	last, _ := req.LastMessage()
-	if last.Role == openai.ChatMessageRoleTool && last.ToolCallID == "big_out" {
-		var term struct {
-			FullOutput string `json:"full_output"`
+// of the file it names, and that read with a text answer; the message
+// "snoop" (another session) gets a read_file of the same file.
+func readBackKeptOutput() func(fakellm.Request) fakellm.Step {
+	var mu sync.Mutex
+	kept := ""
+	return func(req fakellm.Request) fakellm.Step {
+		mu.Lock()
+		defer mu.Unlock()
+		last, _ := req.LastMessage()
+		switch {
+		case last.Role == openai.ChatMessageRoleTool && last.ToolCallID == "big_out":
+			var term struct {
+				FullOutput string `json:"full_output"`
+			}
+			_ = json.Unmarshal([]byte(last.Content), &term)
+			kept = term.FullOutput
+			args, _ := json.Marshal(map[string]any{"path": term.FullOutput, "offset": 1, "limit": 1})
+			return fakellm.ToolStep(fakellm.ToolCall{ID: "read_back", Name: "read_file", Arguments: string(args)})
+		case last.Role == openai.ChatMessageRoleUser && strings.Contains(last.Content, "snoop"):
+			args, _ := json.Marshal(map[string]any{"path": kept, "offset": 1, "limit": 1})
+			return fakellm.ToolStep(fakellm.ToolCall{ID: "snoop_read", Name: "read_file", Arguments: string(args)})
 		}
-		_ = json.Unmarshal([]byte(last.Content), &term)
-		args, _ := json.Marshal(map[string]any{"path": term.FullOutput, "offset": 1, "limit": 1})
-		return fakellm.ToolStep(fakellm.ToolCall{ID: "read_back", Name: "read_file", Arguments: string(args)})
+		return fakellm.TextStep("the output was long")
 	}
-	return fakellm.TextStep("the output was long")
 }
 
 // requestAnswering is the first request to the model that carries the
