@@ -259,3 +259,27 @@ func TestOutputCleanup(t *testing.T) {
 		t.Fatalf("a file outside the outputs directory is gone: %v", err)
 	}
 }
+
+// TestOutputQuotaHoldsUnderParallelCalls: a batch of calls keeping long
+// outputs at the same time stays within the quota together.
+func TestOutputQuotaHoldsUnderParallelCalls(t *testing.T) {
+	outputs := filepath.Join(t.TempDir(), "outputs")
+	big := strings.Repeat("p", 300_000)
+	r, err := NewRegistry(fakeTool{name: "big", run: func(context.Context, Env, json.RawMessage) (string, error) { return big, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := make([]Call, 16)
+	for i := range calls {
+		calls[i] = Call{ID: itoa(i), Name: "big", Arguments: `{}`}
+	}
+	env := Env{MaxOutputChars: 100, OutputDir: outputs, SessionID: "par", Policy: Policy{OutputQuota: 1_000_000}}
+	for _, res := range r.RunBatch(context.Background(), env, calls) {
+		if res.IsError || len(res.Content) > 1000 {
+			t.Fatalf("call %s: %.300s", res.CallID, res.Content)
+		}
+	}
+	if used := totalKept(outputs); used > 1_000_000 || used == 0 {
+		t.Fatalf("%d bytes kept, want within the quota of 1000000", used)
+	}
+}
