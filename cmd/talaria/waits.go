@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/llm"
 )
 
 // slowAttempt: an attempt running this long is shown by status as a wait.
@@ -51,6 +52,7 @@ func describeWaits(pending []*workflowpb.PendingActivityInfo, now time.Time) []a
 		w := activityWait{What: activityLabel(p.GetActivityType().GetName()), Attempt: p.GetAttempt(), MaxAttempts: p.GetMaximumAttempts()}
 		if f := p.GetLastFailure(); f != nil && p.GetAttempt() > 1 {
 			w.LastFailure = clipLine(f.GetMessage(), 300)
+			w.MaxAttempts = classLimit(w.MaxAttempts, f.GetApplicationFailureInfo().GetType())
 		}
 		switch p.GetState() {
 		case enumspb.PENDING_ACTIVITY_STATE_SCHEDULED:
@@ -75,6 +77,17 @@ func describeWaits(pending []*workflowpb.PendingActivityInfo, now time.Time) []a
 		out = append(out, w)
 	}
 	return out
+}
+
+// classLimit is the most attempts a call may have after failing with the
+// given error type: the policy's maximum, or the model failure class's own
+// bound (llm.Class.MaxAttempts) when it is lower. Pure.
+func classLimit(policy int32, failureType string) int32 {
+	own := int32(llm.Class(failureType).MaxAttempts())
+	if own > 0 && (policy == 0 || own < policy) {
+		return own
+	}
+	return policy
 }
 
 // activityLabel names an activity for people.

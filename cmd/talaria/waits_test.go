@@ -35,15 +35,22 @@ func TestDescribeWaits(t *testing.T) {
 		{ // scheduled for the first time, no retry wait
 			ActivityType: &commonpb.ActivityType{Name: "CallModel"}, State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED, Attempt: 1,
 		},
+		{ // after a body that is not the protocol: its class allows 3 attempts, not the policy's 6
+			ActivityType: &commonpb.ActivityType{Name: "CallModel"}, State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED,
+			Attempt: 2, MaximumAttempts: 6, NextAttemptScheduleTime: timestamppb.New(now.Add(2 * time.Second)),
+			LastFailure: &failurepb.Failure{Message: "model call failed (invalid_response): <html>",
+				FailureInfo: &failurepb.Failure_ApplicationFailureInfo{ApplicationFailureInfo: &failurepb.ApplicationFailureInfo{Type: "invalid_response"}}},
+		},
 	}
 	waits := describeWaits(pending, now)
-	if len(waits) != 2 {
+	if len(waits) != 3 {
 		t.Fatalf("waits %+v", waits)
 	}
 	var out bytes.Buffer
 	printWaits(&out, waits, now)
 	want := "  waiting: model call attempt 2 of 6 in 4m0s — last failure: model call failed (rate_limit, HTTP 429): slow down\n" +
-		"  waiting: tool batch attempt 1 of 3 running for 1m0s\n"
+		"  waiting: tool batch attempt 1 of 3 running for 1m0s\n" +
+		"  waiting: model call attempt 2 of 3 in 2s — last failure: model call failed (invalid_response): <html>\n"
 	if out.String() != want {
 		t.Fatalf("printed\n%s\nwant\n%s", out.String(), want)
 	}
