@@ -14,10 +14,17 @@ import (
 // with when the database refused what it wrote (models.ErrRejected).
 const StoreRejectedType = "store_rejected"
 
+// StoreGoneType is the type of the application error an activity fails
+// with when the store's SQLite file was removed or replaced under the
+// running process (models.ErrStoreGone).
+const StoreGoneType = "store_gone"
+
 // RejectionInterceptor makes every activity, local ones included, fail
-// without retrying when the database refused its content: the same write
-// cannot succeed on a retry. Other store errors, an unreachable database
-// among them, keep their retry policy. Register it with the worker
+// without retrying when the database refused its content (the same write
+// cannot succeed on a retry) or when the store's SQLite file was removed
+// or replaced (no write can succeed until the process is restarted on a
+// store). Other store errors, an unreachable database among them, keep
+// their retry policy. Register it with the worker
 // (worker.Options.Interceptors).
 func RejectionInterceptor() interceptor.WorkerInterceptor { return &rejectionWorker{} }
 
@@ -40,17 +47,26 @@ func (a *rejectionActivity) ExecuteActivity(ctx context.Context, in *interceptor
 	return out, NonRetryableRejection(err)
 }
 
-// NonRetryableRejection turns an error wrapping models.ErrRejected into a
-// non-retryable application error saying so in one line; other errors are
-// returned as they are.
+// NonRetryableRejection turns an error wrapping models.ErrRejected or
+// models.ErrStoreGone into a non-retryable application error (of type
+// StoreRejectedType or StoreGoneType) saying so in one line; other errors
+// are returned as they are.
 func NonRetryableRejection(err error) error {
-	if err == nil || !errors.Is(err, models.ErrRejected) {
+	if err == nil {
+		return nil
+	}
+	var msg, typ string
+	switch {
+	case errors.Is(err, models.ErrStoreGone):
+		msg, typ = "the store was removed or replaced under this process; restart it on a store: ", StoreGoneType
+	case errors.Is(err, models.ErrRejected):
+		msg, typ = "the database refused to store this turn's content: ", StoreRejectedType
+	default:
 		return err
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.NonRetryable() {
 		return err
 	}
-	return temporal.NewNonRetryableApplicationError(
-		"the database refused to store this turn's content: "+err.Error(), StoreRejectedType, err)
+	return temporal.NewNonRetryableApplicationError(msg+err.Error(), typ, err)
 }
