@@ -52,6 +52,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	env := tools.Env{
 		Workdir:        in.Workdir,
 		SessionID:      in.SessionID,
+		OutputsKey:     a.lineageOf(ctx, in.SessionID),
 		TurnID:         in.TurnID,
 		Todos:          todoStore{a.Store},
 		MaxOutputChars: a.MaxToolOutput,
@@ -386,4 +387,15 @@ func joinNotes(a, b string) string {
 func digest(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:8])
+}
+
+// lineageOf is the lineage of a session (the root's id), which keys the
+// tool outputs a conversation keeps: a session made by a compaction reads
+// what its parent kept. A lookup that fails falls back to the session.
+func (a *Activities) lineageOf(ctx context.Context, sessionID string) string {
+	sess, err := a.Store.Session(ctx, sessionID)
+	if err != nil || sess.LineageID == "" {
+		return sessionID
+	}
+	return sess.LineageID
 }

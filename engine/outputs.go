@@ -39,16 +39,29 @@ func PruneOutputs(home string, now time.Time, logger *slog.Logger) {
 }
 
 // DeleteSession removes a session and everything stored for it (see
-// models.Store.DeleteSession), then its kept outputs in home. A session
-// that is not there is models.ErrNotFound and nothing is removed.
+// models.Store.DeleteSession), then, when it was the last session of its
+// lineage, the lineage's kept outputs in home (the sessions of a lineage
+// share them). A session that is not there is models.ErrNotFound and
+// nothing is removed.
 func DeleteSession(ctx context.Context, st *models.Store, home, sessionID string) error {
+	lineage := sessionID
+	if sess, err := st.Session(ctx, sessionID); err == nil && sess.LineageID != "" {
+		lineage = sess.LineageID
+	}
 	if err := st.DeleteSession(ctx, sessionID); err != nil {
 		return err
 	}
 	if home == "" {
 		return nil
 	}
-	if err := tools.RemoveSessionOutputs(OutputsDir(home), sessionID); err != nil {
+	left, err := st.LineageSessions(ctx, lineage)
+	if err != nil {
+		return fmt.Errorf("session %s deleted; its lineage's kept outputs: %w", sessionID, err)
+	}
+	if left > 0 {
+		return nil
+	}
+	if err := tools.RemoveSessionOutputs(OutputsDir(home), lineage); err != nil {
 		return fmt.Errorf("session %s deleted, but its kept outputs were not: %w", sessionID, err)
 	}
 	return nil

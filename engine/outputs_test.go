@@ -76,3 +76,44 @@ func TestPruneOutputsAtStart(t *testing.T) {
 	}
 	PruneOutputs(filepath.Join(home, "missing"), time.Now(), nil) // no outputs directory: nothing to do
 }
+
+// TestKeptOutputsBelongToTheLineage: a session made by a compaction keeps
+// its outputs with its parent's (the lineage's directory), and deleting one
+// session of the lineage keeps them while another is left.
+func TestKeptOutputsBelongToTheLineage(t *testing.T) {
+	home := t.TempDir()
+	st, err := models.Open(t.Context(), filepath.Join(home, "talaria.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.EnsureSession(t.Context(), "root", "m"); err != nil {
+		t.Fatal(err)
+	}
+	child, err := st.CompactSession(t.Context(), "root", "system", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child.LineageID != "root" {
+		t.Fatalf("child %s has lineage %q", child.ID, child.LineageID)
+	}
+	kept := filepath.Join(OutputsDir(home), "root", "output-1.txt")
+	if err := os.MkdirAll(filepath.Dir(kept), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(kept, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := DeleteSession(t.Context(), st, home, "root"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Fatalf("the lineage's outputs went with one of its sessions: %v", err)
+	}
+	if err := DeleteSession(t.Context(), st, home, child.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Dir(kept)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the last session of the lineage is gone, its outputs stay: %v", err)
+	}
+}

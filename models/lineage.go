@@ -199,6 +199,17 @@ func (s *Store) Tip(ctx context.Context, id string) (string, error) {
 	return "", fmt.Errorf("models: tip of session %q: more than %d generations", id, maxLineageWalk)
 }
 
+// LineageSessions counts the sessions left in the lineage whose root is
+// root (the root included, when it is still there).
+func (s *Store) LineageSessions(ctx context.Context, root string) (int64, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&Session{}).Where("lineage_id = ? OR id = ?", root, root).Count(&n).Error
+	if err != nil {
+		return 0, fmt.Errorf("models: sessions of lineage %q: %w", root, err)
+	}
+	return n, nil
+}
+
 // Lineage returns every session of the lineage session id belongs to, the
 // root first, ordered by generation. Sessions deleted from the lineage are
 // missing from it. A missing session is ErrNotFound.

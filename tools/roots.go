@@ -223,7 +223,7 @@ func (e Env) readablePath(tool, p string) (checkedPath, error) {
 }
 
 // outputRoots are the output directory, resolved, and the current
-// session's directory of kept outputs in it ("" without a session).
+// conversation's directory of kept outputs in it ("" without a session).
 func (e Env) outputRoots() (base, own string) {
 	if e.OutputDir == "" {
 		return "", ""
@@ -233,7 +233,7 @@ func (e Env) outputRoots() (base, own string) {
 		return "", ""
 	}
 	base = roots[0]
-	if name, err := SessionDirName(e.SessionID); err == nil {
+	if name, err := SessionDirName(e.outputsKey()); err == nil {
 		own = filepath.Join(base, name)
 	}
 	return base, own

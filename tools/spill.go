@@ -71,14 +71,14 @@ type spillTarget struct {
 // spillTarget is where this call's long outputs go; none without an
 // output directory or a session.
 func (e Env) spillTarget() spillTarget {
-	if e.OutputDir == "" || e.SessionID == "" {
+	if e.OutputDir == "" || e.outputsKey() == "" {
 		return spillTarget{}
 	}
 	q := e.Policy.OutputQuota
 	if q <= 0 {
 		q = DefaultOutputQuota
 	}
-	return spillTarget{base: e.OutputDir, session: e.SessionID, quota: q}
+	return spillTarget{base: e.OutputDir, session: e.outputsKey(), quota: q}
 }
 
 // spillWriter keeps the whole output of a command once it passes the cap

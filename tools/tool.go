@@ -50,15 +50,28 @@ type Env struct {
 	// MaxOutputChars caps tool output; 0 means DefaultMaxOutputChars.
 	MaxOutputChars int
 	// OutputDir, when set, is $TALARIA_HOME/outputs: a tool output longer
-	// than the cap is kept in full in the session's directory there
-	// (OutputDir/SessionDirName(SessionID); the model gets its head and
+	// than the cap is kept in full in the conversation's directory there
+	// (OutputDir/SessionDirName(OutputsKey); the model gets its head and
 	// tail and the file's name), within Policy.OutputQuota. read_file may
-	// read the current session's kept outputs whatever the read roots, and
+	// read the conversation's kept outputs whatever the read roots, and
 	// nothing else under OutputDir.
 	OutputDir string
+	// OutputsKey names the conversation whose kept outputs this call
+	// writes and reads: the session's lineage, so a session made by a
+	// compaction still reads what its parent kept (its summary may name
+	// those files). Empty: SessionID.
+	OutputsKey string
 	// Policy bounds the environment, files and roots tools may touch; the
 	// zero value is the safe default.
 	Policy Policy
+}
+
+// outputsKey is the directory key of the conversation's kept outputs.
+func (e Env) outputsKey() string {
+	if e.OutputsKey != "" {
+		return e.OutputsKey
+	}
+	return e.SessionID
 }
 
 // maxOutput returns the effective output cap.
