@@ -39,10 +39,12 @@ type Prompt struct {
 	// Refused lists what was left out because it looks like a prompt
 	// injection, in prompt order.
 	Refused []Refusal
-	// Unread lists project context files that exist but could not be read
-	// (a directory, a FIFO, no permission): each is left out, said in one
-	// line in the prompt and logged as a warning, and the search for a
-	// context file goes on past it.
+	// Unread lists prompt files that exist but could not be read (a
+	// directory, a FIFO, no permission), in prompt order: SOUL.md, the
+	// memory files, the skills directory or a SKILL.md, project context
+	// files. Each is left out, said in one line in the prompt and logged
+	// as a warning; SOUL.md gives way to the default identity, and the
+	// search for a context file goes on past it.
 	Unread []Unread
 }
 
@@ -72,22 +74,14 @@ const (
 // Build assembles the system prompt from in and the files under in.Home
 // and around in.Workdir.
 func Build(in Inputs) (Prompt, error) {
-	identity, err := identitySection(in.Home)
+	identity, identityUnread := identitySection(in.Home)
+	memory, memoryRefused, memoryUnread := memorySection(in.Home)
+	skills, skillsUnread := skillsSection(in.Home)
+	project, projectRefused, projectUnread, err := contextSection(in.Workdir)
 	if err != nil {
 		return Prompt{}, err
 	}
-	memory, memoryRefused, err := memorySection(in.Home)
-	if err != nil {
-		return Prompt{}, err
-	}
-	skills, err := skillsSection(in.Home)
-	if err != nil {
-		return Prompt{}, err
-	}
-	project, projectRefused, unread, err := contextSection(in.Workdir)
-	if err != nil {
-		return Prompt{}, err
-	}
+	unread := append(append(append(identityUnread, memoryUnread...), skillsUnread...), projectUnread...)
 	parts := []Section{
 		{SectionIdentity, identity},
 		{SectionMemory, memory},
@@ -104,14 +98,14 @@ func Build(in Inputs) (Prompt, error) {
 	return p, nil
 }
 
-// warnUnread logs a warning naming each context file left out because it
+// warnUnread logs a warning naming each prompt file left out because it
 // could not be read, and why.
 func warnUnread(log *slog.Logger, unread []Unread) {
 	if log == nil {
 		log = slog.Default()
 	}
 	for _, u := range unread {
-		log.Warn("context file not loaded into the system prompt: it could not be read", "file", u.Path, "error", u.Err)
+		log.Warn("prompt file not loaded into the system prompt: it could not be read", "file", u.Path, "error", u.Err)
 	}
 }
 

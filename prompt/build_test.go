@@ -1,9 +1,6 @@
 package prompt
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -152,44 +149,6 @@ func TestBuildDeterministic(t *testing.T) {
 		if again.Text != first.Text {
 			t.Fatal("two builds with the same inputs and files differ")
 		}
-	}
-}
-
-func TestBuildUnreadableFile(t *testing.T) {
-	tests := []struct {
-		name  string
-		files map[string]string
-		chmod string // a file made unreadable (skipped as root)
-	}{
-		{name: "MEMORY.md is a directory", files: map[string]string{"home/memories/MEMORY.md/": ""}},
-		{name: "USER.md is a directory", files: map[string]string{"home/memories/USER.md/": ""}},
-		{name: "SOUL.md is a directory", files: map[string]string{"home/SOUL.md/": ""}},
-		{name: "SKILL.md is a directory", files: map[string]string{"home/skills/x/SKILL.md/": ""}},
-		{name: "MEMORY.md without permission", files: map[string]string{"home/memories/MEMORY.md": "x"}, chmod: "home/memories/MEMORY.md"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if tt.chmod != "" && os.Geteuid() == 0 {
-				t.Skip("root reads any file")
-			}
-			root := t.TempDir()
-			writeFiles(t, root, map[string]string{"work/": ""})
-			writeFiles(t, root, tt.files)
-			if tt.chmod != "" {
-				p := filepath.Join(root, filepath.FromSlash(tt.chmod))
-				if err := os.Chmod(p, 0); err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { os.Chmod(p, 0o644) })
-			}
-			_, err := Build(Inputs{Home: filepath.Join(root, "home"), Workdir: filepath.Join(root, "work"), Now: fixedNow})
-			if !errors.Is(err, ErrUnreadable) {
-				t.Fatalf("err = %v, want ErrUnreadable", err)
-			}
-			if tt.chmod != "" && !errors.Is(err, fs.ErrPermission) {
-				t.Errorf("err = %v, want it to wrap fs.ErrPermission", err)
-			}
-		})
 	}
 }
 

@@ -36,8 +36,9 @@ func FindContextFile(workdir string) (path, text string, err error) {
 	return path, text, err
 }
 
-// Unread is a project context file that exists but could not be read: it
-// is left out of the prompt, said in one line there and warned about.
+// Unread is a prompt file (under the home or a project context file) that
+// exists but could not be read: it is left out of the prompt, said in one
+// line there and warned about. Err wraps ErrUnreadable and the cause.
 type Unread struct {
 	Path string
 	Err  error

@@ -21,13 +21,15 @@
 //  6. the date line: date, model, provider and working directory.
 //
 // A section with nothing to say is left out, except identity and the date
-// line. A missing file is not an error. A project context file that
-// exists but cannot be read (a directory, a FIFO, no permission) is skipped
-// and the search goes on: the prompt says so in one line ("[AGENTS.md was
-// not loaded: it could not be read]"), [Prompt.Unread] lists it and it is
-// logged as a warning, so a working directory never stops a turn from
-// starting. Any other prompt file (under the home) that exists but cannot
-// be read is an error (wrapping [ErrUnreadable] and the cause).
+// line. A missing file is not an error. A prompt file that exists but
+// cannot be read (a directory, a FIFO, no permission) is skipped: the
+// prompt says so in one line in its section ("[AGENTS.md was not loaded:
+// it could not be read]"; home files are named relative to the home, e.g.
+// "memories/MEMORY.md", "skills/x/SKILL.md"), [Prompt.Unread] lists it
+// (its error wrapping [ErrUnreadable] and the cause) and it is logged as a
+// warning, so neither the home nor a working directory ever stops a turn
+// from starting. An unreadable SOUL.md gives the default identity; the
+// search for a project context file goes on past an unreadable one.
 //
 // Project context files and memory entries are scanned with
 // [injection.Scan] before they enter the prompt. A context file that looks

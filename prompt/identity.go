@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 )
@@ -16,14 +17,17 @@ const DefaultIdentity = `You are Talaria, an autonomous agent that gets work don
 	`When you cannot do something, say so plainly and explain why.`
 
 // identitySection returns SOUL.md (trimmed, capped at ContextCap) or the
-// default identity when it is missing or empty.
-func identitySection(home string) (string, error) {
+// default identity when it is missing or empty. A SOUL.md that exists but
+// cannot be read (a directory, a FIFO, no permission) gives the default
+// identity followed by one line saying so, and is returned as unread.
+func identitySection(home string) (string, []Unread) {
 	if home == "" {
 		return DefaultIdentity, nil
 	}
-	text, ok, err := readOptional(filepath.Join(home, SoulFile))
+	path := filepath.Join(home, SoulFile)
+	text, ok, err := readOptional(path)
 	if err != nil {
-		return "", err
+		return DefaultIdentity + "\n\n" + unreadNote(SoulFile), []Unread{{Path: path, Err: fmt.Errorf("identity: %w", err)}}
 	}
 	text = strings.TrimSpace(text)
 	if !ok || text == "" {

@@ -83,8 +83,9 @@ func FitEntries(entries []string, limit int) (kept []string, omitted int) {
 
 // memorySection renders MEMORY.md and USER.md. Entries that look like a
 // prompt injection are left out (and returned as refusals), before the
-// caps are applied.
-func memorySection(home string) (string, []Refusal, error) {
+// caps are applied. A memory file that exists but cannot be read is left
+// out with one line saying so, and returned as unread.
+func memorySection(home string) (string, []Refusal, []Unread) {
 	if home == "" {
 		return "", nil, nil
 	}
@@ -98,11 +99,14 @@ func memorySection(home string) (string, []Refusal, error) {
 	}
 	var parts []string
 	var refused []Refusal
+	var unread []Unread
 	for _, b := range blocks {
 		path := filepath.Join(dir, b.file)
 		text, _, err := readOptional(path)
 		if err != nil {
-			return "", nil, fmt.Errorf("memory: %w", err)
+			unread = append(unread, Unread{Path: path, Err: fmt.Errorf("memory: %w", err)})
+			parts = append(parts, unreadNote(MemoryDir+"/"+b.file))
+			continue
 		}
 		entries, out := screenEntries(path, SplitEntries(text))
 		refused = append(refused, out...)
@@ -110,7 +114,7 @@ func memorySection(home string) (string, []Refusal, error) {
 			parts = append(parts, block)
 		}
 	}
-	return strings.Join(parts, "\n\n"), refused, nil
+	return strings.Join(parts, "\n\n"), refused, unread
 }
 
 // screenEntries splits entries into those that look clean and refusals

@@ -2,6 +2,8 @@ package prompt
 
 import (
 	"errors"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -10,9 +12,10 @@ import (
 )
 
 // TestBuildDoesNotBlockOnAFIFO: a FIFO in place of a home prompt file (a
-// memory file, SOUL.md) makes Build fail as unreadable at once, as a
-// directory does, instead of waiting for a writer. (A FIFO as a project
-// context file is skipped: TestBuildSkipsUnreadableContextFile.)
+// memory file, SOUL.md) is unreadable at once, as a directory is, instead
+// of waiting for a writer: Build skips it and lists it in Unread. (More
+// cases: TestBuildSkipsUnreadableHomeFile and
+// TestBuildSkipsUnreadableContextFile.)
 func TestBuildDoesNotBlockOnAFIFO(t *testing.T) {
 	for _, name := range []string{"home/memories/MEMORY.md", "home/SOUL.md"} {
 		t.Run(name, func(t *testing.T) {
@@ -22,14 +25,20 @@ func TestBuildDoesNotBlockOnAFIFO(t *testing.T) {
 				t.Fatal(err)
 			}
 			done := make(chan error, 1)
+			var unread []Unread
 			go func() {
-				_, err := Build(Inputs{Home: filepath.Join(root, "home"), Workdir: filepath.Join(root, "work"), Now: fixedNow})
+				p, err := Build(Inputs{Home: filepath.Join(root, "home"), Workdir: filepath.Join(root, "work"), Now: fixedNow,
+					Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+				unread = p.Unread
 				done <- err
 			}()
 			select {
 			case err := <-done:
-				if !errors.Is(err, ErrUnreadable) {
-					t.Fatalf("err = %v, want ErrUnreadable", err)
+				if err != nil {
+					t.Fatalf("Build = %v, want the FIFO skipped", err)
+				}
+				if len(unread) != 1 || !errors.Is(unread[0].Err, ErrUnreadable) {
+					t.Fatalf("Unread = %+v, want the FIFO as unreadable", unread)
 				}
 			case <-time.After(5 * time.Second):
 				t.Fatal("Build blocked on a FIFO")

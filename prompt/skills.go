@@ -115,17 +115,27 @@ func oneLine(s string) string {
 }
 
 // LoadSkills reads the skills index under home, sorted by name (then
-// path). Directories without a SKILL.md are skipped.
+// path). Directories without a SKILL.md are skipped, and so are a skills
+// directory or a SKILL.md that exist but cannot be read (Build lists
+// those in Prompt.Unread). The error is always nil.
 func LoadSkills(home string) ([]Skill, error) {
+	skills, _ := loadSkills(home)
+	return skills, nil
+}
+
+// loadSkills is LoadSkills, also returning what it skipped because it
+// could not be read, in directory order.
+func loadSkills(home string) ([]Skill, []Unread) {
 	root := filepath.Join(home, SkillsDir)
 	entries, err := os.ReadDir(root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("skills: %w %s: %w", ErrUnreadable, root, err)
+		return nil, []Unread{{Path: root, Err: fmt.Errorf("skills: %w %s: %w", ErrUnreadable, root, err)}}
 	}
 	var skills []Skill
+	var unread []Unread
 	for _, e := range entries {
 		dir := filepath.Join(root, e.Name())
 		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
@@ -134,7 +144,8 @@ func LoadSkills(home string) ([]Skill, error) {
 		path := filepath.Join(dir, SkillFile)
 		text, ok, err := readOptional(path)
 		if err != nil {
-			return nil, fmt.Errorf("skills: %w", err)
+			unread = append(unread, Unread{Path: path, Err: fmt.Errorf("skills: %w", err)})
+			continue
 		}
 		if !ok {
 			continue
@@ -148,19 +159,30 @@ func LoadSkills(home string) ([]Skill, error) {
 		}
 		return skills[i].Path < skills[j].Path
 	})
-	return skills, nil
+	return skills, unread
 }
 
-// skillsSection renders the skills index.
-func skillsSection(home string) (string, error) {
+// skillsSection renders the skills index. A skills directory or a SKILL.md
+// that exists but cannot be read is left out with one line saying so
+// (named relative to home), and returned as unread.
+func skillsSection(home string) (string, []Unread) {
 	if home == "" {
 		return "", nil
 	}
-	skills, err := LoadSkills(home)
-	if err != nil || len(skills) == 0 {
-		return "", err
-	}
+	skills, unread := loadSkills(home)
 	var b bytes.Buffer
+	for i, u := range unread {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(unreadNote(homeRelative(home, u.Path)))
+	}
+	if len(skills) == 0 {
+		return b.String(), unread
+	}
+	if b.Len() > 0 {
+		b.WriteString("\n\n")
+	}
 	b.WriteString("## Skills\n")
 	b.WriteString("Skills are instructions for particular kinds of task. When a task matches one, read its file before you start.")
 	for _, s := range skills {
@@ -172,5 +194,15 @@ func skillsSection(home string) (string, error) {
 		}
 		fmt.Fprintf(&b, " (%s)", s.Path)
 	}
-	return b.String(), nil
+	return b.String(), unread
+}
+
+// homeRelative names path relative to home with slashes, or by its base
+// name when it is not under home.
+func homeRelative(home, path string) string {
+	rel, err := filepath.Rel(home, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return filepath.Base(path)
+	}
+	return filepath.ToSlash(rel)
 }
