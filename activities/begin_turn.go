@@ -2,12 +2,19 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/approval"
 	"github.com/talaria-agent/talaria/models"
 )
+
+// PromptFailedType is the type of the non-retryable application error
+// BeginTurn fails with when a new session's system prompt cannot be built.
+const PromptFailedType = "prompt_failed"
 
 // BeginTurn creates the session when new, persists the user's message (once,
 // however often it is retried) and records the turn as running.
@@ -33,7 +40,15 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 	}
 	if sess.SystemPrompt == "" {
 		if err := a.storePrompt(ctx, in); err != nil {
-			return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+			err = fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+			var build *promptBuildError
+			if errors.As(err, &build) {
+				// The prompt is built from files (unreadable ones are
+				// skipped): what still fails would fail again, so the
+				// turn fails now with the reason instead of retrying.
+				return BeginTurnResult{}, temporal.NewNonRetryableApplicationError(err.Error(), PromptFailedType, err)
+			}
+			return BeginTurnResult{}, err
 		}
 	}
 	rows, err := a.Store.AppendMessages(ctx, []models.Message{{
@@ -113,7 +128,7 @@ func (a *Activities) storePrompt(ctx context.Context, in BeginTurnInput) error {
 	if a.BuildPrompt != nil {
 		built, err := a.BuildPrompt(ctx, in.Model, in.Workdir)
 		if err != nil {
-			return fmt.Errorf("build the system prompt: %w", err)
+			return &promptBuildError{err: err}
 		}
 		text = built
 	}
@@ -123,3 +138,10 @@ func (a *Activities) storePrompt(ctx context.Context, in BeginTurnInput) error {
 	_, err := a.Store.SetSystemPromptOnce(ctx, in.SessionID, text)
 	return err
 }
+
+// promptBuildError is a system prompt that could not be built.
+type promptBuildError struct{ err error }
+
+func (e *promptBuildError) Error() string { return "build the system prompt: " + e.err.Error() }
+
+func (e *promptBuildError) Unwrap() error { return e.err }

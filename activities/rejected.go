@@ -64,8 +64,9 @@ func NonRetryableRejection(err error) error {
 	default:
 		return err
 	}
-	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.NonRetryable() {
+	// Temporal reads retryability from the returned error itself, not
+	// from one it wraps.
+	if app, ok := err.(*temporal.ApplicationError); ok && app.NonRetryable() {
 		return err
 	}
 	return temporal.NewNonRetryableApplicationError(msg+err.Error(), typ, err)

@@ -46,12 +46,15 @@ func TestNonRetryableRejection(t *testing.T) {
 			nonRetryable: true, typ: StoreGoneType, wraps: models.ErrStoreGone},
 		{name: "already non-retryable", err: temporal.NewNonRetryableApplicationError("kept", "own", gone),
 			nonRetryable: true, typ: "own", wraps: models.ErrStoreGone, says: "kept"},
+		{name: "a non-retryable error wrapped", err: fmt.Errorf("outer: %w", temporal.NewNonRetryableApplicationError("kept", "own", gone)),
+			nonRetryable: true, typ: StoreGoneType, wraps: models.ErrStoreGone, says: "outer: kept"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := NonRetryableRejection(tt.err)
-			var app *temporal.ApplicationError
-			isNR := errors.As(got, &app) && app.NonRetryable()
+			// Temporal reads retryability from the returned error itself.
+			app, _ := got.(*temporal.ApplicationError)
+			isNR := app != nil && app.NonRetryable()
 			if isNR != tt.nonRetryable {
 				t.Fatalf("NonRetryableRejection(%v) = %v; non-retryable %v, want %v", tt.err, got, isNR, tt.nonRetryable)
 			}
