@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -43,9 +42,7 @@ type Runtime struct {
 	Store  *models.Store
 	Client client.Client
 	Server *embedded.Server
-	// Worker is the turn worker polling now: nil in a client, and while
-	// work is paused (PauseWork). Read it under no lock only before the
-	// store watcher runs.
+	// Worker is the turn worker (nil in a client).
 	Worker worker.Worker
 	// Peer names the server of a client in what it says while waiting
 	// ("talaria serve at HOST:PORT"); empty: "temporal at ADDRESS".
@@ -55,13 +52,8 @@ type Runtime struct {
 	Notify func(line string)
 	logger *slog.Logger
 
-	// workMu guards Worker once it may be stopped and replaced.
-	workMu sync.Mutex
-	// newWorker builds a turn worker with this process's registration
-	// (nil without one).
-	newWorker func() worker.Worker
-	// paused is set while PauseWork holds the worker stopped.
-	paused bool
+	// work holds new activities while work is paused (PauseWork).
+	work workGate
 }
 
 // Start opens the store, embeds or dials Temporal and, when asked, starts the
@@ -170,25 +162,22 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		ApprovalPolicy:   cfg.Approvals.Mode,
 		Policy:           &policy,
 	}
-	rt.newWorker = func() worker.Worker {
-		w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
-			// Heartbeats reach the server at least twice a second, so a
-			// cancel (an interrupt) reaches an in-flight model call or
-			// tool within a second or two instead of 80% of the
-			// heartbeat timeout.
-			MaxHeartbeatThrottleInterval:     500 * time.Millisecond,
-			DefaultHeartbeatThrottleInterval: 500 * time.Millisecond,
-			// Activity failures and results stay small in history.
-			// Inside that, content the database refuses fails its
-			// activity at once instead of being retried as if the
-			// database were away.
-			Interceptors: []interceptor.WorkerInterceptor{activities.NewBoundsInterceptor(), activities.RejectionInterceptor()},
-		})
-		workflows.Register(w)
-		acts.Register(w)
-		return w
-	}
-	w := rt.newWorker()
+	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
+		// Heartbeats reach the server at least twice a second, so a
+		// cancel (an interrupt) reaches an in-flight model call or tool
+		// within a second or two instead of 80% of the heartbeat timeout.
+		MaxHeartbeatThrottleInterval:     500 * time.Millisecond,
+		DefaultHeartbeatThrottleInterval: 500 * time.Millisecond,
+		// While work is paused (a store that does not answer) a new
+		// activity waits at its start; running ones go on. Activity
+		// failures and results stay small in history. Inside that,
+		// content the database refuses fails its activity at once
+		// instead of being retried as if the database were away.
+		Interceptors: []interceptor.WorkerInterceptor{gateInterceptor(&rt.work),
+			activities.NewBoundsInterceptor(), activities.RejectionInterceptor()},
+	})
+	workflows.Register(w)
+	acts.Register(w)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
@@ -250,13 +239,10 @@ func (rt *Runtime) Close() {
 	if rt == nil {
 		return
 	}
-	rt.workMu.Lock()
 	if rt.Worker != nil {
 		rt.Worker.Stop()
 		rt.Worker = nil
 	}
-	rt.newWorker = nil // no resume after Close
-	rt.workMu.Unlock()
 	if rt.Client != nil {
 		rt.Client.Close()
 	}

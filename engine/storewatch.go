@@ -26,10 +26,10 @@ const (
 	storeGone
 )
 
-// storeMissesToPause is how many checks in a row must find the store not
-// answering before serve stops taking work: a blip does not restart the
-// worker.
-const storeMissesToPause = 2
+// storeMissesToPause is how many checks in a row (one a second in serve)
+// must find the store not answering before serve stops taking new work: a
+// blip or a slow check does not pause.
+const storeMissesToPause = 3
 
 // storeWatch is the watcher's state: the health it acts on and how many
 // checks in a row failed.
@@ -86,11 +86,11 @@ func (e *StoreGoneError) Unwrap() error { return e.Err }
 // positive) until ctx ends, which returns nil, or the store is gone: its
 // SQLite file removed or replaced, which returns a *StoreGoneError. A store
 // that stops answering (a database server down) for storeMissesToPause
-// checks in a row pauses work (PauseWork: the worker stops polling and the
-// scheduler skips its ticks) and is said once; when it answers again work
-// resumes (ResumeWork) and that is said too. Turns in flight wait in
-// Temporal meanwhile instead of spending their retries on the store. say
-// receives each line to show (nil: the runtime's logger).
+// checks in a row pauses work (PauseWork: no new activity starts, running
+// ones go on, the scheduler skips its ticks) and is said once; when it
+// answers again work resumes (ResumeWork) and that is said too. Turns wait
+// meanwhile instead of spending their retries on the store. say receives
+// each line to show (nil: the runtime's logger).
 func (rt *Runtime) WatchStore(ctx context.Context, interval time.Duration, say func(line string)) error {
 	if interval <= 0 {
 		interval = StoreCheckEvery
@@ -101,7 +101,6 @@ func (rt *Runtime) WatchStore(ctx context.Context, interval time.Duration, say f
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	var watch storeWatch
-	resumeWarned := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -128,16 +127,7 @@ func (rt *Runtime) WatchStore(ctx context.Context, interval time.Duration, say f
 			rt.PauseWork()
 			say(msg)
 		case watch.health == storeOK && prev == storeUnreachable:
-			if rerr := rt.ResumeWork(); rerr != nil {
-				// Try again at the next check, still paused.
-				watch = storeWatch{health: storeUnreachable}
-				if !resumeWarned {
-					rt.logger.Warn("the store answers again but work cannot resume yet", "error", rerr)
-					resumeWarned = true
-				}
-				continue
-			}
-			resumeWarned = false
+			rt.ResumeWork()
 			say(msg)
 		}
 	}

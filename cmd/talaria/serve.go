@@ -28,10 +28,13 @@ scheduler (a tick every minute starting due jobs), and the store
 ($TALARIA_HOME/talaria.db, or --db). Turns in flight when it stops, however it
 stops, resume when it starts again on the same $TALARIA_HOME.
 
-serve checks its store every second. While the database does not answer (two
-checks in a row), it stops taking work and says so; turns wait, and go on when
-it answers again. If its SQLite file is removed or replaced, serve stops with
-a failure status and never creates the store again.
+serve checks its store every second. While the database does not answer (three
+checks in a row), serve pauses: no new step of a turn starts and cron ticks are
+skipped, but steps already running (a long build, a command) go on untouched.
+It says so in one line, and in one line again when the store answers and work
+resumes; turns wait meanwhile and go on. If its SQLite file is removed or
+replaced, serve stops within a second with a failure status and never creates
+the store again.
 
 While it runs, 'talaria chat' from any directory with the same TALARIA_HOME
 sends its turns here. SIGINT or SIGTERM shut it down cleanly.`,
@@ -104,9 +107,9 @@ func runServe(cmd *cobra.Command, cfg config.Config) error {
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	watched := make(chan error, 1)
-	// A store that stops answering pauses work (the worker stops polling,
-	// cron ticks are skipped) until it answers again; each change is one
-	// line here.
+	// A store that stops answering pauses work (no new activity starts,
+	// running ones go on, cron ticks are skipped) until it answers again;
+	// each change is one line here.
 	say := func(line string) { fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", oneLine(errors.New(line))) }
 	go func() { watched <- rt.WatchStore(watchCtx, engine.StoreCheckEvery, say) }()
 	select {
