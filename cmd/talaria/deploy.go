@@ -75,9 +75,10 @@ func daemonCommand(name, short, long string, opts engine.Options,
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "talaria %s: ready (temporal %s, namespace %s, db %s)\n",
 				name, cfg.Temporal.Address, cfg.Temporal.Namespace, redactDSN(cfg.DB))
-			<-cmd.Context().Done()
-			fmt.Fprintf(cmd.ErrOrStderr(), "talaria %s: shutting down\n", name)
-			return nil
+			// The store is watched as serve watches it: an unreachable
+			// database pauses work, a removed or replaced SQLite file
+			// stops this process (exit status 1).
+			return watchStore(cmd.Context(), cmd, rt, name)
 		},
 	}
 	common.register(c)

@@ -104,25 +104,8 @@ func runServe(cmd *cobra.Command, cfg config.Config) error {
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s)\n",
 		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home)
-	watchCtx, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
-	watched := make(chan error, 1)
 	// A store that stops answering pauses work (no new activity starts,
 	// running ones go on, cron ticks are skipped) until it answers again;
-	// each change is one line here.
-	say := func(line string) { fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", oneLine(errors.New(line))) }
-	go func() { watched <- rt.WatchStore(watchCtx, engine.StoreCheckEvery, say) }()
-	select {
-	case <-ctx.Done():
-	case err = <-watched:
-	}
-	if err == nil {
-		fmt.Fprintln(cmd.ErrOrStderr(), "talaria serve: shutting down")
-		return nil
-	}
-	// The store under this process is gone: take no more work (the
-	// deferred stops end the scheduler, then the worker and the server)
-	// and never recreate it.
-	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", oneLine(err))
-	return &exitError{code: exitFailure}
+	// a store gone stops serve. Each is one line here.
+	return watchStore(ctx, cmd, rt, "serve")
 }
