@@ -49,8 +49,9 @@ func (a *rejectionActivity) ExecuteActivity(ctx context.Context, in *interceptor
 
 // NonRetryableRejection turns an error wrapping models.ErrRejected or
 // models.ErrStoreGone into a non-retryable application error (of type
-// StoreRejectedType or StoreGoneType) saying so in one line; other errors
-// are returned as they are.
+// StoreRejectedType or StoreGoneType) saying so in one line, err's text
+// included (a StoreGoneType error does not wrap err); other errors are
+// returned as they are.
 func NonRetryableRejection(err error) error {
 	if err == nil {
 		return nil
@@ -58,7 +59,7 @@ func NonRetryableRejection(err error) error {
 	var msg, typ string
 	switch {
 	case errors.Is(err, models.ErrStoreGone):
-		msg, typ = "the store was removed or replaced under this process; restart it on a store: ", StoreGoneType
+		msg, typ = " (restart this process on a store)", StoreGoneType
 	case errors.Is(err, models.ErrRejected):
 		msg, typ = "the database refused to store this turn's content: ", StoreRejectedType
 	default:
@@ -68,6 +69,11 @@ func NonRetryableRejection(err error) error {
 	// from one it wraps.
 	if app, ok := err.(*temporal.ApplicationError); ok && app.NonRetryable() {
 		return err
+	}
+	if typ == StoreGoneType {
+		// err says what is gone; its chain as a cause would only repeat
+		// it, level by level, wherever the failure is shown.
+		return temporal.NewApplicationErrorWithOptions(err.Error()+msg, typ, temporal.ApplicationErrorOptions{NonRetryable: true})
 	}
 	return temporal.NewNonRetryableApplicationError(msg+err.Error(), typ, err)
 }

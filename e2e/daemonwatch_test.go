@@ -1,0 +1,124 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/fakellm"
+)
+
+// TestDaemonsStopWhenStoreRemoved: a `talaria worker` and a `talaria
+// scheduler` of a multi-process deployment on a shared SQLite store watch
+// it as serve does: removing the file stops each with one clear line that
+// names it, and exit status 1; neither creates the store again.
+func TestDaemonsStopWhenStoreRemoved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several processes")
+	}
+	model := fakellm.New()
+	defer model.Close()
+	temporalHost := newUser(t, model.URL())
+	port := freePort(t)
+	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port))
+	cred := engine.CredentialPath(temporalHost.home)
+	db := filepath.Join(t.TempDir(), "shared.db")
+	shared := map[string]string{"TEMPORAL_ADDRESS": fmt.Sprintf("127.0.0.1:%d", port), "TALARIA_DB": db,
+		"TEMPORAL_TLS_CERT": cred, "TEMPORAL_TLS_KEY": cred, "TEMPORAL_TLS_CA": cred, "TEMPORAL_TLS_SERVER_NAME": "localhost"}
+	daemons := map[string]*server{}
+	for _, name := range []string{"worker", "scheduler"} {
+		u := newUser(t, model.URL())
+		for k, v := range shared {
+			u.env[k] = v
+		}
+		daemons[name] = u.daemon("talaria "+name+": ready", name)
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Fatalf("the daemons did not open the store: %v", err)
+	}
+	if err := os.Remove(db); err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range daemons {
+		var err error
+		select {
+		case err = <-d.done:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("talaria %s still runs 30s after its store was removed:\n%s", name, d.stderr.String())
+		}
+		stderr := d.stderr.String()
+		if code := d.cmd.ProcessState.ExitCode(); code != 1 {
+			t.Errorf("talaria %s exited with %v (status %d), want status 1", name, err, code)
+		}
+		want := fmt.Sprintf("talaria %s: the store %s was removed or replaced under a running talaria %s; stopping: restart talaria %s to continue\n",
+			name, db, name, name)
+		if !strings.Contains(stderr, want) {
+			t.Errorf("talaria %s stderr lacks %q:\n%s", name, want, stderr)
+		}
+		if strings.Contains(stderr, "panic") || strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "shutting down") {
+			t.Errorf("talaria %s stderr:\n%s", name, stderr)
+		}
+		t.Logf("talaria %s said:\n%s", name, stderr)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("the removed store was created again: stat = %v", err)
+	}
+}
+
+// TestChatFailsWhenStoreRemoved: `talaria chat` without serve (its own
+// worker, no store watcher) whose SQLite store is removed while the model
+// answers ends with a failure, one line saying the store was removed,
+// instead of retrying its bookkeeping for ever; it never says completed.
+func TestChatFailsWhenStoreRemoved(t *testing.T) {
+	model := fakellm.New(fakellm.Step{Text: "late answer", Delay: 3 * time.Second})
+	defer model.Close()
+	u := newUser(t, model.URL())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	chat := u.command(ctx, "chat", "--json", "--session", "gone", "-q", "hello")
+	var out, errOut bytes.Buffer
+	chat.Stdout, chat.Stderr = &lockedWriter{w: &out}, &lockedWriter{w: &errOut}
+	if err := chat.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- chat.Wait() }()
+	if err := model.WaitRequests(ctx, 1); err != nil {
+		t.Fatalf("the turn did not call the model: %v", err)
+	}
+	db := filepath.Join(u.home, "talaria.db")
+	if err := os.Remove(db); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(90 * time.Second):
+		_ = chat.Process.Kill()
+		<-done
+		t.Fatalf("chat still runs 90s after its store was removed:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	code := chat.ProcessState.ExitCode()
+	t.Logf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	if code == 0 {
+		t.Errorf("chat exited 0 after its store was removed")
+	}
+	all := out.String() + errOut.String()
+	if strings.Contains(all, `"completed": true`) || strings.Contains(all, "late answer") {
+		t.Errorf("the turn was reported completed after its store was removed")
+	}
+	if !strings.Contains(all, "removed") {
+		t.Errorf("nothing says the store was removed")
+	}
+	if strings.Contains(all, "panic") || strings.Contains(all, "goroutine ") {
+		t.Errorf("a panic was shown")
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("the removed store was created again: stat = %v", err)
+	}
+}
