@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/talaria-agent/talaria/engine"
 	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/pgtest"
+	"github.com/talaria-agent/talaria/models"
 )
 
 // TestDaemonsStopWhenStoreRemoved: a `talaria worker` and a `talaria
@@ -120,5 +123,92 @@ func TestChatFailsWhenStoreRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(db); !os.IsNotExist(err) {
 		t.Errorf("the removed store was created again: stat = %v", err)
+	}
+}
+
+// TestDaemonsPauseWhileDatabaseAway: a `talaria worker` and a `talaria
+// scheduler` on PostgreSQL whose database goes away say once, naming
+// themselves, that they stop taking work; a turn sent meanwhile is not
+// run (the model is not called) until the database answers again, which
+// they say too, and then it completes.
+func TestDaemonsPauseWhileDatabaseAway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a database outage")
+	}
+	direct := pgtest.DSN(t, "daemonoutage")
+	u0, err := url.Parse(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := startDBProxy(t, u0.Host)
+	u0.Host = proxy.addr
+	q := u0.Query()
+	q.Set("connect_timeout", "1")
+	u0.RawQuery = q.Encode()
+
+	model := fakellm.New(fakellm.TextStep("run after the outage"))
+	defer model.Close()
+	temporalHost := newUser(t, model.URL())
+	port := freePort(t)
+	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port))
+	cred := engine.CredentialPath(temporalHost.home)
+	shared := map[string]string{"TEMPORAL_ADDRESS": fmt.Sprintf("127.0.0.1:%d", port),
+		"TEMPORAL_TLS_CERT": cred, "TEMPORAL_TLS_KEY": cred, "TEMPORAL_TLS_CA": cred, "TEMPORAL_TLS_SERVER_NAME": "localhost"}
+	daemons := map[string]*server{}
+	for _, name := range []string{"worker", "scheduler"} {
+		u := newUser(t, model.URL())
+		for k, v := range shared {
+			u.env[k] = v
+		}
+		u.env["TALARIA_DB"] = u0.String()
+		daemons[name] = u.daemon("talaria "+name+": ready", name)
+	}
+	said := func(d *server) string {
+		w := d.cmd.Stderr.(*lockedWriter)
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return d.stderr.String()
+	}
+
+	proxy.down()
+	for name, d := range daemons {
+		paused := fmt.Sprintf("talaria %s: the store does not answer: talaria %s stops taking work until it does (", name, name)
+		waitFor(t, 30*time.Second, func() bool { return strings.Contains(said(d), paused) })
+	}
+	sender := newUser(t, model.URL())
+	for k, v := range shared {
+		sender.env[k] = v
+	}
+	sender.env["TALARIA_DB"] = direct
+	if out, stderr, code := sender.run(time.Minute, "send", "outage", "hello", "--mode", "queue"); code != 0 {
+		t.Fatalf("send: exit %d %s%s", code, out, stderr)
+	}
+	time.Sleep(5 * time.Second)
+	if n := len(model.Requests()); n != 0 {
+		t.Fatalf("the model was called %d times while the database was away, want none", n)
+	}
+
+	proxy.up(proxy.addr)
+	for name, d := range daemons {
+		resumed := fmt.Sprintf("talaria %s: the store answers again: talaria %s takes work again\n", name, name)
+		waitFor(t, 30*time.Second, func() bool { return strings.Contains(said(d), resumed) })
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	store, err := models.Open(ctx, direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	waitFor(t, 90*time.Second, func() bool {
+		turns, err := store.Turns(ctx, "outage")
+		return err == nil && len(turns) == 1 && turns[0].Status == "completed"
+	})
+	for name, d := range daemons {
+		s := said(d)
+		if strings.Contains(s, "panic") || strings.Contains(s, "goroutine ") || strings.Contains(s, "serve") {
+			t.Errorf("talaria %s said:\n%s", name, s)
+		}
+		t.Logf("talaria %s said:\n%s", name, s)
 	}
 }
