@@ -21,7 +21,11 @@ TEMPORAL_API_KEY) and one database (--db postgres://... or TALARIA_DB). Workers
 share the load; when one dies, its in-flight model calls and tool batches move to
 another within heartbeat_timeout, and tool calls it had claimed but not finished
 are reported to the model as "outcome unknown" instead of being run twice.
-SIGINT or SIGTERM stop it cleanly.`, engine.Options{Worker: true}, nil)
+
+It checks its store every second, as serve does: while the database does not
+answer (two checks in a row) it stops taking work and says so, and takes work
+again when it answers; if its SQLite file is removed or replaced, it stops
+with a failure status. SIGINT or SIGTERM stop it cleanly.`, engine.Options{Worker: true}, nil)
 }
 
 func newSchedulerCommand() *cobra.Command {
@@ -30,7 +34,11 @@ func newSchedulerCommand() *cobra.Command {
 workflow whose id is the job and the slot, so several schedulers (or a retried
 tick) never run a slot twice, and missed slots are caught up after downtime as
 each job's catch-up policy says. Point it at the deployment's Temporal
-(TEMPORAL_ADDRESS) and database (TALARIA_DB); 'talaria serve' runs one itself.`, engine.Options{},
+(TEMPORAL_ADDRESS) and database (TALARIA_DB); 'talaria serve' runs one itself.
+
+It checks its store every second, as serve does: while the database does not
+answer (two checks in a row) it skips its ticks and says so; if its SQLite
+file is removed or replaced, it stops with a failure status.`, engine.Options{},
 		func(cmd *cobra.Command, rt *engine.Runtime) (func(), error) {
 			ticker, err := rt.StartScheduler(cmd.Context())
 			if err != nil {
