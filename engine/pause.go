@@ -99,9 +99,9 @@ func gateBeatEvery(hb time.Duration) time.Duration {
 // activity with a heartbeat timeout heartbeats, so it is neither timed out
 // nor moved elsewhere by the server, and learns of a cancel; when its
 // context ends (a cancel, its own timeout) it runs at once with that
-// context, exactly as if it had started then, so a cancelled tool batch
-// still answers every call. The gate only delays a start; it never
-// changes what runs.
+// context, exactly as if it had started then (an interrupted tool batch
+// fails at its start and the turn's AnswerCalls answers its calls). The
+// gate only delays a start; it never changes what runs.
 func gateInterceptor(g *workGate) interceptor.WorkerInterceptor { return &gateWorker{gate: g} }
 
 type gateWorker struct {

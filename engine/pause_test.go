@@ -126,29 +126,7 @@ func TestStoreOutageLetsRunningWorkFinish(t *testing.T) {
 			t.Fatalf("nothing said within 30s, want %q", want)
 		}
 	}
-	type outcome struct {
-		res workflows.ConversationResult
-		err error
-	}
-	startTurn := func(session, text string) <-chan outcome {
-		t.Helper()
-		msg := workflows.Message{RequestID: newRequestID(), Text: text, Mode: workflows.BusyQueue,
-			Turn: workflows.TurnInput{SessionID: session, UserMessage: text, Model: fakellm.DefaultModel, Workdir: dir}}
-		if err := rt.send(ctx, session, msg); err != nil {
-			t.Fatal(err)
-		}
-		result := make(chan outcome, 1)
-		go func() {
-			id, err := rt.waitAssigned(ctx, session, msg.RequestID)
-			if err != nil {
-				result <- outcome{err: err}
-				return
-			}
-			res, err := rt.WaitTurn(ctx, id)
-			result <- outcome{res, err}
-		}()
-		return result
-	}
+	startTurn := func(session, text string) <-chan turnOutcome { return sendTurn(ctx, t, rt, session, text, dir) }
 
 	build := startTurn("build", "build")
 	for {
@@ -183,7 +161,7 @@ func TestStoreOutageLetsRunningWorkFinish(t *testing.T) {
 	if err := os.WriteFile(release, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for name, ch := range map[string]<-chan outcome{"build": build, "later": later} {
+	for name, ch := range map[string]<-chan turnOutcome{"build": build, "later": later} {
 		select {
 		case o := <-ch:
 			want := map[string]string{"build": "built", "later": "later done"}[name]
@@ -207,4 +185,129 @@ func TestStoreOutageLetsRunningWorkFinish(t *testing.T) {
 	if n := len(model.Requests()); n != 3 {
 		t.Errorf("the model was called %d times, want 3", n)
 	}
+}
+
+// turnOutcome is how a turn sent by sendTurn ended.
+type turnOutcome struct {
+	res workflows.ConversationResult
+	err error
+}
+
+// sendTurn sends text to session (tools working in dir) and returns where
+// its outcome arrives.
+func sendTurn(ctx context.Context, t *testing.T, rt *Runtime, session, text, dir string) <-chan turnOutcome {
+	t.Helper()
+	msg := workflows.Message{RequestID: newRequestID(), Text: text, Mode: workflows.BusyQueue,
+		Turn: workflows.TurnInput{SessionID: session, UserMessage: text, Model: fakellm.DefaultModel, Workdir: dir}}
+	if err := rt.send(ctx, session, msg); err != nil {
+		t.Fatal(err)
+	}
+	result := make(chan turnOutcome, 1)
+	go func() {
+		id, err := rt.waitAssigned(ctx, session, msg.RequestID)
+		if err != nil {
+			result <- turnOutcome{err: err}
+			return
+		}
+		res, err := rt.WaitTurn(ctx, id)
+		result <- turnOutcome{res, err}
+	}()
+	return result
+}
+
+// TestInterruptReachesBatchHeldByPause: a tool batch scheduled while work
+// is paused waits at the gate; an interrupt sent then reaches it (the
+// waiting activity heartbeats), so when work resumes the commands never
+// run, the turn ends interrupted and each call is answered exactly once.
+func TestInterruptReachesBatchHeldByPause(t *testing.T) {
+	dir := t.TempDir()
+	marks := []string{filepath.Join(dir, "ran1"), filepath.Join(dir, "ran2")}
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		if last, _ := req.LastMessage(); last.Role == openai.ChatMessageRoleTool {
+			return fakellm.TextStep("after the batch")
+		}
+		st := fakellm.ToolStep(
+			fakellm.ToolCall{ID: "t1", Name: "terminal", Arguments: fmt.Sprintf(`{"command":"touch %s"}`, marks[0])},
+			fakellm.ToolCall{ID: "t2", Name: "terminal", Arguments: fmt.Sprintf(`{"command":"touch %s"}`, marks[1])})
+		st.Delay = time.Second
+		return st
+	}))
+	defer model.Close()
+	rt := startRuntime(t, model)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+
+	const session = "held"
+	turn := sendTurn(ctx, t, rt, session, "run both", dir)
+	if err := model.WaitRequests(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The model call is running: pausing now leaves it be, and holds the
+	// batch it leads to.
+	rt.PauseWork()
+	st, err := rt.SessionState(ctx, session)
+	if err != nil || st.Running == "" {
+		t.Fatalf("no running turn: %+v, %v", st, err)
+	}
+	for !batchScheduled(ctx, t, rt, st.Running) {
+		if ctx.Err() != nil {
+			t.Fatal("the tool batch was never scheduled")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	if _, err := rt.Interrupt(ctx, session, "stop"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	for _, m := range marks {
+		if _, err := os.Stat(m); err == nil {
+			t.Fatalf("a command of the batch held by the pause ran before resume: %s", m)
+		}
+	}
+	rt.ResumeWork()
+	var o turnOutcome
+	select {
+	case o = <-turn:
+	case <-ctx.Done():
+		t.Fatal("the interrupted turn did not end after resume")
+	}
+	if o.err != nil || !o.res.Interrupted {
+		t.Fatalf("turn: %+v, %v; want interrupted", o.res, o.err)
+	}
+	for _, m := range marks {
+		if _, err := os.Stat(m); err == nil {
+			t.Errorf("a command of the interrupted batch ran after resume: %s", m)
+		}
+	}
+	msgs, err := rt.Store.Messages(ctx, session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := map[string]int{}
+	for _, m := range msgs {
+		if m.Role == openai.ChatMessageRoleTool {
+			answers[m.ToolCallID]++
+		}
+	}
+	if answers["t1"] != 1 || answers["t2"] != 1 || len(answers) != 2 {
+		t.Errorf("tool answers by call id = %v, want t1 and t2 once each", answers)
+	}
+}
+
+// batchScheduled reports whether the turn's history has scheduled a tool
+// batch activity.
+func batchScheduled(ctx context.Context, t *testing.T, rt *Runtime, turnID string) bool {
+	t.Helper()
+	iter := rt.Client.GetWorkflowHistory(ctx, turnID, "", false, 0)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == activities.ExecuteToolsName {
+			return true
+		}
+	}
+	return false
 }
