@@ -145,6 +145,8 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	tools.HideWorkerEnvironment()
 	// What tools may touch is this worker's configuration, never a sender's.
 	policy := ToolPolicy(cfg)
+	// Tool outputs kept longer than their retention go before any turn runs.
+	PruneOutputs(cfg.Home, time.Now(), rt.logger)
 	acts := &activities.Activities{
 		Store:        rt.Store,
 		Home:         cfg.Home,

@@ -23,7 +23,7 @@ another within heartbeat_timeout, and tool calls it had claimed but not finished
 are reported to the model as "outcome unknown" instead of being run twice.
 
 It checks its store every second, as serve does: while the database does not
-answer (two checks in a row) it stops taking work and says so, and takes work
+answer (three checks in a row) it stops taking work and says so, and takes work
 again when it answers; if its SQLite file is removed or replaced, it stops
 with a failure status. SIGINT or SIGTERM stop it cleanly.`, engine.Options{Worker: true}, nil)
 }
@@ -37,7 +37,7 @@ each job's catch-up policy says. Point it at the deployment's Temporal
 (TEMPORAL_ADDRESS) and database (TALARIA_DB); 'talaria serve' runs one itself.
 
 It checks its store every second, as serve does: while the database does not
-answer (two checks in a row) it skips its ticks and says so; if its SQLite
+answer (three checks in a row) it skips its ticks and says so; if its SQLite
 file is removed or replaced, it stops with a failure status.`, engine.Options{},
 		func(cmd *cobra.Command, rt *engine.Runtime) (func(), error) {
 			ticker, err := rt.StartScheduler(cmd.Context())
