@@ -3,34 +3,16 @@ package tools
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/talaria-agent/talaria/internal/regularfile"
 )
 
 // fileKind names the type of a file that is not a regular file, for the
 // one-line refusal the model reads.
-func fileKind(mode fs.FileMode) string {
-	switch {
-	case mode.IsDir():
-		return "a directory"
-	case mode&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case mode&fs.ModeSocket != 0:
-		return "a socket"
-	case mode&fs.ModeCharDevice != 0:
-		return "a character device"
-	case mode&fs.ModeDevice != 0:
-		return "a block device"
-	case mode&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case mode&fs.ModeIrregular != 0:
-		return "an irregular file"
-	default:
-		return "not a regular file"
-	}
-}
+func fileKind(mode fs.FileMode) string { return regularfile.Kind(mode) }
 
 // notRegular describes why a file of this mode is refused by tool, or
 // returns "" for a regular file. Pure.
@@ -77,21 +59,7 @@ func explainOpenError(tool string, p checkedPath, err error) error {
 }
 
 // readRegularFile is os.ReadFile for a file a tool keeps itself (a memory
-// file): the open does not wait (O_NONBLOCK), and anything but a regular
-// file is refused, so a FIFO put in its place cannot block the call. A
-// missing file is an error matching fs.ErrNotExist, as with os.ReadFile.
-func readRegularFile(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a regular file", path, fileKind(info.Mode()))
-	}
-	return io.ReadAll(f)
-}
+// file): anything but a regular file is refused without waiting, so a FIFO
+// put in its place cannot block the call. A missing file is an error
+// matching fs.ErrNotExist, as with os.ReadFile.
+func readRegularFile(path string) ([]byte, error) { return regularfile.Read(path) }
