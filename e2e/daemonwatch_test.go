@@ -140,8 +140,8 @@ func TestDaemonsPauseWhileDatabaseAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := startDBProxy(t, u0.Host)
-	u0.Host = proxy.addr
+	proxy := pgtest.StartProxy(t, u0.Host)
+	u0.Host = proxy.Addr()
 	q := u0.Query()
 	q.Set("connect_timeout", "1")
 	u0.RawQuery = q.Encode()
@@ -170,7 +170,7 @@ func TestDaemonsPauseWhileDatabaseAway(t *testing.T) {
 		return d.stderr.String()
 	}
 
-	proxy.down()
+	proxy.Down()
 	for name, d := range daemons {
 		paused := fmt.Sprintf("talaria %s: the store does not answer: talaria %s stops taking work until it does (", name, name)
 		waitFor(t, 30*time.Second, func() bool { return strings.Contains(said(d), paused) })
@@ -188,7 +188,7 @@ func TestDaemonsPauseWhileDatabaseAway(t *testing.T) {
 		t.Fatalf("the model was called %d times while the database was away, want none", n)
 	}
 
-	proxy.up(proxy.addr)
+	proxy.Up()
 	for name, d := range daemons {
 		resumed := fmt.Sprintf("talaria %s: the store answers again: talaria %s takes work again\n", name, name)
 		waitFor(t, 30*time.Second, func() bool { return strings.Contains(said(d), resumed) })

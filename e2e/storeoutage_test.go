@@ -3,11 +3,8 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"io"
-	"net"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,65 +12,6 @@ import (
 	"github.com/talaria-agent/talaria/internal/pgtest"
 	"github.com/talaria-agent/talaria/workflows"
 )
-
-// dbProxy forwards TCP connections to a database server and can drop them
-// all and refuse new ones, as a database server that goes down does.
-type dbProxy struct {
-	t      *testing.T
-	target string
-	addr   string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  []net.Conn
-}
-
-func startDBProxy(t *testing.T, target string) *dbProxy {
-	p := &dbProxy{t: t, target: target}
-	p.up("127.0.0.1:0")
-	t.Cleanup(p.down)
-	return p
-}
-
-func (p *dbProxy) up(addr string) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.mu.Lock()
-	p.ln, p.addr = ln, ln.Addr().String()
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() { _, _ = io.Copy(c, s); c.Close() }()
-		}
-	}()
-}
-
-func (p *dbProxy) down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
 
 // TestServePausesWhileDatabaseAway: serve on PostgreSQL whose database goes
 // away during a turn's model call says once that it stops taking work,
@@ -89,8 +27,8 @@ func TestServePausesWhileDatabaseAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := startDBProxy(t, u0.Host)
-	u0.Host = proxy.addr
+	proxy := pgtest.StartProxy(t, u0.Host)
+	u0.Host = proxy.Addr()
 	q := u0.Query()
 	q.Set("connect_timeout", "1")
 	u0.RawQuery = q.Encode()
@@ -130,7 +68,7 @@ func TestServePausesWhileDatabaseAway(t *testing.T) {
 		t.Fatalf("the model was not called: %v\n%s", err, chatSaid())
 	}
 
-	proxy.down()
+	proxy.Down()
 	const paused = "talaria serve: the store does not answer: serve stops taking work until it does ("
 	waitFor(t, 30*time.Second, func() bool { return strings.Contains(serveSaid(), paused) })
 	// Work is paused: nothing calls the model while the database is away.
@@ -144,7 +82,7 @@ func TestServePausesWhileDatabaseAway(t *testing.T) {
 	default:
 	}
 
-	proxy.up(proxy.addr)
+	proxy.Up()
 	waitFor(t, 30*time.Second, func() bool {
 		return strings.Contains(serveSaid(), "talaria serve: the store answers again: serve takes work again\n")
 	})

@@ -138,7 +138,7 @@ func TestStoreOutageLetsRunningWorkFinish(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	proxy.down()
+	proxy.Down()
 	said("the store does not answer: serve stops taking work until it does (")
 	if !rt.WorkPaused() {
 		t.Fatal("work is not paused while the store does not answer")
@@ -156,7 +156,7 @@ func TestStoreOutageLetsRunningWorkFinish(t *testing.T) {
 	default:
 	}
 
-	proxy.up(proxy.addr)
+	proxy.Up()
 	said("the store answers again: serve takes work again")
 	if err := os.WriteFile(release, nil, 0o600); err != nil {
 		t.Fatal(err)

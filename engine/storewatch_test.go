@@ -5,9 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -140,65 +138,6 @@ func TestWatchStoreQuietWhileHealthy(t *testing.T) {
 	}
 }
 
-// tcpProxy forwards connections to a database server and can drop them
-// all and refuse new ones, as a server that goes away does.
-type tcpProxy struct {
-	t      *testing.T
-	target string
-	addr   string
-	mu     sync.Mutex
-	ln     net.Listener
-	conns  []net.Conn
-}
-
-func startProxy(t *testing.T, target string) *tcpProxy {
-	p := &tcpProxy{t: t, target: target}
-	p.up("127.0.0.1:0")
-	t.Cleanup(p.down)
-	return p
-}
-
-func (p *tcpProxy) up(addr string) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		p.t.Fatal(err)
-	}
-	p.mu.Lock()
-	p.ln, p.addr = ln, ln.Addr().String()
-	p.mu.Unlock()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			s, err := net.Dial("tcp", p.target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, s)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(s, c); s.Close() }()
-			go func() { _, _ = io.Copy(c, s); c.Close() }()
-		}
-	}()
-}
-
-func (p *tcpProxy) down() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.ln != nil {
-		p.ln.Close()
-		p.ln = nil
-	}
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
 // TestWatchStoreSaysWhenDatabaseAway: a PostgreSQL store that stops
 // answering is said once, not stopped for; when it answers again that is
 // said too.
@@ -208,8 +147,8 @@ func TestWatchStoreSaysWhenDatabaseAway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := startProxy(t, u.Host)
-	u.Host = proxy.addr
+	proxy := pgtest.StartProxy(t, u.Host)
+	u.Host = proxy.Addr()
 	q := u.Query()
 	q.Set("connect_timeout", "1")
 	u.RawQuery = q.Encode()
@@ -234,7 +173,7 @@ func TestWatchStoreSaysWhenDatabaseAway(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	proxy.down()
+	proxy.Down()
 	waitFor("the store does not answer")
 	time.Sleep(300 * time.Millisecond)
 	if n := strings.Count(logs.String(), "does not answer"); n != 1 {
@@ -245,7 +184,7 @@ func TestWatchStoreSaysWhenDatabaseAway(t *testing.T) {
 		t.Fatalf("WatchStore returned %v while the database was away: it must wait", err)
 	default:
 	}
-	proxy.up(proxy.addr)
+	proxy.Up()
 	waitFor("the store answers again")
 	if _, err := st.NextTurn(t.Context(), "s", "m", ""); err != nil {
 		t.Errorf("the store does not work again: %v", err)
@@ -276,14 +215,14 @@ func (l *lockedBuffer) String() string {
 
 // proxiedPostgres is a PostgreSQL DSN for this test reached through a proxy
 // that can drop the database, with a short connect timeout.
-func proxiedPostgres(t *testing.T, prefix string) (string, *tcpProxy) {
+func proxiedPostgres(t *testing.T, prefix string) (string, *pgtest.Proxy) {
 	t.Helper()
 	u, err := url.Parse(pgtest.DSN(t, prefix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := startProxy(t, u.Host)
-	u.Host = proxy.addr
+	proxy := pgtest.StartProxy(t, u.Host)
+	u.Host = proxy.Addr()
 	q := u.Query()
 	q.Set("connect_timeout", "1")
 	u.RawQuery = q.Encode()
@@ -323,7 +262,7 @@ func TestStoreOutagePausesWork(t *testing.T) {
 		}
 	}
 
-	proxy.down()
+	proxy.Down()
 	said("the store does not answer: serve stops taking work until it does (")
 	if !rt.WorkPaused() {
 		t.Fatal("work is not paused while the store does not answer")
@@ -361,7 +300,7 @@ func TestStoreOutagePausesWork(t *testing.T) {
 	default:
 	}
 
-	proxy.up(proxy.addr)
+	proxy.Up()
 	said("the store answers again: serve takes work again")
 	if rt.WorkPaused() {
 		t.Fatal("work did not resume when the store answered")
