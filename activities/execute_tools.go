@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -94,9 +93,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	}
 	// An interrupted batch still answers every call (the cancelled ones
 	// included) before reporting the cancellation.
-	storeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	saved, err := a.Store.AppendMessages(storeCtx, rows)
+	saved, err := a.persistResults(ctx, in.Call, rows)
 	if err != nil {
 		return ExecuteToolsResult{}, fmt.Errorf("execute tools: persist results: %w", err)
 	}

@@ -1,0 +1,81 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/talaria-agent/talaria/internal/pgtest"
+	"github.com/talaria-agent/talaria/models"
+)
+
+func TestStoreMayAnswerLater(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{errors.New("dial tcp: connection refused"), true},
+		{fmt.Errorf("append: %w", models.ErrUnreachable), true},
+		{fmt.Errorf("append: %w", models.ErrRejected), false},
+		{fmt.Errorf("append: %w", models.ErrStoreGone), false},
+		{fmt.Errorf("append: %w", models.ErrInvalidArgument), false},
+		{context.Canceled, false},
+	} {
+		if got := storeMayAnswerLater(tc.err); got != tc.want {
+			t.Errorf("storeMayAnswerLater(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+// TestToolResultsWaitForTheStore: a batch whose results are ready while
+// its PostgreSQL store does not answer stores them once the store is back,
+// instead of failing and leaving calls that ran with "outcome unknown".
+func TestToolResultsWaitForTheStore(t *testing.T) {
+	u, err := url.Parse(pgtest.DSN(t, "persist"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := pgtest.StartProxy(t, u.Host)
+	u.Host = proxy.Addr()
+	q := u.Query()
+	q.Set("connect_timeout", "1")
+	u.RawQuery = q.Encode()
+	ctx := context.Background()
+	store, err := models.Open(ctx, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := store.EnsureSession(ctx, "s", "m"); err != nil {
+		t.Fatal(err)
+	}
+	a := &Activities{Store: store}
+	var env testsuite.WorkflowTestSuite
+	actEnv := env.NewTestActivityEnvironment()
+	persist := func(ctx context.Context) (int, error) {
+		saved, err := a.persistResults(ctx, 1, []models.Message{{SessionID: "s", TurnID: "t", IdemKey: toolKey("t", 1, "c1"),
+			Role: "tool", ToolCallID: "c1", Name: "terminal", Content: "it ran"}})
+		return len(saved), err
+	}
+	actEnv.RegisterActivity(persist)
+
+	proxy.Down()
+	back := time.AfterFunc(2*time.Second, proxy.Up)
+	defer back.Stop()
+	val, err := actEnv.ExecuteActivity(persist)
+	if err != nil {
+		t.Fatalf("results not stored after the store came back: %v", err)
+	}
+	var n int
+	if err := val.Get(&n); err != nil || n != 1 {
+		t.Fatalf("stored %d rows (%v), want 1", n, err)
+	}
+	if _, err := store.MessageByKey(ctx, toolKey("t", 1, "c1")); err != nil {
+		t.Fatalf("the result is not in the store: %v", err)
+	}
+}
