@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/talaria-agent/talaria/compress"
@@ -46,12 +47,19 @@ func contextTokens(system string, history []models.Message, schemaChars func() i
 // loadContext returns a session's system prompt (the stored one, else the
 // worker's fallback) and its visible messages.
 func (a *Activities) loadContext(ctx context.Context, sessionID string) (string, []models.Message, error) {
+	sess, err := a.Store.Session(ctx, sessionID)
+	if errors.Is(err, models.ErrNotFound) {
+		return "", nil, fmt.Errorf("%w: %s (it was deleted, or the store was replaced, while the turn ran)", ErrSessionMissing, sessionID)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("load session %s: %w", sessionID, err)
+	}
 	history, err := a.Store.Messages(ctx, sessionID)
 	if err != nil {
 		return "", nil, fmt.Errorf("load session %s: %w", sessionID, err)
 	}
 	system := a.SystemPrompt
-	if sess, err := a.Store.Session(ctx, sessionID); err == nil && sess.SystemPrompt != "" {
+	if sess.SystemPrompt != "" {
 		system = sess.SystemPrompt
 	}
 	return system, history, nil

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/internal/pgtest"
@@ -77,5 +79,27 @@ func TestToolResultsWaitForTheStore(t *testing.T) {
 	}
 	if _, err := store.MessageByKey(ctx, toolKey("t", 1, "c1")); err != nil {
 		t.Fatalf("the result is not in the store: %v", err)
+	}
+}
+
+// TestCallModelNeedsItsSession: a model call for a session the store does
+// not hold (deleted, or the store replaced, while the turn ran) fails with
+// ErrSessionMissing before any model is asked, instead of answering from
+// an empty conversation.
+func TestCallModelNeedsItsSession(t *testing.T) {
+	ctx := context.Background()
+	store, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	a := &Activities{Store: store}
+	_, err = a.CallModel(ctx, CallModelInput{TurnID: "t", SessionID: "gone", Call: 1, Model: "m"})
+	if !errors.Is(err, ErrSessionMissing) {
+		t.Fatalf("CallModel for a missing session: %v, want ErrSessionMissing", err)
+	}
+	var app *temporal.ApplicationError
+	if !errors.As(NonRetryableRejection(err), &app) || app.Type() != SessionMissingType || !app.NonRetryable() {
+		t.Fatalf("not a non-retryable %s: %v", SessionMissingType, NonRetryableRejection(err))
 	}
 }

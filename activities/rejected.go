@@ -19,6 +19,16 @@ const StoreRejectedType = "store_rejected"
 // running process (models.ErrStoreGone).
 const StoreGoneType = "store_gone"
 
+// SessionMissingType is the type of the application error an activity
+// fails with when the turn's session is not in the store (ErrSessionMissing).
+const SessionMissingType = "session_missing"
+
+// ErrSessionMissing reports that a turn's session is not in the store: it
+// was deleted, or the store was replaced, while the turn ran. A retry
+// cannot bring it back, and going on would answer from an empty
+// conversation.
+var ErrSessionMissing = errors.New("the turn's session is not in the store")
+
 // RejectionInterceptor makes every activity, local ones included, fail
 // without retrying when the database refused its content (the same write
 // cannot succeed on a retry) or when the store's SQLite file was removed
@@ -47,9 +57,10 @@ func (a *rejectionActivity) ExecuteActivity(ctx context.Context, in *interceptor
 	return out, NonRetryableRejection(err)
 }
 
-// NonRetryableRejection turns an error wrapping models.ErrRejected or
-// models.ErrStoreGone into a non-retryable application error (of type
-// StoreRejectedType or StoreGoneType) saying so in one line, err's text
+// NonRetryableRejection turns an error wrapping models.ErrRejected,
+// models.ErrStoreGone or ErrSessionMissing into a non-retryable application
+// error (of type StoreRejectedType, StoreGoneType or SessionMissingType)
+// saying so in one line, err's text
 // included (a StoreGoneType error does not wrap err); other errors are
 // returned as they are.
 func NonRetryableRejection(err error) error {
@@ -62,6 +73,8 @@ func NonRetryableRejection(err error) error {
 		msg, typ = " (restart this process on a store)", StoreGoneType
 	case errors.Is(err, models.ErrRejected):
 		msg, typ = "the database refused to store this turn's content: ", StoreRejectedType
+	case errors.Is(err, ErrSessionMissing):
+		msg, typ = "", SessionMissingType
 	default:
 		return err
 	}

@@ -44,6 +44,8 @@ func TestNonRetryableRejection(t *testing.T) {
 			says: "finish turn t1: the store was removed or replaced: /h/talaria.db was removed (restart this process on a store)"},
 		{name: "store gone in an application error", err: temporal.NewApplicationErrorWithCause("x", "t", gone),
 			nonRetryable: true, typ: StoreGoneType, wraps: models.ErrStoreGone},
+		{name: "session missing", err: fmt.Errorf("call model: %w", fmt.Errorf("%w: s1 (it was deleted)", ErrSessionMissing)),
+			nonRetryable: true, typ: SessionMissingType, wraps: ErrSessionMissing, says: "call model: the turn's session is not in the store: s1"},
 		{name: "already non-retryable", err: temporal.NewNonRetryableApplicationError("kept", "own", gone),
 			nonRetryable: true, typ: "own", wraps: models.ErrStoreGone, says: "kept"},
 		{name: "a non-retryable error wrapped", err: fmt.Errorf("outer: %w", temporal.NewNonRetryableApplicationError("kept", "own", gone)),
