@@ -411,6 +411,25 @@ func TestLoopBillingAndAuthFallBack(t *testing.T) {
 	}
 }
 
+// TestLoopBrokenProviderFallsBack: a primary that answers with an HTML page
+// is tried as often as the turn allows (2 here; never more than
+// invalid_response's own 3), then the turn goes on with the fallback
+// provider.
+func TestLoopBrokenProviderFallsBack(t *testing.T) {
+	fb := fakellm.New(fakellm.TextStep("fallback answer"))
+	defer fb.Close()
+	page := fakellm.HTMLStep("502 Bad Gateway")
+	l := newLoopRun(t, []fakellm.Step{page, page, page, page}, withFallback(fb))
+	res := l.turn("s", "go")
+	expect(t, res, workflows.StopTextResponse, true, false, 2)
+	if got := finalText(t, res); got != "fallback answer" {
+		t.Fatalf("final = %q", got)
+	}
+	if n := len(l.model.Requests()); n != 2 {
+		t.Fatalf("primary asked %d times, want 2 (the turn's model attempts)", n)
+	}
+}
+
 func TestLoopSequenceRepairAfterFailedTurn(t *testing.T) {
 	l := newLoopRun(t, []fakellm.Step{{Status: 401, ErrorMessage: "bad key"}, fakellm.TextStep("hi")})
 	expect(t, l.turn("s", "first"), workflows.StopError, false, false, 1)

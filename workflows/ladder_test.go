@@ -311,6 +311,8 @@ func TestFallBack(t *testing.T) {
 		{"billing", TurnState{Providers: 2}, temporal.NewApplicationError("402", "billing"), true},
 		{"auth", TurnState{Providers: 3, Provider: 1}, temporal.NewApplicationError("401", "auth"), true},
 		{"overloaded", TurnState{Providers: 2}, temporal.NewApplicationError("529", "overloaded"), true},
+		{"a body that is not the protocol", TurnState{Providers: 2}, temporal.NewApplicationError("<html>", "invalid_response"), true},
+		{"replies cut off on every attempt", TurnState{Providers: 2}, temporal.NewApplicationError("cut", "truncated_reply"), true},
 		{"no fallback left", TurnState{Providers: 2, Provider: 1}, rate, false},
 		{"bad request never falls back", TurnState{Providers: 2}, temporal.NewApplicationError("400", "bad_request"), false},
 		{"not an application error", TurnState{Providers: 2}, errors.New("x"), false},

@@ -280,10 +280,16 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 }
 
 // fallbackClasses are the model failures that move a turn to the next
-// provider when there is one.
+// provider when there is one: another provider may have quota, a valid
+// key or capacity, and one that answers with something other than the
+// protocol (invalid_response) or keeps cutting its replies off
+// (truncated_reply), after its own attempts, is broken for now. These two
+// classes are as new as this rule: no recorded history holds them, so
+// adding them changes no replayed decision.
 var fallbackClasses = map[string]bool{
 	string(llm.ClassRateLimit): true, string(llm.ClassBilling): true,
 	string(llm.ClassAuth): true, string(llm.ClassOverloaded): true,
+	string(llm.ClassInvalidResponse): true, string(llm.ClassTruncatedReply): true,
 }
 
 // fallBack moves to the next provider after a failure that another provider
