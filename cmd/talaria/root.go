@@ -26,13 +26,14 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	setVersion(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newServeCommand(), newChatCommand(), newSendCommand(), newSteerCommand(),
 		newStopCommand(), newStatusCommand(), newApproveCommand(), newDenyCommand(), newAnswerCommand(),
 		newWorkerCommand(), newTemporalCommand(), newSessionsCommand(), newConfigCommand(), newMemoryCommand(),
-		newCronCommand(), newSchedulerCommand())
+		newCronCommand(), newSchedulerCommand(), newVersionCommand())
 	// Unknown sub-commands are usage errors too.
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
