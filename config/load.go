@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -29,7 +31,10 @@ var envKeys = []string{
 func EnvKeys() []string { return append([]string(nil), envKeys...) }
 
 // Load builds the configuration for home from defaults, home/config.yaml (when
-// present) and the environment read through getenv.
+// present) and the environment read through getenv. It only reads: a
+// missing home or file is not an error and nothing is created. A key the
+// file should not hold, a value of the wrong type or a YAML syntax error is
+// an error naming the file and the line.
 func Load(home string, getenv func(string) string) (Config, error) {
 	cfg := Default(home)
 	path := filepath.Join(home, FileName)
@@ -39,8 +44,8 @@ func Load(home string, getenv func(string) string) (Config, error) {
 	case err != nil:
 		return cfg, fmt.Errorf("%w: read %s: %v", ErrInvalid, path, err)
 	default:
-		if err := applyYAML(&cfg, data); err != nil {
-			return cfg, fmt.Errorf("%w: %s: %v", ErrInvalid, path, err)
+		if problems := applyYAML(&cfg, data); len(problems) > 0 {
+			return cfg, fileError(path, problems)
 		}
 	}
 	if err := applyEnv(&cfg, getenv); err != nil {
@@ -49,25 +54,54 @@ func Load(home string, getenv func(string) string) (Config, error) {
 	return cfg, nil
 }
 
-// applyYAML reads the structured form and the env-style top-level keys.
-func applyYAML(cfg *Config, data []byte) error {
+// applyYAML reads the structured form and the env-style top-level keys,
+// strictly: every key must be one Talaria reads.
+func applyYAML(cfg *Config, data []byte) []fileProblem {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(cfg); err != nil {
-		return err
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return yamlProblems(err, nil)
 	}
-	var flat map[string]any
-	if err := yaml.Unmarshal(data, &flat); err != nil {
-		return err
+	if len(doc.Content) == 0 {
+		return nil // only comments
 	}
-	return applyEnv(cfg, func(k string) string {
-		if v, ok := flat[k]; ok && v != nil {
-			return fmt.Sprint(v)
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return nil
+	}
+	if root.Kind != yaml.MappingNode {
+		return []fileProblem{{root.Line, "the file must hold keys and values (a YAML mapping)"}}
+	}
+	leaves := map[int]string{}
+	if problems := knownKeys(root, reflect.TypeOf(*cfg), "", leaves); len(problems) > 0 {
+		return problems
+	}
+	if err := root.Decode(cfg); err != nil {
+		return yamlProblems(err, leaves)
+	}
+	var problems []fileProblem
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		key, val := root.Content[i], root.Content[i+1]
+		if !isEnvKey(key.Value) || val.Tag == "!!null" {
+			continue
 		}
-		return ""
-	})
+		if val.Kind != yaml.ScalarNode {
+			problems = append(problems, fileProblem{key.Line, key.Value + " must be a single value"})
+			continue
+		}
+		only := func(k string) string {
+			if k == key.Value {
+				return val.Value
+			}
+			return ""
+		}
+		if err := applyEnv(cfg, only); err != nil {
+			problems = append(problems, fileProblem{key.Line, strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")})
+		}
+	}
+	return problems
 }
 
 // applyEnv overrides cfg with every non-empty variable.

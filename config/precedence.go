@@ -1,0 +1,42 @@
+package config
+
+// Overrides are values given on the command line, the highest precedence.
+// A nil field was not given and leaves the value alone; a field pointing to
+// "" clears it (an empty --temporal-address embeds a server again).
+type Overrides struct {
+	TemporalAddress *string
+	Namespace       *string
+	DB              *string
+	LogLevel        *string
+}
+
+// Apply sets every given override on cfg. Pure.
+func (o Overrides) Apply(cfg *Config) {
+	set := func(src *string, dst *string) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(o.TemporalAddress, &cfg.Temporal.Address)
+	set(o.Namespace, &cfg.Temporal.Namespace)
+	set(o.DB, &cfg.DB)
+	set(o.LogLevel, &cfg.LogLevel)
+}
+
+// Resolve is the effective configuration for home: defaults, then
+// home/config.yaml, then the environment (getenv), then the overrides;
+// normalised and validated. Like Load, it reads only and creates nothing.
+func Resolve(home string, getenv func(string) string, o Overrides) (Config, error) {
+	cfg, err := Load(home, getenv)
+	if err != nil {
+		return cfg, err
+	}
+	o.Apply(&cfg)
+	if err := cfg.Normalize(); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
