@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/tools"
 )
 
@@ -18,10 +20,11 @@ func newConfigCommand() *cobra.Command {
 		Long: `config prints the configuration talaria would use here, after defaults,
 $TALARIA_HOME/config.yaml, the environment and the flags, as YAML. Secrets (API
 keys, database passwords) are masked. It ends with the environment variables
-tool subprocesses inherit (the built-in allowlist and terminal.env_passthrough).`,
+tool subprocesses inherit (the built-in allowlist and terminal.env_passthrough).
+It only reads: a missing $TALARIA_HOME is not created.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := common.loadConfig()
+			cfg, err := readOnlyConfig(cmd, common)
 			if err != nil {
 				return err
 			}
@@ -41,6 +44,31 @@ tool subprocesses inherit (the built-in allowlist and terminal.env_passthrough).
 	}
 	common.register(c)
 	return c
+}
+
+// readOnlyConfig resolves the configuration like loadConfig, without
+// creating $TALARIA_HOME; a flag given (even empty) overrides.
+func readOnlyConfig(cmd *cobra.Command, common commonFlags) (config.Config, error) {
+	home, err := config.HomeDir(os.Getenv)
+	if err != nil {
+		return config.Config{}, usageErr(err)
+	}
+	given := func(name string, v *string) *string {
+		if cmd.Flags().Changed(name) {
+			return v
+		}
+		return nil
+	}
+	cfg, err := config.Resolve(home, os.Getenv, config.Overrides{
+		TemporalAddress: given("temporal-address", &common.temporalAddress),
+		Namespace:       given("namespace", &common.namespace),
+		DB:              given("db", &common.db),
+		LogLevel:        given("log-level", &common.logLevel),
+	})
+	if err != nil {
+		return cfg, usageErr(err)
+	}
+	return cfg, nil
 }
 
 // toolEnvSummary says which environment variables tool subprocesses
