@@ -62,7 +62,7 @@ func applyYAML(cfg *Config, data []byte) []fileProblem {
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return yamlProblems(err, nil)
+		return tabHint(yamlProblems(err, nil), data)
 	}
 	if len(doc.Content) == 0 {
 		return nil // only comments
@@ -99,6 +99,18 @@ func applyYAML(cfg *Config, data []byte) []fileProblem {
 		}
 		if err := applyEnv(cfg, only); err != nil {
 			problems = append(problems, fileProblem{key.Line, strings.TrimPrefix(err.Error(), ErrInvalid.Error()+": ")})
+		}
+	}
+	return problems
+}
+
+// tabHint says so when a syntax error's line is indented with a tab,
+// which YAML does not allow. Pure.
+func tabHint(problems []fileProblem, data []byte) []fileProblem {
+	lines := strings.Split(string(data), "\n")
+	for i, p := range problems {
+		if p.line > 0 && p.line <= len(lines) && strings.HasPrefix(strings.TrimLeft(lines[p.line-1], " "), "\t") {
+			problems[i].msg += " (a tab: YAML indents with spaces)"
 		}
 	}
 	return problems

@@ -49,7 +49,7 @@ func TestStrictFile(t *testing.T) {
 		{"syntax error", "model:\n  name: x\n  base_url: [\n",
 			[]string{"config.yaml:3: did not find expected node content"}},
 		{"tab indentation", "model:\n\tname: x\n",
-			[]string{"config.yaml:2: found character that cannot start any token"}},
+			[]string{"config.yaml:2: found character that cannot start any token (a tab: YAML indents with spaces)"}},
 		{"duplicate key", "model:\n  name: a\n  name: b\n",
 			[]string{`config.yaml:3: model.name: mapping key "name" already defined at line 2`}},
 		{"not a mapping", "- a\n- b\n",

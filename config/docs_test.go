@@ -1,0 +1,44 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// yamlBlock is a fenced YAML example in Markdown.
+var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
+
+// TestDocumentedExamplesLoad: every config.yaml example in README.md and
+// docs/ loads under the strict rules, so a user copying one gets no error.
+// Blocks that are not Talaria configuration (a compose file) are skipped.
+func TestDocumentedExamplesLoad(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
+	files = append(files, filepath.Join("..", "README.md"))
+	checked := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range yamlBlock.FindAllStringSubmatch(string(data), -1) {
+			block := m[1]
+			if strings.Contains(block, "\nservices:") || strings.HasPrefix(block, "services:") {
+				continue
+			}
+			home := t.TempDir()
+			if err := os.WriteFile(filepath.Join(home, FileName), []byte(block), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Load(home, env(nil)); err != nil {
+				t.Errorf("%s: example does not load: %v\n%s", f, err, block)
+			}
+			checked++
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no YAML example found in README.md or docs/")
+	}
+}
