@@ -166,6 +166,8 @@ func setVersion(root *cobra.Command) {
 	root.Version = v.Version
 	// The template is text/template source: keep any braces literal.
 	root.SetVersionTemplate(`{{"` + templateEscape(v.text()) + `"}}`)
+	// Declared here only for its help line; cobra prints the template when it is set.
+	root.Flags().BoolP("version", "v", false, "print the version, commit, Go and Temporal versions")
 }
 
 // templateEscape makes s safe inside a text/template double-quoted string.
