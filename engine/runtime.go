@@ -131,9 +131,7 @@ func serverLogLevel(level string) slog.Level {
 // startWorker registers the turn workflow and its activities and starts polling.
 func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config
-	offered, err := enabledTools(cfg.Tools.Enabled, tools.ReadFileTool{}, tools.WriteFileTool{}, tools.TerminalTool{},
-		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: cfg.Home},
-		tools.SessionSearchTool{Searcher: storeSearcher{rt.Store}})
+	offered, err := enabledTools(cfg.Tools.Enabled, builtinTools(cfg.Home, rt.Store)...)
 	if err != nil {
 		return err
 	}

@@ -60,6 +60,9 @@ func newCronAddCommand() *cobra.Command {
 			if job.Name == "" || schedule == "" || (job.Prompt == "" && job.PreRunScript == "") {
 				return usagef("cron add needs --name, --schedule and --prompt (or --pre-run)")
 			}
+			if err := checkToolNames(job.Toolsets); err != nil {
+				return err
+			}
 			for _, d := range job.Deliver {
 				if d != "local" && !strings.HasPrefix(d, "webhook:http") {
 					return usagef("--deliver %q: use local or webhook:<http(s) url>", d)
@@ -90,11 +93,23 @@ func newCronAddCommand() *cobra.Command {
 }
 
 func newCronListCommand() *cobra.Command {
-	return storeCommand("list", "List scheduled jobs", noArgs, nil,
+	var out outputFormat
+	return storeCommand("list", "List scheduled jobs", noArgs, out.register,
 		func(cmd *cobra.Command, st *models.Store, _ []string) error {
+			asJSON, err := out.json()
+			if err != nil {
+				return err
+			}
 			jobs, err := st.CronJobs(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if asJSON {
+				views := make([]cronJobView, len(jobs))
+				for i, j := range jobs {
+					views[i] = newCronJobView(j, time.Now())
+				}
+				return writeJSON(cmd.OutOrStdout(), views)
 			}
 			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 			fmt.Fprintln(w, "NAME\tID\tSCHEDULE\tENABLED\tNEXT\tDELIVER")
@@ -113,21 +128,39 @@ func newCronListCommand() *cobra.Command {
 }
 
 func newCronShowCommand() *cobra.Command {
-	return storeCommand("show JOB", "Show a job", exactArgs(1, "a job name or id"), nil,
+	var out outputFormat
+	return storeCommand("show JOB", "Show a job", exactArgs(1, "a job name or id"), out.register,
 		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			asJSON, err := out.json()
+			if err != nil {
+				return err
+			}
 			j, err := cronJob(cmd, st, args[0])
 			if err != nil {
 				return err
 			}
-			return writeJSON(cmd.OutOrStdout(), j)
+			v := newCronJobView(*j, time.Now())
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), v)
+			}
+			printCronJob(cmd.OutOrStdout(), v)
+			return nil
 		})
 }
 
 func newCronRunsCommand() *cobra.Command {
 	var limit int
+	var out outputFormat
 	return storeCommand("runs JOB", "Show a job's runs: status, times, exit reason, delivery", exactArgs(1, "a job name or id"),
-		func(c *cobra.Command) { c.Flags().IntVarP(&limit, "limit", "n", 20, "how many runs") },
+		func(c *cobra.Command) {
+			c.Flags().IntVarP(&limit, "limit", "n", 20, "how many runs")
+			out.register(c)
+		},
 		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			asJSON, err := out.json()
+			if err != nil {
+				return err
+			}
 			j, err := cronJob(cmd, st, args[0])
 			if err != nil {
 				return err
@@ -136,14 +169,21 @@ func newCronRunsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "SLOT\tSTATUS\tEXIT\tDELIVERY\tERROR")
-			for _, r := range runs {
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", r.ScheduledAt.UTC().Format(time.RFC3339), r.Status, r.ExitReason,
-					oneLineText(r.Delivery, 60), oneLineText(r.Error, 80))
+			views := newCronRunViews(runs)
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), views)
 			}
-			return w.Flush()
+			printCronRuns(cmd.OutOrStdout(), views)
+			return nil
 		})
+}
+
+// toggledWord is what `cron pause` and `cron resume` report having done.
+func toggledWord(enabled bool) string {
+	if enabled {
+		return "resumed"
+	}
+	return "paused"
 }
 
 func newCronToggleCommand(use string, enabled bool) *cobra.Command {
@@ -156,7 +196,7 @@ func newCronToggleCommand(use string, enabled bool) *cobra.Command {
 			if err := st.SetCronJobEnabled(cmd.Context(), args[0], enabled); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%sd %s\n", strings.TrimSuffix(use, "e"), args[0])
+			fmt.Fprintf(cmd.OutOrStdout(), "%s %s\n", toggledWord(enabled), args[0])
 			return nil
 		})
 }
@@ -232,6 +272,11 @@ func newCronEditCommand() *cobra.Command {
 			set("model", func() { j.Model = model })
 			set("deliver", func() { j.Deliver = deliver })
 			set("tools", func() { j.Toolsets = toolsets })
+			if f.Changed("tools") {
+				if err := checkToolNames(toolsets); err != nil {
+					return err
+				}
+			}
 			set("max-iterations", func() { j.MaxIterations = maxIterations })
 			set("overlap", func() { j.Overlap = overlap })
 			set("catch-up", func() { j.CatchUp = catchUp })

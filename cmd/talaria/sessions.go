@@ -80,26 +80,31 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 
 func newSessionsListCommand() *cobra.Command {
 	var limit int
-	var asJSON bool
+	var out outputFormat
 	return storeCommand("list", "List sessions, most recent first", noArgs,
 		func(c *cobra.Command) {
 			c.Flags().IntVarP(&limit, "limit", "n", 20, "how many sessions (0: all)")
-			c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+			out.register(c)
 		},
 		func(cmd *cobra.Command, st *models.Store, _ []string) error {
+			asJSON, err := out.json()
+			if err != nil {
+				return err
+			}
 			sessions, err := st.Sessions(cmd.Context(), limit)
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), sessions)
-			}
-			return printSessionList(cmd.OutOrStdout(), sessions, func(id string) string {
+			first := func(id string) string {
 				if m, err := st.FirstMessage(cmd.Context(), id); err == nil {
 					return m.Content
 				}
 				return ""
-			})
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), newSessionViews(sessions, first))
+			}
+			return printSessionList(cmd.OutOrStdout(), sessions, first)
 		})
 }
 

@@ -155,3 +155,43 @@ func TestSessionsSearchNeedsWords(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestSessionsListJSON(t *testing.T) {
+	dsn := sessionsStore(t)
+	for _, flag := range [][]string{{"--json"}, {"-o", "json"}} {
+		out := runSessions(t, dsn, append([]string{"list"}, flag...)...)
+		var list []map[string]any
+		if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 4 {
+			t.Fatalf("%v: %v\n%s", flag, err, out)
+		}
+		if strings.Contains(out, `"prompt"`) || strings.Contains(out, `"system_prompt"`) {
+			t.Errorf("%v: the system prompt is printed:\n%s", flag, out)
+		}
+		byID := map[string]map[string]any{}
+		for _, s := range list {
+			for k := range s {
+				if k != strings.ToLower(k) {
+					t.Errorf("%v: key %q is not snake_case", flag, k)
+				}
+			}
+			byID[s["id"].(string)] = s
+		}
+		tests := []struct {
+			id, parent, first string
+			hasPrompt         bool
+			promptLen         float64
+		}{
+			{"root", "", "hello from root", false, 0},
+			{"root~1", "root", "hello from root", true, float64(len("prompt"))},
+			{"solo", "", "hello from solo", false, 0},
+		}
+		for _, tt := range tests {
+			s := byID[tt.id]
+			parent, _ := s["parent_session_id"].(string)
+			if parent != tt.parent || s["first_message"] != tt.first || s["has_system_prompt"] != tt.hasPrompt ||
+				s["system_prompt_length"] != tt.promptLen || s["model"] != "m" || s["lineage_id"] != "root" && tt.id != "solo" {
+				t.Errorf("%v: %s = %v", flag, tt.id, s)
+			}
+		}
+	}
+}
