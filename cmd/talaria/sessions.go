@@ -126,10 +126,13 @@ func printSessionList(out io.Writer, sessions []models.Session, first func(id st
 }
 
 func newSessionsShowCommand() *cobra.Command {
-	var asJSON bool
-	return storeCommand("show ID", "Show a session's conversation and turns", exactArgs(1, "a session id"),
-		func(c *cobra.Command) { c.Flags().BoolVar(&asJSON, "json", false, "print JSON") },
+	var out outputFormat
+	return storeCommand("show ID", "Show a session's conversation and turns", exactArgs(1, "a session id"), out.register,
 		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			asJSON, err := out.json()
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			sess, err := st.Session(ctx, args[0])
 			if errors.Is(err, models.ErrNotFound) {

@@ -12,7 +12,7 @@ import (
 
 func newSessionsSearchCommand() *cobra.Command {
 	var limit, around int
-	var asJSON bool
+	var out outputFormat
 	return storeCommand("search QUERY", "Full-text search over every session's messages, grouped by conversation",
 		func(c *cobra.Command, args []string) error {
 			if len(args) == 0 || strings.TrimSpace(strings.Join(args, " ")) == "" {
@@ -26,9 +26,13 @@ func newSessionsSearchCommand() *cobra.Command {
 				"continued it in count once, newest first, each hit with the messages around it."
 			c.Flags().IntVarP(&limit, "limit", "n", 10, "at most this many hits")
 			c.Flags().IntVar(&around, "around", 1, "messages of context on each side of a hit")
-			c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+			out.register(c)
 		},
 		func(cmd *cobra.Command, st *models.Store, args []string) error {
+			asJSON, err := out.json()
+			if err != nil {
+				return err
+			}
 			if limit < 1 || around < 0 {
 				return usagef("--limit must be at least 1 and --around not negative")
 			}

@@ -195,3 +195,23 @@ func TestSessionsListJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsOutputFlag: -o json is --json on show and search; an unknown
+// format is a usage error naming it.
+func TestSessionsOutputFlag(t *testing.T) {
+	dsn := sessionsStore(t)
+	for _, args := range [][]string{{"show", "solo"}, {"search", "solo"}} {
+		a, b := runSessions(t, dsn, append(args, "--json")...), runSessions(t, dsn, append(args, "-o", "json")...)
+		if a != b || !json.Valid([]byte(a)) {
+			t.Errorf("%v: --json and -o json differ:\n%s\n%s", args, a, b)
+		}
+		t.Setenv("TALARIA_HOME", t.TempDir())
+		cmd := newSessionsCommand()
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		cmd.SetArgs(append(args, "-o", "xml", "--db", dsn))
+		if err := cmd.ExecuteContext(t.Context()); err == nil || !strings.Contains(err.Error(), `--output "xml"`) {
+			t.Errorf("%v -o xml: %v", args, err)
+		}
+	}
+}
