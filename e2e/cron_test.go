@@ -78,14 +78,21 @@ func TestCronJobRunsAndDelivers(t *testing.T) {
 	if out, stderr, code := u.run(time.Minute, "cron", "edit", "nightly", "--schedule", "@hourly", "--tools", "read_file,todo"); code != 0 || !strings.Contains(out, "updated") {
 		t.Fatalf("cron edit: exit %d %s%s", code, out, stderr)
 	}
-	if _, _, code := u.run(time.Minute, "cron", "pause", "nightly"); code != 0 {
-		t.Fatal("cron pause failed")
+	if out, stderr, code := u.run(time.Minute, "cron", "pause", "nightly"); code != 0 || out != "paused nightly\n" {
+		t.Fatalf("cron pause: exit %d %q %s", code, out, stderr)
 	}
 	if out, _, _ := u.run(time.Minute, "cron", "list"); !strings.Contains(out, "@hourly") || !strings.Contains(out, "false") {
 		t.Fatalf("cron list after edit and pause:\n%s", out)
 	}
-	if out, _, _ := u.run(time.Minute, "cron", "show", "nightly"); !strings.Contains(out, `"read_file"`) {
+	if out, _, _ := u.run(time.Minute, "cron", "show", "nightly"); !strings.Contains(out, "tools:          read_file, todo\n") ||
+		!strings.Contains(out, "window 1h0m0s") {
 		t.Fatalf("cron show:\n%s", out)
+	}
+	if out, _, _ := u.run(time.Minute, "cron", "runs", "nightly", "--json"); !strings.Contains(out, `"exit_reason": "text_response"`) {
+		t.Fatalf("cron runs --json:\n%s", out)
+	}
+	if _, stderr, code := u.run(time.Minute, "cron", "edit", "nightly", "--tools", "nosuchtool"); code != 2 || !strings.Contains(stderr, `"nosuchtool"`) {
+		t.Fatalf("unknown tool: exit %d %s", code, stderr)
 	}
 	if _, stderr, code := u.run(time.Minute, "cron", "edit", "nightly", "--schedule", "0 25 * * *"); code != 2 {
 		t.Fatalf("invalid edit: exit %d %s", code, stderr)
