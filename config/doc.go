@@ -2,6 +2,9 @@
 //
 // Values come, lowest precedence first, from built-in defaults, the YAML file
 // $TALARIA_HOME/config.yaml, environment variables and command-line flags
-// (applied by the caller). Validate reports every problem as one clear error
-// wrapping ErrInvalid, so the CLI can exit with status 2.
+// (Overrides: a flag given, even empty, wins). The file is read strictly: a
+// key Talaria does not read, a value of the wrong type or a YAML syntax error
+// is one error line naming the file, the line and the key. Loading only
+// reads; it creates nothing. Validate reports every problem as one clear
+// error wrapping ErrInvalid, so the CLI can exit with status 2.
 package config
