@@ -13,6 +13,7 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -175,6 +176,9 @@ one failed, a call running for a while) and the messages waiting in its queue.`,
 			}{}
 			st, err := rt.SessionState(cmd.Context(), args[0])
 			if isNotFound(err) {
+				if !sessionKnown(cmd.Context(), rt, args[0]) {
+					return &exitError{code: exitFailure, err: fmt.Errorf("no session %q (see 'talaria sessions list')", args[0])}
+				}
 				st, err = workflows.SessionState{SessionID: args[0], Queued: []string{}}, nil
 			}
 			if err != nil {
@@ -213,6 +217,16 @@ one failed, a call running for a while) and the messages waiting in its queue.`,
 			}
 			return nil
 		})
+}
+
+// sessionKnown reports whether the store holds the session (true when the
+// store cannot tell: a session is only called unknown when it surely is).
+func sessionKnown(ctx context.Context, rt *engine.Runtime, id string) bool {
+	if rt.Store == nil {
+		return true
+	}
+	_, err := rt.Store.Session(ctx, id)
+	return !errors.Is(err, models.ErrNotFound)
 }
 
 // waitServeInfo reads serve.json, waiting a little while a serve that holds
