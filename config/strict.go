@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/talaria-agent/talaria/internal/editdistance"
 )
 
 // fileProblem is one mistake in the configuration file, at a line.
@@ -155,7 +157,7 @@ func closest(key string, candidates []string) string {
 	sort.Strings(candidates)
 	best, bestD := "", 0
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(key), strings.ToLower(c))
+		d := editdistance.Strings(strings.ToLower(key), strings.ToLower(c))
 		if best == "" || d < bestD {
 			best, bestD = c, d
 		}
@@ -168,27 +170,6 @@ func closest(key string, candidates []string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b (bytes). Pure.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // yamlLine matches the line yaml.v3 puts in its messages.

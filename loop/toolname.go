@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/talaria-agent/talaria/internal/editdistance"
 )
 
 // MinToolNameSimilarity is the least Similarity a fuzzy repair accepts.
@@ -154,7 +156,7 @@ func SameOperation(candidate, known string) bool {
 		return false
 	}
 	kr := []rune(k)
-	return editDistance([]rune(c), kr) <= max(1, len(kr)/5)
+	return editdistance.Runes([]rune(c), kr) <= max(1, len(kr)/5)
 }
 
 // operation strips the longest run of whole leading segments a and b share.
@@ -167,32 +169,6 @@ func operation(a, b string) (string, string) {
 		}
 		a, b = ra, rb
 	}
-}
-
-// editDistance is the optimal string alignment distance: insertions,
-// deletions, substitutions and swaps of adjacent code points, each one edit.
-func editDistance(a, b []rune) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }
 
 // cutLeakedMarkup cuts name at the first quote or angle bracket and trims

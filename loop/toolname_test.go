@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/talaria-agent/talaria/internal/editdistance"
 )
 
 var testTools = []string{"browser_click", "read_file", "search_files", "terminal", "todo", "write_file"}
@@ -129,8 +131,8 @@ func TestEditDistance(t *testing.T) {
 		{"serach", "search", 1}, {"termnal", "terminal", 1}, {"aed", "add", 1}, {"ca", "abc", 3},
 	}
 	for _, tt := range tests {
-		if got := editDistance([]rune(tt.a), []rune(tt.b)); got != tt.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		if got := editdistance.Runes([]rune(tt.a), []rune(tt.b)); got != tt.want {
+			t.Errorf("editdistance.Runes(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
 	}
 }
