@@ -77,7 +77,18 @@ type Approvals struct {
 	Mode string `yaml:"mode"`
 	// Timeout of one wait; the command is refused when it passes (default 5m).
 	Timeout time.Duration `yaml:"timeout"`
+	// NonInteractive says what a one-shot chat (chat -q) whose standard
+	// input is not a terminal does when its turn waits on a person: deny
+	// (the default: refuse the command, answer a question with "no one is
+	// available") or wait (for talaria approve/deny/answer from elsewhere).
+	NonInteractive string `yaml:"noninteractive"`
 }
+
+// Values of approvals.noninteractive.
+const (
+	NonInteractiveDeny = "deny"
+	NonInteractiveWait = "wait"
+)
 
 // Temporal says which Temporal server to use.
 type Temporal struct {
@@ -152,7 +163,7 @@ func Default(home string) Config {
 		Loop:             loop.DefaultLimits(),
 		Compression:      DefaultCompression(),
 		BusyInputMode:    "interrupt",
-		Approvals:        Approvals{Mode: "ask", Timeout: 5 * time.Minute},
+		Approvals:        Approvals{Mode: "ask", Timeout: 5 * time.Minute, NonInteractive: NonInteractiveDeny},
 	}
 }
 
@@ -218,6 +229,11 @@ func (c Config) Validate() error {
 	}
 	if c.Approvals.Timeout <= 0 {
 		problems = append(problems, "approvals.timeout must be positive")
+	}
+	switch c.Approvals.NonInteractive {
+	case NonInteractiveDeny, NonInteractiveWait:
+	default:
+		problems = append(problems, fmt.Sprintf("approvals.noninteractive %q is not one of deny, wait", c.Approvals.NonInteractive))
 	}
 	problems = append(problems, c.Compression.problems()...)
 	problems = append(problems, c.Terminal.problems()...)
