@@ -35,22 +35,24 @@ type SearchGroup struct {
 // text search.
 type searchBackend interface {
 	migrateSearch(tx *gorm.DB) error
-	// searchIDs returns ids of visible messages matching the phrase, newest first.
-	searchIDs(db *gorm.DB, phrase string, limit int) ([]int64, error)
+	// searchIDs returns ids of visible messages containing every term (a
+	// word, or words that must follow each other), newest first.
+	searchIDs(db *gorm.DB, terms []string, limit int) ([]int64, error)
 }
 
 // searchOverfetch is how many more matches SearchMessages asks the index
 // for than it returns, so that copies dropped as duplicates leave room.
 const searchOverfetch = 4
 
-// SearchMessages finds messages containing phrase (full-text, any case) in
-// every session, at most limit of them (10 when limit <= 0), each with
+// SearchMessages finds messages containing every word of query (full-text,
+// any case, in any order; a "quoted phrase" must appear as written, see
+// searchTerms) in every session, at most limit of them (10 when limit <= 0), each with
 // `around` messages of its own session on both sides, grouped by lineage.
 // Within a lineage, a hit whose role and content equal those of a newer hit
 // in another session is dropped: it is the original of a copy. No model is
 // involved.
-func (s *Store) SearchMessages(ctx context.Context, phrase string, limit, around int) ([]SearchGroup, error) {
-	phrase = strings.TrimSpace(phrase)
+func (s *Store) SearchMessages(ctx context.Context, query string, limit, around int) ([]SearchGroup, error) {
+	phrase := strings.TrimSpace(query)
 	if phrase == "" {
 		return nil, fmt.Errorf("models: search: %w: empty query", ErrInvalidArgument)
 	}
@@ -61,8 +63,15 @@ func (s *Store) SearchMessages(ctx context.Context, phrase string, limit, around
 	if !ok {
 		return nil, fmt.Errorf("models: search is not supported on %s", s.dialect.name())
 	}
+	terms := searchTerms(phrase)
+	if len(terms) == 0 {
+		return nil, nil // no word to look for: nothing matches
+	}
+	for i, t := range terms {
+		terms[i] = EncodeText(t)
+	}
 	db := s.db.WithContext(ctx)
-	ids, err := backend.searchIDs(db, EncodeText(phrase), limit*searchOverfetch)
+	ids, err := backend.searchIDs(db, terms, limit*searchOverfetch)
 	if err != nil {
 		return nil, fmt.Errorf("models: search %q: %w", phrase, err)
 	}
@@ -219,11 +228,10 @@ func (d *sqliteDialect) migrateSearch(tx *gorm.DB) error {
 	return nil
 }
 
-func (d *sqliteDialect) searchIDs(db *gorm.DB, phrase string, limit int) ([]int64, error) {
+func (d *sqliteDialect) searchIDs(db *gorm.DB, terms []string, limit int) ([]int64, error) {
 	var ids []int64
-	quoted := `"` + strings.ReplaceAll(phrase, `"`, `""`) + `"`
 	err := db.Raw(`SELECT m.id FROM messages_fts f JOIN messages m ON m.id = f.rowid
-		WHERE messages_fts MATCH ? AND m.hidden = ? ORDER BY m.id DESC LIMIT ?`, quoted, false, limit).Scan(&ids).Error
+		WHERE messages_fts MATCH ? AND m.hidden = ? ORDER BY m.id DESC LIMIT ?`, fts5Query(terms), false, limit).Scan(&ids).Error
 	return ids, err
 }
 
@@ -254,9 +262,18 @@ func (d *postgresDialect) migrateSearch(tx *gorm.DB) error {
 	return nil
 }
 
-func (d *postgresDialect) searchIDs(db *gorm.DB, phrase string, limit int) ([]int64, error) {
+func (d *postgresDialect) searchIDs(db *gorm.DB, terms []string, limit int) ([]int64, error) {
 	var ids []int64
-	err := db.Raw(`SELECT id FROM messages WHERE `+postgresSearchVector+` @@ phraseto_tsquery('simple', replace(?, '`+escapeSeq+`', ' '))
-		AND hidden = ? ORDER BY id DESC LIMIT ?`, phrase, false, limit).Scan(&ids).Error
+	// Every term is a phrase query (a word alone is a phrase of one), all
+	// of them required.
+	parts := make([]string, len(terms))
+	args := make([]any, 0, len(terms)+2)
+	for i, t := range terms {
+		parts[i] = `phraseto_tsquery('simple', replace(?, '` + escapeSeq + `', ' '))`
+		args = append(args, t)
+	}
+	args = append(args, false, limit)
+	err := db.Raw(`SELECT id FROM messages WHERE `+postgresSearchVector+` @@ (`+strings.Join(parts, " && ")+`)
+		AND hidden = ? ORDER BY id DESC LIMIT ?`, args...).Scan(&ids).Error
 	return ids, err
 }
