@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -27,9 +29,8 @@ const (
 	// slowModelAfter: a model that has sent nothing for this long is
 	// announced as a wait (a live event).
 	slowModelAfter = 10 * time.Second
-	// shownRetryAfter: a wait before the next attempt this long or longer
-	// is announced as a live event.
-	shownRetryAfter = 3 * time.Second
+	// maxNoticeFailure bounds the failure's text in a retry notice.
+	maxNoticeFailure = 300
 )
 
 // orDefault is d, or def when d is not positive. Pure.
@@ -103,8 +104,10 @@ func nextAttempt(err error, attempt int32, policy *temporal.RetryPolicy) (time.D
 }
 
 // retryNotice is the live event announcing the wait before the next
-// attempt of a failed model call, with the most attempts a call failing
-// so may have (attemptLimit). Pure.
+// attempt of a failed model call: what failed and its class (the error's
+// message says both), which attempt comes next of the most a call failing
+// so may have (attemptLimit), and when. It is one line, the failure's text
+// clipped, whatever the provider sent. Pure.
 func retryNotice(err error, wait time.Duration, attempt int32, policy *temporal.RetryPolicy) string {
 	var appErr *temporal.ApplicationError
 	what := err.Error()
@@ -115,7 +118,19 @@ func retryNotice(err error, wait time.Duration, attempt int32, policy *temporal.
 	if limit := attemptLimit(err, policy); limit > 0 {
 		of = fmt.Sprintf(" of %d", limit)
 	}
-	return fmt.Sprintf("%s; next attempt (%d%s) in %s", clip(what, 300), attempt+1, of, wait.Round(100*time.Millisecond))
+	return fmt.Sprintf("%s; next attempt (%d%s) in %s", clip(oneLine(what), maxNoticeFailure), attempt+1, of, wait.Round(100*time.Millisecond))
+}
+
+// oneLine is s on one line: runs of white space and control characters
+// (newlines, escape sequences a provider may send) become one space. Pure.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // attemptLimit is the most attempts in all of a call whose attempt failed
@@ -136,12 +151,14 @@ func attemptLimit(err error, policy *temporal.RetryPolicy) int32 {
 	return limit
 }
 
-// announceRetry publishes the wait before the next attempt when it is long
-// enough to be noticed, or when text of the failed attempt was shown.
-func announceRetry(ctx context.Context, pub *events.Publisher, err error, shownText bool) {
+// announceRetry publishes, at once, every failed attempt that will be
+// retried: what failed, which attempt comes next and when. A failure that
+// ends the call is not announced here: the turn's outcome says it. Whether
+// text of the failed attempt was shown no longer matters (it was the
+// threshold's exception); the parameter stays for the caller.
+func announceRetry(ctx context.Context, pub *events.Publisher, err error, _ bool) {
 	attempt, policy := attemptOf(ctx)
-	wait, ok := nextAttempt(err, attempt, policy)
-	if ok && (wait >= shownRetryAfter || shownText) {
+	if wait, ok := nextAttempt(err, attempt, policy); ok {
 		pub.Publish(events.KindWait, retryNotice(err, wait, attempt, policy))
 	}
 }

@@ -123,3 +123,38 @@ func TestRetryNoticeShowsTheEffectiveLimit(t *testing.T) {
 		t.Fatal("an invalid response in the third attempt is retried")
 	}
 }
+
+// TestRetryNoticeIsOneLine: whatever the provider sends (newlines, escape
+// sequences, invalid UTF-8, a novel), the notice of a retry is one line
+// saying what failed, its class, the next attempt of how many, and when.
+func TestRetryNoticeIsOneLine(t *testing.T) {
+	policy := &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 6}
+	tests := []struct {
+		name    string
+		message string
+		want    string
+	}{
+		{"an HTTP 500", "internal error", "model call failed (server_error, HTTP 500): internal error; next attempt (2 of 6) in 1s"},
+		{"newlines and tabs", "line one\n\tline two\r\n", "model call failed (server_error, HTTP 500): line one line two; next attempt (2 of 6) in 1s"},
+		{"an escape sequence", "bad\x1b[2Jgateway", "model call failed (server_error, HTTP 500): bad [2Jgateway; next attempt (2 of 6) in 1s"},
+		{"invalid UTF-8", "bad \xff byte", "model call failed (server_error, HTTP 500): bad \uFFFD byte; next attempt (2 of 6) in 1s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := applicationError(&llm.Error{Class: llm.ClassServer, Status: 500, Message: tt.message}, 1, time.Minute)
+			wait, ok := nextAttempt(err, 1, policy)
+			if !ok {
+				t.Fatal("an HTTP 500 is not retried")
+			}
+			if got := retryNotice(err, wait, 1, policy); got != tt.want {
+				t.Fatalf("notice %q, want %q", got, tt.want)
+			}
+		})
+	}
+	long := applicationError(&llm.Error{Class: llm.ClassServer, Status: 500, Message: strings.Repeat("wörds\n", 500)}, 1, time.Minute)
+	got := retryNotice(long, time.Second, 1, policy)
+	if strings.ContainsAny(got, "\n\r") || len(got) > maxNoticeFailure+len("…; next attempt (2 of 6) in 1s") ||
+		!strings.HasSuffix(got, "…; next attempt (2 of 6) in 1s") {
+		t.Fatalf("a long failure is not clipped to one line: %d bytes %q", len(got), got)
+	}
+}
