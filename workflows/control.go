@@ -15,14 +15,16 @@ const (
 
 // Progress is a running turn's live state.
 type Progress struct {
-	TurnID        string     `json:"turn_id"`
-	Iteration     int        `json:"iteration"`
-	BudgetLeft    int        `json:"budget_left"`
-	APICalls      int        `json:"api_calls"`
-	CurrentTool   string     `json:"current_tool,omitempty"`
-	Interrupted   bool       `json:"interrupted"`
-	PendingSteers int        `json:"pending_steers"`
-	Stop          StopReason `json:"stop,omitempty"`
+	TurnID        string `json:"turn_id"`
+	Iteration     int    `json:"iteration"`
+	BudgetLeft    int    `json:"budget_left"`
+	APICalls      int    `json:"api_calls"`
+	CurrentTool   string `json:"current_tool,omitempty"`
+	Interrupted   bool   `json:"interrupted"`
+	PendingSteers int    `json:"pending_steers"`
+	// Steers are the pending steers' texts, oldest first.
+	Steers []string   `json:"steers,omitempty"`
+	Stop   StopReason `json:"stop,omitempty"`
 	// PendingApproval and PendingQuestion are what the turn waits for.
 	PendingApproval *PendingApproval `json:"pending_approval,omitempty"`
 	PendingQuestion *PendingQuestion `json:"pending_question,omitempty"`
@@ -64,7 +66,7 @@ func listen(ctx workflow.Context, turnID string, st *TurnState, gate *humanGate,
 	return workflow.SetQueryHandler(ctx, QueryProgress, func() (Progress, error) {
 		return Progress{
 			TurnID: turnID, Iteration: st.Budget.Used, BudgetLeft: st.Budget.Remaining(), APICalls: st.Calls,
-			CurrentTool: st.CurrentTool, Interrupted: st.Interrupted, PendingSteers: len(st.Steers), Stop: st.Stop,
+			CurrentTool: st.CurrentTool, Interrupted: st.Interrupted, PendingSteers: len(st.Steers), Steers: st.Steers, Stop: st.Stop,
 			PendingApproval: gate.approval, PendingQuestion: gate.question, Recent: st.Recent,
 			ContextTokens: st.Context.Tokens, Compactions: st.Context.Compactions, ActiveSessionID: st.Context.SessionID,
 		}, nil
