@@ -9,6 +9,8 @@ import (
 
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/log/tag"
+
+	"github.com/talaria-agent/talaria/internal/logfile"
 )
 
 // slogLogger implements the server's log.Logger over a slog.Handler. Tags
@@ -30,7 +32,17 @@ var (
 
 // newSlogLogger bridges the server's logs to l, dropping records below min.
 func newSlogLogger(l *slog.Logger, min slog.Leveler) *slogLogger {
-	return &slogLogger{h: &minLevelHandler{min: min, next: l.Handler()}}
+	return &slogLogger{h: &minLevelHandler{min: min, next: temporalHandler(l)}}
+}
+
+// temporalHandler is where the server's records (and those of the SDK
+// client it uses inside) go: the log file of a logger made by
+// logfile.Open, never the user's terminal; any other logger as it is.
+func temporalHandler(l *slog.Logger) slog.Handler {
+	if h, ok := logfile.ForTemporal(l); ok {
+		return h
+	}
+	return l.Handler()
 }
 
 func (s *slogLogger) Debug(msg string, tags ...tag.Tag) { s.log(slog.LevelDebug, msg, tags) }

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"log/slog"
+
+	"github.com/talaria-agent/talaria/internal/logfile"
 )
 
 // sdkRoutine are the messages the Temporal SDK logs as errors or warnings
@@ -48,9 +50,14 @@ func (h sdkHandler) WithGroup(n string) slog.Handler {
 	return sdkHandler{h.Handler.WithGroup(n), h.min}
 }
 
-// quiet is the logger given to the Temporal SDK: its info logs and its
-// routine per-attempt errors stay out of the user's terminal (the latter
-// show with debug logging).
+// quiet is the logger given to the Temporal SDK. A logger made by
+// logfile.Open routes every SDK record to the log file only (and to the
+// terminal too at debug level), as the SDK logs it. Any other logger keeps
+// the SDK's info logs and its routine per-attempt errors out of the
+// terminal (the latter show with debug logging).
 func quiet(l *slog.Logger) *slog.Logger {
+	if h, ok := logfile.ForTemporal(l); ok {
+		return slog.New(h)
+	}
 	return slog.New(sdkHandler{l.Handler(), slog.LevelWarn})
 }
