@@ -57,7 +57,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		ctx, cancel = context.WithTimeout(ctx, defaultStartTimeout)
 		defer cancel()
 	}
-	s := &Server{namespace: o.Namespace, tls: o.TLS, log: slog.New(&minLevelHandler{min: o.LogLevel, next: o.Logger.Handler()})}
+	s := &Server{namespace: o.Namespace, tls: o.TLS, log: slog.New(&minLevelHandler{min: o.LogLevel, next: temporalHandler(o.Logger)})}
 
 	sqlCfg, err := s.prepareStorage(ctx, o)
 	if err != nil {
