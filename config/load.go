@@ -22,7 +22,8 @@ const FileName = "config.yaml"
 // accepted as top-level keys in config.yaml.
 var envKeys = []string{
 	"OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL", "TEMPORAL_ADDRESS",
-	"TEMPORAL_NAMESPACE", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA", "TEMPORAL_TLS_SERVER_NAME",
+	"TEMPORAL_NAMESPACE", "TEMPORAL_TLS_CLIENT_CERT_PATH", "TEMPORAL_TLS_CLIENT_KEY_PATH", "TEMPORAL_TLS_SERVER_CA_CERT_PATH",
+	"TEMPORAL_TLS_SERVER_NAME", "TEMPORAL_TLS", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA",
 	"TEMPORAL_API_KEY", "TALARIA_DB", "TALARIA_MAX_ITERATIONS", "TALARIA_LOG_LEVEL", "TALARIA_HEARTBEAT_TIMEOUT",
 	"TALARIA_BUSY_INPUT_MODE",
 }
@@ -47,6 +48,9 @@ func Load(home string, getenv func(string) string) (Config, error) {
 		if problems := applyYAML(&cfg, data); len(problems) > 0 {
 			return cfg, fileError(path, problems)
 		}
+	}
+	if err := applyTemporalProfile(&cfg.Temporal, getenv); err != nil {
+		return cfg, err
 	}
 	if err := applyEnv(&cfg, getenv); err != nil {
 		return cfg, err
@@ -126,13 +130,10 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	set("OPENAI_API_KEY", &cfg.Model.APIKey)
 	set("OPENAI_BASE_URL", &cfg.Model.BaseURL)
 	set("TALARIA_MODEL", &cfg.Model.Name)
-	set("TEMPORAL_ADDRESS", &cfg.Temporal.Address)
-	set("TEMPORAL_NAMESPACE", &cfg.Temporal.Namespace)
-	set("TEMPORAL_TLS_CERT", &cfg.Temporal.TLSCert)
-	set("TEMPORAL_TLS_KEY", &cfg.Temporal.TLSKey)
-	set("TEMPORAL_TLS_CA", &cfg.Temporal.TLSCA)
-	set("TEMPORAL_TLS_SERVER_NAME", &cfg.Temporal.TLSServerName)
-	set("TEMPORAL_API_KEY", &cfg.Temporal.APIKey)
+	// Temporal's standard variables, through the SDK's envconfig (see temporalenv.go).
+	if err := applyTemporalEnv(&cfg.Temporal, getenv); err != nil {
+		return err
+	}
 	set("TALARIA_DB", &cfg.DB)
 	set("TALARIA_LOG_LEVEL", &cfg.LogLevel)
 	set("TALARIA_BUSY_INPUT_MODE", &cfg.BusyInputMode)
