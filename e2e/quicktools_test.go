@@ -121,12 +121,20 @@ func (u *user) shownMessages(session string) []models.Message {
 		u.t.Fatalf("sessions show %s: exit %d %s", session, code, stderr)
 	}
 	var shown struct {
-		Messages []models.Message `json:"messages"`
+		Messages []struct {
+			Role       string `json:"role"`
+			Content    string `json:"content"`
+			ToolCallID string `json:"tool_call_id"`
+		} `json:"messages"`
 	}
 	if err := json.Unmarshal([]byte(out), &shown); err != nil {
 		u.t.Fatalf("sessions show --json: %v\n%s", err, out)
 	}
-	return shown.Messages
+	msgs := make([]models.Message, len(shown.Messages))
+	for i, m := range shown.Messages {
+		msgs[i] = models.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+	}
+	return msgs
 }
 
 // answersByCall counts the tool results of each call id.

@@ -3,12 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/engine"
@@ -243,8 +245,11 @@ func newCronEditCommand() *cobra.Command {
 	var schedule, tz, prompt, model, overlap, catchUp string
 	var deliver, toolsets []string
 	var maxIterations int
-	return storeCommand("edit JOB", "Change a job (only the flags given)", exactArgs(1, "a job name or id"),
+	return storeCommand("edit JOB", "Change a job (only the flags given; none: its prompt in $EDITOR)", exactArgs(1, "a job name or id"),
 		func(c *cobra.Command) {
+			c.Long = `edit changes the fields of a job given as flags and keeps the others. Without any
+of these flags it opens the job's prompt in $EDITOR (default vi; a command with
+arguments such as "code -w" works) and saves it when the editor exits.`
 			c.Flags().StringVar(&schedule, "schedule", "", "new schedule")
 			c.Flags().StringVar(&tz, "tz", "", "new time zone")
 			c.Flags().StringVar(&prompt, "prompt", "", "new prompt")
@@ -261,6 +266,9 @@ func newCronEditCommand() *cobra.Command {
 				return err
 			}
 			f := cmd.Flags()
+			if !anyChanged(f, "schedule", "tz", "prompt", "model", "deliver", "tools", "max-iterations", "overlap", "catch-up") {
+				return editCronPrompt(cmd, st, j)
+			}
 			set := func(name string, apply func()) {
 				if f.Changed(name) {
 					apply()
@@ -292,4 +300,52 @@ func newCronEditCommand() *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "updated %s\n", j.Name)
 			return nil
 		})
+}
+
+// anyChanged reports whether any of the named flags was given.
+func anyChanged(f *pflag.FlagSet, names ...string) bool {
+	for _, n := range names {
+		if f.Changed(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// editCronPrompt opens j's prompt in $EDITOR and saves the edited text.
+func editCronPrompt(cmd *cobra.Command, st *models.Store, j *models.CronJob) error {
+	tmp, err := os.CreateTemp("", "talaria-cron-"+j.ID+"-*.md")
+	if err != nil {
+		return fmt.Errorf("a file for the prompt: %w", err)
+	}
+	path := tmp.Name()
+	defer os.Remove(path)
+	_, werr := tmp.WriteString(j.Prompt)
+	if err := errors.Join(werr, tmp.Close()); err != nil {
+		return fmt.Errorf("write the prompt to %s: %w", path, err)
+	}
+	if err := runEditor(cmd.Context(), path); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read the edited prompt: %w", err)
+	}
+	prompt := strings.TrimRight(string(data), "\n")
+	switch {
+	case prompt == strings.TrimRight(j.Prompt, "\n"):
+		fmt.Fprintf(cmd.OutOrStdout(), "%s: prompt unchanged\n", j.Name)
+		return nil
+	case strings.TrimSpace(prompt) == "" && j.PreRunScript == "":
+		return usagef("the prompt of %s cannot be empty: nothing changed", j.Name)
+	}
+	j.Prompt = prompt
+	if err := st.UpdateCronJob(cmd.Context(), *j); err != nil {
+		if errors.Is(err, models.ErrInvalidArgument) {
+			return usageErr(err)
+		}
+		return err
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "updated %s (prompt)\n", j.Name)
+	return nil
 }

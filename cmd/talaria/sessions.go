@@ -154,7 +154,13 @@ func newSessionsShowCommand() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"session": sess, "lineage": lineage, "turns": turns, "messages": msgs})
+				first := func(id string) string {
+					if m, err := st.FirstMessage(ctx, id); err == nil {
+						return m.Content
+					}
+					return ""
+				}
+				return writeJSON(cmd.OutOrStdout(), newSessionDetailView(sess, lineage, turns, msgs, first))
 			}
 			printSession(cmd.OutOrStdout(), sess, lineage, turns, msgs)
 			return nil

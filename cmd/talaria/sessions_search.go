@@ -22,7 +22,11 @@ func newSessionsSearchCommand() *cobra.Command {
 		},
 		func(c *cobra.Command) {
 			c.Long = "Search every session's messages for the words of QUERY (SQLite FTS5 or PostgreSQL full-text search;\n" +
-				"no model is involved). Hits are grouped by conversation: a session and the sessions compaction\n" +
+				"no model is involved). A message matches when it holds every word, in any order and any case;\n" +
+				"words in double quotes must follow each other as written:\n" +
+				"  talaria sessions search finished plan         both words, anywhere in a message\n" +
+				"  talaria sessions search '\"finished plan\"'     the phrase\n" +
+				"Hits are grouped by conversation: a session and the sessions compaction\n" +
 				"continued it in count once, newest first, each hit with the messages around it."
 			c.Flags().IntVarP(&limit, "limit", "n", 10, "at most this many hits")
 			c.Flags().IntVar(&around, "around", 1, "messages of context on each side of a hit")
@@ -41,7 +45,7 @@ func newSessionsSearchCommand() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), groups)
+				return writeJSON(cmd.OutOrStdout(), newSearchViews(groups))
 			}
 			printSearch(cmd.OutOrStdout(), groups)
 			return nil

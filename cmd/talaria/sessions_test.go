@@ -110,16 +110,16 @@ func TestSessionsShowLineage(t *testing.T) {
 		})
 	}
 
-	var shown struct {
-		Session models.Session
-		Lineage []models.Session
-	}
-	if err := json.Unmarshal([]byte(runSessions(t, dsn, "show", "root~1", "--json")), &shown); err != nil {
+	var shown sessionDetailView
+	out := runSessions(t, dsn, "show", "root~1", "--json")
+	if err := json.Unmarshal([]byte(out), &shown); err != nil {
 		t.Fatal(err)
 	}
-	if shown.Session.ParentSessionID != "root" || len(shown.Lineage) != 3 || shown.Lineage[2].ID != "root~2" {
+	if shown.Session.ParentSessionID != "root" || len(shown.Lineage) != 3 || shown.Lineage[2].ID != "root~2" ||
+		len(shown.Messages) == 0 || shown.Messages[0].SessionID != "root~1" || len(shown.Turns) != 0 {
 		t.Fatalf("show --json = %+v", shown)
 	}
+	assertSnakeCase(t, out)
 }
 
 func TestSessionsSearchGroupsByConversation(t *testing.T) {
@@ -136,10 +136,13 @@ func TestSessionsSearchGroupsByConversation(t *testing.T) {
 	if !strings.Contains(out, "conversation root (sessions with hits: root~2)") {
 		t.Fatalf("the root's hit is not shown in its newest session:\n%s", out)
 	}
-	var groups []models.SearchGroup
-	if err := json.Unmarshal([]byte(runSessions(t, dsn, "search", "solo", "--json")), &groups); err != nil || len(groups) != 1 || groups[0].LineageID != "solo" {
+	var groups []searchGroupView
+	out = runSessions(t, dsn, "search", "solo", "--json")
+	if err := json.Unmarshal([]byte(out), &groups); err != nil || len(groups) != 1 || groups[0].LineageID != "solo" ||
+		len(groups[0].Hits) != 1 || groups[0].Hits[0].Message.Content != "hello from solo" {
 		t.Fatalf("json: %v %+v", err, groups)
 	}
+	assertSnakeCase(t, out)
 	if out := runSessions(t, dsn, "search", "nowhere-to-be-found"); strings.TrimSpace(out) != "no matches" {
 		t.Fatalf("no hits:\n%s", out)
 	}
@@ -214,4 +217,31 @@ func TestSessionsOutputFlag(t *testing.T) {
 			t.Errorf("%v -o xml: %v", args, err)
 		}
 	}
+}
+
+// assertSnakeCase fails when a JSON document has a key that is not
+// snake_case (lower-case letters, digits and underscores).
+func assertSnakeCase(t *testing.T, doc string) {
+	t.Helper()
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if k != strings.ToLower(k) || strings.ContainsAny(k, "- ") {
+					t.Errorf("key %q is not snake_case in:\n%s", k, doc)
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, doc)
+	}
+	walk(v)
 }
