@@ -80,10 +80,12 @@ func exactArgs(n int, what string) cobra.PositionalArgs {
 
 func newSessionsListCommand() *cobra.Command {
 	var limit int
+	var all bool
 	var out outputFormat
 	return storeCommand("list", "List sessions, most recent first", noArgs,
 		func(c *cobra.Command) {
 			c.Flags().IntVarP(&limit, "limit", "n", 20, "how many sessions (0: all)")
+			c.Flags().BoolVarP(&all, "all", "a", false, "also the sessions the engine makes to review memory (review.*)")
 			out.register(c)
 		},
 		func(cmd *cobra.Command, st *models.Store, _ []string) error {
@@ -91,7 +93,11 @@ func newSessionsListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sessions, err := st.Sessions(cmd.Context(), limit)
+			list := st.VisibleSessions
+			if all {
+				list = st.Sessions
+			}
+			sessions, err := list(cmd.Context(), limit)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/workflows"
 )
 
 // sessionsStore makes a database with a session "root" compacted twice
@@ -50,6 +51,7 @@ func runSessions(t *testing.T, dsn string, args ...string) string {
 	t.Helper()
 	t.Setenv("TALARIA_HOME", t.TempDir())
 	cmd := newSessionsCommand()
+	registerGlobalFlags(cmd) // --db is a global flag of the root
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)
@@ -151,6 +153,7 @@ func TestSessionsSearchGroupsByConversation(t *testing.T) {
 func TestSessionsSearchNeedsWords(t *testing.T) {
 	t.Setenv("TALARIA_HOME", t.TempDir())
 	cmd := newSessionsCommand()
+	registerGlobalFlags(cmd) // --db is a global flag of the root
 	cmd.SetOut(&bytes.Buffer{})
 	cmd.SetErr(&bytes.Buffer{})
 	cmd.SetArgs([]string{"search", " "})
@@ -210,6 +213,7 @@ func TestSessionsOutputFlag(t *testing.T) {
 		}
 		t.Setenv("TALARIA_HOME", t.TempDir())
 		cmd := newSessionsCommand()
+		registerGlobalFlags(cmd) // --db is a global flag of the root
 		cmd.SetOut(&bytes.Buffer{})
 		cmd.SetErr(&bytes.Buffer{})
 		cmd.SetArgs(append(args, "-o", "xml", "--db", dsn))
@@ -244,4 +248,41 @@ func assertSnakeCase(t *testing.T, doc string) {
 		t.Fatalf("not JSON: %v\n%s", err, doc)
 	}
 	walk(v)
+}
+
+// TestSessionsListHidesMemoryReviews: the sessions the engine makes to
+// review memory (named by workflows.ReviewSessionID) are listed only with
+// --all.
+func TestSessionsListHidesMemoryReviews(t *testing.T) {
+	dsn := sessionsStore(t)
+	st, err := models.Open(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	review := workflows.ReviewSessionID("solo", 1)
+	if !models.IsBackgroundSession(review) {
+		t.Fatalf("%s is not recognised as a memory review", review)
+	}
+	if _, err := st.NextTurn(t.Context(), review, "m", ""); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	tests := []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"list"}, false},
+		{[]string{"list", "-o", "json"}, false},
+		{[]string{"list", "--all"}, true},
+		{[]string{"list", "-a", "--json"}, true},
+	}
+	for _, tt := range tests {
+		out := runSessions(t, dsn, tt.args...)
+		if got := strings.Contains(out, review); got != tt.want {
+			t.Errorf("sessions %v lists %s: %v, want %v\n%s", tt.args, review, got, tt.want, out)
+		}
+		if !strings.Contains(out, "solo") {
+			t.Errorf("sessions %v lost a conversation:\n%s", tt.args, out)
+		}
+	}
 }

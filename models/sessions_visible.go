@@ -1,0 +1,32 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// ReviewSessionPrefix starts the id of a session the engine makes for
+// itself to review a conversation for memory ("review.<session>.<turn>",
+// see workflows.ReviewSessionID). Such a session is nobody's conversation.
+const ReviewSessionPrefix = "review."
+
+// IsBackgroundSession reports whether id names a session the engine made
+// for itself (a memory review), not one a person or job talked in. Pure.
+func IsBackgroundSession(id string) bool { return strings.HasPrefix(id, ReviewSessionPrefix) }
+
+// VisibleSessions is Sessions without the background sessions (see
+// IsBackgroundSession): the conversations people and jobs had, most
+// recently updated first, at most limit of them (all when limit <= 0).
+func (s *Store) VisibleSessions(ctx context.Context, limit int) ([]Session, error) {
+	q := s.db.WithContext(ctx).Where("substr(id, 1, ?) <> ?", len(ReviewSessionPrefix), ReviewSessionPrefix).
+		Order("updated_at DESC").Order("id")
+	if limit > 0 {
+		q = q.Limit(limit)
+	}
+	var sessions []Session
+	if err := q.Find(&sessions).Error; err != nil {
+		return nil, fmt.Errorf("models: list sessions: %w", err)
+	}
+	return sessions, nil
+}
