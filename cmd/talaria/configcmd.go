@@ -53,18 +53,7 @@ func readOnlyConfig(cmd *cobra.Command, common commonFlags) (config.Config, erro
 	if err != nil {
 		return config.Config{}, usageErr(err)
 	}
-	given := func(name string, v *string) *string {
-		if cmd.Flags().Changed(name) {
-			return v
-		}
-		return nil
-	}
-	cfg, err := config.Resolve(home, os.Getenv, config.Overrides{
-		TemporalAddress: given("temporal-address", &common.temporalAddress),
-		Namespace:       given("namespace", &common.namespace),
-		DB:              given("db", &common.db),
-		LogLevel:        given("log-level", &common.logLevel),
-	})
+	cfg, err := config.Resolve(home, os.Getenv, overrides(cmd))
 	if err != nil {
 		return cfg, usageErr(err)
 	}

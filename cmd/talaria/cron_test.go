@@ -17,6 +17,7 @@ func runCron(t *testing.T, dsn string, args ...string) (string, error) {
 	t.Helper()
 	t.Setenv("TALARIA_HOME", t.TempDir())
 	cmd := newCronCommand()
+	registerGlobalFlags(cmd) // --db is a global flag of the root
 	var out bytes.Buffer
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)

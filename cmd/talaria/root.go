@@ -27,13 +27,14 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 		SilenceErrors: true,
 	}
 	setVersion(root)
+	registerGlobalFlags(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newServeCommand(), newChatCommand(), newSendCommand(), newSteerCommand(),
 		newStopCommand(), newStatusCommand(), newApproveCommand(), newDenyCommand(), newAnswerCommand(),
 		newWorkerCommand(), newTemporalCommand(), newSessionsCommand(), newConfigCommand(), newMemoryCommand(),
-		newCronCommand(), newSchedulerCommand(), newVersionCommand())
+		newCronCommand(), newSchedulerCommand(), newVersionCommand(), newLogsCommand())
 	// Unknown sub-commands are usage errors too.
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
