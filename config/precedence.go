@@ -2,7 +2,8 @@ package config
 
 // Overrides are values given on the command line, the highest precedence.
 // A nil field was not given and leaves the value alone; a field pointing to
-// "" clears it (an empty --temporal-address embeds a server again).
+// "" clears it (an empty --temporal-address embeds a server again, an empty
+// --db is the default database in $TALARIA_HOME).
 type Overrides struct {
 	TemporalAddress *string
 	Namespace       *string
@@ -20,6 +21,9 @@ func (o Overrides) Apply(cfg *Config) {
 	set(o.TemporalAddress, &cfg.Temporal.Address)
 	set(o.Namespace, &cfg.Temporal.Namespace)
 	set(o.DB, &cfg.DB)
+	if o.DB != nil && *o.DB == "" {
+		cfg.DB = Default(cfg.Home).DB
+	}
 	set(o.LogLevel, &cfg.LogLevel)
 }
 

@@ -60,6 +60,20 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
+// TestEmptyDBFlagIsTheDefault: --db "" drops a configured database for
+// the default one in the home.
+func TestEmptyDBFlagIsTheDefault(t *testing.T) {
+	home := t.TempDir()
+	empty := ""
+	c, err := Resolve(home, env(map[string]string{"TALARIA_DB": "postgres://u@h/db"}), Overrides{DB: &empty})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.DB != filepath.Join(home, "talaria.db") {
+		t.Fatalf("db = %q", c.DB)
+	}
+}
+
 // TestResolveValidates: an override that breaks the configuration is
 // refused like a bad file value.
 func TestResolveValidates(t *testing.T) {
