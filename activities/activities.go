@@ -23,6 +23,10 @@ type Activities struct {
 	// then fallbacks in order; nil, an error or an empty list makes model
 	// calls fail non-retryably.
 	Providers func(model string) ([]llm.Provider, error)
+	// Worker reports this worker's model configuration now (it may change
+	// while the worker runs: serve reloads config.yaml). Nil: Stream and
+	// MaxTokens, and no model of the worker's own.
+	Worker func() WorkerModel
 	// Guardrail is a pluggable check run before every tool call (nil: none).
 	Guardrail loop.Hook
 	// Stream selects SSE streaming for model calls.

@@ -23,6 +23,10 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 		// Unattended turns (cron) work in a directory of their own.
 		_ = os.MkdirAll(in.Workdir, 0o755)
 	}
+	worker := a.workerModel(in.Model)
+	if in.Model == "" {
+		in.Model = worker.Name // the turn uses this worker's model
+	}
 	if _, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model); err != nil {
 		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
@@ -85,7 +89,7 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 	}
 	return BeginTurnResult{UserMessageID: rows[0].ID, Providers: providers,
 		Grants: policy.Grants, SessionID: tip, ApprovalPolicy: policy.ApprovalPolicy,
-		ContextTokens: contextTokens(system, history, a.schemaChars(in.Tools))}, nil
+		ContextTokens: contextTokens(system, history, a.schemaChars(in.Tools)), Worker: worker.reported()}, nil
 }
 
 // TurnPolicy reports this worker's approval mode and the grants stored for

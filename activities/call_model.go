@@ -66,7 +66,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	idle := orDefault(in.IdleTimeout, DefaultModelIdleTimeout)
 	slow := watchSlow(pub, slowModelAfter, idle)
 	reply, err := llm.Call(ctx, provider, req, llm.Options{
-		Stream: a.Stream, IdleTimeout: idle, OnChunk: slow.progress,
+		Stream: a.workerModel("").Stream, IdleTimeout: idle, OnChunk: slow.progress,
 		OnDelta: func(d string) { pub.Publish(events.KindDelta, d) },
 	})
 	slow.progress()
@@ -106,6 +106,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 		history = append(history, rows[0])
 	}
 	res.ContextTokens = contextTokens(system, history, a.schemaChars(in.Tools))
+	res.Model = provider.Model
 	return res, nil
 }
 
@@ -348,7 +349,7 @@ func (a *Activities) buildRequest(ctx context.Context, system string, history []
 		}
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: prefillText(m)})
 	}
-	req := openai.ChatCompletionRequest{Messages: transcript.Repair(msgs), MaxTokens: a.MaxTokens}
+	req := openai.ChatCompletionRequest{Messages: transcript.Repair(msgs), MaxTokens: a.workerModel("").MaxTokens}
 	if in.MaxTokens > 0 {
 		req.MaxTokens = in.MaxTokens
 	}

@@ -59,6 +59,10 @@ type BeginTurnResult struct {
 	// deny): a turn never runs under a looser mode than this, whatever its
 	// sender asked for. Empty: no policy (turns recorded before it existed).
 	ApprovalPolicy string `json:",omitempty"`
+	// Worker is the model configuration of the worker that began the
+	// turn, for a turn whose sender named no model settings of its own.
+	// Nil in results recorded before it existed.
+	Worker *WorkerModel `json:",omitempty"`
 }
 
 // TurnPolicyInput names the session (as its user named it) whose grants a
@@ -162,6 +166,9 @@ type CallModelResult struct {
 	// ContextTokens is the size of the conversation after this reply: the
 	// prompt and completion tokens the provider reported, else an estimate.
 	ContextTokens int `json:",omitempty"`
+	// Model is the model the reply was asked of (empty: a reply found
+	// stored, or one recorded before it existed).
+	Model string `json:",omitempty"`
 }
 
 // PlanAction says what to do with one tool call of a batch.

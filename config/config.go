@@ -30,6 +30,9 @@ type Model struct {
 	// BaseURL of an OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, vLLM, ...).
 	BaseURL string `yaml:"base_url"`
 	APIKey  string `yaml:"api_key"`
+	// APIKeyEnv names the environment variable holding the key, read by
+	// the process that calls the model, when api_key is not set.
+	APIKeyEnv string `yaml:"api_key_env"`
 	// Name is the model id sent with each request.
 	Name string `yaml:"name"`
 	// Stream selects SSE streaming for model calls (default true).

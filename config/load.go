@@ -55,6 +55,7 @@ func Load(home string, getenv func(string) string) (Config, error) {
 	if err := applyEnv(&cfg, getenv); err != nil {
 		return cfg, err
 	}
+	cfg.Model.resolveKeyEnv(getenv)
 	return cfg, nil
 }
 

@@ -65,6 +65,25 @@ type ServeInfo struct {
 	// Credential is set when the Temporal is the serve's embedded one, which
 	// admits only clients presenting CredentialPath(home).
 	Credential bool `json:"credential,omitempty"`
+	// ModelSettings are the model settings serve's turns use now (no
+	// secrets); serve rewrites them when it reloads config.yaml.
+	ModelSettings *ModelSettings `json:"model_settings,omitempty"`
+	// ModelEnv names the variables of serve's environment that set model
+	// settings: they override config.yaml, in serve as everywhere.
+	ModelEnv []string `json:"model_env,omitempty"`
+	// ConfigLoadedAt is when serve last (re)loaded its model settings.
+	ConfigLoadedAt time.Time `json:"config_loaded_at,omitzero"`
+}
+
+// WithModel sets the model fields of info from settings.
+func (info ServeInfo) WithModel(s ModelSettings, at time.Time) ServeInfo {
+	info.ModelConfigured, info.Model = s.Configured, s.Model
+	info.ModelEndpoint = s.BaseURL
+	if !s.Configured {
+		info.ModelEndpoint = "https://api.openai.com/v1"
+	}
+	info.ModelSettings, info.ConfigLoadedAt = &s, at.UTC()
+	return info
 }
 
 // WriteServeInfo publishes info atomically (mode 0600: it names the DB).

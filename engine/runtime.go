@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -44,6 +43,9 @@ type Runtime struct {
 	Server *embedded.Server
 	// Worker is the turn worker (nil in a client).
 	Worker worker.Worker
+	// Models is the worker's model configuration, read at each model call
+	// (serve replaces it when config.yaml changes); nil in a client.
+	Models *ModelConfig
 	// Peer names the server of a client in what it says while waiting
 	// ("talaria serve at HOST:PORT"); empty: "temporal at ADDRESS".
 	Peer string
@@ -145,12 +147,14 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	policy := ToolPolicy(cfg)
 	// Tool outputs kept longer than their retention go before any turn runs.
 	PruneOutputs(cfg.Home, time.Now(), rt.logger)
+	rt.Models = NewModelConfig(cfg)
 	acts := &activities.Activities{
 		Store:        rt.Store,
 		Home:         cfg.Home,
 		Tools:        registry,
 		BuildPrompt:  promptBuilder(cfg, registry.Names(), rt.logger),
-		Providers:    providersFor(cfg),
+		Providers:    rt.Models.Providers,
+		Worker:       rt.Models.Worker,
 		Stream:       cfg.Model.Streaming(),
 		MaxTokens:    cfg.Model.MaxTokens,
 		SystemPrompt: DefaultSystemPrompt,
@@ -216,21 +220,7 @@ func providerHost(endpoint string) string {
 // primary, then the fallbacks in order.
 func providersFor(cfg config.Config) func(string) ([]llm.Provider, error) {
 	return func(model string) ([]llm.Provider, error) {
-		if !cfg.Model.Configured() {
-			return nil, errors.New(NoEndpointHelp)
-		}
-		if model == "" {
-			model = cfg.Model.Name
-		}
-		list := []llm.Provider{{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey, Model: model}}
-		for _, f := range cfg.FallbackProviders {
-			m := f.Model
-			if m == "" {
-				m = model
-			}
-			list = append(list, llm.Provider{BaseURL: f.BaseURL, APIKey: f.APIKey, Model: m})
-		}
-		return list, nil
+		return providerList(cfg.Model, cfg.FallbackProviders, model)
 	}
 }
 
@@ -257,9 +247,9 @@ func (rt *Runtime) Close() {
 }
 
 // NoEndpointHelp tells the user how to configure a model endpoint.
-const NoEndpointHelp = "no model endpoint is configured: set OPENAI_BASE_URL (any OpenAI-compatible " +
-	"endpoint, e.g. http://localhost:11434/v1 for Ollama) and/or OPENAI_API_KEY, or put base_url/api_key " +
-	"under model: in $TALARIA_HOME/config.yaml"
+const NoEndpointHelp = "no model endpoint is configured: run 'talaria model set --base-url URL --model NAME' " +
+	"(any OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama; a running serve picks it up), " +
+	"or set OPENAI_BASE_URL and/or OPENAI_API_KEY"
 
 // DefaultSystemPrompt is sent first in every request until the prompt builder
 // composes one per session.

@@ -6,8 +6,14 @@ import (
 )
 
 // TurnTemplate is the turn configuration the configuration gives every
-// turn: model, budget, timeouts, limits, approvals and compaction, working
-// in workdir. Chat, send and cron start from it.
+// turn: budget, limits, approvals and compaction, working in workdir. Chat,
+// send and cron start from it.
+//
+// It names no model and no model-call timeouts or attempts: those are the
+// configuration of the worker that runs the turn (serve's, or chat's own
+// when it embeds the worker), read when the turn begins and at each model
+// call. A sender that wants another model for one turn sets Model (chat
+// -m, send -m, a cron job's --model): WithModel.
 func TurnTemplate(cfg config.Config, workdir string) workflows.TurnInput {
 	limits := cfg.Loop
 	if cfg.Model.MaxTokens > 0 {
@@ -15,10 +21,18 @@ func TurnTemplate(cfg config.Config, workdir string) workflows.TurnInput {
 		limits.BaseMaxTokens = cfg.Model.MaxTokens
 	}
 	return workflows.TurnInput{
-		Model: cfg.Model.Name, MaxIterations: cfg.MaxIterations, Workdir: workdir,
-		ModelTimeout: cfg.Model.Timeout, MaxRetryAfter: cfg.Model.MaxRetryAfter, HeartbeatTimeout: cfg.HeartbeatTimeout,
-		ModelAttempts: cfg.Model.Attempts, Limits: limits,
+		MaxIterations: cfg.MaxIterations, Workdir: workdir,
+		HeartbeatTimeout: cfg.HeartbeatTimeout, Limits: limits,
 		Approvals:  workflows.ApprovalSettings{Mode: workflows.ApprovalMode(cfg.Approvals.Mode), Timeout: cfg.Approvals.Timeout},
 		Compaction: CompactionFor(cfg),
 	}
+}
+
+// WithModel makes model (when not empty) the turn's explicit model, in
+// place of the worker's.
+func WithModel(in workflows.TurnInput, model string) workflows.TurnInput {
+	if model != "" {
+		in.Model = model
+	}
+	return in
 }

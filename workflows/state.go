@@ -17,6 +17,9 @@ type TurnState struct {
 	Usage activities.Usage
 	// Provider indexes the provider in use (0: primary); Providers counts them.
 	Provider, Providers int
+	// Model is the model the turn's last reply came from (empty: none
+	// reported; the turn's input names it).
+	Model string `json:",omitempty"`
 
 	// Recovery counters, bounded by Limits.
 	InvalidToolRetries   int

@@ -17,6 +17,7 @@ import (
 // decision is a pure function (decide, decideToolCalls, decideEmpty, ...);
 // this function only sequences activities.
 func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error) {
+	asked := in // what the sender set, before defaults
 	in = in.withDefaults()
 	turnID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	startedAt := workflow.Now(ctx)
@@ -46,6 +47,8 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		}
 		st.Providers = begun.Providers
 		gate.grants = begun.Grants
+		// Model settings the sender left unset are the worker's.
+		in, st.Model = withWorkerModel(in, asked, begun.Worker), workerModelName(begun.Worker)
 		// The serving worker's policy bounds the sender's; the narrowed
 		// input is what a continue-as-new carries.
 		in.Approvals.Mode = narrowMode(in.Approvals.Mode, ApprovalMode(begun.ApprovalPolicy))
@@ -134,6 +137,9 @@ func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState,
 	hasFallback := st.Provider+1 < st.Providers
 	err := workflow.ExecuteActivity(modelOptions(ctx, in, hasFallback), activities.CallModelName, req).Get(ctx, &reply)
 	st.Usage = st.Usage.Add(reply.Usage)
+	if reply.Model != "" {
+		st.Model = reply.Model
+	}
 	return reply, err
 }
 
@@ -252,7 +258,7 @@ func graceCall(ctx workflow.Context, in TurnInput, turnID string, st *TurnState)
 func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Time, st TurnState) (ConversationResult, error) {
 	var done activities.FinishTurnResult
 	err := bookkeep(ctx, activities.FinishTurnName, activities.FinishTurnInput{
-		TurnID: turnID, SessionID: st.Context.session(in.SessionID), TurnNumber: in.TurnNumber, Model: in.Model,
+		TurnID: turnID, SessionID: st.Context.session(in.SessionID), TurnNumber: in.TurnNumber, Model: modelUsed(in, st),
 		Status: st.Stop.Status(), ExitReason: string(st.Stop), Error: activities.BoundError(st.Err),
 		APICalls: st.Calls, Usage: st.Usage, FinalParts: st.Final,
 		StartedAt: startedAt, EndedAt: workflow.Now(ctx),
@@ -264,7 +270,7 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 	res := ConversationResult{
 		Completed: out.Completed, Partial: out.Partial, Interrupted: out.Interrupted, Failed: out.Failed,
 		TurnExitReason: st.Stop, APICalls: st.Calls,
-		SessionID: in.SessionID, TurnID: turnID, Model: in.Model, Usage: st.Usage,
+		SessionID: in.SessionID, TurnID: turnID, Model: modelUsed(in, st), Usage: st.Usage,
 		ActiveSessionID: st.Context.session(in.SessionID), Compactions: st.Context.Compactions,
 	}
 	if done.HasFinal {

@@ -134,7 +134,7 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 		onEvent = nil // stdout carries the JSON result only
 	}
 	turn := func(msg string) (workflows.ConversationResult, error) {
-		in := engine.TurnTemplate(cfg, workdir)
+		in := engine.WithModel(engine.TurnTemplate(cfg, workdir), f.model) // -m: this turn's model
 		in.SessionID, in.UserMessage = session, msg
 		return rt.RunMessage(ctx, in, mode, onEvent)
 	}

@@ -107,10 +107,7 @@ watch with 'talaria status SESSION'.`, 2,
 			if err != nil {
 				return usageErr(err)
 			}
-			if model != "" {
-				cfg.Model.Name = model
-			}
-			return sendMessage(cmd, cfg, rt, args[0], args[1], m)
+			return sendMessage(cmd, cfg, rt, args[0], args[1], m, model)
 		})
 }
 
@@ -121,11 +118,11 @@ in a marked out-of-band block, to the next tool result, or as input to the next
 model call. If no turn is running, or the turn ends before it could use the text,
 the text becomes the session's next message.`, 2, nil,
 		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error {
-			return sendMessage(cmd, cfg, rt, args[0], args[1], workflows.BusySteer)
+			return sendMessage(cmd, cfg, rt, args[0], args[1], workflows.BusySteer, "")
 		})
 }
 
-func sendMessage(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, session, text string, mode workflows.BusyMode) error {
+func sendMessage(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, session, text string, mode workflows.BusyMode, model string) error {
 	if strings.TrimSpace(text) == "" {
 		return usagef("the message is empty")
 	}
@@ -133,7 +130,7 @@ func sendMessage(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, sess
 	if err != nil {
 		return usagef("cannot read the working directory: %v", err)
 	}
-	in := engine.TurnTemplate(cfg, workdir)
+	in := engine.WithModel(engine.TurnTemplate(cfg, workdir), model) // -m: this turn's model
 	in.SessionID, in.UserMessage = session, text
 	if err := rt.Send(cmd.Context(), session, workflows.Message{Text: text, Mode: mode, Turn: in}); err != nil {
 		return err

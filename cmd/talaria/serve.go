@@ -89,13 +89,14 @@ func runServe(cmd *cobra.Command, cfg config.Config) error {
 	}
 	info := engine.ServeInfo{
 		PID: os.Getpid(), TemporalAddress: address, Namespace: cfg.Temporal.Namespace, DB: cfg.DB,
-		ModelConfigured: cfg.Model.Configured(), ModelEndpoint: cfg.Model.Endpoint(), Model: cfg.Model.Name,
-		StartedAt: time.Now().UTC(), Credential: rt.Server != nil,
-	}
+		StartedAt: time.Now().UTC(), Credential: rt.Server != nil, ModelEnv: modelEnv(os.Getenv),
+	}.WithModel(rt.Models.Settings(), time.Now())
 	if err := engine.WriteServeInfo(cfg.Home, info); err != nil {
 		return usageErr(err)
 	}
 	defer engine.RemoveServeInfo(cfg.Home)
+	// config.yaml changes reach new model calls without a restart.
+	defer startReloader(ctx, cmd, cfg, rt, info)()
 	ticker, err := rt.StartScheduler(ctx)
 	if err != nil {
 		return usageErr(err)

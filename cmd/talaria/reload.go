@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/spf13/cobra"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
+)
+
+// reloadDebounce lets an editor finish writing (or replacing) config.yaml
+// before serve reads it.
+const reloadDebounce = 150 * time.Millisecond
+
+// configReloader applies config.yaml changes to a running serve: the model
+// settings (engine.LiveKeys) take effect for new model calls at once; a
+// change to any other key is named in one line saying it needs a restart;
+// a file that does not load keeps the previous settings, in one line
+// naming the file and line.
+type configReloader struct {
+	home   string
+	getenv func(string) string
+	// base is the configuration last loaded (file and environment).
+	base    config.Config
+	models  *engine.ModelConfig
+	publish func(engine.ModelSettings)
+	say     func(string)
+	lastBad string
+}
+
+// reload reads config.yaml again and applies what changed.
+func (r *configReloader) reload() {
+	next, err := loadStrict(r.home, r.getenv)
+	if err != nil {
+		line := fmt.Sprintf("%s; keeping the previous settings", oneLine(err))
+		if line != r.lastBad { // one line per distinct problem
+			r.say(line)
+		}
+		r.lastBad = line
+		return
+	}
+	r.lastBad = ""
+	live, restart, err := engine.ConfigChanges(r.base, next)
+	if err != nil {
+		r.say(oneLine(err))
+		return
+	}
+	r.base = next
+	if len(live) > 0 {
+		r.models.Set(next)
+		settings := r.models.Settings()
+		r.publish(settings)
+		r.say("config reloaded: " + settings.Summary())
+	}
+	if len(restart) > 0 {
+		r.say(fmt.Sprintf("config.yaml changed %s: restart talaria serve to apply (only the model settings apply at once)",
+			strings.Join(restart, ", ")))
+	}
+}
+
+// loadStrict loads and checks the configuration as serve would at start.
+func loadStrict(home string, getenv func(string) string) (config.Config, error) {
+	cfg, err := config.Load(home, getenv)
+	if err == nil {
+		err = cfg.Normalize()
+	}
+	if err == nil {
+		err = cfg.Validate()
+	}
+	return cfg, err
+}
+
+// watch reloads on every change of config.yaml (the directory is watched,
+// so an editor that replaces the file is seen) and on SIGHUP, until ctx
+// ends.
+func (r *configReloader) watch(ctx context.Context) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if fw, err := fsnotify.NewWatcher(); err != nil {
+		r.say(fmt.Sprintf("config.yaml changes are not watched (%v): send SIGHUP to reload", err))
+	} else {
+		defer fw.Close()
+		if err := fw.Add(r.home); err != nil {
+			r.say(fmt.Sprintf("config.yaml changes are not watched (%v): send SIGHUP to reload", err))
+		}
+		events, errs = fw.Events, fw.Errors
+	}
+	var settle <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			if filepath.Base(ev.Name) == config.FileName {
+				settle = time.After(reloadDebounce)
+			}
+		case _, ok := <-errs:
+			if !ok {
+				errs = nil
+			}
+		case <-hup:
+			r.reload()
+		case <-settle:
+			settle = nil
+			r.reload()
+		}
+	}
+}
+
+// modelEnv names the variables of the environment that set model settings.
+func modelEnv(getenv func(string) string) []string {
+	var set []string
+	for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "TALARIA_MODEL"} {
+		if getenv(k) != "" {
+			set = append(set, k)
+		}
+	}
+	return set
+}
+
+// startReloader watches config.yaml for serve until the returned stop is
+// called (before serve.json is withdrawn: nothing rewrites it after).
+func startReloader(ctx context.Context, cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, info engine.ServeInfo) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		serveReloader(cmd, cfg, rt, info).watch(ctx)
+	}()
+	return func() { cancel(); <-done }
+}
+
+// serveReloader is serve's reloader: what it applies is published in
+// serve.json, what it says is one line on stderr.
+func serveReloader(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, info engine.ServeInfo) *configReloader {
+	base, err := loadStrict(cfg.Home, os.Getenv)
+	if err != nil {
+		base = cfg
+	}
+	errOut := cmd.ErrOrStderr()
+	var mu sync.Mutex
+	return &configReloader{
+		home: cfg.Home, getenv: os.Getenv, base: base, models: rt.Models,
+		publish: func(s engine.ModelSettings) {
+			mu.Lock()
+			defer mu.Unlock()
+			info = info.WithModel(s, time.Now())
+			if err := engine.WriteServeInfo(cfg.Home, info); err != nil {
+				fmt.Fprintf(errOut, "talaria serve: %s\n", oneLine(err))
+			}
+		},
+		say: func(line string) { fmt.Fprintf(errOut, "talaria serve: %s\n", line) },
+	}
+}

@@ -1,0 +1,41 @@
+package workflows
+
+import "github.com/talaria-agent/talaria/activities"
+
+// withWorkerModel fills the model settings the sender left unset (asked is
+// the input before defaults) with those of the worker that began the turn;
+// w is nil in results recorded before workers reported them, which leaves
+// in as it was. An empty model name stays empty: each model call then
+// asks the worker's model of that moment. Pure.
+func withWorkerModel(in, asked TurnInput, w *activities.WorkerModel) TurnInput {
+	if w == nil {
+		return in
+	}
+	if asked.ModelTimeout <= 0 && w.Timeout > 0 {
+		in.ModelTimeout = w.Timeout
+	}
+	if asked.MaxRetryAfter <= 0 && w.MaxRetryAfter > 0 {
+		in.MaxRetryAfter = w.MaxRetryAfter
+	}
+	if asked.ModelAttempts <= 0 && w.Attempts > 0 {
+		in.ModelAttempts = w.Attempts
+	}
+	return in
+}
+
+// workerModelName is the model the worker would use for the turn. Pure.
+func workerModelName(w *activities.WorkerModel) string {
+	if w == nil {
+		return ""
+	}
+	return w.Name
+}
+
+// modelUsed is the model a turn's result names: the one its last reply
+// came from, else the one its input or its worker named. Pure.
+func modelUsed(in TurnInput, st TurnState) string {
+	if st.Model != "" {
+		return st.Model
+	}
+	return in.Model
+}

@@ -1,0 +1,59 @@
+package workflows
+
+import (
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/activities"
+)
+
+// TestWithWorkerModel: the worker's model settings fill only what the
+// sender left unset, and a result without them changes nothing.
+func TestWithWorkerModel(t *testing.T) {
+	worker := &activities.WorkerModel{Name: "w", Timeout: time.Minute, MaxRetryAfter: 2 * time.Second, Attempts: 2}
+	for _, tt := range []struct {
+		name  string
+		asked TurnInput
+		w     *activities.WorkerModel
+		want  TurnInput
+	}{
+		{"nothing asked: the worker's", TurnInput{}, worker,
+			TurnInput{ModelTimeout: time.Minute, MaxRetryAfter: 2 * time.Second, ModelAttempts: 2}},
+		{"the sender's win", TurnInput{Model: "m", ModelTimeout: time.Hour, MaxRetryAfter: time.Second, ModelAttempts: 9}, worker,
+			TurnInput{Model: "m", ModelTimeout: time.Hour, MaxRetryAfter: time.Second, ModelAttempts: 9}},
+		{"partly asked", TurnInput{ModelAttempts: 3}, worker,
+			TurnInput{ModelTimeout: time.Minute, MaxRetryAfter: 2 * time.Second, ModelAttempts: 3}},
+		{"recorded before workers reported", TurnInput{}, nil, TurnInput{}.withDefaults()},
+		{"worker without limits keeps defaults", TurnInput{}, &activities.WorkerModel{Name: "w"}, TurnInput{}.withDefaults()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := withWorkerModel(tt.asked.withDefaults(), tt.asked, tt.w)
+			want := tt.want.withDefaults()
+			if got.Model != want.Model || got.ModelTimeout != want.ModelTimeout ||
+				got.MaxRetryAfter != want.MaxRetryAfter || got.ModelAttempts != want.ModelAttempts {
+				t.Fatalf("got model %q %v %v %d, want %q %v %v %d", got.Model, got.ModelTimeout, got.MaxRetryAfter, got.ModelAttempts,
+					want.Model, want.ModelTimeout, want.MaxRetryAfter, want.ModelAttempts)
+			}
+		})
+	}
+}
+
+// TestModelUsed: a result names the model its last reply came from, else
+// the input's.
+func TestModelUsed(t *testing.T) {
+	for _, tt := range []struct {
+		in, st, want string
+	}{
+		{"", "", ""},
+		{"m", "", "m"},
+		{"", "w", "w"},
+		{"m", "fallback-model", "fallback-model"},
+	} {
+		if got := modelUsed(TurnInput{Model: tt.in}, TurnState{Model: tt.st}); got != tt.want {
+			t.Errorf("modelUsed(%q, %q) = %q, want %q", tt.in, tt.st, got, tt.want)
+		}
+	}
+	if workerModelName(nil) != "" || workerModelName(&activities.WorkerModel{Name: "x"}) != "x" {
+		t.Fatal("workerModelName")
+	}
+}
