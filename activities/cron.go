@@ -89,13 +89,23 @@ func (a *Activities) deliverer(scheme string) Deliverer {
 	return nil
 }
 
+// LocalOutputPath is the file a local delivery of a job's slot writes:
+// $TALARIA_HOME/cron/output/<job>/<slot>.md, the slot to the minute, or to
+// the second for a run started by hand (not on a whole minute).
+func LocalOutputPath(home, jobName string, slot time.Time) string {
+	layout := "2006-01-02T15-04Z"
+	if slot.Second() != 0 {
+		layout = "2006-01-02T15-04-05Z"
+	}
+	return filepath.Join(home, "cron", "output", jobName, slot.UTC().Format(layout)+".md")
+}
+
 // deliverLocal writes a Markdown file under $TALARIA_HOME/cron/output/<job>/.
 func (a *Activities) deliverLocal(_ context.Context, in DeliverInput) (string, error) {
-	dir := filepath.Join(a.Home, "cron", "output", in.JobName)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	path := LocalOutputPath(a.Home, in.JobName, in.Slot)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("deliver locally: %w", err)
 	}
-	path := filepath.Join(dir, in.Slot.UTC().Format("2006-01-02T15-04Z")+".md")
 	body := fmt.Sprintf("# %s — %s\n\n%s\n", in.JobName, in.Slot.UTC().Format(time.RFC3339), in.Text)
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		return "", fmt.Errorf("deliver locally: %w", err)

@@ -64,21 +64,60 @@ func (c CronStarter) Input(job models.CronJob, slot time.Time) workflows.CronRun
 		turn.MaxIterations = job.MaxIterations
 	}
 	return workflows.CronRunInput{JobID: job.ID, JobName: job.Name, Slot: slot, Prompt: job.Prompt,
-		PreRunScript: job.PreRunScript, Deliver: job.Deliver, Turn: turn}
+		PreRunScript: job.PreRunScript, Deliver: DeliveryTargets(job), Turn: turn}
 }
 
-// RunNow starts a job's slot for the current minute at once.
-func (c CronStarter) RunNow(ctx context.Context, job models.CronJob) (string, error) {
-	slot := time.Now().UTC().Truncate(time.Minute)
-	id := scheduler.WorkflowID(job.ID, slot)
-	created, err := c.rt.Store.RecordRun(ctx, models.CronRun{JobID: job.ID, ScheduledAt: slot, WorkflowID: id, Status: models.RunStarted})
-	if err != nil {
-		return "", err
+// runNowAttempts bounds the search for a free run-now slot: that many
+// requests for one job within as many seconds.
+const runNowAttempts = 120
+
+// DefaultDelivery is where a job without delivery targets delivers: a
+// file per run under $TALARIA_HOME/cron/output/<job>/, so that no run's
+// output is lost (jobs made before the default existed included).
+const DefaultDelivery = "local"
+
+// DeliveryTargets are the targets job delivers to: its own, or
+// DefaultDelivery when it has none. Pure.
+func DeliveryTargets(job models.CronJob) []string {
+	if len(job.Deliver) == 0 {
+		return []string{DefaultDelivery}
 	}
-	if !created {
-		return id, fmt.Errorf("%s already ran in this minute's slot", job.Name)
+	return job.Deliver
+}
+
+// RunNow starts a run of job at once, outside its schedule, and returns it
+// as recorded. Every call is a run of its own (see scheduler.RunNowSlot):
+// its slot, run record, workflow id and session are new, so run-now twice
+// in a minute runs twice, while the workflow id keeps each request's run
+// exactly once. A run whose workflow could not be started is recorded
+// failed.
+func (c CronStarter) RunNow(ctx context.Context, job models.CronJob) (models.CronRun, error) {
+	slot := scheduler.RunNowSlot(time.Now())
+	for range runNowAttempts {
+		run := models.CronRun{JobID: job.ID, ScheduledAt: slot, WorkflowID: scheduler.WorkflowID(job.ID, slot), Status: models.RunStarted}
+		created, err := c.rt.Store.RecordRun(ctx, run)
+		if err != nil {
+			return run, err
+		}
+		if !created {
+			slot = scheduler.NextRunNowSlot(slot)
+			continue
+		}
+		if err := c.Start(ctx, job, slot, run.WorkflowID); err != nil {
+			failed := run
+			ended := time.Now()
+			failed.Status, failed.EndedAt, failed.Error = models.RunFailed, &ended, "not started: "+err.Error()
+			if uerr := c.rt.Store.UpdateRun(context.WithoutCancel(ctx), failed); uerr != nil {
+				err = errors.Join(err, uerr)
+			}
+			return failed, err
+		}
+		if err := c.rt.Store.MarkRunStarted(ctx, job.ID, slot, time.Now()); err != nil {
+			return run, err
+		}
+		return run, nil
 	}
-	return id, c.Start(ctx, job, slot, id)
+	return models.CronRun{}, fmt.Errorf("%s: no free run-now slot after %d tries: too many runs at once", job.Name, runNowAttempts)
 }
 
 // StartScheduler runs the cron tick every minute until Stop.

@@ -21,21 +21,24 @@ import (
 func newCronCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "cron",
-		Short: "Scheduled agent jobs: add, list, show, pause, resume, run-now, rm, runs",
+		Short: "Scheduled agent jobs: add, list, show, pause, resume, run-now, rm, runs, output",
 		Long: `cron manages scheduled jobs. Each job's prompt runs as an unattended agent turn
 (dangerous commands are refused) at every slot of its schedule, exactly once per
 slot, and its answer is delivered to its targets:
   local           a Markdown file under $TALARIA_HOME/cron/output/<job>/
   webhook:<url>   a JSON POST, retried with backoff; failures are recorded
-A final answer of [SILENT] is not delivered. Schedules: 5-field cron ("0 9 * * 1-5",
-with CRON_TZ=Europe/Berlin or --tz), @hourly/@daily/..., "every 2h", "@every 90m",
-one-shot "in 30m" or an RFC 3339 time. The scheduler runs inside 'talaria serve'
-(or 'talaria scheduler').`,
+A job without --deliver delivers locally. A final answer of [SILENT] is not
+delivered. 'talaria cron output JOB [RUN]' prints what a run answered.
+Schedules: 5-field cron ("0 9 * * 1-5", with CRON_TZ=Europe/Berlin or --tz),
+@hourly/@daily/..., "every 2h", "@every 90m", one-shot "in 30m" or an RFC 3339
+time. 'run-now' starts an extra run at once, each time it is asked. The scheduler
+runs inside 'talaria serve' (or 'talaria scheduler').`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.AddCommand(newCronAddCommand(), newCronEditCommand(), newCronListCommand(), newCronShowCommand(), newCronRunsCommand(),
-		newCronToggleCommand("pause", false), newCronToggleCommand("resume", true), newCronRmCommand(), newCronRunNowCommand())
+		newCronToggleCommand("pause", false), newCronToggleCommand("resume", true), newCronRmCommand(), newCronRunNowCommand(),
+		newCronOutputCommand())
 	return c
 }
 
@@ -49,7 +52,7 @@ func newCronAddCommand() *cobra.Command {
 			c.Flags().StringVar(&schedule, "schedule", "", `when: "0 9 * * 1-5", "@daily", "every 2h", "in 30m", an RFC 3339 time`)
 			c.Flags().StringVar(&tz, "tz", "", "time zone of a cron schedule, e.g. Europe/Berlin (default UTC)")
 			c.Flags().StringVar(&job.Prompt, "prompt", "", "what the agent does at each slot")
-			c.Flags().StringArrayVar(&job.Deliver, "deliver", nil, "delivery target, repeatable: local or webhook:<url>")
+			c.Flags().StringArrayVar(&job.Deliver, "deliver", nil, "delivery target, repeatable: local or webhook:<url> (default local)")
 			c.Flags().StringVarP(&job.Model, "model", "m", "", "model for this job (default: the configured one)")
 			c.Flags().IntVar(&job.MaxIterations, "max-iterations", 0, "iteration budget of each run")
 			c.Flags().StringSliceVar(&job.Toolsets, "tools", nil, "tools the job may use, comma-separated (default: all)")
@@ -65,6 +68,7 @@ func newCronAddCommand() *cobra.Command {
 			if err := checkToolNames(job.Toolsets); err != nil {
 				return err
 			}
+			job.Deliver = engine.DeliveryTargets(job)
 			for _, d := range job.Deliver {
 				if d != "local" && !strings.HasPrefix(d, "webhook:http") {
 					return usagef("--deliver %q: use local or webhook:<http(s) url>", d)
@@ -224,11 +228,13 @@ func newCronRunNowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			id, err := rt.Cron().RunNow(cmd.Context(), *j)
+			run, err := rt.Cron().RunNow(cmd.Context(), *j)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "started %s\n", id)
+			slot := run.ScheduledAt.UTC().Format(time.RFC3339)
+			fmt.Fprintf(cmd.OutOrStdout(), "started %s: run %s of %s (see 'talaria cron runs %s', 'talaria cron output %s %s')\n",
+				run.WorkflowID, slot, j.Name, j.Name, j.Name, slot)
 			return nil
 		})
 }

@@ -104,7 +104,7 @@ func printCronJob(w io.Writer, v cronJobView) {
 		{"tools", or(strings.Join(v.Tools, ", "), "all")},
 		{"max iterations", maxIter},
 		{"pre-run script", or(v.PreRunScript, "-")},
-		{"deliver", or(strings.Join(v.Deliver, ", "), "-")},
+		{"deliver", or(strings.Join(v.Deliver, ", "), engine.DefaultDelivery+" (the default)")},
 		{"overlap", v.Overlap},
 		{"catch-up", v.CatchUp + ", window " + v.CatchUpWindow},
 		{"last slot", last},
