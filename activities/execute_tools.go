@@ -63,6 +63,14 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	for _, c := range toRun {
 		pub.Publish(events.KindToolStart, toolEvent(c.ID, c.Name, c.Arguments, false))
 	}
+	// A command refused without running (blocked, denied, not approved) is
+	// shown too: its tool_end carries the refusal.
+	for _, tc := range msg.ToolCalls {
+		_, done := stored[tc.ID]
+		if p := plan.Get(tc.ID); p.Action == PlanRefused && !done {
+			pub.Publish(events.KindToolEnd, refusedEvent(tc.ID, tc.Function.Name, p.Note))
+		}
+	}
 	ran := map[string]tools.Result{}
 	for _, r := range a.Tools.RunBatch(ctx, env, toRun) {
 		r = ExplainCancelled(r, ctx.Err())
@@ -165,6 +173,14 @@ type ToolEvent struct {
 	Name   string `json:"name"`
 	Args   string `json:"args,omitempty"`
 	Failed bool   `json:"failed,omitempty"`
+	// Refused is the refusal the model reads for a command that was not
+	// run (blocked, denied, not approved); empty for a call that ran.
+	Refused string `json:"refused,omitempty"`
+}
+
+func refusedEvent(id, name, note string) string {
+	data, _ := json.Marshal(ToolEvent{ID: id, Name: name, Failed: true, Refused: BoundText(note, 600)})
+	return string(data)
 }
 
 func toolEvent(id, name, args string, failed bool) string {

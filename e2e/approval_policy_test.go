@@ -125,6 +125,7 @@ func TestSessionGrantCoversOneCommand(t *testing.T) {
 	)
 	defer model.Close()
 	u := newUser(t, model.URL())
+	u.waitForPeople() // answered from another process
 	for _, d := range []string{"build", "src"} {
 		if err := os.MkdirAll(filepath.Join(u.workdir, d), 0o755); err != nil {
 			t.Fatal(err)

@@ -45,6 +45,7 @@ func TestApprovals(t *testing.T) {
 	)
 	defer model.Close()
 	u := newUser(t, model.URL())
+	u.waitForPeople() // answered from another process
 	for _, d := range []string{"approved-dir", "denied-dir"} {
 		if err := os.MkdirAll(filepath.Join(u.workdir, d), 0o755); err != nil {
 			t.Fatal(err)
@@ -113,6 +114,7 @@ func TestClarify(t *testing.T) {
 	)
 	defer model.Close()
 	u := newUser(t, model.URL())
+	u.waitForPeople() // answered from another process
 	port := freePort(t)
 	srv := u.serve(port)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

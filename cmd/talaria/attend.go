@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/approval"
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/engine"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -28,6 +29,15 @@ type attendant struct {
 	ahead []string
 	// eof: input ended during the turn.
 	eof bool
+	// unattended is set when no one can answer at this terminal (a
+	// one-shot chat whose input is not a terminal): the value of
+	// approvals.noninteractive, deny (answer at once: refuse, or "no one
+	// is available") or wait (say how to answer from elsewhere, and wait).
+	unattended string
+	// hint: also say how to answer from another terminal (one-shot chat).
+	hint bool
+	// turnID is the running turn, once seen.
+	turnID string
 }
 
 type turnOutcome struct {
@@ -61,26 +71,90 @@ func (a *attendant) attend(ctx context.Context, run func() (workflows.Conversati
 	}
 }
 
-// poll shows a new approval request or question.
+// poll shows a new approval request or question, and answers it at once
+// when no one can (unattended deny).
 func (a *attendant) poll(ctx context.Context) {
 	p, err := a.rt.Running(ctx, a.session)
 	if err != nil {
 		return
 	}
+	if p.TurnID != "" {
+		a.turnID = p.TurnID
+	}
 	switch {
 	case p.PendingApproval != nil && p.PendingApproval.CallID != a.asking:
 		ap := p.PendingApproval
 		a.asking, a.question = ap.CallID, false
-		fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s) approve? [o]nce / [s]ession / [a]lways (this same command) / [d]eny: ", shown(ap.Command), shown(ap.Reason))
+		if a.unattended == "" && !a.hint {
+			fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s) approve? [o]nce / [s]ession / [a]lways (this same command) / [d]eny: ", shown(ap.Command), shown(ap.Reason))
+			return
+		}
+		fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s)\n", shown(ap.Command), shown(ap.Reason))
+		fmt.Fprintf(a.errOut, "    %s\n", approveHow(a.session, a.unattended == ""))
+		a.decideUnattended(func() bool {
+			if !a.signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: ap.CallID, Choice: approval.Deny}) {
+				return false
+			}
+			fmt.Fprintln(a.errOut, "  ✗ refused: no one at this terminal can approve it (approvals.noninteractive: deny; set it to wait to answer from another terminal)")
+			return true
+		}, "    waiting for a decision (it is refused if none comes within approvals.timeout)...")
+		if a.unattended == "" {
+			fmt.Fprint(a.errOut, "    approve? [o]nce / [s]ession / [a]lways (this same command) / [d]eny: ")
+		}
 	case p.PendingQuestion != nil && p.PendingQuestion.CallID != a.asking:
 		q := p.PendingQuestion
 		a.asking, a.question = q.CallID, true
-		fmt.Fprintf(a.errOut, "\n  ? %s\n", q.Question)
+		fmt.Fprintf(a.errOut, "\n  ? %s\n", shown(q.Question))
 		for i, c := range q.Choices {
-			fmt.Fprintf(a.errOut, "    %d. %s\n", i+1, c)
+			fmt.Fprintf(a.errOut, "    %d. %s\n", i+1, shown(c))
 		}
-		fmt.Fprint(a.errOut, "  your answer: ")
+		if a.hint || a.unattended != "" {
+			fmt.Fprintf(a.errOut, "    %s\n", answerHow(a.session, a.unattended == ""))
+		}
+		a.decideUnattended(func() bool {
+			if !a.signal(ctx, p.TurnID, workflows.SignalAnswer, workflows.Answer{CallID: q.CallID, Text: workflows.NoUserAnswer}) {
+				return false
+			}
+			fmt.Fprintln(a.errOut, "  ↪ answered: no one is available to answer; the agent proceeds on its best judgement and says what it assumed (approvals.noninteractive: deny)")
+			return true
+		}, "    waiting for an answer...")
+		if a.unattended == "" {
+			fmt.Fprint(a.errOut, "  your answer: ")
+		}
 	}
+}
+
+// decideUnattended answers at once (deny) or says that the turn waits
+// (wait) when no one can answer here. A failed answer is tried again at
+// the next poll.
+func (a *attendant) decideUnattended(deny func() bool, waiting string) {
+	switch a.unattended {
+	case config.NonInteractiveDeny:
+		if !deny() {
+			a.asking = ""
+		}
+	case config.NonInteractiveWait:
+		fmt.Fprintln(a.errOut, waiting)
+	}
+}
+
+// approveHow says how to decide on a pending command from a shell; also
+// says the session id.
+func approveHow(session string, here bool) string {
+	how := fmt.Sprintf("session %s: talaria approve %s [--session|--always] / talaria deny %s", session, session, session)
+	if here {
+		return how + " (from another terminal), or answer here"
+	}
+	return how
+}
+
+// answerHow says how to answer a pending question from a shell.
+func answerHow(session string, here bool) string {
+	how := fmt.Sprintf("session %s: talaria answer %s \"TEXT\"", session, session)
+	if here {
+		return how + " (from another terminal), or answer here"
+	}
+	return how
 }
 
 // reply answers what is being asked, or steers the turn with the line.
@@ -111,10 +185,12 @@ func (a *attendant) reply(ctx context.Context, line string) {
 	}
 }
 
-func (a *attendant) signal(ctx context.Context, turnID, name string, payload any) {
+func (a *attendant) signal(ctx context.Context, turnID, name string, payload any) bool {
 	if err := a.rt.Signal(ctx, turnID, name, payload); err != nil {
 		fmt.Fprintf(a.errOut, "talaria: %s\n", oneLine(err))
+		return false
 	}
+	return true
 }
 
 // pickChoice turns "2" into the second choice; other text is the answer.

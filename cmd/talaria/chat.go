@@ -139,18 +139,7 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 		return rt.RunMessage(ctx, in, mode, onEvent)
 	}
 	if cmd.Flags().Changed("query") {
-		res, err := turn(f.query)
-		if err != nil {
-			if !f.jsonOut {
-				return err
-			}
-			// --json promises one ConversationResult, also when the turn
-			// could not be run or waited for.
-			msg := oneLine(err)
-			res = workflows.ConversationResult{Failed: true, TurnExitReason: workflows.StopError, Error: &msg,
-				SessionID: session, Model: cfg.Model.Name}
-		}
-		return printResult(cmd, res, f.jsonOut, printer)
+		return oneShot(cmd, cfg, rt, session, f.jsonOut, printer, turn, f.query)
 	}
 	return repl(cmd, rt, session, turn, printer)
 }
@@ -204,27 +193,12 @@ func checkEndpoint(ctx context.Context, configured bool, endpoint, key string) e
 	return nil
 }
 
-// printResult prints the result as JSON or as text, and sets the exit status.
-func printResult(cmd *cobra.Command, res workflows.ConversationResult, asJSON bool, printer *streamPrinter) error {
-	if asJSON {
-		if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
-			return fmt.Errorf("encode result: %w", err)
-		}
-	} else {
-		printer.finish(res)
-	}
-	if !res.Completed {
-		return &exitError{code: exitFailure}
-	}
-	return nil
-}
-
 // printOutcome explains on errOut a turn that did not complete.
 func printOutcome(errOut io.Writer, res workflows.ConversationResult) {
 	if !res.Completed {
 		msg := fmt.Sprintf("turn ended: %s", res.TurnExitReason)
 		if res.Error != nil {
-			msg += ": " + *res.Error
+			msg += ": " + plainError(*res.Error)
 		}
 		fmt.Fprintf(errOut, "talaria: %s (session %s)\n", msg, res.SessionID)
 	}
@@ -270,7 +244,7 @@ func repl(cmd *cobra.Command, rt *engine.Runtime, session string, turn func(stri
 			return lastStatus(last)
 		}
 		watch := &attendant{rt: rt, session: session, lines: lines, errOut: errOut}
-		res, err := runInterruptible(ctx, rt, session, func() (workflows.ConversationResult, error) {
+		res, _, err := runInterruptible(ctx, rt, session, func() (workflows.ConversationResult, error) {
 			return watch.attend(ctx, func() (workflows.ConversationResult, error) { return turn(line) })
 		}, errOut)
 		ahead, eof = append(ahead, watch.ahead...), eof || watch.eof
@@ -278,36 +252,12 @@ func repl(cmd *cobra.Command, rt *engine.Runtime, session string, turn func(stri
 			if ctx.Err() != nil {
 				return &exitError{code: exitFailure, err: errors.New("interrupted")}
 			}
-			fmt.Fprintf(errOut, "talaria: %s\n", oneLine(err))
+			fmt.Fprintf(errOut, "talaria: %s\n", plainError(oneLine(err)))
 			continue
 		}
 		last = &res
 		printer.finish(res)
 	}
-}
-
-// runInterruptible runs one turn with Ctrl-C wired to interrupt it; a
-// second Ctrl-C cancels ctx (the caller exits).
-func runInterruptible(ctx context.Context, rt *engine.Runtime, session string, run func() (workflows.ConversationResult, error), errOut io.Writer) (workflows.ConversationResult, error) {
-	if sigs == nil {
-		return run()
-	}
-	presses := 0
-	restore := sigs.handleInterrupt(func() {
-		presses++
-		if presses > 1 {
-			sigs.cancel()
-			return
-		}
-		fmt.Fprintln(errOut, "\ninterrupting the turn (Ctrl-C again to quit)...")
-		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
-		if _, err := rt.Interrupt(ictx, session, "interrupted from the chat"); err != nil {
-			fmt.Fprintf(errOut, "talaria: %s\n", oneLine(err))
-		}
-	})
-	defer restore()
-	return run()
 }
 
 // readLines delivers stdin line by line; the channel closes at end of input.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -48,6 +49,8 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 		switch {
 		case ev.Kind == events.KindToolStart:
 			fmt.Fprintf(p.errOut, "  ⚙ %s %s\n", t.Name, t.Args)
+		case t.Refused != "":
+			fmt.Fprintf(p.errOut, "  ✗ %s\n", refusalLine(shown(t.Name), t.Refused))
 		case t.Failed:
 			fmt.Fprintf(p.errOut, "  ✗ %s failed\n", t.Name)
 		default:
@@ -74,4 +77,60 @@ func (p *streamPrinter) finish(res workflows.ConversationResult) {
 	p.text.Reset()
 	p.midLine = false
 	printOutcome(p.errOut, res)
+}
+
+// refusalLine says why a call was not run, from the refusal the model read
+// (approval.DenialMessage): "terminal blocked: REASON", "terminal denied by
+// the user", "terminal not run: no one approved it". Pure.
+func refusalLine(name, refusal string) string {
+	switch {
+	case strings.HasPrefix(refusal, "BLOCKED:"):
+		if why := refusalReason(refusal); why != "" {
+			return name + " blocked: " + why
+		}
+		return name + " blocked"
+	case strings.HasPrefix(refusal, "DENIED:"):
+		return name + " denied by the user"
+	case strings.HasPrefix(refusal, "NOT APPROVED:"):
+		return name + " not run: no one approved it"
+	}
+	first, _, _ := strings.Cut(refusal, ". ")
+	return name + " refused: " + clipLine(shown(first), 200)
+}
+
+// refusalReason is the REASON of "...not run: REASON [rule R]. Commands...".
+// Pure.
+func refusalReason(refusal string) string {
+	_, why, ok := strings.Cut(refusal, "not run: ")
+	if !ok {
+		return ""
+	}
+	why, _, _ = strings.Cut(why, ". Commands like it")
+	why, _, _ = strings.Cut(why, " [rule ")
+	return clipLine(shown(why), 200)
+}
+
+// Temporal's decorations of an error, which a person need not read.
+var (
+	workflowErrorPrefix = regexp.MustCompile(`workflow execution error \(type: [^,()]*, workflowID: ([^,()]*), runID: [^()]*\): `)
+	activityErrorPrefix = regexp.MustCompile(`activity error \(type: [^,()]*, scheduledEventID: \d+, startedEventID: \d+, identity: [^()]*\): `)
+	applicationErrType  = regexp.MustCompile(` \(type: [A-Za-z0-9_.-]*, retryable: (?:true|false)\)`)
+)
+
+// plainError is an error message without Temporal's decorations ("workflow
+// execution error (type: ..., workflowID: ...): ", "(type: X, retryable:
+// true)"), on one line. Pure.
+func plainError(msg string) string {
+	msg = workflowErrorPrefix.ReplaceAllString(msg, "")
+	msg = activityErrorPrefix.ReplaceAllString(msg, "")
+	msg = applicationErrType.ReplaceAllString(msg, "")
+	return lineBreaks.ReplaceAllString(strings.TrimSpace(msg), "; ")
+}
+
+// errorTurnID is the turn (workflow) id a Temporal error names, if any. Pure.
+func errorTurnID(msg string) string {
+	if m := workflowErrorPrefix.FindStringSubmatch(msg); m != nil {
+		return m[1]
+	}
+	return ""
 }

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/approval"
+	"github.com/talaria-agent/talaria/events"
+	"github.com/talaria-agent/talaria/models"
+)
+
+// TestPlainError: Temporal's decorations are left out of what a person
+// reads; the message itself is kept, on one line.
+func TestPlainError(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"model call failed: HTTP 500 (type: server_error, retryable: true)", "model call failed: HTTP 500"},
+		{"turn t-1: workflow execution error (type: TurnWorkflow, workflowID: s/turn-3, runID: 0195-ab): boom (type: Fatal, retryable: false)",
+			"turn t-1: boom"},
+		{"activity error (type: CallModel, scheduledEventID: 10, startedEventID: 11, identity: 1@host@): rate limited (type: rate_limit, retryable: true)",
+			"rate limited"},
+		{"plain message", "plain message"},
+		{"two\nlines", "two; lines"},
+		{"the word (type: is kept) when it is not Temporal's", "the word (type: is kept) when it is not Temporal's"},
+	}
+	for _, tt := range tests {
+		if got := plainError(tt.in); got != tt.want {
+			t.Errorf("plainError(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestErrorTurnID(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"workflow execution error (type: TurnWorkflow, workflowID: s/turn-3, runID: 0195-ab): boom", "s/turn-3"},
+		{"context canceled", ""},
+	}
+	for _, tt := range tests {
+		if got := errorTurnID(tt.in); got != tt.want {
+			t.Errorf("errorTurnID(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestRefusalLine: a command that was not run says why, from the refusal
+// the model read.
+func TestRefusalLine(t *testing.T) {
+	blocked := approval.DenialMessage(approval.Assessment{Risk: approval.Blocked, Reason: "deletes the root file system", Rule: "root_delete"}, false)
+	denied := approval.DenialMessage(approval.Assessment{Reason: "recursive delete"}, true)
+	unanswered := approval.DenialMessage(approval.Assessment{Reason: "recursive delete"}, false)
+	tests := []struct{ refusal, want string }{
+		{blocked, "terminal blocked: deletes the root file system"},
+		{denied, "terminal denied by the user"},
+		{unanswered, "terminal not run: no one approved it"},
+		{"BLOCKED: something else entirely", "terminal blocked"},
+		{"refused by policy. More text.", "terminal refused: refused by policy"},
+		{"odd \x1b[2J text", `terminal refused: odd \x1b[2J text`},
+	}
+	for _, tt := range tests {
+		if got := refusalLine("terminal", tt.refusal); got != tt.want {
+			t.Errorf("refusalLine(%q) = %q, want %q", tt.refusal, got, tt.want)
+		}
+	}
+}
+
+// TestStreamPrinterRefused: a refused call's tool_end is a progress line
+// saying why, not the bare "failed".
+func TestStreamPrinterRefused(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := &streamPrinter{out: &out, errOut: &errOut}
+	refusal := approval.DenialMessage(approval.Assessment{Reason: "recursive delete"}, true)
+	data, _ := json.Marshal(activities.ToolEvent{ID: "c1", Name: "terminal", Failed: true, Refused: refusal})
+	p.onEvent(models.Event{Kind: events.KindToolEnd, Data: string(data)})
+	if errOut.String() != "  ✗ terminal denied by the user\n" || out.Len() != 0 {
+		t.Fatalf("out %q, errOut %q", out.String(), errOut.String())
+	}
+}
