@@ -132,10 +132,17 @@ func sendMessage(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, sess
 	}
 	in := engine.WithModel(engine.TurnTemplate(cfg, workdir), model) // -m: this turn's model
 	in.SessionID, in.UserMessage = session, text
+	// The message is durable whatever the endpoint does; whether serve's
+	// endpoint answers is looked at meanwhile, and said after.
+	warning := make(chan string, 1)
+	go func() { warning <- serveEndpointWarning(cmd.Context(), cfg.Home, cfg.Model.APIKey, session) }()
 	if err := rt.Send(cmd.Context(), session, workflows.Message{Text: text, Mode: mode, Turn: in}); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "sent to session %s (%s)\n", session, mode)
+	if w := <-warning; w != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), w)
+	}
 	return nil
 }
 
@@ -154,64 +161,6 @@ Exit status 1 when no turn is running.`, 1, nil,
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "interrupted %s\n", id)
-			return nil
-		})
-}
-
-func newStatusCommand() *cobra.Command {
-	var asJSON bool
-	return controlCommand("status SESSION", "Show what a session is doing",
-		`status shows the session's running turn (iteration, budget left, current tool,
-pending steers), what it waits for (a model call's next attempt and why the last
-one failed, a call running for a while) and the messages waiting in its queue.`, 1,
-		func(c *cobra.Command) { c.Flags().BoolVar(&asJSON, "json", false, "print JSON") },
-		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
-			out := struct {
-				Session workflows.SessionState `json:"session"`
-				Turn    *workflows.Progress    `json:"turn,omitempty"`
-				Waits   []activityWait         `json:"waits,omitempty"`
-			}{}
-			st, err := rt.SessionState(cmd.Context(), args[0])
-			if isNotFound(err) {
-				if !sessionKnown(cmd.Context(), rt, args[0]) {
-					return &exitError{code: exitFailure, err: fmt.Errorf("no session %q (see 'talaria sessions list')", args[0])}
-				}
-				st, err = workflows.SessionState{SessionID: args[0], Queued: []string{}}, nil
-			}
-			if err != nil {
-				return err
-			}
-			out.Session = st
-			if st.Running != "" {
-				if p, err := rt.Progress(cmd.Context(), st.Running); err == nil {
-					out.Turn = &p
-					out.Waits, _ = turnWaits(cmd.Context(), rt.Client, st.Running)
-				}
-			}
-			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), out)
-			}
-			w := cmd.OutOrStdout()
-			if out.Turn == nil {
-				fmt.Fprintf(w, "session %s: idle\n", args[0])
-			} else {
-				t := out.Turn
-				fmt.Fprintf(w, "session %s: running %s — iteration %d, %d left, %d model calls", args[0], t.TurnID, t.Iteration, t.BudgetLeft, t.APICalls)
-				if t.CurrentTool != "" {
-					fmt.Fprintf(w, ", running %s", t.CurrentTool)
-				}
-				if t.ContextTokens > 0 {
-					fmt.Fprintf(w, "; context ~%d tokens", t.ContextTokens)
-				}
-				if t.Compactions > 0 {
-					fmt.Fprintf(w, ", %d compactions (now in %s)", t.Compactions, t.ActiveSessionID)
-				}
-				fmt.Fprintln(w)
-				printWaits(w, out.Waits, time.Now())
-			}
-			for i, q := range st.Queued {
-				fmt.Fprintf(w, "  queued %d: %s\n", i+1, q)
-			}
 			return nil
 		})
 }

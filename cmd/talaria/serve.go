@@ -105,6 +105,9 @@ func runServe(cmd *cobra.Command, cfg config.Config) error {
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s)\n",
 		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home)
+	if cfg.Model.Configured() {
+		go warnIfUnreachable(ctx, cmd.ErrOrStderr(), cfg.Model.Endpoint(), cfg.Model.APIKey) // one line, if at all
+	}
 	// A store that stops answering pauses work (no new activity starts,
 	// running ones go on, cron ticks are skipped) until it answers again;
 	// a store gone stops serve. Each is one line here.

@@ -35,17 +35,19 @@ type activityWait struct {
 	LastFailure string `json:"last_failure,omitempty"`
 }
 
-// turnWaits asks Temporal what the turn's activities wait for.
-func turnWaits(ctx context.Context, c client.Client, turnID string) ([]activityWait, error) {
+// pendingActivities asks Temporal for the turn's pending activities.
+func pendingActivities(ctx context.Context, c client.Client, turnID string) ([]*workflowpb.PendingActivityInfo, error) {
 	desc, err := c.DescribeWorkflowExecution(ctx, turnID, "")
 	if err != nil {
 		return nil, fmt.Errorf("describe turn %s: %w", turnID, err)
 	}
-	return describeWaits(desc.GetPendingActivities(), time.Now()), nil
+	return desc.GetPendingActivities(), nil
 }
 
-// describeWaits picks the pending activities worth showing: those waiting
-// for their next attempt, and attempts running for slowAttempt or more. Pure.
+// describeWaits picks the pending activities worth showing as waits: those
+// waiting for their next attempt, and attempts running for slowAttempt or
+// more (or after a failure). A tool batch's first attempt running is not a
+// wait: status shows it as the tool running now. Pure.
 func describeWaits(pending []*workflowpb.PendingActivityInfo, now time.Time) []activityWait {
 	var out []activityWait
 	for _, p := range pending {
@@ -68,7 +70,7 @@ func describeWaits(pending []*workflowpb.PendingActivityInfo, now time.Time) []a
 				continue
 			}
 			w.RunningFor = now.Sub(started.AsTime())
-			if w.RunningFor < slowAttempt && w.Attempt <= 1 {
+			if w.Attempt <= 1 && (w.RunningFor < slowAttempt || p.GetActivityType().GetName() == activities.ExecuteToolsName) {
 				continue
 			}
 		default:

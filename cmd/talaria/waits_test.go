@@ -29,8 +29,17 @@ func TestDescribeWaits(t *testing.T) {
 			Attempt: 1, LastStartedTime: timestamppb.New(now.Add(-2 * time.Second)),
 		},
 		{ // a slow first attempt
+			ActivityType: &commonpb.ActivityType{Name: "CallModel"}, State: enumspb.PENDING_ACTIVITY_STATE_STARTED,
+			Attempt: 1, MaximumAttempts: 6, LastStartedTime: timestamppb.New(now.Add(-time.Minute)),
+		},
+		{ // a tool batch's first attempt is the tool running now, not a wait
 			ActivityType: &commonpb.ActivityType{Name: "ExecuteTools"}, State: enumspb.PENDING_ACTIVITY_STATE_STARTED,
-			Attempt: 1, MaximumAttempts: 3, LastStartedTime: timestamppb.New(now.Add(-time.Minute)),
+			Attempt: 1, MaximumAttempts: 3, LastStartedTime: timestamppb.New(now.Add(-time.Hour)),
+		},
+		{ // its second attempt, after a failure, is
+			ActivityType: &commonpb.ActivityType{Name: "ExecuteTools"}, State: enumspb.PENDING_ACTIVITY_STATE_STARTED,
+			Attempt: 2, MaximumAttempts: 3, LastStartedTime: timestamppb.New(now.Add(-3 * time.Second)),
+			LastFailure: &failurepb.Failure{Message: "worker lost"},
 		},
 		{ // scheduled for the first time, no retry wait
 			ActivityType: &commonpb.ActivityType{Name: "CallModel"}, State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED, Attempt: 1,
@@ -43,13 +52,14 @@ func TestDescribeWaits(t *testing.T) {
 		},
 	}
 	waits := describeWaits(pending, now)
-	if len(waits) != 3 {
+	if len(waits) != 4 {
 		t.Fatalf("waits %+v", waits)
 	}
 	var out bytes.Buffer
 	printWaits(&out, waits, now)
 	want := "  waiting: model call attempt 2 of 6 in 4m0s — last failure: model call failed (rate_limit, HTTP 429): slow down\n" +
-		"  waiting: tool batch attempt 1 of 3 running for 1m0s\n" +
+		"  waiting: model call attempt 1 of 6 running for 1m0s\n" +
+		"  waiting: tool batch attempt 2 of 3 running for 3s — last failure: worker lost\n" +
 		"  waiting: model call attempt 2 of 3 in 2s — last failure: model call failed (invalid_response): <html>\n"
 	if out.String() != want {
 		t.Fatalf("printed\n%s\nwant\n%s", out.String(), want)
