@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -122,11 +123,51 @@ func (c CronStarter) RunNow(ctx context.Context, job models.CronJob) (models.Cro
 
 // StartScheduler runs the cron tick every minute until Stop.
 func (rt *Runtime) StartScheduler(ctx context.Context) (*scheduler.Ticker, error) {
+	id := schedulerID()
 	t := scheduler.NewTicker(rt.Store, rt.Cron(), rt.Cron(), scheduler.WithLogger(rt.logger),
 		// While the store does not answer, ticks would only fail on it.
-		scheduler.WithPaused(rt.WorkPaused))
+		scheduler.WithPaused(rt.WorkPaused),
+		// Clients (cron add) tell from the beats whether jobs will run.
+		scheduler.WithHeartbeat(func(ctx context.Context, at time.Time) error {
+			return rt.Store.RecordSchedulerBeat(ctx, id, at)
+		}))
 	if err := t.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start the scheduler: %w", err)
 	}
 	return t, nil
+}
+
+// schedulerID names this process's scheduler in its beats: host/pid.
+func schedulerID() string {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "unknown-host"
+	}
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
+}
+
+// SchedulerBeatFresh is how recent a scheduler's last beat must be for it
+// to count as running: it beats every minute, at each tick.
+const SchedulerBeatFresh = 150 * time.Second
+
+// SchedulerRunning reports whether a scheduler using st (in a serve or a
+// 'talaria scheduler', on any machine) beat within SchedulerBeatFresh
+// before now.
+func SchedulerRunning(ctx context.Context, st *models.Store, now time.Time) (bool, error) {
+	last, err := st.LatestSchedulerBeat(ctx)
+	if err != nil {
+		return false, err
+	}
+	return !last.IsZero() && now.Sub(last) <= SchedulerBeatFresh, nil
+}
+
+// WorkflowPollers counts the workers polling the turn task queue for
+// workflow tasks: with none, a started run waits until a serve or worker
+// runs.
+func (rt *Runtime) WorkflowPollers(ctx context.Context) (int, error) {
+	resp, err := rt.Client.DescribeTaskQueue(ctx, workflows.TaskQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+	if err != nil {
+		return 0, fmt.Errorf("describe task queue %s: %w", workflows.TaskQueue, err)
+	}
+	return len(resp.GetPollers()), nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/fakellm"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/scheduler"
@@ -71,4 +72,22 @@ func TestRunNowTwiceRunsTwice(t *testing.T) {
 	if got := DeliveryTargets(models.CronJob{Deliver: []string{"webhook:http://x"}}); len(got) != 1 || got[0] != "webhook:http://x" {
 		t.Fatalf("DeliveryTargets kept %v", got)
 	}
+}
+
+// TestWorkflowPollers: a runtime with a worker is seen polling the turn
+// task queue; one without (a client, as `cron run-now` is) on its own
+// Temporal sees none.
+func TestWorkflowPollers(t *testing.T) {
+	model := fakellm.New()
+	defer model.Close()
+	ctx := context.Background()
+	client := startRuntime(t, model, func(_ *config.Config, o *Options) { o.Worker = false })
+	if n, err := client.WorkflowPollers(ctx); err != nil || n != 0 {
+		t.Fatalf("without a worker: %d pollers, %v", n, err)
+	}
+	worker := startRuntime(t, model)
+	waitFor(t, 30*time.Second, func() bool {
+		n, err := worker.WorkflowPollers(ctx)
+		return err == nil && n > 0
+	})
 }

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"log/slog"
 	"time"
 )
@@ -25,6 +26,7 @@ type config struct {
 	spec      string
 	onTick    func(Result, error)
 	paused    func() bool
+	beat      func(ctx context.Context, at time.Time) error
 	// concurrency is how many jobs one Tick handles at once.
 	concurrency int
 }
@@ -107,6 +109,14 @@ func WithOnTick(fn func(Result, error)) Option {
 // tick after, within their catch-up windows).
 func WithPaused(fn func() bool) Option {
 	return func(c *config) { c.paused = fn }
+}
+
+// WithHeartbeat sets a function a Ticker calls when it starts and at each
+// tick it does not skip, with the time: it tells others (see
+// models.Store.RecordSchedulerBeat) that a scheduler is running. Its
+// errors are only logged.
+func WithHeartbeat(fn func(ctx context.Context, at time.Time) error) Option {
+	return func(c *config) { c.beat = fn }
 }
 
 func newConfig(opts []Option) config {

@@ -57,6 +57,7 @@ func (t *Ticker) Start(ctx context.Context) error {
 	t.ctx, t.cancel = context.WithCancel(ctx)
 	t.cron = c
 	c.Start()
+	go t.heartbeat(t.ctx) // at once: the first tick may be a minute away
 	return nil
 }
 
@@ -96,6 +97,7 @@ func (t *Ticker) tick() {
 	t.mu.Lock()
 	ctx := t.ctx
 	t.mu.Unlock()
+	t.heartbeat(ctx)
 	now := t.cfg.clock()
 	res, err := Tick(ctx, t.st, t.starter, t.running, now, t.opts...)
 	minute := now.UTC().Truncate(time.Minute).Format(time.RFC3339)
@@ -111,6 +113,22 @@ func (t *Ticker) tick() {
 	}
 	if t.cfg.onTick != nil {
 		t.cfg.onTick(res, err)
+	}
+}
+
+// heartbeatTimeout bounds one heartbeat, so that a store that does not
+// answer delays a tick by no more.
+const heartbeatTimeout = 5 * time.Second
+
+// heartbeat says, through WithHeartbeat's function, that this scheduler runs.
+func (t *Ticker) heartbeat(ctx context.Context) {
+	if t.cfg.beat == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, heartbeatTimeout)
+	defer cancel()
+	if err := t.cfg.beat(ctx, t.cfg.clock()); err != nil && ctx.Err() == nil {
+		t.cfg.logger.Debug("scheduler heartbeat not recorded", "error", err)
 	}
 }
 

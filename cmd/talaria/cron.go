@@ -93,6 +93,11 @@ func newCronAddCommand() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "added job %s (%s): %s; next run %s\n", created.Name, created.ID, sched,
 				sched.Next(now).Local().Format("2006-01-02 15:04 MST"))
+			if home, err := config.HomeDir(os.Getenv); err == nil {
+				if w := schedulerWarning(cmd.Context(), st, home, time.Now()); w != "" {
+					fmt.Fprintln(cmd.ErrOrStderr(), w)
+				}
+			}
 			return nil
 		})
 	return c
@@ -235,6 +240,9 @@ func newCronRunNowCommand() *cobra.Command {
 			slot := run.ScheduledAt.UTC().Format(time.RFC3339)
 			fmt.Fprintf(cmd.OutOrStdout(), "started %s: run %s of %s (see 'talaria cron runs %s', 'talaria cron output %s %s')\n",
 				run.WorkflowID, slot, j.Name, j.Name, j.Name, slot)
+			if w := workerWarning(cmd.Context(), rt); w != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), w)
+			}
 			return nil
 		})
 }
