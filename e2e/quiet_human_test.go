@@ -399,3 +399,39 @@ func (u *user) waitForPeople() {
 	u.t.Helper()
 	writeConfig("approvals:\n  noninteractive: wait\n")(u.t, u)
 }
+
+// TestChatQInterruptKilledRepaired: an embedded chat killed (SIGKILL)
+// mid-turn leaves its turn recorded running. When Temporal's data is gone
+// too (reset, or a new server), the next start finds the turn without a
+// workflow and records it interrupted, with a note, instead of leaving it
+// running for ever.
+func TestChatQInterruptKilledRepaired(t *testing.T) {
+	model := fakellm.New(fakellm.Step{Hang: true}, fakellm.TextStep("hello again"))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	p := u.start(ctx, "chat", "-q", "write an essay", "--session", "killed")
+	if err := model.WaitRequests(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	p.wait(30 * time.Second)
+	turns := u.storedTurns("killed")
+	if len(turns) != 1 || turns[0].Status != "running" {
+		t.Fatalf("after SIGKILL the store holds %+v, want one running turn", turns)
+	}
+	if err := os.RemoveAll(filepath.Join(u.home, "temporal")); err != nil {
+		t.Fatal(err)
+	}
+	res, stderr, code := u.chatJSON(2*time.Minute, "-q", "hi", "--session", "next")
+	if code != 0 || !res.Completed {
+		t.Fatalf("the next chat: exit %d %+v\n%s", code, res, stderr)
+	}
+	noRunningTurn(t, u, "killed")
+	if got := u.storedTurns("killed")[0]; got.Status != "interrupted" || !strings.Contains(got.Error, "workflow is gone") {
+		t.Fatalf("the orphan turn is recorded %+v", got)
+	}
+}

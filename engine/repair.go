@@ -87,3 +87,13 @@ func orphanNote(state string) (string, bool) {
 	}
 	return "interrupted: the turn's workflow ended (" + state + ") without recording its outcome; recorded as interrupted at the next start", true
 }
+
+// repairAtStart runs RepairOrphanTurns when a worker starts; a failure is
+// a warning (the turns stay as they are until the next start).
+func (rt *Runtime) repairAtStart(ctx context.Context) {
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := rt.RepairOrphanTurns(rctx); err != nil {
+		rt.logger.Warn("could not check for turns left running", "error", err)
+	}
+}

@@ -93,6 +93,7 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 		if err := rt.startWorker(opts.Guardrail); err != nil {
 			return nil, err
 		}
+		rt.repairAtStart(ctx)
 	}
 	return rt, nil
 }
