@@ -153,6 +153,21 @@ func TestTailReadsAcrossChunks(t *testing.T) {
 	}
 }
 
+func TestTimestamp(t *testing.T) {
+	local := time.Date(2026, 1, 1, 10, 0, 2, 0, time.Local).UTC().Format(sortable)
+	cases := map[string]string{
+		"time=2026-01-01T10:00:01.5+01:00 level=INFO msg=a": "2026-01-01T09:00:01.500000000",
+		"2026/01/01 10:00:02 WARNING: [core] grpc: closing": local,
+		"continuation of a record":                          "",
+		"time=garbage msg=x":                                "",
+	}
+	for line, want := range cases {
+		if got := timestamp(line); got != want {
+			t.Errorf("timestamp(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
+
 func TestMerge(t *testing.T) {
 	got := Merge(map[string][]string{
 		"serve": {"time=2026-01-01T10:00:01.000Z level=INFO msg=a", "continuation", "time=2026-01-01T10:00:03.000Z msg=c"},

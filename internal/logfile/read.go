@@ -68,8 +68,9 @@ func lastLines(text string, n int) []string {
 	return lines
 }
 
-// timestamp is the time a log line starts with: slog's "time=..." or
-// gRPC's "WARNING: 2006/01/02 15:04:05.000000". "" when there is none.
+// timestamp is the time a log line starts with (slog's "time=..." or
+// gRPC's "2006/01/02 15:04:05"), in a form that sorts; "" when there is
+// none.
 func timestamp(line string) string {
 	if rest, ok := strings.CutPrefix(line, "time="); ok {
 		end := strings.IndexByte(rest, ' ')
@@ -80,10 +81,21 @@ func timestamp(line string) string {
 		if err != nil {
 			return ""
 		}
-		return t.UTC().Format("2006-01-02T15:04:05.000000000")
+		return t.UTC().Format(sortable)
+	}
+	// gRPC's logger: "2006/01/02 15:04:05 WARNING: ...", local time.
+	if len(line) >= len(grpcTime) {
+		if t, err := time.ParseInLocation(grpcTime, line[:len(grpcTime)], time.Local); err == nil {
+			return t.UTC().Format(sortable)
+		}
 	}
 	return ""
 }
+
+const (
+	sortable = "2006-01-02T15:04:05.000000000"
+	grpcTime = "2006/01/02 15:04:05"
+)
 
 // Merge interleaves the lines of several files by time, keeping each
 // file's order, and returns the last n. Pure.
