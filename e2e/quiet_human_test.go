@@ -125,7 +125,11 @@ func (u *user) mkdir(name string) string {
 // (approvals.noninteractive: deny) the command is refused at once, the
 // refusal is shown and the turn completes. Without serve, embedded.
 func TestChatQApprovalNonInteractiveDeny(t *testing.T) {
-	model := dangerous()
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "b1", Name: "terminal", Arguments: `{"command":"rm -rf /"}`}),
+		fakellm.ToolStep(fakellm.ToolCall{ID: "d1", Name: "terminal", Arguments: `{"command":"rm -rf ./build"}`}),
+		fakellm.TextStep("I left ./build alone."),
+	)
 	defer model.Close()
 	u := newUser(t, model.URL())
 	build := u.mkdir("build")
@@ -133,7 +137,7 @@ func TestChatQApprovalNonInteractiveDeny(t *testing.T) {
 	defer cancel()
 	p := u.start(ctx, "chat", "-q", "clean up", "--session", "nodeny")
 	p.waitStderr("session: nodeny\n", time.Minute)
-	if err := model.WaitRequests(ctx, 1); err != nil {
+	if err := model.WaitRequests(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	asked := time.Now()
@@ -143,7 +147,8 @@ func TestChatQApprovalNonInteractiveDeny(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"rm -rf ./build", "talaria deny nodeny", "✗ refused", "✗ terminal denied by the user"} {
+	for _, want := range []string{"rm -rf ./build", "talaria deny nodeny", "✗ refused", "✗ terminal denied by the user",
+		"✗ terminal blocked: "} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -157,6 +162,7 @@ func TestChatQApprovalNonInteractiveDeny(t *testing.T) {
 	if got := toolResults(model)["d1"]; !strings.HasPrefix(got, "DENIED") {
 		t.Fatalf("the model read %q, want the refusal", got)
 	}
+	t.Logf("stderr:\n%s", stderr)
 }
 
 // TestChatQApprovalWait: with approvals.noninteractive: wait, the one-shot
@@ -433,5 +439,32 @@ func TestChatQInterruptKilledRepaired(t *testing.T) {
 	noRunningTurn(t, u, "killed")
 	if got := u.storedTurns("killed")[0]; got.Status != "interrupted" || !strings.Contains(got.Error, "workflow is gone") {
 		t.Fatalf("the orphan turn is recorded %+v", got)
+	}
+}
+
+// TestChatQFailedTurnPlain: a turn that fails says so on stderr in one
+// plain line, without Temporal's decorations, and --json carries its
+// turn id.
+func TestChatQFailedTurnPlain(t *testing.T) {
+	model := fakellm.New(fakellm.Step{Status: 401}, fakellm.Step{Status: 401})
+	defer model.Close()
+	u := newUser(t, model.URL())
+	u.serve(0)
+	_, stderr, code := u.run(2*time.Minute, "chat", "-q", "hi", "--session", "failtext")
+	if code != 1 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	t.Logf("stderr:\n%s", stderr)
+	for _, noise := range []string{"(type:", "retryable:", "workflowID:", "runID:", "scheduledEventID"} {
+		if strings.Contains(stderr, noise) {
+			t.Errorf("stderr shows Temporal's %q:\n%s", noise, stderr)
+		}
+	}
+	if !strings.Contains(stderr, "turn ended: error") {
+		t.Errorf("stderr does not say the turn failed:\n%s", stderr)
+	}
+	res, stderr, code := u.chatJSON(2*time.Minute, "-q", "hi again", "--session", "failjson")
+	if code != 1 || res.Completed || res.TurnID == "" {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
 	}
 }
