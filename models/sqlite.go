@@ -12,11 +12,12 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 
 	// The pure-Go SQLite driver, registered as "sqlite". The embedded
-	// Temporal server uses the same registration.
+	// Temporal server uses the same registration, and the gorm dialector
+	// (github.com/libtnb/sqlite, see gormSQLite) is built on it, so the
+	// binary links one SQLite and needs no cgo.
 	moderncsqlite "modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -292,7 +293,7 @@ func isSQLiteBusy(err error) bool {
 }
 
 func (d *sqliteDialect) gormDialector(db *sql.DB) gorm.Dialector {
-	return sqlite.New(sqlite.Config{DriverName: sqliteDriverName, DSN: d.dsn, Conn: db})
+	return newGormSQLite(d.dsn, db)
 }
 
 // lockMigrations needs no statement: with _txlock=immediate the migration
