@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 
 	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/talaria-agent/talaria/internal/logfile"
 )
 
 // TestSDKLoggerKeepsRoutineErrorsQuiet: through the SDK's own structured
@@ -66,5 +69,33 @@ func TestSDKLoggerKeepsRoutineErrorsQuiet(t *testing.T) {
 				t.Errorf("wrote more than one line: %q", got)
 			}
 		})
+	}
+}
+
+// TestSDKLogsGoToTheLogFile: with a process logger from logfile.Open, the
+// SDK's records (routine errors included, as logged) reach the log file
+// and not the terminal.
+func TestSDKLogsGoToTheLogFile(t *testing.T) {
+	home := t.TempDir()
+	var term bytes.Buffer
+	logs, err := logfile.Open(logfile.Options{Home: home, Kind: "worker", Level: "warn", Terminal: &term, CreateDir: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	l := sdklog.With(sdklog.NewStructuredLogger(quiet(logs.Logger)), "WorkerID", "w1")
+	l.Error("Activity error.", "ActivityType", "CallModel")
+	l.Warn("Failed to poll for task.")
+	if term.Len() != 0 {
+		t.Fatalf("SDK records reached the terminal: %q", term.String())
+	}
+	data, err := os.ReadFile(logfile.Path(home, "worker"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`level=ERROR msg="Activity error."`, "WorkerID=w1", "Failed to poll"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("log file lacks %q:\n%s", want, data)
+		}
 	}
 }
