@@ -224,9 +224,9 @@ func printTurn(w io.Writer, id string, r statusReport, now time.Time) {
 	if t.PendingSteers > 0 {
 		fmt.Fprintf(w, "  steers pending: %d", t.PendingSteers)
 		if len(t.Steers) > 0 {
-			fmt.Fprintf(w, " — next: %q", clipLine(shown(t.Steers[0]), shownText))
+			fmt.Fprintf(w, " — next: \"%s\"", clipLine(shown(t.Steers[0]), shownText))
 		}
-		fmt.Fprintln(w, " (delivered at the next model call)")
+		fmt.Fprintln(w, " (delivered at the turn's next safe point)")
 	}
 }
 

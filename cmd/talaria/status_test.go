@@ -145,7 +145,7 @@ func TestPrintStatus(t *testing.T) {
 			[]string{"approve"}},
 		{"steers", statusReport{Turn: with(func(p *workflows.Progress) {
 			p.PendingSteers, p.Steers = 2, []string{"be brief\nplease", "and polite"}
-		})}, []string{"  steers pending: 2 — next: \"be brief\\\\npleas"}, nil},
+		})}, []string{"  steers pending: 2 — next: \"be brief\\nplease\" (delivered at the turn's next safe point)\n"}, nil},
 		{"a retry between attempts hides the notice it repeats", statusReport{Turn: &base,
 			Waits:      []activityWait{{What: "model call", Attempt: 2, MaxAttempts: 6, NextAttempt: &next, LastFailure: "model call failed (server_error, HTTP 500): boom"}},
 			LastNotice: &turnNotice{Text: "model call failed (server_error, HTTP 500): boom; next attempt (2 of 6) in 4s", At: now.Add(-time.Second)}},
