@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/log/tag"
+
+	"github.com/talaria-agent/talaria/internal/logfile"
 )
 
 func decodeLines(t *testing.T, buf *bytes.Buffer) []map[string]any {
@@ -78,4 +81,25 @@ func TestSlogBridgePanic(t *testing.T) {
 		}
 	}()
 	l.Panic("bad state")
+}
+
+// TestServerLogsGoToTheLogFile: with a process logger from logfile.Open,
+// the server's records reach the log file, never the terminal.
+func TestServerLogsGoToTheLogFile(t *testing.T) {
+	home := t.TempDir()
+	var term bytes.Buffer
+	logs, err := logfile.Open(logfile.Options{Home: home, Kind: "temporal", Level: "warn", Terminal: &term, CreateDir: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logs.Close()
+	var l log.Logger = newSlogLogger(logs.Logger, slog.LevelWarn)
+	l.Error("persistence unavailable", tag.NewStringTag("service", "history"))
+	if term.Len() != 0 {
+		t.Fatalf("a server record reached the terminal: %q", term.String())
+	}
+	data, err := os.ReadFile(logfile.Path(home, "temporal"))
+	if err != nil || !strings.Contains(string(data), `msg="persistence unavailable" service=history`) {
+		t.Fatalf("log file = %q, %v", data, err)
+	}
 }
