@@ -228,3 +228,16 @@ func flatten(n *yaml.Node, prefix string, out map[string]string) {
 		flatten(n.Content[i+1], key, out)
 	}
 }
+
+// ServeSettings are the model settings a serve published; a serve from
+// before they were published gives what its older fields say.
+func ServeSettings(info ServeInfo) ModelSettings {
+	if info.ModelSettings != nil {
+		return *info.ModelSettings
+	}
+	s := ModelSettings{Configured: info.ModelConfigured, Model: info.Model}
+	if s.Configured {
+		s.BaseURL = info.ModelEndpoint
+	}
+	return s
+}

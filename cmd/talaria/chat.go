@@ -136,7 +136,9 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	turn := func(msg string) (workflows.ConversationResult, error) {
 		in := engine.WithModel(engine.TurnTemplate(cfg, workdir), f.model) // -m: this turn's model
 		in.SessionID, in.UserMessage = session, msg
-		return rt.RunMessage(ctx, in, mode, onEvent)
+		res, err := rt.RunMessage(ctx, in, mode, onEvent)
+		noteModelOverride(cmd.ErrOrStderr(), f.model, f.jsonOut, res, err)
+		return res, err
 	}
 	if cmd.Flags().Changed("query") {
 		return oneShot(cmd, cfg, rt, session, f.jsonOut, printer, turn, f.query)
@@ -165,6 +167,7 @@ func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*
 		if ierr != nil {
 			return nil, nil, usagef("%s is in use by another talaria process that is not 'talaria serve'; run 'talaria serve' to share it between commands", cfg.Home)
 		}
+		warnServeModel(os.Stderr, cfg.Home) // this shell's endpoint or model is not serve's
 		if err := checkEndpoint(ctx, info.ModelConfigured, info.ModelEndpoint, cfg.Model.APIKey); err != nil {
 			return nil, nil, usagef("talaria serve (pid %d): %v", info.PID, err)
 		}

@@ -14,6 +14,7 @@ import (
 
 func newConfigCommand() *cobra.Command {
 	var common commonFlags
+	var out outputFormat
 	c := &cobra.Command{
 		Use:   "config",
 		Short: "Print the effective configuration",
@@ -21,9 +22,15 @@ func newConfigCommand() *cobra.Command {
 $TALARIA_HOME/config.yaml, the environment and the flags, as YAML. Secrets (API
 keys, database passwords) are masked. It ends with the environment variables
 tool subprocesses inherit (the built-in allowlist and terminal.env_passthrough).
-It only reads: a missing $TALARIA_HOME is not created.`,
+When a 'talaria serve' runs for this TALARIA_HOME, it also shows the model
+settings turns use (serve's: see 'talaria model show'). -o json prints one object
+with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			asJSON, err := out.json()
+			if err != nil {
+				return err
+			}
 			cfg, err := readOnlyConfig(cmd, common)
 			if err != nil {
 				return err
@@ -34,15 +41,23 @@ It only reads: a missing $TALARIA_HOME is not created.`,
 				cfg.FallbackProviders[i].APIKey = mask(cfg.FallbackProviders[i].APIKey)
 			}
 			cfg.DB = redactDSN(cfg.DB)
-			out, err := yaml.Marshal(cfg)
+			serve, serving := serveModel(cfg.Home)
+			if asJSON {
+				return writeConfigJSON(cmd.OutOrStdout(), cfg, serve, serving)
+			}
+			text, err := yaml.Marshal(cfg)
 			if err != nil {
 				return fmt.Errorf("encode configuration: %w", err)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "# TALARIA_HOME=%s\n%s%s", cfg.Home, out, toolEnvSummary(cfg.Terminal.EnvPassthrough))
+			fmt.Fprintf(cmd.OutOrStdout(), "# TALARIA_HOME=%s\n%s%s", cfg.Home, text, toolEnvSummary(cfg.Terminal.EnvPassthrough))
+			if serving {
+				fmt.Fprint(cmd.OutOrStdout(), commented(serve))
+			}
 			return nil
 		},
 	}
 	common.register(c)
+	out.register(c)
 	return c
 }
 

@@ -1,0 +1,417 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/llm"
+)
+
+// modelSetFlags are the flags of 'model set' and 'setup'.
+type modelSetFlags struct {
+	baseURL, model, apiKeyEnv string
+	apiKeyStdin               bool
+}
+
+func (f *modelSetFlags) register(c *cobra.Command) {
+	c.Flags().StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (Ollama), https://api.openai.com/v1")
+	c.Flags().StringVar(&f.model, "model", "", "model name sent with each request, e.g. llama3.1")
+	c.Flags().StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable holding the API key (the process running turns reads it)")
+	c.Flags().BoolVar(&f.apiKeyStdin, "api-key-stdin", false, "read the API key from standard input and store it in config.yaml (mode 0600)")
+}
+
+func newModelCommand() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "model",
+		Short: "Show or set the model endpoint turns use",
+		Long: `The model settings (endpoint, model name, key) belong to the process that runs
+turns: 'talaria serve' when one runs for this TALARIA_HOME, else the 'chat' that
+embeds its own worker. Both read $TALARIA_HOME/config.yaml (then OPENAI_BASE_URL,
+OPENAI_API_KEY and TALARIA_MODEL in their own environment); a running serve
+applies changes of config.yaml's model settings to new model calls without a
+restart. 'chat -m', 'send -m' and 'cron add --model' choose another model for
+their turns only.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
+	}
+	c.AddCommand(newModelSetCommand(), newModelShowCommand())
+	return c
+}
+
+func newModelSetCommand() *cobra.Command {
+	var f modelSetFlags
+	c := &cobra.Command{
+		Use:   "set",
+		Short: "Write the model endpoint and name into $TALARIA_HOME/config.yaml",
+		Long: `set writes the model settings into $TALARIA_HOME/config.yaml (created, mode 0600,
+when missing; its other keys and comments are kept), after checking the URL. It
+asks the endpoint for its models (GET /models) and warns when nothing answers,
+but saves anyway. A running serve picks the change up for new model calls; set
+waits a few seconds to say so.
+
+Keys: prefer --api-key-env VAR (the file keeps only the variable's name; the
+process running turns reads it from its environment), or --api-key-stdin (the
+key is stored in the file). A key is never taken as a flag value, which would
+stay in the shell's history.`,
+		Example: `  talaria model set --base-url http://localhost:11434/v1 --model llama3.1
+  talaria model set --base-url https://api.openai.com/v1 --model gpt-4o-mini --api-key-env OPENAI_API_KEY
+  talaria model set --model qwen2.5-coder     # keep the endpoint, change the model`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			change := modelChange{BaseURL: strings.TrimRight(f.baseURL, "/"), Name: f.model, APIKeyEnv: f.apiKeyEnv}
+			if f.apiKeyStdin {
+				key, err := readKey(cmd.InOrStdin())
+				if err != nil {
+					return usageErr(err)
+				}
+				change.APIKey = key
+			}
+			return setModel(cmd, change)
+		},
+	}
+	f.register(c)
+	return c
+}
+
+// readKey reads one line, the key, from r.
+func readKey(r io.Reader) (string, error) {
+	line, err := bufio.NewReader(r).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("--api-key-stdin: read the key: %w", err)
+	}
+	key := strings.TrimSpace(line)
+	if key == "" {
+		return "", errors.New("--api-key-stdin: no key on standard input")
+	}
+	return key, nil
+}
+
+// setModel writes change into config.yaml and reports what uses it.
+func setModel(cmd *cobra.Command, change modelChange) error {
+	if err := checkChange(change); err != nil {
+		return usageErr(err)
+	}
+	home, err := config.HomeDir(os.Getenv)
+	if err != nil {
+		return usageErr(err)
+	}
+	if err := engine.EnsureHome(home); err != nil {
+		return usageErr(err)
+	}
+	path := filepath.Join(home, config.FileName)
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return usagef("read %s: %v", path, err)
+	}
+	data, notes, err := applyModelChange(old, change)
+	if err != nil {
+		return usagef("%s: %v", path, err)
+	}
+	cfg, err := checkedConfig(home, data)
+	if err != nil {
+		return usagef("%s would not load: %v", path, oneLine(err))
+	}
+	errOut := cmd.ErrOrStderr()
+	ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
+	defer cancel()
+	if err := llm.Ping(ctx, llm.Provider{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey}); err != nil {
+		fmt.Fprintf(errOut, "talaria: warning: %s; saved anyway\n", oneLine(err))
+	}
+	if err := writeConfigFile(path, data); err != nil {
+		return usageErr(err)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(errOut, "talaria: %s\n", n)
+	}
+	s := engine.SettingsOf(cfg)
+	fmt.Fprintf(cmd.OutOrStdout(), "saved %s to %s\n", s.Summary(), path)
+	if cfg.Model.APIKeyEnv != "" && os.Getenv(cfg.Model.APIKeyEnv) == "" {
+		fmt.Fprintf(errOut, "talaria: note: %s is not set in this shell; the process running turns (serve) reads it from its own environment\n", cfg.Model.APIKeyEnv)
+	}
+	if line := shellOverrides(os.Getenv, s); line != "" {
+		fmt.Fprintln(errOut, line)
+	}
+	reportServePickup(cmd.Context(), errOut, home, s)
+	return nil
+}
+
+// checkedConfig loads data as config.yaml would be loaded (strictly, with
+// no environment), to refuse writing a file that would not load.
+func checkedConfig(home string, data []byte) (config.Config, error) {
+	dir, err := os.MkdirTemp("", "talaria-config-check-")
+	if err != nil {
+		return config.Config{}, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, config.FileName), data, 0o600); err != nil {
+		return config.Config{}, err
+	}
+	cfg, err := config.Load(dir, os.Getenv)
+	if err != nil {
+		return cfg, errors.New(strings.ReplaceAll(err.Error(), dir, home))
+	}
+	return cfg, cfg.Validate()
+}
+
+// writeConfigFile replaces path atomically with data, mode 0600.
+func writeConfigFile(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".config-*.yaml")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(data)
+	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// shellOverrides says when this shell's variables override config.yaml
+// for commands run here. Pure.
+func shellOverrides(getenv func(string) string, s engine.ModelSettings) string {
+	var set []string
+	if v := getenv("OPENAI_BASE_URL"); v != "" && strings.TrimRight(v, "/") != s.BaseURL {
+		set = append(set, "OPENAI_BASE_URL")
+	}
+	if v := getenv("TALARIA_MODEL"); v != "" && v != s.Model {
+		set = append(set, "TALARIA_MODEL")
+	}
+	if len(set) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("talaria: note: %s in this shell override config.yaml for a chat run here without serve", strings.Join(set, " and "))
+}
+
+// reportServePickup waits (up to 5 s) for a running serve to publish the
+// new settings, and says whether it did.
+func reportServePickup(ctx context.Context, errOut io.Writer, home string, want engine.ModelSettings) {
+	info, err := engine.ReadServeInfo(home)
+	if err != nil || !serveHolds(home) {
+		return
+	}
+	if len(info.ModelEnv) > 0 {
+		fmt.Fprintf(errOut, "talaria: note: talaria serve (pid %d) has %s in its environment, which override config.yaml there\n",
+			info.PID, strings.Join(info.ModelEnv, ", "))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if info.ModelSettings != nil && info.Model == want.Model && info.ModelEndpoint == want.BaseURL {
+			fmt.Fprintf(errOut, "talaria serve (pid %d) uses it for new model calls\n", info.PID)
+			return
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			fmt.Fprintf(errOut, "talaria: talaria serve (pid %d) still uses %s (see its output, or restart it)\n",
+				info.PID, engine.ServeSettings(info).Summary())
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+		if next, err := engine.ReadServeInfo(home); err == nil {
+			info = next
+		}
+	}
+}
+
+// serveHolds reports whether a process holds this home's lock (serve.json
+// may be left over from one that was killed).
+func serveHolds(home string) bool {
+	lock, err := engine.TryLock(home)
+	if err == nil {
+		lock.Release()
+		return false
+	}
+	return errors.Is(err, engine.ErrLocked)
+}
+
+func newModelShowCommand() *cobra.Command {
+	var out outputFormat
+	c := &cobra.Command{
+		Use:   "show",
+		Short: "Print the model settings turns use (serve's when it runs)",
+		Long: `show prints the model settings turns use: those of the running serve for this
+TALARIA_HOME, else this configuration's (a chat then embeds its own worker with
+them). Keys are never printed, only whether one is set. It only reads.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			asJSON, err := out.json()
+			if err != nil {
+				return err
+			}
+			view, err := effectiveModel()
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), view)
+			}
+			printModelView(cmd.OutOrStdout(), view)
+			return nil
+		},
+	}
+	out.register(c)
+	return c
+}
+
+// modelView is the model settings turns use and where they come from.
+type modelView struct {
+	// Source is "serve" or "config".
+	Source   string               `json:"source"`
+	ServePID int                  `json:"serve_pid,omitempty"`
+	Settings engine.ModelSettings `json:"settings"`
+	// ServeEnv names serve's variables that override config.yaml.
+	ServeEnv []string `json:"serve_env,omitempty"`
+}
+
+// effectiveModel reads serve's settings when a serve runs, else the
+// configuration's; it creates nothing.
+func effectiveModel() (modelView, error) {
+	home, err := config.HomeDir(os.Getenv)
+	if err != nil {
+		return modelView{}, usageErr(err)
+	}
+	if v, ok := serveModel(home); ok {
+		return v, nil
+	}
+	cfg, err := config.Load(home, os.Getenv)
+	if err != nil {
+		return modelView{}, usageErr(err)
+	}
+	return modelView{Source: "config", Settings: engine.SettingsOf(cfg)}, nil
+}
+
+// serveModel is the running serve's model view, if one runs.
+func serveModel(home string) (modelView, bool) {
+	info, err := engine.ReadServeInfo(home)
+	if err != nil || !serveHolds(home) {
+		return modelView{}, false
+	}
+	return modelView{Source: "serve", ServePID: info.PID, Settings: engine.ServeSettings(info), ServeEnv: info.ModelEnv}, true
+}
+
+// printModelView prints v as text.
+func printModelView(w io.Writer, v modelView) {
+	if v.Source == "serve" {
+		fmt.Fprintf(w, "model settings used by turns (from talaria serve pid %d):\n", v.ServePID)
+	} else {
+		fmt.Fprintln(w, "model settings used by turns (no serve runs: from this configuration, which a chat's own worker uses):")
+	}
+	s := v.Settings
+	if !s.Configured {
+		fmt.Fprintf(w, "  no model endpoint is configured: run 'talaria model set --base-url URL --model NAME'\n")
+		return
+	}
+	key := "not set"
+	if s.APIKeySet {
+		key = "set (********)"
+	}
+	if s.APIKeyEnv != "" {
+		key += " from $" + s.APIKeyEnv
+	}
+	fmt.Fprintf(w, "  base_url: %s\n  model: %s\n  api_key: %s\n", s.BaseURL, s.Model, key)
+	if s.Timeout != "" {
+		fmt.Fprintf(w, "  timeout: %s\n  max_retry_after: %s\n  attempts: %d\n  stream: %t\n", s.Timeout, s.MaxRetryAfter, s.Attempts, s.Stream)
+	}
+	for i, f := range s.Fallbacks {
+		fmt.Fprintf(w, "  fallback %d: %s", i+1, f.BaseURL)
+		if f.Model != "" {
+			fmt.Fprintf(w, " (model %s)", f.Model)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(v.ServeEnv) > 0 {
+		fmt.Fprintf(w, "  (serve's environment sets %s, which override config.yaml)\n", strings.Join(v.ServeEnv, ", "))
+	}
+}
+
+func newSetupCommand() *cobra.Command {
+	var f modelSetFlags
+	c := &cobra.Command{
+		Use:   "setup",
+		Short: "Set up the model endpoint, asking on a terminal",
+		Long: `setup asks, on a terminal, for the model endpoint, the model name and the
+variable holding the API key, and writes them like 'talaria model set'. Without
+a terminal it takes the same flags as 'talaria model set'.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			change := modelChange{BaseURL: strings.TrimRight(f.baseURL, "/"), Name: f.model, APIKeyEnv: f.apiKeyEnv}
+			if f.apiKeyStdin {
+				key, err := readKey(cmd.InOrStdin())
+				if err != nil {
+					return usageErr(err)
+				}
+				change.APIKey = key
+			}
+			if change == (modelChange{}) {
+				if !ttyInput(cmd.InOrStdin()) {
+					return usagef("setup asks on a terminal; without one give the flags of 'talaria model set' (--base-url URL --model NAME)")
+				}
+				var err error
+				if change, err = askModel(cmd); err != nil {
+					return err
+				}
+			}
+			return setModel(cmd, change)
+		},
+	}
+	f.register(c)
+	return c
+}
+
+// askModel asks for the settings on the terminal, offering the current
+// ones as defaults.
+func askModel(cmd *cobra.Command) (modelChange, error) {
+	cur := engine.ModelSettings{BaseURL: "http://localhost:11434/v1", Model: "llama3.1"}
+	if v, err := effectiveModel(); err == nil && v.Settings.Configured {
+		cur = v.Settings
+	}
+	in := bufio.NewReader(cmd.InOrStdin())
+	errOut := cmd.ErrOrStderr()
+	ask := func(question, def string) (string, error) {
+		fmt.Fprintf(errOut, "%s [%s]: ", question, def)
+		line, err := in.ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", err
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			return line, nil
+		}
+		if errors.Is(err, io.EOF) && line == "" && def == "" {
+			return "", nil
+		}
+		return def, nil
+	}
+	var c modelChange
+	var err error
+	if c.BaseURL, err = ask("Model endpoint (any OpenAI-compatible base URL)", cur.BaseURL); err != nil {
+		return c, err
+	}
+	if c.Name, err = ask("Model name", cur.Model); err != nil {
+		return c, err
+	}
+	if c.APIKeyEnv, err = ask("Variable holding the API key (empty: none)", cur.APIKeyEnv); err != nil {
+		return c, err
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	return c, nil
+}
+
+// ttyInput reports whether r is a terminal.
+func ttyInput(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// modelChange is what 'talaria model set' writes; empty fields are left
+// as the file has them.
+type modelChange struct {
+	BaseURL, Name, APIKeyEnv, APIKey string
+}
+
+// envNamePattern is a portable environment variable name.
+var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// checkChange refuses a change that cannot work, in one line. Pure.
+func checkChange(c modelChange) error {
+	if c == (modelChange{}) {
+		return errors.New("nothing to set: give --base-url, --model, --api-key-env or --api-key-stdin")
+	}
+	if c.BaseURL != "" {
+		u, err := url.Parse(c.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("--base-url %q is not an http(s) URL (e.g. http://localhost:11434/v1)", c.BaseURL)
+		}
+	}
+	if c.Name != "" && strings.TrimSpace(c.Name) != c.Name {
+		return fmt.Errorf("--model %q has leading or trailing spaces", c.Name)
+	}
+	if c.APIKeyEnv != "" && !envNamePattern.MatchString(c.APIKeyEnv) {
+		return fmt.Errorf("--api-key-env %q is not a variable name (letters, digits and _)", c.APIKeyEnv)
+	}
+	if c.APIKeyEnv != "" && c.APIKey != "" {
+		return errors.New("--api-key-env and --api-key-stdin exclude each other")
+	}
+	return nil
+}
+
+// applyModelChange sets the model keys of a config.yaml document, keeping
+// its other keys and its comments. Top-level variable-style keys that
+// would override the new values (OPENAI_BASE_URL, TALARIA_MODEL,
+// OPENAI_API_KEY) are removed, and named in notes. Pure.
+func applyModelChange(data []byte, c modelChange) (out []byte, notes []string, err error) {
+	var doc yaml.Node
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			return nil, nil, fmt.Errorf("the file is not valid YAML (%v): fix it or remove it first", err)
+		}
+	}
+	var prefix []byte
+	if len(doc.Content) == 0 || (doc.Content[0].Kind == yaml.ScalarNode && doc.Content[0].Tag == "!!null") {
+		// Empty, or only comments: they stay above the new keys.
+		if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 {
+			prefix = append(append([]byte(nil), trimmed...), '\n')
+		}
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, nil, fmt.Errorf("line %d: the file must hold keys and values (a YAML mapping)", root.Line)
+	}
+	model := mapping(root, "model")
+	if model == nil {
+		return nil, nil, errors.New("model: must hold keys (base_url, name, ...)")
+	}
+	set := func(key, value string) {
+		if value != "" {
+			setScalar(model, key, value)
+		}
+	}
+	set("base_url", c.BaseURL)
+	set("name", c.Name)
+	set("api_key_env", c.APIKeyEnv)
+	set("api_key", c.APIKey)
+	if c.APIKeyEnv != "" && removeKey(model, "api_key") {
+		notes = append(notes, "removed model.api_key (a key in the file would win over api_key_env)")
+	}
+	overrides := map[string]bool{"OPENAI_BASE_URL": c.BaseURL != "", "TALARIA_MODEL": c.Name != "",
+		"OPENAI_API_KEY": c.APIKeyEnv != "" || c.APIKey != ""}
+	for _, k := range []string{"OPENAI_BASE_URL", "TALARIA_MODEL", "OPENAI_API_KEY"} {
+		if overrides[k] && removeKey(root, k) {
+			notes = append(notes, fmt.Sprintf("removed the top-level %s (it would override model:)", k))
+		}
+	}
+	buf := bytes.NewBuffer(prefix)
+	enc := yaml.NewEncoder(buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, nil, fmt.Errorf("encode config: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, nil, fmt.Errorf("encode config: %w", err)
+	}
+	return buf.Bytes(), notes, nil
+}
+
+// mapping returns the mapping under key in m, adding an empty one when
+// absent (or null); nil when key holds something else.
+func mapping(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != key {
+			continue
+		}
+		v := m.Content[i+1]
+		if v.Kind == yaml.ScalarNode && (v.Tag == "!!null" || v.Value == "") {
+			*v = yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", LineComment: v.LineComment}
+		}
+		if v.Kind != yaml.MappingNode {
+			return nil
+		}
+		return v
+	}
+	v := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
+	return v
+}
+
+// setScalar sets key in m to the string value, keeping the key's comments.
+func setScalar(m *yaml.Node, key, value string) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			old := m.Content[i+1]
+			m.Content[i+1] = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value,
+				LineComment: old.LineComment, HeadComment: old.HeadComment, FootComment: old.FootComment}
+			return
+		}
+	}
+	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key},
+		&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value})
+}
+
+// removeKey removes key from m; false when it was not there.
+func removeKey(m *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			m.Content = append(m.Content[:i], m.Content[i+2:]...)
+			return true
+		}
+	}
+	return false
+}
