@@ -49,10 +49,20 @@ the duration of the command. Tools run in the directory chat was started in.
 If serve stops answering while chat waits for a turn (killed, crashed, or
 stopped because its store went away), chat says so within a few seconds and
 keeps waiting: the turn is durable and goes on when serve is started again, by
-hand or by a supervisor. Ctrl-C stops waiting (the turn is kept).
+hand or by a supervisor.
+
+With -q, chat prints the session id on stderr ("session: ID"). When the turn
+waits on a person (a dangerous command to approve, a clarify question), chat
+says what it waits on and the 'talaria approve/deny/answer' command to answer
+from another terminal. On a terminal it also asks inline; when standard input
+is not a terminal approvals.noninteractive decides: deny (the default: the
+command is refused, a question is answered "no one is available", at once)
+or wait. Ctrl-C interrupts the turn and waits for it to stop (Ctrl-C again
+quits at once); the exit status is then 130.
 
 Exit status: 0 when the (last) turn completed, 1 when it did not, 2 for usage or
-configuration errors (including an unconfigured or unreachable model endpoint).`,
+configuration errors (including an unconfigured or unreachable model endpoint),
+130 when -q was interrupted with Ctrl-C.`,
 		Example: `  talaria chat -q "summarise README.md"
   talaria chat -q "continue" --session my-project --json
   OPENAI_BASE_URL=http://localhost:11434/v1 talaria chat -m llama3.1`,
