@@ -36,7 +36,8 @@ type SearchGroup struct {
 type searchBackend interface {
 	migrateSearch(tx *gorm.DB) error
 	// searchIDs returns ids of visible messages containing every term (a
-	// word, or words that must follow each other), newest first.
+	// word, or words that must follow each other), newest first, leaving
+	// out the messages of background sessions.
 	searchIDs(db *gorm.DB, terms []string, limit int) ([]int64, error)
 }
 
@@ -46,7 +47,8 @@ const searchOverfetch = 4
 
 // SearchMessages finds messages containing every word of query (full-text,
 // any case, in any order; a "quoted phrase" must appear as written, see
-// searchTerms) in every session, at most limit of them (10 when limit <= 0), each with
+// searchTerms) in every session but the engine's own (memory reviews, whose
+// messages copy a conversation: see IsBackgroundSession), at most limit of them (10 when limit <= 0), each with
 // `around` messages of its own session on both sides, grouped by lineage.
 // Within a lineage, a hit whose role and content equal those of a newer hit
 // in another session is dropped: it is the original of a copy. No model is
@@ -231,7 +233,8 @@ func (d *sqliteDialect) migrateSearch(tx *gorm.DB) error {
 func (d *sqliteDialect) searchIDs(db *gorm.DB, terms []string, limit int) ([]int64, error) {
 	var ids []int64
 	err := db.Raw(`SELECT m.id FROM messages_fts f JOIN messages m ON m.id = f.rowid
-		WHERE messages_fts MATCH ? AND m.hidden = ? ORDER BY m.id DESC LIMIT ?`, fts5Query(terms), false, limit).Scan(&ids).Error
+		WHERE messages_fts MATCH ? AND m.hidden = ? AND substr(m.session_id, 1, ?) <> ? ORDER BY m.id DESC LIMIT ?`,
+		fts5Query(terms), false, len(ReviewSessionPrefix), ReviewSessionPrefix, limit).Scan(&ids).Error
 	return ids, err
 }
 
@@ -272,8 +275,8 @@ func (d *postgresDialect) searchIDs(db *gorm.DB, terms []string, limit int) ([]i
 		parts[i] = `phraseto_tsquery('simple', replace(?, '` + escapeSeq + `', ' '))`
 		args = append(args, t)
 	}
-	args = append(args, false, limit)
+	args = append(args, false, len(ReviewSessionPrefix), ReviewSessionPrefix, limit)
 	err := db.Raw(`SELECT id FROM messages WHERE `+postgresSearchVector+` @@ (`+strings.Join(parts, " && ")+`)
-		AND hidden = ? ORDER BY id DESC LIMIT ?`, args...).Scan(&ids).Error
+		AND hidden = ? AND substr(session_id, 1, ?) <> ? ORDER BY id DESC LIMIT ?`, args...).Scan(&ids).Error
 	return ids, err
 }

@@ -57,6 +57,11 @@ func TestSearchMessagesWords(t *testing.T) {
 			"here is the finished plan",               // the phrase
 			"finished the laundry",                    // one word only
 		}
+		// A memory review's copy of a conversation is not a conversation.
+		review := Message{SessionID: ReviewSessionPrefix + "w0.10", IdemKey: "review/0", Role: "user", Content: texts[0]}
+		if _, err := s.AppendMessages(ctx, []Message{review}); err != nil {
+			t.Fatal(err)
+		}
 		for i, text := range texts {
 			msg := Message{SessionID: fmt.Sprintf("w%d", i), IdemKey: fmt.Sprintf("w%d/0", i), Role: "user", Content: text}
 			if _, err := s.AppendMessages(ctx, []Message{msg}); err != nil {
