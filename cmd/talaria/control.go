@@ -94,7 +94,9 @@ configuration, itself "interrupt" by default):
   queue      run it after the running turn and those queued before it
   steer      hand it to the running turn at its next safe point
 Messages wait durably: they survive a restart of serve. send returns at once;
-watch with 'talaria status SESSION'.`, 2,
+watch with 'talaria status SESSION'. When serve's model endpoint does not answer,
+send says so in one line on stderr; the message is delivered all the same (its
+turn retries the model, and fails if the endpoint stays down).`, 2,
 		func(c *cobra.Command) {
 			c.Flags().StringVar(&mode, "mode", "", "busy-input mode: interrupt, queue or steer")
 			c.Flags().StringVarP(&model, "model", "m", "", "model name for the turn")
