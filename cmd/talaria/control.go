@@ -132,7 +132,7 @@ func sendMessage(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, sess
 	if err != nil {
 		return usagef("cannot read the working directory: %v", err)
 	}
-	warnServeModel(cmd.ErrOrStderr(), cfg.Home) // this shell's endpoint or model is not serve's
+	warnServeModel(cmd.ErrOrStderr(), cfg.Home)                      // this shell's endpoint or model is not serve's
 	in := engine.WithModel(engine.TurnTemplate(cfg, workdir), model) // -m: this turn's model
 	in.SessionID, in.UserMessage = session, text
 	// The message is durable whatever the endpoint does; whether serve's
