@@ -53,7 +53,7 @@ func describeWaits(pending []*workflowpb.PendingActivityInfo, now time.Time) []a
 	for _, p := range pending {
 		w := activityWait{What: activityLabel(p.GetActivityType().GetName()), Attempt: p.GetAttempt(), MaxAttempts: p.GetMaximumAttempts()}
 		if f := p.GetLastFailure(); f != nil && p.GetAttempt() > 1 {
-			w.LastFailure = clipLine(f.GetMessage(), 300)
+			w.LastFailure = shown(clipLine(f.GetMessage(), 300)) // from a provider: made visible
 			w.MaxAttempts = classLimit(w.MaxAttempts, f.GetApplicationFailureInfo().GetType())
 		}
 		switch p.GetState() {

@@ -39,7 +39,7 @@ func TestDescribeWaits(t *testing.T) {
 		{ // its second attempt, after a failure, is
 			ActivityType: &commonpb.ActivityType{Name: "ExecuteTools"}, State: enumspb.PENDING_ACTIVITY_STATE_STARTED,
 			Attempt: 2, MaximumAttempts: 3, LastStartedTime: timestamppb.New(now.Add(-3 * time.Second)),
-			LastFailure: &failurepb.Failure{Message: "worker lost"},
+			LastFailure: &failurepb.Failure{Message: "worker \x1b[2Jlost"},
 		},
 		{ // scheduled for the first time, no retry wait
 			ActivityType: &commonpb.ActivityType{Name: "CallModel"}, State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED, Attempt: 1,
@@ -59,7 +59,7 @@ func TestDescribeWaits(t *testing.T) {
 	printWaits(&out, waits, now)
 	want := "  waiting: model call attempt 2 of 6 in 4m0s — last failure: model call failed (rate_limit, HTTP 429): slow down\n" +
 		"  waiting: model call attempt 1 of 6 running for 1m0s\n" +
-		"  waiting: tool batch attempt 2 of 3 running for 3s — last failure: worker lost\n" +
+		"  waiting: tool batch attempt 2 of 3 running for 3s — last failure: worker \\x1b[2Jlost\n" +
 		"  waiting: model call attempt 2 of 3 in 2s — last failure: model call failed (invalid_response): <html>\n"
 	if out.String() != want {
 		t.Fatalf("printed\n%s\nwant\n%s", out.String(), want)
