@@ -30,6 +30,8 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 		{[]string{"cron", "list"}, 0, "does not exist"},
 		{[]string{"cron", "show", "j"}, 1, "does not exist"},
 		{[]string{"cron", "runs", "j"}, 1, "does not exist"},
+		{[]string{"cron", "output", "j"}, 1, "does not exist"},
+		{[]string{"model", "show"}, 0, ""},
 		{[]string{"memory", "show"}, 0, "does not exist"},
 		{[]string{"logs"}, 1, "no logs yet"},
 		{[]string{"logs", "-f", "--file", "serve"}, 1, "no logs yet"},

@@ -124,8 +124,8 @@ type readNeed struct {
 
 // readOnlyCommands are the commands that only read: they never create
 // $TALARIA_HOME, its database or its log directory. Every other command
-// that loads the configuration may create them. config, logs and version
-// read without loadConfig and create nothing either.
+// that loads the configuration may create them. config, model show, logs
+// and version read without loadConfig and create nothing either.
 var readOnlyCommands = map[string]readNeed{
 	"status":          {temporal: true, lookup: true},
 	"sessions list":   {store: true},
@@ -134,6 +134,7 @@ var readOnlyCommands = map[string]readNeed{
 	"cron list":       {store: true},
 	"cron show":       {store: true, lookup: true},
 	"cron runs":       {store: true, lookup: true},
+	"cron output":     {store: true, lookup: true},
 	"memory show":     {home: true},
 }
 
