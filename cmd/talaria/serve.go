@@ -75,7 +75,7 @@ func runServe(cmd *cobra.Command, cfg config.Config) error {
 	defer lock.Release()
 
 	if !cfg.Model.Configured() {
-		logger.Warn("turns will fail until a model is configured", "hint", engine.NoEndpointHelp)
+		fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", engine.NoEndpointHelp) // one line; serve starts anyway
 	}
 	rt, err := engine.Start(ctx, cfg, engine.Options{Worker: true, EmbeddedPort: cfg.Temporal.Port, Logger: logger})
 	if err != nil {
