@@ -243,6 +243,7 @@ func newCronRunNowCommand() *cobra.Command {
 			if w := workerWarning(cmd.Context(), rt); w != "" {
 				fmt.Fprintln(cmd.ErrOrStderr(), w)
 			}
+			warnServeModel(cmd.ErrOrStderr(), rt.Config.Home) // this shell's endpoint or model is not serve's
 			return nil
 		})
 }
