@@ -44,6 +44,10 @@ func oneShot(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, session 
 	if interrupted {
 		code = exitInterrupted
 	}
+	if err != nil && !interrupted && ctx.Err() != nil {
+		// SIGTERM: this client stops waiting; a served turn goes on.
+		err = errors.New("stopped waiting for the turn (terminated)")
+	}
 	if err != nil {
 		turnID := errorTurnID(err.Error())
 		if turnID == "" {
