@@ -108,6 +108,14 @@ func TestRecordHistories(t *testing.T) {
 			fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"a.txt","content":"hi`}),
 			fakellm.TextStep("could not write it"),
 		}, 0, nil, false, 0},
+		// A turn that names no model: BeginTurn reports the worker's
+		// model settings (BeginTurnResult.Worker) and each reply the model
+		// that answered (CallModelResult.Model). No command changed;
+		// the results carry two more fields.
+		{workerModelFile, []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
+			fakellm.TextStep("done"),
+		}, 0, nil, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -122,8 +130,12 @@ func TestRecordHistories(t *testing.T) {
 			if c.during != nil {
 				go c.during(t, rt)
 			}
-			res, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: "rec", UserMessage: "go",
-				Model: fakellm.DefaultModel, MaxIterations: c.maxIterations, ContinueEvery: c.continueEvery, Workdir: t.TempDir()})
+			in := workflows.TurnInput{SessionID: "rec", UserMessage: "go",
+				Model: fakellm.DefaultModel, MaxIterations: c.maxIterations, ContinueEvery: c.continueEvery, Workdir: t.TempDir()}
+			if c.file == workerModelFile {
+				in.Model = "" // the worker's
+			}
+			res, err := rt.RunTurn(ctx, in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -135,6 +147,9 @@ func TestRecordHistories(t *testing.T) {
 		})
 	}
 }
+
+// workerModelFile is the history of a turn that names no model.
+const workerModelFile = "turn_worker_model.json"
 
 // approveAndSteer approves the pending command and steers the turn.
 func approveAndSteer(t *testing.T, rt *Runtime) {
