@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -174,5 +175,39 @@ func waitForServeLine(t *testing.T, s *server, sub string) {
 			t.Fatalf("serve printed no line with %q within 10s:\n%s", sub, serveOutput(s))
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSetupAsksOnATerminal: setup asks for the endpoint, the model and the
+// key's variable on a terminal and writes them like model set; without a
+// terminal and without flags it says what to give instead.
+func TestSetupAsksOnATerminal(t *testing.T) {
+	model := fakellm.New()
+	defer model.Close()
+	u := newUser(t, model.URL())
+	for _, k := range []string{"OPENAI_BASE_URL", "OPENAI_API_KEY", "TALARIA_MODEL"} {
+		delete(u.env, k)
+	}
+	if _, stderr, code := u.run(time.Minute, "setup"); code != 2 || !strings.Contains(stderr, "--base-url URL --model NAME") {
+		t.Fatalf("setup without a terminal: exit %d\n%s", code, stderr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	term := u.terminal(ctx, "setup")
+	term.waitScreen("Model endpoint", 30*time.Second)
+	term.type_(model.URL() + "\r")
+	term.waitScreen("Model name", 10*time.Second)
+	term.type_("asked-model\r")
+	term.waitScreen("Variable holding the API key", 10*time.Second)
+	term.type_("MY_MODEL_KEY\r")
+	term.waitScreen("saved model asked-model at "+model.URL(), 20*time.Second)
+	data, err := os.ReadFile(filepath.Join(u.home, "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"base_url: " + model.URL(), "name: asked-model", "api_key_env: MY_MODEL_KEY"} {
+		if !strings.Contains(string(data), want) {
+			t.Fatalf("config.yaml lacks %q:\n%s", want, data)
+		}
 	}
 }
