@@ -329,7 +329,7 @@ func anyChanged(f *pflag.FlagSet, names ...string) bool {
 
 // editCronPrompt opens j's prompt in $EDITOR and saves the edited text.
 func editCronPrompt(cmd *cobra.Command, st *models.Store, j *models.CronJob) error {
-	tmp, err := os.CreateTemp("", "talaria-cron-"+j.ID+"-*.md")
+	tmp, err := os.CreateTemp("", "talaria-cron-prompt-*.md") // not the job's id: it may hold a '/'
 	if err != nil {
 		return fmt.Errorf("a file for the prompt: %w", err)
 	}

@@ -41,7 +41,7 @@ func runEditor(ctx context.Context, path string) error {
 	if err := run.Run(); err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			return fmt.Errorf("the editor (%s) exited with status %d; nothing was changed", strings.Join(args[:len(args)-1], " "), exit.ExitCode())
+			return fmt.Errorf("the editor (%s) exited with status %d", strings.Join(args[:len(args)-1], " "), exit.ExitCode())
 		}
 		return usageErr(fmt.Errorf("run the editor %q: %w", args[0], err))
 	}
