@@ -36,18 +36,20 @@ func TestCompactionFor(t *testing.T) {
 }
 
 // TestCronTurnsUseTheTurnTemplate: a cron slot's turn has the same
-// configuration as a chat turn, with the job's own model, budget and tools.
+// configuration as a chat turn, with the job's own model, budget and tools;
+// a job without a model, and every job's model-call attempts, are the
+// worker's when the turn runs (the input leaves them unset).
 func TestCronTurnsUseTheTurnTemplate(t *testing.T) {
 	cfg := config.Default(t.TempDir())
 	cfg.Model.Attempts, cfg.Model.MaxTokens = 2, 1000
 	rt := &Runtime{Config: cfg}
 	in := rt.Cron().Input(models.CronJob{ID: "j", Model: "job-model", MaxIterations: 7, Toolsets: []string{"todo"}}, time.Now()).Turn
-	if in.ModelAttempts != 2 || in.Limits.BaseMaxTokens != 1000 || in.Compaction != CompactionFor(cfg) ||
+	if in.ModelAttempts != 0 || in.Limits.BaseMaxTokens != 1000 || in.Compaction != CompactionFor(cfg) ||
 		in.Model != "job-model" || in.MaxIterations != 7 || len(in.Tools) != 1 {
 		t.Fatalf("cron turn = %+v", in)
 	}
 	in = rt.Cron().Input(models.CronJob{ID: "j"}, time.Now()).Turn
-	if in.Model != cfg.Model.Name || in.MaxIterations != cfg.MaxIterations {
+	if in.Model != "" || in.MaxIterations != cfg.MaxIterations {
 		t.Fatalf("cron turn without its own model or budget = %+v", in)
 	}
 }
