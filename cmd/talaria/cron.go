@@ -184,7 +184,7 @@ func newCronRunsCommand() *cobra.Command {
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), views)
 			}
-			printCronRuns(cmd.OutOrStdout(), views)
+			printCronRuns(cmd.OutOrStdout(), j.Name, views)
 			return nil
 		})
 }

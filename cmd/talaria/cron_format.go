@@ -148,8 +148,9 @@ func newCronRunViews(runs []models.CronRun) []cronRunView {
 }
 
 // printCronRuns prints one line per run (slot, status, exit reason), its
-// delivery and error whole on their own indented lines below it.
-func printCronRuns(w io.Writer, runs []cronRunView) {
+// delivery and error whole on their own indented lines below it, and how
+// to read a run's answer when one has ended.
+func printCronRuns(w io.Writer, job string, runs []cronRunView) {
 	if len(runs) == 0 {
 		fmt.Fprintln(w, "no runs yet")
 		return
@@ -162,6 +163,12 @@ func printCronRuns(w io.Writer, runs []cronRunView) {
 		}
 		if r.Error != "" {
 			fmt.Fprintf(w, "    error:    %s\n", indentLines(r.Error, strings.Repeat(" ", 14)))
+		}
+	}
+	for _, r := range runs {
+		if r.EndedAt != nil {
+			fmt.Fprintf(w, "a run's answer: talaria cron output %s %s\n", job, r.ScheduledAt.Format(time.RFC3339))
+			return
 		}
 	}
 }

@@ -157,6 +157,9 @@ func TestCronOutput(t *testing.T) {
 			t.Errorf("cron %v = %q, want %q", tt.args, got, tt.want)
 		}
 	}
+	if out, _ := cronAt(t, home, dsn, "runs", "legacy"); !strings.Contains(out, "a run's answer: talaria cron output legacy 2026-03-01T11:00:00Z\n") {
+		t.Errorf("cron runs does not tell how to read an answer:\n%s", out)
+	}
 	out, err := cronAt(t, home, dsn, "output", "legacy", "2026-03-01T09:00:00Z", "-o", "json")
 	var v cronOutputView
 	if err != nil || json.Unmarshal([]byte(out), &v) != nil || v.Source != "session" || v.SessionID != workflows.CronSessionID("old1", first) {
