@@ -147,8 +147,10 @@ func setModel(cmd *cobra.Command, change modelChange) error {
 	return nil
 }
 
-// checkedConfig loads data as config.yaml would be loaded (strictly, with
-// no environment), to refuse writing a file that would not load.
+// checkedConfig loads data as config.yaml would be loaded (strictly), to
+// refuse writing a file that would not load. This shell's model variables
+// are left out: the settings are the file's, as a serve without them
+// would use them.
 func checkedConfig(home string, data []byte) (config.Config, error) {
 	dir, err := os.MkdirTemp("", "talaria-config-check-")
 	if err != nil {
@@ -158,11 +160,23 @@ func checkedConfig(home string, data []byte) (config.Config, error) {
 	if err := os.WriteFile(filepath.Join(dir, config.FileName), data, 0o600); err != nil {
 		return config.Config{}, err
 	}
-	cfg, err := config.Load(dir, os.Getenv)
+	cfg, err := config.Load(dir, withoutModelEnv(os.Getenv))
 	if err != nil {
 		return cfg, errors.New(strings.ReplaceAll(err.Error(), dir, home))
 	}
 	return cfg, cfg.Validate()
+}
+
+// withoutModelEnv is getenv without the variables that override the
+// model section.
+func withoutModelEnv(getenv func(string) string) func(string) string {
+	return func(k string) string {
+		switch k {
+		case "OPENAI_BASE_URL", "OPENAI_API_KEY", "TALARIA_MODEL":
+			return ""
+		}
+		return getenv(k)
+	}
 }
 
 // writeConfigFile replaces path atomically with data, mode 0600.
@@ -195,7 +209,11 @@ func shellOverrides(getenv func(string) string, s engine.ModelSettings) string {
 	if len(set) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("talaria: note: %s in this shell override config.yaml for a chat run here without serve", strings.Join(set, " and "))
+	verb := "overrides"
+	if len(set) > 1 {
+		verb = "override"
+	}
+	return fmt.Sprintf("talaria: note: %s in this shell %s config.yaml for a chat run here without serve", strings.Join(set, " and "), verb)
 }
 
 // reportServePickup waits (up to 5 s) for a running serve to publish the

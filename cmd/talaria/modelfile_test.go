@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
 )
 
 // TestApplyModelChange: model set writes the model keys, keeps every other
@@ -104,5 +105,29 @@ func TestCheckChange(t *testing.T) {
 		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("checkChange(%+v) = %v, want %q", tt.c, err, tt.want)
 		}
+	}
+}
+
+// TestShellOverrides: model set notes the shell variables that override
+// what it wrote, for commands run in this shell without serve.
+func TestShellOverrides(t *testing.T) {
+	s := engine.ModelSettings{Configured: true, BaseURL: "http://a/v1", Model: "m"}
+	for _, tt := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, ""},
+		{map[string]string{"OPENAI_BASE_URL": "http://a/v1/", "TALARIA_MODEL": "m"}, ""},
+		{map[string]string{"OPENAI_BASE_URL": "http://b/v1"}, "OPENAI_BASE_URL in this shell overrides config.yaml"},
+		{map[string]string{"OPENAI_BASE_URL": "http://b/v1", "TALARIA_MODEL": "x"}, "OPENAI_BASE_URL and TALARIA_MODEL in this shell override config.yaml"},
+	} {
+		got := shellOverrides(func(k string) string { return tt.env[k] }, s)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("shellOverrides(%v) = %q, want %q", tt.env, got, tt.want)
+		}
+	}
+	if withoutModelEnv(func(k string) string { return k })("OPENAI_BASE_URL") != "" ||
+		withoutModelEnv(func(k string) string { return k })("TALARIA_DB") != "TALARIA_DB" {
+		t.Fatal("withoutModelEnv")
 	}
 }
