@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/engine"
+)
+
+// TestConfigReloader: a good config.yaml replaces the model settings and
+// says so; a broken one keeps them, said once per problem with file and
+// line; a key that needs a restart is named; a change of nothing is silent.
+func TestConfigReloader(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, config.FileName)
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("model:\n  base_url: http://a/v1\n  name: one\n")
+	noEnv := func(string) string { return "" }
+	base, err := loadStrict(home, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	var published []engine.ModelSettings
+	r := &configReloader{home: home, getenv: noEnv, base: base, models: engine.NewModelConfig(base),
+		publish: func(s engine.ModelSettings) { published = append(published, s) },
+		say:     func(l string) { said = append(said, l) }}
+	for _, step := range []struct {
+		name, file string
+		model      string   // the model in use after the step
+		lines      []string // what is said, in order (substrings)
+	}{
+		{"unchanged", "model:\n  base_url: http://a/v1\n  name: one\n", "one", nil},
+		{"comment only", "# hi\nmodel:\n  base_url: http://a/v1\n  name: one\n", "one", nil},
+		{"new model", "model:\n  base_url: http://b/v1\n  name: two\n", "two", []string{"config reloaded: model two at http://b/v1"}},
+		{"unknown key", "model:\n  base_url: http://b/v1\n  nmae: three\n", "two", []string{"config.yaml:3", "nmae", "keeping the previous settings"}},
+		{"same problem again", "model:\n  base_url: http://b/v1\n  nmae: three\n", "two", nil},
+		{"invalid value", "model:\n  base_url: http://b/v1\n  name: two\nmax_iterations: 0\n", "two", []string{"max_iterations", "keeping the previous settings"}},
+		{"restart key and model", "model:\n  base_url: http://b/v1\n  name: four\ndb: /elsewhere.db\n", "four",
+			[]string{"config reloaded: model four", "config.yaml changed db: restart talaria serve"}},
+		{"removed file: defaults", "", "gpt-4o-mini", []string{"config reloaded: no model endpoint configured", "restart talaria serve"}},
+	} {
+		said = said[:0]
+		if step.name == "removed file: defaults" {
+			os.Remove(path)
+		} else {
+			write(step.file)
+		}
+		r.reload()
+		cur, _ := r.models.Current()
+		if cur.Name != step.model {
+			t.Fatalf("%s: model %q, want %q", step.name, cur.Name, step.model)
+		}
+		all := strings.Join(said, "\n")
+		if len(step.lines) == 0 && len(said) > 0 {
+			t.Fatalf("%s: said %q", step.name, said)
+		}
+		for _, l := range step.lines {
+			if !strings.Contains(all, l) {
+				t.Fatalf("%s: said %q, want %q", step.name, said, l)
+			}
+		}
+		for _, l := range said {
+			if strings.Contains(l, "\n") {
+				t.Fatalf("%s: more than one line: %q", step.name, l)
+			}
+		}
+	}
+	if len(published) != 3 || published[0].Model != "two" || published[2].Configured {
+		t.Fatalf("published %+v", published)
+	}
+}
