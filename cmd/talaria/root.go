@@ -17,6 +17,7 @@ workflow: a turn survives crashes and restarts and can run for hours.
 
 Quick start:
   talaria serve                      # embedded Temporal + worker + SQLite in $TALARIA_HOME
+  talaria model set --base-url http://localhost:11434/v1 --model llama3.1   # the endpoint turns use
   talaria chat -q "list the files"   # one turn (uses the running serve, or embeds its own)
 
 Environment: ` + strings.Join(config.EnvKeys(), ", ") + `, TALARIA_HOME (default ~/.talaria).
