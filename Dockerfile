@@ -1,12 +1,13 @@
 # Talaria: one static binary; the same image runs serve, worker, temporal and
 # the client commands (see docker-compose.yml).
 FROM golang:1.26-bookworm AS build
-ENV GOTOOLCHAIN=go1.27.3 GOFLAGS=-buildvcs=false
+# Pure Go (SQLite is modernc.org/sqlite): a static binary, as make release.
+ENV GOTOOLCHAIN=go1.27.3 GOFLAGS=-buildvcs=false CGO_ENABLED=0
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN go build -trimpath -o /out/talaria ./cmd/talaria
+RUN go build -trimpath -ldflags '-s -w' -o /out/talaria ./cmd/talaria
 
 FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates bash git curl \

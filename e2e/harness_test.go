@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 	binary = filepath.Join(dir, "talaria")
 	build := exec.Command("go", "build", "-o", binary, "./cmd/talaria")
 	build.Dir = ".."
-	build.Env = append(os.Environ(), "GOTOOLCHAIN=go1.27.3")
+	build.Env = append(os.Environ(), "GOTOOLCHAIN=go1.27.3", "CGO_ENABLED=0") // static, as make build
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build talaria:", err)

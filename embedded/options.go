@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+
+	"go.temporal.io/server/common/primitives"
+	"go.temporal.io/server/temporal"
 )
 
 // Options configures Start. The zero value is not usable: set DataDir or
@@ -39,6 +42,15 @@ type Options struct {
 	// UntunedDynamicConfig skips DefaultDynamicConfig so only the server's
 	// own defaults and DynamicConfig apply; for comparisons.
 	UntunedDynamicConfig bool
+	// NoSystemWorker leaves out Temporal's internal worker service, which
+	// runs the server's own system workflows (history and task queue
+	// scavengers, parent close policies of many children, batch
+	// operations, namespace deletion, schedules). A short-lived process
+	// that only runs its own workflows does not need it: it starts faster,
+	// and stops at once, where the service's pollers, which outlive its
+	// stop, hold the frontend's shutdown for its one-second drain. Work
+	// for it waits in the database for the next server that runs it.
+	NoSystemWorker bool
 }
 
 const (
@@ -87,4 +99,18 @@ func (o Options) clientIP() string {
 		return "127.0.0.1"
 	}
 	return o.IP
+}
+
+// services are the Temporal services the server runs.
+func (o Options) services() []string {
+	if !o.NoSystemWorker {
+		return temporal.DefaultServices
+	}
+	var out []string
+	for _, s := range temporal.DefaultServices {
+		if s != string(primitives.WorkerService) {
+			out = append(out, s)
+		}
+	}
+	return out
 }

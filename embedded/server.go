@@ -139,7 +139,7 @@ func (s *Server) newTemporal(o Options, sqlCfg *config.SQL) (temporal.Server, po
 func serverOptions(o Options, p ports, sqlCfg *config.SQL) []temporal.ServerOption {
 	return []temporal.ServerOption{
 		temporal.WithConfig(serverConfig(o, p, sqlCfg)),
-		temporal.ForServices(temporal.DefaultServices),
+		temporal.ForServices(o.services()),
 		temporal.WithStaticHosts(staticHosts(o, p)),
 		temporal.WithLogger(newSlogLogger(o.Logger, o.LogLevel)),
 		temporal.WithDynamicConfigClient(buildDynamicConfig(o.UntunedDynamicConfig, o.DynamicConfig)),

@@ -33,6 +33,13 @@ type Options struct {
 	Logger       *slog.Logger
 	// Guardrail is a pluggable check run before every tool call (nil: none).
 	Guardrail loop.Hook
+	// Private says the embedded Temporal is this process's own, for as
+	// long as it runs (chat without serve), not a server for others. It
+	// then runs without Temporal's system worker service (scavengers,
+	// batch operations, schedules: serve runs them), so it starts sooner
+	// and Close does not wait a second for that service's pollers to
+	// drain from the frontend.
+	Private bool
 }
 
 // Runtime is a started Talaria process.
@@ -73,12 +80,13 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 		}
 	}()
 	warnExposedStore(logger, cfg)
+	setBinaryChecksum() // before the embedded server's workers and ours
 	if rt.Store, err = models.Open(ctx, cfg.DB); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	tc := cfg.Temporal
 	if tc.Embedded() {
-		if rt.Server, err = startEmbedded(ctx, cfg, opts.EmbeddedPort, logger); err != nil {
+		if rt.Server, err = startEmbedded(ctx, cfg, opts, logger); err != nil {
 			return nil, err
 		}
 		tc.Address = rt.Server.HostPort()
@@ -100,7 +108,7 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 
 // startEmbedded starts the embedded Temporal under cfg.Home; only clients
 // presenting the credential kept there (made at first start) may connect.
-func startEmbedded(ctx context.Context, cfg config.Config, port int, logger *slog.Logger) (*embedded.Server, error) {
+func startEmbedded(ctx context.Context, cfg config.Config, opts Options, logger *slog.Logger) (*embedded.Server, error) {
 	cred, err := EnsureCredential(cfg.Home)
 	if err != nil {
 		return nil, fmt.Errorf("start embedded temporal: %w", err)
@@ -108,10 +116,12 @@ func startEmbedded(ctx context.Context, cfg config.Config, port int, logger *slo
 	srv, err := embedded.Start(ctx, embedded.Options{
 		DataDir:   filepath.Join(cfg.Home, "temporal"),
 		Namespace: cfg.Temporal.Namespace,
-		Port:      port,
+		Port:      opts.EmbeddedPort,
 		Logger:    logger,
 		LogLevel:  serverLogLevel(cfg.LogLevel),
 		TLS:       cred,
+
+		NoSystemWorker: opts.Private,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start embedded temporal: %w", err)

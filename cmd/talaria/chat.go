@@ -166,7 +166,7 @@ func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*
 			lock.Release()
 			return nil, nil, err
 		}
-		rt, err := engine.Start(ctx, cfg, engine.Options{Worker: true, Logger: logger})
+		rt, err := engine.Start(ctx, cfg, engine.Options{Worker: true, Logger: logger, Private: true})
 		if err != nil {
 			lock.Release()
 			return nil, nil, usageErr(err)
