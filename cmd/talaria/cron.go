@@ -53,7 +53,7 @@ func newCronAddCommand() *cobra.Command {
 			c.Flags().StringVar(&tz, "tz", "", "time zone of a cron schedule, e.g. Europe/Berlin (default UTC)")
 			c.Flags().StringVar(&job.Prompt, "prompt", "", "what the agent does at each slot")
 			c.Flags().StringArrayVar(&job.Deliver, "deliver", nil, "delivery target, repeatable: local or webhook:<url> (default local)")
-			c.Flags().StringVarP(&job.Model, "model", "m", "", "model for this job (default: the configured one)")
+			c.Flags().StringVarP(&job.Model, "model", "m", "", "model for this job's turns (default: the model of the serve or worker that runs each one, at run time)")
 			c.Flags().IntVar(&job.MaxIterations, "max-iterations", 0, "iteration budget of each run")
 			c.Flags().StringSliceVar(&job.Toolsets, "tools", nil, "tools the job may use, comma-separated (default: all)")
 			c.Flags().StringVar(&job.PreRunScript, "pre-run", "", "shell script whose output is added to the prompt (alone: delivered as is, no model call)")
