@@ -19,7 +19,7 @@ type configJSON struct {
 	Home   string         `json:"home"`
 	Config map[string]any `json:"config"`
 	// ServeModel is the model settings turns use, from the running serve.
-	ServeModel *modelView `json:"serve_model,omitempty"`
+	ServeModel *modelView  `json:"serve_model,omitempty"`
 	ToolEnv    toolEnvJSON `json:"tool_env"`
 }
 
