@@ -60,6 +60,21 @@ func TestModelSettingsBelongToServe(t *testing.T) {
 		t.Fatalf("a shell without model variables was warned:\n%s", stderr)
 	}
 
+	// send and cron run-now from a shell without TALARIA_MODEL run with
+	// serve's model (they used to run as the built-in default).
+	model.Push(fakellm.TextStep("sent"), fakellm.TextStep("scheduled"))
+	if _, stderr, code := u.run(time.Minute, "send", "sent-session", "hello"); code != 0 {
+		t.Fatalf("send: %d\n%s", code, stderr)
+	}
+	waitModel(t, model, 3, "first")
+	if _, stderr, code := u.run(time.Minute, "cron", "add", "--name", "j", "--schedule", "@daily", "--prompt", "hi"); code != 0 {
+		t.Fatalf("cron add: %d\n%s", code, stderr)
+	}
+	if _, stderr, code := u.run(time.Minute, "cron", "run-now", "j"); code != 0 {
+		t.Fatalf("cron run-now: %d\n%s", code, stderr)
+	}
+	waitModel(t, model, 4, "first")
+
 	// config.yaml changes while serve runs: the next turn uses them.
 	if _, stderr, code := u.run(time.Minute, "model", "set", "--model", "second"); code != 0 || !strings.Contains(stderr, "uses it for new model calls") {
 		t.Fatalf("model set --model second: %d\n%s\nserve:\n%s", code, stderr, serveOutput(srv))
@@ -134,6 +149,19 @@ func TestModelSettingsBelongToServe(t *testing.T) {
 	stdout, _, _ = u.run(time.Minute, "model", "show")
 	if !strings.Contains(stdout, "from talaria serve pid") || !strings.Contains(stdout, "model: fourth") || !strings.Contains(stdout, "api_key: not set") {
 		t.Fatalf("model show:\n%s", stdout)
+	}
+}
+
+// waitModel waits for the model's n-th request and checks the model it asked for.
+func waitModel(t *testing.T, model *fakellm.Server, n int, want string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := model.WaitRequests(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	if got := model.Requests()[n-1].Body.Model; got != want {
+		t.Fatalf("request %d asked for model %q, want %q", n, got, want)
 	}
 }
 
