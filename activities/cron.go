@@ -91,13 +91,14 @@ func (a *Activities) deliverer(scheme string) Deliverer {
 
 // LocalOutputPath is the file a local delivery of a job's slot writes:
 // $TALARIA_HOME/cron/output/<job>/<slot>.md, the slot to the minute, or to
-// the second for a run started by hand (not on a whole minute).
+// the second for a run started by hand (not on a whole minute); <job> is
+// the job's name made one safe path element (jobDirName).
 func LocalOutputPath(home, jobName string, slot time.Time) string {
 	layout := "2006-01-02T15-04Z"
 	if slot.Second() != 0 {
 		layout = "2006-01-02T15-04-05Z"
 	}
-	return filepath.Join(home, "cron", "output", jobName, slot.UTC().Format(layout)+".md")
+	return filepath.Join(home, "cron", "output", jobDirName(jobName), slot.UTC().Format(layout)+".md")
 }
 
 // deliverLocal writes a Markdown file under $TALARIA_HOME/cron/output/<job>/.

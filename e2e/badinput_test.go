@@ -39,7 +39,8 @@ func TestBadInput(t *testing.T) {
 		{"serve home not writable", map[string]string{"TALARIA_HOME": filepath.Join(notADir, "home")}, []string{"serve"}, "TALARIA_HOME", nil},
 		{"stop without a session", nil, []string{"stop"}, "needs 1 argument", nil},
 		{"bad session for stop", nil, []string{"stop", "../x"}, "session", nil},
-		{"control without serve", nil, []string{"status", "s1"}, "no talaria serve is running", nil},
+		{"control without serve", nil, []string{"status", "s1"}, "no talaria serve is running", writeConfig("")},
+		{"stop without serve", nil, []string{"stop", "s1"}, "no talaria serve is running", writeConfig("")},
 		{"stray argument", nil, []string{"chat", "extra"}, "takes no arguments", nil},
 		{"both session flags", nil, []string{"chat", "-q", "x", "--session", "a", "--continue"}, "exclude each other", nil},
 		{"worker without temporal", nil, []string{"worker"}, "external Temporal", nil},
@@ -86,7 +87,7 @@ func TestHelp(t *testing.T) {
 	u := newUser(t, "http://127.0.0.1:1/v1")
 	cmds := [][]string{{"--help"}}
 	for _, name := range []string{"serve", "chat", "send", "steer", "stop", "status", "approve", "deny", "answer",
-		"worker", "temporal", "sessions", "config", "memory", "cron", "scheduler"} {
+		"worker", "temporal", "sessions", "config", "memory", "cron", "scheduler", "model", "setup", "logs", "version"} {
 		cmds = append(cmds, []string{name, "--help"})
 	}
 	for _, cmd := range cmds {

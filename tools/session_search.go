@@ -11,13 +11,13 @@ import (
 // SessionSearchName is the name of the session_search tool.
 const SessionSearchName = "session_search"
 
-const sessionSearchDescription = `Search the text of past conversations (all sessions, full-text, case-insensitive) for a phrase. ` +
+const sessionSearchDescription = `Search the text of past conversations (all sessions, full-text, case-insensitive): a message matches when it holds every word of the query, in any order; words in double quotes must appear together as a phrase. ` +
 	`Use it when the user refers to something discussed before ("the codename we picked", "last week's fix"). ` +
 	`Results are grouped by conversation, newest first (a session continued after context compression counts once), ` +
 	`each match with the messages around it.`
 
 const sessionSearchSchema = `{"type":"object","properties":{` +
-	`"query":{"type":"string","description":"The words or phrase to find."},` +
+	`"query":{"type":"string","description":"The words to find (all must appear; \"double quotes\" keep a phrase)."},` +
 	`"limit":{"type":"integer","description":"How many matching messages at most (default 10, max 50)."}` +
 	`},"required":["query"],"additionalProperties":false}`
 

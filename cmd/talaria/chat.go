@@ -311,7 +311,7 @@ func chooseSession(ctx context.Context, rt *engine.Runtime, f chatFlags) (string
 		}
 		return f.resume, nil
 	case f.continueLast:
-		recent, err := rt.Store.Sessions(ctx, 1)
+		recent, err := rt.Store.VisibleSessions(ctx, 1)
 		if err != nil {
 			return "", err
 		}
