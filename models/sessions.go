@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"fmt"
+
+	"gorm.io/gorm"
 )
 
 // upsertSession inserts a session, a root of its own lineage, or, when it
@@ -71,7 +73,13 @@ func (s *Store) Session(ctx context.Context, id string) (*Session, error) {
 // Sessions lists sessions, most recently updated first; limit <= 0 lists
 // all of them.
 func (s *Store) Sessions(ctx context.Context, limit int) ([]Session, error) {
-	q := s.db.WithContext(ctx).Order("updated_at DESC").Order("id")
+	return listSessions(s.db.WithContext(ctx), limit)
+}
+
+// listSessions runs q for sessions, most recently updated first, at most
+// limit of them (all when limit <= 0).
+func listSessions(q *gorm.DB, limit int) ([]Session, error) {
+	q = q.Order("updated_at DESC").Order("id")
 	if limit > 0 {
 		q = q.Limit(limit)
 	}

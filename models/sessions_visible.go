@@ -2,7 +2,6 @@ package models
 
 import (
 	"context"
-	"fmt"
 	"strings"
 )
 
@@ -19,14 +18,5 @@ func IsBackgroundSession(id string) bool { return strings.HasPrefix(id, ReviewSe
 // IsBackgroundSession): the conversations people and jobs had, most
 // recently updated first, at most limit of them (all when limit <= 0).
 func (s *Store) VisibleSessions(ctx context.Context, limit int) ([]Session, error) {
-	q := s.db.WithContext(ctx).Where("substr(id, 1, ?) <> ?", len(ReviewSessionPrefix), ReviewSessionPrefix).
-		Order("updated_at DESC").Order("id")
-	if limit > 0 {
-		q = q.Limit(limit)
-	}
-	var sessions []Session
-	if err := q.Find(&sessions).Error; err != nil {
-		return nil, fmt.Errorf("models: list sessions: %w", err)
-	}
-	return sessions, nil
+	return listSessions(s.db.WithContext(ctx).Where("substr(id, 1, ?) <> ?", len(ReviewSessionPrefix), ReviewSessionPrefix), limit)
 }

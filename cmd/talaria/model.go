@@ -25,6 +25,20 @@ type modelSetFlags struct {
 	apiKeyStdin               bool
 }
 
+// change is the change the flags ask for; the key is read from in with
+// --api-key-stdin.
+func (f *modelSetFlags) change(in io.Reader) (modelChange, error) {
+	change := modelChange{BaseURL: strings.TrimRight(f.baseURL, "/"), Name: f.model, APIKeyEnv: f.apiKeyEnv}
+	if f.apiKeyStdin {
+		key, err := readKey(in)
+		if err != nil {
+			return change, usageErr(err)
+		}
+		change.APIKey = key
+	}
+	return change, nil
+}
+
 func (f *modelSetFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (Ollama), https://api.openai.com/v1")
 	c.Flags().StringVar(&f.model, "model", "", "model name sent with each request, e.g. llama3.1")
@@ -70,13 +84,9 @@ stay in the shell's history.`,
   talaria model set --model qwen2.5-coder     # keep the endpoint, change the model`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			change := modelChange{BaseURL: strings.TrimRight(f.baseURL, "/"), Name: f.model, APIKeyEnv: f.apiKeyEnv}
-			if f.apiKeyStdin {
-				key, err := readKey(cmd.InOrStdin())
-				if err != nil {
-					return usageErr(err)
-				}
-				change.APIKey = key
+			change, err := f.change(cmd.InOrStdin())
+			if err != nil {
+				return err
 			}
 			return setModel(cmd, change)
 		},
@@ -366,13 +376,9 @@ variable holding the API key, and writes them like 'talaria model set'. Without
 a terminal it takes the same flags as 'talaria model set'.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			change := modelChange{BaseURL: strings.TrimRight(f.baseURL, "/"), Name: f.model, APIKeyEnv: f.apiKeyEnv}
-			if f.apiKeyStdin {
-				key, err := readKey(cmd.InOrStdin())
-				if err != nil {
-					return usageErr(err)
-				}
-				change.APIKey = key
+			change, err := f.change(cmd.InOrStdin())
+			if err != nil {
+				return err
 			}
 			if change == (modelChange{}) {
 				if !ttyInput(cmd.InOrStdin()) {
