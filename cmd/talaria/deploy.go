@@ -16,8 +16,8 @@ func newWorkerCommand() *cobra.Command {
 	return daemonCommand("worker", "Run a turn worker against an external Temporal and database",
 		`worker runs only the worker that executes turns, for a deployment of several
 processes: point every worker (and scheduler, and client) at one Temporal
-(--temporal-address or TEMPORAL_ADDRESS; TLS with TEMPORAL_TLS_CERT/KEY/CA,
-TEMPORAL_API_KEY) and one database (--db postgres://... or TALARIA_DB). Workers
+(--temporal-address or TEMPORAL_ADDRESS; TLS with Temporal's standard
+TEMPORAL_TLS_CLIENT_CERT_PATH/CLIENT_KEY_PATH/SERVER_CA_CERT_PATH, TEMPORAL_API_KEY) and one database (--db postgres://... or TALARIA_DB). Workers
 share the load; when one dies, its in-flight model calls and tool batches move to
 another within heartbeat_timeout, and tool calls it had claimed but not finished
 are reported to the model as "outcome unknown" instead of being run twice.
@@ -110,8 +110,9 @@ production, use a Temporal cluster instead (see docker-compose.yml).
 Every port of the server requires mutual TLS with the credential kept in
 $TALARIA_HOME/tls/talaria.pem (made at the first start, readable by its owner
 only). Processes on the same $TALARIA_HOME use it by themselves; give it to
-others with TEMPORAL_TLS_CERT, TEMPORAL_TLS_KEY and TEMPORAL_TLS_CA all set to
-that file and TEMPORAL_TLS_SERVER_NAME=localhost.`,
+others with TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH and
+TEMPORAL_TLS_SERVER_CA_CERT_PATH all set to that file and
+TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still work).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
