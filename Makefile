@@ -24,7 +24,7 @@ build:
 	@echo "built $(BIN) ($$(du -h $(BIN) | cut -f1)): run ./$(BIN) version"
 
 # A release binary: as build, without the symbol table and DWARF debug
-# information (-s -w), which makes it about a third smaller.
+# information (-s -w), which makes it about 30 % smaller.
 release:
 	@echo "building $(BIN) for release (static, stripped; the first build compiles the Temporal server: about 10 minutes on 2 cores)..."
 	go build -trimpath -ldflags '-s -w $(LDFLAGS)' -o $(BIN) ./cmd/talaria
