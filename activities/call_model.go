@@ -77,7 +77,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 		// turn ends truncated. The text already shown is followed by a
 		// notice of the next attempt.
 		err = modelError(ctx, err, in.MaxRetryAfter)
-		announceRetry(ctx, pub, err, reply.Streamed != "")
+		announceRetry(ctx, pub, err)
 		a.closePublisher(ctx, pub)
 		return CallModelResult{}, err
 	}

@@ -153,10 +153,8 @@ func attemptLimit(err error, policy *temporal.RetryPolicy) int32 {
 
 // announceRetry publishes, at once, every failed attempt that will be
 // retried: what failed, which attempt comes next and when. A failure that
-// ends the call is not announced here: the turn's outcome says it. Whether
-// text of the failed attempt was shown no longer matters (it was the
-// threshold's exception); the parameter stays for the caller.
-func announceRetry(ctx context.Context, pub *events.Publisher, err error, _ bool) {
+// ends the call is not announced here: the turn's outcome says it.
+func announceRetry(ctx context.Context, pub *events.Publisher, err error) {
 	attempt, policy := attemptOf(ctx)
 	if wait, ok := nextAttempt(err, attempt, policy); ok {
 		pub.Publish(events.KindWait, retryNotice(err, wait, attempt, policy))

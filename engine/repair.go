@@ -9,6 +9,8 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+
+	"github.com/talaria-agent/talaria/config"
 )
 
 // maxRepairs bounds the turns one start looks at.
@@ -89,8 +91,15 @@ func orphanNote(state string) (string, bool) {
 }
 
 // repairAtStart runs RepairOrphanTurns when a worker starts; a failure is
-// a warning (the turns stay as they are until the next start).
+// a warning (the turns stay as they are until the next start). It runs only
+// where this process's Temporal is the one every turn of the store ran on:
+// the embedded server over the SQLite store of the same home. A shared
+// PostgreSQL store may hold turns of other Temporal servers or namespaces,
+// whose workflows this one cannot see (NotFound is not "gone" there).
 func (rt *Runtime) repairAtStart(ctx context.Context) {
+	if rt.Server == nil || config.IsPostgres(rt.Config.DB) {
+		return
+	}
 	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if _, err := rt.RepairOrphanTurns(rctx); err != nil {

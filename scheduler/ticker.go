@@ -25,6 +25,7 @@ type Ticker struct {
 	opts    []Option
 
 	mu     sync.Mutex
+	beats  sync.WaitGroup // the first heartbeat, which Stop waits for
 	cron   *cron.Cron
 	cancel context.CancelFunc
 	ctx    context.Context
@@ -57,11 +58,16 @@ func (t *Ticker) Start(ctx context.Context) error {
 	t.ctx, t.cancel = context.WithCancel(ctx)
 	t.cron = c
 	c.Start()
-	go t.heartbeat(t.ctx) // at once: the first tick may be a minute away
+	t.beats.Add(1)
+	go func(ctx context.Context) { // at once: the first tick may be a minute away
+		defer t.beats.Done()
+		t.heartbeat(ctx)
+	}(t.ctx)
 	return nil
 }
 
-// Stop stops ticking and waits for a tick in progress to end. When ctx ends
+// Stop stops ticking and waits for a tick (or the first heartbeat) in
+// progress to end, so nothing uses the store after it. When ctx ends
 // first, the tick is cancelled, and Stop returns ctx's error once it ended.
 // Stopping a Ticker that is not started does nothing.
 func (t *Ticker) Stop(ctx context.Context) error {
@@ -75,10 +81,12 @@ func (t *Ticker) Stop(ctx context.Context) error {
 	select {
 	case <-done:
 		cancel()
+		t.beats.Wait()
 		return nil
 	case <-ctx.Done():
 		cancel()
 		<-done
+		t.beats.Wait()
 		return fmt.Errorf("scheduler: stop: %w", ctx.Err())
 	}
 }

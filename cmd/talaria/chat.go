@@ -178,7 +178,9 @@ func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*
 			return nil, nil, usagef("%s is in use by another talaria process that is not 'talaria serve'; run 'talaria serve' to share it between commands", cfg.Home)
 		}
 		warnServeModel(os.Stderr, cfg.Home) // this shell's endpoint or model is not serve's
-		if err := checkEndpoint(ctx, info.ModelConfigured, info.ModelEndpoint, cfg.Model.APIKey); err != nil {
+		// Serve's endpoint is looked at without this shell's key, which is
+		// not serve's and must not be sent there.
+		if err := checkEndpoint(ctx, info.ModelConfigured, info.ModelEndpoint, ""); err != nil {
 			return nil, nil, usagef("talaria serve (pid %d): %v", info.PID, err)
 		}
 		rt, err := engine.Connect(ctx, cfg, info, logger)
@@ -201,7 +203,7 @@ func checkEndpoint(ctx context.Context, configured bool, endpoint, key string) e
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := llm.Ping(pingCtx, llm.Provider{BaseURL: endpoint, APIKey: key}); err != nil {
-		return usagef("%v (check OPENAI_BASE_URL)", err)
+		return usagef("%v (set the endpoint with 'talaria model set --base-url URL', or OPENAI_BASE_URL where no serve runs)", err)
 	}
 	return nil
 }

@@ -138,7 +138,7 @@ func sendMessage(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, sess
 	// The message is durable whatever the endpoint does; whether serve's
 	// endpoint answers is looked at meanwhile, and said after.
 	warning := make(chan string, 1)
-	go func() { warning <- serveEndpointWarning(cmd.Context(), cfg.Home, cfg.Model.APIKey, session) }()
+	go func() { warning <- serveEndpointWarning(cmd.Context(), cfg.Home, session) }()
 	if err := rt.Send(cmd.Context(), session, workflows.Message{Text: text, Mode: mode, Turn: in}); err != nil {
 		return err
 	}

@@ -36,8 +36,10 @@ func warnIfUnreachable(ctx context.Context, w io.Writer, endpoint, key string) {
 
 // serveEndpointWarning is the one-line warning for a message handed to the
 // serve of home whose model endpoint is not configured or does not answer,
-// or "" when it answers (or no serve tells which endpoint it uses).
-func serveEndpointWarning(ctx context.Context, home, key, session string) string {
+// or "" when it answers (or no serve tells which endpoint it uses). The look
+// carries no key: this shell's key is not serve's and must not be sent to
+// serve's endpoint (any HTTP answer counts as reachable anyway).
+func serveEndpointWarning(ctx context.Context, home, session string) string {
 	info, err := engine.ReadServeInfo(home)
 	if err != nil {
 		return ""
@@ -46,7 +48,7 @@ func serveEndpointWarning(ctx context.Context, home, key, session string) string
 		return fmt.Sprintf("talaria: warning: talaria serve (pid %d) has no model endpoint configured; the message is delivered and "+
 			"its turn fails until one is: %s", info.PID, engine.NoEndpointHelp)
 	}
-	why := unreachable(ctx, info.ModelEndpoint, key)
+	why := unreachable(ctx, info.ModelEndpoint, "")
 	if why == "" {
 		return ""
 	}

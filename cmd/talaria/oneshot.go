@@ -53,7 +53,7 @@ func oneShot(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, session 
 		if turnID == "" {
 			turnID = watch.turnID
 		}
-		res = failedResult(session, turnID, cfg.Model.Name, err, interrupted)
+		res = failedResult(session, turnID, oneShotModel(cmd, cfg, rt), err, interrupted)
 		if !asJSON {
 			// One plain line, also for Ctrl-C pressed twice.
 			printOutcome(errOut, res)
@@ -143,4 +143,17 @@ func interruptTurn(ctx context.Context, rt *engine.Runtime, session string, done
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// oneShotModel is the model a turn that could not report one ran, or would
+// have run, with: -m, else the model of the worker: this process's own
+// (embedded), or serve's, which may differ from this shell's.
+func oneShotModel(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime) string {
+	if rt.Worker != nil || cmd.Flags().Changed("model") {
+		return cfg.Model.Name
+	}
+	if info, err := engine.ReadServeInfo(cfg.Home); err == nil {
+		return engine.ServeSettings(info).Model
+	}
+	return ""
 }

@@ -36,7 +36,7 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 			fmt.Fprintln(p.out)
 			p.midLine = false
 		}
-		fmt.Fprintf(p.errOut, "  ⋯ %s\n", ev.Data)
+		fmt.Fprintf(p.errOut, "  ⋯ %s\n", shown(ev.Data))
 	case events.KindToolStart, events.KindToolEnd:
 		var t activities.ToolEvent
 		if json.Unmarshal([]byte(ev.Data), &t) != nil {
@@ -48,13 +48,13 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 		}
 		switch {
 		case ev.Kind == events.KindToolStart:
-			fmt.Fprintf(p.errOut, "  ⚙ %s %s\n", t.Name, t.Args)
+			fmt.Fprintf(p.errOut, "  ⚙ %s %s\n", shown(t.Name), shown(t.Args))
 		case t.Refused != "":
 			fmt.Fprintf(p.errOut, "  ✗ %s\n", refusalLine(shown(t.Name), t.Refused))
 		case t.Failed:
-			fmt.Fprintf(p.errOut, "  ✗ %s failed\n", t.Name)
+			fmt.Fprintf(p.errOut, "  ✗ %s failed\n", shown(t.Name))
 		default:
-			fmt.Fprintf(p.errOut, "  ✓ %s\n", t.Name)
+			fmt.Fprintf(p.errOut, "  ✓ %s\n", shown(t.Name))
 		}
 	}
 }
