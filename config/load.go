@@ -37,17 +37,25 @@ func EnvKeys() []string { return append([]string(nil), envKeys...) }
 // file should not hold, a value of the wrong type or a YAML syntax error is
 // an error naming the file and the line.
 func Load(home string, getenv func(string) string) (Config, error) {
-	cfg := Default(home)
 	path := filepath.Join(home, FileName)
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		data = nil
 	case err != nil:
-		return cfg, fmt.Errorf("%w: read %s: %v", ErrInvalid, path, err)
-	default:
-		if problems := applyYAML(&cfg, data); len(problems) > 0 {
-			return cfg, fileError(path, problems)
-		}
+		return Default(home), fmt.Errorf("%w: read %s: %v", ErrInvalid, path, err)
+	}
+	return LoadBytes(home, data, getenv)
+}
+
+// LoadBytes is Load with data as the content of home/config.yaml (nil or
+// empty: no file), read as strictly; errors name home/config.yaml and the
+// line. It reads no file, so a document that is not written yet (say, with
+// a key in it) can be checked in memory.
+func LoadBytes(home string, data []byte, getenv func(string) string) (Config, error) {
+	cfg := Default(home)
+	if problems := applyYAML(&cfg, data); len(problems) > 0 {
+		return cfg, fileError(filepath.Join(home, FileName), problems)
 	}
 	if err := applyTemporalProfile(&cfg.Temporal, getenv); err != nil {
 		return cfg, err

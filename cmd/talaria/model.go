@@ -158,21 +158,14 @@ func setModel(cmd *cobra.Command, change modelChange) error {
 }
 
 // checkedConfig loads data as config.yaml would be loaded (strictly), to
-// refuse writing a file that would not load. This shell's model variables
-// are left out: the settings are the file's, as a serve without them
-// would use them.
+// refuse writing a file that would not load. It is checked in memory: a
+// document holding a key is written nowhere but config.yaml. This shell's
+// model variables are left out: the settings are the file's, as a serve
+// without them would use them.
 func checkedConfig(home string, data []byte) (config.Config, error) {
-	dir, err := os.MkdirTemp("", "talaria-config-check-")
+	cfg, err := config.LoadBytes(home, data, withoutModelEnv(os.Getenv))
 	if err != nil {
-		return config.Config{}, err
-	}
-	defer os.RemoveAll(dir)
-	if err := os.WriteFile(filepath.Join(dir, config.FileName), data, 0o600); err != nil {
-		return config.Config{}, err
-	}
-	cfg, err := config.Load(dir, withoutModelEnv(os.Getenv))
-	if err != nil {
-		return cfg, errors.New(strings.ReplaceAll(err.Error(), dir, home))
+		return cfg, err
 	}
 	return cfg, cfg.Validate()
 }
