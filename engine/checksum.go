@@ -3,6 +3,8 @@ package engine
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"os"
 	"runtime/debug"
 	"sync"
 
@@ -18,13 +20,21 @@ var setBinaryChecksum = sync.OnceFunc(func() { worker.SetBinaryChecksum(binaryCh
 
 // binaryChecksum identifies the build: a hash of its build information
 // (module versions and sums, build settings, -ldflags with the version
-// and commit), or "" when the binary carries none, which leaves the SDK to
-// compute its own.
+// and commit) and of the executable's size and time (a build without a
+// commit, e.g. in a container with -buildvcs=false, still differs from
+// other builds of other code), or "" when the binary carries no build
+// information, which leaves the SDK to compute its own.
 func binaryChecksum() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return ""
 	}
-	sum := sha256.Sum256([]byte(bi.String()))
-	return "talaria-" + hex.EncodeToString(sum[:16])
+	h := sha256.New()
+	h.Write([]byte(bi.String()))
+	if exe, err := os.Executable(); err == nil {
+		if fi, err := os.Stat(exe); err == nil {
+			fmt.Fprintf(h, "\n%d %d", fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return "talaria-" + hex.EncodeToString(h.Sum(nil)[:16])
 }
