@@ -26,11 +26,11 @@ type modelSetFlags struct {
 }
 
 // change is the change the flags ask for; the key is read from in with
-// --api-key-stdin.
-func (f *modelSetFlags) change(in io.Reader) (modelChange, error) {
+// --api-key-stdin (asked on prompt when in is a terminal).
+func (f *modelSetFlags) change(in io.Reader, prompt io.Writer) (modelChange, error) {
 	change := modelChange{BaseURL: strings.TrimRight(f.baseURL, "/"), Name: f.model, APIKeyEnv: f.apiKeyEnv}
 	if f.apiKeyStdin {
-		key, err := readKey(in)
+		key, err := readKey(in, prompt)
 		if err != nil {
 			return change, usageErr(err)
 		}
@@ -84,7 +84,7 @@ stay in the shell's history.`,
   talaria model set --model qwen2.5-coder     # keep the endpoint, change the model`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			change, err := f.change(cmd.InOrStdin())
+			change, err := f.change(cmd.InOrStdin(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -95,11 +95,24 @@ stay in the shell's history.`,
 	return c
 }
 
-// readKey reads one line, the key, from r.
-func readKey(r io.Reader) (string, error) {
-	line, err := bufio.NewReader(r).ReadString('\n')
-	if err != nil && !errors.Is(err, io.EOF) {
-		return "", fmt.Errorf("--api-key-stdin: read the key: %w", err)
+// readKey reads one line, the key, from r; on a terminal it asks on
+// prompt and the key is not echoed.
+func readKey(r io.Reader, prompt io.Writer) (string, error) {
+	var line string
+	if f, ok := r.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprint(prompt, "API key (not shown): ")
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(prompt)
+		if err != nil {
+			return "", fmt.Errorf("--api-key-stdin: read the key: %w", err)
+		}
+		line = string(b)
+	} else {
+		var err error
+		line, err = bufio.NewReader(r).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return "", fmt.Errorf("--api-key-stdin: read the key: %w", err)
+		}
 	}
 	key := strings.TrimSpace(line)
 	if key == "" {
@@ -369,7 +382,7 @@ variable holding the API key, and writes them like 'talaria model set'. Without
 a terminal it takes the same flags as 'talaria model set'.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			change, err := f.change(cmd.InOrStdin())
+			change, err := f.change(cmd.InOrStdin(), cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
