@@ -163,7 +163,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		Store:        rt.Store,
 		Home:         cfg.Home,
 		Tools:        registry,
-		BuildPrompt:  promptBuilder(cfg, registry.Names(), rt.logger),
+		BuildPrompt:  promptBuilder(cfg.Home, rt.Models, registry.Names(), rt.logger),
 		Providers:    rt.Models.Providers,
 		Worker:       rt.Models.Worker,
 		Stream:       cfg.Model.Streaming(),
@@ -202,14 +202,17 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 
 // promptBuilder builds a new session's system prompt from $TALARIA_HOME
 // (identity, memory, skills), the user's working directory (project context
-// file) and the offered tools. Its warnings (a file left out) go to logger.
-func promptBuilder(cfg config.Config, toolNames []string, logger *slog.Logger) func(context.Context, string, string) (string, error) {
+// file) and the offered tools. The model and provider it names are those
+// models holds when it builds (serve may have reloaded them since start).
+// Its warnings (a file left out) go to logger.
+func promptBuilder(home string, models *ModelConfig, toolNames []string, logger *slog.Logger) func(context.Context, string, string) (string, error) {
 	return func(_ context.Context, model, workdir string) (string, error) {
+		cur, _ := models.Current()
 		if model == "" {
-			model = cfg.Model.Name
+			model = cur.Name
 		}
 		p, err := prompt.Build(prompt.Inputs{
-			Home: cfg.Home, Workdir: workdir, Model: model, Provider: providerHost(cfg.Model.Endpoint()),
+			Home: home, Workdir: workdir, Model: model, Provider: providerHost(cur.Endpoint()),
 			Now: time.Now(), ToolNames: toolNames, Logger: logger,
 		})
 		if err != nil {
