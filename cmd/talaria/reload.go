@@ -28,9 +28,14 @@ const reloadDebounce = 150 * time.Millisecond
 // a file that does not load keeps the previous settings, in one line
 // naming the file and line.
 type configReloader struct {
-	home   string
-	getenv func(string) string
-	// base is the configuration last loaded (file and environment).
+	// home is watched for config.yaml.
+	home string
+	// load reads the configuration as the process started with it: the
+	// file, the environment and the same command-line flags, so that a
+	// flag is never taken for a change of the file.
+	load func() (config.Config, error)
+	// base is the configuration in use: at start the one the runtime
+	// (and its model settings) started with, then the last one loaded.
 	base    config.Config
 	models  *engine.ModelConfig
 	publish func(engine.ModelSettings)
@@ -40,7 +45,7 @@ type configReloader struct {
 
 // reload reads config.yaml again and applies what changed.
 func (r *configReloader) reload() {
-	next, err := loadStrict(r.home, r.getenv)
+	next, err := r.load()
 	if err != nil {
 		line := fmt.Sprintf("%s; keeping the previous settings", oneLine(err))
 		if line != r.lastBad { // one line per distinct problem
@@ -68,13 +73,19 @@ func (r *configReloader) reload() {
 	}
 }
 
-// loadStrict loads and checks the configuration as serve would at start.
+// loadStrict loads and checks the configuration as serve would at start,
+// without command-line flags.
 func loadStrict(home string, getenv func(string) string) (config.Config, error) {
-	cfg, err := config.Load(home, getenv)
-	if err == nil {
-		err = cfg.Normalize()
-	}
-	if err == nil {
+	return loadServe(home, getenv, config.Overrides{}, nil)
+}
+
+// loadServe loads and checks the configuration as serve does at start:
+// file, environment, then the flags given (o, and --temporal-port when
+// port is not nil).
+func loadServe(home string, getenv func(string) string, o config.Overrides, port *int) (config.Config, error) {
+	cfg, err := config.Resolve(home, getenv, o)
+	if err == nil && port != nil {
+		cfg.Temporal.Port = *port
 		err = cfg.Validate()
 	}
 	return cfg, err
@@ -82,7 +93,8 @@ func loadStrict(home string, getenv func(string) string) (config.Config, error) 
 
 // watch reloads on every change of config.yaml (the directory is watched,
 // so an editor that replaces the file is seen) and on SIGHUP, until ctx
-// ends.
+// ends. It reloads once as soon as it watches: a change made while the
+// process started (after base was loaded, before the watch) is not lost.
 func (r *configReloader) watch(ctx context.Context) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -98,6 +110,7 @@ func (r *configReloader) watch(ctx context.Context) {
 		}
 		events, errs = fw.Events, fw.Errors
 	}
+	r.reload()
 	var settle <-chan time.Time
 	for {
 		select {
@@ -136,28 +149,29 @@ func modelEnv(getenv func(string) string) []string {
 }
 
 // startReloader watches config.yaml for serve until the returned stop is
-// called (before serve.json is withdrawn: nothing rewrites it after).
-func startReloader(ctx context.Context, cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, info engine.ServeInfo) (stop func()) {
+// called (before serve.json is withdrawn: nothing rewrites it after). cfg
+// is the configuration rt started with; load reads it again the same way.
+func startReloader(ctx context.Context, cmd *cobra.Command, cfg config.Config, load func() (config.Config, error),
+	rt *engine.Runtime, info engine.ServeInfo) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		serveReloader(cmd, cfg, rt, info).watch(ctx)
+		serveReloader(cmd, cfg, load, rt, info).watch(ctx)
 	}()
 	return func() { cancel(); <-done }
 }
 
 // serveReloader is serve's reloader: what it applies is published in
-// serve.json, what it says is one line on stderr.
-func serveReloader(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, info engine.ServeInfo) *configReloader {
-	base, err := loadStrict(cfg.Home, os.Getenv)
-	if err != nil {
-		base = cfg
-	}
+// serve.json, what it says is one line on stderr. Its base is cfg, the
+// configuration rt.Models was made from (a later read of the file could
+// hold a change rt.Models never saw).
+func serveReloader(cmd *cobra.Command, cfg config.Config, load func() (config.Config, error),
+	rt *engine.Runtime, info engine.ServeInfo) *configReloader {
 	errOut := cmd.ErrOrStderr()
 	var mu sync.Mutex
 	return &configReloader{
-		home: cfg.Home, getenv: os.Getenv, base: base, models: rt.Models,
+		home: cfg.Home, load: load, base: cfg, models: rt.Models,
 		publish: func(s engine.ModelSettings) {
 			mu.Lock()
 			defer mu.Unlock()

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/engine"
@@ -30,7 +33,8 @@ func TestConfigReloader(t *testing.T) {
 	}
 	var said []string
 	var published []engine.ModelSettings
-	r := &configReloader{home: home, getenv: noEnv, base: base, models: engine.NewModelConfig(base),
+	r := &configReloader{home: home, load: func() (config.Config, error) { return loadStrict(home, noEnv) },
+		base: base, models: engine.NewModelConfig(base),
 		publish: func(s engine.ModelSettings) { published = append(published, s) },
 		say:     func(l string) { said = append(said, l) }}
 	for _, step := range []struct {
@@ -76,5 +80,57 @@ func TestConfigReloader(t *testing.T) {
 	}
 	if len(published) != 3 || published[0].Model != "two" || published[2].Configured {
 		t.Fatalf("published %+v", published)
+	}
+}
+
+// TestReloaderStart: a change of config.yaml made while serve starts
+// (after its configuration was loaded, before the watch) reaches the
+// model settings as soon as the watch begins; the flags serve was started
+// with are applied to every reload, so they are never named as a change
+// needing a restart.
+func TestReloaderStart(t *testing.T) {
+	home := t.TempDir()
+	path := filepath.Join(home, config.FileName)
+	if err := os.WriteFile(path, []byte("model:\n  base_url: http://a/v1\n  name: one\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	noEnv := func(string) string { return "" }
+	db, port := filepath.Join(home, "flag.db"), 0
+	load := func() (config.Config, error) {
+		return loadServe(home, noEnv, config.Overrides{DB: &db}, &port)
+	}
+	started, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While the runtime starts: 'talaria model set'.
+	if err := os.WriteFile(path, []byte("model:\n  base_url: http://b/v1\n  name: two\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var said []string
+	r := &configReloader{home: home, load: load, base: started, models: engine.NewModelConfig(started),
+		publish: func(engine.ModelSettings) {},
+		say: func(l string) {
+			mu.Lock()
+			defer mu.Unlock()
+			said = append(said, l)
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); r.watch(ctx) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for cur, _ := r.models.Current(); cur.Name != "two"; cur, _ = r.models.Current() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the change made during start never applied: model %q", cur.Name)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	<-done
+	for _, l := range said {
+		if strings.Contains(l, "restart") {
+			t.Fatalf("a flag taken for a change: %q", said)
+		}
 	}
 }

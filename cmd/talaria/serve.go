@@ -44,13 +44,17 @@ sends its turns here. SIGINT or SIGTERM shut it down cleanly.`,
 			if err != nil {
 				return err
 			}
+			var portFlag *int
 			if cmd.Flags().Changed("temporal-port") {
-				cfg.Temporal.Port = port
+				cfg.Temporal.Port, portFlag = port, &port
 			}
 			if err := cfg.Validate(); err != nil {
 				return usageErr(err)
 			}
-			return runServe(cmd, cfg)
+			// serve reloads config.yaml with the same flags applied.
+			o := overrides(cmd)
+			load := func() (config.Config, error) { return loadServe(cfg.Home, os.Getenv, o, portFlag) }
+			return runServe(cmd, cfg, load)
 		},
 	}
 	common.register(c)
@@ -58,7 +62,7 @@ sends its turns here. SIGINT or SIGTERM shut it down cleanly.`,
 	return c
 }
 
-func runServe(cmd *cobra.Command, cfg config.Config) error {
+func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config, error)) error {
 	ctx := cmd.Context()
 	logger := newLogger(cfg.LogLevel)
 	lock, err := engine.TryLock(cfg.Home)
@@ -96,7 +100,7 @@ func runServe(cmd *cobra.Command, cfg config.Config) error {
 	}
 	defer engine.RemoveServeInfo(cfg.Home)
 	// config.yaml changes reach new model calls without a restart.
-	defer startReloader(ctx, cmd, cfg, rt, info)()
+	defer startReloader(ctx, cmd, cfg, load, rt, info)()
 	ticker, err := rt.StartScheduler(ctx)
 	if err != nil {
 		return usageErr(err)
