@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -121,12 +122,18 @@ func (r *configReloader) watch(ctx context.Context) {
 				events = nil
 				continue
 			}
-			if filepath.Base(ev.Name) == config.FileName {
+			if isConfigEvent(ev) { // the database's -wal/-shm writes end here
 				settle = time.After(reloadDebounce)
 			}
-		case _, ok := <-errs:
+		case err, ok := <-errs:
 			if !ok {
 				errs = nil
+				continue
+			}
+			line, again := watchProblem(err)
+			r.say(line)
+			if again {
+				r.reload()
 			}
 		case <-hup:
 			r.reload()
@@ -135,6 +142,24 @@ func (r *configReloader) watch(ctx context.Context) {
 			r.reload()
 		}
 	}
+}
+
+// isConfigEvent reports whether ev may have changed config.yaml: a write,
+// creation, removal or rename of that file; not a change of its mode, nor
+// anything else in the directory (the database's files). Pure.
+func isConfigEvent(ev fsnotify.Event) bool {
+	return filepath.Base(ev.Name) == config.FileName &&
+		ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Remove|fsnotify.Rename) != 0
+}
+
+// watchProblem is the one line said for an error of the watch, and
+// whether to reload now: after an overflow, a change of config.yaml may
+// be among the events lost. Pure.
+func watchProblem(err error) (line string, reload bool) {
+	if errors.Is(err, fsnotify.ErrEventOverflow) {
+		return "warning: too many file events at once; reading config.yaml again in case a change was lost", true
+	}
+	return fmt.Sprintf("warning: watching config.yaml: %s (send SIGHUP to reload)", oneLine(err)), false
 }
 
 // modelEnv names the variables of the environment that set model settings.

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/fsnotify/fsnotify"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/engine"
@@ -131,6 +135,44 @@ func TestReloaderStart(t *testing.T) {
 	for _, l := range said {
 		if strings.Contains(l, "restart") {
 			t.Fatalf("a flag taken for a change: %q", said)
+		}
+	}
+}
+
+// TestWatchEvents: only a change of config.yaml wakes a reload (the
+// database's files written every second do not); a lost event reloads at
+// once; every watch problem is one line.
+func TestWatchEvents(t *testing.T) {
+	for _, tt := range []struct {
+		ev   fsnotify.Event
+		want bool
+	}{
+		{fsnotify.Event{Name: "/h/config.yaml", Op: fsnotify.Write}, true},
+		{fsnotify.Event{Name: "/h/config.yaml", Op: fsnotify.Create}, true},
+		{fsnotify.Event{Name: "/h/config.yaml", Op: fsnotify.Rename}, true},
+		{fsnotify.Event{Name: "/h/config.yaml", Op: fsnotify.Remove}, true},
+		{fsnotify.Event{Name: "/h/config.yaml", Op: fsnotify.Chmod}, false},
+		{fsnotify.Event{Name: "/h/talaria.db-wal", Op: fsnotify.Write}, false},
+		{fsnotify.Event{Name: "/h/talaria.db-shm", Op: fsnotify.Write}, false},
+		{fsnotify.Event{Name: "/h/.config-123.yaml", Op: fsnotify.Create}, false},
+		{fsnotify.Event{Name: "/h/config.yaml.swp", Op: fsnotify.Write}, false},
+	} {
+		if got := isConfigEvent(tt.ev); got != tt.want {
+			t.Errorf("isConfigEvent(%v) = %t, want %t", tt.ev, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		err    error
+		reload bool
+		want   string
+	}{
+		{fsnotify.ErrEventOverflow, true, "reading config.yaml again"},
+		{fmt.Errorf("read events: %w", fsnotify.ErrEventOverflow), true, "too many file events"},
+		{errors.New("inotify: bad\nthings"), false, "watching config.yaml: inotify: bad; things (send SIGHUP"},
+	} {
+		line, reload := watchProblem(tt.err)
+		if reload != tt.reload || !strings.Contains(line, tt.want) || strings.Contains(line, "\n") {
+			t.Errorf("watchProblem(%v) = %q, %t", tt.err, line, reload)
 		}
 	}
 }
