@@ -14,6 +14,7 @@ import (
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/workflows"
 )
 
 // ModelConfig holds the model configuration a worker's model calls use:
@@ -115,13 +116,11 @@ type FallbackSettings struct {
 // SettingsOf is cfg's model settings as shown. Pure.
 func SettingsOf(cfg config.Config) ModelSettings {
 	m := cfg.Model
-	attempts := m.Attempts
-	if attempts <= 0 {
-		attempts = defaultModelAttempts
-	}
 	s := ModelSettings{Configured: m.Configured(), BaseURL: m.Endpoint(), Model: m.Name, APIKeySet: m.APIKey != "",
 		APIKeyEnv: m.APIKeyEnv, Stream: m.Streaming(), MaxTokens: m.MaxTokens,
-		Timeout: showDuration(m.Timeout), MaxRetryAfter: showDuration(m.MaxRetryAfter), Attempts: attempts}
+		Timeout:       orDefault(m.Timeout, workflows.DefaultModelTimeout).String(),
+		MaxRetryAfter: orDefault(m.MaxRetryAfter, workflows.DefaultMaxRetryAfter).String(),
+		Attempts:      orDefault(m.Attempts, workflows.DefaultModelAttempts)}
 	if !s.Configured {
 		s.BaseURL = ""
 	}
@@ -131,14 +130,13 @@ func SettingsOf(cfg config.Config) ModelSettings {
 	return s
 }
 
-// defaultModelAttempts is what a model call gets when attempts is unset.
-const defaultModelAttempts = 6
-
-func showDuration(d time.Duration) string {
-	if d <= 0 {
-		return ""
+// orDefault is v, or def when v is unset (not positive): the value a turn
+// uses, as the workflow fills it in. Pure.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
 	}
-	return d.String()
+	return v
 }
 
 // Summary is the one-line form: "model X at URL".
@@ -150,16 +148,23 @@ func (s ModelSettings) Summary() string {
 }
 
 // liveKeys are the configuration keys a running serve applies to new model
-// calls when config.yaml changes; every other key needs a restart.
+// calls when config.yaml changes.
 var liveKeys = []string{"model", "fallback_providers", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL"}
 
-// LiveKeys lists the keys applied without a restart, for docs and help.
-func LiveKeys() []string { return append([]string(nil), liveKeys[:2]...) }
+// clientKeys are the configuration keys serve does not use: they shape
+// what a client (chat, send) does while it waits on a turn, read by each
+// client at its start, so a change needs no restart of serve and is not
+// named as needing one. Every key in neither list needs a restart of serve.
+//   - approvals.noninteractive: what chat -q without a terminal does when
+//     a turn asks for an approval;
+//   - busy_input_mode: what a message typed while a turn runs does.
+var clientKeys = []string{"approvals.noninteractive", "busy_input_mode"}
 
 // ConfigChanges compares two configurations and lists the keys that
 // changed, split into those applied live (the model settings) and those a
-// running serve applies only after a restart. Values are never listed (they
-// may be secrets). Pure.
+// running serve applies only after a restart; keys only clients read
+// (clientKeys) are in neither. Values are never listed (they may be
+// secrets). Pure.
 func ConfigChanges(old, next config.Config) (live, restart []string, err error) {
 	a, err := flatConfig(old)
 	if err != nil {
@@ -177,7 +182,7 @@ func ConfigChanges(old, next config.Config) (live, restart []string, err error) 
 		keys[k] = true
 	}
 	for k := range keys {
-		if a[k] == b[k] {
+		if a[k] == b[k] || slices.Contains(clientKeys, k) {
 			continue
 		}
 		if isLive(k) {

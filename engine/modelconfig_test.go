@@ -30,6 +30,9 @@ func TestConfigChanges(t *testing.T) {
 			nil, []string{"db", "temporal.address"}},
 		{"both", func(c *config.Config) { c.Model.Name, c.MaxIterations = "m3", 5 },
 			[]string{"model.name"}, []string{"max_iterations"}},
+		{"client-only keys", func(c *config.Config) { c.Approvals.NonInteractive, c.BusyInputMode = "wait", "queue" }, nil, nil},
+		{"client-only and serve keys", func(c *config.Config) { c.Approvals.NonInteractive, c.Approvals.Mode = "wait", "deny" },
+			nil, []string{"approvals.mode"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			next := base
@@ -83,5 +86,24 @@ func TestModelConfig(t *testing.T) {
 	info := ServeInfo{}.WithModel(s, time.Now())
 	if !info.ModelConfigured || info.Model != "m1" || info.ModelEndpoint != "http://a/v1" || info.ModelSettings.Attempts != 2 {
 		t.Fatalf("serve info %+v", info)
+	}
+}
+
+// TestSettingsOfDefaults: unset limits are shown as the values a turn
+// uses, not empty.
+func TestSettingsOfDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		name                string
+		model               config.Model
+		timeout, retryAfter string
+		attempts            int
+	}{
+		{"unset", config.Model{Name: "m"}, "5m0s", "5m0s", 6},
+		{"set", config.Model{Name: "m", Timeout: 90 * time.Second, MaxRetryAfter: time.Minute, Attempts: 2}, "1m30s", "1m0s", 2},
+	} {
+		s := SettingsOf(config.Config{Model: tt.model})
+		if s.Timeout != tt.timeout || s.MaxRetryAfter != tt.retryAfter || s.Attempts != tt.attempts {
+			t.Errorf("%s: %+v", tt.name, s)
+		}
 	}
 }

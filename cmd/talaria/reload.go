@@ -24,8 +24,9 @@ import (
 const reloadDebounce = 150 * time.Millisecond
 
 // configReloader applies config.yaml changes to a running serve: the model
-// settings (engine.LiveKeys) take effect for new model calls at once; a
-// change to any other key is named in one line saying it needs a restart;
+// settings take effect for new model calls at once; a change to any other
+// key serve uses is named in one line saying it needs a restart (keys only
+// clients read are not: see engine.ConfigChanges);
 // a file that does not load keeps the previous settings, in one line
 // naming the file and line.
 type configReloader struct {

@@ -54,6 +54,7 @@ func TestConfigReloader(t *testing.T) {
 		{"invalid value", "model:\n  base_url: http://b/v1\n  name: two\nmax_iterations: 0\n", "two", []string{"max_iterations", "keeping the previous settings"}},
 		{"restart key and model", "model:\n  base_url: http://b/v1\n  name: four\ndb: /elsewhere.db\n", "four",
 			[]string{"config reloaded: model four", "config.yaml changed db: restart talaria serve"}},
+		{"client-only key: silent", "model:\n  base_url: http://b/v1\n  name: four\ndb: /elsewhere.db\napprovals:\n  noninteractive: wait\n", "four", nil},
 		{"removed file: defaults", "", "gpt-4o-mini", []string{"config reloaded: no model endpoint configured", "restart talaria serve"}},
 	} {
 		said = said[:0]
