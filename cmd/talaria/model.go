@@ -152,6 +152,7 @@ func setModel(cmd *cobra.Command, change modelChange) error {
 	if err := llm.Ping(ctx, llm.Provider{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey}); err != nil {
 		fmt.Fprintf(errOut, "talaria: warning: %s; saved anyway\n", oneLine(err))
 	}
+	written := time.Now() // serve's next read of the file is later
 	if err := writeConfigFile(path, data); err != nil {
 		return usageErr(err)
 	}
@@ -166,7 +167,7 @@ func setModel(cmd *cobra.Command, change modelChange) error {
 	if line := shellOverrides(os.Getenv, s); line != "" {
 		fmt.Fprintln(errOut, line)
 	}
-	reportServePickup(cmd.Context(), errOut, home, s)
+	reportServePickup(cmd.Context(), errOut, home, s, written)
 	return nil
 }
 
@@ -232,9 +233,9 @@ func shellOverrides(getenv func(string) string, s engine.ModelSettings) string {
 	return fmt.Sprintf("talaria: note: %s in this shell %s config.yaml for a chat run here without serve", strings.Join(set, " and "), verb)
 }
 
-// reportServePickup waits (up to 5 s) for a running serve to publish the
-// new settings, and says whether it did.
-func reportServePickup(ctx context.Context, errOut io.Writer, home string, want engine.ModelSettings) {
+// reportServePickup waits (up to 5 s) for a running serve to read
+// config.yaml after written, and says what it uses then.
+func reportServePickup(ctx context.Context, errOut io.Writer, home string, want engine.ModelSettings, written time.Time) {
 	info, err := engine.ReadServeInfo(home)
 	if err != nil || !serveHolds(home) {
 		return
@@ -245,12 +246,12 @@ func reportServePickup(ctx context.Context, errOut io.Writer, home string, want 
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		if info.ModelSettings != nil && info.Model == want.Model && info.ModelEndpoint == want.BaseURL {
-			fmt.Fprintf(errOut, "talaria serve (pid %d) uses it for new model calls\n", info.PID)
+		if line, done := pickupLine(info, want, written); done {
+			fmt.Fprintln(errOut, line)
 			return
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
-			fmt.Fprintf(errOut, "talaria: talaria serve (pid %d) still uses %s (see its output, or restart it)\n",
+			fmt.Fprintf(errOut, "talaria: talaria serve (pid %d) has not read config.yaml yet; it still uses %s (see its output, or restart it)\n",
 				info.PID, engine.ServeSettings(info).Summary())
 			return
 		}
@@ -259,6 +260,22 @@ func reportServePickup(ctx context.Context, errOut io.Writer, home string, want 
 			info = next
 		}
 	}
+}
+
+// pickupLine says what serve uses once it has read config.yaml after
+// written (done), comparing with want, the file's settings. A serve that
+// published before written has not seen the change, whatever it shows:
+// a change of the key alone looks the same. Pure.
+func pickupLine(info engine.ServeInfo, want engine.ModelSettings, written time.Time) (line string, done bool) {
+	if info.ModelSettings == nil || !info.ConfigLoadedAt.After(written) {
+		return "", false
+	}
+	got := engine.ServeSettings(info)
+	if got.Summary() == want.Summary() {
+		return fmt.Sprintf("talaria serve (pid %d) uses it for new model calls", info.PID), true
+	}
+	return fmt.Sprintf("talaria: talaria serve (pid %d) read config.yaml but uses %s (its environment overrides config.yaml)",
+		info.PID, got.Summary()), true
 }
 
 // serveHolds reports whether a process holds this home's lock (serve.json

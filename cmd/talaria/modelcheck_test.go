@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/engine"
 )
 
 // TestCheckedConfig: model set checks the document it would write in
@@ -33,5 +36,34 @@ func TestCheckedConfig(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(home); len(left) > 0 {
 		t.Fatalf("checking wrote %s to the home", left[0].Name())
+	}
+}
+
+// TestPickupLine: model set reports serve's pickup only once serve has
+// read config.yaml after it was written: a serve showing the same model
+// and endpoint from before (a change of the key alone) has not.
+func TestPickupLine(t *testing.T) {
+	written := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	want := engine.ModelSettings{Configured: true, BaseURL: "http://a/v1", Model: "m", APIKeySet: true}
+	served := func(s engine.ModelSettings, at time.Time) engine.ServeInfo {
+		return engine.ServeInfo{PID: 7}.WithModel(s, at)
+	}
+	other := engine.ModelSettings{Configured: true, BaseURL: "http://env/v1", Model: "m"}
+	for _, tt := range []struct {
+		name string
+		info engine.ServeInfo
+		done bool
+		want string
+	}{
+		{"same settings, read before the write", served(want, written.Add(-time.Second)), false, ""},
+		{"read at the write", served(want, written), false, ""},
+		{"read after", served(want, written.Add(200*time.Millisecond)), true, "talaria serve (pid 7) uses it for new model calls"},
+		{"read after, environment wins", served(other, written.Add(time.Second)), true, "uses model m at http://env/v1 (its environment overrides"},
+		{"an old serve without settings", engine.ServeInfo{PID: 7, Model: "m"}, false, ""},
+	} {
+		line, done := pickupLine(tt.info, want, written)
+		if done != tt.done || !strings.Contains(line, tt.want) {
+			t.Errorf("%s: %q, %t", tt.name, line, done)
+		}
 	}
 }

@@ -65,10 +65,11 @@ func (r *configReloader) reload() {
 	r.base = next
 	if len(live) > 0 {
 		r.models.Set(next)
-		settings := r.models.Settings()
-		r.publish(settings)
-		r.say("config reloaded: " + settings.Summary())
+		r.say("config reloaded: " + r.models.Settings().Summary())
 	}
+	// Published after every read, changed or not: its time tells 'model
+	// set' that serve has read what it wrote.
+	r.publish(r.models.Settings())
 	if len(restart) > 0 {
 		r.say(fmt.Sprintf("config.yaml changed %s: restart talaria serve to apply (only the model settings apply at once)",
 			strings.Join(restart, ", ")))

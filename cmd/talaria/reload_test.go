@@ -83,7 +83,8 @@ func TestConfigReloader(t *testing.T) {
 			}
 		}
 	}
-	if len(published) != 3 || published[0].Model != "two" || published[2].Configured {
+	// Every good read is published (its time is what model set waits for).
+	if len(published) != 6 || published[1].Model != "one" || published[2].Model != "two" || published[5].Configured {
 		t.Fatalf("published %+v", published)
 	}
 }
