@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/engine"
 )
 
@@ -64,6 +65,35 @@ func TestPickupLine(t *testing.T) {
 		line, done := pickupLine(tt.info, want, written)
 		if done != tt.done || !strings.Contains(line, tt.want) {
 			t.Errorf("%s: %q, %t", tt.name, line, done)
+		}
+	}
+}
+
+// TestWarningsHideURLCredentials: a shell's endpoint with credentials is
+// shown without them, and the same endpoint as serve's (whose published
+// URL is redacted) is not taken for another one.
+func TestWarningsHideURLCredentials(t *testing.T) {
+	cfg := config.Default("/h")
+	cfg.Model.BaseURL, cfg.Model.Name = "http://u:sk-serve@serve:1/v1", "big"
+	info := engine.ServeInfo{PID: 3}.WithModel(engine.SettingsOf(cfg), time.Now())
+	for _, tt := range []struct {
+		url, want string
+	}{
+		{"http://u:sk-serve@serve:1/v1/", ""},
+		{"http://u:sk-mine@mine:2/v1?key=sk-mine", "OPENAI_BASE_URL=http://xxxxx@mine:2/v1?key=xxxxx in this shell is not used"},
+	} {
+		getenv := func(k string) string {
+			if k == "OPENAI_BASE_URL" {
+				return tt.url
+			}
+			return ""
+		}
+		got := serveModelWarning(info, getenv)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) || strings.Contains(got, "sk-") {
+			t.Errorf("serveModelWarning(%s) = %q, want %q", tt.url, got, tt.want)
+		}
+		if line := shellOverrides(getenv, engine.ServeSettings(info)); strings.Contains(line, "sk-") || (tt.want == "") != (line == "") {
+			t.Errorf("shellOverrides(%s) = %q", tt.url, line)
 		}
 	}
 }

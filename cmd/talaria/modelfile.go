@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/talaria-agent/talaria/engine"
 )
 
 // modelChange is what 'talaria model set' writes; empty fields are left
@@ -28,7 +30,11 @@ func checkChange(c modelChange) error {
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("--base-url %q is not an http(s) URL (e.g. http://localhost:11434/v1)", c.BaseURL)
+			return fmt.Errorf("--base-url %q is not an http(s) URL (e.g. http://localhost:11434/v1)", engine.RedactURL(c.BaseURL))
+		}
+		if u.User != nil {
+			return errors.New("--base-url must not hold a user or password (they would be shown wherever the URL is): " +
+				"give the key with --api-key-env VAR or --api-key-stdin")
 		}
 	}
 	if c.Name != "" && strings.TrimSpace(c.Name) != c.Name {

@@ -97,12 +97,15 @@ func TestCheckChange(t *testing.T) {
 		{modelChange{BaseURL: "ftp://h/v1"}, "not an http(s) URL"},
 		{modelChange{BaseURL: "http:///v1"}, "not an http(s) URL"},
 		{modelChange{Name: " m"}, "spaces"},
+		{modelChange{BaseURL: "http://user:sk-secret@h/v1"}, "must not hold a user or password"},
+		{modelChange{BaseURL: "http://sk-secret@h/v1"}, "must not hold a user or password"},
+		{modelChange{BaseURL: "http://h/v1?api-version=1"}, ""},
 		{modelChange{APIKeyEnv: "MY-KEY"}, "not a variable name"},
 		{modelChange{APIKeyEnv: "K", APIKey: "k"}, "exclude"},
 		{modelChange{BaseURL: "http://localhost:11434/v1", Name: "llama3.1", APIKeyEnv: "OPENAI_API_KEY"}, ""},
 	} {
 		err := checkChange(tt.c)
-		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+		if (tt.want == "") != (err == nil) || (err != nil && (!strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "sk-secret"))) {
 			t.Errorf("checkChange(%+v) = %v, want %q", tt.c, err, tt.want)
 		}
 	}

@@ -16,8 +16,8 @@ import (
 func serveModelWarning(info engine.ServeInfo, getenv func(string) string) string {
 	s := engine.ServeSettings(info)
 	var ignored []string
-	if v := getenv("OPENAI_BASE_URL"); v != "" && (!s.Configured || strings.TrimRight(v, "/") != s.BaseURL) {
-		ignored = append(ignored, "OPENAI_BASE_URL="+v)
+	if v := engine.RedactURL(strings.TrimRight(getenv("OPENAI_BASE_URL"), "/")); v != "" && (!s.Configured || v != s.BaseURL) {
+		ignored = append(ignored, "OPENAI_BASE_URL="+v) // shown without credentials, like serve's
 	}
 	if v := getenv("TALARIA_MODEL"); v != "" && v != s.Model {
 		ignored = append(ignored, "TALARIA_MODEL="+v)
