@@ -228,7 +228,7 @@ func TestSetupAsksOnATerminal(t *testing.T) {
 	term.type_("asked-model\r")
 	term.waitScreen("Variable holding the API key", 10*time.Second)
 	term.type_("MY_MODEL_KEY\r")
-	term.waitScreen("saved model asked-model at "+model.URL(), 20*time.Second)
+	term.waitScreen("turns use model asked-model at "+model.URL(), 20*time.Second)
 	data, err := os.ReadFile(filepath.Join(u.home, "config.yaml"))
 	if err != nil {
 		t.Fatal(err)

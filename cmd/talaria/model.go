@@ -161,7 +161,11 @@ func setModel(cmd *cobra.Command, change modelChange) error {
 		fmt.Fprintf(errOut, "talaria: %s\n", n)
 	}
 	s := engine.SettingsOf(cfg)
-	fmt.Fprintf(cmd.OutOrStdout(), "saved %s to %s\n", s.Summary(), path)
+	fileOnly, err := config.LoadBytes(home, data, func(string) string { return "" })
+	if err != nil { // checked above with this shell's environment; without it, it loads the same
+		return usagef("%s would not load: %v", path, oneLine(err))
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), savedLine(change, fileOnly.Model, path))
 	if cfg.Model.APIKeyEnv != "" && os.Getenv(cfg.Model.APIKeyEnv) == "" {
 		fmt.Fprintf(errOut, "talaria: note: %s is not set in this shell; the process running turns (serve) reads it from its own environment\n", cfg.Model.APIKeyEnv)
 	}

@@ -97,3 +97,31 @@ func TestWarningsHideURLCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestSavedLine: model set says in plain words what it wrote and whether
+// the file names an endpoint.
+func TestSavedLine(t *testing.T) {
+	const path = "/h/config.yaml"
+	for _, tt := range []struct {
+		name   string
+		change modelChange
+		file   config.Model
+		want   string
+	}{
+		{"endpoint and model", modelChange{BaseURL: "http://h/v1", Name: "m"}, config.Model{BaseURL: "http://h/v1", Name: "m"},
+			"saved base_url http://h/v1 and model m to /h/config.yaml; turns use model m at http://h/v1"},
+		{"key variable only, no endpoint", modelChange{APIKeyEnv: "OPENAI_API_KEY"}, config.Model{APIKeyEnv: "OPENAI_API_KEY", Name: "gpt-4o-mini"},
+			"saved api_key_env OPENAI_API_KEY to /h/config.yaml; no base_url is set, so turns use model gpt-4o-mini at https://api.openai.com/v1 (OpenAI's) when OPENAI_API_KEY is set where they run"},
+		{"key only", modelChange{APIKey: "sk-secret"}, config.Model{APIKey: "sk-secret", Name: "m"},
+			"saved the API key to /h/config.yaml; no base_url is set, so turns use model m at https://api.openai.com/v1 (OpenAI's, as a key is set)"},
+		{"model only, nothing configured", modelChange{Name: "m"}, config.Model{Name: "m"},
+			"saved model m to /h/config.yaml; no model endpoint is configured yet: give --base-url URL"},
+		{"three things", modelChange{BaseURL: "http://h/v1?k=sk-x", Name: "m", APIKeyEnv: "K"}, config.Model{BaseURL: "http://h/v1?k=sk-x", Name: "m", APIKeyEnv: "K"},
+			"saved base_url http://h/v1?k=xxxxx, model m and api_key_env K to /h/config.yaml; turns use model m at http://h/v1?k=xxxxx"},
+	} {
+		got := savedLine(tt.change, tt.file, path)
+		if !strings.HasPrefix(got, tt.want) || strings.Contains(got, "sk-") || strings.Contains(got, "\n") {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}

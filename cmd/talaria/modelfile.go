@@ -10,6 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/engine"
 )
 
@@ -151,4 +152,40 @@ func removeKey(m *yaml.Node, key string) bool {
 		}
 	}
 	return false
+}
+
+// savedLine says what model set wrote to path and, from the file's model
+// settings alone (no environment), whether they name an endpoint. Pure.
+func savedLine(c modelChange, file config.Model, path string) string {
+	var what []string
+	if c.BaseURL != "" {
+		what = append(what, "base_url "+engine.RedactURL(c.BaseURL))
+	}
+	if c.Name != "" {
+		what = append(what, "model "+c.Name)
+	}
+	if c.APIKeyEnv != "" {
+		what = append(what, "api_key_env "+c.APIKeyEnv)
+	}
+	if c.APIKey != "" {
+		what = append(what, "the API key")
+	}
+	saved := strings.Join(what, ", ")
+	if n := len(what); n > 1 {
+		saved = strings.Join(what[:n-1], ", ") + " and " + what[n-1]
+	}
+	var uses string
+	openai := config.Model{APIKey: "x"}.Endpoint()
+	switch {
+	case file.BaseURL != "":
+		uses = fmt.Sprintf("turns use model %s at %s", file.Name, engine.RedactURL(file.Endpoint()))
+	case file.APIKey != "":
+		uses = fmt.Sprintf("no base_url is set, so turns use model %s at %s (OpenAI's, as a key is set)", file.Name, openai)
+	case file.APIKeyEnv != "":
+		uses = fmt.Sprintf("no base_url is set, so turns use model %s at %s (OpenAI's) when %s is set where they run; "+
+			"for another endpoint give --base-url URL", file.Name, openai, file.APIKeyEnv)
+	default:
+		uses = "no model endpoint is configured yet: give --base-url URL"
+	}
+	return fmt.Sprintf("saved %s to %s; %s", saved, path, uses)
 }
