@@ -117,7 +117,7 @@ type FallbackSettings struct {
 // their credentials redacted (RedactURL). Pure.
 func SettingsOf(cfg config.Config) ModelSettings {
 	m := cfg.Model
-	s := ModelSettings{Configured: m.Configured(), BaseURL: RedactURL(m.Endpoint()), Model: m.Name, APIKeySet: m.APIKey != "",
+	s := ModelSettings{Configured: m.Configured(), BaseURL: llm.RedactURL(m.Endpoint()), Model: m.Name, APIKeySet: m.APIKey != "",
 		APIKeyEnv: m.APIKeyEnv, Stream: m.Streaming(), MaxTokens: m.MaxTokens,
 		Timeout:       orDefault(m.Timeout, workflows.DefaultModelTimeout).String(),
 		MaxRetryAfter: orDefault(m.MaxRetryAfter, workflows.DefaultMaxRetryAfter).String(),
@@ -126,7 +126,7 @@ func SettingsOf(cfg config.Config) ModelSettings {
 		s.BaseURL = ""
 	}
 	for _, f := range cfg.FallbackProviders {
-		s.Fallbacks = append(s.Fallbacks, FallbackSettings{BaseURL: RedactURL(f.BaseURL), Model: f.Model, APIKeySet: f.APIKey != ""})
+		s.Fallbacks = append(s.Fallbacks, FallbackSettings{BaseURL: llm.RedactURL(f.BaseURL), Model: f.Model, APIKeySet: f.APIKey != ""})
 	}
 	return s
 }
@@ -243,7 +243,7 @@ func ServeSettings(info ServeInfo) ModelSettings {
 	}
 	s := ModelSettings{Configured: info.ModelConfigured, Model: info.Model}
 	if s.Configured {
-		s.BaseURL = RedactURL(info.ModelEndpoint)
+		s.BaseURL = llm.RedactURL(info.ModelEndpoint)
 	}
 	return s
 }

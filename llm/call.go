@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -143,7 +144,14 @@ func Ping(ctx context.Context, p Provider) error {
 	if errors.As(err, &apiErr) || errors.As(err, &reqErr) || errors.Is(err, errNotProtocol) {
 		return nil // it answered, even if with an error status or a page
 	}
-	return fmt.Errorf("model endpoint %s is unreachable: %w", p.BaseURL, err)
+	// The error names the URL it asked, which may hold a key (user info, a
+	// query): it is said with the URL redacted.
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		err = urlErr.Err // the cause, without the URL
+	}
+	why := strings.ReplaceAll(err.Error(), p.BaseURL, RedactURL(p.BaseURL))
+	return fmt.Errorf("model endpoint %s is unreachable: %s", RedactURL(p.BaseURL), why)
 }
 
 // accumulator reassembles a streamed reply.

@@ -9,7 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/llm"
 	"github.com/talaria-agent/talaria/tools"
 )
 
@@ -37,11 +37,11 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 				return err
 			}
 			cfg.Model.APIKey = mask(cfg.Model.APIKey)
-			cfg.Model.BaseURL = engine.RedactURL(cfg.Model.BaseURL) // a URL may hold a key
+			cfg.Model.BaseURL = llm.RedactURL(cfg.Model.BaseURL) // a URL may hold a key
 			cfg.Temporal.APIKey = mask(cfg.Temporal.APIKey)
 			for i := range cfg.FallbackProviders {
 				cfg.FallbackProviders[i].APIKey = mask(cfg.FallbackProviders[i].APIKey)
-				cfg.FallbackProviders[i].BaseURL = engine.RedactURL(cfg.FallbackProviders[i].BaseURL)
+				cfg.FallbackProviders[i].BaseURL = llm.RedactURL(cfg.FallbackProviders[i].BaseURL)
 			}
 			cfg.DB = redactDSN(cfg.DB)
 			serve, serving := serveModel(cfg.Home)

@@ -150,8 +150,7 @@ func setModel(cmd *cobra.Command, change modelChange) error {
 	ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
 	defer cancel()
 	if err := llm.Ping(ctx, llm.Provider{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey}); err != nil {
-		endpoint := cfg.Model.Endpoint() // its query may hold a key: shown redacted
-		fmt.Fprintf(errOut, "talaria: warning: %s; saved anyway\n", strings.ReplaceAll(oneLine(err), endpoint, engine.RedactURL(endpoint)))
+		fmt.Fprintf(errOut, "talaria: warning: %s; saved anyway\n", oneLine(err)) // llm.Ping redacts the URL
 	}
 	written := time.Now() // serve's next read of the file is later
 	if err := writeConfigFile(path, data); err != nil {
@@ -222,7 +221,7 @@ func writeConfigFile(path string, data []byte) error {
 // for commands run here. Pure.
 func shellOverrides(getenv func(string) string, s engine.ModelSettings) string {
 	var set []string
-	if v := getenv("OPENAI_BASE_URL"); v != "" && engine.RedactURL(strings.TrimRight(v, "/")) != s.BaseURL {
+	if v := getenv("OPENAI_BASE_URL"); v != "" && llm.RedactURL(strings.TrimRight(v, "/")) != s.BaseURL {
 		set = append(set, "OPENAI_BASE_URL")
 	}
 	if v := getenv("TALARIA_MODEL"); v != "" && v != s.Model {

@@ -11,7 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/llm"
 )
 
 // modelChange is what 'talaria model set' writes; empty fields are left
@@ -31,7 +31,7 @@ func checkChange(c modelChange) error {
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("--base-url %q is not an http(s) URL (e.g. http://localhost:11434/v1)", engine.RedactURL(c.BaseURL))
+			return fmt.Errorf("--base-url %q is not an http(s) URL (e.g. http://localhost:11434/v1)", llm.RedactURL(c.BaseURL))
 		}
 		if u.User != nil {
 			return errors.New("--base-url must not hold a user or password (they would be shown wherever the URL is): " +
@@ -159,7 +159,7 @@ func removeKey(m *yaml.Node, key string) bool {
 func savedLine(c modelChange, file config.Model, path string) string {
 	var what []string
 	if c.BaseURL != "" {
-		what = append(what, "base_url "+engine.RedactURL(c.BaseURL))
+		what = append(what, "base_url "+llm.RedactURL(c.BaseURL))
 	}
 	if c.Name != "" {
 		what = append(what, "model "+c.Name)
@@ -178,7 +178,7 @@ func savedLine(c modelChange, file config.Model, path string) string {
 	openai := config.Model{APIKey: "x"}.Endpoint()
 	switch {
 	case file.BaseURL != "":
-		uses = fmt.Sprintf("turns use model %s at %s", file.Name, engine.RedactURL(file.Endpoint()))
+		uses = fmt.Sprintf("turns use model %s at %s", file.Name, llm.RedactURL(file.Endpoint()))
 	case file.APIKey != "":
 		uses = fmt.Sprintf("no base_url is set, so turns use model %s at %s (OpenAI's, as a key is set)", file.Name, openai)
 	case file.APIKeyEnv != "":

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/llm"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -16,7 +17,7 @@ import (
 func serveModelWarning(info engine.ServeInfo, getenv func(string) string) string {
 	s := engine.ServeSettings(info)
 	var ignored []string
-	if v := engine.RedactURL(strings.TrimRight(getenv("OPENAI_BASE_URL"), "/")); v != "" && (!s.Configured || v != s.BaseURL) {
+	if v := llm.RedactURL(strings.TrimRight(getenv("OPENAI_BASE_URL"), "/")); v != "" && (!s.Configured || v != s.BaseURL) {
 		ignored = append(ignored, "OPENAI_BASE_URL="+v) // shown without credentials, like serve's
 	}
 	if v := getenv("TALARIA_MODEL"); v != "" && v != s.Model {

@@ -1,4 +1,4 @@
-package engine
+package llm
 
 import (
 	"net/url"

@@ -1,12 +1,8 @@
-package engine
+package llm
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/talaria-agent/talaria/config"
 )
 
 // TestRedactURL: credentials in an endpoint URL are never shown.
@@ -26,18 +22,16 @@ func TestRedactURL(t *testing.T) {
 			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	// What serve publishes and every command shows carries no secret.
-	cfg := config.Default("/h")
-	cfg.Model.BaseURL = "http://u:sk-one@a/v1?key=sk-two"
-	cfg.FallbackProviders = []config.Provider{{BaseURL: "http://u:sk-three@b/v1"}}
-	s := SettingsOf(cfg)
-	published, err := json.Marshal(ServeInfo{}.WithModel(s, time.Now()))
-	if err != nil {
-		t.Fatal(err)
+}
+
+// TestPingErrorIsRedacted: an unreachable endpoint whose URL holds a key is
+// named without it.
+func TestPingErrorIsRedacted(t *testing.T) {
+	err := Ping(t.Context(), Provider{BaseURL: "http://user:s3cret@127.0.0.1:1/v1?api-key=s3cret"})
+	if err == nil {
+		t.Fatal("no error from an unreachable endpoint")
 	}
-	for _, shown := range []string{s.BaseURL, s.Summary(), s.Fallbacks[0].BaseURL, string(published)} {
-		if strings.Contains(shown, "sk-") {
-			t.Errorf("a secret is shown: %q", shown)
-		}
+	if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("error = %q", err)
 	}
 }
