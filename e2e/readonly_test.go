@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,36 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 		if _, err := os.Stat(u.home); !os.IsNotExist(err) {
 			t.Fatalf("talaria %v created TALARIA_HOME %s (stat: %v)", c.args, u.home, err)
 		}
+	}
+}
+
+// TestReadOnlyCommandsAfterModelSet: a home made by 'model set' has no
+// database yet; listings say so, print an empty JSON list when asked for
+// JSON, look-ups exit 1, and none of them creates the database.
+func TestReadOnlyCommandsAfterModelSet(t *testing.T) {
+	u := newUser(t, "http://127.0.0.1:9/v1")
+	if _, stderr, code := u.run(time.Minute, "model", "set", "--base-url", "http://127.0.0.1:9/v1", "--model", "m1"); code != 0 {
+		t.Fatalf("model set: exit %d\n%s", code, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"sessions", "list"}, 0, ""},
+		{[]string{"sessions", "list", "-o", "json"}, 0, "[]"},
+		{[]string{"cron", "list", "--json"}, 0, "[]"},
+		{[]string{"sessions", "search", "plan", "-o", "json"}, 0, "[]"},
+		{[]string{"sessions", "show", "s1"}, 1, ""},
+		{[]string{"cron", "show", "j"}, 1, ""},
+	} {
+		out, stderr, code := u.run(time.Minute, c.args...)
+		if code != c.code || strings.TrimSpace(out) != c.out || !strings.Contains(stderr, "no database at") {
+			t.Errorf("talaria %v: exit %d, stdout %q, stderr %q", c.args, code, out, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(u.home, "talaria.db")); !os.IsNotExist(err) {
+		t.Fatalf("a read-only command created the database (stat: %v)", err)
 	}
 }
 

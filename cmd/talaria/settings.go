@@ -92,6 +92,9 @@ func (f *commonFlags) loadConfig() (config.Config, error) {
 	}
 	if readOnly {
 		if err := nothingYet(cfg, need); err != nil {
+			if !need.lookup && need.store && wantsJSON(f.cmd) {
+				fmt.Fprintln(f.cmd.OutOrStdout(), "[]") // an empty listing, for a program reading it
+			}
 			return cfg, err
 		}
 	}
@@ -139,10 +142,19 @@ var readOnlyCommands = map[string]readNeed{
 }
 
 // nothingYet reports, as one line, that what a read-only command reads
-// does not exist yet because $TALARIA_HOME does not; nil when there is
-// something to read.
+// does not exist yet: $TALARIA_HOME does not, or (e.g. after 'talaria
+// model set' made the home) its SQLite database does not and no serve
+// names another one; nil when there is something to read. Opening the
+// store would create and migrate an empty database.
 func nothingYet(cfg config.Config, need readNeed) error {
+	code := exitOK
+	if need.lookup {
+		code = exitFailure
+	}
 	if _, err := os.Stat(cfg.Home); !errors.Is(err, fs.ErrNotExist) {
+		if need.store && !config.IsPostgres(cfg.DB) && !exists(cfg.DB) && !serveRuns(cfg.Home) {
+			return &exitError{code: code, err: fmt.Errorf("nothing here yet: no database at %s ('talaria serve' or 'talaria chat' creates it)", cfg.DB)}
+		}
 		return nil
 	}
 	missing := need.home ||
@@ -151,11 +163,26 @@ func nothingYet(cfg config.Config, need readNeed) error {
 	if !missing {
 		return nil
 	}
-	code := exitOK
-	if need.lookup {
-		code = exitFailure
-	}
 	return &exitError{code: code, err: fmt.Errorf("nothing here yet: TALARIA_HOME %s does not exist ('talaria serve' or 'talaria chat' creates it)", cfg.Home)}
+}
+
+// serveRuns says whether a serve has published its info for home (its
+// database may be another than this shell's).
+func serveRuns(home string) bool {
+	_, err := engine.ReadServeInfo(home)
+	return err == nil
+}
+
+// wantsJSON says whether c was asked for JSON (-o json or --json).
+func wantsJSON(c *cobra.Command) bool {
+	if c == nil {
+		return false
+	}
+	if f := c.Flags().Lookup("output"); f != nil && f.Value.String() == "json" {
+		return true
+	}
+	f := c.Flags().Lookup("json")
+	return f != nil && f.Value.String() == "true"
 }
 
 func exists(path string) bool {

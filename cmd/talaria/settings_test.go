@@ -138,4 +138,21 @@ func TestNothingYet(t *testing.T) {
 	if _, err := os.Stat(absent); !os.IsNotExist(err) {
 		t.Fatalf("the home was created: %v", err)
 	}
+	// A home without its database (made by 'model set'): a listing of the
+	// store is empty and creates no database; home files are read.
+	home := t.TempDir()
+	cfg := config.Default(home)
+	var ex *exitError
+	if err := nothingYet(cfg, readNeed{store: true}); !errors.As(err, &ex) || ex.code != exitOK || !strings.Contains(err.Error(), "no database at") {
+		t.Errorf("home without a database: %v", err)
+	}
+	if err := nothingYet(cfg, readNeed{store: true, lookup: true}); !errors.As(err, &ex) || ex.code != exitFailure {
+		t.Errorf("look-up in a home without a database: %v", err)
+	}
+	if err := nothingYet(cfg, readNeed{home: true}); err != nil {
+		t.Errorf("home files in an existing home: %v", err)
+	}
+	if _, err := os.Stat(cfg.DB); !os.IsNotExist(err) {
+		t.Fatalf("the database was created: %v", err)
+	}
 }
