@@ -13,9 +13,11 @@ type WorkerModel struct {
 	Timeout       time.Duration `json:",omitempty"`
 	MaxRetryAfter time.Duration `json:",omitempty"`
 	Attempts      int           `json:",omitempty"`
-	// Stream and MaxTokens shape each request (worker side only).
+	// Stream shapes each request (worker side only). MaxTokens caps each
+	// reply; the turn also doubles it for re-asked cut-off tool calls
+	// (loop.Limits.BaseMaxTokens), so BeginTurn reports it.
 	Stream    bool `json:"-"`
-	MaxTokens int  `json:"-"`
+	MaxTokens int  `json:",omitempty"`
 }
 
 // workerModel is the worker's model configuration now; model, when not
@@ -34,7 +36,7 @@ func (a *Activities) workerModel(model string) WorkerModel {
 // reported is what BeginTurn tells the turn (nil when the worker has no
 // model of its own to report).
 func (w WorkerModel) reported() *WorkerModel {
-	if w.Name == "" && w.Timeout == 0 && w.MaxRetryAfter == 0 && w.Attempts == 0 {
+	if w.Name == "" && w.Timeout == 0 && w.MaxRetryAfter == 0 && w.Attempts == 0 && w.MaxTokens == 0 {
 		return nil
 	}
 	return &w

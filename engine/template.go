@@ -17,7 +17,8 @@ import (
 func TurnTemplate(cfg config.Config, workdir string) workflows.TurnInput {
 	limits := cfg.Loop
 	if cfg.Model.MaxTokens > 0 {
-		// Cut-off tool calls are re-asked with the configured cap doubled.
+		// Cut-off tool calls are re-asked with the configured cap doubled;
+		// a worker with a cap of its own reports it and it wins.
 		limits.BaseMaxTokens = cfg.Model.MaxTokens
 	}
 	return workflows.TurnInput{

@@ -20,6 +20,11 @@ func withWorkerModel(in, asked TurnInput, w *activities.WorkerModel) TurnInput {
 	if asked.ModelAttempts <= 0 && w.Attempts > 0 {
 		in.ModelAttempts = w.Attempts
 	}
+	if w.MaxTokens > 0 {
+		// The reply cap is the worker's: re-asked cut-off tool calls
+		// double the cap the worker's requests have.
+		in.Limits.BaseMaxTokens = w.MaxTokens
+	}
 	return in
 }
 

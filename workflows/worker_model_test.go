@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/loop"
 )
 
 // TestWithWorkerModel: the worker's model settings fill only what the
@@ -25,11 +26,15 @@ func TestWithWorkerModel(t *testing.T) {
 			TurnInput{ModelTimeout: time.Minute, MaxRetryAfter: 2 * time.Second, ModelAttempts: 3}},
 		{"recorded before workers reported", TurnInput{}, nil, TurnInput{}.withDefaults()},
 		{"worker without limits keeps defaults", TurnInput{}, &activities.WorkerModel{Name: "w"}, TurnInput{}.withDefaults()},
+		{"the worker's reply cap is the base of re-asks", TurnInput{}, &activities.WorkerModel{MaxTokens: 1000},
+			TurnInput{Limits: loop.Limits{BaseMaxTokens: 1000}}},
+		{"over the sender's", TurnInput{Limits: loop.Limits{BaseMaxTokens: 8000}}, &activities.WorkerModel{MaxTokens: 1000},
+			TurnInput{Limits: loop.Limits{BaseMaxTokens: 1000}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got := withWorkerModel(tt.asked.withDefaults(), tt.asked, tt.w)
 			want := tt.want.withDefaults()
-			if got.Model != want.Model || got.ModelTimeout != want.ModelTimeout ||
+			if got.Model != want.Model || got.ModelTimeout != want.ModelTimeout || got.Limits.BaseMaxTokens != want.Limits.BaseMaxTokens ||
 				got.MaxRetryAfter != want.MaxRetryAfter || got.ModelAttempts != want.ModelAttempts {
 				t.Fatalf("got model %q %v %v %d, want %q %v %v %d", got.Model, got.ModelTimeout, got.MaxRetryAfter, got.ModelAttempts,
 					want.Model, want.ModelTimeout, want.MaxRetryAfter, want.ModelAttempts)
