@@ -151,6 +151,21 @@ type Config struct {
 	HeartbeatTimeout time.Duration `yaml:"heartbeat_timeout"`
 	// LogLevel is debug, info, warn or error.
 	LogLevel string `yaml:"log_level"`
+	// Events: how long a turn's live events are kept.
+	Events Events `yaml:"events"`
+}
+
+// DefaultEventsRetention is how long a turn's live events are kept after
+// the turn ended.
+const DefaultEventsRetention = 24 * time.Hour
+
+// Events configure the live events of turns (streamed text, tool starts
+// and ends, notices), which clients follow and status reads.
+type Events struct {
+	// Retention is how long after its turn ended an event is kept (events
+	// of no known turn: after they were written); 0 keeps them for ever.
+	// The scheduler prunes them.
+	Retention time.Duration `yaml:"retention"`
 }
 
 // Default returns the built-in defaults for home.
@@ -167,6 +182,7 @@ func Default(home string) Config {
 		Compression:      DefaultCompression(),
 		BusyInputMode:    "interrupt",
 		Approvals:        Approvals{Mode: "ask", Timeout: 5 * time.Minute, NonInteractive: NonInteractiveDeny},
+		Events:           Events{Retention: DefaultEventsRetention},
 	}
 }
 
@@ -237,6 +253,9 @@ func (c Config) Validate() error {
 	case NonInteractiveDeny, NonInteractiveWait:
 	default:
 		problems = append(problems, fmt.Sprintf("approvals.noninteractive %q is not one of deny, wait", c.Approvals.NonInteractive))
+	}
+	if c.Events.Retention < 0 {
+		problems = append(problems, "events.retention must not be negative (0 keeps events for ever)")
 	}
 	problems = append(problems, c.Compression.problems()...)
 	problems = append(problems, c.Terminal.problems()...)

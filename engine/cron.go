@@ -130,11 +130,37 @@ func (rt *Runtime) StartScheduler(ctx context.Context) (*scheduler.Ticker, error
 		// Clients (cron add) tell from the beats whether jobs will run.
 		scheduler.WithHeartbeat(func(ctx context.Context, at time.Time) error {
 			return rt.Store.RecordSchedulerBeat(ctx, id, at)
-		}))
+		}),
+		scheduler.WithHousekeeping(rt.pruneEvents(eventsPruneEvery)))
 	if err := t.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start the scheduler: %w", err)
 	}
 	return t, nil
+}
+
+// eventsPruneEvery is how often the scheduler prunes old live events.
+const eventsPruneEvery = 10 * time.Minute
+
+// pruneEvents is the scheduler's chore that deletes the live events of
+// turns ended more than events.retention ago (config.Events), at most once
+// per every; a retention of 0 keeps them.
+func (rt *Runtime) pruneEvents(every time.Duration) func(ctx context.Context, now time.Time) error {
+	var last time.Time
+	return func(ctx context.Context, now time.Time) error {
+		retention := rt.Config.Events.Retention
+		if retention <= 0 || (!last.IsZero() && now.Sub(last) < every) {
+			return nil
+		}
+		last = now
+		n, err := rt.Store.PruneEndedEvents(ctx, now.Add(-retention))
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			rt.logger.Info("pruned live events of ended turns", "events", n, "retention", retention)
+		}
+		return nil
+	}
 }
 
 // schedulerID names this process's scheduler in its beats: host/pid.

@@ -28,6 +28,7 @@ func TestTickerHeartbeat(t *testing.T) {
 		return len(beats)
 	}
 	ticks := make(chan struct{}, 100)
+	chores := 0 // housekeeping runs, each before its tick's onTick
 	tk := NewTicker(st, f, f,
 		WithTickSpec("0 0 0 1 1 *"), // once a year: only the start beats
 		WithHeartbeat(beat))
@@ -43,6 +44,7 @@ func TestTickerHeartbeat(t *testing.T) {
 		WithTickSpec("* * * * * *"), // every second
 		WithHeartbeat(beat),
 		WithPaused(func() bool { mu.Lock(); defer mu.Unlock(); return paused }),
+		WithHousekeeping(func(context.Context, time.Time) error { mu.Lock(); defer mu.Unlock(); chores++; return nil }),
 		WithOnTick(func(Result, error) { ticks <- struct{}{} }))
 	if err := tk.Start(t.Context()); err != nil {
 		t.Fatal(err)
@@ -52,6 +54,11 @@ func TestTickerHeartbeat(t *testing.T) {
 	if n := count(); n < 4 { // 1 + the start + two ticks
 		t.Fatalf("%d beats after a start and two ticks", n)
 	}
+	mu.Lock()
+	if chores < 2 {
+		t.Fatalf("housekeeping ran %d times in two ticks", chores)
+	}
+	mu.Unlock()
 	mu.Lock()
 	paused = true
 	mu.Unlock()

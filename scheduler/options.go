@@ -27,6 +27,8 @@ type config struct {
 	onTick    func(Result, error)
 	paused    func() bool
 	beat      func(ctx context.Context, at time.Time) error
+	// housekeeping runs after each tick (WithHousekeeping).
+	housekeeping func(ctx context.Context, now time.Time) error
 	// concurrency is how many jobs one Tick handles at once.
 	concurrency int
 }
@@ -117,6 +119,13 @@ func WithPaused(fn func() bool) Option {
 // errors are only logged.
 func WithHeartbeat(fn func(ctx context.Context, at time.Time) error) Option {
 	return func(c *config) { c.beat = fn }
+}
+
+// WithHousekeeping sets a function a Ticker calls after each tick it does
+// not skip, with the time: store chores such as pruning old live events.
+// Its errors are only logged.
+func WithHousekeeping(fn func(ctx context.Context, now time.Time) error) Option {
+	return func(c *config) { c.housekeeping = fn }
 }
 
 func newConfig(opts []Option) config {

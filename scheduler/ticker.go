@@ -119,6 +119,11 @@ func (t *Ticker) tick() {
 		t.cfg.logger.Info("cron tick", "minute", minute,
 			"started", len(res.Started), "skipped", len(res.Skipped), "missed", len(res.Missed))
 	}
+	if t.cfg.housekeeping != nil {
+		if herr := t.cfg.housekeeping(ctx, now); herr != nil && ctx.Err() == nil {
+			t.cfg.logger.Warn("scheduler housekeeping failed", "minute", minute, "error", herr)
+		}
+	}
 	if t.cfg.onTick != nil {
 		t.cfg.onTick(res, err)
 	}
