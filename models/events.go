@@ -167,13 +167,3 @@ func (s *Store) EventsAfter(ctx context.Context, turnID string, afterID int64, l
 	}
 	return evs, nil
 }
-
-// PruneEvents deletes the events stamped before olderThan, of every turn,
-// and returns how many it deleted.
-func (s *Store) PruneEvents(ctx context.Context, olderThan time.Time) (int64, error) {
-	res := s.db.WithContext(ctx).Where("at < ?", olderThan.UTC()).Delete(&Event{})
-	if res.Error != nil {
-		return 0, fmt.Errorf("models: prune events before %s: %w", olderThan.UTC().Format(time.RFC3339), res.Error)
-	}
-	return res.RowsAffected, nil
-}

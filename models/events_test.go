@@ -206,44 +206,6 @@ func TestAppendEventsRejectsInvalidEvents(t *testing.T) {
 	})
 }
 
-func TestPruneEvents(t *testing.T) {
-	eachDB(t, func(t *testing.T, dsn string) {
-		s := openEventStore(t, dsn)
-		base := time.Now().UTC().Add(-time.Hour).Truncate(time.Second)
-		evs := []Event{
-			{TurnID: "a", Kind: "delta", Data: "old", At: base},
-			{TurnID: "b", Kind: "delta", Data: "old", At: base.Add(time.Minute)},
-			{TurnID: "a", Kind: "delta", Data: "new", At: base.Add(2 * time.Minute)},
-			{TurnID: "b", Kind: "done", Data: "", At: base.Add(3 * time.Minute)},
-		}
-		if err := s.AppendEvents(t.Context(), evs); err != nil {
-			t.Fatalf("AppendEvents: %v", err)
-		}
-		// A cut-off in another time zone means the same instant.
-		cut := base.Add(2 * time.Minute).In(time.FixedZone("Y", -5*3600))
-		n, err := s.PruneEvents(t.Context(), cut)
-		if err != nil {
-			t.Fatalf("PruneEvents: %v", err)
-		}
-		if n != 2 {
-			t.Errorf("PruneEvents deleted %d, want 2", n)
-		}
-		for turn, want := range map[string][]string{"a": {"new"}, "b": {""}} {
-			got, err := s.EventsAfter(t.Context(), turn, 0, 0)
-			if err != nil {
-				t.Fatalf("EventsAfter: %v", err)
-			}
-			if !slices.Equal(eventData(got), want) {
-				t.Errorf("turn %s after prune = %q, want %q", turn, eventData(got), want)
-			}
-		}
-		n, err = s.PruneEvents(t.Context(), cut)
-		if err != nil || n != 0 {
-			t.Errorf("second PruneEvents = %d, %v; want 0", n, err)
-		}
-	})
-}
-
 // TestEventsAfterNeverSkipsUnderConcurrentWriters follows a turn by ID while
 // several Stores (as separate processes would) append to it at once: the
 // reader must see every event exactly once, each writer's in its order.
