@@ -87,7 +87,7 @@ func TestHelp(t *testing.T) {
 	u := newUser(t, "http://127.0.0.1:1/v1")
 	cmds := [][]string{{"--help"}}
 	for _, name := range []string{"serve", "chat", "send", "steer", "stop", "status", "approve", "deny", "answer",
-		"worker", "temporal", "sessions", "config", "memory", "cron", "scheduler", "model", "setup", "logs", "version"} {
+		"worker", "temporal", "sessions", "config", "memory", "cron", "scheduler", "model", "setup", "logs", "version", "doctor"} {
 		cmds = append(cmds, []string{name, "--help"})
 	}
 	for _, cmd := range cmds {
