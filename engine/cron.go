@@ -131,11 +131,31 @@ func (rt *Runtime) StartScheduler(ctx context.Context) (*scheduler.Ticker, error
 		scheduler.WithHeartbeat(func(ctx context.Context, at time.Time) error {
 			return rt.Store.RecordSchedulerBeat(ctx, id, at)
 		}),
-		scheduler.WithHousekeeping(rt.pruneEvents(eventsPruneEvery)))
+		scheduler.WithHousekeeping(rt.housekeeping(eventsPruneEvery)))
 	if err := t.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start the scheduler: %w", err)
 	}
 	return t, nil
+}
+
+// housekeeping is the scheduler's store chores after a tick, at most once
+// per every: settle runs started by hand that were never confirmed, and
+// prune old live events.
+func (rt *Runtime) housekeeping(every time.Duration) func(ctx context.Context, now time.Time) error {
+	prune := rt.pruneEvents(every)
+	var last time.Time
+	return func(ctx context.Context, now time.Time) error {
+		var settleErr error
+		if last.IsZero() || now.Sub(last) >= every {
+			last = now
+			if n, err := rt.settleRunNow(ctx, now); err != nil {
+				settleErr = fmt.Errorf("settle runs started by hand: %w", err)
+			} else if n > 0 {
+				rt.logger.Warn("cron runs started by hand were never confirmed; settled", "runs", n)
+			}
+		}
+		return errors.Join(settleErr, prune(ctx, now))
+	}
 }
 
 // eventsPruneEvery is how often the scheduler prunes old live events.
