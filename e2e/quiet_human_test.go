@@ -147,7 +147,7 @@ func TestChatQApprovalNonInteractiveDeny(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"rm -rf ./build", "talaria deny nodeny", "✗ refused", "✗ terminal denied by the user",
+	for _, want := range []string{"rm -rf ./build", "talaria deny nodeny", "✗ refused", "✗ terminal denied: not run",
 		"✗ terminal blocked: "} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)

@@ -51,7 +51,7 @@ func TestRefusalLine(t *testing.T) {
 	unanswered := approval.DenialMessage(approval.Assessment{Reason: "recursive delete"}, false)
 	tests := []struct{ refusal, want string }{
 		{blocked, "terminal blocked: deletes the root file system"},
-		{denied, "terminal denied by the user"},
+		{denied, "terminal denied: not run"},
 		{unanswered, "terminal not run: no one approved it"},
 		{"BLOCKED: something else entirely", "terminal blocked"},
 		{"refused by policy. More text.", "terminal refused: refused by policy"},
@@ -72,7 +72,7 @@ func TestStreamPrinterRefused(t *testing.T) {
 	refusal := approval.DenialMessage(approval.Assessment{Reason: "recursive delete"}, true)
 	data, _ := json.Marshal(activities.ToolEvent{ID: "c1", Name: "terminal", Failed: true, Refused: refusal})
 	p.onEvent(models.Event{Kind: events.KindToolEnd, Data: string(data)})
-	if errOut.String() != "  ✗ terminal denied by the user\n" || out.Len() != 0 {
+	if errOut.String() != "  ✗ terminal denied: not run\n" || out.Len() != 0 {
 		t.Fatalf("out %q, errOut %q", out.String(), errOut.String())
 	}
 }

@@ -80,8 +80,9 @@ func (p *streamPrinter) finish(res workflows.ConversationResult) {
 }
 
 // refusalLine says why a call was not run, from the refusal the model read
-// (approval.DenialMessage): "terminal blocked: REASON", "terminal denied by
-// the user", "terminal not run: no one approved it". Pure.
+// (approval.DenialMessage): "terminal blocked: REASON", "terminal denied:
+// not run" (by 'talaria deny', at the prompt, or by approvals.noninteractive),
+// "terminal not run: no one approved it". Pure.
 func refusalLine(name, refusal string) string {
 	switch {
 	case strings.HasPrefix(refusal, "BLOCKED:"):
@@ -90,7 +91,7 @@ func refusalLine(name, refusal string) string {
 		}
 		return name + " blocked"
 	case strings.HasPrefix(refusal, "DENIED:"):
-		return name + " denied by the user"
+		return name + " denied: not run"
 	case strings.HasPrefix(refusal, "NOT APPROVED:"):
 		return name + " not run: no one approved it"
 	}
