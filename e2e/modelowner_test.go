@@ -114,6 +114,7 @@ func TestModelSettingsBelongToServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForServeLine(t, srv, "config reloaded: model fourth")
+	waitForServeLine(t, srv, "restart talaria serve") // said just after
 	if line := lineWith(serveOutput(srv), "restart talaria serve"); !strings.Contains(line, "max_iterations") {
 		t.Fatalf("no restart line naming max_iterations:\n%s", serveOutput(srv))
 	}

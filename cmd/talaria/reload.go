@@ -67,13 +67,13 @@ func (r *configReloader) reload() {
 		r.models.Set(next)
 		r.say("config reloaded: " + r.models.Settings().Summary())
 	}
-	// Published after every read, changed or not: its time tells 'model
-	// set' that serve has read what it wrote.
-	r.publish(r.models.Settings())
 	if len(restart) > 0 {
 		r.say(fmt.Sprintf("config.yaml changed %s: restart talaria serve to apply (only the model settings apply at once)",
 			strings.Join(restart, ", ")))
 	}
+	// Published after every read, changed or not, and after its lines: its
+	// time tells 'model set' that serve has read what it wrote.
+	r.publish(r.models.Settings())
 }
 
 // loadStrict loads and checks the configuration as serve would at start,
