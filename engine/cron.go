@@ -131,56 +131,51 @@ func (rt *Runtime) StartScheduler(ctx context.Context) (*scheduler.Ticker, error
 		scheduler.WithHeartbeat(func(ctx context.Context, at time.Time) error {
 			return rt.Store.RecordSchedulerBeat(ctx, id, at)
 		}),
-		scheduler.WithHousekeeping(rt.housekeeping(eventsPruneEvery)))
+		scheduler.WithHousekeeping(rt.housekeeping(housekeepingEvery)))
 	if err := t.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start the scheduler: %w", err)
 	}
 	return t, nil
 }
 
+// housekeepingEvery is how often the scheduler does its store chores.
+const housekeepingEvery = 10 * time.Minute
+
 // housekeeping is the scheduler's store chores after a tick, at most once
 // per every: settle runs started by hand that were never confirmed, and
 // prune old live events.
 func (rt *Runtime) housekeeping(every time.Duration) func(ctx context.Context, now time.Time) error {
-	prune := rt.pruneEvents(every)
 	var last time.Time
 	return func(ctx context.Context, now time.Time) error {
-		var settleErr error
-		if last.IsZero() || now.Sub(last) >= every {
-			last = now
-			if n, err := rt.settleRunNow(ctx, now); err != nil {
-				settleErr = fmt.Errorf("settle runs started by hand: %w", err)
-			} else if n > 0 {
-				rt.logger.Warn("cron runs started by hand were never confirmed; settled", "runs", n)
-			}
-		}
-		return errors.Join(settleErr, prune(ctx, now))
-	}
-}
-
-// eventsPruneEvery is how often the scheduler prunes old live events.
-const eventsPruneEvery = 10 * time.Minute
-
-// pruneEvents is the scheduler's chore that deletes the live events of
-// turns ended more than events.retention ago (config.Events), at most once
-// per every; a retention of 0 keeps them.
-func (rt *Runtime) pruneEvents(every time.Duration) func(ctx context.Context, now time.Time) error {
-	var last time.Time
-	return func(ctx context.Context, now time.Time) error {
-		retention := rt.Config.Events.Retention
-		if retention <= 0 || (!last.IsZero() && now.Sub(last) < every) {
+		if !last.IsZero() && now.Sub(last) < every {
 			return nil
 		}
 		last = now
-		n, err := rt.Store.PruneEndedEvents(ctx, now.Add(-retention))
-		if err != nil {
-			return err
+		var settleErr error
+		if n, err := rt.settleRunNow(ctx, now); err != nil {
+			settleErr = fmt.Errorf("settle runs started by hand: %w", err)
+		} else if n > 0 {
+			rt.logger.Warn("cron runs started by hand were never confirmed; settled", "runs", n)
 		}
-		if n > 0 {
-			rt.logger.Info("pruned live events of ended turns", "events", n, "retention", retention)
-		}
+		return errors.Join(settleErr, rt.pruneEvents(ctx, now))
+	}
+}
+
+// pruneEvents deletes the live events of turns ended more than
+// events.retention ago (config.Events); a retention of 0 keeps them.
+func (rt *Runtime) pruneEvents(ctx context.Context, now time.Time) error {
+	retention := rt.Config.Events.Retention
+	if retention <= 0 {
 		return nil
 	}
+	n, err := rt.Store.PruneEndedEvents(ctx, now.Add(-retention))
+	if err != nil {
+		return fmt.Errorf("prune live events: %w", err)
+	}
+	if n > 0 {
+		rt.logger.Info("pruned live events of ended turns", "events", n, "retention", retention)
+	}
+	return nil
 }
 
 // schedulerID names this process's scheduler in its beats: host/pid.

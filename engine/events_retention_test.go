@@ -10,7 +10,7 @@ import (
 	"github.com/talaria-agent/talaria/models"
 )
 
-// TestPruneEventsChore: the scheduler's chore deletes the live events of
+// TestPruneEventsChore: the scheduler's housekeeping deletes the live events of
 // turns that ended more than events.retention ago, keeps a running turn's
 // and recent ones, runs at most once per its period, and does nothing with
 // a retention of 0.
@@ -50,11 +50,11 @@ func TestPruneEventsChore(t *testing.T) {
 	cfg := config.Default(home)
 	cfg.Events.Retention = 0
 	rt := &Runtime{Store: st, Config: cfg, logger: slog.New(slog.DiscardHandler)}
-	if err := rt.pruneEvents(time.Minute)(ctx, now); err != nil || len(left()) != 3 {
+	if err := rt.housekeeping(time.Minute)(ctx, now); err != nil || len(left()) != 3 {
 		t.Fatalf("retention 0 pruned: %v %v", left(), err)
 	}
 	rt.Config.Events.Retention = 24 * time.Hour
-	chore := rt.pruneEvents(10 * time.Minute)
+	chore := rt.housekeeping(10 * time.Minute)
 	if err := chore(ctx, now); err != nil {
 		t.Fatal(err)
 	}

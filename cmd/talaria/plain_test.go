@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/talaria-agent/talaria/activities"
@@ -74,5 +75,27 @@ func TestStreamPrinterRefused(t *testing.T) {
 	p.onEvent(models.Event{Kind: events.KindToolEnd, Data: string(data)})
 	if errOut.String() != "  ✗ terminal denied: not run\n" || out.Len() != 0 {
 		t.Fatalf("out %q, errOut %q", out.String(), errOut.String())
+	}
+}
+
+// TestStreamPrinterHostileText: a tool name and arguments chosen by the
+// model, and a notice carrying a provider's text, reach the terminal made
+// visible: no escape sequence, no line break, each event one line.
+func TestStreamPrinterHostileText(t *testing.T) {
+	var out, errOut bytes.Buffer
+	p := &streamPrinter{out: &out, errOut: &errOut}
+	hostile := "\x1b]0;owned\x07\x1b[2J\r\nfake prompt $ "
+	start, _ := json.Marshal(activities.ToolEvent{ID: "c1", Name: "terminal" + hostile, Args: `{"command":"` + hostile + `"}`})
+	end, _ := json.Marshal(activities.ToolEvent{ID: "c1", Name: "terminal" + hostile, Failed: true})
+	for _, ev := range []models.Event{
+		{Kind: events.KindToolStart, Data: string(start)},
+		{Kind: events.KindToolEnd, Data: string(end)},
+		{Kind: events.KindWait, Data: "model call failed: " + hostile},
+	} {
+		p.onEvent(ev)
+	}
+	got := errOut.String()
+	if strings.ContainsAny(got, "\x1b\x07\r") || strings.Count(got, "\n") != 3 || out.Len() != 0 {
+		t.Fatalf("progress lines carry raw control characters or extra lines:\n%q", got)
 	}
 }
