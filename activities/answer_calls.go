@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/tools"
 )
 
 // AnswerCallsName answers the calls of a tool batch that ended (interrupted

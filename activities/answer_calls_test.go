@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/talaria-agent/talaria/internal/pgtest"
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/tools"
 )
 
 // TestAnswerCallsAnswersEveryCallOnce: after a batch that ended without

@@ -8,7 +8,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/talaria-agent/talaria/approval"
+	"github.com/talaria-agent/talaria/internal/approval"
 	"github.com/talaria-agent/talaria/models"
 )
 

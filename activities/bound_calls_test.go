@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/transcript"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/tools"
-	"github.com/talaria-agent/talaria/transcript"
 )
 
 func TestBoundCalls(t *testing.T) {

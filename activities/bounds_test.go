@@ -11,8 +11,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/tools"
 )
 
 func encodedString(t *testing.T, s string) int {

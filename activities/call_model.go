@@ -13,13 +13,13 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/talaria-agent/talaria/approval"
-	"github.com/talaria-agent/talaria/events"
-	"github.com/talaria-agent/talaria/llm"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/transcript"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/tools"
-	"github.com/talaria-agent/talaria/transcript"
 )
 
 // ContinuationPrompt asks the model to go on after its answer hit the output

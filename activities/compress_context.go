@@ -7,9 +7,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/talaria-agent/talaria/compress"
-	"github.com/talaria-agent/talaria/events"
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/compress"
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/models"
 )
 

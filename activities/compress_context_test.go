@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/compress"
-	"github.com/talaria-agent/talaria/fakellm"
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/compress"
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/models"
 )
 

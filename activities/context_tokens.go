@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/talaria-agent/talaria/compress"
+	"github.com/talaria-agent/talaria/internal/compress"
 	"github.com/talaria-agent/talaria/models"
 )
 

@@ -14,8 +14,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/tools"
 )
 
 // Delivery of scheduled job results.

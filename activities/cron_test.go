@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/talaria-agent/talaria/tools"
+	"github.com/talaria-agent/talaria/internal/tools"
 )
 
 // TestPreRunScriptEnvironment: a job's script inherits the tools'

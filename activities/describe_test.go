@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/talaria-agent/talaria/approval"
+	"github.com/talaria-agent/talaria/internal/approval"
 )
 
 // TestDescribeTerminalWorkdir: a terminal call's workdir argument is part

@@ -12,11 +12,11 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/talaria-agent/talaria/compress"
-	"github.com/talaria-agent/talaria/events"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/compress"
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/tools"
 )
 
 // ExecuteTools runs the tool calls of one assistant message as the plan says

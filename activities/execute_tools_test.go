@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/models"
 )
 

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/talaria-agent/talaria/events"
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/transcript"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/transcript"
 )
 
 // FinishTurn records how the turn ended and names the final answer: its

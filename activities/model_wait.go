@@ -14,8 +14,8 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/talaria-agent/talaria/events"
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/llm"
 )
 
 // Bounds of the waits of a model call.

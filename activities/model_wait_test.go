@@ -8,7 +8,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/llm"
 )
 
 func TestApplicationError(t *testing.T) {

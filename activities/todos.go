@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/tools"
 )
 
 // todoStore adapts the store's JSON todo persistence to tools.TodoStore.

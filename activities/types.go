@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/talaria-agent/talaria/approval"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/loop"
 )
 
 // Usage counts tokens reported by the provider.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/talaria-agent/talaria/compress"
+	"github.com/talaria-agent/talaria/internal/compress"
 )
 
 // Compression defaults.

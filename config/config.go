@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"fmt"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
 	"os"
 	"path/filepath"
 	"strings"

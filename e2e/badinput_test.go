@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // TestBadInput: every bad input gets one clear line on stderr and exit 2.

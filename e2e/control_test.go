@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/transcript"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/transcript"
 	"github.com/talaria-agent/talaria/workflows"
 )
 

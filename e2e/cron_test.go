@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // TestCronJobRunsAndDelivers: a job's slot runs through the real workflow

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/pgtest"
 	"github.com/talaria-agent/talaria/models"
 )

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/embedded"
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/embedded"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // TestChatExternalTemporal: with --temporal-address and --namespace, chat

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // TestDoctor: on a fresh machine doctor says what is missing and how to

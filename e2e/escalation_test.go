@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // refusal is how a client without the serve's credential fails.

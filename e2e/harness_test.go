@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/workflows"
 )
 

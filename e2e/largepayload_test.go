@@ -16,9 +16,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/fakellm"
-	"github.com/talaria-agent/talaria/tools"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/workflows"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // temporalNoise are the marks of a Temporal (SDK or server) log line or of

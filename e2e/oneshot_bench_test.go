@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // oneShotBaselineEnv names another talaria binary (say, one built from an

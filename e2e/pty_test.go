@@ -13,7 +13,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // terminal is talaria running in a real pseudo-terminal, as a person sees it.

@@ -10,7 +10,7 @@ import (
 
 	"mvdan.cc/sh/v3/shell"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // readmeEndpoint is the endpoint the README's quick start names; the test

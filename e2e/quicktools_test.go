@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/events"
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/transcript"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/transcript"
 	"github.com/talaria-agent/talaria/workflows"
 )
 

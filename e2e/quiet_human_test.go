@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // stampedLines is a writer that notes when each line of a process's output

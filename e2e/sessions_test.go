@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // TestSessionsCommands: sessions can be listed, shown, continued, resumed

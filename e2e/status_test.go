@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // TestStatusOfKnownAndUnknownSessions: status of a session that finished

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // waitStatus polls `talaria status SESSION` (text) until it contains every

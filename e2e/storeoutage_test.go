@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/pgtest"
 	"github.com/talaria-agent/talaria/workflows"
 )

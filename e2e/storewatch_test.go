@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // TestServeStopsWhenStoreRemoved: deleting talaria.db under a running serve

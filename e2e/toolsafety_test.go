@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // duplicateKeyArgs names "command" twice: an approval reading one key and a

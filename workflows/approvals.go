@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/approval"
+	"github.com/talaria-agent/talaria/internal/approval"
 )
 
 // Names of the human-in-the-loop controls of a running turn.

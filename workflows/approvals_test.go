@@ -8,7 +8,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/approval"
+	"github.com/talaria-agent/talaria/internal/approval"
 )
 
 func TestNarrowMode(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
 )
 
 // decideLimits returns the limits decide takes for reply r, with the

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/llm"
 )
 
 func TestNeedsCompaction(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
 )
 
 // StepKind is what the loop does after a model reply.

@@ -7,10 +7,10 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/transcript"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/tools"
-	"github.com/talaria-agent/talaria/transcript"
 )
 
 var fuzzKnown = []string{"clarify", "read_file", "terminal", "todo", "write_file"}

@@ -3,9 +3,9 @@ package workflows
 import (
 	"time"
 
-	"github.com/talaria-agent/talaria/approval"
+	"github.com/talaria-agent/talaria/internal/approval"
 
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
 )
 
 // Defaults for TurnInput fields left zero.

@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
 )
 
 var lim = loop.DefaultLimits()

@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/llm"
 )
 
 // modelFailureStop is how a turn ends when its model call failed beyond

@@ -6,7 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/llm"
 )
 
 // nonRetryableModelErrors are failure classes a plain retry cannot fix.

@@ -2,7 +2,7 @@ package workflows
 
 import (
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
 )
 
 // housekeepingTools keep the agent's own notes; text sent alongside them is

@@ -14,10 +14,10 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/transcript"
 	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/tools"
-	"github.com/talaria-agent/talaria/transcript"
 )
 
 // maxHistoryPayload is the test's bound on any activity input or result.

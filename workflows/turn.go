@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/llm"
 )
 
 // TurnWorkflow runs one conversation turn: the user's message in, model calls

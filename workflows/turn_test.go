@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
 )
 
 // scriptedModel answers CallModel from a list of replies, recording inputs.

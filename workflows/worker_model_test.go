@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/loop"
+	"github.com/talaria-agent/talaria/internal/loop"
 )
 
 // TestWithWorkerModel: the worker's model settings fill only what the

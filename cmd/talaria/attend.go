@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/talaria-agent/talaria/approval"
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/workflows"
 )
 

@@ -9,8 +9,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/llm"
-	"github.com/talaria-agent/talaria/tools"
+	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/tools"
 )
 
 func newConfigCommand() *cobra.Command {

@@ -9,7 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/tools"
+	"github.com/talaria-agent/talaria/internal/tools"
 )
 
 // configJSON is 'talaria config -o json': the configuration under its

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/scheduler"
 )

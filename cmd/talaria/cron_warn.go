@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/models"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/embedded"
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/embedded"
+	"github.com/talaria-agent/talaria/internal/engine"
 )
 
 func newWorkerCommand() *cobra.Command {

@@ -16,8 +16,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/models"
 )
 

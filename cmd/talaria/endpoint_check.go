@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/llm"
 )
 
 // endpointCheckTimeout bounds the look at a model endpoint that serve and

@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/talaria-agent/talaria/approval"
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/injection"
+	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/injection"
 	"github.com/talaria-agent/talaria/workflows"
 )
 

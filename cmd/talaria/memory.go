@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/talaria-agent/talaria/injection"
-	"github.com/talaria-agent/talaria/prompt"
+	"github.com/talaria-agent/talaria/internal/injection"
+	"github.com/talaria-agent/talaria/internal/prompt"
 )
 
 func newMemoryCommand() *cobra.Command {

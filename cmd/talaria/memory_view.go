@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
-	"github.com/talaria-agent/talaria/injection"
-	"github.com/talaria-agent/talaria/prompt"
+	"github.com/talaria-agent/talaria/internal/injection"
+	"github.com/talaria-agent/talaria/internal/prompt"
 )
 
 // memoryFileView is one memory file as `memory show -o json` prints it.

@@ -15,8 +15,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/llm"
 )
 
 // modelSetFlags are the flags of 'model set' and 'setup'.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/engine"
 )
 
 // TestCheckedConfig: model set checks the document it would write in

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/engine"
 )
 
 // TestApplyModelChange: model set writes the model keys, keeps every other

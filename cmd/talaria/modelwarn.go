@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/workflows"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/engine"
 )
 
 // TestServeModelWarning: a client warns, in one line, when its shell names

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/workflows"
 )
 

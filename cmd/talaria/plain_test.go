@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/approval"
-	"github.com/talaria-agent/talaria/events"
+	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/models"
 )
 

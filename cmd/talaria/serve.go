@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/engine"
 )
 
 func newServeCommand() *cobra.Command {

@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/grpclog"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
+	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/logfile"
 )
 

@@ -13,8 +13,8 @@ import (
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/engine"
-	"github.com/talaria-agent/talaria/events"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/events"
+	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )

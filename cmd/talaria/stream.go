@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/events"
+	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/talaria-agent/talaria/events"
+	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/models"
 )
 

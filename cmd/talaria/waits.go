@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/llm"
+	"github.com/talaria-agent/talaria/internal/llm"
 )
 
 // slowAttempt: an attempt running this long is shown by status as a wait.

@@ -1,0 +1,272 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/embedded"
+	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/prompt"
+	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// Options choose what a Runtime starts.
+type Options struct {
+	// Worker runs the turn worker in this process.
+	Worker bool
+	// EmbeddedPort is the embedded frontend port (0: a free one). Used only
+	// when the configuration names no external Temporal.
+	EmbeddedPort int
+	Logger       *slog.Logger
+	// Guardrail is a pluggable check run before every tool call (nil: none).
+	Guardrail loop.Hook
+	// Private says the embedded Temporal is this process's own, for as
+	// long as it runs (chat without serve), not a server for others. It
+	// then runs without Temporal's system worker service (scavengers,
+	// batch operations, schedules: serve runs them), so it starts sooner
+	// and Close does not wait a second for that service's pollers to
+	// drain from the frontend.
+	Private bool
+}
+
+// Runtime is a started Talaria process.
+type Runtime struct {
+	Config config.Config
+	Store  *models.Store
+	Client client.Client
+	Server *embedded.Server
+	// Worker is the turn worker (nil in a client).
+	Worker worker.Worker
+	// Models is the worker's model configuration, read at each model call
+	// (serve replaces it when config.yaml changes); nil in a client.
+	Models *ModelConfig
+	// Peer names the server of a client in what it says while waiting
+	// ("talaria serve at HOST:PORT"); empty: "temporal at ADDRESS".
+	Peer string
+	// Notify receives the lines a waiting client shows (the server
+	// stopped answering, answers again); nil: they are logged.
+	Notify func(line string)
+	logger *slog.Logger
+
+	// work holds new activities while work is paused (PauseWork).
+	work workGate
+}
+
+// Start opens the store, embeds or dials Temporal and, when asked, starts the
+// worker. On error everything started so far is stopped again.
+func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, err error) {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	rt = &Runtime{Config: cfg, logger: logger}
+	defer func() {
+		if err != nil {
+			rt.Close()
+			rt = nil
+		}
+	}()
+	warnExposedStore(logger, cfg)
+	setBinaryChecksum() // before the embedded server's workers and ours
+	if rt.Store, err = models.Open(ctx, cfg.DB); err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	tc := cfg.Temporal
+	if tc.Embedded() {
+		if rt.Server, err = startEmbedded(ctx, cfg, opts, logger); err != nil {
+			return nil, err
+		}
+		tc.Address = rt.Server.HostPort()
+		rt.Client, err = dial(ctx, tc, rt.Server.ClientTLS(), logger)
+	} else {
+		rt.Client, err = Dial(ctx, tc, cfg.Home, logger)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if opts.Worker {
+		if err := rt.startWorker(opts.Guardrail); err != nil {
+			return nil, err
+		}
+		rt.repairAtStart(ctx)
+	}
+	return rt, nil
+}
+
+// startEmbedded starts the embedded Temporal under cfg.Home; only clients
+// presenting the credential kept there (made at first start) may connect.
+func startEmbedded(ctx context.Context, cfg config.Config, opts Options, logger *slog.Logger) (*embedded.Server, error) {
+	cred, err := EnsureCredential(cfg.Home)
+	if err != nil {
+		return nil, fmt.Errorf("start embedded temporal: %w", err)
+	}
+	srv, err := embedded.Start(ctx, embedded.Options{
+		DataDir:   filepath.Join(cfg.Home, "temporal"),
+		Namespace: cfg.Temporal.Namespace,
+		Port:      opts.EmbeddedPort,
+		Logger:    logger,
+		LogLevel:  serverLogLevel(cfg.LogLevel),
+		TLS:       cred,
+
+		NoSystemWorker: opts.Private,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start embedded temporal: %w", err)
+	}
+	return srv, nil
+}
+
+// serverLogLevel keeps the embedded server's routine warnings (e.g. about
+// features it runs without) out of the terminal unless asked for.
+func serverLogLevel(level string) slog.Level {
+	switch level {
+	case "debug":
+		return slog.LevelDebug
+	case "info":
+		return slog.LevelInfo
+	}
+	return slog.LevelError
+}
+
+// startWorker registers the turn workflow and its activities and starts polling.
+func (rt *Runtime) startWorker(guardrail loop.Hook) error {
+	cfg := rt.Config
+	offered, err := enabledTools(cfg.Tools.Enabled, builtinTools(cfg.Home, rt.Store)...)
+	if err != nil {
+		return err
+	}
+	registry, err := tools.NewRegistry(offered...)
+	if err != nil {
+		return fmt.Errorf("tool registry: %w", err)
+	}
+	// Commands the worker runs must not read its secrets from /proc.
+	tools.HideWorkerEnvironment()
+	// What tools may touch is this worker's configuration, never a sender's.
+	policy := ToolPolicy(cfg)
+	// Tool outputs kept longer than their retention go before any turn runs.
+	PruneOutputs(cfg.Home, time.Now(), rt.logger)
+	rt.Models = NewModelConfig(cfg)
+	acts := &activities.Activities{
+		Store:        rt.Store,
+		Home:         cfg.Home,
+		Tools:        registry,
+		BuildPrompt:  promptBuilder(cfg.Home, rt.Models, registry.Names(), rt.logger),
+		Providers:    rt.Models.Providers,
+		Worker:       rt.Models.Worker,
+		Stream:       cfg.Model.Streaming(),
+		MaxTokens:    cfg.Model.MaxTokens,
+		SystemPrompt: DefaultSystemPrompt,
+		Guardrail:    guardrail,
+		Logger:       rt.logger,
+
+		CompactKeepFirst: cfg.Compression.KeepFirst,
+		CompactKeepLast:  cfg.Compression.KeepLast,
+		ApprovalPolicy:   cfg.Approvals.Mode,
+		Policy:           &policy,
+	}
+	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
+		// Heartbeats reach the server at least twice a second, so a
+		// cancel (an interrupt) reaches an in-flight model call or tool
+		// within a second or two instead of 80% of the heartbeat timeout.
+		MaxHeartbeatThrottleInterval:     500 * time.Millisecond,
+		DefaultHeartbeatThrottleInterval: 500 * time.Millisecond,
+		// While work is paused (a store that does not answer) a new
+		// activity waits at its start; running ones go on. Activity
+		// failures and results stay small in history. Inside that,
+		// content the database refuses fails its activity at once
+		// instead of being retried as if the database were away.
+		Interceptors: []interceptor.WorkerInterceptor{gateInterceptor(&rt.work),
+			activities.NewBoundsInterceptor(), activities.RejectionInterceptor()},
+	})
+	workflows.Register(w)
+	acts.Register(w)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	rt.Worker = w
+	return nil
+}
+
+// promptBuilder builds a new session's system prompt from $TALARIA_HOME
+// (identity, memory, skills), the user's working directory (project context
+// file) and the offered tools. The model and provider it names are those
+// models holds when it builds (serve may have reloaded them since start).
+// Its warnings (a file left out) go to logger.
+func promptBuilder(home string, models *ModelConfig, toolNames []string, logger *slog.Logger) func(context.Context, string, string) (string, error) {
+	return func(_ context.Context, model, workdir string) (string, error) {
+		cur, _ := models.Current()
+		if model == "" {
+			model = cur.Name
+		}
+		p, err := prompt.Build(prompt.Inputs{
+			Home: home, Workdir: workdir, Model: model, Provider: providerHost(cur.Endpoint()),
+			Now: time.Now(), ToolNames: toolNames, Logger: logger,
+		})
+		if err != nil {
+			return "", err
+		}
+		return p.Text, nil
+	}
+}
+
+// providerHost names the provider by its endpoint's host.
+func providerHost(endpoint string) string {
+	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return endpoint
+}
+
+// providersFor resolves the configured endpoints for a model name: the
+// primary, then the fallbacks in order.
+func providersFor(cfg config.Config) func(string) ([]llm.Provider, error) {
+	return func(model string) ([]llm.Provider, error) {
+		return providerList(cfg.Model, cfg.FallbackProviders, model)
+	}
+}
+
+// Close stops the worker, the client, the embedded server and the store.
+func (rt *Runtime) Close() {
+	if rt == nil {
+		return
+	}
+	if rt.Worker != nil {
+		rt.Worker.Stop()
+		rt.Worker = nil
+	}
+	if rt.Client != nil {
+		rt.Client.Close()
+	}
+	if rt.Server != nil {
+		if err := rt.Server.Stop(); err != nil {
+			rt.logger.Warn("stop embedded temporal", "error", err)
+		}
+	}
+	if rt.Store != nil {
+		_ = rt.Store.Close()
+	}
+}
+
+// NoEndpointHelp tells the user how to configure a model endpoint.
+const NoEndpointHelp = "no model endpoint is configured: run 'talaria model set --base-url URL --model NAME' " +
+	"(any OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 for Ollama; a running serve picks it up), " +
+	"or set OPENAI_BASE_URL and/or OPENAI_API_KEY"
+
+// DefaultSystemPrompt is sent first in every request until the prompt builder
+// composes one per session.
+const DefaultSystemPrompt = "You are Talaria, a capable AI agent. You work through tools: read and " +
+	"write files, run shell commands in a terminal, and keep a todo list for multi-step work. " +
+	"Relative paths are resolved against the user's working directory. Be direct and finish the task."

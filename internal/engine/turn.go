@@ -1,0 +1,313 @@
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/transcript"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// ErrNoRunningTurn means the session has no turn running.
+var ErrNoRunningTurn = errors.New("no turn is running in this session")
+
+// Conversation maps a session id to its conversation: the first session
+// of its line of compactions. Compaction continues a session in child
+// sessions (root~1, ...); whichever of them a user names, the conversation
+// has one coordinator, one turn numbering and one set of approvals, all
+// under that first session's id. The walk follows parent links, so a child
+// whose parent was deleted is a conversation of its own. An id the store
+// does not know is its own conversation.
+func (rt *Runtime) Conversation(ctx context.Context, sessionID string) (string, error) {
+	id, known := sessionID, sessionID
+	for range maxParentWalk {
+		sess, err := rt.Store.Session(ctx, id)
+		if errors.Is(err, models.ErrNotFound) {
+			return known, nil // an unknown id, or a dangling parent link
+		}
+		if err != nil {
+			return "", fmt.Errorf("find the conversation of session %s: %w", sessionID, err)
+		}
+		if known = id; sess.ParentSessionID == "" {
+			return id, nil
+		}
+		id = sess.ParentSessionID
+	}
+	return known, nil
+}
+
+// maxParentWalk bounds Conversation's walk up a lineage.
+const maxParentWalk = 1000
+
+// Send delivers a message to its session's coordinator, starting it when
+// needed. The message is durable from here on: it will run, be queued,
+// interrupt or steer as its mode says.
+func (rt *Runtime) Send(ctx context.Context, sessionID string, msg workflows.Message) error {
+	conversation, err := rt.Conversation(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	return rt.send(ctx, conversation, msg)
+}
+
+// send delivers msg to the coordinator of a conversation (a resolved id).
+func (rt *Runtime) send(ctx context.Context, sessionID string, msg workflows.Message) error {
+	if msg.RequestID == "" {
+		msg.RequestID = newRequestID()
+	}
+	_, err := rt.Client.SignalWithStartWorkflow(ctx, workflows.SessionWorkflowID(sessionID), workflows.SignalMessage, msg,
+		client.StartWorkflowOptions{
+			ID:                    workflows.SessionWorkflowID(sessionID),
+			TaskQueue:             workflows.TaskQueue,
+			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		}, workflows.SessionWorkflowName, workflows.SessionInput{SessionID: sessionID})
+	if err != nil {
+		return fmt.Errorf("send to session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// RunTurn sends in.UserMessage to the session, queued behind any running
+// turn, and waits for the turn it becomes.
+func (rt *Runtime) RunTurn(ctx context.Context, in workflows.TurnInput) (workflows.ConversationResult, error) {
+	return rt.RunMessage(ctx, in, workflows.BusyQueue, nil)
+}
+
+// RunMessage sends in.UserMessage with a busy-input mode and waits for the
+// turn it becomes (for a steer: the running turn it joined), then fills the
+// session's messages from the store. While Temporal is unreachable (e.g. a
+// restarting serve) it keeps waiting until ctx ends: the turn is durable.
+// onEvent, when set, receives the turn's live events (streamed text, tool
+// starts and ends) as they happen, all of them before RunMessage returns.
+func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode, onEvent func(models.Event)) (workflows.ConversationResult, error) {
+	var res workflows.ConversationResult
+	conversation, err := rt.Conversation(ctx, in.SessionID)
+	if err != nil {
+		return res, err
+	}
+	in.SessionID = conversation
+	// Say so when the server stops answering while this waits.
+	ctx, unwatch := rt.watchServer(ctx)
+	defer unwatch()
+	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
+	if err := rt.send(ctx, in.SessionID, msg); err != nil {
+		return res, err
+	}
+	turnID, err := rt.waitAssigned(ctx, in.SessionID, msg.RequestID)
+	if err != nil {
+		return res, err
+	}
+	following := rt.follow(ctx, turnID, onEvent)
+	res, err = rt.WaitTurn(ctx, turnID)
+	following()
+	if err != nil {
+		return res, err
+	}
+	return res, rt.FillMessages(ctx, &res)
+}
+
+// follow delivers a turn's live events to onEvent until the turn's last
+// event; the returned func waits for that (briefly: events are best effort).
+func (rt *Runtime) follow(ctx context.Context, turnID string, onEvent func(models.Event)) (wait func()) {
+	if onEvent == nil {
+		return func() {}
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range events.Tail(fctx, rt.Store, turnID, 0, 50*time.Millisecond) {
+			onEvent(ev)
+		}
+	}()
+	return func() {
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+		}
+		cancel()
+		<-done
+	}
+}
+
+// SessionState asks a session's coordinator what runs and what waits.
+func (rt *Runtime) SessionState(ctx context.Context, sessionID string) (workflows.SessionState, error) {
+	conversation, err := rt.Conversation(ctx, sessionID)
+	if err != nil {
+		return workflows.SessionState{}, err
+	}
+	return rt.sessionState(ctx, conversation)
+}
+
+// sessionState queries the coordinator of a conversation (a resolved id).
+func (rt *Runtime) sessionState(ctx context.Context, sessionID string) (workflows.SessionState, error) {
+	var st workflows.SessionState
+	v, err := rt.Client.QueryWorkflow(ctx, workflows.SessionWorkflowID(sessionID), "", workflows.QuerySession)
+	if err != nil {
+		return st, fmt.Errorf("query session %s: %w", sessionID, err)
+	}
+	if err := v.Get(&st); err != nil {
+		return st, fmt.Errorf("decode session %s state: %w", sessionID, err)
+	}
+	return st, nil
+}
+
+// Progress asks a running turn for its live state.
+func (rt *Runtime) Progress(ctx context.Context, turnID string) (workflows.Progress, error) {
+	var p workflows.Progress
+	v, err := rt.Client.QueryWorkflow(ctx, turnID, "", workflows.QueryProgress)
+	if err != nil {
+		return p, fmt.Errorf("query turn %s: %w", turnID, err)
+	}
+	if err := v.Get(&p); err != nil {
+		return p, fmt.Errorf("decode turn %s progress: %w", turnID, err)
+	}
+	return p, nil
+}
+
+// Interrupt stops the session's running turn and returns its id.
+func (rt *Runtime) Interrupt(ctx context.Context, sessionID, reason string) (string, error) {
+	st, err := rt.SessionState(ctx, sessionID)
+	if err != nil {
+		return "", err
+	}
+	if st.Running == "" {
+		return "", ErrNoRunningTurn
+	}
+	if err := rt.Client.SignalWorkflow(ctx, st.Running, "", workflows.SignalInterrupt, reason); err != nil {
+		return "", fmt.Errorf("interrupt %s: %w", st.Running, err)
+	}
+	return st.Running, nil
+}
+
+// waitAssigned waits until the coordinator of a conversation (a resolved
+// id) has started the turn a request became (it may wait in the queue
+// first).
+func (rt *Runtime) waitAssigned(ctx context.Context, sessionID, requestID string) (string, error) {
+	// A free coordinator assigns within milliseconds: ask soon, then less
+	// often (a queued message may wait for a long turn).
+	wait := 5 * time.Millisecond
+	for {
+		st, err := rt.sessionState(ctx, sessionID)
+		if err == nil {
+			if id, ok := st.Assigned[requestID]; ok {
+				return id, nil
+			}
+		} else if ctx.Err() == nil {
+			rt.logger.Debug("waiting for the session coordinator", "session", sessionID, "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(wait):
+			wait = min(2*wait, 200*time.Millisecond)
+		}
+	}
+}
+
+// WaitTurn waits for a turn's result, riding out server restarts (a client
+// says once when its server stops answering, and when it is back). A final
+// answer the workflow carried only as a preview is filled in full from the
+// store.
+func (rt *Runtime) WaitTurn(ctx context.Context, workflowID string) (workflows.ConversationResult, error) {
+	ctx, unwatch := rt.watchServer(ctx)
+	defer unwatch()
+	for {
+		var res workflows.ConversationResult
+		err := rt.Client.GetWorkflow(ctx, workflowID, "").Get(ctx, &res)
+		if err == nil {
+			return res, rt.FillFinal(ctx, &res)
+		}
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if isFinal(err) {
+			return res, fmt.Errorf("turn %s: %w", workflowID, err)
+		}
+		// watchServer says once that the server stopped answering.
+		rt.logger.Debug("waiting for the turn; temporal not reachable, retrying", "turn", workflowID, "error", err)
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// isFinal tells a failed workflow from a transient connection problem.
+func isFinal(err error) bool {
+	var wfErr *temporal.WorkflowExecutionError
+	var canceled *temporal.CanceledError
+	var timeout *temporal.TimeoutError
+	var terminated *temporal.TerminatedError
+	var notFound *serviceerror.NotFound
+	return errors.As(err, &notFound) || errors.As(err, &wfErr) || errors.As(err, &canceled) || errors.As(err, &timeout) || errors.As(err, &terminated)
+}
+
+// FillFinal replaces a clipped final answer (res.FinalClipped) with the full
+// text of its stored message.
+func (rt *Runtime) FillFinal(ctx context.Context, res *workflows.ConversationResult) error {
+	if !res.FinalClipped || res.FinalMessageID == 0 {
+		return nil
+	}
+	m, err := rt.Store.Message(ctx, res.FinalMessageID)
+	if err != nil {
+		return fmt.Errorf("load the final answer of %s: %w", res.TurnID, err)
+	}
+	text := activities.FinalText(m)
+	res.FinalResponse, res.FinalClipped = &text, false
+	return nil
+}
+
+// FillMessages loads the session's messages in OpenAI format into res.
+func (rt *Runtime) FillMessages(ctx context.Context, res *workflows.ConversationResult) error {
+	id := res.ActiveSessionID
+	if id == "" {
+		id = res.SessionID
+	}
+	msgs, err := rt.Store.Messages(ctx, id)
+	if err != nil {
+		return fmt.Errorf("load messages of session %s: %w", id, err)
+	}
+	res.Messages = transcript.ToOpenAI(msgs)
+	return nil
+}
+
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Running returns the session's running turn and its progress;
+// ErrNoRunningTurn when nothing runs.
+func (rt *Runtime) Running(ctx context.Context, sessionID string) (workflows.Progress, error) {
+	st, err := rt.SessionState(ctx, sessionID)
+	if err != nil {
+		return workflows.Progress{}, err
+	}
+	if st.Running == "" {
+		return workflows.Progress{}, ErrNoRunningTurn
+	}
+	return rt.Progress(ctx, st.Running)
+}
+
+// Signal sends a control signal to a turn.
+func (rt *Runtime) Signal(ctx context.Context, turnID, name string, payload any) error {
+	if err := rt.Client.SignalWorkflow(ctx, turnID, "", name, payload); err != nil {
+		return fmt.Errorf("signal %s to %s: %w", name, turnID, err)
+	}
+	return nil
+}
