@@ -95,9 +95,10 @@ func daemonCommand(name, short, long string, opts engine.Options,
 
 func newTemporalCommand() *cobra.Command {
 	var (
-		common commonFlags
-		port   int
-		ip     string
+		common     commonFlags
+		port       int
+		ip         string
+		temporalDB string
 	)
 	c := &cobra.Command{
 		Use:   "temporal",
@@ -105,7 +106,11 @@ func newTemporalCommand() *cobra.Command {
 		Long: `temporal runs just the embedded Temporal server (SQLite file persistence under
 $TALARIA_HOME/temporal) with its frontend on --ip:--temporal-port, so that
 'talaria worker' processes and clients can share it without Docker. For
-production, use a Temporal cluster instead (see docker-compose.yml).
+production, use a Temporal cluster instead (see docker-compose.yml), or keep
+this server's state in PostgreSQL with --temporal-db postgres://.../temporal:
+it uses that database and temporal_visibility beside it (the name with
+"_visibility" appended), creating both and Temporal's schema when absent and
+upgrading an older schema at start.
 
 Every port of the server requires mutual TLS with the credential kept in
 $TALARIA_HOME/tls/talaria.pem (made at the first start, readable by its owner
@@ -128,8 +133,11 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			if err != nil {
 				return usageErr(err)
 			}
+			if temporalDB != "" && !config.IsPostgres(temporalDB) {
+				return usagef("--temporal-db takes a postgres:// URL")
+			}
 			srv, err := embedded.Start(cmd.Context(), embedded.Options{
-				DataDir: filepath.Join(cfg.Home, "temporal"), Namespace: cfg.Temporal.Namespace,
+				DataDir: filepath.Join(cfg.Home, "temporal"), Namespace: cfg.Temporal.Namespace, Postgres: temporalDB,
 				IP: ip, Port: port, Logger: newLogger(cfg.LogLevel), TLS: cred,
 			})
 			if err != nil {
@@ -146,6 +154,7 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 	common.register(c)
 	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "frontend gRPC port (0 picks a free one)")
 	c.Flags().StringVar(&ip, "ip", "127.0.0.1", "frontend bind address")
+	c.Flags().StringVar(&temporalDB, "temporal-db", "", "keep Temporal's state in this PostgreSQL database (postgres://...) instead of SQLite under $TALARIA_HOME/temporal")
 	return c
 }
 

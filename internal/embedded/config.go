@@ -36,12 +36,7 @@ func serverConfig(o Options, p ports, sql *config.SQL) *config.Config {
 			// PProf port 0 leaves pprof off; nil Metrics selects the no-op
 			// metrics handler, so no Prometheus listener is opened.
 		},
-		Persistence: config.Persistence{
-			DefaultStore:     storeName,
-			VisibilityStore:  storeName,
-			NumHistoryShards: 1,
-			DataStores:       map[string]config.DataStore{storeName: {SQL: sql}},
-		},
+		Persistence: persistenceConfig(o, sql),
 		ClusterMetadata: &cluster.Config{
 			EnableGlobalNamespace:    false,
 			FailoverVersionIncrement: 10,

@@ -19,6 +19,12 @@ type Options struct {
 	DataDir string
 	// Ephemeral keeps all state in an in-memory SQLite database, for tests.
 	Ephemeral bool
+	// Postgres, when set, is a postgres:// DSN: the server keeps its state
+	// in that database and its visibility records in the database of the
+	// same name with the suffix "_visibility", creating both and their
+	// schema when absent and upgrading an older schema (see postgres.go).
+	// DataDir then holds only the lock file. Not with Ephemeral.
+	Postgres string
 	// Namespace is registered before the server starts (idempotent across
 	// restarts). Default "default".
 	Namespace string

@@ -100,13 +100,16 @@ func (s *Server) prepareStorage(ctx context.Context, o Options) (*config.SQL, er
 		if err != nil {
 			return nil, err
 		}
-		if !exists {
+		if !exists && o.Postgres == "" {
 			if err := createDatabase(ctx, dbPath); err != nil {
 				return nil, fmt.Errorf("create database %s: %w", dbPath, err)
 			}
 		}
 	}
 	sqlCfg, err := sqlConfig(o.Ephemeral, dbPath)
+	if err == nil && o.Postgres != "" {
+		sqlCfg, err = preparePostgres(ctx, o)
+	}
 	if err != nil {
 		return nil, err
 	}
