@@ -1,0 +1,182 @@
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/pgtest"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// TestProductionTopology starts, as processes, the deployment that
+// docker-compose.yml describes with containers: one Temporal server keeping
+// its state in PostgreSQL (`talaria temporal --temporal-db`, in place of the
+// temporalio/server container and its schema set-up), Talaria's store in
+// PostgreSQL, `talaria serve` against that external Temporal, two `talaria
+// worker` and one `talaria scheduler`. A client's turn and a cron job's
+// scheduled slot (started by a scheduler's tick, not by hand) run through it
+// and finish, and Temporal's own PostgreSQL databases hold both workflows.
+// The HTTP API is not part of the topology yet: it does not exist so far.
+func TestProductionTopology(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several processes and a minute-long cron wait")
+	}
+	storeDSN := pgtest.DSN(t, "topology")
+	temporalDSN, temporalDB, admin := temporalDatabase(t)
+
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		if last, ok := req.LastMessage(); ok && strings.Contains(last.Content, "overnight alerts") {
+			return fakellm.TextStep("Overnight: all quiet.")
+		}
+		return fakellm.TextStep("Hello from the cluster.")
+	}))
+	defer model.Close()
+
+	temporalHost := newUser(t, model.URL())
+	port := freePort(t)
+	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port), "--temporal-db", temporalDSN)
+	if _, err := os.Stat(filepath.Join(temporalHost.home, "temporal", "temporal.db")); !os.IsNotExist(err) {
+		t.Fatalf("talaria temporal --temporal-db made a SQLite file (%v)", err)
+	}
+
+	// Every other process is configured as the compose services are: through
+	// the environment alone, with the server's credential.
+	cred := engine.CredentialPath(temporalHost.home)
+	address := fmt.Sprintf("127.0.0.1:%d", port)
+	shared := map[string]string{
+		"TEMPORAL_ADDRESS": address, "TEMPORAL_NAMESPACE": "default", "TALARIA_DB": storeDSN,
+		"TEMPORAL_TLS_CLIENT_CERT_PATH": cred, "TEMPORAL_TLS_CLIENT_KEY_PATH": cred,
+		"TEMPORAL_TLS_SERVER_CA_CERT_PATH": cred, "TEMPORAL_TLS_SERVER_NAME": "localhost",
+	}
+	process := func() *user {
+		u := newUser(t, model.URL())
+		for k, v := range shared {
+			u.env[k] = v
+		}
+		return u
+	}
+	process().daemon("talaria serve: ready", "serve", "--temporal-address", address)
+	for range 2 {
+		process().daemon("talaria worker: ready", "worker")
+	}
+	process().daemon("talaria scheduler: ready", "scheduler")
+
+	client := process()
+	res, stderr, code := client.chatJSON(2*time.Minute, "--session", "topology", "-q", "hello")
+	if code != 0 || !res.Completed || res.FinalResponse == nil || *res.FinalResponse != "Hello from the cluster." {
+		t.Fatalf("turn through the topology: exit %d, result %+v\n%s", code, res, stderr)
+	}
+
+	if out, stderr, code := client.run(time.Minute, "cron", "add", "--name", "minutely", "--schedule", "* * * * *",
+		"--prompt", "summarise the overnight alerts", "--deliver", "local"); code != 0 {
+		t.Fatalf("cron add: exit %d %s%s", code, out, stderr)
+	}
+	// The next minute's slot is started by a scheduler's tick.
+	var runs string
+	waitFor(t, 150*time.Second, func() bool {
+		runs, _, _ = client.run(time.Minute, "cron", "runs", "minutely")
+		return strings.Contains(runs, "completed") || strings.Contains(runs, "failed")
+	})
+	if !strings.Contains(runs, "completed") || strings.Contains(runs, "failed") {
+		t.Fatalf("cron runs:\n%s", runs)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	store, err := models.Open(ctx, storeDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	turns, err := store.Turns(ctx, "topology")
+	if err != nil || len(turns) != 1 || turns[0].Status != "completed" {
+		t.Fatalf("turns in the shared store: %+v %v", turns, err)
+	}
+
+	// Temporal kept both workflows in PostgreSQL: its visibility database
+	// lists a completed turn and a completed cron run.
+	vis, err := sql.Open("pgx", withDatabase(t, admin, temporalDB+"_visibility"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vis.Close()
+	completed := map[string]int{}
+	waitFor(t, 30*time.Second, func() bool {
+		rows, err := vis.QueryContext(ctx, `SELECT workflow_type_name, count(*) FROM executions_visibility WHERE status = 2 GROUP BY 1`)
+		if err != nil {
+			return false
+		}
+		defer rows.Close()
+		clear(completed)
+		for rows.Next() {
+			var name string
+			var n int
+			if rows.Scan(&name, &n) == nil {
+				completed[name] = n
+			}
+		}
+		return completed[workflows.TurnWorkflowName] >= 1 && completed[workflows.CronRunWorkflowName] >= 1
+	})
+}
+
+// temporalDatabase names a fresh database for a Temporal server on the
+// PostgreSQL of pgtest.EnvDSN; talaria creates it and its visibility twin,
+// and both are dropped when the test ends (after the processes, whose
+// clean-ups run first). It returns the DSN to give talaria, the name and
+// the server's base DSN.
+func temporalDatabase(t *testing.T) (dsn, name, base string) {
+	t.Helper()
+	base = os.Getenv(pgtest.EnvDSN)
+	if base == "" {
+		t.Skipf("%s is not set", pgtest.EnvDSN) // pgtest.DSN has already failed the test under CI
+	}
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	name = "temporal_" + hex.EncodeToString(b[:])
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for _, db := range []string{name, name + "_visibility"} {
+			if _, err := admin.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`); err != nil {
+				t.Errorf("drop %s: %v", db, err)
+			}
+		}
+		_ = admin.Close()
+	})
+	return withDatabase(t, base, name), name, base
+}
+
+// withDatabase is base with its database replaced by db (and no
+// search_path).
+func withDatabase(t *testing.T, base, db string) string {
+	t.Helper()
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + db
+	q := u.Query()
+	q.Del("search_path")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
