@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/log"
@@ -45,6 +46,13 @@ const (
 	visibilitySuffix = "_visibility"
 	// defaultPostgresDB is the database used when the DSN names none.
 	defaultPostgresDB = "temporal"
+	// Connection pools, as Temporal's own container configures them: the
+	// main store's, and the visibility store's. Each pool is per database
+	// handle, so one server holds a few of them; bounded, they stay well
+	// within PostgreSQL's default max_connections (100).
+	mainMaxConns       = 20
+	visibilityMaxConns = 10
+	maxConnLifetime    = time.Hour
 	// Embedded schema trees (go.temporal.io/server/schema).
 	mainSchemaDir       = "postgresql/v12/temporal"
 	visibilitySchemaDir = "postgresql/v12/visibility"
@@ -103,6 +111,9 @@ func postgresConfig(dsn string) (*config.SQL, error) {
 		ConnectAddr:       net.JoinHostPort(host, port),
 		ConnectProtocol:   "tcp",
 		ConnectAttributes: map[string]string{},
+		MaxConns:          mainMaxConns,
+		MaxIdleConns:      mainMaxConns,
+		MaxConnLifetime:   maxConnLifetime,
 	}
 	if u.User != nil {
 		cfg.User = u.User.Username()
@@ -136,6 +147,7 @@ func visibilityConfig(main *config.SQL) *config.SQL {
 	v := *main
 	v.DatabaseName = main.DatabaseName + visibilitySuffix
 	v.ConnectAttributes = maps.Clone(main.ConnectAttributes)
+	v.MaxConns, v.MaxIdleConns = visibilityMaxConns, visibilityMaxConns
 	return &v
 }
 
