@@ -48,7 +48,10 @@ func TestProductionTopology(t *testing.T) {
 
 	temporalHost := newUser(t, model.URL())
 	port := freePort(t)
-	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port), "--temporal-db", temporalDSN)
+	temporal := temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port), "--temporal-db", temporalDSN)
+	if line := serveOutput(temporal); !strings.Contains(line, "state in PostgreSQL postgres://") || !strings.Contains(line, temporalDB) {
+		t.Fatalf("the ready line does not say where the state is:\n%s", line)
+	}
 	if _, err := os.Stat(filepath.Join(temporalHost.home, "temporal", "temporal.db")); !os.IsNotExist(err) {
 		t.Fatalf("talaria temporal --temporal-db made a SQLite file (%v)", err)
 	}

@@ -144,8 +144,12 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 				return usageErr(err)
 			}
 			defer srv.Stop()
-			fmt.Fprintf(cmd.ErrOrStderr(), "talaria temporal: ready (frontend %s, namespace %s, clients present the credential %s)\n",
-				srv.HostPort(), srv.Namespace(), engine.CredentialPath(cfg.Home))
+			state := "SQLite under " + filepath.Join(cfg.Home, "temporal")
+			if temporalDB != "" {
+				state = "PostgreSQL " + redactDSN(temporalDB)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "talaria temporal: ready (frontend %s, namespace %s, state in %s, clients present the credential %s)\n",
+				srv.HostPort(), srv.Namespace(), state, engine.CredentialPath(cfg.Home))
 			<-cmd.Context().Done()
 			fmt.Fprintln(cmd.ErrOrStderr(), "talaria temporal: shutting down")
 			return nil
