@@ -249,3 +249,54 @@ func TestPostgresRefusals(t *testing.T) {
 		t.Fatalf("unreachable server: err = %v", err)
 	}
 }
+
+// TestPostgresSchemaUpgrade: a database left at an older schema (as an
+// older server made it) is brought up to this server's version at start,
+// one recorded step at a time; one whose schema is newer than this server
+// knows is refused with a clear error and left untouched.
+func TestPostgresSchemaUpgrade(t *testing.T) {
+	dsn, name := postgresDatabase(t)
+	main, err := postgresConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := *main
+	if err := ensurePostgresDatabase(&admin, name); err != nil {
+		t.Fatal(err)
+	}
+	if from, to, err := migratePostgres(main, mainSchemaDir, "1.10"); err != nil || from != "0.0" || to != "1.10" {
+		t.Fatalf("migrate to 1.10: %s -> %s, %v", from, to, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, err := Start(ctx, Options{DataDir: t.TempDir(), Postgres: dsn})
+	if err != nil {
+		t.Fatalf("start on a 1.10 schema: %v", err)
+	}
+	if got := schemaVersionOf(t, dsn, name); got != pgschema.Version {
+		t.Fatalf("schema version after start %s, want %s", got, pgschema.Version)
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(dsn)
+	conn, err := sql.Open("pgx", u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var steps int
+	if err := conn.QueryRow(`SELECT count(*) FROM schema_update_history`).Scan(&steps); err != nil || steps < 10 {
+		t.Fatalf("schema_update_history has %d steps (%v), want one per version", steps, err)
+	}
+	if _, err := conn.Exec(`UPDATE schema_version SET curr_version = '9.0' WHERE db_name = $1`, name); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Start(ctx, Options{DataDir: t.TempDir(), Postgres: dsn})
+	if !errors.Is(err, ErrPostgres) || !strings.Contains(err.Error(), "newer than this server's") {
+		t.Fatalf("start on a newer schema: err = %v", err)
+	}
+	if got := schemaVersionOf(t, dsn, name); got != "9.0" {
+		t.Fatalf("the newer schema was changed to %s", got)
+	}
+}
