@@ -79,6 +79,10 @@ func TestProductionTopology(t *testing.T) {
 	process().daemon("talaria scheduler: ready", "scheduler")
 
 	client := process()
+	// docker-compose.yml's health check of the Talaria services.
+	if out, stderr, code := client.run(time.Minute, "doctor"); code != 0 || !strings.Contains(out, address+" answers") {
+		t.Fatalf("doctor in the topology: exit %d\n%s%s", code, out, stderr)
+	}
 	res, stderr, code := client.chatJSON(2*time.Minute, "--session", "topology", "-q", "hello")
 	if code != 0 || !res.Completed || res.FinalResponse == nil || *res.FinalResponse != "Hello from the cluster." {
 		t.Fatalf("turn through the topology: exit %d, result %+v\n%s", code, res, stderr)
