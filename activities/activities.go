@@ -12,6 +12,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -26,7 +27,7 @@ type Activities struct {
 	// Worker reports this worker's model configuration now (it may change
 	// while the worker runs: serve reloads config.yaml). Nil: Stream and
 	// MaxTokens, and no model of the worker's own.
-	Worker func() WorkerModel
+	Worker func() turnapi.WorkerModel
 	// Guardrail is a pluggable check run before every tool call (nil: none).
 	Guardrail loop.Hook
 	// Stream selects SSE streaming for model calls.
@@ -64,19 +65,19 @@ type Activities struct {
 
 // Register registers every activity under its stable name.
 func (a *Activities) Register(r worker.ActivityRegistry) {
-	r.RegisterActivityWithOptions(a.BeginTurn, activity.RegisterOptions{Name: BeginTurnName})
-	r.RegisterActivityWithOptions(a.CallModel, activity.RegisterOptions{Name: CallModelName})
-	r.RegisterActivityWithOptions(a.ExecuteTools, activity.RegisterOptions{Name: ExecuteToolsName})
-	r.RegisterActivityWithOptions(a.AnswerCalls, activity.RegisterOptions{Name: AnswerCallsName})
-	r.RegisterActivityWithOptions(a.FinishTurn, activity.RegisterOptions{Name: FinishTurnName})
-	r.RegisterActivityWithOptions(a.CompressContext, activity.RegisterOptions{Name: CompressContextName})
-	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: ReserveTurnName})
-	r.RegisterActivityWithOptions(a.SaveGrant, activity.RegisterOptions{Name: SaveGrantName})
-	r.RegisterActivityWithOptions(a.TurnPolicy, activity.RegisterOptions{Name: TurnPolicyName})
-	r.RegisterActivityWithOptions(a.PrepareReview, activity.RegisterOptions{Name: PrepareReviewName})
-	r.RegisterActivityWithOptions(a.Deliver, activity.RegisterOptions{Name: DeliverName})
-	r.RegisterActivityWithOptions(a.PreRunScript, activity.RegisterOptions{Name: PreRunScriptName})
-	r.RegisterActivityWithOptions(a.FinishCronRun, activity.RegisterOptions{Name: FinishCronRunName})
+	r.RegisterActivityWithOptions(a.BeginTurn, activity.RegisterOptions{Name: turnapi.BeginTurnName})
+	r.RegisterActivityWithOptions(a.CallModel, activity.RegisterOptions{Name: turnapi.CallModelName})
+	r.RegisterActivityWithOptions(a.ExecuteTools, activity.RegisterOptions{Name: turnapi.ExecuteToolsName})
+	r.RegisterActivityWithOptions(a.AnswerCalls, activity.RegisterOptions{Name: turnapi.AnswerCallsName})
+	r.RegisterActivityWithOptions(a.FinishTurn, activity.RegisterOptions{Name: turnapi.FinishTurnName})
+	r.RegisterActivityWithOptions(a.CompressContext, activity.RegisterOptions{Name: turnapi.CompressContextName})
+	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: turnapi.ReserveTurnName})
+	r.RegisterActivityWithOptions(a.SaveGrant, activity.RegisterOptions{Name: turnapi.SaveGrantName})
+	r.RegisterActivityWithOptions(a.TurnPolicy, activity.RegisterOptions{Name: turnapi.TurnPolicyName})
+	r.RegisterActivityWithOptions(a.PrepareReview, activity.RegisterOptions{Name: turnapi.PrepareReviewName})
+	r.RegisterActivityWithOptions(a.Deliver, activity.RegisterOptions{Name: turnapi.DeliverName})
+	r.RegisterActivityWithOptions(a.PreRunScript, activity.RegisterOptions{Name: turnapi.PreRunScriptName})
+	r.RegisterActivityWithOptions(a.FinishCronRun, activity.RegisterOptions{Name: turnapi.FinishCronRunName})
 }
 
 func (a *Activities) logger() *slog.Logger {

@@ -6,28 +6,9 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
-
-// AnswerCallsName answers the calls of a tool batch that ended (interrupted
-// or failed) without storing a result for each.
-const AnswerCallsName = "AnswerCalls"
-
-// AnswerCallsInput names a batch that ended without a result: the batch as
-// it was scheduled, and why it ended.
-type AnswerCallsInput struct {
-	Batch ExecuteToolsInput
-	// Interrupted: the turn was stopped during the batch; otherwise the
-	// batch failed with Reason.
-	Interrupted bool
-	Reason      string `json:",omitempty"`
-}
-
-// AnswerCallsResult lists the answers stored now (none when the batch had
-// stored every result itself).
-type AnswerCallsResult struct {
-	ResultMessageIDs []int64 `json:",omitempty"`
-}
 
 // AnswerCalls makes sure every call id of the batch's assistant message has
 // exactly one result in the store once the batch is over. Results the batch
@@ -35,38 +16,38 @@ type AnswerCallsResult struct {
 // already there means an attempt started it (its outcome is unknown), a new
 // claim means nothing ran it, and nothing will (an executor that comes later
 // finds the claim, and the stored answer under the same key).
-func (a *Activities) AnswerCalls(ctx context.Context, in AnswerCallsInput) (AnswerCallsResult, error) {
+func (a *Activities) AnswerCalls(ctx context.Context, in turnapi.AnswerCallsInput) (turnapi.AnswerCallsResult, error) {
 	b := in.Batch
 	msg, err := a.Store.Message(ctx, b.AssistantMessageID)
 	if err != nil {
-		return AnswerCallsResult{}, fmt.Errorf("answer calls: load message %d: %w", b.AssistantMessageID, err)
+		return turnapi.AnswerCallsResult{}, fmt.Errorf("answer calls: load message %d: %w", b.AssistantMessageID, err)
 	}
 	stored, err := a.storedResults(ctx, b, msg.ToolCalls)
 	if err != nil {
-		return AnswerCallsResult{}, fmt.Errorf("answer calls: %w", err)
+		return turnapi.AnswerCallsResult{}, fmt.Errorf("answer calls: %w", err)
 	}
 	if len(stored) == len(msg.ToolCalls) {
-		return AnswerCallsResult{}, nil
+		return turnapi.AnswerCallsResult{}, nil
 	}
 	if b.Reveal && msg.Hidden {
 		if err := a.Store.RevealMessage(ctx, msg.ID); err != nil {
-			return AnswerCallsResult{}, fmt.Errorf("answer calls: %w", err)
+			return turnapi.AnswerCallsResult{}, fmt.Errorf("answer calls: %w", err)
 		}
 	}
-	plan := PlanByID(b.Plan)
+	plan := turnapi.PlanByID(b.Plan)
 	ran := map[string]tools.Result{}
 	for _, tc := range msg.ToolCalls {
 		if r, ok := stored[tc.ID]; ok {
 			ran[tc.ID] = r
-			plan[tc.ID] = CallPlan{ID: tc.ID, Action: PlanRun}
+			plan[tc.ID] = turnapi.CallPlan{ID: tc.ID, Action: turnapi.PlanRun}
 			continue
 		}
-		if plan.Get(tc.ID).Action != PlanRun {
+		if plan.Get(tc.ID).Action != turnapi.PlanRun {
 			continue // answered from the plan, as the batch would have
 		}
 		started, err := a.Store.ClaimTool(ctx, toolKey(b.TurnID, b.Call, tc.ID))
 		if err != nil {
-			return AnswerCallsResult{}, fmt.Errorf("answer calls: %w", err)
+			return turnapi.AnswerCallsResult{}, fmt.Errorf("answer calls: %w", err)
 		}
 		ran[tc.ID] = tools.Result{CallID: tc.ID, Name: tc.Function.Name, IsError: true,
 			Content: UnansweredCall(started, a.idempotent(tc.Function.Name), in.Interrupted, in.Reason)}
@@ -82,9 +63,9 @@ func (a *Activities) AnswerCalls(ctx context.Context, in AnswerCallsInput) (Answ
 	defer cancel()
 	saved, err := a.Store.AppendMessages(storeCtx, missing)
 	if err != nil {
-		return AnswerCallsResult{}, fmt.Errorf("answer calls: persist answers: %w", err)
+		return turnapi.AnswerCallsResult{}, fmt.Errorf("answer calls: persist answers: %w", err)
 	}
-	var out AnswerCallsResult
+	var out turnapi.AnswerCallsResult
 	for _, m := range saved {
 		out.ResultMessageIDs = append(out.ResultMessageIDs, m.ID)
 	}

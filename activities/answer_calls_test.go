@@ -8,6 +8,7 @@ import (
 
 	"github.com/talaria-agent/talaria/internal/pgtest"
 	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -43,8 +44,8 @@ func testAnswerCalls(t *testing.T, dsn string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch := ExecuteToolsInput{TurnID: "t", SessionID: "s", Call: 1, AssistantMessageID: saved[0].ID,
-		Plan: []CallPlan{{ID: "skipped", Action: PlanSkip, Note: "Skipped: not approved."}}}
+	batch := turnapi.ExecuteToolsInput{TurnID: "t", SessionID: "s", Call: 1, AssistantMessageID: saved[0].ID,
+		Plan: []turnapi.CallPlan{{ID: "skipped", Action: turnapi.PlanSkip, Note: "Skipped: not approved."}}}
 	// The batch stored one result and claimed two more calls before it stopped.
 	if _, err := store.AppendMessages(ctx, []models.Message{{SessionID: "s", TurnID: "t", IdemKey: toolKey("t", 1, "ran"),
 		Role: "tool", ToolCallID: "ran", Name: "read_file", Content: "the real content"}}); err != nil {
@@ -56,7 +57,7 @@ func testAnswerCalls(t *testing.T, dsn string) {
 		}
 	}
 	a := &Activities{Store: store, Tools: tools.Default()}
-	out, err := a.AnswerCalls(ctx, AnswerCallsInput{Batch: batch, Interrupted: true})
+	out, err := a.AnswerCalls(ctx, turnapi.AnswerCallsInput{Batch: batch, Interrupted: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func testAnswerCalls(t *testing.T, dsn string) {
 	if earlier, err := store.ClaimTool(ctx, toolKey("t", 1, "waiting")); err != nil || !earlier {
 		t.Errorf("the unstarted call is not claimed: %v %v", earlier, err)
 	}
-	again, err := a.AnswerCalls(ctx, AnswerCallsInput{Batch: batch, Interrupted: true})
+	again, err := a.AnswerCalls(ctx, turnapi.AnswerCallsInput{Batch: batch, Interrupted: true})
 	if err != nil || len(again.ResultMessageIDs) != 0 {
 		t.Fatalf("second run answered %v (%v), want nothing", again.ResultMessageIDs, err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -18,7 +18,7 @@ const PromptFailedType = "prompt_failed"
 
 // BeginTurn creates the session when new, persists the user's message (once,
 // however often it is retried) and records the turn as running.
-func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTurnResult, error) {
+func (a *Activities) BeginTurn(ctx context.Context, in turnapi.BeginTurnInput) (turnapi.BeginTurnResult, error) {
 	if in.Workdir != "" {
 		// Unattended turns (cron) work in a directory of their own.
 		_ = os.MkdirAll(in.Workdir, 0o755)
@@ -28,19 +28,19 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 		in.Model = worker.Name // the turn uses this worker's model
 	}
 	if _, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model); err != nil {
-		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
 	// After a compaction the conversation goes on in the newest session of
 	// the lineage.
 	tip, err := a.Store.Tip(ctx, in.SessionID)
 	if err != nil {
-		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
 	grantScope := in.SessionID // approvals belong to the session the user names
 	in.SessionID = tip
 	sess, err := a.Store.Session(ctx, tip)
 	if err != nil {
-		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
 	if sess.SystemPrompt == "" {
 		if err := a.storePrompt(ctx, in); err != nil {
@@ -50,9 +50,9 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 				// The prompt is built from files (unreadable ones are
 				// skipped): what still fails would fail again, so the
 				// turn fails now with the reason instead of retrying.
-				return BeginTurnResult{}, temporal.NewNonRetryableApplicationError(err.Error(), PromptFailedType, err)
+				return turnapi.BeginTurnResult{}, temporal.NewNonRetryableApplicationError(err.Error(), PromptFailedType, err)
 			}
-			return BeginTurnResult{}, err
+			return turnapi.BeginTurnResult{}, err
 		}
 	}
 	rows, err := a.Store.AppendMessages(ctx, []models.Message{{
@@ -63,7 +63,7 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 		Content:   in.UserMessage,
 	}})
 	if err != nil {
-		return BeginTurnResult{}, fmt.Errorf("begin turn %s: persist user message: %w", in.TurnID, err)
+		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: persist user message: %w", in.TurnID, err)
 	}
 	if err := a.Store.UpsertTurn(ctx, models.Turn{
 		ID:        in.TurnID,
@@ -73,34 +73,34 @@ func (a *Activities) BeginTurn(ctx context.Context, in BeginTurnInput) (BeginTur
 		Status:    "running",
 		StartedAt: in.StartedAt,
 	}); err != nil {
-		return BeginTurnResult{}, fmt.Errorf("begin turn %s: record turn: %w", in.TurnID, err)
+		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: record turn: %w", in.TurnID, err)
 	}
 	providers := 0
 	if list, err := a.providers(in.Model); err == nil {
 		providers = len(list)
 	}
-	policy, err := a.TurnPolicy(ctx, TurnPolicyInput{SessionID: grantScope})
+	policy, err := a.TurnPolicy(ctx, turnapi.TurnPolicyInput{SessionID: grantScope})
 	if err != nil {
-		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
 	system, history, err := a.loadContext(ctx, tip)
 	if err != nil {
-		return BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
-	return BeginTurnResult{UserMessageID: rows[0].ID, Providers: providers,
+	return turnapi.BeginTurnResult{UserMessageID: rows[0].ID, Providers: providers,
 		Grants: policy.Grants, SessionID: tip, ApprovalPolicy: policy.ApprovalPolicy,
-		ContextTokens: contextTokens(system, history, a.schemaChars(in.Tools)), Worker: worker.reported()}, nil
+		ContextTokens: contextTokens(system, history, a.schemaChars(in.Tools)), Worker: reportedWorker(worker)}, nil
 }
 
 // TurnPolicy reports this worker's approval mode and the grants stored for
 // the session and for every session: to BeginTurn, and to each continued
 // run of a turn.
-func (a *Activities) TurnPolicy(ctx context.Context, in TurnPolicyInput) (TurnPolicyResult, error) {
+func (a *Activities) TurnPolicy(ctx context.Context, in turnapi.TurnPolicyInput) (turnapi.TurnPolicyResult, error) {
 	session, always, err := a.Store.Grants(ctx, in.SessionID)
 	if err != nil {
-		return TurnPolicyResult{}, fmt.Errorf("turn policy of %s: %w", in.SessionID, err)
+		return turnapi.TurnPolicyResult{}, fmt.Errorf("turn policy of %s: %w", in.SessionID, err)
 	}
-	return TurnPolicyResult{ApprovalPolicy: a.approvalPolicy(), Grants: approval.Grants{Session: session, Always: always}}, nil
+	return turnapi.TurnPolicyResult{ApprovalPolicy: a.approvalPolicy(), Grants: turnapi.Grants{Session: session, Always: always}}, nil
 }
 
 // approvalPolicy is the mode reported to turns: the configured one, ask when
@@ -114,12 +114,12 @@ func (a *Activities) approvalPolicy() string {
 
 // SaveGrant stores a session or always approval, so later turns (and, for
 // always, later sessions) do not ask again for that kind of command.
-func (a *Activities) SaveGrant(ctx context.Context, in SaveGrantInput) error {
+func (a *Activities) SaveGrant(ctx context.Context, in turnapi.SaveGrantInput) error {
 	scope := in.SessionID
 	switch in.Choice {
-	case approval.Always:
+	case turnapi.ChoiceAlways:
 		scope = models.AlwaysScope
-	case approval.Session:
+	case turnapi.ChoiceSession:
 	default:
 		return nil
 	}
@@ -127,7 +127,7 @@ func (a *Activities) SaveGrant(ctx context.Context, in SaveGrantInput) error {
 }
 
 // storePrompt builds and stores a new session's system prompt.
-func (a *Activities) storePrompt(ctx context.Context, in BeginTurnInput) error {
+func (a *Activities) storePrompt(ctx context.Context, in turnapi.BeginTurnInput) error {
 	text := a.SystemPrompt
 	if a.BuildPrompt != nil {
 		built, err := a.BuildPrompt(ctx, in.Model, in.Workdir)

@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -27,7 +28,7 @@ func TestBeginTurnPromptFailure(t *testing.T) {
 	a := &Activities{Store: store, BuildPrompt: func(context.Context, string, string) (string, error) {
 		return "", errors.New("project context: resolve \"w\": getwd: no such file or directory")
 	}}
-	_, err = a.BeginTurn(ctx, BeginTurnInput{TurnID: "t1", SessionID: "s1", TurnNumber: 1, Model: "m",
+	_, err = a.BeginTurn(ctx, turnapi.BeginTurnInput{TurnID: "t1", SessionID: "s1", TurnNumber: 1, Model: "m",
 		UserMessage: "hi", StartedAt: time.Now()})
 	app, ok := err.(*temporal.ApplicationError)
 	if !ok || !app.NonRetryable() || app.Type() != PromptFailedType {
@@ -39,7 +40,7 @@ func TestBeginTurnPromptFailure(t *testing.T) {
 
 	// A store error is not a prompt failure.
 	store.Close()
-	_, err = a.BeginTurn(ctx, BeginTurnInput{TurnID: "t2", SessionID: "s2", TurnNumber: 1, Model: "m",
+	_, err = a.BeginTurn(ctx, turnapi.BeginTurnInput{TurnID: "t2", SessionID: "s2", TurnNumber: 1, Model: "m",
 		UserMessage: "hi", StartedAt: time.Now()})
 	if err == nil {
 		t.Fatal("BeginTurn on a closed store succeeded")

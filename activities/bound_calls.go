@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -53,7 +54,7 @@ func BoundCalls(calls []models.ToolCall) []models.ToolCall {
 		calls = calls[:MaxCallsPerReply]
 	}
 	for i := range calls {
-		if id := calls[i].ID; !utf8.ValidString(id) || JSONLen(id) != len(id) {
+		if id := calls[i].ID; !utf8.ValidString(id) || turnapi.JSONLen(id) != len(id) {
 			sum := sha256.Sum256([]byte(id))
 			calls[i].ID = "call_" + hex.EncodeToString(sum[:12])
 		}
@@ -64,7 +65,7 @@ func BoundCalls(calls []models.ToolCall) []models.ToolCall {
 // fitRefs cuts what refs show a person (questions, choices, commands)
 // evenly, so that the refs together encode within refsBudget; what the
 // loop decides by (ids, names, keys, risks) is never cut. Pure.
-func fitRefs(refs []ToolCallRef) {
+func fitRefs(refs []turnapi.ToolCallRef) {
 	total := encodedLen(refs)
 	if total <= refsBudget {
 		return
@@ -90,23 +91,23 @@ func fitRefs(refs []ToolCallRef) {
 // minShare is the least a ref keeps of each text it shows.
 const minShare = 96
 
-func displayLen(r ToolCallRef) int {
-	n := JSONLen(r.Question) + JSONLen(r.Command)
+func displayLen(r turnapi.ToolCallRef) int {
+	n := turnapi.JSONLen(r.Question) + turnapi.JSONLen(r.Command)
 	for _, c := range r.Choices {
-		n += JSONLen(c) + 3
+		n += turnapi.JSONLen(c) + 3
 	}
 	return n
 }
 
 // shrinkDisplay cuts a ref's shown texts to about share encoded bytes.
-func shrinkDisplay(r *ToolCallRef, share int) {
+func shrinkDisplay(r *turnapi.ToolCallRef, share int) {
 	if r.Command != "" {
-		r.Command = BoundText(r.Command, max(share, minShare))
+		r.Command = turnapi.BoundText(r.Command, max(share, minShare))
 	}
 	if r.Question == "" && len(r.Choices) == 0 {
 		return
 	}
-	r.Question = BoundText(r.Question, max(share/2, minShare))
+	r.Question = turnapi.BoundText(r.Question, max(share/2, minShare))
 	if len(r.Choices) == 0 {
 		return
 	}
@@ -114,7 +115,7 @@ func shrinkDisplay(r *ToolCallRef, share int) {
 	each := max(share/2/keep, minShare)
 	choices := make([]string, 0, keep)
 	for _, c := range r.Choices[:keep] {
-		choices = append(choices, BoundText(c, each))
+		choices = append(choices, turnapi.BoundText(c, each))
 	}
 	r.Choices = choices
 }

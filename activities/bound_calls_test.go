@@ -8,6 +8,7 @@ import (
 
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/transcript"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -47,7 +48,7 @@ func TestBoundCalls(t *testing.T) {
 				if (tc.ID != before[i]) != c.changed {
 					t.Fatalf("id %q became %q", before[i], tc.ID)
 				}
-				if JSONLen(tc.ID) != len(tc.ID) || seen[tc.ID] {
+				if turnapi.JSONLen(tc.ID) != len(tc.ID) || seen[tc.ID] {
 					t.Fatalf("id %q is not plain or not unique", tc.ID)
 				}
 				seen[tc.ID] = true
@@ -84,8 +85,8 @@ func TestRefsOfAFullBatchStaySmall(t *testing.T) {
 				calls[i] = models.ToolCall{ID: fmt.Sprintf("call_%03d_%s", i, strings.Repeat("x", 119)), Function: models.FunctionCall{Name: k.name, Arguments: k.args}}
 			}
 			res := DescribeReply(&models.Message{ID: 1, ToolCalls: calls}, []string{tools.ClarifyName, "terminal"})
-			if n := encodedLen(res); n > MaxPayloadBytes {
-				t.Fatalf("the result encodes to %d bytes, above %d", n, MaxPayloadBytes)
+			if n := encodedLen(res); n > turnapi.MaxPayloadBytes {
+				t.Fatalf("the result encodes to %d bytes, above %d", n, turnapi.MaxPayloadBytes)
 			}
 			for _, r := range res.ToolCalls {
 				if r.Name == tools.ClarifyName && (r.Question == "" || len(r.Choices) == 0) {

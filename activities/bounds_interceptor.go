@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
 )
@@ -44,9 +45,9 @@ func (b *boundsActivity) ExecuteActivity(ctx context.Context, in *interceptor.Ex
 	if err != nil {
 		return res, BoundFailure(err)
 	}
-	if n := encodedLen(res); n > MaxPayloadBytes {
+	if n := encodedLen(res); n > turnapi.MaxPayloadBytes {
 		return nil, temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("result of %d bytes is above the history bound of %d bytes", n, MaxPayloadBytes), PayloadTooLarge, nil)
+			fmt.Sprintf("result of %d bytes is above the history bound of %d bytes", n, turnapi.MaxPayloadBytes), PayloadTooLarge, nil)
 	}
 	return res, nil
 }
@@ -69,7 +70,7 @@ func encodedLen(v any) int {
 // retryability and retry delay with the message cut and no cause chain.
 // Cancellations and timeouts pass unchanged. Pure.
 func BoundFailure(err error) error {
-	if err == nil || len(err.Error()) <= MaxErrorBytes {
+	if err == nil || len(err.Error()) <= turnapi.MaxErrorBytes {
 		return err
 	}
 	var canceled *temporal.CanceledError
@@ -84,5 +85,5 @@ func BoundFailure(err error) error {
 		opts.NonRetryable = appErr.NonRetryable()
 		opts.NextRetryDelay = appErr.NextRetryDelay()
 	}
-	return temporal.NewApplicationErrorWithOptions(BoundError(err.Error()), kind, opts)
+	return temporal.NewApplicationErrorWithOptions(turnapi.BoundError(err.Error()), kind, opts)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
@@ -80,7 +81,7 @@ func TestBoundsInterceptor(t *testing.T) {
 				if !errors.As(err, &appErr) {
 					t.Fatalf("got %v, want an application error", err)
 				}
-				if appErr.Type() != c.wantType || !appErr.NonRetryable() || len(appErr.Message()) > MaxErrorBytes {
+				if appErr.Type() != c.wantType || !appErr.NonRetryable() || len(appErr.Message()) > turnapi.MaxErrorBytes {
 					t.Fatalf("type %q non-retryable %v message %d bytes", appErr.Type(), appErr.NonRetryable(), len(appErr.Message()))
 				}
 			})

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -29,7 +30,7 @@ func TestJSONLenMatchesEncoding(t *testing.T) {
 		"", "plain", "quote \" and \\ backslash", "nl\n tab\t cr\r", "\x00\x01\x1f", "<a>&b",
 		"é 日本 🙂", "\u2028\u2029", "bad \xff\xfe utf8", strings.Repeat("\x00", 100),
 	} {
-		if got, want := JSONLen(s), encodedString(t, s); got != want {
+		if got, want := turnapi.JSONLen(s), encodedString(t, s); got != want {
 			t.Errorf("JSONLen(%q) = %d, encoding takes %d", s, got, want)
 		}
 	}
@@ -51,12 +52,12 @@ func TestClipJSON(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, clipped := ClipJSON(c.in, c.max)
+			got, clipped := turnapi.ClipJSON(c.in, c.max)
 			if clipped != c.clipped {
 				t.Errorf("clipped = %v, want %v", clipped, c.clipped)
 			}
-			if JSONLen(got) > c.max {
-				t.Errorf("%q encodes to %d bytes, above %d", got, JSONLen(got), c.max)
+			if turnapi.JSONLen(got) > c.max {
+				t.Errorf("%q encodes to %d bytes, above %d", got, turnapi.JSONLen(got), c.max)
 			}
 			if !strings.HasPrefix(c.in, got) {
 				t.Errorf("%q is not a prefix of %q", got, c.in)
@@ -77,18 +78,18 @@ func TestBoundText(t *testing.T) {
 		{"short kept", "a short error", 100},
 		{"long cut", strings.Repeat("x", 10_000), 100},
 		{"NULs cut", strings.Repeat("\x00", 10_000), 100},
-		{"10 MB cut", strings.Repeat("y", 10<<20), MaxErrorBytes},
+		{"10 MB cut", strings.Repeat("y", 10<<20), turnapi.MaxErrorBytes},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := BoundText(c.in, c.max)
-			if JSONLen(got) > c.max {
-				t.Fatalf("bounded text encodes to %d bytes, above %d", JSONLen(got), c.max)
+			got := turnapi.BoundText(c.in, c.max)
+			if turnapi.JSONLen(got) > c.max {
+				t.Fatalf("bounded text encodes to %d bytes, above %d", turnapi.JSONLen(got), c.max)
 			}
-			if JSONLen(c.in) <= c.max && got != c.in {
+			if turnapi.JSONLen(c.in) <= c.max && got != c.in {
 				t.Fatalf("text within the bound changed: %q", got)
 			}
-			if JSONLen(c.in) > c.max && !strings.Contains(got, "bytes not shown]") {
+			if turnapi.JSONLen(c.in) > c.max && !strings.Contains(got, "bytes not shown]") {
 				t.Fatalf("cut text does not say so: %q", got)
 			}
 		})
@@ -117,8 +118,8 @@ func TestBoundFailure(t *testing.T) {
 			if !errors.As(got, &appErr) {
 				t.Fatalf("got %T, want an application error", got)
 			}
-			if len(appErr.Message()) > MaxErrorBytes {
-				t.Fatalf("message of %d bytes, above %d", len(appErr.Message()), MaxErrorBytes)
+			if len(appErr.Message()) > turnapi.MaxErrorBytes {
+				t.Fatalf("message of %d bytes, above %d", len(appErr.Message()), turnapi.MaxErrorBytes)
 			}
 			if appErr.Type() != c.kind || appErr.NonRetryable() != c.nonRetryable || appErr.NextRetryDelay() != c.delay {
 				t.Fatalf("type %q non-retryable %v delay %v; want %q %v %v",
@@ -148,11 +149,11 @@ func TestDescribeReplyBoundsWhatTheModelSent(t *testing.T) {
 	if n := encodedLen(res); n > 64<<10 {
 		t.Fatalf("result encodes to %d bytes", n)
 	}
-	if !res.ToolCalls[0].Unknown || len(res.ToolCalls[0].Name) > MaxNameBytes {
+	if !res.ToolCalls[0].Unknown || len(res.ToolCalls[0].Name) > turnapi.MaxNameBytes {
 		t.Fatalf("huge name: unknown %v, %d bytes", res.ToolCalls[0].Unknown, len(res.ToolCalls[0].Name))
 	}
-	if got := res.ToolCalls[1]; len(got.Choices) != MaxChoices || JSONLen(got.Question) > MaxQuestionBytes {
-		t.Fatalf("clarify: %d choices, question %d bytes", len(got.Choices), JSONLen(got.Question))
+	if got := res.ToolCalls[1]; len(got.Choices) != turnapi.MaxChoices || turnapi.JSONLen(got.Question) > turnapi.MaxQuestionBytes {
+		t.Fatalf("clarify: %d choices, question %d bytes", len(got.Choices), turnapi.JSONLen(got.Question))
 	}
 	if res.ToolCalls[2].Command == "" || len(res.ToolCalls[2].Command) > 1000 {
 		t.Fatalf("terminal command shown as %d bytes", len(res.ToolCalls[2].Command))
@@ -179,7 +180,7 @@ func TestTerminalAssessmentIsBounded(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			describe := func(cmd string) ToolCallRef {
+			describe := func(cmd string) turnapi.ToolCallRef {
 				args, _ := json.Marshal(map[string]string{"command": cmd})
 				m := &models.Message{ToolCalls: []models.ToolCall{{ID: "a", Function: models.FunctionCall{Name: "terminal", Arguments: string(args)}}}}
 				return DescribeReply(m, []string{"terminal"}).ToolCalls[0]

@@ -19,6 +19,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/transcript"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -32,34 +33,34 @@ const ContinuationPrompt = "[System: Your previous response was cut off by the o
 // stored returns it without calling the model again. Tool names are repaired
 // and arguments checked before the reply is stored; a reply the loop will
 // discard (empty, cut off, invalid arguments) is stored hidden.
-func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallModelResult, error) {
+func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (turnapi.CallModelResult, error) {
 	key := replyKey(in.TurnID, in.Call)
 	if stored, err := a.Store.MessageByKey(ctx, key); err == nil {
 		res := a.describeReply(stored, usageOf(stored), false, in.Tools)
 		system, history, err := a.loadContext(ctx, in.SessionID)
 		if err != nil {
-			return CallModelResult{}, fmt.Errorf("call model: %w", err)
+			return turnapi.CallModelResult{}, fmt.Errorf("call model: %w", err)
 		}
 		res.ContextTokens = contextTokens(system, history, a.schemaChars(in.Tools))
 		return res, nil
 	} else if !errors.Is(err, models.ErrNotFound) {
-		return CallModelResult{}, fmt.Errorf("call model: look up stored reply: %w", err)
+		return turnapi.CallModelResult{}, fmt.Errorf("call model: look up stored reply: %w", err)
 	}
 
 	if err := a.storeSteers(ctx, in); err != nil {
-		return CallModelResult{}, err
+		return turnapi.CallModelResult{}, err
 	}
 	system, history, err := a.loadContext(ctx, in.SessionID)
 	if err != nil {
-		return CallModelResult{}, fmt.Errorf("call model: %w", err)
+		return turnapi.CallModelResult{}, fmt.Errorf("call model: %w", err)
 	}
 	req, err := a.buildRequest(ctx, system, history, in)
 	if err != nil {
-		return CallModelResult{}, err
+		return turnapi.CallModelResult{}, err
 	}
 	provider, err := a.provider(in.Model, in.Provider)
 	if err != nil {
-		return CallModelResult{}, err
+		return turnapi.CallModelResult{}, err
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
 	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
@@ -79,7 +80,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 		err = modelError(ctx, err, in.MaxRetryAfter)
 		announceRetry(ctx, pub, err)
 		a.closePublisher(ctx, pub)
-		return CallModelResult{}, err
+		return turnapi.CallModelResult{}, err
 	}
 	a.closePublisher(ctx, pub)
 
@@ -99,7 +100,7 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 	msg.Hidden = classify(&msg).Discarded() || hasInvalidArgs(calls)
 	rows, err := a.Store.AppendMessages(ctx, []models.Message{msg})
 	if err != nil {
-		return CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
+		return turnapi.CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
 	}
 	res := a.describeReply(&rows[0], usageOf(&rows[0]), false, in.Tools)
 	if !rows[0].Hidden {
@@ -111,13 +112,13 @@ func (a *Activities) CallModel(ctx context.Context, in CallModelInput) (CallMode
 }
 
 // usageOf is the usage stored with a reply (a retry reports it again).
-func usageOf(m *models.Message) Usage {
-	return Usage{PromptTokens: m.PromptTokens, CompletionTokens: m.CompletionTokens,
+func usageOf(m *models.Message) turnapi.Usage {
+	return turnapi.Usage{PromptTokens: m.PromptTokens, CompletionTokens: m.CompletionTokens,
 		TotalTokens: m.PromptTokens + m.CompletionTokens}
 }
 
 // storeSteers stores the steers delivered with this call, once.
-func (a *Activities) storeSteers(ctx context.Context, in CallModelInput) error {
+func (a *Activities) storeSteers(ctx context.Context, in turnapi.CallModelInput) error {
 	if len(in.Steers) == 0 {
 		return nil
 	}
@@ -183,7 +184,7 @@ func classify(m *models.Message) loop.ReplyKind {
 }
 
 // describeReply builds the activity result from a stored reply.
-func (a *Activities) describeReply(m *models.Message, usage Usage, recovered bool, allow []string) CallModelResult {
+func (a *Activities) describeReply(m *models.Message, usage turnapi.Usage, recovered bool, allow []string) turnapi.CallModelResult {
 	res := DescribeReply(m, a.allowed(allow))
 	res.Usage, res.Recovered = usage, recovered
 	for i := range res.ToolCalls {
@@ -195,8 +196,8 @@ func (a *Activities) describeReply(m *models.Message, usage Usage, recovered boo
 // DescribeReply is the loop's view of a stored reply, given the known tool
 // names: its kind, the visible text length and each call's name, validity
 // and guardrail key. Pure.
-func DescribeReply(m *models.Message, known []string) CallModelResult {
-	res := CallModelResult{
+func DescribeReply(m *models.Message, known []string) turnapi.CallModelResult {
+	res := turnapi.CallModelResult{
 		MessageID:      m.ID,
 		FinishReason:   m.FinishReason,
 		Kind:           classify(m),
@@ -209,7 +210,7 @@ func DescribeReply(m *models.Message, known []string) CallModelResult {
 		if len(tc.Function.Name) <= maxRepairName {
 			_, isKnown = loop.RepairToolName(tc.Function.Name, known)
 		}
-		ref := ToolCallRef{
+		ref := turnapi.ToolCallRef{
 			ID:      tc.ID, // bounded when stored (transcript.MaxToolCallIDLen)
 			Name:    tc.Function.Name,
 			Unknown: !isKnown || tc.Function.Name == "",
@@ -218,7 +219,7 @@ func DescribeReply(m *models.Message, known []string) CallModelResult {
 		}
 		if ref.Unknown {
 			// A name as sent may be anything: the ref keeps its beginning.
-			ref.Name = BoundText(ref.Name, MaxNameBytes)
+			ref.Name = turnapi.BoundText(ref.Name, turnapi.MaxNameBytes)
 		}
 		describeCall(&ref, tc.Function.Arguments)
 		res.ToolCalls = append(res.ToolCalls, ref)
@@ -229,7 +230,7 @@ func DescribeReply(m *models.Message, known []string) CallModelResult {
 
 // describeCall adds what the workflow needs to decide on a call before it
 // runs: a terminal command's risk, a clarify call's question.
-func describeCall(ref *ToolCallRef, args string) {
+func describeCall(ref *turnapi.ToolCallRef, args string) {
 	switch ref.Name {
 	case "terminal":
 		if cmd, workdir, ok := tools.TerminalCall(args); ok {
@@ -241,14 +242,14 @@ func describeCall(ref *ToolCallRef, args string) {
 			// quote the command (approval.MaxPattern bounds the pattern's
 			// bytes, not their JSON escapes).
 			ref.Risk.Pattern = boundPattern(ref.Risk.Pattern)
-			ref.Risk.Reason = BoundText(ref.Risk.Reason, maxReasonBytes)
-			if ref.Risk.Risk != approval.Safe {
+			ref.Risk.Reason = turnapi.BoundText(ref.Risk.Reason, maxReasonBytes)
+			if ref.Risk.Risk != turnapi.RiskSafe {
 				ref.Command = clipMiddle(text, 300, 200)
 			}
 		}
 	case tools.ClarifyName:
 		if q, ok := tools.ParseClarify(args); ok {
-			ref.Question, ref.Choices = BoundText(q.Question, MaxQuestionBytes), boundChoices(q.Choices)
+			ref.Question, ref.Choices = turnapi.BoundText(q.Question, turnapi.MaxQuestionBytes), boundChoices(q.Choices)
 		} else {
 			ref.Args = loop.ArgsInvalid
 		}
@@ -265,11 +266,11 @@ const (
 // encodes within maxPatternBytes, else its beginning and a digest of the
 // whole, so that it still tells commands apart. Pure.
 func boundPattern(p string) string {
-	if JSONLen(p) <= maxPatternBytes {
+	if turnapi.JSONLen(p) <= maxPatternBytes {
 		return p
 	}
 	sum := sha256.Sum256([]byte(p))
-	head, _ := ClipJSON(p, maxPatternBytes-100)
+	head, _ := turnapi.ClipJSON(p, maxPatternBytes-100)
 	return head + " … sha256:" + hex.EncodeToString(sum[:16])
 }
 
@@ -279,10 +280,10 @@ func boundChoices(choices []string) []string {
 	if len(choices) == 0 {
 		return choices
 	}
-	n := min(len(choices), MaxChoices)
+	n := min(len(choices), turnapi.MaxChoices)
 	out := make([]string, 0, n)
 	for _, c := range choices[:n] {
-		out = append(out, BoundText(c, MaxChoiceBytes))
+		out = append(out, turnapi.BoundText(c, turnapi.MaxChoiceBytes))
 	}
 	return out
 }
@@ -324,7 +325,7 @@ func callDigest(name, args string) string {
 
 // buildRequest assembles the chat request from stored history and the
 // request-only additions of this call.
-func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in CallModelInput) (openai.ChatCompletionRequest, error) {
+func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in turnapi.CallModelInput) (openai.ChatCompletionRequest, error) {
 	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+3)
 	if system != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
@@ -399,14 +400,14 @@ func (a *Activities) provider(model string, index int) (llm.Provider, error) {
 func (a *Activities) providers(model string) ([]llm.Provider, error) {
 	if a.Providers == nil {
 		return nil, temporal.NewNonRetryableApplicationError(
-			"no model endpoint is configured on this worker", string(llm.ClassAuth), nil)
+			"no model endpoint is configured on this worker", string(turnapi.ClassAuth), nil)
 	}
 	list, err := a.Providers(model)
 	if err == nil && len(list) == 0 {
 		err = errors.New("no model provider is configured")
 	}
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), string(llm.ClassAuth), err)
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), string(turnapi.ClassAuth), err)
 	}
 	return list, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/compress"
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -24,11 +25,11 @@ import (
 //
 // A retry finds the child made by an earlier attempt and returns it. A
 // conversation too short to have a middle is not compacted.
-func (a *Activities) CompressContext(ctx context.Context, in CompressContextInput) (CompressContextResult, error) {
+func (a *Activities) CompressContext(ctx context.Context, in turnapi.CompressContextInput) (turnapi.CompressContextResult, error) {
 	schema := a.schemaChars(in.Tools)
 	tip, err := a.Store.Tip(ctx, in.SessionID)
 	if err != nil {
-		return CompressContextResult{}, fmt.Errorf("compress context of %s: %w", in.SessionID, err)
+		return turnapi.CompressContextResult{}, fmt.Errorf("compress context of %s: %w", in.SessionID, err)
 	}
 	if tip != in.SessionID {
 		if err := a.copyTodos(ctx, in.SessionID, tip); err != nil {
@@ -36,16 +37,16 @@ func (a *Activities) CompressContext(ctx context.Context, in CompressContextInpu
 		}
 		system, history, err := a.loadContext(ctx, tip)
 		if err != nil {
-			return CompressContextResult{}, fmt.Errorf("compress context: %w", err)
+			return turnapi.CompressContextResult{}, fmt.Errorf("compress context: %w", err)
 		}
-		return CompressContextResult{SessionID: tip, Compacted: true, After: contextTokens(system, history, schema)}, nil
+		return turnapi.CompressContextResult{SessionID: tip, Compacted: true, After: contextTokens(system, history, schema)}, nil
 	}
 
 	system, history, err := a.loadContext(ctx, in.SessionID)
 	if err != nil {
-		return CompressContextResult{}, fmt.Errorf("compress context: %w", err)
+		return turnapi.CompressContextResult{}, fmt.Errorf("compress context: %w", err)
 	}
-	res := CompressContextResult{SessionID: in.SessionID, Before: contextTokens(system, history, schema)}
+	res := turnapi.CompressContextResult{SessionID: in.SessionID, Before: contextTokens(system, history, schema)}
 	plan := compress.Split(history, a.CompactKeepFirst, a.CompactKeepLast)
 	if len(plan.Middle) == 0 {
 		res.After = res.Before
@@ -63,7 +64,7 @@ func (a *Activities) CompressContext(ctx context.Context, in CompressContextInpu
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return CompressContextResult{}, ctx.Err()
+			return turnapi.CompressContextResult{}, ctx.Err()
 		}
 		a.logger().Warn("context summary failed; using the static summary", "session", in.SessionID, "error", err)
 		summary, res.Fallback, res.SummaryError = compress.FallbackSummary(plan.Head, plan.Middle), true, err.Error()
@@ -80,7 +81,7 @@ func (a *Activities) CompressContext(ctx context.Context, in CompressContextInpu
 	msgs := compactedMessages(plan, in.TurnID, summary)
 	child, err := a.Store.CompactSession(ctx, in.SessionID, prompt, msgs)
 	if err != nil {
-		return CompressContextResult{}, fmt.Errorf("compress context of %s: %w", in.SessionID, err)
+		return turnapi.CompressContextResult{}, fmt.Errorf("compress context of %s: %w", in.SessionID, err)
 	}
 	// The child exists from here on and the conversation goes on there, so
 	// nothing after this point fails the compaction.
@@ -125,7 +126,7 @@ func withoutUsage(m models.Message) models.Message {
 // summarise asks the model for the structured summary of middle. The call
 // is bounded as CallModel's: it ends after in.IdleTimeout without progress,
 // and a provider's Retry-After is reported capped at in.MaxRetryAfter.
-func (a *Activities) summarise(ctx context.Context, in CompressContextInput, middle []models.Message, previous string) (string, error) {
+func (a *Activities) summarise(ctx context.Context, in turnapi.CompressContextInput, middle []models.Message, previous string) (string, error) {
 	provider, err := a.provider(in.Model, in.Provider)
 	if err != nil {
 		return "", err

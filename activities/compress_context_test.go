@@ -12,6 +12,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/compress"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -196,7 +197,7 @@ func TestSummaryCallIsBoundedLikeAModelCall(t *testing.T) {
 		step fakellm.Step
 		want string
 	}{
-		{"a model that never answers", fakellm.Step{Hang: true}, string(llm.ClassTimeout)},
+		{"a model that never answers", fakellm.Step{Hang: true}, string(turnapi.ClassTimeout)},
 		{"a day's Retry-After", fakellm.Step{Status: 429, RetryAfter: "86400"}, "capped at 2s"},
 	}
 	for _, tt := range tests {
@@ -230,7 +231,7 @@ func TestSummaryCallIsBoundedLikeAModelCall(t *testing.T) {
 				Providers: func(string) ([]llm.Provider, error) {
 					return []llm.Provider{{BaseURL: srv.URL(), APIKey: "k", Model: "m"}}, nil
 				}}
-			res, err := a.CompressContext(ctx, CompressContextInput{TurnID: "t", SessionID: "s", Model: "m",
+			res, err := a.CompressContext(ctx, turnapi.CompressContextInput{TurnID: "t", SessionID: "s", Model: "m",
 				IdleTimeout: 300 * time.Millisecond, MaxRetryAfter: 2 * time.Second})
 			if err != nil {
 				t.Fatalf("compaction failed: %v", err)

@@ -15,51 +15,29 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
-
-// Delivery of scheduled job results.
-const (
-	DeliverName       = "Deliver"
-	PreRunScriptName  = "PreRunScript"
-	FinishCronRunName = "FinishCronRun"
-)
-
-// SilentMarker as a job's final answer suppresses delivery.
-const SilentMarker = "[SILENT]"
-
-// DeliverInput sends one job result to one target.
-type DeliverInput struct {
-	Target  string // "local" or "webhook:<url>"
-	JobID   string
-	JobName string
-	Slot    time.Time
-	Text    string
-	Status  string
-	// MessageID, when set, names the stored answer to deliver in full
-	// (Text is then only its preview): history never carries a long answer.
-	MessageID int64 `json:",omitempty"`
-}
 
 // Deliverer sends a job result to one kind of target. "local" and "webhook"
 // are built in; other kinds (messenger gateways) plug in through
 // Activities.Deliverers under the target's scheme ("telegram:<chat>" → "telegram").
 type Deliverer interface {
-	Deliver(ctx context.Context, in DeliverInput) (where string, err error)
+	Deliver(ctx context.Context, in turnapi.DeliverInput) (where string, err error)
 }
 
 // DelivererFunc adapts a function to Deliverer.
-type DelivererFunc func(ctx context.Context, in DeliverInput) (string, error)
+type DelivererFunc func(ctx context.Context, in turnapi.DeliverInput) (string, error)
 
 // Deliver implements Deliverer.
-func (f DelivererFunc) Deliver(ctx context.Context, in DeliverInput) (string, error) {
+func (f DelivererFunc) Deliver(ctx context.Context, in turnapi.DeliverInput) (string, error) {
 	return f(ctx, in)
 }
 
 // Deliver writes a result to its target with the deliverer of the target's
 // scheme. A failure is retried by Temporal with backoff; an unknown or
 // malformed target is not.
-func (a *Activities) Deliver(ctx context.Context, in DeliverInput) (string, error) {
+func (a *Activities) Deliver(ctx context.Context, in turnapi.DeliverInput) (string, error) {
 	scheme, _, _ := strings.Cut(in.Target, ":")
 	d := a.deliverer(scheme)
 	if d == nil {
@@ -102,7 +80,7 @@ func LocalOutputPath(home, jobName string, slot time.Time) string {
 }
 
 // deliverLocal writes a Markdown file under $TALARIA_HOME/cron/output/<job>/.
-func (a *Activities) deliverLocal(_ context.Context, in DeliverInput) (string, error) {
+func (a *Activities) deliverLocal(_ context.Context, in turnapi.DeliverInput) (string, error) {
 	path := LocalOutputPath(a.Home, in.JobName, in.Slot)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", fmt.Errorf("deliver locally: %w", err)
@@ -115,7 +93,7 @@ func (a *Activities) deliverLocal(_ context.Context, in DeliverInput) (string, e
 }
 
 // deliverWebhook POSTs the result as JSON; a non-2xx answer is an error.
-func deliverWebhook(ctx context.Context, in DeliverInput) (string, error) {
+func deliverWebhook(ctx context.Context, in turnapi.DeliverInput) (string, error) {
 	url := strings.TrimPrefix(in.Target, "webhook:")
 	payload, _ := json.Marshal(map[string]any{"job": in.JobName, "job_id": in.JobID,
 		"scheduled_at": in.Slot.UTC().Format(time.RFC3339), "status": in.Status, "text": in.Text})
@@ -158,12 +136,32 @@ func (a *Activities) PreRunScript(ctx context.Context, script, dir string) (stri
 	return text, nil
 }
 
-// FinishCronRunInput records a scheduled run's outcome.
-type FinishCronRunInput struct {
-	Run models.CronRun
+// FinishCronRun records how a scheduled run ended.
+func (a *Activities) FinishCronRun(ctx context.Context, in turnapi.FinishCronRunInput) error {
+	run, err := cronRunModel(in.Run)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("finish cron run: %v", err), "BadRunStatus", nil)
+	}
+	if err := a.Store.UpdateRun(ctx, run); err != nil {
+		return fmt.Errorf("finish cron run %s at %s: %w", run.JobID, run.ScheduledAt.Format(time.RFC3339), err)
+	}
+	return nil
 }
 
-// FinishCronRun records how a scheduled run ended.
-func (a *Activities) FinishCronRun(ctx context.Context, in FinishCronRunInput) error {
-	return a.Store.UpdateRun(ctx, in.Run)
+// cronRunStatuses maps the statuses a run's workflow reports to the store's.
+var cronRunStatuses = map[turnapi.CronRunStatus]string{
+	turnapi.CronRunCompleted: models.RunCompleted,
+	turnapi.CronRunFailed:    models.RunFailed,
+}
+
+// cronRunModel is the store's record of a finished run. Pure.
+func cronRunModel(r turnapi.CronRunRecord) (models.CronRun, error) {
+	status, ok := cronRunStatuses[r.Status]
+	if !ok {
+		return models.CronRun{}, fmt.Errorf("unknown run status %q", r.Status)
+	}
+	return models.CronRun{
+		JobID: r.JobID, ScheduledAt: r.ScheduledAt, WorkflowID: r.WorkflowID, Status: status,
+		StartedAt: r.StartedAt, EndedAt: r.EndedAt, ExitReason: r.ExitReason, Delivery: r.Delivery, Error: r.Error,
+	}, nil
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // TestDescribeTerminalWorkdir: a terminal call's workdir argument is part
@@ -12,24 +12,24 @@ import (
 func TestDescribeTerminalWorkdir(t *testing.T) {
 	cases := []struct {
 		args    string
-		risk    approval.Risk
+		risk    turnapi.Risk
 		command string // what the person is shown, when asked
 	}{
-		{`{"command":"ls -la"}`, approval.Safe, ""},
-		{`{"command":"ls -la","workdir":"/"}`, approval.Safe, ""},
-		{`{"command":"rm -rf *","workdir":"/"}`, approval.Blocked, "cd '/' && rm -rf *"},
-		{`{"command":"rm -rf ./build"}`, approval.Dangerous, "rm -rf ./build"},
-		{`{"command":"rm -rf ./build","workdir":"sub"}`, approval.Dangerous, "cd 'sub' && rm -rf ./build"},
+		{`{"command":"ls -la"}`, turnapi.RiskSafe, ""},
+		{`{"command":"ls -la","workdir":"/"}`, turnapi.RiskSafe, ""},
+		{`{"command":"rm -rf *","workdir":"/"}`, turnapi.RiskBlocked, "cd '/' && rm -rf *"},
+		{`{"command":"rm -rf ./build"}`, turnapi.RiskDangerous, "rm -rf ./build"},
+		{`{"command":"rm -rf ./build","workdir":"sub"}`, turnapi.RiskDangerous, "cd 'sub' && rm -rf ./build"},
 	}
 	for _, c := range cases {
-		ref := ToolCallRef{Name: "terminal"}
+		ref := turnapi.ToolCallRef{Name: "terminal"}
 		describeCall(&ref, c.args)
 		if ref.Risk.Risk != c.risk || ref.Command != c.command {
 			t.Errorf("%s: risk %v, shown %q; want %v, %q", c.args, ref.Risk.Risk, ref.Command, c.risk, c.command)
 		}
 	}
 	// A grant for the command in one directory does not cover it in another.
-	here, there := ToolCallRef{Name: "terminal"}, ToolCallRef{Name: "terminal"}
+	here, there := turnapi.ToolCallRef{Name: "terminal"}, turnapi.ToolCallRef{Name: "terminal"}
 	describeCall(&here, `{"command":"rm -rf ./build"}`)
 	describeCall(&there, `{"command":"rm -rf ./build","workdir":"../other"}`)
 	if here.Risk.GrantKey() == there.Risk.GrantKey() || !strings.Contains(there.Command, "../other") {

@@ -16,6 +16,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -24,29 +25,29 @@ import (
 // call id, in call order. Calls the plan rejects, skips or blocks are answered
 // without running. A pluggable guardrail hook may warn about a call or halt
 // the batch before anything runs.
-func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (ExecuteToolsResult, error) {
+func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsInput) (turnapi.ExecuteToolsResult, error) {
 	msg, err := a.Store.Message(ctx, in.AssistantMessageID)
 	if err != nil {
-		return ExecuteToolsResult{}, fmt.Errorf("execute tools: load message %d: %w", in.AssistantMessageID, err)
+		return turnapi.ExecuteToolsResult{}, fmt.Errorf("execute tools: load message %d: %w", in.AssistantMessageID, err)
 	}
 	if in.Reveal && msg.Hidden {
 		if err := a.Store.RevealMessage(ctx, msg.ID); err != nil {
-			return ExecuteToolsResult{}, fmt.Errorf("execute tools: %w", err)
+			return turnapi.ExecuteToolsResult{}, fmt.Errorf("execute tools: %w", err)
 		}
 	}
-	plan := PlanByID(in.Plan)
-	var out ExecuteToolsResult
+	plan := turnapi.PlanByID(in.Plan)
+	var out turnapi.ExecuteToolsResult
 	out.HookHalt = a.applyHook(msg.ToolCalls, plan)
 
 	// A retried batch reuses the results it already stored: a tool that ran
 	// and was recorded is never run again.
 	stored, err := a.storedResults(ctx, in, msg.ToolCalls)
 	if err != nil {
-		return ExecuteToolsResult{}, err
+		return turnapi.ExecuteToolsResult{}, err
 	}
 	toRun, unsure, err := a.claim(ctx, in, msg.ToolCalls, plan, stored)
 	if err != nil {
-		return ExecuteToolsResult{}, err
+		return turnapi.ExecuteToolsResult{}, err
 	}
 	env := tools.Env{
 		Workdir:        in.Workdir,
@@ -67,7 +68,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	// shown too: its tool_end carries the refusal.
 	for _, tc := range msg.ToolCalls {
 		_, done := stored[tc.ID]
-		if p := plan.Get(tc.ID); p.Action == PlanRefused && !done {
+		if p := plan.Get(tc.ID); p.Action == turnapi.PlanRefused && !done {
 			pub.Publish(events.KindToolEnd, refusedEvent(tc.ID, tc.Function.Name, p.Note))
 		}
 	}
@@ -81,7 +82,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	a.closePublisher(ctx, pub)
 	for id, r := range stored {
 		ran[id] = r
-		plan[id] = CallPlan{ID: id, Action: PlanRun}
+		plan[id] = turnapi.CallPlan{ID: id, Action: turnapi.PlanRun}
 	}
 	for id, r := range unsure {
 		ran[id] = r
@@ -91,7 +92,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	out.Failed, out.Outcomes = summary.Failed, summary.Outcomes
 	explanation := in.Explanation
 	if explanation == "" && out.HookHalt != "" {
-		explanation = HaltExplanation(out.HookHalt)
+		explanation = turnapi.HaltExplanation(out.HookHalt)
 	}
 	if explanation != "" {
 		rows = append(rows, models.Message{
@@ -103,7 +104,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in ExecuteToolsInput) (Ex
 	// included) before reporting the cancellation.
 	saved, err := a.persistResults(ctx, in.Call, rows)
 	if err != nil {
-		return ExecuteToolsResult{}, fmt.Errorf("execute tools: persist results: %w", err)
+		return turnapi.ExecuteToolsResult{}, fmt.Errorf("execute tools: persist results: %w", err)
 	}
 	for _, m := range saved {
 		out.ResultMessageIDs = append(out.ResultMessageIDs, m.ID)
@@ -139,8 +140,8 @@ func ExplainCancelled(r tools.Result, cause error) tools.Result {
 // ComposeResults answers every call of a batch exactly once, in call order:
 // with its run's result when the plan ran it, or with the plan's answer.
 // ran holds the results of the calls that ran, by call id. Pure.
-func ComposeResults(in ExecuteToolsInput, calls []models.ToolCall, plan PlanIndex, ran map[string]tools.Result, known []string) ([]models.Message, ExecuteToolsResult) {
-	var out ExecuteToolsResult
+func ComposeResults(in turnapi.ExecuteToolsInput, calls []models.ToolCall, plan turnapi.PlanIndex, ran map[string]tools.Result, known []string) ([]models.Message, turnapi.ExecuteToolsResult) {
+	var out turnapi.ExecuteToolsResult
 	rows := make([]models.Message, 0, len(calls)+1)
 	for _, tc := range calls {
 		raw, failed := answer(tc, plan.Get(tc.ID), ran, known)
@@ -149,9 +150,9 @@ func ComposeResults(in ExecuteToolsInput, calls []models.ToolCall, plan PlanInde
 		}
 		// The guardrail compares raw results: a warning added to the text
 		// must not make an identical result look new.
-		out.Outcomes = append(out.Outcomes, CallOutcome{ID: tc.ID, Failed: failed, Digest: digest(raw)})
+		out.Outcomes = append(out.Outcomes, turnapi.CallOutcome{ID: tc.ID, Failed: failed, Digest: digest(raw)})
 		content := raw
-		if p := plan.Get(tc.ID); p.Action == PlanRun && p.Note != "" {
+		if p := plan.Get(tc.ID); p.Action == turnapi.PlanRun && p.Note != "" {
 			content += "\n\n[guardrail warning] " + p.Note
 		}
 		rows = append(rows, models.Message{
@@ -179,7 +180,7 @@ type ToolEvent struct {
 }
 
 func refusedEvent(id, name, note string) string {
-	data, _ := json.Marshal(ToolEvent{ID: id, Name: name, Failed: true, Refused: BoundText(note, 600)})
+	data, _ := json.Marshal(ToolEvent{ID: id, Name: name, Failed: true, Refused: turnapi.BoundText(note, 600)})
 	return string(data)
 }
 
@@ -209,11 +210,11 @@ const OutcomeUnknown = "Outcome unknown: the previous attempt may or may not hav
 // claim records a claim on every call about to run, before any runs. A call
 // an earlier attempt already claimed, without a stored result, runs again
 // only if its tool is idempotent; otherwise it is answered OutcomeUnknown.
-func (a *Activities) claim(ctx context.Context, in ExecuteToolsInput, calls []models.ToolCall, plan PlanIndex, stored map[string]tools.Result) ([]tools.Call, map[string]tools.Result, error) {
+func (a *Activities) claim(ctx context.Context, in turnapi.ExecuteToolsInput, calls []models.ToolCall, plan turnapi.PlanIndex, stored map[string]tools.Result) ([]tools.Call, map[string]tools.Result, error) {
 	var run []tools.Call
 	unsure := map[string]tools.Result{}
 	for _, tc := range calls {
-		if _, done := stored[tc.ID]; done || plan.Get(tc.ID).Action != PlanRun {
+		if _, done := stored[tc.ID]; done || plan.Get(tc.ID).Action != turnapi.PlanRun {
 			continue
 		}
 		earlier, err := a.Store.ClaimTool(ctx, toolKey(in.TurnID, in.Call, tc.ID))
@@ -236,7 +237,7 @@ func (a *Activities) idempotent(name string) bool {
 
 // storedResults returns the results of this batch already stored by an
 // earlier attempt, by call id.
-func (a *Activities) storedResults(ctx context.Context, in ExecuteToolsInput, calls []models.ToolCall) (map[string]tools.Result, error) {
+func (a *Activities) storedResults(ctx context.Context, in turnapi.ExecuteToolsInput, calls []models.ToolCall) (map[string]tools.Result, error) {
 	out := map[string]tools.Result{}
 	for _, tc := range calls {
 		m, err := a.Store.MessageByKey(ctx, toolKey(in.TurnID, in.Call, tc.ID))
@@ -251,40 +252,16 @@ func (a *Activities) storedResults(ctx context.Context, in ExecuteToolsInput, ca
 	return out, nil
 }
 
-// HaltExplanation is the assistant message stored when a guardrail stops a turn.
-func HaltExplanation(reason string) string {
-	return "I stopped here because a safety guardrail halted the tool calls: " + reason
-}
-
-// PlanIndex is a plan by call id; Get answers PlanRun for calls it does not mention.
-type PlanIndex map[string]CallPlan
-
-// PlanByID indexes a plan by call id.
-func PlanByID(plan []CallPlan) PlanIndex {
-	m := make(PlanIndex, len(plan))
-	for _, p := range plan {
-		m[p.ID] = p
-	}
-	return m
-}
-
-func (p PlanIndex) Get(id string) CallPlan {
-	if c, ok := p[id]; ok {
-		return c
-	}
-	return CallPlan{ID: id, Action: PlanRun}
-}
-
 // applyHook asks the pluggable guardrail about every call planned to run,
 // before any runs. A warning is added to the call's note; a halt blocks that
 // call, skips every other call and returns the reason.
-func (a *Activities) applyHook(calls []models.ToolCall, plan PlanIndex) string {
+func (a *Activities) applyHook(calls []models.ToolCall, plan turnapi.PlanIndex) string {
 	if a.Guardrail == nil {
 		return ""
 	}
 	for _, tc := range calls {
 		p := plan.Get(tc.ID)
-		if p.Action != PlanRun {
+		if p.Action != turnapi.PlanRun {
 			continue
 		}
 		d := a.Guardrail.BeforeTool(loop.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
@@ -297,7 +274,7 @@ func (a *Activities) applyHook(calls []models.ToolCall, plan PlanIndex) string {
 			for _, other := range calls {
 				ids = append(ids, other.ID)
 			}
-			for _, p := range HaltPlan(ids, tc.ID, d.Reason) {
+			for _, p := range turnapi.HaltPlan(ids, tc.ID, d.Reason) {
 				plan[p.ID] = p
 			}
 			return d.Reason
@@ -306,40 +283,24 @@ func (a *Activities) applyHook(calls []models.ToolCall, plan PlanIndex) string {
 	return ""
 }
 
-// HaltPlan blocks one call of a batch with reason and skips all the others.
-func HaltPlan(ids []string, blocked, reason string) []CallPlan {
-	plan := make([]CallPlan, 0, len(ids))
-	for _, id := range ids {
-		p := CallPlan{ID: id, Action: PlanSkip, Note: SkippedAfterHalt}
-		if id == blocked {
-			p = CallPlan{ID: id, Action: PlanBlocked, Note: reason}
-		}
-		plan = append(plan, p)
-	}
-	return plan
-}
-
-// SkippedAfterHalt answers the calls of a batch a guardrail halted.
-const SkippedAfterHalt = "Skipped: a guardrail halted this batch of tool calls, so this call was not run."
-
 // answer is the result text of one call and whether it counts as failed.
-func answer(tc models.ToolCall, p CallPlan, ran map[string]tools.Result, known []string) (string, bool) {
+func answer(tc models.ToolCall, p turnapi.CallPlan, ran map[string]tools.Result, known []string) (string, bool) {
 	switch p.Action {
-	case PlanRun:
+	case turnapi.PlanRun:
 		r, ok := ran[tc.ID]
 		if !ok {
 			return errorResult("the tool call was not run"), true
 		}
 		return r.Content, r.IsError
-	case PlanUnknown:
+	case turnapi.PlanUnknown:
 		return UnknownToolMessage(tc.Function.Name, known), true
-	case PlanInvalidArgs:
+	case turnapi.PlanInvalidArgs:
 		return InvalidArgumentsMessage(tc.Function.Name, tc.Function.Arguments), true
-	case PlanBlocked:
+	case turnapi.PlanBlocked:
 		return errorResult("blocked by a guardrail: " + p.Note), true
-	case PlanRefused:
+	case turnapi.PlanRefused:
 		return p.Note, true
-	case PlanAnswer:
+	case turnapi.PlanAnswer:
 		return p.Note, false
 	default:
 		note := p.Note

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -36,8 +37,8 @@ func TestDuplicateKeyCallIsAnsweredAsInvalid(t *testing.T) {
 			if res.ToolCalls[0].Command != "" {
 				t.Errorf("approval was given a command to assess: %q", res.ToolCalls[0].Command)
 			}
-			rows, summary := ComposeResults(ExecuteToolsInput{SessionID: "s", TurnID: "t"}, msg.ToolCalls,
-				PlanByID([]CallPlan{{ID: "c1", Action: PlanInvalidArgs}}), nil, nil)
+			rows, summary := ComposeResults(turnapi.ExecuteToolsInput{SessionID: "s", TurnID: "t"}, msg.ToolCalls,
+				turnapi.PlanByID([]turnapi.CallPlan{{ID: "c1", Action: turnapi.PlanInvalidArgs}}), nil, nil)
 			if summary.Failed != 1 || len(rows) != 1 {
 				t.Fatalf("rows %+v summary %+v", rows, summary)
 			}

@@ -6,14 +6,15 @@ import (
 
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/transcript"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
 // FinishTurn records how the turn ended and names the final answer: its
 // message id, and its text when small (else a clipped preview; the store has
 // it all), so the result stays small whatever the model wrote.
-func (a *Activities) FinishTurn(ctx context.Context, in FinishTurnInput) (FinishTurnResult, error) {
-	var res FinishTurnResult
+func (a *Activities) FinishTurn(ctx context.Context, in turnapi.FinishTurnInput) (turnapi.FinishTurnResult, error) {
+	var res turnapi.FinishTurnResult
 	var text string
 	if len(in.FinalParts) > 0 {
 		full, id, err := a.finalText(ctx, in)
@@ -54,7 +55,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in FinishTurnInput) (Finish
 // visible reply is the answer as stored; parts of an answer continued past
 // the output limit are joined into one new visible assistant message (once,
 // however often retried).
-func (a *Activities) finalText(ctx context.Context, in FinishTurnInput) (string, int64, error) {
+func (a *Activities) finalText(ctx context.Context, in turnapi.FinishTurnInput) (string, int64, error) {
 	if len(in.FinalParts) == 1 {
 		m, err := a.Store.Message(ctx, in.FinalParts[0])
 		if err != nil {

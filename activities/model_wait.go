@@ -16,6 +16,7 @@ import (
 
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // Bounds of the waits of a model call.
@@ -53,13 +54,13 @@ func attemptOf(ctx context.Context) (int32, *temporal.RetryPolicy) {
 // modelError turns a classified model failure into a Temporal error: the
 // class is the error type, Retry-After (capped at maxRetryAfter) sets the
 // next retry delay, and failures a retry cannot fix are non-retryable, as
-// is a class that used up its own attempts (llm.Class.MaxAttempts).
+// is a class that used up its own attempts (turnapi.ErrorClass.MaxAttempts).
 func modelError(ctx context.Context, err error, maxRetryAfter time.Duration) error {
 	var e *llm.Error
 	if !errors.As(err, &e) {
 		return err
 	}
-	if e.Class == llm.ClassCancelled && ctx.Err() != nil {
+	if e.Class == turnapi.ClassCancelled && ctx.Err() != nil {
 		return ctx.Err()
 	}
 	attempt, _ := attemptOf(ctx)
@@ -135,7 +136,7 @@ func oneLine(s string) string {
 
 // attemptLimit is the most attempts in all of a call whose attempt failed
 // with err: the policy's maximum, or the failure class's own bound
-// (llm.Class.MaxAttempts, which counts every attempt of the activity) when
+// (turnapi.ErrorClass.MaxAttempts, which counts every attempt of the activity) when
 // it is lower; 0 when neither bounds it. Pure.
 func attemptLimit(err error, policy *temporal.RetryPolicy) int32 {
 	var limit int32
@@ -144,7 +145,7 @@ func attemptLimit(err error, policy *temporal.RetryPolicy) int32 {
 	}
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
-		if own := int32(llm.Class(appErr.Type()).MaxAttempts()); own > 0 && (limit == 0 || own < limit) {
+		if own := int32(turnapi.ErrorClass(appErr.Type()).MaxAttempts()); own > 0 && (limit == 0 || own < limit) {
 			limit = own
 		}
 	}

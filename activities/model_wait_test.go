@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 func TestApplicationError(t *testing.T) {
@@ -20,15 +21,15 @@ func TestApplicationError(t *testing.T) {
 		delay        time.Duration
 		in           string
 	}{
-		{"rate limit with a day's Retry-After is capped", llm.Error{Class: llm.ClassRateLimit, Status: 429, Message: "slow down", RetryAfter: 24 * time.Hour},
+		{"rate limit with a day's Retry-After is capped", llm.Error{Class: turnapi.ClassRateLimit, Status: 429, Message: "slow down", RetryAfter: 24 * time.Hour},
 			1, false, 3 * time.Second, "Retry-After 24h0m0s, capped at 3s"},
-		{"short Retry-After is kept", llm.Error{Class: llm.ClassRateLimit, Status: 429, RetryAfter: 2 * time.Second}, 1, false, 2 * time.Second, "rate_limit"},
-		{"server error backs off by policy", llm.Error{Class: llm.ClassServer, Status: 500}, 5, false, 0, "server_error"},
-		{"auth is final", llm.Error{Class: llm.ClassAuth, Status: 401}, 1, true, 0, "auth"},
-		{"invalid response, first attempt", llm.Error{Class: llm.ClassInvalidResponse, Status: 200}, 1, false, 0, "invalid_response"},
-		{"invalid response, second attempt", llm.Error{Class: llm.ClassInvalidResponse, Status: 200}, 2, false, 0, "invalid_response"},
-		{"invalid response, third attempt is the last", llm.Error{Class: llm.ClassInvalidResponse, Status: 200}, 3, true, 0, "invalid_response"},
-		{"truncated reply is retried", llm.Error{Class: llm.ClassTruncatedReply}, 5, false, 0, "truncated_reply"},
+		{"short Retry-After is kept", llm.Error{Class: turnapi.ClassRateLimit, Status: 429, RetryAfter: 2 * time.Second}, 1, false, 2 * time.Second, "rate_limit"},
+		{"server error backs off by policy", llm.Error{Class: turnapi.ClassServer, Status: 500}, 5, false, 0, "server_error"},
+		{"auth is final", llm.Error{Class: turnapi.ClassAuth, Status: 401}, 1, true, 0, "auth"},
+		{"invalid response, first attempt", llm.Error{Class: turnapi.ClassInvalidResponse, Status: 200}, 1, false, 0, "invalid_response"},
+		{"invalid response, second attempt", llm.Error{Class: turnapi.ClassInvalidResponse, Status: 200}, 2, false, 0, "invalid_response"},
+		{"invalid response, third attempt is the last", llm.Error{Class: turnapi.ClassInvalidResponse, Status: 200}, 3, true, 0, "invalid_response"},
+		{"truncated reply is retried", llm.Error{Class: turnapi.ClassTruncatedReply}, 5, false, 0, "truncated_reply"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +88,7 @@ func TestNextAttempt(t *testing.T) {
 // the policy's; other classes with the policy's.
 func TestRetryNoticeShowsTheEffectiveLimit(t *testing.T) {
 	policy := &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 6}
-	classed := func(class llm.Class, attempt int32) error {
+	classed := func(class turnapi.ErrorClass, attempt int32) error {
 		return applicationError(&llm.Error{Class: class, Status: 200, Message: "boom"}, attempt, time.Minute)
 	}
 	tests := []struct {
@@ -97,14 +98,14 @@ func TestRetryNoticeShowsTheEffectiveLimit(t *testing.T) {
 		policy  *temporal.RetryPolicy
 		want    string
 	}{
-		{"invalid response", classed(llm.ClassInvalidResponse, 1), 1, policy, "next attempt (2 of 3)"},
-		{"timeout", classed(llm.ClassTimeout, 2), 2, policy, "next attempt (3 of 3)"},
-		{"server error", classed(llm.ClassServer, 1), 1, policy, "next attempt (2 of 6)"},
-		{"a policy tighter than the class", classed(llm.ClassTimeout, 1), 1,
+		{"invalid response", classed(turnapi.ClassInvalidResponse, 1), 1, policy, "next attempt (2 of 3)"},
+		{"timeout", classed(turnapi.ClassTimeout, 2), 2, policy, "next attempt (3 of 3)"},
+		{"server error", classed(turnapi.ClassServer, 1), 1, policy, "next attempt (2 of 6)"},
+		{"a policy tighter than the class", classed(turnapi.ClassTimeout, 1), 1,
 			&temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumAttempts: 2}, "next attempt (2 of 2)"},
-		{"an unbounded policy, a bounded class", classed(llm.ClassInvalidResponse, 1), 1,
+		{"an unbounded policy, a bounded class", classed(turnapi.ClassInvalidResponse, 1), 1,
 			&temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2}, "next attempt (2 of 3)"},
-		{"an unbounded policy and class", classed(llm.ClassServer, 1), 1,
+		{"an unbounded policy and class", classed(turnapi.ClassServer, 1), 1,
 			&temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2}, "next attempt (2) in"},
 	}
 	for _, tt := range tests {
@@ -119,7 +120,7 @@ func TestRetryNoticeShowsTheEffectiveLimit(t *testing.T) {
 		})
 	}
 	// The class's bound counts every attempt: its third is the last.
-	if _, ok := nextAttempt(classed(llm.ClassInvalidResponse, 3), 3, policy); ok {
+	if _, ok := nextAttempt(classed(turnapi.ClassInvalidResponse, 3), 3, policy); ok {
 		t.Fatal("an invalid response in the third attempt is retried")
 	}
 }
@@ -141,7 +142,7 @@ func TestRetryNoticeIsOneLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := applicationError(&llm.Error{Class: llm.ClassServer, Status: 500, Message: tt.message}, 1, time.Minute)
+			err := applicationError(&llm.Error{Class: turnapi.ClassServer, Status: 500, Message: tt.message}, 1, time.Minute)
 			wait, ok := nextAttempt(err, 1, policy)
 			if !ok {
 				t.Fatal("an HTTP 500 is not retried")
@@ -151,7 +152,7 @@ func TestRetryNoticeIsOneLine(t *testing.T) {
 			}
 		})
 	}
-	long := applicationError(&llm.Error{Class: llm.ClassServer, Status: 500, Message: strings.Repeat("wörds\n", 500)}, 1, time.Minute)
+	long := applicationError(&llm.Error{Class: turnapi.ClassServer, Status: 500, Message: strings.Repeat("wörds\n", 500)}, 1, time.Minute)
 	got := retryNotice(long, time.Second, 1, policy)
 	if strings.ContainsAny(got, "\n\r") || len(got) > maxNoticeFailure+len("…; next attempt (2 of 6) in 1s") ||
 		!strings.HasSuffix(got, "…; next attempt (2 of 6) in 1s") {

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/internal/pgtest"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -94,7 +95,7 @@ func TestCallModelNeedsItsSession(t *testing.T) {
 	}
 	defer store.Close()
 	a := &Activities{Store: store}
-	_, err = a.CallModel(ctx, CallModelInput{TurnID: "t", SessionID: "gone", Call: 1, Model: "m"})
+	_, err = a.CallModel(ctx, turnapi.CallModelInput{TurnID: "t", SessionID: "gone", Call: 1, Model: "m"})
 	if !errors.Is(err, ErrSessionMissing) {
 		t.Fatalf("CallModel for a missing session: %v, want ErrSessionMissing", err)
 	}

@@ -5,16 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
-
-// PrepareReviewInput copies a conversation into a review session.
-type PrepareReviewInput struct {
-	SessionID       string
-	ReviewSessionID string
-	// MaxMessages bounds how much of the conversation is reviewed (the last ones).
-	MaxMessages int
-}
 
 // reviewClip bounds each message shown to the reviewer.
 const reviewClip = 1500
@@ -22,7 +15,7 @@ const reviewClip = 1500
 // PrepareReview stores, as the first message of the review session, the
 // recent conversation to review (once, however often retried). The
 // conversation goes from store to store: never through workflow history.
-func (a *Activities) PrepareReview(ctx context.Context, in PrepareReviewInput) error {
+func (a *Activities) PrepareReview(ctx context.Context, in turnapi.PrepareReviewInput) error {
 	// After a compaction the conversation goes on in the lineage's newest
 	// session.
 	tip, err := a.Store.Tip(ctx, in.SessionID)

@@ -1,29 +1,11 @@
 package activities
 
-import "time"
-
-// WorkerModel is a worker's model configuration: what a turn uses when
-// its sender did not name a model (or its timeouts and attempts) itself.
-// The endpoint and key are never part of it: they stay with the worker.
-type WorkerModel struct {
-	// Name is the model id sent with each request.
-	Name string
-	// Timeout, MaxRetryAfter and Attempts bound one model call (zero:
-	// the turn's defaults).
-	Timeout       time.Duration `json:",omitempty"`
-	MaxRetryAfter time.Duration `json:",omitempty"`
-	Attempts      int           `json:",omitempty"`
-	// Stream shapes each request (worker side only). MaxTokens caps each
-	// reply; the turn also doubles it for re-asked cut-off tool calls
-	// (loop.Limits.BaseMaxTokens), so BeginTurn reports it.
-	Stream    bool `json:"-"`
-	MaxTokens int  `json:",omitempty"`
-}
+import "github.com/talaria-agent/talaria/internal/turnapi"
 
 // workerModel is the worker's model configuration now; model, when not
 // empty, is the name a turn asked for, which the result keeps.
-func (a *Activities) workerModel(model string) WorkerModel {
-	w := WorkerModel{Stream: a.Stream, MaxTokens: a.MaxTokens}
+func (a *Activities) workerModel(model string) turnapi.WorkerModel {
+	w := turnapi.WorkerModel{Stream: a.Stream, MaxTokens: a.MaxTokens}
 	if a.Worker != nil {
 		w = a.Worker()
 	}
@@ -35,7 +17,7 @@ func (a *Activities) workerModel(model string) WorkerModel {
 
 // reported is what BeginTurn tells the turn (nil when the worker has no
 // model of its own to report).
-func (w WorkerModel) reported() *WorkerModel {
+func reportedWorker(w turnapi.WorkerModel) *turnapi.WorkerModel {
 	if w.Name == "" && w.Timeout == 0 && w.MaxRetryAfter == 0 && w.Attempts == 0 && w.MaxTokens == 0 {
 		return nil
 	}

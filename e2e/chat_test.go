@@ -11,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -24,7 +25,7 @@ func args(t *testing.T, v any) string {
 }
 
 // roles lists the messages' roles, comma-separated.
-func roles(msgs []openai.ChatCompletionMessage) string {
+func roles(msgs []turnapi.Message) string {
 	r := make([]string, 0, len(msgs))
 	for _, m := range msgs {
 		r = append(r, m.Role)
@@ -34,7 +35,7 @@ func roles(msgs []openai.ChatCompletionMessage) string {
 
 // assertPaired checks that every tool call in msgs is answered by exactly one
 // tool result, right after its assistant message, in call order.
-func assertPaired(t *testing.T, msgs []openai.ChatCompletionMessage) {
+func assertPaired(t *testing.T, msgs []turnapi.Message) {
 	t.Helper()
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // TestBatchEndingWithErrorIsAnswered: a tool batch that ends with an error
@@ -34,32 +35,32 @@ func TestBatchEndingWithErrorIsAnswered(t *testing.T) {
 			env := suite.NewTestWorkflowEnvironment()
 			Register(env)
 			(&activities.Activities{}).Register(env)
-			replies := []activities.CallModelResult{toolReply("terminal"), textReply()}
+			replies := []turnapi.CallModelResult{toolReply("terminal"), textReply()}
 			calls := 0
-			env.OnActivity(activities.BeginTurnName, mock.Anything, mock.Anything).Return(activities.BeginTurnResult{Providers: 1}, nil)
-			env.OnActivity(activities.CallModelName, mock.Anything, mock.Anything).Return(
-				func(context.Context, activities.CallModelInput) (activities.CallModelResult, error) {
+			env.OnActivity(turnapi.BeginTurnName, mock.Anything, mock.Anything).Return(turnapi.BeginTurnResult{Providers: 1}, nil)
+			env.OnActivity(turnapi.CallModelName, mock.Anything, mock.Anything).Return(
+				func(context.Context, turnapi.CallModelInput) (turnapi.CallModelResult, error) {
 					calls++
 					r := replies[min(calls, len(replies))-1]
 					r.MessageID = int64(calls)
 					return r, nil
 				})
-			env.OnActivity(activities.ExecuteToolsName, mock.Anything, mock.Anything).Return(
-				func(ctx context.Context, _ activities.ExecuteToolsInput) (activities.ExecuteToolsResult, error) {
+			env.OnActivity(turnapi.ExecuteToolsName, mock.Anything, mock.Anything).Return(
+				func(ctx context.Context, _ turnapi.ExecuteToolsInput) (turnapi.ExecuteToolsResult, error) {
 					if tt.interrupt {
 						env.SignalWorkflow(SignalInterrupt, "stop")
 						<-ctx.Done()
-						return activities.ExecuteToolsResult{}, ctx.Err()
+						return turnapi.ExecuteToolsResult{}, ctx.Err()
 					}
-					return activities.ExecuteToolsResult{}, tt.batchErr
+					return turnapi.ExecuteToolsResult{}, tt.batchErr
 				})
-			var answered []activities.AnswerCallsInput
-			env.OnActivity(activities.AnswerCallsName, mock.Anything, mock.Anything).Return(
-				func(_ context.Context, in activities.AnswerCallsInput) (activities.AnswerCallsResult, error) {
+			var answered []turnapi.AnswerCallsInput
+			env.OnActivity(turnapi.AnswerCallsName, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in turnapi.AnswerCallsInput) (turnapi.AnswerCallsResult, error) {
 					answered = append(answered, in)
-					return activities.AnswerCallsResult{}, nil
+					return turnapi.AnswerCallsResult{}, nil
 				})
-			env.OnActivity(activities.FinishTurnName, mock.Anything, mock.Anything).Return(activities.FinishTurnResult{}, nil)
+			env.OnActivity(turnapi.FinishTurnName, mock.Anything, mock.Anything).Return(turnapi.FinishTurnResult{}, nil)
 			env.SetTestTimeout(30 * time.Second)
 			env.ExecuteWorkflow(TurnWorkflowName, TurnInput{SessionID: "s", TurnNumber: 1, UserMessage: "go", Model: "m"})
 			var res ConversationResult

@@ -5,8 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // Names of the human-in-the-loop controls of a running turn.
@@ -70,8 +69,8 @@ func reloadPolicy(ctx workflow.Context, in *TurnInput, g *humanGate) error {
 	if workflow.GetVersion(ctx, changeResumePolicy, workflow.DefaultVersion, 1) < 1 {
 		return nil
 	}
-	var p activities.TurnPolicyResult
-	if err := bookkeep(ctx, activities.TurnPolicyName, activities.TurnPolicyInput{SessionID: in.SessionID}).Get(ctx, &p); err != nil {
+	var p turnapi.TurnPolicyResult
+	if err := bookkeep(ctx, turnapi.TurnPolicyName, turnapi.TurnPolicyInput{SessionID: in.SessionID}).Get(ctx, &p); err != nil {
 		return err
 	}
 	in.Approvals.Mode = narrowMode(in.Approvals.Mode, ApprovalMode(p.ApprovalPolicy))
@@ -107,7 +106,7 @@ type PendingQuestion struct {
 // ApprovalDecision answers a PendingApproval (CallID empty: the pending one).
 type ApprovalDecision struct {
 	CallID string
-	Choice approval.Choice
+	Choice turnapi.ApprovalChoice
 }
 
 // Answer answers a PendingQuestion (CallID empty: the pending one).
@@ -118,7 +117,7 @@ type Answer struct {
 
 // humanGate holds what the turn waits for from a person.
 type humanGate struct {
-	grants   approval.Grants
+	grants   turnapi.Grants
 	approval *PendingApproval
 	question *PendingQuestion
 	decision *ApprovalDecision
@@ -161,11 +160,11 @@ const (
 )
 
 // approvalGate decides on a terminal call from the mode and the grants.
-func approvalGate(mode ApprovalMode, grants approval.Grants, c activities.ToolCallRef) gateDecision {
+func approvalGate(mode ApprovalMode, grants turnapi.Grants, c turnapi.ToolCallRef) gateDecision {
 	switch {
-	case c.Risk.Risk == approval.Blocked:
+	case c.Risk.Risk == turnapi.RiskBlocked:
 		return gateRefuse
-	case c.Risk.Risk != approval.Dangerous, grants.Allows(c.Risk), mode == ApprovalOff:
+	case c.Risk.Risk != turnapi.RiskDangerous, grants.Allows(c.Risk), mode == ApprovalOff:
 		return gateRun
 	case mode == ApprovalDeny:
 		return gateRefuse
@@ -177,12 +176,12 @@ func approvalGate(mode ApprovalMode, grants approval.Grants, c activities.ToolCa
 // person: blocked commands are refused, dangerous ones wait for approval
 // (refused on denial or timeout), clarify questions wait for the answer.
 // It returns the updated plan; an interrupt ends the waits.
-func applyHumanGates(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, r activities.CallModelResult, plan []activities.CallPlan) []activities.CallPlan {
-	byID := activities.PlanByID(plan)
-	out := make([]activities.CallPlan, 0, len(r.ToolCalls))
+func applyHumanGates(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, r turnapi.CallModelResult, plan []turnapi.CallPlan) []turnapi.CallPlan {
+	byID := turnapi.PlanByID(plan)
+	out := make([]turnapi.CallPlan, 0, len(r.ToolCalls))
 	for _, c := range r.ToolCalls {
 		p := byID.Get(c.ID)
-		if p.Action == activities.PlanRun && !st.Interrupted {
+		if p.Action == turnapi.PlanRun && !st.Interrupted {
 			p = gateCall(ctx, in, st, g, c, p)
 		}
 		out = append(out, p)
@@ -190,39 +189,39 @@ func applyHumanGates(ctx workflow.Context, in TurnInput, st *TurnState, g *human
 	return out
 }
 
-func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c activities.ToolCallRef, p activities.CallPlan) activities.CallPlan {
+func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c turnapi.ToolCallRef, p turnapi.CallPlan) turnapi.CallPlan {
 	if c.Name == "clarify" {
 		if in.Approvals.Mode == ApprovalDeny {
-			return activities.CallPlan{ID: c.ID, Action: activities.PlanAnswer, Note: NoUserAnswer}
+			return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanAnswer, Note: NoUserAnswer}
 		}
 		g.question = &PendingQuestion{CallID: c.ID, Question: c.Question, Choices: c.Choices}
 		_ = workflow.Await(ctx, func() bool { return g.answer != nil || st.Interrupted })
 		answer := g.answer
 		g.question, g.answer = nil, nil
 		if answer == nil {
-			return activities.CallPlan{ID: c.ID, Action: activities.PlanSkip, Note: "Cancelled: the turn was interrupted before the user answered."}
+			return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanSkip, Note: "Cancelled: the turn was interrupted before the user answered."}
 		}
-		return activities.CallPlan{ID: c.ID, Action: activities.PlanAnswer, Note: answer.Text}
+		return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanAnswer, Note: answer.Text}
 	}
 	switch approvalGate(in.Approvals.Mode, g.grants, c) {
 	case gateRun:
 		return p
 	case gateRefuse:
-		return activities.CallPlan{ID: c.ID, Action: activities.PlanRefused, Note: approval.DenialMessage(c.Risk, false)}
+		return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanRefused, Note: turnapi.DenialMessage(c.Risk, false)}
 	}
 	g.approval = &PendingApproval{CallID: c.ID, Command: c.Command, Rule: c.Risk.Rule, Reason: c.Risk.Reason, Pattern: c.Risk.Pattern}
 	ok, _ := workflow.AwaitWithTimeout(ctx, in.Approvals.Timeout, func() bool { return g.decision != nil || st.Interrupted })
 	d := g.decision
 	g.approval, g.decision = nil, nil
-	if !ok || d == nil || d.Choice == approval.Deny {
-		return activities.CallPlan{ID: c.ID, Action: activities.PlanRefused, Note: approval.DenialMessage(c.Risk, d != nil && d.Choice == approval.Deny)}
+	if !ok || d == nil || d.Choice == turnapi.ChoiceDeny {
+		return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanRefused, Note: turnapi.DenialMessage(c.Risk, d != nil && d.Choice == turnapi.ChoiceDeny)}
 	}
-	if d.Choice == approval.Session || d.Choice == approval.Always {
+	if d.Choice == turnapi.ChoiceSession || d.Choice == turnapi.ChoiceAlways {
 		// The grant covers this command (its pattern), not its whole rule;
 		// an assessment recorded before patterns existed keys by rule.
 		key := c.Risk.GrantKey()
 		g.grants = g.grants.With(d.Choice, key)
-		_ = workflow.ExecuteActivity(storeOptions(ctx), activities.SaveGrantName, activities.SaveGrantInput{
+		_ = workflow.ExecuteActivity(storeOptions(ctx), turnapi.SaveGrantName, turnapi.SaveGrantInput{
 			SessionID: in.SessionID, Choice: d.Choice, Rule: key,
 		}).Get(ctx, nil)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 func TestNarrowMode(t *testing.T) {
@@ -34,27 +35,27 @@ func TestNarrowMode(t *testing.T) {
 }
 
 func TestApprovalGate(t *testing.T) {
-	dangerous := approval.Assessment{Risk: approval.Dangerous, Rule: approval.RuleRecursiveDelete, Reason: "recursive delete"}
-	blocked := approval.Assessment{Risk: approval.Blocked, Rule: approval.RuleRootDelete}
-	ruleGrant := approval.Grants{Session: []string{approval.RuleRecursiveDelete}}
+	dangerous := turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: approval.RuleRecursiveDelete, Reason: "recursive delete"}
+	blocked := turnapi.Assessment{Risk: turnapi.RiskBlocked, Rule: approval.RuleRootDelete}
+	ruleGrant := turnapi.Grants{Session: []string{approval.RuleRecursiveDelete}}
 	cases := []struct {
 		name   string
 		mode   ApprovalMode
-		grants approval.Grants
-		risk   approval.Assessment
+		grants turnapi.Grants
+		risk   turnapi.Assessment
 		want   gateDecision
 	}{
-		{"safe runs", ApprovalDeny, approval.Grants{}, approval.Assessment{}, gateRun},
-		{"blocked refused even when off", ApprovalOff, approval.Grants{}, blocked, gateRefuse},
-		{"blocked refused even when granted", ApprovalAsk, approval.Grants{Always: []string{approval.RuleRootDelete}}, blocked, gateRefuse},
-		{"dangerous asks", ApprovalAsk, approval.Grants{}, dangerous, gateAsk},
-		{"dangerous refused under deny", ApprovalDeny, approval.Grants{}, dangerous, gateRefuse},
-		{"dangerous runs when off", ApprovalOff, approval.Grants{}, dangerous, gateRun},
+		{"safe runs", ApprovalDeny, turnapi.Grants{}, turnapi.Assessment{}, gateRun},
+		{"blocked refused even when off", ApprovalOff, turnapi.Grants{}, blocked, gateRefuse},
+		{"blocked refused even when granted", ApprovalAsk, turnapi.Grants{Always: []string{approval.RuleRootDelete}}, blocked, gateRefuse},
+		{"dangerous asks", ApprovalAsk, turnapi.Grants{}, dangerous, gateAsk},
+		{"dangerous refused under deny", ApprovalDeny, turnapi.Grants{}, dangerous, gateRefuse},
+		{"dangerous runs when off", ApprovalOff, turnapi.Grants{}, dangerous, gateRun},
 		{"old rule grant covers an old assessment", ApprovalAsk, ruleGrant, dangerous, gateRun},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := approvalGate(c.mode, c.grants, activities.ToolCallRef{Name: "terminal", Risk: c.risk})
+			got := approvalGate(c.mode, c.grants, turnapi.ToolCallRef{Name: "terminal", Risk: c.risk})
 			if got != c.want {
 				t.Fatalf("approvalGate = %v, want %v", got, c.want)
 			}
@@ -70,17 +71,17 @@ func TestContinuedRunReloadsPolicy(t *testing.T) {
 	env := suite.NewTestWorkflowEnvironment()
 	Register(env)
 	(&activities.Activities{}).Register(env)
-	risky := approval.Assessment{Risk: approval.Dangerous, Rule: approval.RuleRecursiveDelete, Pattern: "rm -rf ./x"}
+	risky := turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: approval.RuleRecursiveDelete, Pattern: "rm -rf ./x"}
 	calls := 0
-	env.OnActivity(activities.TurnPolicyName, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.TurnPolicyInput) (activities.TurnPolicyResult, error) {
+	env.OnActivity(turnapi.TurnPolicyName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in turnapi.TurnPolicyInput) (turnapi.TurnPolicyResult, error) {
 			if in.SessionID != "s" {
 				t.Errorf("policy asked for session %q", in.SessionID)
 			}
-			return activities.TurnPolicyResult{ApprovalPolicy: "deny"}, nil
+			return turnapi.TurnPolicyResult{ApprovalPolicy: "deny"}, nil
 		})
-	env.OnActivity(activities.CallModelName, mock.Anything, mock.Anything).Return(
-		func(context.Context, activities.CallModelInput) (activities.CallModelResult, error) {
+	env.OnActivity(turnapi.CallModelName, mock.Anything, mock.Anything).Return(
+		func(context.Context, turnapi.CallModelInput) (turnapi.CallModelResult, error) {
 			calls++
 			if calls > 1 {
 				return textReply(), nil
@@ -89,21 +90,21 @@ func TestContinuedRunReloadsPolicy(t *testing.T) {
 			r.ToolCalls[0].Risk = risky
 			return r, nil
 		})
-	var plans [][]activities.CallPlan
-	env.OnActivity(activities.ExecuteToolsName, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.ExecuteToolsInput) (activities.ExecuteToolsResult, error) {
+	var plans [][]turnapi.CallPlan
+	env.OnActivity(turnapi.ExecuteToolsName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in turnapi.ExecuteToolsInput) (turnapi.ExecuteToolsResult, error) {
 			plans = append(plans, in.Plan)
-			return activities.ExecuteToolsResult{}, nil
+			return turnapi.ExecuteToolsResult{}, nil
 		})
-	env.OnActivity(activities.FinishTurnName, mock.Anything, mock.Anything).Return(activities.FinishTurnResult{}, nil)
+	env.OnActivity(turnapi.FinishTurnName, mock.Anything, mock.Anything).Return(turnapi.FinishTurnResult{}, nil)
 	crafted := TurnInput{SessionID: "s", TurnNumber: 1, MaxIterations: 10,
 		Approvals: ApprovalSettings{Mode: ApprovalOff},
-		Resume:    &TurnCarry{State: NewTurnState(10), Grants: approval.Grants{Session: []string{risky.GrantKey()}}}}
+		Resume:    &TurnCarry{State: NewTurnState(10), Grants: turnapi.Grants{Session: []string{risky.GrantKey()}}}}
 	env.ExecuteWorkflow(TurnWorkflowName, crafted)
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
-	if len(plans) != 1 || len(plans[0]) != 1 || plans[0][0].Action != activities.PlanRefused {
+	if len(plans) != 1 || len(plans[0]) != 1 || plans[0][0].Action != turnapi.PlanRefused {
 		t.Fatalf("plans = %+v, want the dangerous call refused", plans)
 	}
 }

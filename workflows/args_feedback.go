@@ -3,8 +3,8 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // decideLimits returns the limits decide takes for reply r, with the
@@ -12,7 +12,7 @@ import (
 // asked for only when r is a tool call whose arguments end mid-JSON in a
 // reply the model finished, the one case changeArgsFeedback changes, so
 // histories without it replay untouched.
-func decideLimits(ctx workflow.Context, lim loop.Limits, r activities.CallModelResult) loop.Limits {
+func decideLimits(ctx workflow.Context, lim loop.Limits, r turnapi.CallModelResult) loop.Limits {
 	if r.Kind == loop.ReplyToolCallCutOff && r.FinishReason != loop.FinishLength {
 		lim.BrokenArgsAreInvalid = workflow.GetVersion(ctx, changeArgsFeedback, workflow.DefaultVersion, 1) >= 1
 	}

@@ -7,8 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // stuckGrowth is how much a context left above the threshold by a
@@ -30,11 +29,11 @@ func needsCompaction(c ContextState, threshold int) bool {
 // attempts are left. Pure.
 func compactOnOverflow(c ContextState, err error, attempts int) bool {
 	var appErr *temporal.ApplicationError
-	return errors.As(err, &appErr) && appErr.Type() == string(llm.ClassContextOverflow) && c.OverflowRetries < attempts
+	return errors.As(err, &appErr) && appErr.Type() == string(turnapi.ClassContextOverflow) && c.OverflowRetries < attempts
 }
 
 // afterCompaction folds a compaction's result into the context state. Pure.
-func afterCompaction(c ContextState, res activities.CompressContextResult, threshold int, now time.Time, cooldown time.Duration) ContextState {
+func afterCompaction(c ContextState, res turnapi.CompressContextResult, threshold int, now time.Time, cooldown time.Duration) ContextState {
 	if res.SessionID != "" {
 		c.SessionID = res.SessionID
 	}
@@ -74,8 +73,8 @@ func afterCall(c ContextState, tokens, threshold int) ContextState {
 // compaction leaves the conversation as it was.
 func compact(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, reason string) bool {
 	now := workflow.Now(ctx)
-	var res activities.CompressContextResult
-	err := workflow.ExecuteActivity(compactOptions(ctx, in), activities.CompressContextName, activities.CompressContextInput{
+	var res turnapi.CompressContextResult
+	err := workflow.ExecuteActivity(compactOptions(ctx, in), turnapi.CompressContextName, turnapi.CompressContextInput{
 		TurnID: turnID, SessionID: st.Context.session(in.SessionID), Model: in.Model, Provider: st.Provider,
 		Workdir: in.Workdir, Reason: reason, Tools: in.Tools,
 		SkipSummary: now.Before(st.Context.SummaryCooldownUntil),
@@ -99,5 +98,5 @@ func compactAfterRefusal(ctx workflow.Context, in TurnInput, turnID string, st *
 		return false
 	}
 	st.Context.OverflowRetries++
-	return compact(ctx, in, turnID, st, activities.CompactOverflow) && !st.Interrupted
+	return compact(ctx, in, turnID, st, turnapi.CompactOverflow) && !st.Interrupted
 }

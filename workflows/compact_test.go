@@ -11,8 +11,7 @@ import (
 	failurepb "go.temporal.io/api/failure/v1"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 func TestNeedsCompaction(t *testing.T) {
@@ -55,7 +54,7 @@ func activityFailure(t *testing.T, err error) error {
 	f := &failurepb.Failure{
 		Message: "activity error",
 		FailureInfo: &failurepb.Failure_ActivityFailureInfo{ActivityFailureInfo: &failurepb.ActivityFailureInfo{
-			ActivityType: &commonpb.ActivityType{Name: activities.CallModelName},
+			ActivityType: &commonpb.ActivityType{Name: turnapi.CallModelName},
 			ActivityId:   "5",
 		}},
 		Cause: conv.ErrorToFailure(err),
@@ -69,10 +68,10 @@ func activityFailure(t *testing.T, err error) error {
 }
 
 func TestCompactOnOverflow(t *testing.T) {
-	appErr := func(class llm.Class) error {
+	appErr := func(class turnapi.ErrorClass) error {
 		return temporal.NewApplicationError("the provider refused the call", string(class))
 	}
-	overflow := appErr(llm.ClassContextOverflow)
+	overflow := appErr(turnapi.ClassContextOverflow)
 	tests := []struct {
 		name     string
 		c        ContextState
@@ -85,16 +84,16 @@ func TestCompactOnOverflow(t *testing.T) {
 		{"overflow wrapped with %w", ContextState{}, fmt.Errorf("call model: %w", overflow), 3, true},
 		{"overflow activity failure wrapped with %w", ContextState{}, fmt.Errorf("turn: %w", activityFailure(t, overflow)), 3, true},
 		{"non-retryable overflow", ContextState{},
-			activityFailure(t, temporal.NewNonRetryableApplicationError("too long", string(llm.ClassContextOverflow), nil)), 3, true},
+			activityFailure(t, temporal.NewNonRetryableApplicationError("too long", string(turnapi.ClassContextOverflow), nil)), 3, true},
 		{"last attempt left", ContextState{OverflowRetries: 2}, activityFailure(t, overflow), 3, true},
 		{"attempts exhausted", ContextState{OverflowRetries: 3}, activityFailure(t, overflow), 3, false},
 		{"retries beyond attempts", ContextState{OverflowRetries: 4}, activityFailure(t, overflow), 3, false},
 		{"attempts 0", ContextState{}, activityFailure(t, overflow), 0, false},
-		{"rate limit", ContextState{}, activityFailure(t, appErr(llm.ClassRateLimit)), 3, false},
-		{"bad request", ContextState{}, activityFailure(t, appErr(llm.ClassBadRequest)), 3, false},
+		{"rate limit", ContextState{}, activityFailure(t, appErr(turnapi.ClassRateLimit)), 3, false},
+		{"bad request", ContextState{}, activityFailure(t, appErr(turnapi.ClassBadRequest)), 3, false},
 		{"empty type", ContextState{}, temporal.NewApplicationError("x", ""), 3, false},
 		{"nil error", ContextState{}, nil, 3, false},
-		{"plain error", ContextState{}, errors.New(string(llm.ClassContextOverflow)), 3, false},
+		{"plain error", ContextState{}, errors.New(string(turnapi.ClassContextOverflow)), 3, false},
 		{"plain error wrapped", ContextState{}, fmt.Errorf("x: %w", errors.New("context_overflow")), 3, false},
 	}
 	for _, tt := range tests {
@@ -112,82 +111,82 @@ func TestAfterCompaction(t *testing.T) {
 	tests := []struct {
 		name      string
 		c         ContextState
-		res       activities.CompressContextResult
+		res       turnapi.CompressContextResult
 		threshold int
 		cooldown  time.Duration
 		want      ContextState
 	}{
 		{"compacted below threshold",
 			ContextState{SessionID: "s1", Tokens: 5000, Compactions: 1, OverflowRetries: 1},
-			activities.CompressContextResult{SessionID: "s2", Compacted: true, Before: 5000, After: 1500}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s2", Compacted: true, Before: 5000, After: 1500}, 4000, cooldown,
 			ContextState{SessionID: "s2", Tokens: 1500, Compactions: 2, OverflowRetries: 1}},
 		{"compacted from the turn's own session",
 			ContextState{Tokens: 5000},
-			activities.CompressContextResult{SessionID: "child", Compacted: true, After: 1000}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "child", Compacted: true, After: 1000}, 4000, cooldown,
 			ContextState{SessionID: "child", Tokens: 1000, Compactions: 1}},
 		{"compacted, still above threshold: stuck",
 			ContextState{SessionID: "s1", Tokens: 9000},
-			activities.CompressContextResult{SessionID: "s2", Compacted: true, After: 6000}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s2", Compacted: true, After: 6000}, 4000, cooldown,
 			ContextState{SessionID: "s2", Tokens: 6000, Compactions: 1, StuckAt: 6000}},
 		{"compacted exactly to threshold: not stuck",
 			ContextState{Tokens: 9000},
-			activities.CompressContextResult{SessionID: "s2", Compacted: true, After: 4000}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s2", Compacted: true, After: 4000}, 4000, cooldown,
 			ContextState{SessionID: "s2", Tokens: 4000, Compactions: 1}},
 		{"compacted below threshold clears an old StuckAt",
 			ContextState{Tokens: 9000, StuckAt: 6000},
-			activities.CompressContextResult{SessionID: "s3", Compacted: true, After: 2000}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s3", Compacted: true, After: 2000}, 4000, cooldown,
 			ContextState{SessionID: "s3", Tokens: 2000, Compactions: 1}},
 		{"threshold 0 clears StuckAt",
 			ContextState{Tokens: 9000, StuckAt: 6000},
-			activities.CompressContextResult{SessionID: "s3", Compacted: true, After: 7000}, 0, cooldown,
+			turnapi.CompressContextResult{SessionID: "s3", Compacted: true, After: 7000}, 0, cooldown,
 			ContextState{SessionID: "s3", Tokens: 7000, Compactions: 1}},
 		{"not compacted keeps tokens and counter, stuck above threshold",
 			ContextState{SessionID: "s1", Tokens: 5000, Compactions: 1},
-			activities.CompressContextResult{SessionID: "s1", Before: 5000, After: 5000}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s1", Before: 5000, After: 5000}, 4000, cooldown,
 			ContextState{SessionID: "s1", Tokens: 5000, Compactions: 1, StuckAt: 5000}},
 		{"not compacted ignores After",
 			ContextState{SessionID: "s1", Tokens: 5000},
-			activities.CompressContextResult{SessionID: "s1", After: 10}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s1", After: 10}, 4000, cooldown,
 			ContextState{SessionID: "s1", Tokens: 5000, StuckAt: 5000}},
 		{"not compacted below threshold",
 			ContextState{SessionID: "s1", Tokens: 3000, StuckAt: 2500},
-			activities.CompressContextResult{SessionID: "s1"}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s1"}, 4000, cooldown,
 			ContextState{SessionID: "s1", Tokens: 3000}},
 		{"empty result session keeps the session",
 			ContextState{SessionID: "s1", Tokens: 5000},
-			activities.CompressContextResult{}, 4000, cooldown,
+			turnapi.CompressContextResult{}, 4000, cooldown,
 			ContextState{SessionID: "s1", Tokens: 5000, StuckAt: 5000}},
 		{"empty result session keeps the turn's own",
 			ContextState{Tokens: 100},
-			activities.CompressContextResult{Compacted: true, After: 50}, 4000, cooldown,
+			turnapi.CompressContextResult{Compacted: true, After: 50}, 4000, cooldown,
 			ContextState{Tokens: 50, Compactions: 1}},
 		{"summary failure starts the cooldown",
 			ContextState{Tokens: 5000},
-			activities.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true, SummaryError: "boom"}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true, SummaryError: "boom"}, 4000, cooldown,
 			ContextState{SessionID: "s2", Tokens: 1000, Compactions: 1, SummaryCooldownUntil: now.Add(cooldown)}},
 		{"summary failure after an expired cooldown starts a new one",
 			ContextState{Tokens: 5000, SummaryCooldownUntil: expired},
-			activities.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true, SummaryError: "boom"}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true, SummaryError: "boom"}, 4000, cooldown,
 			ContextState{SessionID: "s2", Tokens: 1000, Compactions: 1, SummaryCooldownUntil: now.Add(cooldown)}},
 		{"summary failure the moment a cooldown ends starts a new one",
 			ContextState{Tokens: 5000, SummaryCooldownUntil: now},
-			activities.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true, SummaryError: "boom"}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true, SummaryError: "boom"}, 4000, cooldown,
 			ContextState{SessionID: "s2", Tokens: 1000, Compactions: 1, SummaryCooldownUntil: now.Add(cooldown)}},
 		{"running cooldown is not extended",
 			ContextState{Tokens: 5000, SummaryCooldownUntil: running},
-			activities.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true, SummaryError: "the summariser is cooling down after a failure"}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true, SummaryError: "the summariser is cooling down after a failure"}, 4000, cooldown,
 			ContextState{SessionID: "s2", Tokens: 1000, Compactions: 1, SummaryCooldownUntil: running}},
 		{"cooldown 0 sets none",
 			ContextState{Tokens: 5000},
-			activities.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true, SummaryError: "boom"}, 4000, 0,
+			turnapi.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true, SummaryError: "boom"}, 4000, 0,
 			ContextState{SessionID: "s2", Tokens: 1000, Compactions: 1}},
 		{"fallback without summary error sets none",
 			ContextState{Tokens: 5000},
-			activities.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, Fallback: true}, 4000, cooldown,
 			ContextState{SessionID: "s2", Tokens: 1000, Compactions: 1}},
 		{"summary error without fallback sets none",
 			ContextState{Tokens: 5000},
-			activities.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, SummaryError: "boom"}, 4000, cooldown,
+			turnapi.CompressContextResult{SessionID: "s2", Compacted: true, After: 1000, SummaryError: "boom"}, 4000, cooldown,
 			ContextState{SessionID: "s2", Tokens: 1000, Compactions: 1}},
 	}
 	for _, tt := range tests {
@@ -209,7 +208,7 @@ func TestAfterCompaction(t *testing.T) {
 func TestAfterCompactionIsPure(t *testing.T) {
 	c := ContextState{SessionID: "s1", Tokens: 5000, Compactions: 1}
 	before := c
-	_ = afterCompaction(c, activities.CompressContextResult{SessionID: "s2", Compacted: true, After: 10, Fallback: true, SummaryError: "x"},
+	_ = afterCompaction(c, turnapi.CompressContextResult{SessionID: "s2", Compacted: true, After: 10, Fallback: true, SummaryError: "x"},
 		100, time.Unix(0, 0), time.Minute)
 	if c != before {
 		t.Fatalf("afterCompaction changed its input: %+v, was %+v", c, before)

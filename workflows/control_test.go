@@ -9,31 +9,32 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // controlEnv is a test environment whose CallModel answers from replies,
 // each taking `slow` of workflow time.
-func controlEnv(t *testing.T, slow time.Duration, replies ...activities.CallModelResult) (*testsuite.TestWorkflowEnvironment, *[]activities.CallModelInput, *activities.FinishTurnInput) {
+func controlEnv(t *testing.T, slow time.Duration, replies ...turnapi.CallModelResult) (*testsuite.TestWorkflowEnvironment, *[]turnapi.CallModelInput, *turnapi.FinishTurnInput) {
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
 	Register(env)
 	(&activities.Activities{}).Register(env)
-	var inputs []activities.CallModelInput
-	var finished activities.FinishTurnInput
-	env.OnActivity(activities.BeginTurnName, mock.Anything, mock.Anything).Return(activities.BeginTurnResult{Providers: 1}, nil)
-	env.OnActivity(activities.TurnPolicyName, mock.Anything, mock.Anything).Return(activities.TurnPolicyResult{ApprovalPolicy: "ask"}, nil)
-	env.OnActivity(activities.CallModelName, mock.Anything, mock.Anything).After(slow).Return(
-		func(ctx context.Context, in activities.CallModelInput) (activities.CallModelResult, error) {
+	var inputs []turnapi.CallModelInput
+	var finished turnapi.FinishTurnInput
+	env.OnActivity(turnapi.BeginTurnName, mock.Anything, mock.Anything).Return(turnapi.BeginTurnResult{Providers: 1}, nil)
+	env.OnActivity(turnapi.TurnPolicyName, mock.Anything, mock.Anything).Return(turnapi.TurnPolicyResult{ApprovalPolicy: "ask"}, nil)
+	env.OnActivity(turnapi.CallModelName, mock.Anything, mock.Anything).After(slow).Return(
+		func(ctx context.Context, in turnapi.CallModelInput) (turnapi.CallModelResult, error) {
 			inputs = append(inputs, in)
 			r := replies[min(len(inputs), len(replies))-1]
 			r.MessageID = int64(len(inputs))
 			return r, nil
 		})
-	env.OnActivity(activities.ExecuteToolsName, mock.Anything, mock.Anything).Return(activities.ExecuteToolsResult{}, nil)
-	env.OnActivity(activities.FinishTurnName, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.FinishTurnInput) (activities.FinishTurnResult, error) {
+	env.OnActivity(turnapi.ExecuteToolsName, mock.Anything, mock.Anything).Return(turnapi.ExecuteToolsResult{}, nil)
+	env.OnActivity(turnapi.FinishTurnName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in turnapi.FinishTurnInput) (turnapi.FinishTurnResult, error) {
 			finished = in
-			return activities.FinishTurnResult{}, nil
+			return turnapi.FinishTurnResult{}, nil
 		})
 	return env, &inputs, &finished
 }

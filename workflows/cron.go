@@ -8,8 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // CronRunWorkflowName runs one slot of a scheduled job.
@@ -36,25 +35,25 @@ func CronSessionID(jobID string, slot time.Time) string {
 // target, and records the run. A final answer of [SILENT] is not delivered.
 func CronRunWorkflow(ctx workflow.Context, in CronRunInput) error {
 	started := workflow.Now(ctx)
-	run := models.CronRun{JobID: in.JobID, ScheduledAt: in.Slot, WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
-		Status: models.RunStarted, StartedAt: &started}
+	run := turnapi.CronRunRecord{JobID: in.JobID, ScheduledAt: in.Slot, WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
+		StartedAt: &started}
 	text, ref, exit, runErr := cronTurn(ctx, in)
 	run.ExitReason = exit
 	switch {
 	case runErr != nil:
-		run.Status, run.Error = models.RunFailed, activities.BoundError(runErr.Error())
-	case ref == 0 && strings.TrimSpace(text) == activities.SilentMarker:
-		run.Status, run.Delivery = models.RunCompleted, "silent: not delivered"
+		run.Status, run.Error = turnapi.CronRunFailed, turnapi.BoundError(runErr.Error())
+	case ref == 0 && strings.TrimSpace(text) == turnapi.SilentMarker:
+		run.Status, run.Delivery = turnapi.CronRunCompleted, "silent: not delivered"
 	default:
-		run.Status = models.RunCompleted
+		run.Status = turnapi.CronRunCompleted
 		run.Delivery, run.Error = deliver(ctx, in, text, ref)
 		if run.Error != "" {
-			run.Status = models.RunFailed
+			run.Status = turnapi.CronRunFailed
 		}
 	}
 	ended := workflow.Now(ctx)
 	run.EndedAt = &ended
-	return workflow.ExecuteActivity(storeOptions(ctx), activities.FinishCronRunName, activities.FinishCronRunInput{Run: run}).Get(ctx, nil)
+	return workflow.ExecuteActivity(storeOptions(ctx), turnapi.FinishCronRunName, turnapi.FinishCronRunInput{Run: run}).Get(ctx, nil)
 }
 
 // cronTurn produces the slot's text: the script output alone when the job
@@ -67,7 +66,7 @@ func cronTurn(ctx workflow.Context, in CronRunInput) (text string, ref int64, ex
 		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 			StartToCloseTimeout: 11 * time.Minute, RetryPolicy: &temporal.RetryPolicy{MaximumAttempts: 2},
 		})
-		if err := workflow.ExecuteActivity(actx, activities.PreRunScriptName, in.PreRunScript, in.Turn.Workdir).Get(ctx, &out); err != nil {
+		if err := workflow.ExecuteActivity(actx, turnapi.PreRunScriptName, in.PreRunScript, in.Turn.Workdir).Get(ctx, &out); err != nil {
 			return "", 0, "", fmt.Errorf("pre-run script: %w", err)
 		}
 		if strings.TrimSpace(prompt) == "" {
@@ -105,7 +104,7 @@ func deliver(ctx workflow.Context, in CronRunInput, text string, ref int64) (str
 	var done, failed []string
 	for _, target := range in.Deliver {
 		var where string
-		err := workflow.ExecuteActivity(actx, activities.DeliverName, activities.DeliverInput{
+		err := workflow.ExecuteActivity(actx, turnapi.DeliverName, turnapi.DeliverInput{
 			Target: target, JobID: in.JobID, JobName: in.JobName, Slot: in.Slot, Text: text, Status: "completed",
 			MessageID: ref,
 		}).Get(ctx, &where)
@@ -115,5 +114,5 @@ func deliver(ctx workflow.Context, in CronRunInput, text string, ref int64) (str
 		}
 		done = append(done, target+" → "+where)
 	}
-	return activities.BoundText(strings.Join(done, "; "), activities.MaxErrorBytes), activities.BoundError(strings.Join(failed, "; "))
+	return turnapi.BoundText(strings.Join(done, "; "), turnapi.MaxErrorBytes), turnapi.BoundError(strings.Join(failed, "; "))
 }

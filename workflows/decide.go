@@ -3,8 +3,8 @@ package workflows
 import (
 	"fmt"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // StepKind is what the loop does after a model reply.
@@ -31,7 +31,7 @@ type Step struct {
 	// Final are the replies forming the final answer (finish, stop).
 	Final []int64
 	// For StepRunTools:
-	Plan        []activities.CallPlan
+	Plan        []turnapi.CallPlan
 	Reveal      bool
 	Explanation string
 	// StopAfter ends the turn after the tool results are stored.
@@ -55,7 +55,7 @@ const (
 
 // decide chooses the step after reply r; it returns the updated state, with
 // Err set when the step stops the turn for a reason worth saying. Pure.
-func decide(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
+func decide(st TurnState, r turnapi.CallModelResult, lim loop.Limits) (Step, TurnState) {
 	st.Next = NextCall{}
 	switch r.Kind {
 	case loop.ReplyToolCallCutOff:
@@ -81,7 +81,7 @@ func decide(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, 
 
 // decideCutOffToolCall re-asks a tool call cut off by the output limit with
 // max_tokens doubled each time, then stops: truncated, saying why.
-func decideCutOffToolCall(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
+func decideCutOffToolCall(st TurnState, r turnapi.CallModelResult, lim loop.Limits) (Step, TurnState) {
 	if st.TruncatedToolRetries >= lim.TruncatedToolRetries {
 		st.Err = cutOffToolCallMessage(st.TruncatedToolRetries, r.FinishReason, lim.BaseMaxTokens<<st.TruncatedToolRetries)
 		return Step{Kind: StepStop, Reason: StopTruncated}, st
@@ -102,7 +102,7 @@ func cutOffToolCallMessage(retries int, finish string, maxTokens int) string {
 
 // decideCutOffText continues an answer cut off by the output limit, then
 // stops with the partial text: truncated, saying so.
-func decideCutOffText(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
+func decideCutOffText(st TurnState, r turnapi.CallModelResult, lim loop.Limits) (Step, TurnState) {
 	st.Parts = append(append([]int64(nil), st.Parts...), r.MessageID)
 	if st.LengthContinuations >= lim.LengthContinuations {
 		st.Final = st.Parts
@@ -119,7 +119,7 @@ func decideCutOffText(st TurnState, r activities.CallModelResult, lim loop.Limit
 // reuse the text sent with housekeeping tools; nudge once after tool results;
 // continue a reasoning-only reply with its reasoning as prefill; nudge; fall
 // back to the next provider; give up.
-func decideEmpty(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
+func decideEmpty(st TurnState, r turnapi.CallModelResult, lim loop.Limits) (Step, TurnState) {
 	switch {
 	case st.HousekeepingText != 0:
 		st.Final = []int64{st.HousekeepingText}

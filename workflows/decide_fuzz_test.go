@@ -10,6 +10,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/transcript"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -96,14 +97,14 @@ func FuzzLoopDecisions(f *testing.F) {
 // pretending every planned run succeeded, and checks the pairing.
 func assertEachAnsweredOnce(t *testing.T, m *models.Message, step Step) {
 	t.Helper()
-	plan := activities.PlanByID(step.Plan)
+	plan := turnapi.PlanByID(step.Plan)
 	ran := map[string]tools.Result{}
 	for _, c := range m.ToolCalls {
-		if plan.Get(c.ID).Action == activities.PlanRun {
+		if plan.Get(c.ID).Action == turnapi.PlanRun {
 			ran[c.ID] = tools.Result{CallID: c.ID, Name: c.Function.Name, Content: "ok"}
 		}
 	}
-	rows, _ := activities.ComposeResults(activities.ExecuteToolsInput{TurnID: "t", SessionID: "s", Call: 1}, m.ToolCalls, plan, ran, fuzzKnown)
+	rows, _ := activities.ComposeResults(turnapi.ExecuteToolsInput{TurnID: "t", SessionID: "s", Call: 1}, m.ToolCalls, plan, ran, fuzzKnown)
 	if len(rows) != len(m.ToolCalls) {
 		t.Fatalf("%d results for %d calls", len(rows), len(m.ToolCalls))
 	}

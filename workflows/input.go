@@ -3,7 +3,7 @@ package workflows
 import (
 	"time"
 
-	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 
 	"github.com/talaria-agent/talaria/internal/loop"
 )
@@ -85,7 +85,7 @@ const DefaultContinueEvery = 200
 type TurnCarry struct {
 	State     TurnState
 	StartedAt time.Time
-	Grants    approval.Grants
+	Grants    turnapi.Grants
 	// Runs counts the runs before this one.
 	Runs int
 }

@@ -8,14 +8,14 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 var lim = loop.DefaultLimits()
 
-func reply(kind loop.ReplyKind, id int64) activities.CallModelResult {
-	r := activities.CallModelResult{MessageID: id, Kind: kind}
+func reply(kind loop.ReplyKind, id int64) turnapi.CallModelResult {
+	r := turnapi.CallModelResult{MessageID: id, Kind: kind}
 	if kind == loop.ReplyText || kind == loop.ReplyTextCutOff {
 		r.TextChars = 4
 	}
@@ -26,7 +26,7 @@ func TestDecideByKind(t *testing.T) {
 	tests := []struct {
 		name  string
 		st    TurnState
-		r     activities.CallModelResult
+		r     turnapi.CallModelResult
 		want  Step
 		check func(t *testing.T, st TurnState)
 	}{
@@ -99,7 +99,7 @@ func TestDecideEmptyLadder(t *testing.T) {
 	tests := []struct {
 		name  string
 		st    TurnState
-		r     activities.CallModelResult
+		r     turnapi.CallModelResult
 		kind  StepKind
 		want  StopReason
 		next  NextCall
@@ -131,40 +131,40 @@ func TestDecideEmptyLadder(t *testing.T) {
 	}
 }
 
-func call(id, name string, args loop.ArgsStatus, unknown bool) activities.ToolCallRef {
-	return activities.ToolCallRef{ID: id, Name: name, Args: args, Unknown: unknown, Key: name + "-key"}
+func call(id, name string, args loop.ArgsStatus, unknown bool) turnapi.ToolCallRef {
+	return turnapi.ToolCallRef{ID: id, Name: name, Args: args, Unknown: unknown, Key: name + "-key"}
 }
 
-func toolsReply(calls ...activities.ToolCallRef) activities.CallModelResult {
-	return activities.CallModelResult{MessageID: 11, Kind: loop.ReplyToolCalls, ToolCalls: calls}
+func toolsReply(calls ...turnapi.ToolCallRef) turnapi.CallModelResult {
+	return turnapi.CallModelResult{MessageID: 11, Kind: loop.ReplyToolCalls, ToolCalls: calls}
 }
 
 func TestDecideToolCalls(t *testing.T) {
 	ok1, ok2 := call("a", "read_file", loop.ArgsValid, false), call("b", "terminal", loop.ArgsValid, false)
 	bad := call("c", "write_file", loop.ArgsInvalid, false)
 	unknown := call("d", "serch", loop.ArgsValid, true)
-	run := func(ids ...string) []activities.CallPlan {
-		var p []activities.CallPlan
+	run := func(ids ...string) []turnapi.CallPlan {
+		var p []turnapi.CallPlan
 		for _, id := range ids {
-			p = append(p, activities.CallPlan{ID: id, Action: activities.PlanRun})
+			p = append(p, turnapi.CallPlan{ID: id, Action: turnapi.PlanRun})
 		}
 		return p
 	}
 	tests := []struct {
 		name string
 		st   TurnState
-		r    activities.CallModelResult
+		r    turnapi.CallModelResult
 		want Step
 	}{
 		{"valid batch runs", TurnState{}, toolsReply(ok1, ok2), Step{Kind: StepRunTools, Reveal: true, Plan: run("a", "b")}},
 		{"invalid JSON is re-asked silently", TurnState{}, toolsReply(ok1, bad), Step{Kind: StepRecall}},
 		{"invalid JSON after 3 retries gets error results", TurnState{InvalidJSONRetries: 3}, toolsReply(ok1, bad),
-			Step{Kind: StepRunTools, Reveal: true, Plan: []activities.CallPlan{{ID: "a", Action: activities.PlanRun}, {ID: "c", Action: activities.PlanInvalidArgs}}}},
+			Step{Kind: StepRunTools, Reveal: true, Plan: []turnapi.CallPlan{{ID: "a", Action: turnapi.PlanRun}, {ID: "c", Action: turnapi.PlanInvalidArgs}}}},
 		{"unknown tool answered, the rest skipped", TurnState{}, toolsReply(ok1, unknown),
-			Step{Kind: StepRunTools, Reveal: true, Plan: []activities.CallPlan{
-				{ID: "a", Action: activities.PlanSkip, Note: SkippedInvalidBatch}, {ID: "d", Action: activities.PlanUnknown}}}},
+			Step{Kind: StepRunTools, Reveal: true, Plan: []turnapi.CallPlan{
+				{ID: "a", Action: turnapi.PlanSkip, Note: SkippedInvalidBatch}, {ID: "d", Action: turnapi.PlanUnknown}}}},
 		{"third unknown tool stops after answering", TurnState{InvalidToolRetries: 2}, toolsReply(unknown),
-			Step{Kind: StepRunTools, Reveal: true, StopAfter: StopInvalidTool, Plan: []activities.CallPlan{{ID: "d", Action: activities.PlanUnknown}}}},
+			Step{Kind: StepRunTools, Reveal: true, StopAfter: StopInvalidTool, Plan: []turnapi.CallPlan{{ID: "d", Action: turnapi.PlanUnknown}}}},
 		{"execute_code only is refunded", TurnState{}, toolsReply(call("e", "execute_code", loop.ArgsValid, false)),
 			Step{Kind: StepRunTools, Reveal: true, Refund: true, Plan: run("e")}},
 	}
@@ -178,7 +178,7 @@ func TestDecideToolCalls(t *testing.T) {
 	}
 }
 
-func finished(r activities.CallModelResult, reason string) activities.CallModelResult {
+func finished(r turnapi.CallModelResult, reason string) turnapi.CallModelResult {
 	r.FinishReason = reason
 	return r
 }
@@ -192,7 +192,7 @@ func TestDecideBrokenArguments(t *testing.T) {
 	fb.BrokenArgsAreInvalid = true
 	ok1 := call("a", "read_file", loop.ArgsValid, false)
 	broken := call("c", "write_file", loop.ArgsTruncated, false)
-	cutOff := func(finish string, calls ...activities.ToolCallRef) activities.CallModelResult {
+	cutOff := func(finish string, calls ...turnapi.ToolCallRef) turnapi.CallModelResult {
 		r := toolsReply(calls...)
 		r.Kind, r.FinishReason = loop.ReplyToolCallCutOff, finish
 		return r
@@ -201,7 +201,7 @@ func TestDecideBrokenArguments(t *testing.T) {
 		name   string
 		lim    loop.Limits
 		st     TurnState
-		r      activities.CallModelResult
+		r      turnapi.CallModelResult
 		want   Step
 		wantSt func(TurnState) bool
 	}{
@@ -212,15 +212,15 @@ func TestDecideBrokenArguments(t *testing.T) {
 		{"no finish reason is not a cut-off either", fb, TurnState{}, cutOff("", broken), Step{Kind: StepRecall},
 			func(st TurnState) bool { return st.InvalidJSONRetries == 1 }},
 		{"after 3 re-asks answered with an error, the rest runs", fb, TurnState{InvalidJSONRetries: 3}, cutOff("stop", ok1, broken),
-			Step{Kind: StepRunTools, Reveal: true, Plan: []activities.CallPlan{
-				{ID: "a", Action: activities.PlanRun}, {ID: "c", Action: activities.PlanInvalidArgs}}},
+			Step{Kind: StepRunTools, Reveal: true, Plan: []turnapi.CallPlan{
+				{ID: "a", Action: turnapi.PlanRun}, {ID: "c", Action: turnapi.PlanInvalidArgs}}},
 			func(st TurnState) bool { return st.Err == "" && st.Stop == "" }},
 		{"never truncated, whatever the cut-off counter", fb, TurnState{InvalidJSONRetries: 3, TruncatedToolRetries: 3}, cutOff("tool_calls", broken),
-			Step{Kind: StepRunTools, Reveal: true, Plan: []activities.CallPlan{{ID: "c", Action: activities.PlanInvalidArgs}}},
+			Step{Kind: StepRunTools, Reveal: true, Plan: []turnapi.CallPlan{{ID: "c", Action: turnapi.PlanInvalidArgs}}},
 			func(st TurnState) bool { return st.Err == "" }},
 		{"an unknown tool beside them is answered first", fb, TurnState{}, cutOff("tool_calls", broken, call("d", "serch", loop.ArgsValid, true)),
-			Step{Kind: StepRunTools, Reveal: true, Plan: []activities.CallPlan{
-				{ID: "c", Action: activities.PlanSkip, Note: SkippedInvalidBatch}, {ID: "d", Action: activities.PlanUnknown}}},
+			Step{Kind: StepRunTools, Reveal: true, Plan: []turnapi.CallPlan{
+				{ID: "c", Action: turnapi.PlanSkip, Note: SkippedInvalidBatch}, {ID: "d", Action: turnapi.PlanUnknown}}},
 			func(st TurnState) bool { return st.InvalidToolRetries == 1 }},
 		{"cut off by the limit still gets more room", fb, TurnState{}, cutOff("length", broken), Step{Kind: StepRecall},
 			func(st TurnState) bool {
@@ -279,7 +279,7 @@ func TestGuardrailInTheLoop(t *testing.T) {
 	c := call("a", "read_file", loop.ArgsValid, false)
 	r := toolsReply(c)
 	var st TurnState
-	verdicts := []activities.PlanAction{}
+	verdicts := []turnapi.PlanAction{}
 	for i := 0; i < 5; i++ {
 		step, next := decide(st, r, lim)
 		st = next
@@ -290,10 +290,10 @@ func TestGuardrailInTheLoop(t *testing.T) {
 			}
 			break
 		}
-		st.Guardrail = observeBatch(st.Guardrail, r, activities.ExecuteToolsResult{
-			Outcomes: []activities.CallOutcome{{ID: "a", Failed: true, Digest: "x"}}})
+		st.Guardrail = observeBatch(st.Guardrail, r, turnapi.ExecuteToolsResult{
+			Outcomes: []turnapi.CallOutcome{{ID: "a", Failed: true, Digest: "x"}}})
 	}
-	want := []activities.PlanAction{activities.PlanRun, activities.PlanRun, activities.PlanRun, activities.PlanRun, activities.PlanBlocked}
+	want := []turnapi.PlanAction{turnapi.PlanRun, turnapi.PlanRun, turnapi.PlanRun, turnapi.PlanRun, turnapi.PlanBlocked}
 	if !reflect.DeepEqual(verdicts, want) {
 		t.Fatalf("actions = %v, want %v", verdicts, want)
 	}

@@ -11,26 +11,27 @@ import (
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 func TestRunsLocally(t *testing.T) {
-	quick := activities.ToolCallRef{ID: "q", Name: "read_file", Quick: true}
-	slow := activities.ToolCallRef{ID: "s", Name: "terminal"}
+	quick := turnapi.ToolCallRef{ID: "q", Name: "read_file", Quick: true}
+	slow := turnapi.ToolCallRef{ID: "s", Name: "terminal"}
 	for _, tt := range []struct {
 		name  string
-		calls []activities.ToolCallRef
-		plan  []activities.CallPlan
+		calls []turnapi.ToolCallRef
+		plan  []turnapi.CallPlan
 		want  bool
 	}{
-		{"all quick", []activities.ToolCallRef{quick, {ID: "q2", Name: "todo", Quick: true}}, nil, true},
-		{"a slow call runs", []activities.ToolCallRef{quick, slow}, nil, false},
-		{"a slow call planned to run", []activities.ToolCallRef{slow}, []activities.CallPlan{{ID: "s", Action: activities.PlanRun}}, false},
-		{"a slow call refused", []activities.ToolCallRef{quick, slow}, []activities.CallPlan{{ID: "s", Action: activities.PlanRefused}}, true},
-		{"a slow call skipped", []activities.ToolCallRef{slow}, []activities.CallPlan{{ID: "s", Action: activities.PlanSkip}}, true},
-		{"unknown tool answered", []activities.ToolCallRef{{ID: "u", Name: "nope", Unknown: true}}, []activities.CallPlan{{ID: "u", Action: activities.PlanUnknown}}, true},
-		{"clarify answered", []activities.ToolCallRef{{ID: "c", Name: "clarify"}}, []activities.CallPlan{{ID: "c", Action: activities.PlanAnswer}}, true},
+		{"all quick", []turnapi.ToolCallRef{quick, {ID: "q2", Name: "todo", Quick: true}}, nil, true},
+		{"a slow call runs", []turnapi.ToolCallRef{quick, slow}, nil, false},
+		{"a slow call planned to run", []turnapi.ToolCallRef{slow}, []turnapi.CallPlan{{ID: "s", Action: turnapi.PlanRun}}, false},
+		{"a slow call refused", []turnapi.ToolCallRef{quick, slow}, []turnapi.CallPlan{{ID: "s", Action: turnapi.PlanRefused}}, true},
+		{"a slow call skipped", []turnapi.ToolCallRef{slow}, []turnapi.CallPlan{{ID: "s", Action: turnapi.PlanSkip}}, true},
+		{"unknown tool answered", []turnapi.ToolCallRef{{ID: "u", Name: "nope", Unknown: true}}, []turnapi.CallPlan{{ID: "u", Action: turnapi.PlanUnknown}}, true},
+		{"clarify answered", []turnapi.ToolCallRef{{ID: "c", Name: "clarify"}}, []turnapi.CallPlan{{ID: "c", Action: turnapi.PlanAnswer}}, true},
 	} {
-		if got := runsLocally(activities.CallModelResult{ToolCalls: tt.calls}, tt.plan); got != tt.want {
+		if got := runsLocally(turnapi.CallModelResult{ToolCalls: tt.calls}, tt.plan); got != tt.want {
 			t.Errorf("%s: runsLocally = %v, want %v", tt.name, got, tt.want)
 		}
 	}
@@ -43,22 +44,22 @@ func TestQuickBatchFailureTakesTheActivityPath(t *testing.T) {
 	env := suite.NewTestWorkflowEnvironment()
 	Register(env)
 	(&activities.Activities{}).Register(env)
-	model := &scriptedModel{replies: []activities.CallModelResult{
-		{ToolCalls: []activities.ToolCallRef{{ID: "c1", Name: "read_file", Quick: true}}, FinishReason: "tool_calls", Kind: loop.ReplyToolCalls},
+	model := &scriptedModel{replies: []turnapi.CallModelResult{
+		{ToolCalls: []turnapi.ToolCallRef{{ID: "c1", Name: "read_file", Quick: true}}, FinishReason: "tool_calls", Kind: loop.ReplyToolCalls},
 		textReply(),
 	}}
-	env.OnActivity(activities.BeginTurnName, mock.Anything, mock.Anything).Return(activities.BeginTurnResult{UserMessageID: 1}, nil)
-	env.OnActivity(activities.CallModelName, mock.Anything, mock.Anything).Return(model.call)
+	env.OnActivity(turnapi.BeginTurnName, mock.Anything, mock.Anything).Return(turnapi.BeginTurnResult{UserMessageID: 1}, nil)
+	env.OnActivity(turnapi.CallModelName, mock.Anything, mock.Anything).Return(model.call)
 	var local []bool
-	env.OnActivity(activities.ExecuteToolsName, mock.Anything, mock.Anything).Return(
-		func(ctx context.Context, _ activities.ExecuteToolsInput) (activities.ExecuteToolsResult, error) {
+	env.OnActivity(turnapi.ExecuteToolsName, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, _ turnapi.ExecuteToolsInput) (turnapi.ExecuteToolsResult, error) {
 			local = append(local, activity.GetInfo(ctx).IsLocalActivity)
 			if len(local) == 1 {
-				return activities.ExecuteToolsResult{}, errors.New("the store is locked")
+				return turnapi.ExecuteToolsResult{}, errors.New("the store is locked")
 			}
-			return activities.ExecuteToolsResult{ResultMessageIDs: []int64{7}}, nil
+			return turnapi.ExecuteToolsResult{ResultMessageIDs: []int64{7}}, nil
 		})
-	env.OnActivity(activities.FinishTurnName, mock.Anything, mock.Anything).Return(activities.FinishTurnResult{FinalResponse: "done", HasFinal: true}, nil)
+	env.OnActivity(turnapi.FinishTurnName, mock.Anything, mock.Anything).Return(turnapi.FinishTurnResult{FinalResponse: "done", HasFinal: true}, nil)
 	env.ExecuteWorkflow(TurnWorkflowName, TurnInput{SessionID: "s", TurnNumber: 1, UserMessage: "hi", Model: "m"})
 	var res ConversationResult
 	if err := env.GetWorkflowResult(&res); err != nil {

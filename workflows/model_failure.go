@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // modelFailureStop is how a turn ends when its model call failed beyond
@@ -15,7 +15,7 @@ import (
 func modelFailureStop(err error) (StopReason, string) {
 	var appErr *temporal.ApplicationError
 	switch {
-	case errors.As(err, &appErr) && appErr.Type() == string(llm.ClassTruncatedReply):
+	case errors.As(err, &appErr) && appErr.Type() == string(turnapi.ClassTruncatedReply):
 		return StopTruncated, "the model's reply was cut off before it finished, on every attempt: " + appErr.Message()
 	case appErr != nil && appErr.Message() != "":
 		return StopError, appErr.Message()

@@ -6,13 +6,13 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // nonRetryableModelErrors are failure classes a plain retry cannot fix.
 var nonRetryableModelErrors = []string{
-	string(llm.ClassAuth), string(llm.ClassBilling), string(llm.ClassModelNotFound),
-	string(llm.ClassBadRequest), string(llm.ClassContextOverflow),
+	string(turnapi.ClassAuth), string(turnapi.ClassBilling), string(turnapi.ClassModelNotFound),
+	string(turnapi.ClassBadRequest), string(turnapi.ClassContextOverflow),
 }
 
 // storeTimeout and storeRetry serve the short bookkeeping steps; they retry
@@ -52,7 +52,7 @@ func localStoreOptions(ctx workflow.Context) workflow.Context {
 func modelOptions(ctx workflow.Context, in TurnInput, hasFallback bool) workflow.Context {
 	nonRetryable, attempts := nonRetryableModelErrors, int32(in.ModelAttempts)
 	if hasFallback {
-		nonRetryable = append(append([]string(nil), nonRetryable...), string(llm.ClassRateLimit))
+		nonRetryable = append(append([]string(nil), nonRetryable...), string(turnapi.ClassRateLimit))
 		attempts = min(attempts, 3)
 	}
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{

@@ -1,8 +1,8 @@
 package workflows
 
 import (
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // housekeepingTools keep the agent's own notes; text sent alongside them is
@@ -21,7 +21,7 @@ const SkippedInvalidBatch = "Skipped: another tool call in this batch named a to
 // re-asked silently a few times, then answered with errors; unknown tools
 // are answered (the rest of the batch skipped) and counted; otherwise the
 // built-in guardrail controller checks each call.
-func decideToolCalls(st TurnState, r activities.CallModelResult, lim loop.Limits) (Step, TurnState) {
+func decideToolCalls(st TurnState, r turnapi.CallModelResult, lim loop.Limits) (Step, TurnState) {
 	st.Parts = nil // an answer being continued was abandoned for tools
 	invalid, unknown := 0, 0
 	for _, c := range r.ToolCalls {
@@ -40,9 +40,9 @@ func decideToolCalls(st TurnState, r activities.CallModelResult, lim loop.Limits
 	case unknown > 0:
 		st.InvalidToolRetries++
 		for _, c := range r.ToolCalls {
-			p := activities.CallPlan{ID: c.ID, Action: activities.PlanSkip, Note: SkippedInvalidBatch}
+			p := turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanSkip, Note: SkippedInvalidBatch}
 			if c.Unknown {
-				p = activities.CallPlan{ID: c.ID, Action: activities.PlanUnknown}
+				p = turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanUnknown}
 			}
 			step.Plan = append(step.Plan, p)
 		}
@@ -61,11 +61,11 @@ func decideToolCalls(st TurnState, r activities.CallModelResult, lim loop.Limits
 // guardBatch runs the built-in guardrail controller over a batch: warnings
 // travel with the call; a halt blocks its call, skips the others and stops
 // the turn with an explanation.
-func guardBatch(st TurnState, r activities.CallModelResult, lim loop.Limits) ([]activities.CallPlan, string, StopReason) {
-	plan := make([]activities.CallPlan, 0, len(r.ToolCalls))
+func guardBatch(st TurnState, r turnapi.CallModelResult, lim loop.Limits) ([]turnapi.CallPlan, string, StopReason) {
+	plan := make([]turnapi.CallPlan, 0, len(r.ToolCalls))
 	for _, c := range r.ToolCalls {
 		if c.Args != loop.ArgsValid {
-			plan = append(plan, activities.CallPlan{ID: c.ID, Action: activities.PlanInvalidArgs})
+			plan = append(plan, turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanInvalidArgs})
 			continue
 		}
 		d := loop.CheckCall(lim.Guardrail, st.Guardrail, guardCall(c))
@@ -75,19 +75,19 @@ func guardBatch(st TurnState, r activities.CallModelResult, lim loop.Limits) ([]
 			for _, other := range r.ToolCalls {
 				ids = append(ids, other.ID)
 			}
-			return activities.HaltPlan(ids, c.ID, d.Reason), activities.HaltExplanation(d.Reason), StopGuardrailHalt
+			return turnapi.HaltPlan(ids, c.ID, d.Reason), turnapi.HaltExplanation(d.Reason), StopGuardrailHalt
 		case loop.Warn:
-			plan = append(plan, activities.CallPlan{ID: c.ID, Action: activities.PlanRun, Note: d.Reason})
+			plan = append(plan, turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanRun, Note: d.Reason})
 		default:
-			plan = append(plan, activities.CallPlan{ID: c.ID, Action: activities.PlanRun})
+			plan = append(plan, turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanRun})
 		}
 	}
 	return plan, "", ""
 }
 
 // observeBatch feeds a batch's outcomes to the guardrail controller.
-func observeBatch(g loop.GuardrailState, r activities.CallModelResult, res activities.ExecuteToolsResult) loop.GuardrailState {
-	byID := make(map[string]activities.ToolCallRef, len(r.ToolCalls))
+func observeBatch(g loop.GuardrailState, r turnapi.CallModelResult, res turnapi.ExecuteToolsResult) loop.GuardrailState {
+	byID := make(map[string]turnapi.ToolCallRef, len(r.ToolCalls))
 	for _, c := range r.ToolCalls {
 		byID[c.ID] = c
 	}
@@ -101,20 +101,20 @@ func observeBatch(g loop.GuardrailState, r activities.CallModelResult, res activ
 
 // guardCall is the controller's view of a call: its name and arguments'
 // digest (equal arguments, equal digest).
-func guardCall(c activities.ToolCallRef) loop.ToolCall {
+func guardCall(c turnapi.ToolCallRef) loop.ToolCall {
 	return loop.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Key}
 }
 
 // housekeepingText is the reply itself when it carries text and only
 // housekeeping tool calls, else 0.
-func housekeepingText(r activities.CallModelResult) int64 {
+func housekeepingText(r turnapi.CallModelResult) int64 {
 	if r.TextChars > 0 && allIn(r.ToolCalls, housekeepingTools) {
 		return r.MessageID
 	}
 	return 0
 }
 
-func allIn(calls []activities.ToolCallRef, set map[string]bool) bool {
+func allIn(calls []turnapi.ToolCallRef, set map[string]bool) bool {
 	if len(calls) == 0 {
 		return false
 	}
@@ -129,10 +129,10 @@ func allIn(calls []activities.ToolCallRef, set map[string]bool) bool {
 // runsLocally reports whether a planned batch may run as a local activity:
 // every call is either answered without running a tool or runs a quick one.
 // Pure.
-func runsLocally(r activities.CallModelResult, plan []activities.CallPlan) bool {
-	byID := activities.PlanByID(plan)
+func runsLocally(r turnapi.CallModelResult, plan []turnapi.CallPlan) bool {
+	byID := turnapi.PlanByID(plan)
 	for _, c := range r.ToolCalls {
-		if byID.Get(c.ID).Action == activities.PlanRun && !c.Quick {
+		if byID.Get(c.ID).Action == turnapi.PlanRun && !c.Quick {
 			return false
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/transcript"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -150,10 +151,10 @@ func FuzzReplyShapes(f *testing.F) {
 		step, _ := decide(st, reply, currentLimits(reply))
 		switch step.Kind {
 		case StepRunTools:
-			batch := activities.ExecuteToolsInput{TurnID: turn, SessionID: session, Call: 1, AssistantMessageID: reply.MessageID,
+			batch := turnapi.ExecuteToolsInput{TurnID: turn, SessionID: session, Call: 1, AssistantMessageID: reply.MessageID,
 				Workdir: work, Plan: step.Plan, Reveal: step.Reveal, Explanation: step.Explanation}
 			assertSmallPayload(t, "ExecuteToolsInput", batch)
-			var res activities.ExecuteToolsResult
+			var res turnapi.ExecuteToolsResult
 			runActivity(t, a.ExecuteTools, batch, &res)
 			assertSmallPayload(t, "ExecuteToolsResult", res)
 			assertAnsweredOnceInStore(t, store, session, reply.MessageID)
@@ -162,9 +163,9 @@ func FuzzReplyShapes(f *testing.F) {
 			if len(step.Final) == 0 {
 				return
 			}
-			in := activities.FinishTurnInput{TurnID: turn, SessionID: session, TurnNumber: 1, Status: "completed",
+			in := turnapi.FinishTurnInput{TurnID: turn, SessionID: session, TurnNumber: 1, Status: "completed",
 				ExitReason: string(step.Reason), FinalParts: step.Final}
-			var done activities.FinishTurnResult
+			var done turnapi.FinishTurnResult
 			runActivity(t, a.FinishTurn, in, &done)
 			assertSmallPayload(t, "FinishTurnResult", done)
 			if want := activities.FinalText(&rows[0]); done.HasFinal && !done.Clipped && done.FinalResponse != want {
@@ -176,7 +177,7 @@ func FuzzReplyShapes(f *testing.F) {
 
 // currentLimits are the limits a turn started by this code decides r with
 // (decideLimits at the newest versions). Pure.
-func currentLimits(r activities.CallModelResult) loop.Limits {
+func currentLimits(r turnapi.CallModelResult) loop.Limits {
 	lim := loop.DefaultLimits()
 	if r.Kind == loop.ReplyToolCallCutOff && r.FinishReason != loop.FinishLength {
 		lim.BrokenArgsAreInvalid = true
@@ -225,7 +226,7 @@ func assertAnsweredOnceInStore(t *testing.T, store *models.Store, session string
 	}
 }
 
-func anyInvalid(r activities.CallModelResult) bool {
+func anyInvalid(r turnapi.CallModelResult) bool {
 	for _, c := range r.ToolCalls {
 		if c.Args != loop.ArgsValid {
 			return true

@@ -1,10 +1,6 @@
 package workflows
 
-import (
-	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/talaria-agent/talaria/activities"
-)
+import "github.com/talaria-agent/talaria/internal/turnapi"
 
 // ConversationResult is the typed outcome of one turn. The workflow returns
 // it without Messages, and with FinalResponse clipped to a preview when the
@@ -17,19 +13,19 @@ type ConversationResult struct {
 	FinalMessageID int64 `json:"final_message_id,omitempty"`
 	// FinalClipped: FinalResponse is only the beginning of the answer; the
 	// full text is the message FinalMessageID.
-	FinalClipped   bool                           `json:"final_clipped,omitempty"`
-	Completed      bool                           `json:"completed"`
-	Partial        bool                           `json:"partial"`
-	Interrupted    bool                           `json:"interrupted"`
-	Failed         bool                           `json:"failed"`
-	TurnExitReason StopReason                     `json:"turn_exit_reason"`
-	Error          *string                        `json:"error"`
-	APICalls       int                            `json:"api_calls"`
-	SessionID      string                         `json:"session_id"`
-	TurnID         string                         `json:"turn_id"`
-	Model          string                         `json:"model"`
-	Usage          activities.Usage               `json:"usage"`
-	Messages       []openai.ChatCompletionMessage `json:"messages"`
+	FinalClipped   bool              `json:"final_clipped,omitempty"`
+	Completed      bool              `json:"completed"`
+	Partial        bool              `json:"partial"`
+	Interrupted    bool              `json:"interrupted"`
+	Failed         bool              `json:"failed"`
+	TurnExitReason StopReason        `json:"turn_exit_reason"`
+	Error          *string           `json:"error"`
+	APICalls       int               `json:"api_calls"`
+	SessionID      string            `json:"session_id"`
+	TurnID         string            `json:"turn_id"`
+	Model          string            `json:"model"`
+	Usage          turnapi.Usage     `json:"usage"`
+	Messages       []turnapi.Message `json:"messages"`
 	// PendingSteers are steers that arrived after the turn's last model
 	// call: they become the session's next message.
 	PendingSteers []string `json:"pending_steers,omitempty"`

@@ -6,7 +6,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // MemoryReviewWorkflowName reviews a conversation and updates memory.
@@ -42,7 +42,7 @@ func ReviewSessionID(sessionID string, turn int) string {
 // never depends on the review.
 func MemoryReviewWorkflow(ctx workflow.Context, in ReviewInput) (ConversationResult, error) {
 	review := ReviewSessionID(in.SessionID, in.TurnNumber)
-	err := workflow.ExecuteActivity(storeOptions(ctx), activities.PrepareReviewName, activities.PrepareReviewInput{
+	err := workflow.ExecuteActivity(storeOptions(ctx), turnapi.PrepareReviewName, turnapi.PrepareReviewInput{
 		SessionID: in.SessionID, ReviewSessionID: review, MaxMessages: 60,
 	}).Get(ctx, nil)
 	if err != nil {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // TurnState is everything the loop tracks, in one struct made fresh for
@@ -14,7 +14,7 @@ type TurnState struct {
 	Budget IterationBudget
 	// Calls is the number of model calls made (api_calls).
 	Calls int
-	Usage activities.Usage
+	Usage turnapi.Usage
 	// Provider indexes the provider in use (0: primary); Providers counts them.
 	Provider, Providers int
 	// Model is the model the turn's last reply came from (empty: none
@@ -112,7 +112,7 @@ const (
 func (s *TurnState) note(format string, args ...any) {
 	// A note may name what the model sent (tool names): it is cut, as
 	// the state travels in history when the turn continues as new.
-	s.Recent = append(s.Recent, activities.BoundText(fmt.Sprintf(format, args...), maxNoteBytes))
+	s.Recent = append(s.Recent, turnapi.BoundText(fmt.Sprintf(format, args...), maxNoteBytes))
 	if len(s.Recent) > maxRecent {
 		s.Recent = append([]string(nil), s.Recent[len(s.Recent)-maxRecent:]...)
 	}

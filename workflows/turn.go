@@ -8,8 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // TurnWorkflow runs one conversation turn: the user's message in, model calls
@@ -37,8 +36,8 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			return ConversationResult{}, err
 		}
 	} else {
-		var begun activities.BeginTurnResult
-		err := bookkeep(ctx, activities.BeginTurnName, activities.BeginTurnInput{
+		var begun turnapi.BeginTurnResult
+		err := bookkeep(ctx, turnapi.BeginTurnName, turnapi.BeginTurnInput{
 			TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber,
 			Model: in.Model, UserMessage: in.UserMessage, StartedAt: startedAt, Workdir: in.Workdir, Tools: in.Tools,
 		}).Get(ctx, &begun)
@@ -68,7 +67,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			break
 		}
 		if needsCompaction(st.Context, in.Compaction.Threshold) {
-			compact(workCtx, in, turnID, &st, activities.CompactPreflight)
+			compact(workCtx, in, turnID, &st, turnapi.CompactPreflight)
 			if st.stopIfInterrupted() {
 				break
 			}
@@ -123,11 +122,11 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 }
 
 // callModel makes one model call (with or without tools) and accounts for it.
-func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, withTools bool) (activities.CallModelResult, error) {
-	var reply activities.CallModelResult
+func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, withTools bool) (turnapi.CallModelResult, error) {
+	var reply turnapi.CallModelResult
 	next := st.Next
 	st.Next = NextCall{}
-	req := activities.CallModelInput{
+	req := turnapi.CallModelInput{
 		TurnID: turnID, SessionID: st.Context.session(in.SessionID), Call: st.nextCall(), Model: in.Model,
 		ToolsEnabled: withTools, Tools: in.Tools, ExtraUserMessage: next.Nudge, Workdir: in.Workdir,
 		Provider: st.Provider, MaxTokens: next.MaxTokens, PrefillFrom: next.PrefillFrom, ContinueFrom: next.ContinueFrom,
@@ -135,7 +134,7 @@ func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState,
 		IdleTimeout: in.ModelTimeout, MaxRetryAfter: in.MaxRetryAfter,
 	}
 	hasFallback := st.Provider+1 < st.Providers
-	err := workflow.ExecuteActivity(modelOptions(ctx, in, hasFallback), activities.CallModelName, req).Get(ctx, &reply)
+	err := workflow.ExecuteActivity(modelOptions(ctx, in, hasFallback), turnapi.CallModelName, req).Get(ctx, &reply)
 	st.Usage = st.Usage.Add(reply.Usage)
 	if reply.Model != "" {
 		st.Model = reply.Model
@@ -148,24 +147,24 @@ func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState,
 // calls runs as a local activity under ctx: it takes milliseconds, so an
 // interrupt lets it finish; any other batch runs as an activity under
 // workCtx, which an interrupt cancels.
-func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *TurnState, reply activities.CallModelResult, step Step) {
+func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *TurnState, reply turnapi.CallModelResult, step Step) {
 	st.CurrentTool = reply.ToolCalls[0].Name
 	defer func() { st.CurrentTool = "" }()
-	var res activities.ExecuteToolsResult
-	batch := activities.ExecuteToolsInput{
+	var res turnapi.ExecuteToolsResult
+	batch := turnapi.ExecuteToolsInput{
 		TurnID: turnID, SessionID: st.Context.session(in.SessionID), Call: st.Calls, AssistantMessageID: reply.MessageID,
 		Workdir: in.Workdir, Plan: step.Plan, Reveal: step.Reveal, Explanation: step.Explanation, Tools: in.Tools,
 	}
 	var err error
 	remote := true
 	if runsLocally(reply, step.Plan) && localActivities(ctx) {
-		err = workflow.ExecuteLocalActivity(localToolOptions(ctx, in), activities.ExecuteToolsName, batch).Get(ctx, &res)
+		err = workflow.ExecuteLocalActivity(localToolOptions(ctx, in), turnapi.ExecuteToolsName, batch).Get(ctx, &res)
 		// A quick batch that failed or hung goes the long way; the claims
 		// make the second run find what the first one did.
 		remote = err != nil && !st.Interrupted
 	}
 	if remote {
-		err = workflow.ExecuteActivity(toolOptions(workCtx, in), activities.ExecuteToolsName, batch).Get(workCtx, &res)
+		err = workflow.ExecuteActivity(toolOptions(workCtx, in), turnapi.ExecuteToolsName, batch).Get(workCtx, &res)
 	}
 	if err != nil {
 		answerCalls(ctx, batch, st.Interrupted, failureText(err))
@@ -201,17 +200,17 @@ func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *Tu
 // left without a stored result is answered (not run, or outcome unknown),
 // so the conversation never holds a call without its result. It runs even
 // when the workflow itself is being cancelled.
-func answerCalls(ctx workflow.Context, batch activities.ExecuteToolsInput, interrupted bool, reason string) {
+func answerCalls(ctx workflow.Context, batch turnapi.ExecuteToolsInput, interrupted bool, reason string) {
 	if workflow.GetVersion(ctx, changeAnswerCalls, workflow.DefaultVersion, 1) < 1 {
 		return
 	}
 	dctx, _ := workflow.NewDisconnectedContext(ctx)
-	in := activities.AnswerCallsInput{Batch: batch, Interrupted: interrupted}
+	in := turnapi.AnswerCallsInput{Batch: batch, Interrupted: interrupted}
 	if !interrupted {
 		in.Reason = reason
 	}
-	var out activities.AnswerCallsResult
-	if err := bookkeep(dctx, activities.AnswerCallsName, in).Get(dctx, &out); err != nil {
+	var out turnapi.AnswerCallsResult
+	if err := bookkeep(dctx, turnapi.AnswerCallsName, in).Get(dctx, &out); err != nil {
 		workflow.GetLogger(ctx).Warn("tool calls left without a result", "call", batch.Call, "error", err)
 	}
 }
@@ -256,10 +255,10 @@ func graceCall(ctx workflow.Context, in TurnInput, turnID string, st *TurnState)
 
 // finish records the outcome in the store and builds the result.
 func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Time, st TurnState) (ConversationResult, error) {
-	var done activities.FinishTurnResult
-	err := bookkeep(ctx, activities.FinishTurnName, activities.FinishTurnInput{
+	var done turnapi.FinishTurnResult
+	err := bookkeep(ctx, turnapi.FinishTurnName, turnapi.FinishTurnInput{
 		TurnID: turnID, SessionID: st.Context.session(in.SessionID), TurnNumber: in.TurnNumber, Model: modelUsed(in, st),
-		Status: st.Stop.Status(), ExitReason: string(st.Stop), Error: activities.BoundError(st.Err),
+		Status: st.Stop.Status(), ExitReason: string(st.Stop), Error: turnapi.BoundError(st.Err),
 		APICalls: st.Calls, Usage: st.Usage, FinalParts: st.Final,
 		StartedAt: startedAt, EndedAt: workflow.Now(ctx),
 	}).Get(ctx, &done)
@@ -279,7 +278,7 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 	}
 	res.PendingSteers = st.Steers
 	if st.Err != "" {
-		msg := activities.BoundError(st.Err)
+		msg := turnapi.BoundError(st.Err)
 		res.Error = &msg
 	}
 	return res, nil
@@ -293,9 +292,9 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 // classes are as new as this rule: no recorded history holds them, so
 // adding them changes no replayed decision.
 var fallbackClasses = map[string]bool{
-	string(llm.ClassRateLimit): true, string(llm.ClassBilling): true,
-	string(llm.ClassAuth): true, string(llm.ClassOverloaded): true,
-	string(llm.ClassInvalidResponse): true, string(llm.ClassTruncatedReply): true,
+	string(turnapi.ClassRateLimit): true, string(turnapi.ClassBilling): true,
+	string(turnapi.ClassAuth): true, string(turnapi.ClassOverloaded): true,
+	string(turnapi.ClassInvalidResponse): true, string(turnapi.ClassTruncatedReply): true,
 }
 
 // fallBack moves to the next provider after a failure that another provider
@@ -314,7 +313,7 @@ func fallBack(st TurnState, err error) (TurnState, bool) {
 func errorMessage(err error) string {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
-		return activities.BoundError(appErr.Error())
+		return turnapi.BoundError(appErr.Error())
 	}
 	var timeout *temporal.TimeoutError
 	if errors.As(err, &timeout) {
@@ -323,10 +322,10 @@ func errorMessage(err error) string {
 	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
 		err = next
 	}
-	return activities.BoundError(err.Error())
+	return turnapi.BoundError(err.Error())
 }
 
-func toolNames(r activities.CallModelResult) string {
+func toolNames(r turnapi.CallModelResult) string {
 	names := make([]string, 0, len(r.ToolCalls))
 	for _, c := range r.ToolCalls {
 		names = append(names, c.Name)

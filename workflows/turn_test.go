@@ -11,20 +11,21 @@ import (
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // scriptedModel answers CallModel from a list of replies, recording inputs.
 type scriptedModel struct {
-	replies []activities.CallModelResult
+	replies []turnapi.CallModelResult
 	errs    []error
-	inputs  []activities.CallModelInput
+	inputs  []turnapi.CallModelInput
 }
 
-func (m *scriptedModel) call(_ context.Context, in activities.CallModelInput) (activities.CallModelResult, error) {
+func (m *scriptedModel) call(_ context.Context, in turnapi.CallModelInput) (turnapi.CallModelResult, error) {
 	i := len(m.inputs)
 	m.inputs = append(m.inputs, in)
 	if i < len(m.errs) && m.errs[i] != nil {
-		return activities.CallModelResult{}, m.errs[i]
+		return turnapi.CallModelResult{}, m.errs[i]
 	}
 	if i >= len(m.replies) {
 		return m.replies[len(m.replies)-1], nil
@@ -34,22 +35,22 @@ func (m *scriptedModel) call(_ context.Context, in activities.CallModelInput) (a
 	return r, nil
 }
 
-func toolReply(name string) activities.CallModelResult {
-	return activities.CallModelResult{ToolCalls: []activities.ToolCallRef{{ID: "c1", Name: name}}, FinishReason: "tool_calls", Kind: loop.ReplyToolCalls,
-		Usage: activities.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}}
+func toolReply(name string) turnapi.CallModelResult {
+	return turnapi.CallModelResult{ToolCalls: []turnapi.ToolCallRef{{ID: "c1", Name: name}}, FinishReason: "tool_calls", Kind: loop.ReplyToolCalls,
+		Usage: turnapi.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}}
 }
 
-func textReply() activities.CallModelResult {
-	return activities.CallModelResult{TextChars: 4, FinishReason: "stop", Kind: loop.ReplyText,
-		Usage: activities.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}}
+func textReply() turnapi.CallModelResult {
+	return turnapi.CallModelResult{TextChars: 4, FinishReason: "stop", Kind: loop.ReplyText,
+		Usage: turnapi.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}}
 }
 
 type turnRun struct {
 	result    ConversationResult
 	model     *scriptedModel
-	toolRuns  []activities.ExecuteToolsInput
-	finished  activities.FinishTurnInput
-	beginning activities.BeginTurnInput
+	toolRuns  []turnapi.ExecuteToolsInput
+	finished  turnapi.FinishTurnInput
+	beginning turnapi.BeginTurnInput
 }
 
 func runTurn(t *testing.T, in TurnInput, model *scriptedModel) turnRun {
@@ -60,24 +61,24 @@ func runTurn(t *testing.T, in TurnInput, model *scriptedModel) turnRun {
 	(&activities.Activities{}).Register(env)
 	var run turnRun
 	run.model = model
-	env.OnActivity(activities.BeginTurnName, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.BeginTurnInput) (activities.BeginTurnResult, error) {
+	env.OnActivity(turnapi.BeginTurnName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in turnapi.BeginTurnInput) (turnapi.BeginTurnResult, error) {
 			run.beginning = in
-			return activities.BeginTurnResult{UserMessageID: 1}, nil
+			return turnapi.BeginTurnResult{UserMessageID: 1}, nil
 		})
-	env.OnActivity(activities.CallModelName, mock.Anything, mock.Anything).Return(model.call)
-	env.OnActivity(activities.ExecuteToolsName, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.ExecuteToolsInput) (activities.ExecuteToolsResult, error) {
+	env.OnActivity(turnapi.CallModelName, mock.Anything, mock.Anything).Return(model.call)
+	env.OnActivity(turnapi.ExecuteToolsName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in turnapi.ExecuteToolsInput) (turnapi.ExecuteToolsResult, error) {
 			run.toolRuns = append(run.toolRuns, in)
-			return activities.ExecuteToolsResult{ResultMessageIDs: []int64{int64(500 + len(run.toolRuns))}}, nil
+			return turnapi.ExecuteToolsResult{ResultMessageIDs: []int64{int64(500 + len(run.toolRuns))}}, nil
 		})
-	env.OnActivity(activities.FinishTurnName, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.FinishTurnInput) (activities.FinishTurnResult, error) {
+	env.OnActivity(turnapi.FinishTurnName, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in turnapi.FinishTurnInput) (turnapi.FinishTurnResult, error) {
 			run.finished = in
 			if len(in.FinalParts) == 0 {
-				return activities.FinishTurnResult{}, nil
+				return turnapi.FinishTurnResult{}, nil
 			}
-			return activities.FinishTurnResult{FinalResponse: "done", HasFinal: true}, nil
+			return turnapi.FinishTurnResult{FinalResponse: "done", HasFinal: true}, nil
 		})
 	env.ExecuteWorkflow(TurnWorkflowName, in)
 	if !env.IsWorkflowCompleted() {
@@ -94,7 +95,7 @@ func runTurn(t *testing.T, in TurnInput, model *scriptedModel) turnRun {
 
 func TestTurnTextAnswer(t *testing.T) {
 	run := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 1, UserMessage: "hi", Model: "m"},
-		&scriptedModel{replies: []activities.CallModelResult{textReply()}})
+		&scriptedModel{replies: []turnapi.CallModelResult{textReply()}})
 	r := run.result
 	if !r.Completed || r.Partial || r.Failed || r.TurnExitReason != StopTextResponse || r.APICalls != 1 {
 		t.Fatalf("result = %+v", r)
@@ -114,7 +115,7 @@ func TestTurnTextAnswer(t *testing.T) {
 }
 
 func TestTurnToolsThenText(t *testing.T) {
-	model := &scriptedModel{replies: []activities.CallModelResult{toolReply("write_file"), toolReply("read_file"), textReply()}}
+	model := &scriptedModel{replies: []turnapi.CallModelResult{toolReply("write_file"), toolReply("read_file"), textReply()}}
 	run := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 2, Workdir: "/w"}, model)
 	r := run.result
 	if !r.Completed || r.TurnExitReason != StopTextResponse || r.APICalls != 3 {
@@ -137,7 +138,7 @@ func TestTurnToolsThenText(t *testing.T) {
 }
 
 func TestTurnMaxIterationsSummary(t *testing.T) {
-	model := &scriptedModel{replies: []activities.CallModelResult{toolReply("terminal"), toolReply("terminal"), toolReply("terminal"), textReply()}}
+	model := &scriptedModel{replies: []turnapi.CallModelResult{toolReply("terminal"), toolReply("terminal"), toolReply("terminal"), textReply()}}
 	run := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 1, MaxIterations: 3}, model)
 	r := run.result
 	if r.Completed || !r.Partial || r.TurnExitReason != StopMaxIterations || r.APICalls != 4 {
@@ -158,7 +159,7 @@ func TestTurnMaxIterationsSummary(t *testing.T) {
 func TestTurnSummaryFailsIsBudgetExhausted(t *testing.T) {
 	fail := temporal.NewNonRetryableApplicationError("boom", "server_error", nil)
 	model := &scriptedModel{
-		replies: []activities.CallModelResult{toolReply("terminal"), {}},
+		replies: []turnapi.CallModelResult{toolReply("terminal"), {}},
 		errs:    []error{nil, fail},
 	}
 	run := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 1, MaxIterations: 1}, model)
@@ -169,8 +170,8 @@ func TestTurnSummaryFailsIsBudgetExhausted(t *testing.T) {
 }
 
 func TestTurnEmptyRepliesNudgedThenExhausted(t *testing.T) {
-	empty := activities.CallModelResult{FinishReason: "stop", Kind: loop.ReplyEmpty}
-	model := &scriptedModel{replies: []activities.CallModelResult{empty}}
+	empty := turnapi.CallModelResult{FinishReason: "stop", Kind: loop.ReplyEmpty}
+	model := &scriptedModel{replies: []turnapi.CallModelResult{empty}}
 	run := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 1}, model)
 	r := run.result
 	if r.TurnExitReason != StopEmptyResponseExhausted || r.APICalls != lim.EmptyRetries+1 || r.FinalResponse != nil {
@@ -187,7 +188,7 @@ func TestTurnEmptyRepliesNudgedThenExhausted(t *testing.T) {
 }
 
 func TestTurnEmptyThenText(t *testing.T) {
-	model := &scriptedModel{replies: []activities.CallModelResult{{FinishReason: "stop", Kind: loop.ReplyEmpty}, textReply()}}
+	model := &scriptedModel{replies: []turnapi.CallModelResult{{FinishReason: "stop", Kind: loop.ReplyEmpty}, textReply()}}
 	r := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 1}, model).result
 	if !r.Completed || r.APICalls != 2 {
 		t.Fatalf("result = %+v", r)
@@ -195,7 +196,7 @@ func TestTurnEmptyThenText(t *testing.T) {
 }
 
 func TestTurnTruncated(t *testing.T) {
-	model := &scriptedModel{replies: []activities.CallModelResult{{TextChars: 10, FinishReason: "length", Kind: loop.ReplyTextCutOff}}}
+	model := &scriptedModel{replies: []turnapi.CallModelResult{{TextChars: 10, FinishReason: "length", Kind: loop.ReplyTextCutOff}}}
 	r := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 1}, model).result
 	if r.TurnExitReason != StopTruncated || r.Completed || !r.Partial || r.FinalResponse == nil {
 		t.Fatalf("result = %+v", r)
@@ -204,7 +205,7 @@ func TestTurnTruncated(t *testing.T) {
 
 func TestTurnModelErrorFails(t *testing.T) {
 	model := &scriptedModel{
-		replies: []activities.CallModelResult{{}},
+		replies: []turnapi.CallModelResult{{}},
 		errs:    []error{temporal.NewNonRetryableApplicationError("invalid api key", "auth", errors.New("401"))},
 	}
 	run := runTurn(t, TurnInput{SessionID: "s", TurnNumber: 1}, model)

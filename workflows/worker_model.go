@@ -1,13 +1,13 @@
 package workflows
 
-import "github.com/talaria-agent/talaria/activities"
+import "github.com/talaria-agent/talaria/internal/turnapi"
 
 // withWorkerModel fills the model settings the sender left unset (asked is
 // the input before defaults) with those of the worker that began the turn;
 // w is nil in results recorded before workers reported them, which leaves
 // in as it was. An empty model name stays empty: each model call then
 // asks the worker's model of that moment. Pure.
-func withWorkerModel(in, asked TurnInput, w *activities.WorkerModel) TurnInput {
+func withWorkerModel(in, asked TurnInput, w *turnapi.WorkerModel) TurnInput {
 	if w == nil {
 		return in
 	}
@@ -29,7 +29,7 @@ func withWorkerModel(in, asked TurnInput, w *activities.WorkerModel) TurnInput {
 }
 
 // workerModelName is the model the worker would use for the turn. Pure.
-func workerModelName(w *activities.WorkerModel) string {
+func workerModelName(w *turnapi.WorkerModel) string {
 	if w == nil {
 		return ""
 	}

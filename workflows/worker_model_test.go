@@ -4,18 +4,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // TestWithWorkerModel: the worker's model settings fill only what the
 // sender left unset, and a result without them changes nothing.
 func TestWithWorkerModel(t *testing.T) {
-	worker := &activities.WorkerModel{Name: "w", Timeout: time.Minute, MaxRetryAfter: 2 * time.Second, Attempts: 2}
+	worker := &turnapi.WorkerModel{Name: "w", Timeout: time.Minute, MaxRetryAfter: 2 * time.Second, Attempts: 2}
 	for _, tt := range []struct {
 		name  string
 		asked TurnInput
-		w     *activities.WorkerModel
+		w     *turnapi.WorkerModel
 		want  TurnInput
 	}{
 		{"nothing asked: the worker's", TurnInput{}, worker,
@@ -25,10 +25,10 @@ func TestWithWorkerModel(t *testing.T) {
 		{"partly asked", TurnInput{ModelAttempts: 3}, worker,
 			TurnInput{ModelTimeout: time.Minute, MaxRetryAfter: 2 * time.Second, ModelAttempts: 3}},
 		{"recorded before workers reported", TurnInput{}, nil, TurnInput{}.withDefaults()},
-		{"worker without limits keeps defaults", TurnInput{}, &activities.WorkerModel{Name: "w"}, TurnInput{}.withDefaults()},
-		{"the worker's reply cap is the base of re-asks", TurnInput{}, &activities.WorkerModel{MaxTokens: 1000},
+		{"worker without limits keeps defaults", TurnInput{}, &turnapi.WorkerModel{Name: "w"}, TurnInput{}.withDefaults()},
+		{"the worker's reply cap is the base of re-asks", TurnInput{}, &turnapi.WorkerModel{MaxTokens: 1000},
 			TurnInput{Limits: loop.Limits{BaseMaxTokens: 1000}}},
-		{"over the sender's", TurnInput{Limits: loop.Limits{BaseMaxTokens: 8000}}, &activities.WorkerModel{MaxTokens: 1000},
+		{"over the sender's", TurnInput{Limits: loop.Limits{BaseMaxTokens: 8000}}, &turnapi.WorkerModel{MaxTokens: 1000},
 			TurnInput{Limits: loop.Limits{BaseMaxTokens: 1000}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestModelUsed(t *testing.T) {
 			t.Errorf("modelUsed(%q, %q) = %q, want %q", tt.in, tt.st, got, tt.want)
 		}
 	}
-	if workerModelName(nil) != "" || workerModelName(&activities.WorkerModel{Name: "x"}) != "x" {
+	if workerModelName(nil) != "" || workerModelName(&turnapi.WorkerModel{Name: "x"}) != "x" {
 		t.Fatal("workerModelName")
 	}
 }

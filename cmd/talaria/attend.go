@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/approval"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -92,7 +92,7 @@ func (a *attendant) poll(ctx context.Context) {
 		fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s)\n", shown(ap.Command), shown(ap.Reason))
 		fmt.Fprintf(a.errOut, "    %s\n", approveHow(a.session, a.unattended == ""))
 		a.decideUnattended(func() bool {
-			if !a.signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: ap.CallID, Choice: approval.Deny}) {
+			if !a.signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: ap.CallID, Choice: turnapi.ChoiceDeny}) {
 				return false
 			}
 			fmt.Fprintln(a.errOut, "  ✗ refused: no one at this terminal can approve it (approvals.noninteractive: deny; set it to wait to answer from another terminal)")
@@ -169,7 +169,7 @@ func (a *attendant) reply(ctx context.Context, line string) {
 	}
 	switch {
 	case p.PendingApproval != nil && p.PendingApproval.CallID == a.asking:
-		choice, err := approval.ParseChoice(line)
+		choice, err := turnapi.ParseApprovalChoice(line)
 		if err != nil {
 			fmt.Fprintf(a.errOut, "  %v — answer o, s, a or d: ", err)
 			return

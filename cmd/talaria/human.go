@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/approval"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/injection"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -37,14 +37,14 @@ Exit status 1 when nothing waits for an approval.`, 1,
 			c.Flags().BoolVar(&always, "always", false, "approve the same command in every session")
 		},
 		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
-			choice := approval.Once
+			choice := turnapi.ChoiceOnce
 			switch {
 			case session && always:
 				return usagef("--session and --always exclude each other")
 			case session:
-				choice = approval.Session
+				choice = turnapi.ChoiceSession
 			case always:
-				choice = approval.Always
+				choice = turnapi.ChoiceAlways
 			}
 			return decide(cmd, rt, args[0], choice)
 		})
@@ -55,11 +55,11 @@ func newDenyCommand() *cobra.Command {
 		`deny refuses the command the session's running turn is waiting on; the model is
 told it was refused and must not retry it. Exit status 1 when nothing waits.`, 1, nil,
 		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
-			return decide(cmd, rt, args[0], approval.Deny)
+			return decide(cmd, rt, args[0], turnapi.ChoiceDeny)
 		})
 }
 
-func decide(cmd *cobra.Command, rt *engine.Runtime, session string, choice approval.Choice) error {
+func decide(cmd *cobra.Command, rt *engine.Runtime, session string, choice turnapi.ApprovalChoice) error {
 	p, err := pending(cmd, rt, session)
 	if err != nil {
 		return err
@@ -71,10 +71,10 @@ func decide(cmd *cobra.Command, rt *engine.Runtime, session string, choice appro
 	if err := rt.Signal(cmd.Context(), p.TurnID, workflows.SignalApproval, d); err != nil {
 		return err
 	}
-	verb := map[approval.Choice]string{approval.Once: "approved", approval.Session: "approved for this session",
-		approval.Always: "approved always", approval.Deny: "denied"}[choice]
+	verb := map[turnapi.ApprovalChoice]string{turnapi.ChoiceOnce: "approved", turnapi.ChoiceSession: "approved for this session",
+		turnapi.ChoiceAlways: "approved always", turnapi.ChoiceDeny: "denied"}[choice]
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", verb, shown(p.PendingApproval.Command))
-	if (choice == approval.Session || choice == approval.Always) && p.PendingApproval.Pattern != "" {
+	if (choice == turnapi.ChoiceSession || choice == turnapi.ChoiceAlways) && p.PendingApproval.Pattern != "" {
 		fmt.Fprintf(cmd.OutOrStdout(), "  remembered: %s (other commands and targets still ask)\n", shown(p.PendingApproval.Pattern))
 	}
 	return nil

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/internal/approval"
 	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -47,9 +47,9 @@ func TestErrorTurnID(t *testing.T) {
 // TestRefusalLine: a command that was not run says why, from the refusal
 // the model read.
 func TestRefusalLine(t *testing.T) {
-	blocked := approval.DenialMessage(approval.Assessment{Risk: approval.Blocked, Reason: "deletes the root file system", Rule: "root_delete"}, false)
-	denied := approval.DenialMessage(approval.Assessment{Reason: "recursive delete"}, true)
-	unanswered := approval.DenialMessage(approval.Assessment{Reason: "recursive delete"}, false)
+	blocked := turnapi.DenialMessage(turnapi.Assessment{Risk: turnapi.RiskBlocked, Reason: "deletes the root file system", Rule: "root_delete"}, false)
+	denied := turnapi.DenialMessage(turnapi.Assessment{Reason: "recursive delete"}, true)
+	unanswered := turnapi.DenialMessage(turnapi.Assessment{Reason: "recursive delete"}, false)
 	tests := []struct{ refusal, want string }{
 		{blocked, "terminal blocked: deletes the root file system"},
 		{denied, "terminal denied: not run"},
@@ -70,7 +70,7 @@ func TestRefusalLine(t *testing.T) {
 func TestStreamPrinterRefused(t *testing.T) {
 	var out, errOut bytes.Buffer
 	p := &streamPrinter{out: &out, errOut: &errOut}
-	refusal := approval.DenialMessage(approval.Assessment{Reason: "recursive delete"}, true)
+	refusal := turnapi.DenialMessage(turnapi.Assessment{Reason: "recursive delete"}, true)
 	data, _ := json.Marshal(activities.ToolEvent{ID: "c1", Name: "terminal", Failed: true, Refused: refusal})
 	p.onEvent(models.Event{Kind: events.KindToolEnd, Data: string(data)})
 	if errOut.String() != "  ✗ terminal denied: not run\n" || out.Len() != 0 {

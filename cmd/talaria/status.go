@@ -15,6 +15,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -149,7 +150,7 @@ func describeCurrent(p *workflows.Progress, pending []*workflowpb.PendingActivit
 		if f := a.GetLastFailure(); f != nil && a.GetAttempt() > 1 {
 			c.MaxAttempts = classLimit(c.MaxAttempts, f.GetApplicationFailureInfo().GetType())
 		}
-		if name == activities.ExecuteToolsName {
+		if name == turnapi.ExecuteToolsName {
 			c.What, c.Tool = "tool", p.CurrentTool
 			if tool != nil {
 				c.Tool, c.Args = tool.Name, tool.Args

@@ -14,6 +14,7 @@ import (
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -44,7 +45,7 @@ func TestDescribeCurrent(t *testing.T) {
 		return &workflowpb.PendingActivityInfo{ActivityType: &commonpb.ActivityType{Name: name}, State: enumspb.PENDING_ACTIVITY_STATE_STARTED,
 			Attempt: attempt, MaximumAttempts: 6, LastStartedTime: timestamppb.New(now.Add(-ago))}
 	}
-	scheduled := &workflowpb.PendingActivityInfo{ActivityType: &commonpb.ActivityType{Name: activities.CallModelName},
+	scheduled := &workflowpb.PendingActivityInfo{ActivityType: &commonpb.ActivityType{Name: turnapi.CallModelName},
 		State: enumspb.PENDING_ACTIVITY_STATE_SCHEDULED, Attempt: 2}
 	tool := &toolRun{ToolEvent: activities.ToolEvent{ID: "c1", Name: "terminal", Args: `{"command":"make test"}`}, At: now.Add(-190 * time.Second)}
 	tests := []struct {
@@ -54,21 +55,21 @@ func TestDescribeCurrent(t *testing.T) {
 		tool    *toolRun
 		want    string
 	}{
-		{"a model call", workflows.Progress{}, []*workflowpb.PendingActivityInfo{started(activities.CallModelName, 1, 12*time.Second)}, nil,
+		{"a model call", workflows.Progress{}, []*workflowpb.PendingActivityInfo{started(turnapi.CallModelName, 1, 12*time.Second)}, nil,
 			"  model call: attempt 1 of 6, running 12s"},
 		{"a tool, timed from its own start", workflows.Progress{CurrentTool: "terminal"},
-			[]*workflowpb.PendingActivityInfo{started(activities.ExecuteToolsName, 1, 5*time.Minute)}, tool,
+			[]*workflowpb.PendingActivityInfo{started(turnapi.ExecuteToolsName, 1, 5*time.Minute)}, tool,
 			"  tool: terminal `make test`, running 3m10s"},
 		{"a tool batch not started a tool yet", workflows.Progress{CurrentTool: "read_file"},
-			[]*workflowpb.PendingActivityInfo{started(activities.ExecuteToolsName, 1, 2*time.Second)}, nil,
+			[]*workflowpb.PendingActivityInfo{started(turnapi.ExecuteToolsName, 1, 2*time.Second)}, nil,
 			"  tool: read_file, running 2s"},
 		{"a quick batch without an activity", workflows.Progress{CurrentTool: "terminal"}, nil, tool,
 			"  tool: terminal `make test`, running 3m10s"},
-		{"a compaction", workflows.Progress{}, []*workflowpb.PendingActivityInfo{started(activities.CompressContextName, 1, time.Second)}, nil,
+		{"a compaction", workflows.Progress{}, []*workflowpb.PendingActivityInfo{started(turnapi.CompressContextName, 1, time.Second)}, nil,
 			"  compaction: attempt 1 of 6, running 1s"},
 		{"between attempts: nothing runs", workflows.Progress{}, []*workflowpb.PendingActivityInfo{scheduled}, nil, ""},
 		{"waiting for an approval", workflows.Progress{CurrentTool: "terminal", PendingApproval: &workflows.PendingApproval{Command: "rm -rf x"}},
-			[]*workflowpb.PendingActivityInfo{started(activities.ExecuteToolsName, 1, time.Second)}, tool, ""},
+			[]*workflowpb.PendingActivityInfo{started(turnapi.ExecuteToolsName, 1, time.Second)}, tool, ""},
 		{"waiting for an answer", workflows.Progress{CurrentTool: "clarify", PendingQuestion: &workflows.PendingQuestion{Question: "?"}}, nil, tool, ""},
 	}
 	for _, tt := range tests {
@@ -80,7 +81,7 @@ func TestDescribeCurrent(t *testing.T) {
 		})
 	}
 	// A slow model call is already a wait: it is not said twice.
-	pending := []*workflowpb.PendingActivityInfo{started(activities.CallModelName, 1, time.Minute)}
+	pending := []*workflowpb.PendingActivityInfo{started(turnapi.CallModelName, 1, time.Minute)}
 	c := describeCurrent(&workflows.Progress{}, pending, nil, now)
 	if got := currentLine(c, describeWaits(pending, now)); got != "" {
 		t.Fatalf("a slow call is shown twice: %q", got)

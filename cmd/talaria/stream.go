@@ -80,7 +80,7 @@ func (p *streamPrinter) finish(res workflows.ConversationResult) {
 }
 
 // refusalLine says why a call was not run, from the refusal the model read
-// (approval.DenialMessage): "terminal blocked: REASON", "terminal denied:
+// (turnapi.DenialMessage): "terminal blocked: REASON", "terminal denied:
 // not run" (by 'talaria deny', at the prompt, or by approvals.noninteractive),
 // "terminal not run: no one approved it". Pure.
 func refusalLine(name, refusal string) string {

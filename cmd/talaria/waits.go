@@ -12,8 +12,7 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // slowAttempt: an attempt running this long is shown by status as a wait.
@@ -70,7 +69,7 @@ func describeWaits(pending []*workflowpb.PendingActivityInfo, now time.Time) []a
 				continue
 			}
 			w.RunningFor = now.Sub(started.AsTime())
-			if w.Attempt <= 1 && (w.RunningFor < slowAttempt || p.GetActivityType().GetName() == activities.ExecuteToolsName) {
+			if w.Attempt <= 1 && (w.RunningFor < slowAttempt || p.GetActivityType().GetName() == turnapi.ExecuteToolsName) {
 				continue
 			}
 		default:
@@ -83,9 +82,9 @@ func describeWaits(pending []*workflowpb.PendingActivityInfo, now time.Time) []a
 
 // classLimit is the most attempts a call may have after failing with the
 // given error type: the policy's maximum, or the model failure class's own
-// bound (llm.Class.MaxAttempts) when it is lower. Pure.
+// bound (turnapi.ErrorClass.MaxAttempts) when it is lower. Pure.
 func classLimit(policy int32, failureType string) int32 {
-	own := int32(llm.Class(failureType).MaxAttempts())
+	own := int32(turnapi.ErrorClass(failureType).MaxAttempts())
 	if own > 0 && (policy == 0 || own < policy) {
 		return own
 	}
@@ -95,11 +94,11 @@ func classLimit(policy int32, failureType string) int32 {
 // activityLabel names an activity for people.
 func activityLabel(name string) string {
 	switch name {
-	case activities.CallModelName:
+	case turnapi.CallModelName:
 		return "model call"
-	case activities.ExecuteToolsName:
+	case turnapi.ExecuteToolsName:
 		return "tool batch"
-	case activities.CompressContextName:
+	case turnapi.CompressContextName:
 		return "compaction"
 	}
 	return name

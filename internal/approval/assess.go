@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -30,24 +31,24 @@ const maxScripts = 4096
 // nested shells and interpreters. Blocked wins over Dangerous; among
 // findings of the strongest risk the first one, in the order the text is
 // read, gives Rule and Reason.
-func Assess(command string) (out Assessment) {
+func Assess(command string) (out turnapi.Assessment) {
 	defer func() {
 		if recover() != nil {
-			out = Assessment{Risk: Dangerous, Rule: RuleUnparsable,
+			out = turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: RuleUnparsable,
 				Reason: "could not analyse the command", Pattern: boundPattern(rawPattern(command))}
 		}
 	}()
 	a := &assessor{}
 	a.script(command, newScope(), 0)
 	if a.tooDeep {
-		a.report(Dangerous, RuleTooComplex, "command nests shells or substitutions too deeply to check", rawPattern(command))
+		a.report(turnapi.RiskDangerous, RuleTooComplex, "command nests shells or substitutions too deeply to check", rawPattern(command))
 	}
 	return a.result()
 }
 
 // assessor accumulates the findings of one Assess call.
 type assessor struct {
-	best    Assessment
+	best    turnapi.Assessment
 	parts   []string // patterns of the Dangerous findings
 	tooDeep bool
 	scripts int
@@ -228,19 +229,19 @@ func (sc *scope) procFile(text string, ok bool) string {
 
 // report records a finding. The first finding of the strongest risk gives
 // the verdict; every Dangerous finding adds its pattern.
-func (a *assessor) report(r Risk, rule, reason, pattern string) {
-	if r == Dangerous {
+func (a *assessor) report(r turnapi.Risk, rule, reason, pattern string) {
+	if r == turnapi.RiskDangerous {
 		a.parts = append(a.parts, a.ctx+pattern)
 	}
 	if r > a.best.Risk {
-		a.best = Assessment{Risk: r, Rule: rule, Reason: reason}
+		a.best = turnapi.Assessment{Risk: r, Rule: rule, Reason: reason}
 	}
 }
 
 // result is the verdict with the pattern of a Dangerous one.
-func (a *assessor) result() Assessment {
+func (a *assessor) result() turnapi.Assessment {
 	out := a.best
-	if out.Risk == Dangerous {
+	if out.Risk == turnapi.RiskDangerous {
 		parts := slices.Clone(a.parts)
 		slices.Sort(parts)
 		out.Pattern = boundPattern(strings.Join(slices.Compact(parts), " ; "))
@@ -259,11 +260,11 @@ func (a *assessor) script(src string, sc *scope, depth int) bool {
 	f, err := syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash)).
 		Parse(strings.NewReader(src), "")
 	if err != nil {
-		a.report(Dangerous, RuleUnparsable, "could not parse the command ("+short(err.Error())+")", rawPattern(src))
+		a.report(turnapi.RiskDangerous, RuleUnparsable, "could not parse the command ("+short(err.Error())+")", rawPattern(src))
 		return false
 	}
 	if commentContinues(src) {
-		a.report(Dangerous, RuleUnparsable, "could not parse the command (a comment ends with a backslash)", rawPattern(src))
+		a.report(turnapi.RiskDangerous, RuleUnparsable, "could not parse the command (a comment ends with a backslash)", rawPattern(src))
 		return false
 	}
 	a.scan(f)
@@ -318,7 +319,7 @@ func parenDepth(src string) int {
 
 func (a *assessor) reportDynamic(n syntax.Node) {
 	text := printNode(n)
-	a.report(Dangerous, RuleDynamicCommand, "cannot tell what runs: the command name is built by the shell ("+short(text)+")", text)
+	a.report(turnapi.RiskDangerous, RuleDynamicCommand, "cannot tell what runs: the command name is built by the shell ("+short(text)+")", text)
 }
 
 // printNode prints a syntax node as one line of shell text.

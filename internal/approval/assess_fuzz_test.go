@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -34,16 +35,16 @@ func FuzzAssess(f *testing.F) {
 		if b := Assess(cmd); a != b {
 			t.Fatalf("Assess(%q) not deterministic: %+v then %+v", cmd, a, b)
 		}
-		if a.Risk < Safe || a.Risk > Blocked {
+		if a.Risk < turnapi.RiskSafe || a.Risk > turnapi.RiskBlocked {
 			t.Fatalf("Assess(%q) risk out of range: %+v", cmd, a)
 		}
-		if (a.Risk == Safe) != (a.Rule == "") || (a.Rule == "") != (a.Reason == "") {
+		if (a.Risk == turnapi.RiskSafe) != (a.Rule == "") || (a.Rule == "") != (a.Reason == "") {
 			t.Fatalf("Assess(%q) inconsistent: %+v", cmd, a)
 		}
-		if (a.Risk == Dangerous) != (a.Pattern != "") {
+		if (a.Risk == turnapi.RiskDangerous) != (a.Pattern != "") {
 			t.Fatalf("Assess(%q) pattern does not fit risk: %+v", cmd, a)
 		}
-		if a.Risk == Safe && !allCommandWordsLiteral(cmd) {
+		if a.Risk == turnapi.RiskSafe && !allCommandWordsLiteral(cmd) {
 			t.Fatalf("Assess(%q) is safe but a command word is not a literal", cmd)
 		}
 		if simpleCommand(cmd) {
@@ -51,7 +52,7 @@ func FuzzAssess(f *testing.F) {
 				t.Fatalf("Assess(%q) = %+v but with sudo %+v", cmd, a, s)
 			}
 		}
-		_ = DenialMessage(a, true)
+		_ = turnapi.DenialMessage(a, true)
 	})
 }
 

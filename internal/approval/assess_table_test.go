@@ -5,12 +5,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // tableCase is one line of testdata/commands.txt.
 type tableCase struct {
 	line int
-	risk Risk
+	risk turnapi.Risk
 	cmd  string
 }
 
@@ -23,7 +25,7 @@ func readTable(t *testing.T, name string) []tableCase {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	risks := map[string]Risk{"safe": Safe, "dangerous": Dangerous, "blocked": Blocked}
+	risks := map[string]turnapi.Risk{"safe": turnapi.RiskSafe, "dangerous": turnapi.RiskDangerous, "blocked": turnapi.RiskBlocked}
 	var out []tableCase
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
@@ -49,19 +51,19 @@ func TestAssessTable(t *testing.T) {
 	if len(cases) < 300 {
 		t.Fatalf("only %d commands in the table", len(cases))
 	}
-	counts := map[Risk]int{}
+	counts := map[turnapi.Risk]int{}
 	for _, tc := range cases {
 		counts[tc.risk]++
 		got := Assess(tc.cmd)
 		if got.Risk != tc.risk {
 			t.Errorf("line %d: Assess(%q) = %v %s (%s), want %v", tc.line, tc.cmd, got.Risk, got.Rule, got.Reason, tc.risk)
 		}
-		if got.Risk == Dangerous && got.Pattern == "" {
+		if got.Risk == turnapi.RiskDangerous && got.Pattern == "" {
 			t.Errorf("line %d: Assess(%q) is dangerous without a pattern", tc.line, tc.cmd)
 		}
-		if got.Risk != Dangerous && got.Pattern != "" {
+		if got.Risk != turnapi.RiskDangerous && got.Pattern != "" {
 			t.Errorf("line %d: Assess(%q) = %v with pattern %q", tc.line, tc.cmd, got.Risk, got.Pattern)
 		}
 	}
-	t.Logf("%d commands: %d safe, %d dangerous, %d blocked", len(cases), counts[Safe], counts[Dangerous], counts[Blocked])
+	t.Logf("%d commands: %d safe, %d dangerous, %d blocked", len(cases), counts[turnapi.RiskSafe], counts[turnapi.RiskDangerous], counts[turnapi.RiskBlocked])
 }

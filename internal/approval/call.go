@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -100,7 +101,7 @@ func (a *assessor) stdinFile(s *syntax.Stmt, info cmdInfo, sc *scope, depth int)
 	d := decoder{a: a, sc: sc, depth: depth}
 	for _, r := range s.Redirs {
 		if r.Word != nil && stdinFromDescriptor(r, d) {
-			a.report(Dangerous, RuleDecodeExec, "runs a program read from another file descriptor ("+info.name+" "+short(printNode(r))+")", rawPattern(printNode(s)))
+			a.report(turnapi.RiskDangerous, RuleDecodeExec, "runs a program read from another file descriptor ("+info.name+" "+short(printNode(r))+")", rawPattern(printNode(s)))
 			continue
 		}
 		if (r.Op != syntax.RdrIn && r.Op != syntax.RdrInOut) || r.Word == nil {
@@ -116,10 +117,10 @@ func (a *assessor) stdinFile(s *syntax.Stmt, info cmdInfo, sc *scope, depth int)
 		}
 		switch {
 		case !found && isNetworkPath(t):
-			a.report(Dangerous, RuleCurlPipeShell, "runs a program read from the network ("+info.name+" < "+short(t)+")", rawPattern(printNode(s)))
+			a.report(turnapi.RiskDangerous, RuleCurlPipeShell, "runs a program read from the network ("+info.name+" < "+short(t)+")", rawPattern(printNode(s)))
 		case !found:
 		case !out.ok:
-			a.report(Dangerous, RuleDecodeExec, "runs the output of a command as a program ("+info.name+" < ...)", rawPattern(printNode(s)))
+			a.report(turnapi.RiskDangerous, RuleDecodeExec, "runs the output of a command as a program ("+info.name+" < ...)", rawPattern(printNode(s)))
 		default:
 			a.knownInput(info, out.text, sc, depth)
 		}
@@ -160,13 +161,13 @@ func (a *assessor) run(base call, f []field) cmdInfo {
 			}
 		}
 		if p := path.Clean(c0.s); base.sc.downloaded[p] || base.sc.downloaded[path.Base(p)] && strings.Contains(c0.s, "/") {
-			a.report(Dangerous, RuleCurlPipeShell, "runs a file it downloaded ("+short(c0.s)+")", "run "+p)
+			a.report(turnapi.RiskDangerous, RuleCurlPipeShell, "runs a file it downloaded ("+short(c0.s)+")", "run "+p)
 		}
 		if out, ok := base.sc.written[path.Clean(base.sc.resolve(c0.s))]; ok && strings.Contains(c0.s, "/") {
 			if out.ok {
 				a.script(out.text, base.sc, base.depth+1)
 			} else {
-				a.report(Dangerous, RuleDynamicCommand, "runs a file the command wrote ("+short(c0.s)+")", "run "+path.Clean(c0.s))
+				a.report(turnapi.RiskDangerous, RuleDynamicCommand, "runs a file the command wrote ("+short(c0.s)+")", "run "+path.Clean(c0.s))
 			}
 		}
 		if w := wrappers[name]; w != nil {

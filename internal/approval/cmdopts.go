@@ -3,6 +3,8 @@ package approval
 import (
 	"regexp"
 	"strings"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // Options and settings that make a program run a command: the command
@@ -225,7 +227,7 @@ func screen(a *assessor, base call, args []field) ([]field, bool) {
 		s := args[i].s
 		switch {
 		case s == "-X":
-			a.report(Dangerous, RuleInlineCode, "screen -X sends a command to a session", "screen "+joinWords(args))
+			a.report(turnapi.RiskDangerous, RuleInlineCode, "screen -X sends a command to a session", "screen "+joinWords(args))
 			return nil, false
 		case strings.HasPrefix(s, "-"):
 			if takes[s] || len(s) > 2 && takes["-"+s[len(s)-1:]] { // -dmS NAME
@@ -341,7 +343,7 @@ func (a *assessor) runsVar(name, value string, lit bool, sc *scope, depth int) {
 	if !isRunsVar(name) || lit && harmlessValues[value] && !strings.HasPrefix(name, "LD_") {
 		return
 	}
-	a.report(Dangerous, RuleInlineCode, "sets "+name+", which makes programs run or load it ("+short(value)+")", name+"="+value)
+	a.report(turnapi.RiskDangerous, RuleInlineCode, "sets "+name+", which makes programs run or load it ("+short(value)+")", name+"="+value)
 	switch {
 	case loadsVars[name]:
 	default:

@@ -3,6 +3,8 @@ package approval
 import (
 	"slices"
 	"strings"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // rm: recursive deletes need approval; of /, of a home or of a system
@@ -42,17 +44,17 @@ func (a *assessor) rm(c *cmd) {
 		for _, t := range targets {
 			switch {
 			case isRootTarget(t):
-				a.report(Blocked, RuleRootDelete, "recursive delete of the root filesystem (rm -r "+short(t)+")", pat)
+				a.report(turnapi.RiskBlocked, RuleRootDelete, "recursive delete of the root filesystem (rm -r "+short(t)+")", pat)
 			case isHomeRoot(t):
-				a.report(Blocked, RuleHomeDelete, "recursive delete of a whole home directory (rm -r "+short(t)+")", pat)
+				a.report(turnapi.RiskBlocked, RuleHomeDelete, "recursive delete of a whole home directory (rm -r "+short(t)+")", pat)
 			case isSystemDir(t):
-				a.report(Blocked, RuleSystemDirDelete, "recursive delete of a system directory (rm -r "+short(t)+")", pat)
+				a.report(turnapi.RiskBlocked, RuleSystemDirDelete, "recursive delete of a system directory (rm -r "+short(t)+")", pat)
 			}
 		}
 		if noPreserve {
-			a.report(Blocked, RuleRootDelete, "recursive delete without root protection (rm --no-preserve-root)", pat)
+			a.report(turnapi.RiskBlocked, RuleRootDelete, "recursive delete without root protection (rm --no-preserve-root)", pat)
 		}
-		a.report(Dangerous, RuleRecursiveDelete, "recursive delete (rm -r)", pat)
+		a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "recursive delete (rm -r)", pat)
 	}
 	for _, t := range targets {
 		a.sensitiveTarget(t, "rm", "deletes", pat)
@@ -117,7 +119,7 @@ func (a *assessor) find(c *cmd) {
 			a.wholeTreeDelete(s, "find "+short(s)+" -delete", pat)
 		}
 	}
-	a.report(Dangerous, RuleRecursiveDelete, "recursive delete (find -delete)", pat)
+	a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "recursive delete (find -delete)", pat)
 	for _, s := range starts {
 		a.sensitiveTarget(s, "find -delete", "deletes in", pat)
 	}
@@ -213,7 +215,7 @@ func (a *assessor) findExec(c *cmd, how string, words []string, starts []string,
 			if !narrowed && info.name != "rmdir" {
 				a.wholeTreeDelete(s, "find "+short(s)+" "+how+" "+info.name, pat)
 			}
-			a.report(Dangerous, RuleRecursiveDelete, "recursive delete (find "+how+" "+info.name+")", pat)
+			a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "recursive delete (find "+how+" "+info.name+")", pat)
 		}
 	}
 }
@@ -223,11 +225,11 @@ func (a *assessor) findExec(c *cmd, how string, words []string, starts []string,
 func (a *assessor) wholeTreeDelete(t, what, pat string) {
 	switch {
 	case isRootTarget(t):
-		a.report(Blocked, RuleRootDelete, "recursive delete of the root filesystem ("+what+")", pat)
+		a.report(turnapi.RiskBlocked, RuleRootDelete, "recursive delete of the root filesystem ("+what+")", pat)
 	case isHomeRoot(t):
-		a.report(Blocked, RuleHomeDelete, "recursive delete of a whole home directory ("+what+")", pat)
+		a.report(turnapi.RiskBlocked, RuleHomeDelete, "recursive delete of a whole home directory ("+what+")", pat)
 	case isSystemDir(t):
-		a.report(Blocked, RuleSystemDirDelete, "recursive delete of a system directory ("+what+")", pat)
+		a.report(turnapi.RiskBlocked, RuleSystemDirDelete, "recursive delete of a system directory ("+what+")", pat)
 	}
 }
 
@@ -236,7 +238,7 @@ func (a *assessor) shred(c *cmd) {
 	p := opts{short: "ns", permute: true, long: longs("iterations=", "size=", "random-source=", "remove")}.parse(c.args)
 	for _, t := range p.operands {
 		if isDisk(c.sc.resolve(t)) {
-			a.report(Blocked, RuleRawDiskWrite, "overwrites a disk device (shred "+short(t)+")", c.pattern())
+			a.report(turnapi.RiskBlocked, RuleRawDiskWrite, "overwrites a disk device (shred "+short(t)+")", c.pattern())
 		}
 		a.sensitiveTarget(c.sc.resolve(t), "shred", "destroys", c.pattern())
 	}
@@ -293,23 +295,23 @@ func (a *assessor) git(c *cmd) {
 		force := clusterHas(rest, 'f') || slices.Contains(rest, "--force")
 		dry := clusterHas(rest, 'n') || slices.Contains(rest, "--dry-run")
 		if force && !dry {
-			a.report(Dangerous, RuleGitClean, "deletes untracked files (git clean -f)", canon("git clean", rest))
+			a.report(turnapi.RiskDangerous, RuleGitClean, "deletes untracked files (git clean -f)", canon("git clean", rest))
 		}
 	case "reset":
 		if slices.Contains(rest, "--hard") {
-			a.report(Dangerous, RuleGitResetHard, "discards uncommitted changes (git reset --hard)", strings.TrimSpace(pat))
+			a.report(turnapi.RiskDangerous, RuleGitResetHard, "discards uncommitted changes (git reset --hard)", strings.TrimSpace(pat))
 		}
 	case "checkout", "switch":
 		if clusterHas(rest, 'f') || slices.Contains(rest, "--force") || sub == "switch" && slices.Contains(rest, "--discard-changes") {
-			a.report(Dangerous, RuleGitResetHard, "discards uncommitted changes (git "+sub+" --force)", strings.TrimSpace(pat))
+			a.report(turnapi.RiskDangerous, RuleGitResetHard, "discards uncommitted changes (git "+sub+" --force)", strings.TrimSpace(pat))
 		}
 	case "stash":
 		if len(rest) > 0 && (rest[0] == "drop" || rest[0] == "clear") {
-			a.report(Dangerous, RuleGitDiscard, "discards stashed changes (git stash "+rest[0]+")", strings.TrimSpace(pat))
+			a.report(turnapi.RiskDangerous, RuleGitDiscard, "discards stashed changes (git stash "+rest[0]+")", strings.TrimSpace(pat))
 		}
 	case "worktree":
 		if len(rest) > 0 && rest[0] == "remove" && (clusterHas(rest[1:], 'f') || slices.Contains(rest, "--force")) {
-			a.report(Dangerous, RuleGitDiscard, "removes a worktree with its changes (git worktree remove --force)", strings.TrimSpace(pat))
+			a.report(turnapi.RiskDangerous, RuleGitDiscard, "removes a worktree with its changes (git worktree remove --force)", strings.TrimSpace(pat))
 		}
 	case "push":
 		force := clusterHas(rest, 'f')
@@ -319,31 +321,31 @@ func (a *assessor) git(c *cmd) {
 			}
 		}
 		if force {
-			a.report(Dangerous, RuleGitForcePush, "rewrites remote history (git push --force)", strings.TrimSpace(pat))
+			a.report(turnapi.RiskDangerous, RuleGitForcePush, "rewrites remote history (git push --force)", strings.TrimSpace(pat))
 		}
 		for _, r := range rest {
 			if r == "--mirror" || r == "--delete" || r == "--prune" || r == "-d" || len(r) > 1 && r[0] == ':' {
-				a.report(Dangerous, RuleGitForcePush, "deletes or overwrites remote refs (git push "+short(r)+")", strings.TrimSpace(pat))
+				a.report(turnapi.RiskDangerous, RuleGitForcePush, "deletes or overwrites remote refs (git push "+short(r)+")", strings.TrimSpace(pat))
 			}
 		}
 	case "branch":
 		if clusterHas(rest, 'D') || (slices.Contains(rest, "--delete") || clusterHas(rest, 'd')) && (slices.Contains(rest, "--force") || clusterHas(rest, 'f')) {
-			a.report(Dangerous, RuleGitDiscard, "deletes a branch whatever it holds (git branch -D)", strings.TrimSpace(pat))
+			a.report(turnapi.RiskDangerous, RuleGitDiscard, "deletes a branch whatever it holds (git branch -D)", strings.TrimSpace(pat))
 		}
 	case "reflog":
 		if len(rest) > 0 && (rest[0] == "expire" || rest[0] == "delete") {
-			a.report(Dangerous, RuleGitDiscard, "discards the reflog (git reflog "+rest[0]+")", strings.TrimSpace(pat))
+			a.report(turnapi.RiskDangerous, RuleGitDiscard, "discards the reflog (git reflog "+rest[0]+")", strings.TrimSpace(pat))
 		}
 	case "gc", "prune":
 		for _, r := range rest {
 			if sub == "prune" && !strings.HasPrefix(r, "-n") && r != "--dry-run" || strings.HasPrefix(r, "--prune=now") || r == "--prune=all" || strings.HasPrefix(r, "--expire=now") {
-				a.report(Dangerous, RuleGitDiscard, "drops unreachable commits now (git "+sub+" "+short(r)+")", strings.TrimSpace(pat))
+				a.report(turnapi.RiskDangerous, RuleGitDiscard, "drops unreachable commits now (git "+sub+" "+short(r)+")", strings.TrimSpace(pat))
 				break
 			}
 		}
 	case "rm":
 		if clusterHas(rest, 'r') {
-			a.report(Dangerous, RuleRecursiveDelete, "recursive delete (git rm -r)", canon("git rm", rest))
+			a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "recursive delete (git rm -r)", canon("git rm", rest))
 		}
 	}
 }

@@ -3,12 +3,14 @@ package approval
 import (
 	"strings"
 	"testing"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 func TestDenialMessage(t *testing.T) {
 	tests := []struct {
 		name   string
-		a      Assessment
+		a      turnapi.Assessment
 		denied bool
 		want   []string
 	}{
@@ -16,11 +18,11 @@ func TestDenialMessage(t *testing.T) {
 		{"blocked though denied", Assess("rm -rf /"), true, []string{"BLOCKED", "never allowed"}},
 		{"denied", Assess("git reset --hard"), true, []string{"DENIED", "did not approve", "git reset --hard", "git_reset_hard", "Do not retry the same command", "ask the user"}},
 		{"no approval given", Assess("git clean -f"), false, []string{"NOT APPROVED", "git_clean", "Do not retry"}},
-		{"empty assessment", Assessment{}, true, []string{"DENIED", "needs approval"}},
+		{"empty assessment", turnapi.Assessment{}, true, []string{"DENIED", "needs approval"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := DenialMessage(tt.a, tt.denied)
+			got := turnapi.DenialMessage(tt.a, tt.denied)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {
 					t.Errorf("DenialMessage = %q, missing %q", got, w)

@@ -1,6 +1,7 @@
 // Package approval decides which shell commands of the terminal tool need
-// a human's approval and which are refused outright, and models the
-// human's answer.
+// a human's approval and which are refused outright. Its verdicts, and the
+// human's answer, are the vocabulary of package turnapi (Assessment, Risk,
+// Grants, ApprovalChoice), which workflow code uses without this package.
 //
 // [Assess] parses a command with a real shell parser (mvdan.cc/sh, bash
 // dialect) and decodes every word with its expand package, without running
@@ -194,7 +195,7 @@
 // joined by " ; ", each starting with where it runs when that is not the
 // working directory or user ("cd /tmp/w && ", "sudo ", "ssh host: ", "git
 // -C ~ ", and for xargs reading a pipe, what feeds it). Session and always
-// approvals in [Grants] remember its [Assessment.GrantKey], "cmd:" and the
+// approvals in [turnapi.Grants] remember its [turnapi.Assessment.GrantKey], "cmd:" and the
 // pattern, so a grant for rm -rf ./build covers rm -fr build/ but never rm
 // -rf ./src or find / -delete. Grants written by older versions hold rule
 // ids; they stay readable and still match recorded assessments that have no

@@ -1,6 +1,9 @@
 package approval
 
-import "mvdan.cc/sh/v3/syntax"
+import (
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // scan walks the whole tree once. It reports every command whose command
 // word is not a literal, wherever it is, and a function that calls itself
@@ -48,7 +51,7 @@ func (a *assessor) scan(f *syntax.File) {
 		return true
 	})
 	if found {
-		a.report(Blocked, RuleForkBomb, "fork bomb (a function that runs itself more than once)", "")
+		a.report(turnapi.RiskBlocked, RuleForkBomb, "fork bomb (a function that runs itself more than once)", "")
 	}
 }
 

@@ -6,26 +6,28 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 func TestGrantsWith(t *testing.T) {
 	tests := []struct {
 		name   string
-		g      Grants
-		choice Choice
+		g      turnapi.Grants
+		choice turnapi.ApprovalChoice
 		rule   string
-		want   Grants
+		want   turnapi.Grants
 	}{
-		{"session into empty", Grants{}, Session, "git_clean", Grants{Session: []string{"git_clean"}}},
-		{"always into empty", Grants{}, Always, "git_clean", Grants{Always: []string{"git_clean"}}},
-		{"sorted insert", Grants{Session: []string{"a", "c"}}, Session, "b", Grants{Session: []string{"a", "b", "c"}}},
-		{"duplicate", Grants{Always: []string{"x"}}, Always, "x", Grants{Always: []string{"x"}}},
-		{"once adds nothing", Grants{Session: []string{"a"}}, Once, "b", Grants{Session: []string{"a"}}},
-		{"deny adds nothing", Grants{}, Deny, "b", Grants{}},
-		{"unknown choice", Grants{}, Choice("forever"), "b", Grants{}},
-		{"empty rule", Grants{}, Session, "", Grants{}},
-		{"normalizes stored lists", Grants{Always: []string{"z", "a", "z", ""}}, Session, "m",
-			Grants{Session: []string{"m"}, Always: []string{"a", "z"}}},
+		{"session into empty", turnapi.Grants{}, turnapi.ChoiceSession, "git_clean", turnapi.Grants{Session: []string{"git_clean"}}},
+		{"always into empty", turnapi.Grants{}, turnapi.ChoiceAlways, "git_clean", turnapi.Grants{Always: []string{"git_clean"}}},
+		{"sorted insert", turnapi.Grants{Session: []string{"a", "c"}}, turnapi.ChoiceSession, "b", turnapi.Grants{Session: []string{"a", "b", "c"}}},
+		{"duplicate", turnapi.Grants{Always: []string{"x"}}, turnapi.ChoiceAlways, "x", turnapi.Grants{Always: []string{"x"}}},
+		{"once adds nothing", turnapi.Grants{Session: []string{"a"}}, turnapi.ChoiceOnce, "b", turnapi.Grants{Session: []string{"a"}}},
+		{"deny adds nothing", turnapi.Grants{}, turnapi.ChoiceDeny, "b", turnapi.Grants{}},
+		{"unknown choice", turnapi.Grants{}, turnapi.ApprovalChoice("forever"), "b", turnapi.Grants{}},
+		{"empty rule", turnapi.Grants{}, turnapi.ChoiceSession, "", turnapi.Grants{}},
+		{"normalizes stored lists", turnapi.Grants{Always: []string{"z", "a", "z", ""}}, turnapi.ChoiceSession, "m",
+			turnapi.Grants{Session: []string{"m"}, Always: []string{"a", "z"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,9 +41,9 @@ func TestGrantsWith(t *testing.T) {
 func TestGrantsWithCopyOnWrite(t *testing.T) {
 	backing := make([]string, 2, 10) // spare capacity an append could reuse
 	backing[0], backing[1] = "a", "c"
-	g := Grants{Session: backing, Always: []string{"x"}}
-	g2 := g.With(Session, "b")
-	g3 := g.With(Session, "d")
+	g := turnapi.Grants{Session: backing, Always: []string{"x"}}
+	g2 := g.With(turnapi.ChoiceSession, "b")
+	g3 := g.With(turnapi.ChoiceSession, "d")
 	if !reflect.DeepEqual(g.Session, []string{"a", "c"}) || !reflect.DeepEqual(backing[:3], []string{"a", "c", ""}) {
 		t.Fatalf("receiver modified: %+v", g)
 	}
@@ -55,17 +57,17 @@ func TestGrantsWithCopyOnWrite(t *testing.T) {
 }
 
 func TestGrantsAllows(t *testing.T) {
-	g := Grants{}.
-		With(Session, Assess("git clean -fd").GrantKey()).
-		With(Always, Assess("rm -rf ./build").GrantKey()).
-		With(Always, RuleRootDelete).
-		With(Always, RuleGitResetHard)
+	g := turnapi.Grants{}.
+		With(turnapi.ChoiceSession, Assess("git clean -fd").GrantKey()).
+		With(turnapi.ChoiceAlways, Assess("rm -rf ./build").GrantKey()).
+		With(turnapi.ChoiceAlways, RuleRootDelete).
+		With(turnapi.ChoiceAlways, RuleGitResetHard)
 	tests := []struct {
 		name string
-		a    Assessment
+		a    turnapi.Assessment
 		want bool
 	}{
-		{"zero assessment is safe", Assessment{}, true},
+		{"zero assessment is safe", turnapi.Assessment{}, true},
 		{"safe", Assess("ls"), true},
 		{"granted pattern", Assess("git clean -fd"), true},
 		{"same pattern, other spelling", Assess("git clean -d -f"), true},
@@ -73,18 +75,18 @@ func TestGrantsAllows(t *testing.T) {
 		{"other target", Assess("rm -rf ./src"), false},
 		{"old rule grant does not cover a new assessment", Assess("git reset --hard"), false},
 		{"blocked even though its rule was granted", Assess("rm -rf /"), false},
-		{"blocked", Assessment{Risk: Blocked, Rule: RuleRecursiveDelete}, false},
-		{"dangerous without rule or pattern", Assessment{Risk: Dangerous}, false},
-		{"unknown risk", Assessment{Risk: Risk(9), Rule: RuleGitClean}, false},
-		{"recorded assessment without pattern matches its rule", Assessment{Risk: Dangerous, Rule: RuleGitResetHard}, true},
-		{"recorded assessment of another rule", Assessment{Risk: Dangerous, Rule: RuleGitClean}, false},
+		{"blocked", turnapi.Assessment{Risk: turnapi.RiskBlocked, Rule: RuleRecursiveDelete}, false},
+		{"dangerous without rule or pattern", turnapi.Assessment{Risk: turnapi.RiskDangerous}, false},
+		{"unknown risk", turnapi.Assessment{Risk: turnapi.Risk(9), Rule: RuleGitClean}, false},
+		{"recorded assessment without pattern matches its rule", turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: RuleGitResetHard}, true},
+		{"recorded assessment of another rule", turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: RuleGitClean}, false},
 	}
 	for _, tt := range tests {
 		if got := g.Allows(tt.a); got != tt.want {
 			t.Errorf("%s: Allows(%+v) = %v, want %v", tt.name, tt.a, got, tt.want)
 		}
 	}
-	if (Grants{}).Allows(Assess("git clean -f")) {
+	if (turnapi.Grants{}).Allows(Assess("git clean -f")) {
 		t.Error("empty grants allow a dangerous command")
 	}
 }
@@ -137,11 +139,11 @@ func TestGrantPerCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		granted := Assess(tt.granted)
-		if granted.Risk != Dangerous || granted.Pattern == "" {
+		if granted.Risk != turnapi.RiskDangerous || granted.Pattern == "" {
 			t.Fatalf("Assess(%q) = %+v, want dangerous with a pattern", tt.granted, granted)
 		}
-		for _, c := range []Choice{Session, Always} {
-			g := Grants{}.With(c, granted.GrantKey())
+		for _, c := range []turnapi.ApprovalChoice{turnapi.ChoiceSession, turnapi.ChoiceAlways} {
+			g := turnapi.Grants{}.With(c, granted.GrantKey())
 			if got := g.Allows(Assess(tt.cmd)); got != tt.want {
 				t.Errorf("%s grant for %q (key %q): Allows(%q) = %v (pattern %q), want %v",
 					c, tt.granted, granted.GrantKey(), tt.cmd, got, Assess(tt.cmd).Pattern, tt.want)
@@ -152,14 +154,14 @@ func TestGrantPerCommand(t *testing.T) {
 
 func TestGrantKey(t *testing.T) {
 	tests := []struct {
-		a    Assessment
+		a    turnapi.Assessment
 		want string
 	}{
 		{Assess("rm -rf ./build"), "cmd:rm -rf ./build"},
 		{Assess("rm -fr build/"), "cmd:rm -rf ./build"},
 		{Assess("find ./victim -delete"), "cmd:find ./victim -delete"},
-		{Assessment{Risk: Dangerous, Rule: RuleGitClean}, RuleGitClean},
-		{Assessment{}, ""},
+		{turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: RuleGitClean}, RuleGitClean},
+		{turnapi.Assessment{}, ""},
 	}
 	for _, tt := range tests {
 		if got := tt.a.GrantKey(); got != tt.want {
@@ -169,21 +171,21 @@ func TestGrantKey(t *testing.T) {
 }
 
 func TestGrantsJSON(t *testing.T) {
-	b, err := json.Marshal(Grants{}.With(Always, "b").With(Always, "a"))
+	b, err := json.Marshal(turnapi.Grants{}.With(turnapi.ChoiceAlways, "b").With(turnapi.ChoiceAlways, "a"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(b) != `{"always":["a","b"]}` {
 		t.Fatalf("json = %s", b)
 	}
-	var g Grants
+	var g turnapi.Grants
 	if err := json.Unmarshal([]byte(`{"session":["git_clean","cmd:git clean -f"]}`), &g); err != nil {
 		t.Fatal(err)
 	}
 	if !g.Allows(Assess("git clean -f")) {
 		t.Fatal("decoded grants do not allow their pattern")
 	}
-	if !g.Allows(Assessment{Risk: Dangerous, Rule: RuleGitClean}) {
+	if !g.Allows(turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: RuleGitClean}) {
 		t.Fatal("decoded grants do not allow their rule for a recorded assessment")
 	}
 	if g.Allows(Assess("git clean -fdx")) {
@@ -194,11 +196,11 @@ func TestGrantsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Assessment
+	var back turnapi.Assessment
 	if err := json.Unmarshal(b, &back); err != nil || back != a {
 		t.Fatalf("assessment JSON round trip: %s → %+v (%v)", b, back, err)
 	}
-	if b, _ := json.Marshal(Assessment{Risk: Dangerous, Rule: "x"}); strings.Contains(string(b), "Pattern") {
+	if b, _ := json.Marshal(turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: "x"}); strings.Contains(string(b), "Pattern") {
 		t.Fatalf("empty pattern is encoded: %s", b)
 	}
 }
@@ -207,7 +209,7 @@ func TestPatternBounded(t *testing.T) {
 	long := "rm -rf ./" + strings.Repeat("é", 400)
 	a := Assess(long)
 	b := Assess(long + "x")
-	if a.Risk != Dangerous || len(a.Pattern) > MaxPattern || len(a.GrantKey()) > MaxGrantKey {
+	if a.Risk != turnapi.RiskDangerous || len(a.Pattern) > MaxPattern || len(a.GrantKey()) > MaxGrantKey {
 		t.Fatalf("assessment = %+v (pattern %d bytes)", a, len(a.Pattern))
 	}
 	if !utf8.ValidString(a.Pattern) {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // shellCmd: a shell runs "-c SCRIPT", a script file, or its stdin.
@@ -30,16 +32,16 @@ func (a *assessor) shellCmd(c *cmd) {
 // program, and checks a program given as <(...).
 func (a *assessor) runsFile(c *cmd, file string) {
 	if isNetworkPath(file) {
-		a.report(Dangerous, RuleCurlPipeShell, "runs a program read from the network ("+c.name+" "+short(file)+")", c.pattern())
+		a.report(turnapi.RiskDangerous, RuleCurlPipeShell, "runs a program read from the network ("+c.name+" "+short(file)+")", c.pattern())
 	}
 	if _, proc := c.sc.procs[file]; !proc && isDescriptorPath(file) {
 		a.danger(c, RuleDecodeExec, "runs a program read from an open file descriptor ("+c.name+" "+short(file)+")")
 	}
 	switch {
 	case c.subsDownload:
-		a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script ("+c.name+" <(curl ...))", c.pattern())
+		a.report(turnapi.RiskDangerous, RuleCurlPipeShell, "runs a downloaded script ("+c.name+" <(curl ...))", c.pattern())
 	case file != "" && c.sc.downloaded[path.Clean(file)]:
-		a.report(Dangerous, RuleCurlPipeShell, "runs a file it downloaded ("+c.name+" "+short(file)+")", c.pattern())
+		a.report(turnapi.RiskDangerous, RuleCurlPipeShell, "runs a file it downloaded ("+c.name+" "+short(file)+")", c.pattern())
 	}
 	out, ok := c.sc.procs[file]
 	if !ok && file != "" {
@@ -279,13 +281,13 @@ var shellStrings = regexp.MustCompile("(?:system|popen|exec|shell_exec|passthru|
 func (a *assessor) inlineCode(c *cmd, lang, code string) {
 	re := riskyCode[lang]
 	if re == nil || re.MatchString(code) {
-		a.report(Dangerous, RuleInlineCode, "runs "+lang+" code that may write, delete or run commands ("+c.name+")",
+		a.report(turnapi.RiskDangerous, RuleInlineCode, "runs "+lang+" code that may write, delete or run commands ("+c.name+")",
 			c.name+" "+rawPattern(code))
 	}
 	a.embeddedShell(c, code)
 	for _, tok := range strings.FieldsFunc(code, func(r rune) bool { return strings.ContainsRune(" \t\n'\"`(),;[]{}<>=+", r) }) {
 		if isSecretFile(tok) {
-			a.report(Dangerous, RuleSecretRead, "reads a secret file ("+c.name+" code names "+short(tok)+")", c.name+" "+rawPattern(code))
+			a.report(turnapi.RiskDangerous, RuleSecretRead, "reads a secret file ("+c.name+" code names "+short(tok)+")", c.name+" "+rawPattern(code))
 			break
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // nest wraps inner n times in the shell text made by wrap.
@@ -18,35 +20,35 @@ func TestAssessLimits(t *testing.T) {
 	tests := []struct {
 		name string
 		cmd  string
-		risk Risk
+		risk turnapi.Risk
 		rule string
 	}{
-		{"nested substitutions", nest(10, "rm -rf /", func(s string) string { return "echo $(" + s + ")" }), Blocked, RuleRootDelete},
-		{"too deeply nested substitutions", nest(maxDepth+2, "ls", func(s string) string { return "echo $(" + s + ")" }), Dangerous, RuleTooComplex},
-		{"too deep still finds blocked", "rm -rf / ; " + nest(maxDepth+2, "ls", func(s string) string { return "echo $(" + s + ")" }), Blocked, RuleRootDelete},
+		{"nested substitutions", nest(10, "rm -rf /", func(s string) string { return "echo $(" + s + ")" }), turnapi.RiskBlocked, RuleRootDelete},
+		{"too deeply nested substitutions", nest(maxDepth+2, "ls", func(s string) string { return "echo $(" + s + ")" }), turnapi.RiskDangerous, RuleTooComplex},
+		{"too deep still finds blocked", "rm -rf / ; " + nest(maxDepth+2, "ls", func(s string) string { return "echo $(" + s + ")" }), turnapi.RiskBlocked, RuleRootDelete},
 		{"nested backticks", nest(2, "rm -rf /", func(s string) string {
 			return "echo `" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "`", "\\`") + "`"
-		}), Blocked, RuleRootDelete},
+		}), turnapi.RiskBlocked, RuleRootDelete},
 		// The parser does not read backticks nested four deep: never Safe.
 		{"deeply nested backticks", nest(4, "ls", func(s string) string {
 			return "echo `" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "`", "\\`") + "`"
-		}), Dangerous, RuleUnparsable},
-		{"sh -c of substitutions", nest(20, "rm -rf ./x", func(s string) string { return `sh -c "$(` + s + `)"` }), Dangerous, RuleRecursiveDelete},
-		{"eval of substitutions", nest(maxDepth+2, "ls", func(s string) string { return `eval $(` + s + `)` }), Dangerous, RuleDynamicCommand},
+		}), turnapi.RiskDangerous, RuleUnparsable},
+		{"sh -c of substitutions", nest(20, "rm -rf ./x", func(s string) string { return `sh -c "$(` + s + `)"` }), turnapi.RiskDangerous, RuleRecursiveDelete},
+		{"eval of substitutions", nest(maxDepth+2, "ls", func(s string) string { return `eval $(` + s + `)` }), turnapi.RiskDangerous, RuleDynamicCommand},
 		{"echo piped to many shells", nest(6, "ls", func(s string) string {
 			return "echo " + strings.Repeat("x", 1) + " '" + strings.ReplaceAll(s, "'", `'\''`) + "' | sh | sh | sh | sh"
-		}), Dangerous, RuleDynamicCommand},
-		{"long command", strings.Repeat("echo a | ", 20000) + "cat", Safe, ""},
-		{"many parens", strings.Repeat("(", 50000) + "rm -rf /" + strings.Repeat(")", 50000), Dangerous, RuleTooComplex},
-		{"many subshells", strings.Repeat("( ", 20000) + "rm -rf /" + strings.Repeat(")", 20000), Dangerous, RuleTooComplex},
-		{"nested subshells", strings.Repeat("( ", 500) + "rm -rf /" + strings.Repeat(")", 500), Blocked, RuleRootDelete},
-		{"many functions", strings.Repeat("a(){ ", 20000) + "b|b", Dangerous, RuleUnparsable},
-		{"many nested functions", strings.Repeat("a(){ ", 500) + "b|b" + strings.Repeat("; }", 500), Safe, ""},
-		{"many assignments", strings.Repeat("X=$X$X$X; ", 200) + "$X", Dangerous, RuleDynamicCommand},
-		{"large brace expansion", "{1..100}{1..100}{1..100}{1..100}", Dangerous, RuleDynamicCommand},
-		{"many wrappers", strings.Repeat("sudo ", 5000) + "ls", Dangerous, RuleTooComplex},
-		{"some wrappers", strings.Repeat("sudo ", 50) + "rm -rf ./x", Dangerous, RuleRecursiveDelete},
-		{"many evals", strings.Repeat("eval ", 30) + "ls", Dangerous, RuleTooComplex},
+		}), turnapi.RiskDangerous, RuleDynamicCommand},
+		{"long command", strings.Repeat("echo a | ", 20000) + "cat", turnapi.RiskSafe, ""},
+		{"many parens", strings.Repeat("(", 50000) + "rm -rf /" + strings.Repeat(")", 50000), turnapi.RiskDangerous, RuleTooComplex},
+		{"many subshells", strings.Repeat("( ", 20000) + "rm -rf /" + strings.Repeat(")", 20000), turnapi.RiskDangerous, RuleTooComplex},
+		{"nested subshells", strings.Repeat("( ", 500) + "rm -rf /" + strings.Repeat(")", 500), turnapi.RiskBlocked, RuleRootDelete},
+		{"many functions", strings.Repeat("a(){ ", 20000) + "b|b", turnapi.RiskDangerous, RuleUnparsable},
+		{"many nested functions", strings.Repeat("a(){ ", 500) + "b|b" + strings.Repeat("; }", 500), turnapi.RiskSafe, ""},
+		{"many assignments", strings.Repeat("X=$X$X$X; ", 200) + "$X", turnapi.RiskDangerous, RuleDynamicCommand},
+		{"large brace expansion", "{1..100}{1..100}{1..100}{1..100}", turnapi.RiskDangerous, RuleDynamicCommand},
+		{"many wrappers", strings.Repeat("sudo ", 5000) + "ls", turnapi.RiskDangerous, RuleTooComplex},
+		{"some wrappers", strings.Repeat("sudo ", 50) + "rm -rf ./x", turnapi.RiskDangerous, RuleRecursiveDelete},
+		{"many evals", strings.Repeat("eval ", 30) + "ls", turnapi.RiskDangerous, RuleTooComplex},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

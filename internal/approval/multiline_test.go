@@ -1,21 +1,25 @@
 package approval
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
+)
 
 // TestAssessMultiline holds commands that span lines, which the one-line
 // table cannot express.
 func TestAssessMultiline(t *testing.T) {
 	tests := []struct {
 		cmd  string
-		risk Risk
+		risk turnapi.Risk
 	}{
-		{"echo hi # \\\nrm -rf /", Dangerous},
-		{"echo hi # \\\nrm -rf ~", Dangerous},
-		{"echo hi # \\\r\nrm -rf ~", Dangerous},
-		{"# note \\\nrm -rf ~", Dangerous},
-		{"echo hi # note\nls", Safe},
-		{"echo a \\\n  b # note", Safe},
-		{"echo 'a # \\\nb'", Safe},
+		{"echo hi # \\\nrm -rf /", turnapi.RiskDangerous},
+		{"echo hi # \\\nrm -rf ~", turnapi.RiskDangerous},
+		{"echo hi # \\\r\nrm -rf ~", turnapi.RiskDangerous},
+		{"# note \\\nrm -rf ~", turnapi.RiskDangerous},
+		{"echo hi # note\nls", turnapi.RiskSafe},
+		{"echo a \\\n  b # note", turnapi.RiskSafe},
+		{"echo 'a # \\\nb'", turnapi.RiskSafe},
 	}
 	for _, tt := range tests {
 		if got := Assess(tt.cmd); got.Risk != tt.risk {

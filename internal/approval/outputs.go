@@ -3,6 +3,8 @@ package approval
 import (
 	"path"
 	"strings"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // Files programs write through their options and operands: compilers and
@@ -98,9 +100,9 @@ func (a *assessor) extractDir(c *cmd, dir string) {
 	dir = c.sc.resolve(dir)
 	switch {
 	case isRootTarget(dir) || isSystemDir(dir):
-		a.report(Blocked, RuleRootOverwrite, "extracts an archive over the root filesystem or a system directory ("+c.name+" "+short(dir)+")", c.pattern())
+		a.report(turnapi.RiskBlocked, RuleRootOverwrite, "extracts an archive over the root filesystem or a system directory ("+c.name+" "+short(dir)+")", c.pattern())
 	case isHomeRoot(dir):
-		a.report(Dangerous, RuleDotfileWrite, "extracts an archive over a home directory ("+c.name+" "+short(dir)+")", c.pattern())
+		a.report(turnapi.RiskDangerous, RuleDotfileWrite, "extracts an archive over a home directory ("+c.name+" "+short(dir)+")", c.pattern())
 	}
 }
 
@@ -133,11 +135,11 @@ func (a *assessor) wholeTreeMove(c *cmd, sources []string) {
 		s = c.sc.resolve(s)
 		switch {
 		case isRootTarget(s):
-			a.report(Blocked, RuleRootDelete, "moves the root filesystem away ("+c.name+" "+short(s)+")", c.pattern())
+			a.report(turnapi.RiskBlocked, RuleRootDelete, "moves the root filesystem away ("+c.name+" "+short(s)+")", c.pattern())
 		case isHomeRoot(s):
-			a.report(Blocked, RuleHomeDelete, "moves a whole home directory away ("+c.name+" "+short(s)+")", c.pattern())
+			a.report(turnapi.RiskBlocked, RuleHomeDelete, "moves a whole home directory away ("+c.name+" "+short(s)+")", c.pattern())
 		case isSystemDir(s):
-			a.report(Blocked, RuleSystemDirDelete, "moves a system directory away ("+c.name+" "+short(s)+")", c.pattern())
+			a.report(turnapi.RiskBlocked, RuleSystemDirDelete, "moves a system directory away ("+c.name+" "+short(s)+")", c.pattern())
 		}
 	}
 }
@@ -147,9 +149,9 @@ func (a *assessor) wholeTreeMove(c *cmd, sources []string) {
 func (a *assessor) overHome(c *cmd, dest string) {
 	switch {
 	case isHomeRoot(dest):
-		a.report(Dangerous, RuleDotfileWrite, "copies a tree over a home directory ("+c.name+" "+short(dest)+")", c.pattern())
+		a.report(turnapi.RiskDangerous, RuleDotfileWrite, "copies a tree over a home directory ("+c.name+" "+short(dest)+")", c.pattern())
 	case isRootTarget(dest) || isSystemDir(dest):
-		a.report(Dangerous, RuleSystemWrite, "copies a tree over the root filesystem or a system directory ("+c.name+" "+short(dest)+")", c.pattern())
+		a.report(turnapi.RiskDangerous, RuleSystemWrite, "copies a tree over the root filesystem or a system directory ("+c.name+" "+short(dest)+")", c.pattern())
 	}
 }
 

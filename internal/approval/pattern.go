@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"unicode/utf8"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // MaxPattern bounds Assessment.Pattern in bytes, so an assessment stays
@@ -11,7 +13,7 @@ import (
 // length of the command; MaxGrantKey bounds GrantKey.
 const (
 	MaxPattern  = 256
-	MaxGrantKey = len(grantPrefix) + MaxPattern
+	MaxGrantKey = len(turnapi.GrantPrefix) + MaxPattern
 )
 
 // digestMark separates the readable start of a long pattern from the

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -65,7 +66,7 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 			if known {
 				a.knownInput(in, out, sc, depth)
 			} else {
-				a.report(Dangerous, RuleDynamicCommand, "runs a program nobody can read from the output of "+short(infos[j-1].name)+" ("+in.name+" reads stdin)",
+				a.report(turnapi.RiskDangerous, RuleDynamicCommand, "runs a program nobody can read from the output of "+short(infos[j-1].name)+" ("+in.name+" reads stdin)",
 					rawPattern(printNode(stages[j-1]))+" | "+rawPattern(printNode(stages[j])))
 			}
 		}
@@ -97,9 +98,9 @@ func (a *assessor) pipeline(s *syntax.Stmt, sc *scope, depth int) bool {
 func (a *assessor) feeds(stages []*syntax.Stmt, infos []cmdInfo, i, j int) {
 	pat := rawPattern(printNode(stages[i])) + " | " + rawPattern(printNode(stages[j]))
 	if infos[i].downloader {
-		a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script ("+infos[i].name+" | "+infos[j].name+")", pat)
+		a.report(turnapi.RiskDangerous, RuleCurlPipeShell, "runs a downloaded script ("+infos[i].name+" | "+infos[j].name+")", pat)
 	} else {
-		a.report(Dangerous, RuleDecodeExec, "runs text it decodes ("+infos[i].name+" | "+infos[j].name+")", pat)
+		a.report(turnapi.RiskDangerous, RuleDecodeExec, "runs text it decodes ("+infos[i].name+" | "+infos[j].name+")", pat)
 	}
 }
 
@@ -193,7 +194,7 @@ func (a *assessor) findXargs(producer *syntax.Stmt, in cmdInfo, sc *scope, depth
 	if !noReaders[in.name] {
 		for _, w := range words[1:] {
 			if isSecretFile(sc.resolve(w)) {
-				a.report(Dangerous, RuleSecretRead, "reads the secret files "+short(baseName(words[0]))+" lists (xargs "+in.name+")",
+				a.report(turnapi.RiskDangerous, RuleSecretRead, "reads the secret files "+short(baseName(words[0]))+" lists (xargs "+in.name+")",
 					rawPattern(printNode(producer))+" | xargs "+in.name)
 				break
 			}
@@ -214,7 +215,7 @@ func (a *assessor) findXargs(producer *syntax.Stmt, in cmdInfo, sc *scope, depth
 			a.wholeTreeDelete(s, "find "+short(s)+" | xargs "+in.name, pat)
 		}
 	}
-	a.report(Dangerous, RuleRecursiveDelete, "deletes what find lists (find | xargs "+in.name+")", pat)
+	a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "deletes what find lists (find | xargs "+in.name+")", pat)
 }
 
 // knownInput checks literal text a shell or interpreter reads as its

@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // Reading a secret through the terminal puts it in the conversation, or
@@ -214,7 +216,7 @@ var noReaders = map[string]bool{"ls": true, "stat": true, "test": true, "[": tru
 // value of an option (--key=FILE, -d @FILE, -F f=@FILE).
 func (a *assessor) secretArgs(c *cmd) {
 	if printsCredentials(c.name, c.args) {
-		a.report(Dangerous, RuleSecretRead, "prints stored credentials ("+c.name+")", c.pattern())
+		a.report(turnapi.RiskDangerous, RuleSecretRead, "prints stored credentials ("+c.name+")", c.pattern())
 	}
 	if noReaders[c.name] && !(c.name == "git" && gitReadsFiles(c.args)) {
 		return
@@ -225,7 +227,7 @@ func (a *assessor) secretArgs(c *cmd) {
 			// directory, it may be a secret.
 			p = strings.TrimSuffix(p, "/_match_")
 			if isSecretFile(c.sc.resolve(p)) {
-				a.report(Dangerous, RuleSecretRead, "reads a secret file ("+c.name+" "+short(p)+")", c.pattern())
+				a.report(turnapi.RiskDangerous, RuleSecretRead, "reads a secret file ("+c.name+" "+short(p)+")", c.pattern())
 				return
 			}
 		}

@@ -3,6 +3,7 @@ package approval
 import (
 	"strings"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -23,7 +24,7 @@ func (a *assessor) subscriptCode(s string, sc *scope, depth, hops int) {
 		return
 	}
 	if runsCode(s) {
-		a.report(Dangerous, RuleDynamicCommand, "bash runs the code in an array subscript or arithmetic ("+short(s)+")", rawPattern(s))
+		a.report(turnapi.RiskDangerous, RuleDynamicCommand, "bash runs the code in an array subscript or arithmetic ("+short(s)+")", rawPattern(s))
 		if depth >= maxDepth {
 			a.tooDeep = true
 			return

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // pattern is the generic pattern of a command: see canon. It is worked
@@ -18,13 +20,13 @@ func (c *cmd) pattern() string {
 
 // danger reports a Dangerous finding about the whole command.
 func (a *assessor) danger(c *cmd, rule, reason string) {
-	a.report(Dangerous, rule, reason, c.pattern())
+	a.report(turnapi.RiskDangerous, rule, reason, c.pattern())
 }
 
 func (a *assessor) mkfs(c *cmd) {
 	for _, arg := range c.args {
 		if strings.HasPrefix(arg, "/dev/") {
-			a.report(Blocked, RuleMkfsDevice, "formats a device ("+c.name+" "+short(arg)+")", c.pattern())
+			a.report(turnapi.RiskBlocked, RuleMkfsDevice, "formats a device ("+c.name+" "+short(arg)+")", c.pattern())
 		}
 	}
 	a.danger(c, RuleDiskTool, "creates a filesystem ("+c.name+")")
@@ -187,7 +189,7 @@ func (a *assessor) sqlClient(c *cmd) {
 // sqlInput checks SQL piped into a client.
 func (a *assessor) sqlInput(client, text string) {
 	if sqlDrop.MatchString(text) {
-		a.report(Dangerous, RuleSQLDrop, "drops or truncates database data ("+client+": DROP/TRUNCATE)", client+" <<< "+rawPattern(text))
+		a.report(turnapi.RiskDangerous, RuleSQLDrop, "drops or truncates database data ("+client+": DROP/TRUNCATE)", client+" <<< "+rawPattern(text))
 	}
 }
 

@@ -3,6 +3,7 @@ package approval
 import (
 	"path"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -239,7 +240,7 @@ func (a *assessor) redirects(s *syntax.Stmt, sc *scope, depth int) bool {
 		}
 		if r.Op == syntax.RdrIn && r.Word != nil {
 			if t, ok := d.literal(r.Word); ok && isSecretFile(sc.resolve(t)) {
-				a.report(Dangerous, RuleSecretRead, "reads a secret file (< "+short(t)+")", rawPattern(printNode(s)))
+				a.report(turnapi.RiskDangerous, RuleSecretRead, "reads a secret file (< "+short(t)+")", rawPattern(printNode(s)))
 			}
 		}
 		if !writesTo(r.Op) || r.Word == nil {
@@ -255,7 +256,7 @@ func (a *assessor) redirects(s *syntax.Stmt, sc *scope, depth int) bool {
 			pat = rawPattern(printNode(s))
 		}
 		if hasMetadataHost(t) {
-			a.report(Dangerous, RuleCloudMetadata, "contacts the cloud metadata service ("+short(t)+")", pat)
+			a.report(turnapi.RiskDangerous, RuleCloudMetadata, "contacts the cloud metadata service ("+short(t)+")", pat)
 		}
 		a.writeTarget(t, r.Op.String(), pat, true)
 	}

@@ -3,6 +3,7 @@ package approval
 import (
 	"strings"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -143,7 +144,7 @@ func (a *assessor) shellText(base call, src string) {
 // evalText checks a script this shell runs itself (eval).
 func (a *assessor) evalText(base call, src string) {
 	if base.subsDownload {
-		a.report(Dangerous, RuleCurlPipeShell, "runs a downloaded script (sh -c \"$(curl ...)\")", "sh -c "+rawPattern(src))
+		a.report(turnapi.RiskDangerous, RuleCurlPipeShell, "runs a downloaded script (sh -c \"$(curl ...)\")", "sh -c "+rawPattern(src))
 	}
 	a.script(src, base.sc, base.depth+1)
 }
@@ -174,7 +175,7 @@ func joinScript(f []field) string {
 func (a *assessor) builtOptions(wrapper string, consumed []field) {
 	for _, f := range consumed {
 		if strings.HasPrefix(f.s, "-") && (f.glob || !f.lit && strings.Contains(f.s, "$")) {
-			a.report(Dangerous, RuleDynamicCommand, "cannot tell what runs: an option of "+wrapper+" is built by the shell ("+short(f.s)+")",
+			a.report(turnapi.RiskDangerous, RuleDynamicCommand, "cannot tell what runs: an option of "+wrapper+" is built by the shell ("+short(f.s)+")",
 				wrapper+" "+rawPattern(f.s))
 			return
 		}

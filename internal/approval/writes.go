@@ -4,6 +4,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // writeTarget checks a file a command writes: onto a disk device is
@@ -13,9 +15,9 @@ import (
 func (a *assessor) writeTarget(t, how, pat string, redirect bool) {
 	switch {
 	case isDisk(t) && redirect:
-		a.report(Blocked, RuleDiskRedirect, "redirects output onto a disk device ("+how+" "+short(t)+")", pat)
+		a.report(turnapi.RiskBlocked, RuleDiskRedirect, "redirects output onto a disk device ("+how+" "+short(t)+")", pat)
 	case isDisk(t):
-		a.report(Blocked, RuleRawDiskWrite, "writes raw data onto a disk device ("+how+" "+short(t)+")", pat)
+		a.report(turnapi.RiskBlocked, RuleRawDiskWrite, "writes raw data onto a disk device ("+how+" "+short(t)+")", pat)
 	default:
 		a.sensitiveTarget(t, how, "writes to", pat)
 	}
@@ -26,13 +28,13 @@ func (a *assessor) writeTarget(t, how, pat string, redirect bool) {
 func (a *assessor) sensitiveTarget(t, how, verb, pat string) {
 	switch {
 	case isSystemPath(t):
-		a.report(Dangerous, RuleSystemWrite, verb+" a system path ("+how+" "+short(t)+")", pat)
+		a.report(turnapi.RiskDangerous, RuleSystemWrite, verb+" a system path ("+how+" "+short(t)+")", pat)
 	case isTalariaHome(t):
-		a.report(Dangerous, RuleTalariaWrite, verb+" Talaria's own files ("+how+" "+short(t)+")", pat)
+		a.report(turnapi.RiskDangerous, RuleTalariaWrite, verb+" Talaria's own files ("+how+" "+short(t)+")", pat)
 	case isHomeSensitive(t):
-		a.report(Dangerous, RuleDotfileWrite, verb+" a login, SSH or credential file in the home directory ("+how+" "+short(t)+")", pat)
+		a.report(turnapi.RiskDangerous, RuleDotfileWrite, verb+" a login, SSH or credential file in the home directory ("+how+" "+short(t)+")", pat)
 	case isWorkspaceGit(t):
-		a.report(Dangerous, RuleDotfileWrite, verb+" a git hook or git config, which run commands ("+how+" "+short(t)+")", pat)
+		a.report(turnapi.RiskDangerous, RuleDotfileWrite, verb+" a git hook or git config, which run commands ("+how+" "+short(t)+")", pat)
 	}
 }
 
@@ -151,15 +153,15 @@ func (a *assessor) rsync(c *cmd) {
 		for _, s := range p.operands[:len(p.operands)-1] {
 			s = c.sc.resolve(s)
 			a.wholeTreeDelete(s, "rsync --remove-source-files "+short(s), c.pattern())
-			a.report(Dangerous, RuleRecursiveDelete, "rsync --remove-source-files removes what it copies", c.pattern())
+			a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "rsync --remove-source-files removes what it copies", c.pattern())
 		}
 	}
 	pat := "rsync --delete " + cleanArg(dest)
 	switch {
 	case del && (isRootTarget(dest) || isDisk(dest) || isSystemDir(dest) || isHomeRoot(dest)):
-		a.report(Blocked, RuleRootOverwrite, "rsync --delete onto the root filesystem, a home, a system directory or a disk ("+short(dest)+")", pat)
+		a.report(turnapi.RiskBlocked, RuleRootOverwrite, "rsync --delete onto the root filesystem, a home, a system directory or a disk ("+short(dest)+")", pat)
 	case del:
-		a.report(Dangerous, RuleRecursiveDelete, "rsync --delete removes files in "+short(dest), pat)
+		a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "rsync --delete removes files in "+short(dest), pat)
 	}
 	a.writeTarget(dest, "rsync", c.pattern(), false)
 }
@@ -200,7 +202,7 @@ func (a *assessor) tar(c *cmd) {
 		for _, dir := range append(slices.Clone(p.values["-C"]), p.values["--directory"]...) {
 			for _, op := range p.operands {
 				if f := c.sc.resolve(strings.TrimSuffix(dir, "/") + "/" + op); isSecretFile(f) {
-					a.report(Dangerous, RuleSecretRead, "reads a secret file (tar -C "+short(dir)+" "+short(op)+")", c.pattern())
+					a.report(turnapi.RiskDangerous, RuleSecretRead, "reads a secret file (tar -C "+short(dir)+" "+short(op)+")", c.pattern())
 					return
 				}
 			}
@@ -220,9 +222,9 @@ func (a *assessor) tar(c *cmd) {
 		pat := "tar -x -f " + cleanArg(archive) + " -C " + cleanArg(dir)
 		switch {
 		case isRootTarget(dir) || isDisk(dir) || isSystemDir(dir):
-			a.report(Blocked, RuleRootOverwrite, "extracts an archive over the root filesystem or a system directory (tar -C "+short(dir)+")", pat)
+			a.report(turnapi.RiskBlocked, RuleRootOverwrite, "extracts an archive over the root filesystem or a system directory (tar -C "+short(dir)+")", pat)
 		case isHomeRoot(dir):
-			a.report(Dangerous, RuleDotfileWrite, "extracts an archive over a home directory (tar -C "+short(dir)+")", pat)
+			a.report(turnapi.RiskDangerous, RuleDotfileWrite, "extracts an archive over a home directory (tar -C "+short(dir)+")", pat)
 		default:
 			a.sensitiveTarget(dir, "tar -x -C", "extracts into", c.pattern())
 		}
@@ -283,12 +285,12 @@ func (a *assessor) touches(c *cmd) {
 		t = c.sc.resolve(t)
 		if c.name == "setfacl" && (clusterHas(c.args, 'R') || hasAny(c.args, "--recursive")) &&
 			(isRootTarget(t) || isSystemDir(t) || isHomeRoot(t)) {
-			a.report(Blocked, RuleRootChmod, "recursive ACL change of the root filesystem, a home or a system directory (setfacl -R "+short(t)+")", c.pattern())
+			a.report(turnapi.RiskBlocked, RuleRootChmod, "recursive ACL change of the root filesystem, a home or a system directory (setfacl -R "+short(t)+")", c.pattern())
 		}
 		if c.name == "truncate" || c.name == "unlink" {
 			a.sensitiveTarget(t, c.name, "changes", c.pattern())
 		} else if isSystemPath(t) {
-			a.report(Dangerous, RuleSystemWrite, "changes a system path ("+c.name+" "+short(t)+")", c.pattern())
+			a.report(turnapi.RiskDangerous, RuleSystemWrite, "changes a system path ("+c.name+" "+short(t)+")", c.pattern())
 		}
 	}
 }
@@ -329,14 +331,14 @@ func (a *assessor) perms(c *cmd) {
 		for _, t := range ops {
 			if isRootTarget(t) || isSystemDir(t) || isHomeRoot(t) {
 				if c.name == "chmod" {
-					a.report(Blocked, RuleRootChmod, "recursive permission change of the root filesystem, a home or a system directory (chmod -R "+short(t)+")", pat)
+					a.report(turnapi.RiskBlocked, RuleRootChmod, "recursive permission change of the root filesystem, a home or a system directory (chmod -R "+short(t)+")", pat)
 				} else {
-					a.report(Blocked, RuleRootChown, "recursive ownership change of the root filesystem, a home or a system directory ("+c.name+" -R "+short(t)+")", pat)
+					a.report(turnapi.RiskBlocked, RuleRootChown, "recursive ownership change of the root filesystem, a home or a system directory ("+c.name+" -R "+short(t)+")", pat)
 				}
 			}
 		}
 		if c.name == "chmod" && chmodModes[mode] {
-			a.report(Dangerous, RuleChmod777, "makes files world-writable recursively (chmod -R "+mode+")", pat)
+			a.report(turnapi.RiskDangerous, RuleChmod777, "makes files world-writable recursively (chmod -R "+mode+")", pat)
 		}
 	}
 	for _, t := range ops {

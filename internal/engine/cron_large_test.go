@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/scheduler"
 )
@@ -19,7 +19,7 @@ import (
 // the store by its message id.
 func TestCronDeliversALongAnswerInFull(t *testing.T) {
 	answer := strings.Repeat("overnight alert summary line\n", 3<<20/29)
-	if len(answer) <= activities.MaxPreviewBytes {
+	if len(answer) <= turnapi.MaxPreviewBytes {
 		t.Fatal("the answer must be longer than the preview")
 	}
 	model := fakellm.New(fakellm.Step{Text: answer, ChunkSize: 256 << 10})

@@ -13,9 +13,9 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -64,7 +64,7 @@ func iterationSizes(t testing.TB, rt *Runtime, workflowID string) (sizes []int, 
 
 func isCallModel(ev *historypb.HistoryEvent) bool {
 	attrs := ev.GetActivityTaskScheduledEventAttributes()
-	return attrs != nil && attrs.GetActivityType().GetName() == activities.CallModelName
+	return attrs != nil && attrs.GetActivityType().GetName() == turnapi.CallModelName
 }
 
 // TestHistoryPerIterationIsConstant runs a 200-iteration turn and checks that

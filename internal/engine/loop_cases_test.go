@@ -10,6 +10,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -325,7 +326,7 @@ func TestLoopGuardrailHook(t *testing.T) {
 	expect(t, res, workflows.StopGuardrailHalt, false, true, 1)
 	msgs := l.transcript("s")
 	assertAnswered(t, msgs)
-	if msgs[2].Content != activities.SkippedAfterHalt || !strings.Contains(msgs[3].Content, "recursive deletes") {
+	if msgs[2].Content != turnapi.SkippedAfterHalt || !strings.Contains(msgs[3].Content, "recursive deletes") {
 		t.Fatalf("results = %q / %q", msgs[2].Content, msgs[3].Content)
 	}
 }

@@ -11,9 +11,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -59,9 +59,9 @@ func (m *ModelConfig) Providers(model string) ([]llm.Provider, error) {
 
 // Worker is what BeginTurn reports to a turn and the activities read for
 // each request.
-func (m *ModelConfig) Worker() activities.WorkerModel {
+func (m *ModelConfig) Worker() turnapi.WorkerModel {
 	cur, _ := m.Current()
-	return activities.WorkerModel{Name: cur.Name, Timeout: cur.Timeout, MaxRetryAfter: cur.MaxRetryAfter,
+	return turnapi.WorkerModel{Name: cur.Name, Timeout: cur.Timeout, MaxRetryAfter: cur.MaxRetryAfter,
 		Attempts: cur.Attempts, Stream: cur.Streaming(), MaxTokens: cur.MaxTokens}
 }
 

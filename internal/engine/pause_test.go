@@ -15,6 +15,7 @@ import (
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -305,7 +306,7 @@ func batchScheduled(ctx context.Context, t *testing.T, rt *Runtime, turnID strin
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == activities.ExecuteToolsName {
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == turnapi.ExecuteToolsName {
 			return true
 		}
 	}

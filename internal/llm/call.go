@@ -12,6 +12,7 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // Reply is a model's complete answer to one request.
@@ -96,17 +97,17 @@ func (a *accumulator) ended(ctx context.Context, err error, rec *headerRecorder)
 		e = &Error{Err: err}
 		switch {
 		case a.chunks == 0:
-			e.Class, e.Status = ClassInvalidResponse, r.status
+			e.Class, e.Status = turnapi.ClassInvalidResponse, r.status
 			e.Message = invalidMessage("the stream ended without a chunk", r)
 		default:
-			e.Class = ClassTruncatedReply
+			e.Class = turnapi.ClassTruncatedReply
 			e.Message = fmt.Sprintf("the reply was cut off: the stream ended after %d chunks (%d characters of text) "+
 				"without a finish reason", a.chunks, a.content.Len())
 		}
 	} else {
 		e = classify(ctx, err, rec)
-		if e.Class == ClassNetwork && a.chunks > 0 {
-			e.Class = ClassTruncatedReply
+		if e.Class == turnapi.ClassNetwork && a.chunks > 0 {
+			e.Class = turnapi.ClassTruncatedReply
 			e.Message = fmt.Sprintf("the reply was cut off: the stream broke after %d chunks (%d characters of text): %s",
 				a.chunks, a.content.Len(), e.Message)
 		}
@@ -118,7 +119,7 @@ func (a *accumulator) ended(ctx context.Context, err error, rec *headerRecorder)
 func replyFromResponse(resp openai.ChatCompletionResponse, rec *headerRecorder) (Reply, error) {
 	if len(resp.Choices) == 0 {
 		r := rec.last()
-		return Reply{Usage: resp.Usage}, &Error{Class: ClassInvalidResponse, Status: r.status,
+		return Reply{Usage: resp.Usage}, &Error{Class: turnapi.ClassInvalidResponse, Status: r.status,
 			Message: invalidMessage("it has no choices", r)}
 	}
 	c := resp.Choices[0]

@@ -9,6 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 func request() openai.ChatCompletionRequest {
@@ -73,15 +74,15 @@ func TestCallErrors(t *testing.T) {
 	defer srv.Close()
 	p := Provider{BaseURL: srv.URL(), APIKey: "k", Model: "m"}
 	want := []struct {
-		class  Class
+		class  turnapi.ErrorClass
 		status int
 		retry  time.Duration
 		stream bool
 	}{
-		{ClassRateLimit, 429, 3 * time.Second, false},
-		{ClassAuth, 401, 0, true},
-		{ClassContextOverflow, 400, 0, false},
-		{ClassTruncatedReply, 0, 0, true},
+		{turnapi.ClassRateLimit, 429, 3 * time.Second, false},
+		{turnapi.ClassAuth, 401, 0, true},
+		{turnapi.ClassContextOverflow, 400, 0, false},
+		{turnapi.ClassTruncatedReply, 0, 0, true},
 	}
 	for i, w := range want {
 		_, err := Call(context.Background(), p, request(), Options{Stream: w.stream})
@@ -105,7 +106,7 @@ func TestCallCancelled(t *testing.T) {
 	defer cancel()
 	_, err := Call(ctx, Provider{BaseURL: srv.URL(), Model: "m"}, request(), Options{Stream: true})
 	var e *Error
-	if !errors.As(err, &e) || e.Class != ClassTimeout {
+	if !errors.As(err, &e) || e.Class != turnapi.ClassTimeout {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -13,57 +13,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
-
-// Class says what kind of failure a model call had.
-type Class string
-
-// Classes of model-call failures.
-const (
-	ClassRateLimit       Class = "rate_limit"
-	ClassOverloaded      Class = "overloaded"
-	ClassServer          Class = "server_error"
-	ClassTimeout         Class = "timeout"
-	ClassNetwork         Class = "network"
-	ClassAuth            Class = "auth"
-	ClassBilling         Class = "billing"
-	ClassContextOverflow Class = "context_overflow"
-	ClassModelNotFound   Class = "model_not_found"
-	ClassBadRequest      Class = "bad_request"
-	ClassCancelled       Class = "cancelled"
-	// ClassTruncatedReply: a stream ended (or its connection broke) after
-	// part of the reply, without a finish reason or end-of-stream marker.
-	ClassTruncatedReply Class = "truncated_reply"
-	// ClassInvalidResponse: the body is not the chat completion protocol
-	// (an HTML page, malformed JSON, an SSE stream of something else).
-	ClassInvalidResponse Class = "invalid_response"
-)
-
-// Retryable reports whether the same request may succeed if simply sent again.
-func (c Class) Retryable() bool {
-	switch c {
-	case ClassRateLimit, ClassOverloaded, ClassServer, ClassTimeout, ClassNetwork,
-		ClassTruncatedReply, ClassInvalidResponse:
-		return true
-	}
-	return false
-}
-
-// MaxAttempts bounds the attempts of a call that fails with this class,
-// whatever the caller's retry policy allows (0: no bound of its own): an
-// attempt numbered MaxAttempts or more that fails so is the last, counting
-// every attempt of the call whatever failed in it. A body that is not the
-// protocol seldom becomes one, and a model that said nothing for the whole
-// timeout seldom answers the next time either: each is tried at most 3
-// times in all, so a hanging model costs three timeouts, not one per
-// attempt of the policy.
-func (c Class) MaxAttempts() int {
-	switch c {
-	case ClassInvalidResponse, ClassTimeout:
-		return 3
-	}
-	return 0
-}
 
 // Clip lengths of text from the provider shown in errors: an error body
 // can be megabytes, and the message ends up in workflow history.
@@ -74,7 +25,7 @@ const (
 
 // Error is a classified model-call failure.
 type Error struct {
-	Class      Class
+	Class      turnapi.ErrorClass
 	Status     int
 	Message    string
 	RetryAfter time.Duration
@@ -103,11 +54,11 @@ func classify(ctx context.Context, err error, rec *headerRecorder) *Error {
 	var idle *idleError
 	switch {
 	case errors.As(context.Cause(ctx), &idle):
-		e.Class, e.Message = ClassTimeout, idle.Error()
+		e.Class, e.Message = turnapi.ClassTimeout, idle.Error()
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
-		e.Class = ClassCancelled
+		e.Class = turnapi.ClassCancelled
 	case ctx.Err() != nil:
-		e.Class = ClassTimeout
+		e.Class = turnapi.ClassTimeout
 	case errors.As(err, &apiErr):
 		e.Status = apiErr.HTTPStatusCode
 		e.Message = printable(apiErr.Message, maxMessage)
@@ -123,14 +74,14 @@ func classify(ctx context.Context, err error, rec *headerRecorder) *Error {
 		e.Class = classifyStatus(r.status, e.Message, "", "")
 	case notProtocol(err, r.body):
 		e.Status = r.status
-		e.Class = ClassInvalidResponse
+		e.Class = turnapi.ClassInvalidResponse
 		e.Message = invalidMessage(err.Error(), r)
 	default:
 		var netErr net.Error
 		if errors.As(err, &netErr) && netErr.Timeout() {
-			e.Class = ClassTimeout
+			e.Class = turnapi.ClassTimeout
 		} else {
-			e.Class = ClassNetwork
+			e.Class = turnapi.ClassNetwork
 		}
 	}
 	return e
@@ -168,7 +119,7 @@ func invalidMessage(why string, r response) string {
 }
 
 // classifyStatus maps an HTTP status and error text to a Class.
-func classifyStatus(status int, message, code, typ string) Class {
+func classifyStatus(status int, message, code, typ string) turnapi.ErrorClass {
 	text := strings.ToLower(message + " " + code + " " + typ)
 	switch {
 	case status == http.StatusRequestEntityTooLarge,
@@ -176,30 +127,30 @@ func classifyStatus(status int, message, code, typ string) Class {
 		strings.Contains(text, "context length"),
 		strings.Contains(text, "maximum context"),
 		strings.Contains(text, "too many tokens"):
-		return ClassContextOverflow
+		return turnapi.ClassContextOverflow
 	case status == http.StatusPaymentRequired,
 		strings.Contains(text, "insufficient_quota"),
 		strings.Contains(text, "billing"),
 		strings.Contains(text, "credit"):
-		return ClassBilling
+		return turnapi.ClassBilling
 	case status == http.StatusTooManyRequests:
-		return ClassRateLimit
+		return turnapi.ClassRateLimit
 	case status == http.StatusUnauthorized, status == http.StatusForbidden:
-		return ClassAuth
+		return turnapi.ClassAuth
 	case status == http.StatusNotFound,
 		strings.Contains(text, "model_not_found"):
-		return ClassModelNotFound
+		return turnapi.ClassModelNotFound
 	case status == 529, status == http.StatusServiceUnavailable,
 		strings.Contains(text, "overloaded"):
-		return ClassOverloaded
+		return turnapi.ClassOverloaded
 	case status == http.StatusRequestTimeout, status == http.StatusGatewayTimeout:
-		return ClassTimeout
+		return turnapi.ClassTimeout
 	case status >= 500:
-		return ClassServer
+		return turnapi.ClassServer
 	case status >= 400:
-		return ClassBadRequest
+		return turnapi.ClassBadRequest
 	}
-	return ClassServer
+	return turnapi.ClassServer
 }
 
 // parseRetryAfter reads delay-seconds or an HTTP date; 0 when absent or bad.

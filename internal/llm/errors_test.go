@@ -4,32 +4,34 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 func TestClassifyStatus(t *testing.T) {
 	tests := []struct {
 		status  int
 		message string
-		want    Class
+		want    turnapi.ErrorClass
 	}{
-		{429, "Rate limit reached", ClassRateLimit},
-		{429, "You exceeded your current quota: insufficient_quota", ClassBilling},
-		{402, "payment required", ClassBilling},
-		{401, "invalid api key", ClassAuth},
-		{403, "forbidden", ClassAuth},
-		{404, "The model `x` does not exist", ClassModelNotFound},
-		{400, "model_not_found", ClassModelNotFound},
-		{413, "request too large", ClassContextOverflow},
-		{400, "This model's maximum context length is 8192 tokens", ClassContextOverflow},
-		{400, "context_length_exceeded", ClassContextOverflow},
-		{400, "invalid tool schema", ClassBadRequest},
-		{422, "unprocessable", ClassBadRequest},
-		{500, "internal error", ClassServer},
-		{502, "bad gateway", ClassServer},
-		{503, "service unavailable", ClassOverloaded},
-		{529, "overloaded_error", ClassOverloaded},
-		{504, "gateway timeout", ClassTimeout},
-		{408, "request timeout", ClassTimeout},
+		{429, "Rate limit reached", turnapi.ClassRateLimit},
+		{429, "You exceeded your current quota: insufficient_quota", turnapi.ClassBilling},
+		{402, "payment required", turnapi.ClassBilling},
+		{401, "invalid api key", turnapi.ClassAuth},
+		{403, "forbidden", turnapi.ClassAuth},
+		{404, "The model `x` does not exist", turnapi.ClassModelNotFound},
+		{400, "model_not_found", turnapi.ClassModelNotFound},
+		{413, "request too large", turnapi.ClassContextOverflow},
+		{400, "This model's maximum context length is 8192 tokens", turnapi.ClassContextOverflow},
+		{400, "context_length_exceeded", turnapi.ClassContextOverflow},
+		{400, "invalid tool schema", turnapi.ClassBadRequest},
+		{422, "unprocessable", turnapi.ClassBadRequest},
+		{500, "internal error", turnapi.ClassServer},
+		{502, "bad gateway", turnapi.ClassServer},
+		{503, "service unavailable", turnapi.ClassOverloaded},
+		{529, "overloaded_error", turnapi.ClassOverloaded},
+		{504, "gateway timeout", turnapi.ClassTimeout},
+		{408, "request timeout", turnapi.ClassTimeout},
 	}
 	for _, tt := range tests {
 		if got := classifyStatus(tt.status, tt.message, "", ""); got != tt.want {
@@ -39,10 +41,10 @@ func TestClassifyStatus(t *testing.T) {
 }
 
 func TestClassRetryable(t *testing.T) {
-	retryable := map[Class]bool{
-		ClassRateLimit: true, ClassOverloaded: true, ClassServer: true, ClassTimeout: true, ClassNetwork: true,
-		ClassAuth: false, ClassBilling: false, ClassContextOverflow: false, ClassModelNotFound: false,
-		ClassBadRequest: false, ClassCancelled: false,
+	retryable := map[turnapi.ErrorClass]bool{
+		turnapi.ClassRateLimit: true, turnapi.ClassOverloaded: true, turnapi.ClassServer: true, turnapi.ClassTimeout: true, turnapi.ClassNetwork: true,
+		turnapi.ClassAuth: false, turnapi.ClassBilling: false, turnapi.ClassContextOverflow: false, turnapi.ClassModelNotFound: false,
+		turnapi.ClassBadRequest: false, turnapi.ClassCancelled: false,
 	}
 	for c, want := range retryable {
 		if c.Retryable() != want {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // bodyTransport answers every request with one canned response.
@@ -26,10 +28,10 @@ func (b bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}, nil
 }
 
-var knownClasses = map[Class]bool{
-	ClassRateLimit: true, ClassOverloaded: true, ClassServer: true, ClassTimeout: true, ClassNetwork: true,
-	ClassAuth: true, ClassBilling: true, ClassContextOverflow: true, ClassModelNotFound: true,
-	ClassBadRequest: true, ClassCancelled: true, ClassTruncatedReply: true, ClassInvalidResponse: true,
+var knownClasses = map[turnapi.ErrorClass]bool{
+	turnapi.ClassRateLimit: true, turnapi.ClassOverloaded: true, turnapi.ClassServer: true, turnapi.ClassTimeout: true, turnapi.ClassNetwork: true,
+	turnapi.ClassAuth: true, turnapi.ClassBilling: true, turnapi.ClassContextOverflow: true, turnapi.ClassModelNotFound: true,
+	turnapi.ClassBadRequest: true, turnapi.ClassCancelled: true, turnapi.ClassTruncatedReply: true, turnapi.ClassInvalidResponse: true,
 }
 
 // FuzzCallAnswers: whatever a provider answers, Call does not panic; a

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // TestCallClassifiesAnswers: every shape of answer a provider, a proxy or
@@ -21,44 +22,44 @@ func TestCallClassifiesAnswers(t *testing.T) {
 		name   string
 		stream bool
 		step   fakellm.Step
-		class  Class
+		class  turnapi.ErrorClass
 		status int
 		// in must appear in the message; streamed is the text kept.
 		in       []string
 		streamed string
 	}{
-		{"html page", false, fakellm.HTMLStep("Service Unavailable"), ClassInvalidResponse, 200,
+		{"html page", false, fakellm.HTMLStep("Service Unavailable"), turnapi.ClassInvalidResponse, 200,
 			[]string{"text/html", "it begins: <!DOCTYPE html> <html><head><title>Service Unavailable"}, ""},
-		{"html page streamed", true, fakellm.HTMLStep("Service Unavailable"), ClassInvalidResponse, 200,
+		{"html page streamed", true, fakellm.HTMLStep("Service Unavailable"), turnapi.ClassInvalidResponse, 200,
 			[]string{"text/html", "<!DOCTYPE html>"}, ""},
-		{"huge html page", false, fakellm.Step{Body: bigPage}, ClassInvalidResponse, 200,
+		{"huge html page", false, fakellm.Step{Body: bigPage}, turnapi.ClassInvalidResponse, 200,
 			[]string{"it begins: <!DOCTYPE html><html><body><p>oops"}, ""},
 		{"malformed json", false, fakellm.Step{Body: `{"id": "x", "choices": [`, ContentType: "application/json"},
-			ClassInvalidResponse, 200, []string{`it begins: {"id": "x", "choices": [`}, ""},
+			turnapi.ClassInvalidResponse, 200, []string{`it begins: {"id": "x", "choices": [`}, ""},
 		{"json of the wrong type", false, fakellm.Step{Body: `["a"]`, ContentType: "application/json"},
-			ClassInvalidResponse, 200, []string{`it begins: ["a"]`}, ""},
+			turnapi.ClassInvalidResponse, 200, []string{`it begins: ["a"]`}, ""},
 		{"json without choices", false, fakellm.Step{Body: `{}`, ContentType: "application/json"},
-			ClassInvalidResponse, 200, []string{"no choices", "it begins: {}"}, ""},
+			turnapi.ClassInvalidResponse, 200, []string{"no choices", "it begins: {}"}, ""},
 		{"json cut in half, complete body", false, fakellm.Step{Text: "hello there", EndAfterChunks: 1},
-			ClassInvalidResponse, 200, []string{"it begins: {"}, ""},
+			turnapi.ClassInvalidResponse, 200, []string{"it begins: {"}, ""},
 		{"json connection broken", false, fakellm.Step{Text: "hello there", BreakAfterChunks: 1},
-			ClassNetwork, 0, nil, ""},
+			turnapi.ClassNetwork, 0, nil, ""},
 		{"sse of garbage", true, fakellm.Step{Body: "data: <html>nope</html>\n\n", ContentType: "text/event-stream"},
-			ClassInvalidResponse, 200, []string{"it begins: data: <html>nope</html>"}, ""},
+			turnapi.ClassInvalidResponse, 200, []string{"it begins: data: <html>nope</html>"}, ""},
 		{"plain text stream", true, fakellm.Step{Body: "hello world\n", ContentType: "text/plain"},
-			ClassInvalidResponse, 200, []string{"without a chunk", "it begins: hello world"}, ""},
+			turnapi.ClassInvalidResponse, 200, []string{"without a chunk", "it begins: hello world"}, ""},
 		{"empty stream", true, fakellm.Step{Body: "\n", ContentType: "text/event-stream"},
-			ClassInvalidResponse, 200, []string{"the body was empty"}, ""},
+			turnapi.ClassInvalidResponse, 200, []string{"the body was empty"}, ""},
 		{"stream ends early", true, fakellm.Step{Text: "partial answer that goes on", EndAfterChunks: 2},
-			ClassTruncatedReply, 0, []string{"cut off", "without a finish reason"}, "partial answer"},
+			turnapi.ClassTruncatedReply, 0, []string{"cut off", "without a finish reason"}, "partial answer"},
 		{"stream breaks", true, fakellm.Step{Text: "partial answer that goes on", BreakAfterChunks: 2},
-			ClassTruncatedReply, 0, []string{"cut off", "broke"}, "partial answer"},
+			turnapi.ClassTruncatedReply, 0, []string{"cut off", "broke"}, "partial answer"},
 		{"stream breaks before the finish", true, fakellm.Step{Text: "whole", BreakAfterChunks: 9},
-			ClassTruncatedReply, 0, []string{"cut off"}, "whole"},
+			turnapi.ClassTruncatedReply, 0, []string{"cut off"}, "whole"},
 		{"error page with error status", false, fakellm.Step{Status: 502, Body: bigPage},
-			ClassServer, 502, []string{"<!DOCTYPE html><html><body><p>oops"}, ""},
+			turnapi.ClassServer, 502, []string{"<!DOCTYPE html><html><body><p>oops"}, ""},
 		{"huge error message", false, fakellm.Step{Status: 500, ErrorMessage: strings.Repeat("e", 3<<20)},
-			ClassServer, 500, []string{"eeee…"}, ""},
+			turnapi.ClassServer, 500, []string{"eeee…"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,7 +138,7 @@ func TestIdleTimeout(t *testing.T) {
 		opts.Stream = stream
 		_, err := Call(context.Background(), p, request(), opts)
 		var e *Error
-		if !errors.As(err, &e) || e.Class != ClassTimeout || !strings.Contains(e.Message, "no answer from the model for 400ms") {
+		if !errors.As(err, &e) || e.Class != turnapi.ClassTimeout || !strings.Contains(e.Message, "no answer from the model for 400ms") {
 			t.Fatalf("call %d: %v, want an idle timeout", i, err)
 		}
 	}
@@ -154,18 +155,18 @@ func TestIdleTimeout(t *testing.T) {
 	cancel()
 	_, err = Call(ctx, p, request(), opts)
 	var e *Error
-	if !errors.As(err, &e) || e.Class != ClassCancelled {
+	if !errors.As(err, &e) || e.Class != turnapi.ClassCancelled {
 		t.Fatalf("cancelled call: %v", err)
 	}
 }
 
 func TestInvalidResponseAttempts(t *testing.T) {
-	for c, want := range map[Class]int{ClassInvalidResponse: 3, ClassTimeout: 3, ClassServer: 0, ClassRateLimit: 0, ClassNetwork: 0} {
+	for c, want := range map[turnapi.ErrorClass]int{turnapi.ClassInvalidResponse: 3, turnapi.ClassTimeout: 3, turnapi.ClassServer: 0, turnapi.ClassRateLimit: 0, turnapi.ClassNetwork: 0} {
 		if got := c.MaxAttempts(); got != want {
 			t.Errorf("%s.MaxAttempts() = %d, want %d (0: the caller's policy)", c, got, want)
 		}
 	}
-	for _, c := range []Class{ClassInvalidResponse, ClassTruncatedReply} {
+	for _, c := range []turnapi.ErrorClass{turnapi.ClassInvalidResponse, turnapi.ClassTruncatedReply} {
 		if !c.Retryable() {
 			t.Errorf("%s is not retryable", c)
 		}

@@ -5,6 +5,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -24,6 +25,24 @@ func ToOpenAI(msgs []models.Message) []openai.ChatCompletionMessage {
 			continue
 		}
 		out = append(out, MessageToOpenAI(m))
+	}
+	return out
+}
+
+// ToMessages converts stored messages to the messages a turn's result
+// shows, in order, as [ToOpenAI] sends them to the model.
+func ToMessages(msgs []models.Message) []turnapi.Message {
+	sent := ToOpenAI(msgs)
+	out := make([]turnapi.Message, 0, len(sent))
+	for _, m := range sent {
+		msg := turnapi.Message{Role: m.Role, Content: m.Content, Name: m.Name, ToolCallID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			msg.ToolCalls = append(msg.ToolCalls, turnapi.ToolCall{
+				ID: tc.ID, Type: string(tc.Type),
+				Function: turnapi.FunctionCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments},
+			})
+		}
+		out = append(out, msg)
 	}
 	return out
 }

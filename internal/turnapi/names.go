@@ -1,4 +1,15 @@
-package activities
+package turnapi
+
+// AnswerCallsName answers the calls of a tool batch that ended (interrupted
+// or failed) without storing a result for each.
+const AnswerCallsName = "AnswerCalls"
+
+// Delivery of scheduled job results.
+const (
+	DeliverName       = "Deliver"
+	PreRunScriptName  = "PreRunScript"
+	FinishCronRunName = "FinishCronRun"
+)
 
 // Stable activity names, registered by the worker and scheduled by workflows.
 const (
