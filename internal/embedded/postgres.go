@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver, for pingPostgres
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/metrics"
@@ -185,6 +186,11 @@ func preparePostgres(ctx context.Context, o Options) (*config.SQL, error) {
 		}
 		from, to, err := migratePostgres(st.cfg, st.dir, st.target)
 		if err != nil {
+			// The server's driver reports a failed connection without its
+			// cause; asking once more directly names it.
+			if cause := pingPostgres(ctx, st.cfg); cause != nil {
+				err = fmt.Errorf("cannot connect: %w", cause)
+			}
 			return nil, fmt.Errorf("%w: database %s at %s: %w", ErrPostgres, st.cfg.DatabaseName, st.cfg.ConnectAddr, err)
 		}
 		if from != to {
@@ -193,6 +199,36 @@ func preparePostgres(ctx context.Context, o Options) (*config.SQL, error) {
 		}
 	}
 	return main, nil
+}
+
+// pingPostgres connects to cfg's database once, through pgx, and returns
+// why that fails (nil when it works). The error names the user, host and
+// database, never the password.
+func pingPostgres(ctx context.Context, cfg *config.SQL) error {
+	u := url.URL{Scheme: "postgres", Host: cfg.ConnectAddr, Path: "/" + cfg.DatabaseName}
+	if cfg.User != "" {
+		u.User = url.UserPassword(cfg.User, cfg.Password)
+	}
+	q := url.Values{}
+	for k, v := range cfg.ConnectAttributes {
+		q.Set(k, v)
+	}
+	u.RawQuery = q.Encode()
+	db, err := sql.Open("pgx", u.String())
+	if err != nil {
+		return err
+	}
+	defer func() { _ = db.Close() }()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		msg := err.Error()
+		if cfg.Password != "" {
+			msg = strings.ReplaceAll(msg, cfg.Password, "xxxxx")
+		}
+		return errors.New(msg)
+	}
+	return nil
 }
 
 // ensurePostgresDatabase creates name, connected to the server's default

@@ -244,8 +244,12 @@ func TestPostgresRefusals(t *testing.T) {
 		t.Fatalf("Ephemeral with Postgres: err = %v", err)
 	}
 	// Nothing listens on port 1: the error says which database, at once.
-	_, err := Start(ctx, Options{DataDir: t.TempDir(), Postgres: "postgres://u@127.0.0.1:1/temporal?connect_timeout=2"})
-	if !errors.Is(err, ErrPostgres) || !strings.Contains(err.Error(), "temporal at 127.0.0.1:1") {
+	_, err := Start(ctx, Options{DataDir: t.TempDir(), Postgres: "postgres://u:hunter2@127.0.0.1:1/temporal?connect_timeout=2"})
+	if err != nil && strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("the error shows the password: %v", err)
+	}
+	if !errors.Is(err, ErrPostgres) || !strings.Contains(err.Error(), "temporal at 127.0.0.1:1") ||
+		!strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("unreachable server: err = %v", err)
 	}
 }
