@@ -20,6 +20,7 @@ const (
 	DefaultModel            = "gpt-4o-mini"
 	DefaultNamespace        = "default"
 	DefaultTemporalPort     = 7233
+	DefaultUIPort           = 8233 // the embedded Web UI's, as `temporal server start-dev`'s
 	DefaultModelTimeout     = 5 * time.Minute
 	DefaultMaxRetryAfter    = 5 * time.Minute
 	DefaultHeartbeatTimeout = 10 * time.Second
@@ -100,6 +101,9 @@ type Temporal struct {
 	Namespace string `yaml:"namespace"`
 	// Port of the embedded server's frontend (serve only; 0 picks a free port).
 	Port int `yaml:"port"`
+	// UIPort is the embedded server's Web UI port, on the frontend's IP
+	// (serve and temporal; 0 turns the UI off).
+	UIPort int `yaml:"ui_port"`
 	// TLS to an external Temporal: client certificate and key (mTLS), the CA
 	// that signed the server's certificate, and an override of the server
 	// name to verify. Any of them enables TLS.
@@ -173,7 +177,7 @@ func Default(home string) Config {
 	return Config{
 		Home:             home,
 		Model:            Model{Name: DefaultModel, Timeout: DefaultModelTimeout, MaxRetryAfter: DefaultMaxRetryAfter},
-		Temporal:         Temporal{Namespace: DefaultNamespace, Port: DefaultTemporalPort},
+		Temporal:         Temporal{Namespace: DefaultNamespace, Port: DefaultTemporalPort, UIPort: DefaultUIPort},
 		DB:               filepath.Join(home, "talaria.db"),
 		MaxIterations:    DefaultMaxIterations,
 		HeartbeatTimeout: DefaultHeartbeatTimeout,
@@ -206,6 +210,9 @@ func (c Config) Validate() error {
 	}
 	if c.Temporal.Port < 0 || c.Temporal.Port > 65535 {
 		problems = append(problems, fmt.Sprintf("temporal port %d is out of range", c.Temporal.Port))
+	}
+	if c.Temporal.UIPort < 0 || c.Temporal.UIPort > 65535 {
+		problems = append(problems, fmt.Sprintf("temporal ui_port %d is out of range (0 turns the Web UI off)", c.Temporal.UIPort))
 	}
 	if (c.Temporal.TLSCert == "") != (c.Temporal.TLSKey == "") {
 		problems = append(problems, "temporal tls_cert and tls_key go together")

@@ -9,6 +9,8 @@ type Overrides struct {
 	Namespace       *string
 	DB              *string
 	LogLevel        *string
+	// UIPort is --ui-port (serve, temporal).
+	UIPort *int
 }
 
 // Apply sets every given override on cfg. Pure.
@@ -25,6 +27,9 @@ func (o Overrides) Apply(cfg *Config) {
 		cfg.DB = Default(cfg.Home).DB
 	}
 	set(o.LogLevel, &cfg.LogLevel)
+	if o.UIPort != nil {
+		cfg.Temporal.UIPort = *o.UIPort
+	}
 }
 
 // Resolve is the effective configuration for home: defaults, then

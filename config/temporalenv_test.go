@@ -111,7 +111,7 @@ client_key_path = "/p/key.pem"
 				t.Fatal(err)
 			}
 			got := c.Temporal
-			got.Port = 0
+			got.Port, got.UIPort = 0, 0
 			if got != tt.want {
 				t.Fatalf("temporal settings\n got %+v\nwant %+v", got, tt.want)
 			}

@@ -60,10 +60,10 @@ func unattendedTurn(ctx workflow.Context, turn TurnInput, sessionID, text string
 	turn.SessionID, turn.TurnNumber, turn.UserMessage = sessionID, 1, text
 	turn.Approvals = ApprovalSettings{Mode: ApprovalDeny}
 	turn.MemoryReviewEvery = -1
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+	cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID: TurnWorkflowID(sessionID, 1), TaskQueue: TaskQueue,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	})
+	}, turn))
 	var res ConversationResult
 	err := workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn).Get(ctx, &res)
 	return res, err

@@ -118,6 +118,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 	// workflow itself is being cancelled.
 	st.Steers = drainSteers(ctx, &st)
 	finishCtx, _ := workflow.NewDisconnectedContext(ctx)
+	markStopReason(finishCtx, st.Stop)
 	return finish(finishCtx, in, turnID, startedAt, st)
 }
 

@@ -25,6 +25,12 @@ const (
 	// error the model can correct (version 1); before, it was re-asked with
 	// max_tokens doubled and then ended the turn truncated (DefaultVersion).
 	changeArgsFeedback = "invalid-args-feedback"
+	// changeTurnVisibility: a turn child workflow starts with a summary and
+	// details for the Web UI and, when the worker found them registered,
+	// the TalariaSessionId search attribute; a turn that has it records
+	// TalariaStopReason when it ends (version 1). Before, neither
+	// (DefaultVersion). See visibility.go.
+	changeTurnVisibility = "turn-visibility"
 )
 
 // localActivities reports whether this run has changeLocalActivities.

@@ -10,6 +10,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/embedded"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/workflows"
 )
 
 func newWorkerCommand() *cobra.Command {
@@ -117,7 +118,9 @@ $TALARIA_HOME/tls/talaria.pem (made at the first start, readable by its owner
 only). Processes on the same $TALARIA_HOME use it by themselves; give it to
 others with TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH and
 TEMPORAL_TLS_SERVER_CA_CERT_PATH all set to that file and
-TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still work).`,
+TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still work).
+
+` + uiHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
@@ -139,6 +142,7 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			srv, err := embedded.Start(cmd.Context(), embedded.Options{
 				DataDir: filepath.Join(cfg.Home, "temporal"), Namespace: cfg.Temporal.Namespace, Postgres: temporalDB,
 				IP: ip, Port: port, Logger: newLogger(cfg.LogLevel), TLS: cred,
+				SearchAttributes: workflows.SearchAttributes(),
 			})
 			if err != nil {
 				return usageErr(err)
@@ -148,8 +152,10 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			if temporalDB != "" {
 				state = "PostgreSQL " + redactDSN(temporalDB)
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "talaria temporal: ready (frontend %s, namespace %s, state in %s, clients present the credential %s)\n",
-				srv.HostPort(), srv.Namespace(), state, engine.CredentialPath(cfg.Home))
+			ui := startUI(cmd.Context(), cmd.ErrOrStderr(), "temporal", cfg, srv, ip)
+			defer ui.Close()
+			fmt.Fprintf(cmd.ErrOrStderr(), "talaria temporal: ready (frontend %s, namespace %s, state in %s, clients present the credential %s%s)\n",
+				srv.HostPort(), srv.Namespace(), state, engine.CredentialPath(cfg.Home), uiReady(ui))
 			<-cmd.Context().Done()
 			fmt.Fprintln(cmd.ErrOrStderr(), "talaria temporal: shutting down")
 			return nil
@@ -158,6 +164,7 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 	common.register(c)
 	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "frontend gRPC port (0 picks a free one)")
 	c.Flags().StringVar(&ip, "ip", "127.0.0.1", "frontend bind address")
+	addUIPortFlag(c)
 	c.Flags().StringVar(&temporalDB, "temporal-db", "", "keep Temporal's state in this PostgreSQL database (postgres://...) instead of SQLite under $TALARIA_HOME/temporal")
 	return c
 }

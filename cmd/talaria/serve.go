@@ -37,7 +37,9 @@ replaced, serve stops within a second with a failure status and never creates
 the store again.
 
 While it runs, 'talaria chat' from any directory with the same TALARIA_HOME
-sends its turns here. SIGINT or SIGTERM shut it down cleanly.`,
+sends its turns here. SIGINT or SIGTERM shut it down cleanly.
+
+` + uiHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
@@ -59,6 +61,7 @@ sends its turns here. SIGINT or SIGTERM shut it down cleanly.`,
 	}
 	common.register(c)
 	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "embedded Temporal frontend port (0 picks a free one)")
+	addUIPortFlag(c)
 	return c
 }
 
@@ -86,6 +89,8 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 		return usageErr(err)
 	}
 	defer rt.Close()
+	ui := startUI(ctx, cmd.ErrOrStderr(), "serve", cfg, rt.Server, "")
+	defer ui.Close()
 
 	address := cfg.Temporal.Address
 	if rt.Server != nil {
@@ -94,6 +99,7 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 	info := engine.ServeInfo{
 		PID: os.Getpid(), TemporalAddress: address, Namespace: cfg.Temporal.Namespace, DB: cfg.DB,
 		StartedAt: time.Now().UTC(), Credential: rt.Server != nil, ModelEnv: modelEnv(os.Getenv),
+		UI: uiLogin(ui),
 	}.WithModel(rt.Models.Settings(), time.Now())
 	if err := engine.WriteServeInfo(cfg.Home, info); err != nil {
 		return usageErr(err)
@@ -107,8 +113,8 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 	}
 	defer ticker.Stop(context.WithoutCancel(ctx))
 
-	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s)\n",
-		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home)
+	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s%s)\n",
+		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, uiReady(ui))
 	if cfg.Model.Configured() {
 		go warnIfUnreachable(ctx, cmd.ErrOrStderr(), cfg.Model.Endpoint(), cfg.Model.APIKey) // one line, if at all
 	}

@@ -67,6 +67,7 @@ func overrides(c *cobra.Command) config.Overrides {
 		Namespace:       given(flagNamespace),
 		DB:              given(flagDB),
 		LogLevel:        given(flagLogLevel),
+		UIPort:          uiPortOverride(c),
 	}
 }
 

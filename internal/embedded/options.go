@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/primitives"
 	"go.temporal.io/server/temporal"
 )
@@ -28,6 +29,10 @@ type Options struct {
 	// Namespace is registered before the server starts (idempotent across
 	// restarts). Default "default".
 	Namespace string
+	// SearchAttributes are custom search attributes (name -> type) the
+	// namespace is registered with when Start creates it. A namespace that
+	// exists already is left as it is (see AddSearchAttributes).
+	SearchAttributes map[string]enumspb.IndexedValueType
 	// IP is the frontend bind address. Default "127.0.0.1". The history,
 	// matching and worker services always bind to 127.0.0.1.
 	IP string

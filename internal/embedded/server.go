@@ -116,7 +116,7 @@ func (s *Server) prepareStorage(ctx context.Context, o Options) (*config.SQL, er
 	// Writing the namespace row before the server starts makes it part of the
 	// server's first namespace cache load, so it is usable as soon as the
 	// frontend answers. Existing namespaces are left untouched.
-	ns, err := sqliteschema.NewNamespaceConfig(clusterName, o.Namespace, false, nil)
+	ns, err := sqliteschema.NewNamespaceConfig(clusterName, o.Namespace, false, o.SearchAttributes)
 	if err != nil {
 		return nil, fmt.Errorf("namespace %q: %w", o.Namespace, err)
 	}

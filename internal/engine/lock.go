@@ -73,6 +73,9 @@ type ServeInfo struct {
 	ModelEnv []string `json:"model_env,omitempty"`
 	// ConfigLoadedAt is when serve last (re)loaded its model settings.
 	ConfigLoadedAt time.Time `json:"config_loaded_at,omitzero"`
+	// UI is the embedded Temporal Web UI's URL with its token (the file is
+	// its owner's only); empty when serve runs none.
+	UI string `json:"ui,omitempty"`
 }
 
 // WithModel sets the model fields of info from settings.

@@ -1,0 +1,120 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/fakellm"
+)
+
+// uiURL finds the Web UI's login URL on serve's ready line.
+var uiURL = regexp.MustCompile(`talaria serve: ready \(.*, web UI (http://\S+)\)`)
+
+// TestWebUI: serve with --ui-port answers the Temporal Web UI's index page
+// and its API within 5 s of its ready line, to a browser that opened the
+// URL with the token the ready line prints, and to nothing else; after a
+// turn, the UI's API lists it when asked for its session id, with how it
+// ended.
+func TestWebUI(t *testing.T) {
+	model := fakellm.New(fakellm.TextStep("done"))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	port := freePort(t)
+	s := u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", fmt.Sprint(port))
+	ready := time.Now()
+
+	w := s.cmd.Stderr.(*lockedWriter)
+	w.mu.Lock()
+	m := uiURL.FindStringSubmatch(s.stderr.String())
+	w.mu.Unlock()
+	if m == nil {
+		t.Fatalf("no web UI URL on the ready line:\n%s", s.stderr.String())
+	}
+	login := m[1]
+	base := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	if !strings.HasPrefix(login, base+"?token=") {
+		t.Fatalf("web UI URL %q, want %s?token=...", login, base)
+	}
+	if info, err := engine.ReadServeInfo(u.home); err != nil || info.UI != login {
+		t.Fatalf("serve.json ui = %q (%v), want the ready line's %q", info.UI, err, login)
+	}
+
+	// Within 5 s of ready: the index page and the API, once let in.
+	ctx, cancel := context.WithDeadline(context.Background(), ready.Add(5*time.Second))
+	defer cancel()
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	status, body := fetch(ctx, t, browser, login)
+	if status != http.StatusOK || !strings.Contains(strings.ToLower(body), "<html") {
+		t.Fatalf("index page: %d %.200q", status, body)
+	}
+	status, body = fetch(ctx, t, browser, base+"api/v1/namespaces")
+	if status != http.StatusOK || !strings.Contains(body, `"default"`) {
+		t.Fatalf("namespaces: %d %.300q", status, body)
+	}
+	cancel()
+
+	// Without the cookie, or with a wrong token: refused, one line of help.
+	stranger := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for path, want := range map[string]int{
+		"": http.StatusUnauthorized, "api/v1/namespaces": http.StatusUnauthorized,
+		"api/v1/namespaces/default/workflows": http.StatusUnauthorized, "?token=guess": http.StatusForbidden,
+	} {
+		status, body := fetch(context.Background(), t, stranger, base+path)
+		if status != want || strings.Count(body, "\n") != 1 || !strings.Contains(body, "talaria status") {
+			t.Errorf("GET /%s without the cookie: %d %q, want %d and one line", path, status, body, want)
+		}
+	}
+
+	if _, stderr, code := u.run(2*time.Minute, "chat", "-q", "hello from the UI test", "--session", "ui-e2e"); code != 0 {
+		t.Fatalf("chat exit %d: %s", code, stderr)
+	}
+	// Visibility is eventually consistent: the finished turn shows up
+	// within seconds, found by its session and its stop reason.
+	q := url.Values{"query": {`TalariaSessionId="ui-e2e" AND TalariaStopReason="text_response"`}}
+	list := base + "api/v1/namespaces/default/workflows?" + q.Encode()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		status, body = fetch(context.Background(), t, browser, list)
+		if status == http.StatusOK && strings.Contains(body, `"turn/ui-e2e/1"`) && strings.Contains(body, "COMPLETED") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the UI does not list the turn by session id: %d %.500s", status, body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	status, body = fetch(context.Background(), t, browser,
+		base+"api/v1/namespaces/default/workflows?"+url.Values{"query": {`TalariaSessionId="another"`}}.Encode())
+	if status != http.StatusOK || strings.Contains(body, "ui-e2e") {
+		t.Fatalf("another session's query lists this one: %d %.300s", status, body)
+	}
+}
+
+// fetch GETs target with c and returns the status and body.
+func fetch(ctx context.Context, t *testing.T, c *http.Client, target string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", target, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("GET %s: %v", target, err)
+	}
+	return resp.StatusCode, string(body)
+}
