@@ -387,7 +387,7 @@ func TestRecordCompactionHistories(t *testing.T) {
 		{"turn_compaction_at_cap.json", false, 7},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join("..", "workflows", "testdata", c.file)); err == nil && mode != "overwrite" {
+			if _, err := os.Stat(filepath.Join("..", "..", "workflows", "testdata", c.file)); err == nil && mode != "overwrite" {
 				t.Skipf("%s exists (a history of older code); kept", c.file)
 			}
 			m := &compactingModel{reads: 8, overflowStatus: 413}

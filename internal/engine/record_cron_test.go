@@ -45,6 +45,11 @@ func TestRecordHistoriesCronAndReview(t *testing.T) {
 		// is recorded failed and nothing is delivered.
 		{"cron_run_failed_turn.json", []fakellm.Step{{Status: 401, ErrorMessage: "key revoked"}},
 			models.CronJob{Prompt: "summarise the alerts", Deliver: []string{"local"}}, models.RunFailed},
+		// Since change turn-visibility: the job's turn starts with a
+		// summary, details and TalariaSessionId (the files above are the
+		// shape before it).
+		{"cron_run_turn_visibility.json", []fakellm.Step{fakellm.TextStep("all quiet overnight")},
+			models.CronJob{Prompt: "summarise the alerts", Deliver: []string{"local"}}, models.RunCompleted},
 	}
 	for _, c := range cron {
 		t.Run(c.file, func(t *testing.T) {
@@ -120,7 +125,7 @@ const memoryReviewFile = "memory_review.json"
 // overwrite: an existing file is a history of older code.
 func keepRecorded(t *testing.T, mode, file string) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join("..", "workflows", "testdata", file)); err == nil && mode != "overwrite" {
+	if _, err := os.Stat(filepath.Join("..", "..", "workflows", "testdata", file)); err == nil && mode != "overwrite" {
 		t.Skipf("%s exists (a history of older code); kept", file)
 	}
 }

@@ -116,10 +116,18 @@ func TestRecordHistories(t *testing.T) {
 			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
 			fakellm.TextStep("done"),
 		}, 0, nil, false, 0},
+		// Since change turn-visibility: the turn starts with a summary,
+		// details and TalariaSessionId, and records TalariaStopReason
+		// before FinishTurn. (The coordinator's side, the child's options,
+		// is recorded by cron_run_turn_visibility.json.)
+		{"turn_visibility.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
+			fakellm.TextStep("done"),
+		}, 0, nil, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join("..", "workflows", "testdata", c.file)); err == nil && mode != "overwrite" {
+			if _, err := os.Stat(filepath.Join("..", "..", "workflows", "testdata", c.file)); err == nil && mode != "overwrite" {
 				t.Skipf("%s exists (a history of older code); kept", c.file)
 			}
 			model := fakellm.New(fakellm.WithSteps(c.steps...))
@@ -198,7 +206,7 @@ func record(t *testing.T, rt *Runtime, workflowID, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("..", "workflows", "testdata", file)
+	path := filepath.Join("..", "..", "workflows", "testdata", file)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
