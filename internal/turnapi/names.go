@@ -1,16 +1,5 @@
 package turnapi
 
-// AnswerCallsName answers the calls of a tool batch that ended (interrupted
-// or failed) without storing a result for each.
-const AnswerCallsName = "AnswerCalls"
-
-// Delivery of scheduled job results.
-const (
-	DeliverName       = "Deliver"
-	PreRunScriptName  = "PreRunScript"
-	FinishCronRunName = "FinishCronRun"
-)
-
 // Stable activity names, registered by the worker and scheduled by workflows.
 const (
 	BeginTurnName    = "BeginTurn"
@@ -25,4 +14,15 @@ const (
 	PrepareReviewName = "PrepareReview"
 	// CompressContextName compacts a session's context into a child session.
 	CompressContextName = "CompressContext"
+)
+
+// AnswerCallsName answers the calls of a tool batch that ended (interrupted
+// or failed) without storing a result for each.
+const AnswerCallsName = "AnswerCalls"
+
+// Delivery of scheduled job results.
+const (
+	DeliverName       = "Deliver"
+	PreRunScriptName  = "PreRunScript"
+	FinishCronRunName = "FinishCronRun"
 )
