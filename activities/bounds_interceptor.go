@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/talaria-agent/talaria/internal/turnapi"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // PayloadTooLarge is the error type of an activity whose result would not

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/internal/turnapi"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/log"
@@ -17,6 +16,8 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 func hugeResult(context.Context) (string, error) { return strings.Repeat("r", 1<<20), nil }

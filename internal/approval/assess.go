@@ -7,8 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // maxDepth bounds the nesting of substitutions and of scripts handed to

@@ -4,8 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // FuzzAssess: Assess never panics, is deterministic, returns a consistent

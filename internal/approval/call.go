@@ -5,8 +5,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // cmdInfo is what a pipeline needs to know about one of its commands.

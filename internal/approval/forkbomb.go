@@ -1,8 +1,9 @@
 package approval
 
 import (
-	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // scan walks the whole tree once. It reports every command whose command

@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // pipeline checks each stage, then what flows between them: a download,

@@ -3,8 +3,9 @@ package approval
 import (
 	"strings"
 
-	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // Bash evaluates array subscripts in the names it is given and in

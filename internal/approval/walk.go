@@ -3,8 +3,9 @@ package approval
 import (
 	"path"
 
-	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // stmts checks statements in order; it reports whether any runs a

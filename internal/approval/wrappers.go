@@ -3,8 +3,9 @@ package approval
 import (
 	"strings"
 
-	"github.com/talaria-agent/talaria/internal/turnapi"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // wrapper removes a program that runs another: it returns the command it

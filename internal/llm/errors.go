@@ -13,6 +13,7 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
