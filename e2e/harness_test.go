@@ -130,7 +130,8 @@ type server struct {
 // serve starts `talaria serve` on port and waits until clients can use it.
 func (u *user) serve(port int) *server {
 	u.t.Helper()
-	cmd := u.command(context.Background(), "serve", "--temporal-port", fmt.Sprint(port))
+	// No Web UI: parallel tests would race for its default port (ui_test.go tests it).
+	cmd := u.command(context.Background(), "serve", "--temporal-port", fmt.Sprint(port), "--ui-port", "0")
 	s := &server{cmd: cmd, stderr: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr = &lockedWriter{w: s.stderr}
 	if err := cmd.Start(); err != nil {

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -92,6 +93,19 @@ func TestWebUI(t *testing.T) {
 			t.Fatalf("the UI does not list the turn by session id: %d %.500s", status, body)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+	// talaria status links to the session's turns in the UI, token included.
+	out, stderr, code := u.run(time.Minute, "status", "ui-e2e", "-o", "json")
+	var st struct{ UI string }
+	if err := json.Unmarshal([]byte(out), &st); code != 0 || err != nil || !strings.HasPrefix(st.UI, base+"namespaces/default/workflows?") {
+		t.Fatalf("status -o json: exit %d, ui %q (%v)\n%s%s", code, st.UI, err, out, stderr)
+	}
+	if out, _, _ := u.run(time.Minute, "status", "ui-e2e"); !strings.Contains(out, "web UI: "+st.UI) {
+		t.Fatalf("status does not show the web UI link:\n%s", out)
+	}
+	jar2, _ := cookiejar.New(nil)
+	if status, body := fetch(context.Background(), t, &http.Client{Jar: jar2}, st.UI); status != http.StatusOK {
+		t.Fatalf("status's web UI link: %d %.200q", status, body)
 	}
 	status, body = fetch(context.Background(), t, browser,
 		base+"api/v1/namespaces/default/workflows?"+url.Values{"query": {`TalariaSessionId="another"`}}.Encode())

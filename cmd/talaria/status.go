@@ -44,6 +44,8 @@ type statusReport struct {
 	Current *currentWork `json:"current,omitempty"`
 	// LastNotice is the turn's last wait notice (a retry, a slow model).
 	LastNotice *turnNotice `json:"last_notice,omitempty"`
+	// UI opens the session's turns in serve's Web UI (with its token).
+	UI string `json:"ui,omitempty"`
 }
 
 // currentWork is the step of a turn running now.
@@ -197,6 +199,9 @@ func printStatus(w io.Writer, id string, r statusReport, now time.Time) {
 	for i, q := range r.Session.Queued {
 		fmt.Fprintf(w, "  queued %d: %s\n", i+1, clipLine(shown(q), shownText))
 	}
+	if r.UI != "" {
+		fmt.Fprintf(w, "  web UI: %s\n", r.UI)
+	}
 }
 
 // printTurn writes the running turn: its counters, the step running now,
@@ -306,7 +311,7 @@ notice), an approval or question waiting for a person with the commands that
 answer it, pending steers, and the messages waiting in its queue.
 Exit status 1 for a session the store does not hold.`, 1,
 		format.register,
-		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error {
 			asJSON, err := format.json()
 			if err != nil {
 				return err
@@ -315,6 +320,7 @@ Exit status 1 for a session the store does not hold.`, 1,
 			if err != nil {
 				return err
 			}
+			r.UI = sessionUILink(cfg.Home, cfg.Temporal.Namespace, args[0])
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}
