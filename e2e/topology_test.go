@@ -6,9 +6,12 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +32,8 @@ import (
 // PostgreSQL, `talaria serve` against that external Temporal, two `talaria
 // worker` and one `talaria scheduler`. A client's turn and a cron job's
 // scheduled slot (started by a scheduler's tick, not by hand) run through it
-// and finish, and Temporal's own PostgreSQL databases hold both workflows.
+// and finish, the server's Web UI finds the turn by its session id and stop
+// reason, and Temporal's own PostgreSQL databases hold both workflows.
 // The HTTP API is not part of the topology yet: it does not exist so far.
 func TestProductionTopology(t *testing.T) {
 	if testing.Short() {
@@ -48,7 +52,8 @@ func TestProductionTopology(t *testing.T) {
 
 	temporalHost := newUser(t, model.URL())
 	port := freePort(t)
-	temporal := temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port), "--temporal-db", temporalDSN)
+	temporal := temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port),
+		"--temporal-db", temporalDSN, "--ui-port", fmt.Sprint(freePort(t)))
 	if line := serveOutput(temporal); !strings.Contains(line, "state in PostgreSQL postgres://") || !strings.Contains(line, temporalDB) {
 		t.Fatalf("the ready line does not say where the state is:\n%s", line)
 	}
@@ -113,6 +118,25 @@ func TestProductionTopology(t *testing.T) {
 	if err != nil || len(turns) != 1 || turns[0].Status != "completed" {
 		t.Fatalf("turns in the shared store: %+v %v", turns, err)
 	}
+
+	// The Web UI of that server finds the turn by its session and how it
+	// ended: custom search attributes work on PostgreSQL visibility.
+	login := regexp.MustCompile(`web UI (http://\S+)\)`).FindStringSubmatch(serveOutput(temporal))
+	if login == nil {
+		t.Fatalf("no web UI URL on talaria temporal's ready line:\n%s", serveOutput(temporal))
+	}
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	if status, body := fetch(ctx, t, browser, login[1]); status != http.StatusOK {
+		t.Fatalf("web UI: %d %.200q", status, body)
+	}
+	base, _, _ := strings.Cut(login[1], "?")
+	list := base + "api/v1/namespaces/default/workflows?" +
+		url.Values{"query": {`TalariaSessionId="topology" AND TalariaStopReason="text_response"`}}.Encode()
+	waitFor(t, 30*time.Second, func() bool {
+		status, body := fetch(ctx, t, browser, list)
+		return status == http.StatusOK && strings.Contains(body, `"turn/topology/1"`) && strings.Contains(body, "COMPLETED")
+	})
 
 	// Temporal kept both workflows in PostgreSQL: its visibility database
 	// lists a completed turn and a completed cron run.
