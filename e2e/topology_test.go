@@ -52,8 +52,11 @@ func TestProductionTopology(t *testing.T) {
 
 	temporalHost := newUser(t, model.URL())
 	port := freePort(t)
+	// The DSN comes through the environment, as a password should (not in
+	// the process list).
+	temporalHost.env["TALARIA_TEMPORAL_DB"] = temporalDSN
 	temporal := temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port),
-		"--temporal-db", temporalDSN, "--ui-port", fmt.Sprint(freePort(t)))
+		"--ui-port", fmt.Sprint(freePort(t)))
 	if line := serveOutput(temporal); !strings.Contains(line, "state in PostgreSQL postgres://") || !strings.Contains(line, temporalDB) {
 		t.Fatalf("the ready line does not say where the state is:\n%s", line)
 	}

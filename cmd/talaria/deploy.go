@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -136,8 +137,11 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			if err != nil {
 				return usageErr(err)
 			}
+			if temporalDB == "" {
+				temporalDB = os.Getenv(envTemporalDB)
+			}
 			if temporalDB != "" && !config.IsPostgres(temporalDB) {
-				return usagef("--temporal-db takes a postgres:// URL")
+				return usagef("--temporal-db (or %s) takes a postgres:// URL", envTemporalDB)
 			}
 			srv, err := embedded.Start(cmd.Context(), embedded.Options{
 				DataDir: filepath.Join(cfg.Home, "temporal"), Namespace: cfg.Temporal.Namespace, Postgres: temporalDB,
@@ -165,9 +169,12 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "frontend gRPC port (0 picks a free one)")
 	c.Flags().StringVar(&ip, "ip", "127.0.0.1", "frontend bind address")
 	addUIPortFlag(c)
-	c.Flags().StringVar(&temporalDB, "temporal-db", "", "keep Temporal's state in this PostgreSQL database (postgres://...) instead of SQLite under $TALARIA_HOME/temporal")
+	c.Flags().StringVar(&temporalDB, "temporal-db", "", "keep Temporal's state in this PostgreSQL database (postgres://...) instead of SQLite under $TALARIA_HOME/temporal; "+envTemporalDB+" also sets it and keeps a password out of the process list")
 	return c
 }
+
+// envTemporalDB is read by 'talaria temporal' when --temporal-db is not given.
+const envTemporalDB = "TALARIA_TEMPORAL_DB"
 
 // redactDSN hides a password in a database DSN for logs.
 func redactDSN(dsn string) string {
