@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/activities"
 )
 
 // Names of the session workflow and its controls.
@@ -20,7 +20,9 @@ const (
 	SessionWorkflowName = "SessionWorkflow"
 	// SignalMessage sends a Message to a session (start it with
 	// SignalWithStart): it becomes a turn, is queued, interrupts or steers,
-	// as its Mode says.
+	// as its Mode says. Senders deliver by update now (UpdateDeliver, see
+	// session_handoff.go); the signal stays for coordinators and senders
+	// of older code.
 	SignalMessage = "message"
 	// QuerySession returns the session's SessionState.
 	QuerySession = "session"
@@ -69,8 +71,21 @@ type SessionInput struct {
 	SessionID string
 	// Queue holds messages waiting to run, carried across continue-as-new.
 	Queue []Message
-	// Assigned maps recent request ids to the turn they became.
+	// Assigned maps recent request ids to the turn they became (carried by
+	// older code: its 64 most recent; newer code carries Recent).
 	Assigned map[string]string
+	// Recent are the request ids answered or started within
+	// assignedKeep, with their turn.
+	Recent []Assignment `json:",omitempty"`
+	// Running is the turn the previous run started and left running.
+	Running *CarriedTurn `json:",omitempty"`
+	// Owed are the request ids of queued messages whose senders were told
+	// so; Claims the turns of such messages that started, until their
+	// senders ask for them (see session_handoff.go).
+	Owed   []string `json:",omitempty"`
+	Claims []Claim  `json:",omitempty"`
+	// MaxRunEvents overrides DefaultMaxRunEvents (0: the default).
+	MaxRunEvents int `json:",omitempty"`
 }
 
 // SessionState is what QuerySession returns.
@@ -80,7 +95,8 @@ type SessionState struct {
 	Running string `json:"running,omitempty"`
 	// Queued are the texts waiting, in order.
 	Queued []string `json:"queued"`
-	// Assigned maps recent request ids to their turn's workflow id.
+	// Assigned maps the request ids of messages started (or steered), or
+	// answered, within assignedKeep to their turn's workflow id.
 	Assigned map[string]string `json:"assigned"`
 }
 
@@ -89,27 +105,36 @@ const (
 	// sessionIdle is how long an idle coordinator waits for a message
 	// before it ends (the next message starts it again).
 	sessionIdle = 10 * time.Minute
-	// turnsPerRun bounds a coordinator run's history: it continues as new.
+	// turnsPerRun bounds the history of a run of older code
+	// (DefaultVersion of changeSessionHandoff): it continues as new when
+	// idle after that many turns. Newer runs use DefaultMaxRunEvents.
 	turnsPerRun = 50
-	// maxAssigned bounds the request-to-turn map.
-	maxAssigned = 64
 )
 
 // SessionWorkflow runs a session's messages as turns, one at a time, in
 // arrival order; the queue is durable (it lives in this workflow). Messages
 // arriving while a turn runs interrupt it, queue or steer, per their mode;
-// steers the turn could not deliver become the next message.
+// steers the turn could not deliver become the next message. Messages come
+// by update (UpdateDeliver) or by signal (SignalMessage); the history of a
+// run stays bounded (see session_continue.go).
 func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
-	s := &session{id: in.SessionID, queue: in.Queue, assigned: in.Assigned, order: sortedKeys(in.Assigned)}
-	if s.assigned == nil {
-		s.assigned = map[string]string{}
-	}
+	s := newSession(ctx, in)
 	if err := workflow.SetQueryHandler(ctx, QuerySession, s.state); err != nil {
 		return err
+	}
+	if err := s.setHandoff(ctx); err != nil {
+		return err
+	}
+	s.handoff = workflow.GetVersion(ctx, changeSessionHandoff, workflow.DefaultVersion, 1) >= 1
+	if in.Running != nil {
+		s.running = s.resume(ctx, *in.Running)
 	}
 	msgs := workflow.GetSignalChannel(ctx, SignalMessage)
 	turns := 0
 	for {
+		if s.continueNow(ctx) {
+			return s.continueAsNew(ctx, msgs)
+		}
 		if s.running == nil && len(s.queue) > 0 {
 			if err := s.startNext(ctx); err != nil {
 				return err
@@ -118,13 +143,18 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
 			continue
 		}
 		if s.running == nil {
-			if turns >= turnsPerRun || !s.waitIdle(ctx, msgs) {
+			due := !s.handoff && turns >= turnsPerRun
+			if due || !s.waitIdle(ctx, msgs) {
+				// Let update handlers finish: one may queue a message.
+				if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+					return err
+				}
 				s.drain(msgs)
 				if len(s.queue) > 0 {
 					continue
 				}
-				if turns >= turnsPerRun {
-					return workflow.NewContinueAsNewError(ctx, SessionWorkflowName, s.carry())
+				if due {
+					return s.continueAsNew(ctx, msgs)
 				}
 				return nil
 			}
@@ -137,24 +167,67 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
 			s.accept(ctx, m)
 		})
 		sel.AddFuture(s.running.done, func(f workflow.Future) { s.finished(ctx, f) })
+		sel.AddReceive(s.wake, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
 		sel.Select(ctx)
 	}
 }
 
+// newSession is a coordinator run's state from its input.
+func newSession(ctx workflow.Context, in SessionInput) *session {
+	s := &session{id: in.SessionID, input: in, queue: in.Queue, assigned: map[string]string{},
+		assignedAt: map[string]time.Time{}, owed: map[string]bool{}, claims: map[string]string{},
+		limit: runLimit(in), wake: workflow.NewBufferedChannel(ctx, 1)}
+	now := workflow.Now(ctx)
+	for _, k := range sortedKeys(in.Assigned) {
+		s.assigned[k], s.assignedAt[k] = in.Assigned[k], now
+	}
+	for _, a := range in.Recent {
+		s.assigned[a.RequestID], s.assignedAt[a.RequestID] = a.TurnID, a.At
+	}
+	for _, r := range in.Owed {
+		s.owed[r] = true
+	}
+	for _, c := range in.Claims {
+		s.claim(c.RequestID, c.TurnID)
+	}
+	return s
+}
+
 // session is the coordinator's state.
 type session struct {
-	id       string
-	queue    []Message
-	assigned map[string]string
-	order    []string // request ids in assignment order, for bounding
-	running  *runningTurn
+	id    string
+	input SessionInput
+	queue []Message
+	// assigned maps request ids to the turn they became; assignedAt says
+	// when each was last started or answered: entries older than
+	// assignedKeep are not carried to the next run.
+	assigned   map[string]string
+	assignedAt map[string]time.Time
+	// owed and claims: see Claim.
+	owed       map[string]bool
+	claims     map[string]string
+	claimOrder []string
+	running    *runningTurn
+	// starting is the message whose turn is being started.
+	starting *Message
+	// handoff: this run has changeSessionHandoff (bounded history).
+	handoff bool
+	// limit is the history length this run continues as new at.
+	limit int
+	// continuing: this run is about to continue as new.
+	continuing bool
+	// wake tells the main loop an update handler changed the state.
+	wake workflow.Channel
 }
 
 type runningTurn struct {
 	id       string
 	number   int
 	template Message
-	done     workflow.ChildWorkflowFuture
+	// done is the child's future, or the AwaitTurn activity's for a turn
+	// an earlier run started (carried).
+	done    workflow.Future
+	carried bool
 }
 
 func (s *session) state() (SessionState, error) {
@@ -176,7 +249,7 @@ func (s *session) accept(ctx workflow.Context, m Message) {
 	}
 	switch m.Mode {
 	case BusySteer:
-		s.assign(m.RequestID, s.running.id)
+		s.assign(ctx, m.RequestID, s.running.id)
 		_ = workflow.SignalExternalWorkflow(ctx, s.running.id, "", SignalSteer, m.Text).Get(ctx, nil)
 	case BusyQueue:
 		s.queue = append(s.queue, m)
@@ -190,19 +263,21 @@ func (s *session) accept(ctx workflow.Context, m Message) {
 func (s *session) startNext(ctx workflow.Context) error {
 	m := s.queue[0]
 	s.queue = s.queue[1:]
+	s.starting = &m
+	defer func() { s.starting = nil }()
 	var n int
-	if err := bookkeep(ctx, turnapi.ReserveTurnName, s.id, m.Turn.Model, reservationKey(m)).Get(ctx, &n); err != nil {
+	if err := bookkeep(ctx, activities.ReserveTurnName, s.id, m.Turn.Model, reservationKey(m)).Get(ctx, &n); err != nil {
 		return err
 	}
 	in := m.Turn
 	in.SessionID, in.TurnNumber, in.UserMessage = s.id, n, m.Text
 	id := TurnWorkflowID(s.id, n)
-	cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            id,
 		TaskQueue:             TaskQueue,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}, in))
+	})
 	fut := workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, in)
 	if err := fut.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
 		var already *temporal.ChildWorkflowExecutionAlreadyStartedError
@@ -211,22 +286,21 @@ func (s *session) startNext(ctx workflow.Context) error {
 		}
 	}
 	s.running = &runningTurn{id: id, number: n, template: m, done: fut}
-	s.assign(m.RequestID, id)
+	s.assign(ctx, m.RequestID, id)
 	return nil
 }
 
 // finished handles the end of the running turn: undelivered steers run next.
 func (s *session) finished(ctx workflow.Context, f workflow.Future) {
-	var res ConversationResult
-	_ = f.Get(ctx, &res) // a failed turn still ends; its outcome is in the store
+	turnID, steers := s.running.pendingSteers(ctx, f)
 	tmpl, number := s.running.template, s.running.number
 	s.running = nil
 	if reviewDue(tmpl.Turn.MemoryReviewEvery, number) {
 		s.startReview(ctx, number, tmpl.Turn)
 	}
-	next := make([]Message, 0, len(res.PendingSteers))
-	for i, text := range res.PendingSteers {
-		next = append(next, Message{RequestID: fmt.Sprintf("%s/steer-%d", res.TurnID, i), Text: text, Mode: BusyQueue, Turn: tmpl.Turn})
+	next := make([]Message, 0, len(steers))
+	for i, text := range steers {
+		next = append(next, Message{RequestID: fmt.Sprintf("%s/steer-%d", turnID, i), Text: text, Mode: BusyQueue, Turn: tmpl.Turn})
 	}
 	s.queue = append(next, s.queue...)
 }
@@ -244,7 +318,8 @@ func (s *session) startReview(ctx workflow.Context, number int, tmpl TurnInput) 
 	_ = fut.GetChildWorkflowExecution().Get(ctx, nil)
 }
 
-// waitIdle waits for a message while no turn runs; false after sessionIdle.
+// waitIdle waits for a message (or an update handler's nudge) while no
+// turn runs; false after sessionIdle.
 func (s *session) waitIdle(ctx workflow.Context, msgs workflow.ReceiveChannel) bool {
 	got := false
 	tctx, cancel := workflow.WithCancel(ctx)
@@ -257,6 +332,10 @@ func (s *session) waitIdle(ctx workflow.Context, msgs workflow.ReceiveChannel) b
 		got = true
 	})
 	sel.AddFuture(timer, func(workflow.Future) {})
+	sel.AddReceive(s.wake, func(c workflow.ReceiveChannel, _ bool) {
+		c.Receive(ctx, nil)
+		got = true // an update handler changed the state: look again
+	})
 	sel.Select(ctx)
 	cancel()
 	return got
@@ -274,22 +353,15 @@ func (s *session) drain(msgs workflow.ReceiveChannel) {
 	}
 }
 
-func (s *session) carry() SessionInput {
-	return SessionInput{SessionID: s.id, Queue: s.queue, Assigned: s.assigned}
-}
-
-// assign records which turn a request became, keeping the map bounded.
-func (s *session) assign(requestID, turnID string) {
+// assign records which turn a request became. The map holds the requests
+// of the last assignedKeep (see carry): its size follows the turn rate.
+func (s *session) assign(ctx workflow.Context, requestID, turnID string) {
 	if requestID == "" {
 		return
 	}
-	if _, ok := s.assigned[requestID]; !ok {
-		s.order = append(s.order, requestID)
-	}
-	s.assigned[requestID] = turnID
-	for len(s.order) > maxAssigned {
-		delete(s.assigned, s.order[0])
-		s.order = s.order[1:]
+	s.assigned[requestID], s.assignedAt[requestID] = turnID, workflow.Now(ctx)
+	if s.owed[requestID] {
+		s.claim(requestID, turnID)
 	}
 }
 

@@ -25,6 +25,13 @@ const (
 	// error the model can correct (version 1); before, it was re-asked with
 	// max_tokens doubled and then ended the turn truncated (DefaultVersion).
 	changeArgsFeedback = "invalid-args-feedback"
+	// changeSessionHandoff: the session coordinator continues as new when
+	// Temporal suggests it or past DefaultMaxRunEvents, also while a turn runs or
+	// messages wait, carrying its queue and its running turn (version 1);
+	// before, it continued as new only when idle after turnsPerRun turns
+	// (DefaultVersion). Messages delivered by update (UpdateDeliver) are
+	// handled by both.
+	changeSessionHandoff = "session-handoff"
 	// changeTurnVisibility: a turn child workflow starts with a summary and
 	// details for the Web UI and, when the worker found them registered,
 	// the TalariaSessionId search attribute; a turn that has it records

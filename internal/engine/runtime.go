@@ -98,7 +98,6 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 		return nil, err
 	}
 	if opts.Worker {
-		rt.prepareVisibility(ctx)
 		if err := rt.startWorker(opts.Guardrail); err != nil {
 			return nil, err
 		}
@@ -123,8 +122,6 @@ func startEmbedded(ctx context.Context, cfg config.Config, opts Options, logger 
 		TLS:       cred,
 
 		NoSystemWorker: opts.Private,
-		// Turns are found by session in the Web UI (workflows.SearchAttributes).
-		SearchAttributes: workflows.SearchAttributes(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start embedded temporal: %w", err)
@@ -196,6 +193,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	})
 	workflows.Register(w)
 	acts.Register(w)
+	rt.registerSessionActivities(w)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}

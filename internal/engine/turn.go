@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -62,21 +61,11 @@ func (rt *Runtime) Send(ctx context.Context, sessionID string, msg workflows.Mes
 	return rt.send(ctx, conversation, msg)
 }
 
-// send delivers msg to the coordinator of a conversation (a resolved id).
+// send delivers msg to the coordinator of a conversation (a resolved id)
+// and returns once the coordinator has accepted it (it is durable).
 func (rt *Runtime) send(ctx context.Context, sessionID string, msg workflows.Message) error {
-	if msg.RequestID == "" {
-		msg.RequestID = newRequestID()
-	}
-	_, err := rt.Client.SignalWithStartWorkflow(ctx, workflows.SessionWorkflowID(sessionID), workflows.SignalMessage, msg,
-		client.StartWorkflowOptions{
-			ID:                    workflows.SessionWorkflowID(sessionID),
-			TaskQueue:             workflows.TaskQueue,
-			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		}, workflows.SessionWorkflowName, workflows.SessionInput{SessionID: sessionID})
-	if err != nil {
-		return fmt.Errorf("send to session %s: %w", sessionID, err)
-	}
-	return nil
+	_, err := rt.deliver(ctx, sessionID, msg, client.WorkflowUpdateStageAccepted)
+	return err
 }
 
 // RunTurn sends in.UserMessage to the session, queued behind any running
@@ -102,10 +91,7 @@ func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode 
 	ctx, unwatch := rt.watchServer(ctx)
 	defer unwatch()
 	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
-	if err := rt.send(ctx, in.SessionID, msg); err != nil {
-		return res, err
-	}
-	turnID, err := rt.waitAssigned(ctx, in.SessionID, msg.RequestID)
+	turnID, err := rt.handoff(ctx, in.SessionID, msg)
 	if err != nil {
 		return res, err
 	}
@@ -192,31 +178,6 @@ func (rt *Runtime) Interrupt(ctx context.Context, sessionID, reason string) (str
 	return st.Running, nil
 }
 
-// waitAssigned waits until the coordinator of a conversation (a resolved
-// id) has started the turn a request became (it may wait in the queue
-// first).
-func (rt *Runtime) waitAssigned(ctx context.Context, sessionID, requestID string) (string, error) {
-	// A free coordinator assigns within milliseconds: ask soon, then less
-	// often (a queued message may wait for a long turn).
-	wait := 5 * time.Millisecond
-	for {
-		st, err := rt.sessionState(ctx, sessionID)
-		if err == nil {
-			if id, ok := st.Assigned[requestID]; ok {
-				return id, nil
-			}
-		} else if ctx.Err() == nil {
-			rt.logger.Debug("waiting for the session coordinator", "session", sessionID, "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(wait):
-			wait = min(2*wait, 200*time.Millisecond)
-		}
-	}
-}
-
 // WaitTurn waits for a turn's result, riding out server restarts (a client
 // says once when its server stops answering, and when it is back). A final
 // answer the workflow carried only as a preview is filled in full from the
@@ -281,7 +242,7 @@ func (rt *Runtime) FillMessages(ctx context.Context, res *workflows.Conversation
 	if err != nil {
 		return fmt.Errorf("load messages of session %s: %w", id, err)
 	}
-	res.Messages = transcript.ToMessages(msgs)
+	res.Messages = transcript.ToOpenAI(msgs)
 	return nil
 }
 

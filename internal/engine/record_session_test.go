@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
+
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// TestRecordSessionHandoff records the session coordinator's histories
+// since change session-handoff into workflows/testdata, for the replay
+// tests: messages delivered by update (one starts a turn, two wait in the
+// queue), the run continuing as new while the turn runs, and the next run
+// taking the running turn over (AwaitTurn) and running the queue. It runs
+// only when TALARIA_RECORD_HISTORIES is set; files that exist are kept
+// (see TestRecordHistories).
+func TestRecordSessionHandoff(t *testing.T) {
+	mode := os.Getenv("TALARIA_RECORD_HISTORIES")
+	if mode == "" {
+		t.Skip("set TALARIA_RECORD_HISTORIES=1 to record replay histories")
+	}
+	files := []string{"session_handoff_continued_busy.json", "session_handoff_carried_turn.json"}
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join("..", "..", "workflows", "testdata", f)); err == nil && mode != "overwrite" {
+			t.Skipf("%s exists (a history of older code); kept", f)
+		}
+	}
+	model := fakellm.New(answerEvery(time.Second))
+	defer model.Close()
+	rt := startRuntime(t, model)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const session = "rec-handoff"
+	// A small limit makes the first run continue as new while its turn runs.
+	startCoordinator(ctx, t, rt.Client, session, 20)
+	done := make(chan error, 3)
+	send := func(text string) {
+		go func() {
+			in := workflows.TurnInput{SessionID: session, UserMessage: text, Model: fakellm.DefaultModel, Workdir: t.TempDir()}
+			_, err := rt.RunTurn(ctx, in)
+			done <- err
+		}()
+	}
+	send("first")
+	if err := model.WaitRequests(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	send("second")
+	send("third")
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := coordinatorRuns(ctx, t, rt.Client, session)
+	if len(runs) < 2 || !runs[len(runs)-2].carried {
+		t.Fatalf("runs %+v: want the second run to take over a running turn", runs)
+	}
+	// Oldest first: the first run, then the one that took its turn over.
+	first, second := runs[len(runs)-1], runs[len(runs)-2]
+	recordRun(t, rt, workflows.SessionWorkflowID(session), runIDOf(ctx, t, rt, session, first), files[0])
+	recordRun(t, rt, workflows.SessionWorkflowID(session), runIDOf(ctx, t, rt, session, second), files[1])
+}
+
+// runIDOf is the run id of run r (the newest has none in coordinatorRuns:
+// it is named by the run after it, which is none).
+func runIDOf(ctx context.Context, t *testing.T, rt *Runtime, session string, r coordinatorRun) string {
+	t.Helper()
+	if r.runID != "" {
+		return r.runID
+	}
+	desc, err := rt.Client.DescribeWorkflowExecution(ctx, workflows.SessionWorkflowID(session), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+}
+
+// recordRun writes one run's history to workflows/testdata.
+func recordRun(t *testing.T, rt *Runtime, workflowID, runID, file string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	hist := &historypb.History{}
+	iter := rt.Client.GetWorkflowHistory(ctx, workflowID, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hist.Events = append(hist.Events, ev)
+	}
+	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "..", "workflows", "testdata", file), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("recorded %s (%d events)", file, len(hist.Events))
+}
