@@ -57,8 +57,9 @@ func withTurnVisibility(ctx workflow.Context, opts workflow.ChildWorkflowOptions
 	}
 	opts.StaticSummary, opts.StaticDetails = turnSummary(in), turnDetails(in)
 	var ready bool
+	// The worker's knowledge, read once and recorded: replays follow the record.
 	v := workflow.MutableSideEffect(ctx, visibilitySideEffect,
-		func(workflow.Context) any { return searchAttributesReady.Load() },
+		func(workflow.Context) any { return searchAttributesReady.Load() }, //workflowcheck:ignore recorded by MutableSideEffect
 		func(a, b any) bool { return a == b })
 	if err := v.Get(&ready); err == nil && ready {
 		opts.TypedSearchAttributes = temporal.NewSearchAttributes(sessionIDKey.ValueSet(in.SessionID))

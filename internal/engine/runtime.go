@@ -98,6 +98,7 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 		return nil, err
 	}
 	if opts.Worker {
+		rt.prepareVisibility(ctx)
 		if err := rt.startWorker(opts.Guardrail); err != nil {
 			return nil, err
 		}
@@ -122,6 +123,8 @@ func startEmbedded(ctx context.Context, cfg config.Config, opts Options, logger 
 		TLS:       cred,
 
 		NoSystemWorker: opts.Private,
+		// Turns are found by session in the Web UI (workflows.SearchAttributes).
+		SearchAttributes: workflows.SearchAttributes(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start embedded temporal: %w", err)
