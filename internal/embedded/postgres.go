@@ -152,17 +152,18 @@ func visibilityConfig(main *config.SQL) *config.SQL {
 	return &v
 }
 
-// preparePostgres makes sure both databases exist and hold the schema this
-// server expects, creating or upgrading it as Temporal's SQL tool does
-// (create, setup-schema -v 0.0, update-schema on the versioned directory),
-// and returns the main store's settings.
-func preparePostgres(ctx context.Context, o Options) (*config.SQL, error) {
+// preparePostgres makes sure both databases exist, takes the main
+// database's server lock (see lockPostgres), and brings both schemas to the
+// version this server expects, as Temporal's SQL tool does (create,
+// setup-schema -v 0.0, update-schema on the versioned directory). It returns
+// the main store's settings and the lock, to release when the server stops.
+func preparePostgres(ctx context.Context, o Options) (*config.SQL, *pgLock, error) {
 	if o.Ephemeral {
-		return nil, fmt.Errorf("%w: Postgres and Ephemeral exclude each other", ErrInvalidOptions)
+		return nil, nil, fmt.Errorf("%w: Postgres and Ephemeral exclude each other", ErrInvalidOptions)
 	}
 	main, err := postgresConfig(o.Postgres)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stores := []struct {
 		cfg    *config.SQL
@@ -173,17 +174,22 @@ func preparePostgres(ctx context.Context, o Options) (*config.SQL, error) {
 		{visibilityConfig(main), visibilitySchemaDir, pgschema.VisibilityVersion},
 	}
 	for _, st := range stores {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		admin := *st.cfg
 		admin.ConnectAttributes = maps.Clone(st.cfg.ConnectAttributes)
 		if err := ensurePostgresDatabase(&admin, st.cfg.DatabaseName); err != nil {
 			// The database may exist and the role may only lack access to
-			// the default one; migrate says so if it really is missing.
+			// the default one; what follows says so if it really is missing.
 			o.Logger.LogAttrs(ctx, slog.LevelDebug, "create temporal database",
 				slog.String("database", st.cfg.DatabaseName), slog.String("error", err.Error()))
 		}
+	}
+	// Locked before the schema changes, so that two servers started at
+	// once do not both migrate.
+	lock, err := lockPostgres(ctx, main)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, st := range stores {
 		from, to, err := migratePostgres(st.cfg, st.dir, st.target)
 		if err != nil {
 			// The server's driver reports a failed connection without its
@@ -191,20 +197,70 @@ func preparePostgres(ctx context.Context, o Options) (*config.SQL, error) {
 			if cause := pingPostgres(ctx, st.cfg); cause != nil {
 				err = fmt.Errorf("cannot connect: %w", cause)
 			}
-			return nil, fmt.Errorf("%w: database %s at %s: %w", ErrPostgres, st.cfg.DatabaseName, st.cfg.ConnectAddr, err)
+			return nil, nil, errors.Join(fmt.Errorf("%w: database %s at %s: %w",
+				ErrPostgres, st.cfg.DatabaseName, st.cfg.ConnectAddr, err), lock.release())
 		}
 		if from != to {
 			o.Logger.LogAttrs(ctx, slog.LevelInfo, "temporal schema updated",
 				slog.String("database", st.cfg.DatabaseName), slog.String("from", from), slog.String("to", to))
 		}
 	}
-	return main, nil
+	return main, lock, nil
 }
 
-// pingPostgres connects to cfg's database once, through pgx, and returns
-// why that fails (nil when it works). The error names the user, host and
-// database, never the password.
-func pingPostgres(ctx context.Context, cfg *config.SQL) error {
+// serverLockKey names, among the advisory locks of the main database, the
+// one a server holds while it runs ("talaria-" as a number).
+const serverLockKey int64 = 0x74616c617269612d
+
+// pgLock is a session-level advisory lock on the main database, held on a
+// connection of its own for as long as the server runs. A single-node server
+// owns every history shard; a second one on the same database (from another
+// $TALARIA_HOME, which the data directory's lock cannot see) would take them
+// from the first in turn, so it is refused. If PostgreSQL drops the
+// connection, the lock goes with it: it guards against a mistake, not a
+// determined second server.
+type pgLock struct {
+	db   *sql.DB
+	conn *sql.Conn
+}
+
+// lockPostgres takes the server lock of cfg's database, or fails at once
+// with ErrPostgres when another server holds it.
+func lockPostgres(ctx context.Context, cfg *config.SQL) (*pgLock, error) {
+	db, err := sql.Open("pgx", pgxDSN(cfg))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPostgres, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	fail := func(err error) error {
+		return fmt.Errorf("%w: database %s at %s: cannot connect: %s", ErrPostgres, cfg.DatabaseName, cfg.ConnectAddr, scrub(err, cfg.Password))
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, errors.Join(fail(err), db.Close())
+	}
+	var got bool
+	if err := conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, serverLockKey).Scan(&got); err != nil {
+		return nil, errors.Join(fail(err), conn.Close(), db.Close())
+	}
+	if !got {
+		return nil, errors.Join(fmt.Errorf("%w: database %s at %s is in use by another Temporal server (one talaria temporal per database)",
+			ErrPostgres, cfg.DatabaseName, cfg.ConnectAddr), conn.Close(), db.Close())
+	}
+	return &pgLock{db: db, conn: conn}, nil
+}
+
+// release drops the lock (by closing its connection). Nil-safe.
+func (l *pgLock) release() error {
+	if l == nil {
+		return nil
+	}
+	return errors.Join(l.conn.Close(), l.db.Close())
+}
+
+// pgxDSN is cfg as a URL for the pgx database/sql driver.
+func pgxDSN(cfg *config.SQL) string {
 	u := url.URL{Scheme: "postgres", Host: cfg.ConnectAddr, Path: "/" + cfg.DatabaseName}
 	if cfg.User != "" {
 		u.User = url.UserPassword(cfg.User, cfg.Password)
@@ -214,7 +270,14 @@ func pingPostgres(ctx context.Context, cfg *config.SQL) error {
 		q.Set(k, v)
 	}
 	u.RawQuery = q.Encode()
-	db, err := sql.Open("pgx", u.String())
+	return u.String()
+}
+
+// pingPostgres connects to cfg's database once, through pgx, and returns
+// why that fails (nil when it works). The error names the user, host and
+// database, never the password.
+func pingPostgres(ctx context.Context, cfg *config.SQL) error {
+	db, err := sql.Open("pgx", pgxDSN(cfg))
 	if err != nil {
 		return err
 	}
@@ -222,13 +285,19 @@ func pingPostgres(ctx context.Context, cfg *config.SQL) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
-		msg := err.Error()
-		if cfg.Password != "" {
-			msg = strings.ReplaceAll(msg, cfg.Password, "xxxxx")
-		}
-		return errors.New(msg)
+		return errors.New(scrub(err, cfg.Password))
 	}
 	return nil
+}
+
+// scrub is err's text without password (a driver's error names the user,
+// host and database, but this makes sure).
+func scrub(err error, password string) string {
+	msg := err.Error()
+	if password != "" {
+		msg = strings.ReplaceAll(msg, password, "xxxxx")
+	}
+	return msg
 }
 
 // ensurePostgresDatabase creates name, connected to the server's default

@@ -304,3 +304,34 @@ func TestPostgresSchemaUpgrade(t *testing.T) {
 		t.Fatalf("the newer schema was changed to %s", got)
 	}
 }
+
+// TestPostgresOneServerPerDatabase: a second server on the same database,
+// from another data directory (which the directory lock cannot see), is
+// refused while the first runs and starts once it has stopped.
+func TestPostgresOneServerPerDatabase(t *testing.T) {
+	dsn, _ := postgresDatabase(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s1, err := Start(ctx, Options{DataDir: t.TempDir(), Postgres: dsn})
+	if err != nil {
+		t.Fatalf("first server: %v", err)
+	}
+	t.Cleanup(func() { _ = s1.Stop() })
+	s2, err := Start(ctx, Options{DataDir: t.TempDir(), Postgres: dsn})
+	if !errors.Is(err, ErrPostgres) || !strings.Contains(err.Error(), "in use by another Temporal server") {
+		if s2 != nil {
+			_ = s2.Stop()
+		}
+		t.Fatalf("second server on the same database: err = %v", err)
+	}
+	if err := s1.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	s3, err := Start(ctx, Options{DataDir: t.TempDir(), Postgres: dsn})
+	if err != nil {
+		t.Fatalf("after the first stopped: %v", err)
+	}
+	if err := s3.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}

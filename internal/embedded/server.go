@@ -37,6 +37,7 @@ type Server struct {
 	namespace string
 	tls       *TLS
 	lock      *dirLock
+	pgLock    *pgLock // with Options.Postgres: the database's server lock
 	log       *slog.Logger
 
 	stopOnce sync.Once
@@ -61,11 +62,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 
 	sqlCfg, err := s.prepareStorage(ctx, o)
 	if err != nil {
-		return nil, errors.Join(err, s.lock.release())
+		return nil, errors.Join(err, s.lock.release(), s.pgLock.release())
 	}
 	srv, p, err := s.newTemporal(o, sqlCfg)
 	if err != nil {
-		return nil, errors.Join(err, s.lock.release())
+		return nil, errors.Join(err, s.lock.release(), s.pgLock.release())
 	}
 	s.srv = srv
 	s.ports = p
@@ -108,7 +109,7 @@ func (s *Server) prepareStorage(ctx context.Context, o Options) (*config.SQL, er
 	}
 	sqlCfg, err := sqlConfig(o.Ephemeral, dbPath)
 	if err == nil && o.Postgres != "" {
-		sqlCfg, err = preparePostgres(ctx, o)
+		sqlCfg, s.pgLock, err = preparePostgres(ctx, o)
 	}
 	if err != nil {
 		return nil, err
@@ -232,6 +233,9 @@ func (s *Server) Stop() error {
 		}
 		if err := s.lock.release(); err != nil {
 			errs = append(errs, fmt.Errorf("release data dir lock: %w", err))
+		}
+		if err := s.pgLock.release(); err != nil {
+			errs = append(errs, fmt.Errorf("release database lock: %w", err))
 		}
 		s.stopErr = errors.Join(errs...)
 	})
