@@ -242,7 +242,7 @@ func (rt *Runtime) FillMessages(ctx context.Context, res *workflows.Conversation
 	if err != nil {
 		return fmt.Errorf("load messages of session %s: %w", id, err)
 	}
-	res.Messages = transcript.ToOpenAI(msgs)
+	res.Messages = transcript.ToMessages(msgs)
 	return nil
 }
 
