@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // Names of the session workflow and its controls.
@@ -266,7 +266,7 @@ func (s *session) startNext(ctx workflow.Context) error {
 	s.starting = &m
 	defer func() { s.starting = nil }()
 	var n int
-	if err := bookkeep(ctx, activities.ReserveTurnName, s.id, m.Turn.Model, reservationKey(m)).Get(ctx, &n); err != nil {
+	if err := bookkeep(ctx, turnapi.ReserveTurnName, s.id, m.Turn.Model, reservationKey(m)).Get(ctx, &n); err != nil {
 		return err
 	}
 	in := m.Turn
