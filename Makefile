@@ -9,7 +9,7 @@ export GOFLAGS := -buildvcs=false -trimpath
 
 BIN := bin/talaria
 
-.PHONY: build release serve test test-short bench fuzz vet clean
+.PHONY: build release serve test test-short bench fuzz vet workflowcheck clean
 
 # The commit reaches the binary through the linker, since GOFLAGS has
 # -buildvcs=false (outside a git checkout the binary says "unknown").
@@ -33,8 +33,9 @@ release:
 serve: build
 	./$(BIN) serve
 
-# The whole suite; a throwaway PostgreSQL is started for the store tests.
-test:
+# The whole suite, after the workflow determinism check; a throwaway
+# PostgreSQL is started for the store tests.
+test: workflowcheck
 	scripts/with-postgres.sh go test -count=1 -timeout 25m ./...
 
 test-short:
@@ -45,6 +46,18 @@ bench:
 
 vet:
 	go vet ./...
+
+# Temporal's static determinism check of the workflow code (a tool in go.mod,
+# so nothing is installed by hand): every function reachable from a workflow
+# must be free of time.Now, global rand, goroutines, channels, map ranges and
+# the like. Test files are left out (no workflow of theirs is registered by the
+# worker). False positives deep in the standard library are listed, with their
+# reasons, in workflows/workflowcheck.config.yaml; a deterministic line of ours
+# carries a `//workflowcheck:ignore <why>` comment.
+workflowcheck:
+	@go tool workflowcheck -test=false -config workflows/workflowcheck.config.yaml ./workflows/...; rc=$$?; \
+	if [ $$rc -eq 3 ]; then echo "workflowcheck: the workflow code above is not deterministic and would break replay: use workflow.Now, workflow.Go, workflow channels, sorted map keys or an activity; a false positive gets a justified //workflowcheck:ignore or an entry in workflows/workflowcheck.config.yaml" >&2; fi; \
+	exit $$rc
 
 clean:
 	rm -rf bin

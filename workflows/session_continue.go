@@ -122,7 +122,9 @@ func (s *session) continueAsNew(ctx workflow.Context, msgs workflow.ReceiveChann
 func (s *session) carry(ctx workflow.Context) SessionInput {
 	in := SessionInput{SessionID: s.id, Queue: s.queue, MaxRunEvents: s.input.MaxRunEvents}
 	in.Recent = recentAssignments(s.assigned, s.assignedAt, workflow.Now(ctx))
-	for _, r := range slices.Sorted(maps.Keys(s.owed)) {
+	//workflowcheck:ignore slices.Sorted orders the keys that maps.Keys yields in map order
+	owed := slices.Sorted(maps.Keys(s.owed))
+	for _, r := range owed {
 		if s.pending(r) {
 			in.Owed = append(in.Owed, r)
 		}
