@@ -7,4 +7,9 @@
 // the workflow history only carries small references and grows by a constant
 // amount per iteration. The workflow reads top to bottom in turn.go; every
 // decision it takes is a small pure function in its own file with a table test.
+//
+// The package does no I/O and depends on none of the code that does: it
+// schedules activities by name with the inputs and results of package
+// turnapi, never importing the activities, the store, the model client, an
+// HTTP client or a process launcher (deps_test.go checks it with go list).
 package workflows
