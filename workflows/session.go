@@ -272,12 +272,12 @@ func (s *session) startNext(ctx workflow.Context) error {
 	in := m.Turn
 	in.SessionID, in.TurnNumber, in.UserMessage = s.id, n, m.Text
 	id := TurnWorkflowID(s.id, n)
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+	cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            id,
 		TaskQueue:             TaskQueue,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	})
+	}, in))
 	fut := workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, in)
 	if err := fut.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
 		var already *temporal.ChildWorkflowExecutionAlreadyStartedError
