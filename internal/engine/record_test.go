@@ -124,6 +124,12 @@ func TestRecordHistories(t *testing.T) {
 			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
 			fakellm.TextStep("done"),
 		}, 0, nil, false, 0},
+		// The same with the session coordinator's history (change
+		// turn-visibility there: the child's options, the recorded side
+		// effect saying the worker has the search attributes).
+		{"turn_visibility_session.json", []fakellm.Step{
+			fakellm.TextStep("done"),
+		}, 0, nil, true, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
