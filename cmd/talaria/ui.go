@@ -24,7 +24,7 @@ temporal.ui_port, default 8233; 0 turns it off) on the frontend's IP. It shows
 every turn (search by session: TalariaSessionId = "SESSION") and is read-only:
 terminate, signal and reset are off ('talaria stop' and 'talaria steer' act on
 turns). It admits only a browser that opened the URL with ?token=... printed on
-the ready line (also in 'talaria status'); the token is kept in
+the ready line ('talaria status SESSION' links serve's); the token is kept in
 $TALARIA_HOME/tls/ui-token, readable by its owner only. With an external
 Temporal (--temporal-address) there is no embedded UI: use that cluster's.`
 
