@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -55,7 +56,8 @@ func withTurnVisibility(ctx workflow.Context, opts workflow.ChildWorkflowOptions
 	if workflow.GetVersion(ctx, changeTurnVisibility, workflow.DefaultVersion, 1) < 1 {
 		return opts
 	}
-	opts.StaticSummary, opts.StaticDetails = turnSummary(in), turnDetails(in)
+	opts.StaticSummary = fitPayload(turnSummary(in), maxSummaryJSON)
+	opts.StaticDetails = fitPayload(turnDetails(in), maxDetailsJSON)
 	var ready bool
 	// The worker's knowledge, read once and recorded: replays follow the record.
 	v := workflow.MutableSideEffect(ctx, visibilitySideEffect,
@@ -87,7 +89,31 @@ const (
 	summaryWords = 12
 	summaryRunes = 80
 	detailsRunes = 400
+	// maxSummaryJSON and maxDetailsJSON keep the summary and details, as
+	// the JSON payloads Temporal stores, under its limits (400 and 20,000
+	// bytes by default, limit.userMetadata{Summary,Details}Size): a start
+	// over them would be refused, and the turn would never start.
+	maxSummaryJSON = 300
+	maxDetailsJSON = 16000
 )
+
+// fitPayload is s, cut (with "…") until its JSON encoding, as a payload
+// holds it, has at most max bytes. Pure.
+func fitPayload(s string, max int) string {
+	r := []rune(s)
+	cut := false
+	for len(r) > 0 {
+		t := string(r)
+		if cut {
+			t += "…"
+		}
+		if b, err := json.Marshal(t); err == nil && len(b) <= max {
+			return t
+		}
+		r, cut = r[:len(r)-1], true
+	}
+	return ""
+}
 
 // turnSummary is the turn's one-line summary: "session S · turn N: the
 // first words of the message". Pure.

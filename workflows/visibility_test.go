@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -97,5 +98,35 @@ func TestSearchAttributesAreKeywords(t *testing.T) {
 		if typ, ok := got[name]; !ok || typ.String() != "Keyword" {
 			t.Errorf("%s: %v (registered %v), want Keyword", name, typ, ok)
 		}
+	}
+}
+
+// TestVisibilityFitsTemporalLimits: whatever the message, the summary and
+// details stay under Temporal's payload limits once JSON-encoded (< and >
+// grow to six bytes each there, and are escaped for Markdown first).
+func TestVisibilityFitsTemporalLimits(t *testing.T) {
+	hostile := []string{
+		strings.Repeat("<", 5000),
+		strings.Repeat("\\u00e9\"&", 3000),
+		strings.Repeat("界", 5000),
+		strings.Repeat("a ", 5000),
+	}
+	for _, msg := range hostile {
+		in := TurnInput{SessionID: strings.Repeat("<", 300), TurnNumber: 1, Model: strings.Repeat(">", 300), UserMessage: msg}
+		for _, c := range []struct {
+			text string
+			max  int
+		}{{fitPayload(turnSummary(in), maxSummaryJSON), maxSummaryJSON}, {fitPayload(turnDetails(in), maxDetailsJSON), maxDetailsJSON}} {
+			b, _ := json.Marshal(c.text)
+			if len(b) > c.max || c.text == "" {
+				t.Errorf("%.20q...: %d bytes as JSON, want 1..%d", msg, len(b), c.max)
+			}
+		}
+	}
+	if got := fitPayload("short", 100); got != "short" {
+		t.Errorf("fitPayload cut a short text: %q", got)
+	}
+	if got := fitPayload("abcdef", 6); got != "a…" {
+		t.Errorf("fitPayload(abcdef, 6) = %q, want a… (\"a…\" is 6 bytes as JSON)", got)
 	}
 }
