@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"unicode"
+	"unicode/utf8"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
@@ -63,11 +64,19 @@ func withTurnVisibility(ctx workflow.Context, opts workflow.ChildWorkflowOptions
 	v := workflow.MutableSideEffect(ctx, visibilitySideEffect,
 		func(workflow.Context) any { return searchAttributesReady.Load() }, //workflowcheck:ignore recorded by MutableSideEffect
 		func(a, b any) bool { return a == b })
-	if err := v.Get(&ready); err == nil && ready {
+	if err := v.Get(&ready); err == nil && ready && keywordFits(in.SessionID) {
 		opts.TypedSearchAttributes = temporal.NewSearchAttributes(sessionIDKey.ValueSet(in.SessionID))
 	}
 	return opts
 }
+
+// maxKeyword is the longest Keyword value every visibility store takes
+// (PostgreSQL and MySQL keep them in 255-character columns).
+const maxKeyword = 255
+
+// keywordFits says whether s can be a Keyword search attribute's value;
+// a longer one would make Temporal refuse the turn's start. Pure.
+func keywordFits(s string) bool { return s != "" && utf8.RuneCountInString(s) <= maxKeyword }
 
 // markStopReason records how the turn ended as its TalariaStopReason
 // (since changeTurnVisibility), when the turn carries the session's search

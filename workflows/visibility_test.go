@@ -130,3 +130,13 @@ func TestVisibilityFitsTemporalLimits(t *testing.T) {
 		t.Errorf("fitPayload(abcdef, 6) = %q, want a… (\"a…\" is 6 bytes as JSON)", got)
 	}
 }
+
+func TestKeywordFits(t *testing.T) {
+	for s, want := range map[string]bool{
+		"": false, "s1": true, strings.Repeat("é", 255): true, strings.Repeat("x", 256): false,
+	} {
+		if got := keywordFits(s); got != want {
+			t.Errorf("keywordFits(%d runes) = %v, want %v", utf8.RuneCountInString(s), got, want)
+		}
+	}
+}
