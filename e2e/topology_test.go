@@ -136,10 +136,19 @@ func TestProductionTopology(t *testing.T) {
 	base, _, _ := strings.Cut(login[1], "?")
 	list := base + "api/v1/namespaces/default/workflows?" +
 		url.Values{"query": {`TalariaSessionId="topology" AND TalariaStopReason="text_response"`}}.Encode()
-	waitFor(t, 30*time.Second, func() bool {
+	var listed string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
 		status, body := fetch(ctx, t, browser, list)
-		return status == http.StatusOK && strings.Contains(body, `"turn/topology/1"`) && strings.Contains(body, "COMPLETED")
-	})
+		if status == http.StatusOK && strings.Contains(body, `"turn/topology/1"`) && strings.Contains(body, "COMPLETED") {
+			break
+		}
+		listed = fmt.Sprintf("%d %.600s", status, body)
+		if time.Now().After(deadline) {
+			t.Fatalf("the web UI does not list the turn by its session and stop reason: %s", listed)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 
 	// Temporal kept both workflows in PostgreSQL: its visibility database
 	// lists a completed turn and a completed cron run.
