@@ -11,6 +11,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/telemetry"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
@@ -61,6 +62,9 @@ type Activities struct {
 	// ToolPolicy of this worker's configuration. Nil: the safe default.
 	Policy *tools.Policy
 	Logger *slog.Logger
+	// Metrics count what the activities do (model calls, tokens, tool
+	// calls, turns and scheduled runs ended); nil counts nothing.
+	Metrics *telemetry.Metrics
 }
 
 // Register registers every activity under its stable name.

@@ -66,7 +66,7 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
 	idle := orDefault(in.IdleTimeout, DefaultModelIdleTimeout)
 	slow := watchSlow(pub, slowModelAfter, idle)
-	reply, err := llm.Call(ctx, provider, req, llm.Options{
+	reply, err := a.callModel(ctx, provider, req, llm.Options{
 		Stream: a.workerModel("").Stream, IdleTimeout: idle, OnChunk: slow.progress,
 		OnDelta: func(d string) { pub.Publish(events.KindDelta, d) },
 	})

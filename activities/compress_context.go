@@ -135,7 +135,7 @@ func (a *Activities) summarise(ctx context.Context, in turnapi.CompressContextIn
 		{Role: openai.ChatMessageRoleUser, Content: compress.SummaryRequest(middle, previous)},
 	}}
 	stop := a.heartbeat(ctx, func() any { return "summary" })
-	reply, err := llm.Call(ctx, provider, req, llm.Options{IdleTimeout: orDefault(in.IdleTimeout, DefaultModelIdleTimeout)})
+	reply, err := a.callModel(ctx, provider, req, llm.Options{IdleTimeout: orDefault(in.IdleTimeout, DefaultModelIdleTimeout)})
 	stop()
 	if err != nil {
 		return "", fmt.Errorf("summary call: %w", modelError(ctx, err, in.MaxRetryAfter))

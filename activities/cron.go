@@ -145,6 +145,7 @@ func (a *Activities) FinishCronRun(ctx context.Context, in turnapi.FinishCronRun
 	if err := a.Store.UpdateRun(ctx, run); err != nil {
 		return fmt.Errorf("finish cron run %s at %s: %w", run.JobID, run.ScheduledAt.Format(time.RFC3339), err)
 	}
+	a.Metrics.CronRun(ctx, run.Status)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -73,7 +74,10 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 		}
 	}
 	ran := map[string]tools.Result{}
-	for _, r := range a.Tools.RunBatch(ctx, env, toRun) {
+	batchBegan := time.Now()
+	results := a.Tools.RunBatch(ctx, env, toRun)
+	traceTools(ctx, batchBegan, results, a.toolNames())
+	for _, r := range results {
 		r = ExplainCancelled(r, ctx.Err())
 		ran[r.CallID] = r
 		pub.Publish(events.KindToolEnd, toolEvent(r.CallID, r.Name, "", r.IsError))
@@ -89,6 +93,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 	}
 
 	rows, summary := ComposeResults(in, msg.ToolCalls, plan, ran, a.allowed(in.Tools))
+	a.countToolCalls(ctx, msg.ToolCalls, plan, ran, stored, unsure)
 	out.Failed, out.Outcomes = summary.Failed, summary.Outcomes
 	explanation := in.Explanation
 	if explanation == "" && out.HookHalt != "" {

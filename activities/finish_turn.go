@@ -44,6 +44,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in turnapi.FinishTurnInput)
 	if err != nil {
 		return res, fmt.Errorf("finish turn %s: %w", in.TurnID, err)
 	}
+	a.Metrics.TurnEnded(ctx, in.ExitReason)
 	// The last live event: followers stop here.
 	if err := a.Store.AppendEvents(ctx, []models.Event{{TurnID: in.TurnID, Kind: events.KindDone, Data: in.ExitReason}}); err != nil {
 		a.logger().Debug("live done event not written", "turn", in.TurnID, "error", err)

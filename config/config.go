@@ -157,6 +157,17 @@ type Config struct {
 	LogLevel string `yaml:"log_level"`
 	// Events: how long a turn's live events are kept.
 	Events Events `yaml:"events"`
+	// Metrics: where the process serves its Prometheus metrics.
+	Metrics Metrics `yaml:"metrics"`
+}
+
+// Metrics configure the Prometheus metrics of serve, worker, scheduler
+// and temporal.
+type Metrics struct {
+	// Listen is the host:port /metrics is served on (empty: no metrics).
+	// The endpoint has no credential: bind it where only the monitoring
+	// system reaches it.
+	Listen string `yaml:"listen"`
 }
 
 // DefaultEventsRetention is how long a turn's live events are kept after
@@ -264,6 +275,7 @@ func (c Config) Validate() error {
 	if c.Events.Retention < 0 {
 		problems = append(problems, "events.retention must not be negative (0 keeps events for ever)")
 	}
+	problems = append(problems, c.Metrics.problems()...)
 	problems = append(problems, c.Compression.problems()...)
 	problems = append(problems, c.Terminal.problems()...)
 	problems = append(problems, c.Tools.problems()...)

@@ -11,6 +11,8 @@ type Overrides struct {
 	LogLevel        *string
 	// UIPort is --ui-port (serve, temporal).
 	UIPort *int
+	// MetricsListen is --metrics-listen (serve, worker, scheduler, temporal).
+	MetricsListen *string
 }
 
 // Apply sets every given override on cfg. Pure.
@@ -27,6 +29,7 @@ func (o Overrides) Apply(cfg *Config) {
 		cfg.DB = Default(cfg.Home).DB
 	}
 	set(o.LogLevel, &cfg.LogLevel)
+	set(o.MetricsListen, &cfg.Metrics.Listen)
 	if o.UIPort != nil {
 		cfg.Temporal.UIPort = *o.UIPort
 	}

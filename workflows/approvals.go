@@ -213,6 +213,7 @@ func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c
 	ok, _ := workflow.AwaitWithTimeout(ctx, in.Approvals.Timeout, func() bool { return g.decision != nil || st.Interrupted })
 	d := g.decision
 	g.approval, g.decision = nil, nil
+	countApproval(ctx, approvalOutcome(ok, d))
 	if !ok || d == nil || d.Choice == turnapi.ChoiceDeny {
 		return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanRefused, Note: turnapi.DenialMessage(c.Risk, d != nil && d.Choice == turnapi.ChoiceDeny)}
 	}

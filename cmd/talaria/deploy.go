@@ -11,6 +11,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/embedded"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/telemetry"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -57,7 +58,7 @@ func daemonCommand(name, short, long string, opts engine.Options,
 	extra func(*cobra.Command, *engine.Runtime) (stop func(), err error)) *cobra.Command {
 	var common commonFlags
 	c := &cobra.Command{
-		Use: name, Short: short, Long: long, Args: noArgs,
+		Use: name, Short: short, Long: long + "\n\n" + metricsHelp, Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
 			if err != nil {
@@ -71,6 +72,12 @@ func daemonCommand(name, short, long string, opts engine.Options,
 				logger.Warn("turns will fail until a model is configured", "hint", engine.NoEndpointHelp)
 			}
 			opts.Logger = logger
+			tel, err := startTelemetry(cmd.Context(), name, cfg, true)
+			if err != nil {
+				return usageErr(err)
+			}
+			defer tel.Close()
+			opts.Telemetry = tel.Telemetry()
 			rt, err := engine.Start(cmd.Context(), cfg, opts)
 			if err != nil {
 				return usageErr(err)
@@ -83,8 +90,8 @@ func daemonCommand(name, short, long string, opts engine.Options,
 				}
 				defer stop()
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "talaria %s: ready (temporal %s, namespace %s, db %s)\n",
-				name, cfg.Temporal.Address, cfg.Temporal.Namespace, redactDSN(cfg.DB))
+			fmt.Fprintf(cmd.ErrOrStderr(), "talaria %s: ready (temporal %s, namespace %s, db %s%s)\n",
+				name, cfg.Temporal.Address, cfg.Temporal.Namespace, redactDSN(cfg.DB), tel.ready())
 			// The store is watched as serve watches it: an unreachable
 			// database pauses work, a removed or replaced SQLite file
 			// stops this process (exit status 1).
@@ -92,6 +99,7 @@ func daemonCommand(name, short, long string, opts engine.Options,
 		},
 	}
 	common.register(c)
+	addMetricsFlag(c)
 	return c
 }
 
@@ -143,10 +151,16 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			if temporalDB != "" && !config.IsPostgres(temporalDB) {
 				return usagef("--temporal-db (or %s) takes a postgres:// URL", envTemporalDB)
 			}
+			tel, err := startTelemetry(cmd.Context(), "temporal", cfg, false)
+			if err != nil {
+				return usageErr(err)
+			}
+			defer tel.Close()
 			srv, err := embedded.Start(cmd.Context(), embedded.Options{
 				DataDir: filepath.Join(cfg.Home, "temporal"), Namespace: cfg.Temporal.Namespace, Postgres: temporalDB,
 				IP: ip, Port: port, Logger: newLogger(cfg.LogLevel), TLS: cred,
 				SearchAttributes: workflows.SearchAttributes(),
+				Meter:            tel.Telemetry().Meter(telemetry.ScopeServer),
 			})
 			if err != nil {
 				return usageErr(err)
@@ -159,7 +173,7 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			ui := startUI(cmd.Context(), cmd.ErrOrStderr(), "temporal", cfg, srv, ip)
 			defer ui.Close()
 			fmt.Fprintf(cmd.ErrOrStderr(), "talaria temporal: ready (frontend %s, namespace %s, state in %s, clients present the credential %s%s)\n",
-				srv.HostPort(), srv.Namespace(), state, engine.CredentialPath(cfg.Home), uiReady(ui))
+				srv.HostPort(), srv.Namespace(), state, engine.CredentialPath(cfg.Home), uiReady(ui)+tel.ready())
 			<-cmd.Context().Done()
 			fmt.Fprintln(cmd.ErrOrStderr(), "talaria temporal: shutting down")
 			return nil
@@ -169,6 +183,7 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "frontend gRPC port (0 picks a free one)")
 	c.Flags().StringVar(&ip, "ip", "127.0.0.1", "frontend bind address")
 	addUIPortFlag(c)
+	addMetricsFlag(c)
 	c.Flags().StringVar(&temporalDB, "temporal-db", "", "keep Temporal's state in this PostgreSQL database (postgres://...) instead of SQLite under $TALARIA_HOME/temporal; "+envTemporalDB+" also sets it and keeps a password out of the process list")
 	return c
 }

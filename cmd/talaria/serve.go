@@ -39,7 +39,7 @@ the store again.
 While it runs, 'talaria chat' from any directory with the same TALARIA_HOME
 sends its turns here. SIGINT or SIGTERM shut it down cleanly.
 
-` + uiHelp,
+` + uiHelp + "\n\n" + metricsHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
@@ -62,6 +62,7 @@ sends its turns here. SIGINT or SIGTERM shut it down cleanly.
 	common.register(c)
 	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "embedded Temporal frontend port (0 picks a free one)")
 	addUIPortFlag(c)
+	addMetricsFlag(c)
 	return c
 }
 
@@ -84,7 +85,13 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 	if !cfg.Model.Configured() {
 		fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", engine.NoEndpointHelp) // one line; serve starts anyway
 	}
-	rt, err := engine.Start(ctx, cfg, engine.Options{Worker: true, EmbeddedPort: cfg.Temporal.Port, Logger: logger})
+	tel, err := startTelemetry(ctx, "serve", cfg, true)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer tel.Close()
+	rt, err := engine.Start(ctx, cfg, engine.Options{Worker: true, EmbeddedPort: cfg.Temporal.Port, Logger: logger,
+		Telemetry: tel.Telemetry()})
 	if err != nil {
 		return usageErr(err)
 	}
@@ -114,7 +121,7 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 	defer ticker.Stop(context.WithoutCancel(ctx))
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s%s)\n",
-		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, uiReady(ui))
+		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, uiReady(ui)+tel.ready())
 	if cfg.Model.Configured() {
 		go warnIfUnreachable(ctx, cmd.ErrOrStderr(), cfg.Model.Endpoint(), cfg.Model.APIKey) // one line, if at all
 	}

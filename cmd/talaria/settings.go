@@ -68,6 +68,7 @@ func overrides(c *cobra.Command) config.Overrides {
 		DB:              given(flagDB),
 		LogLevel:        given(flagLogLevel),
 		UIPort:          uiPortOverride(c),
+		MetricsListen:   given(flagMetricsListen),
 	}
 }
 

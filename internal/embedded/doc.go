@@ -13,8 +13,9 @@
 // Start returns only once the frontend answers requests and the configured
 // namespace is registered and usable. The server is tuned for a single node
 // (see DefaultDynamicConfig), its internal services find each other through
-// a static host list instead of gossip membership, metrics and pprof are
-// off, and its logs are bridged to log/slog.
+// a static host list instead of gossip membership, pprof is off, metrics
+// go to Options.Meter when set (else nowhere), and its logs are bridged to
+// log/slog.
 //
 // With Options.TLS, every gRPC port of the server (frontend, history,
 // matching, worker) requires mutual TLS: only a client presenting a

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 
+	"go.opentelemetry.io/otel/metric"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/server/common/primitives"
 	"go.temporal.io/server/temporal"
@@ -62,6 +63,9 @@ type Options struct {
 	// stop, hold the frontend's shutdown for its one-second drain. Work
 	// for it waits in the database for the next server that runs it.
 	NoSystemWorker bool
+	// Meter, when set, receives the server's metrics (see metrics.go); nil
+	// leaves them off.
+	Meter metric.Meter
 }
 
 const (

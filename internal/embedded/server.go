@@ -17,7 +17,6 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/server/common/authorization"
 	"go.temporal.io/server/common/config"
-	"go.temporal.io/server/common/metrics"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 )
@@ -147,7 +146,7 @@ func serverOptions(o Options, p ports, sqlCfg *config.SQL) []temporal.ServerOpti
 		temporal.WithStaticHosts(staticHosts(o, p)),
 		temporal.WithLogger(newSlogLogger(o.Logger, o.LogLevel)),
 		temporal.WithDynamicConfigClient(buildDynamicConfig(o.UntunedDynamicConfig, o.DynamicConfig)),
-		temporal.WithCustomMetricsHandler(metrics.NoopMetricsHandler),
+		temporal.WithCustomMetricsHandler(serverMetrics(o)),
 		temporal.WithAuthorizer(authorization.NewNoopAuthorizer()),
 		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper {
 			return authorization.NewNoopClaimMapper()

@@ -62,11 +62,11 @@ func Connect(ctx context.Context, cfg config.Config, info ServeInfo, logger *slo
 // $TALARIA_HOME: when t configures no TLS and no API key and the address is
 // a loopback one, it may be the embedded Temporal of a `talaria serve`, which
 // admits only clients presenting the credential kept in home.
-func Dial(ctx context.Context, t config.Temporal, home string, logger *slog.Logger) (client.Client, error) {
+func Dial(ctx context.Context, t config.Temporal, home string, logger *slog.Logger, extra ...ClientOption) (client.Client, error) {
 	configured := t.TLS() || t.APIKey != ""
 	if !configured && isLoopback(t.Address) {
 		if cert := serveCertificate(ctx, t.Address); cert != nil {
-			return dialServe(ctx, t, home, cert, logger)
+			return dialServe(ctx, t, home, cert, logger, extra...)
 		}
 	}
 	var tlsCfg *tls.Config
@@ -76,7 +76,7 @@ func Dial(ctx context.Context, t config.Temporal, home string, logger *slog.Logg
 			return nil, err
 		}
 	}
-	c, err := dial(ctx, t, tlsCfg, logger)
+	c, err := dial(ctx, t, tlsCfg, logger, extra...)
 	if err != nil && serveCertificate(ctx, t.Address) != nil {
 		// The configured TLS identity is not the serve's credential.
 		return nil, fmt.Errorf("%w: %w", notAuthorised(home), err)
@@ -86,7 +86,7 @@ func Dial(ctx context.Context, t config.Temporal, home string, logger *slog.Logg
 
 // dialServe connects to the embedded Temporal of a serve with the credential
 // kept in home. When serverCert is known, the credential must have issued it.
-func dialServe(ctx context.Context, t config.Temporal, home string, serverCert *x509.Certificate, logger *slog.Logger) (client.Client, error) {
+func dialServe(ctx context.Context, t config.Temporal, home string, serverCert *x509.Certificate, logger *slog.Logger, extra ...ClientOption) (client.Client, error) {
 	cred, err := LoadCredential(home)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", notAuthorised(home), err)
@@ -97,11 +97,12 @@ func dialServe(ctx context.Context, t config.Temporal, home string, serverCert *
 		}
 	}
 	t.APIKey = ""
-	return dial(ctx, t, cred.ClientConfig(), logger)
+	return dial(ctx, t, cred.ClientConfig(), logger, extra...)
 }
 
-// dial connects with tlsCfg (nil: plaintext) and t's API key, if any.
-func dial(ctx context.Context, t config.Temporal, tlsCfg *tls.Config, logger *slog.Logger) (client.Client, error) {
+// dial connects with tlsCfg (nil: plaintext) and t's API key, if any;
+// extra adjust the client's options (metrics, interceptors).
+func dial(ctx context.Context, t config.Temporal, tlsCfg *tls.Config, logger *slog.Logger, extra ...ClientOption) (client.Client, error) {
 	opts := client.Options{
 		HostPort:          t.Address,
 		Namespace:         t.Namespace,
@@ -110,6 +111,9 @@ func dial(ctx context.Context, t config.Temporal, tlsCfg *tls.Config, logger *sl
 	}
 	if t.APIKey != "" {
 		opts.Credentials = client.NewAPIKeyStaticCredentials(t.APIKey)
+	}
+	for _, o := range extra {
+		o(&opts)
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, dialTimeout)
 	defer cancel()

@@ -18,6 +18,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/prompt"
+	"github.com/talaria-agent/talaria/internal/telemetry"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
@@ -40,6 +41,9 @@ type Options struct {
 	// and Close does not wait a second for that service's pollers to
 	// drain from the frontend.
 	Private bool
+	// Telemetry is the process's metrics and traces (nil: none): the
+	// client, the worker, the activities and the embedded server report there.
+	Telemetry *telemetry.Telemetry
 }
 
 // Runtime is a started Talaria process.
@@ -60,6 +64,8 @@ type Runtime struct {
 	// stopped answering, answers again); nil: they are logged.
 	Notify func(line string)
 	logger *slog.Logger
+	// telemetry is Options.Telemetry.
+	telemetry *telemetry.Telemetry
 
 	// work holds new activities while work is paused (PauseWork).
 	work workGate
@@ -72,7 +78,7 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 	if logger == nil {
 		logger = slog.Default()
 	}
-	rt = &Runtime{Config: cfg, logger: logger}
+	rt = &Runtime{Config: cfg, logger: logger, telemetry: opts.Telemetry}
 	defer func() {
 		if err != nil {
 			rt.Close()
@@ -84,15 +90,19 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 	if rt.Store, err = models.Open(ctx, cfg.DB); err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	copts, err := clientTelemetry(opts.Telemetry)
+	if err != nil {
+		return nil, err
+	}
 	tc := cfg.Temporal
 	if tc.Embedded() {
 		if rt.Server, err = startEmbedded(ctx, cfg, opts, logger); err != nil {
 			return nil, err
 		}
 		tc.Address = rt.Server.HostPort()
-		rt.Client, err = dial(ctx, tc, rt.Server.ClientTLS(), logger)
+		rt.Client, err = dial(ctx, tc, rt.Server.ClientTLS(), logger, copts...)
 	} else {
-		rt.Client, err = Dial(ctx, tc, cfg.Home, logger)
+		rt.Client, err = Dial(ctx, tc, cfg.Home, logger, copts...)
 	}
 	if err != nil {
 		return nil, err
@@ -123,6 +133,7 @@ func startEmbedded(ctx context.Context, cfg config.Config, opts Options, logger 
 		TLS:       cred,
 
 		NoSystemWorker: opts.Private,
+		Meter:          opts.Telemetry.Meter(telemetry.ScopeServer),
 		// Turns are found by session in the Web UI (workflows.SearchAttributes).
 		SearchAttributes: workflows.SearchAttributes(),
 	})
@@ -179,6 +190,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		CompactKeepLast:  cfg.Compression.KeepLast,
 		ApprovalPolicy:   cfg.Approvals.Mode,
 		Policy:           &policy,
+		Metrics:          rt.telemetry.Metrics(),
 	}
 	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
 		// Heartbeats reach the server at least twice a second, so a

@@ -52,7 +52,7 @@ type Options struct {
 func Call(ctx context.Context, p Provider, req openai.ChatCompletionRequest, opts Options) (Reply, error) {
 	ctx, idle := withIdleTimeout(ctx, opts.IdleTimeout)
 	defer idle.stop()
-	client, rec := newClient(p, opts.Transport)
+	client, rec := newClient(p, traced(ctx, opts.Transport))
 	req.Model = p.Model
 	if !opts.Stream {
 		req.Stream = false
