@@ -173,7 +173,7 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			ui := startUI(cmd.Context(), cmd.ErrOrStderr(), "temporal", cfg, srv, ip)
 			defer ui.Close()
 			fmt.Fprintf(cmd.ErrOrStderr(), "talaria temporal: ready (frontend %s, namespace %s, state in %s, clients present the credential %s%s)\n",
-				srv.HostPort(), srv.Namespace(), state, engine.CredentialPath(cfg.Home), uiReady(ui)+tel.ready())
+				srv.HostPort(), srv.Namespace(), state, engine.CredentialPath(cfg.Home), tel.ready()+uiReady(ui))
 			<-cmd.Context().Done()
 			fmt.Fprintln(cmd.ErrOrStderr(), "talaria temporal: shutting down")
 			return nil

@@ -121,7 +121,7 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 	defer ticker.Stop(context.WithoutCancel(ctx))
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s%s)\n",
-		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, uiReady(ui)+tel.ready())
+		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, tel.ready()+uiReady(ui))
 	if cfg.Model.Configured() {
 		go warnIfUnreachable(ctx, cmd.ErrOrStderr(), cfg.Model.Endpoint(), cfg.Model.APIKey) // one line, if at all
 	}
