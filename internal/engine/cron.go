@@ -131,7 +131,9 @@ func (rt *Runtime) StartScheduler(ctx context.Context) (*scheduler.Ticker, error
 		scheduler.WithHeartbeat(func(ctx context.Context, at time.Time) error {
 			return rt.Store.RecordSchedulerBeat(ctx, id, at)
 		}),
-		scheduler.WithHousekeeping(rt.housekeeping(housekeepingEvery)))
+		scheduler.WithHousekeeping(rt.housekeeping(housekeepingEvery)),
+		// Slots recorded missed or skipped count as runs that did not run.
+		scheduler.WithOnTick(countTick(ctx, rt.telemetry.Metrics())))
 	if err := t.Start(ctx); err != nil {
 		return nil, fmt.Errorf("start the scheduler: %w", err)
 	}

@@ -1,9 +1,13 @@
 package engine
 
 import (
+	"context"
+
 	"go.temporal.io/sdk/client"
 
 	"github.com/talaria-agent/talaria/internal/telemetry"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/scheduler"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -28,4 +32,17 @@ func clientTelemetry(tel *telemetry.Telemetry) ([]ClientOption, error) {
 		}
 		o.Interceptors = append(o.Interceptors, interceptors...)
 	}}, nil
+}
+
+// countTick counts the slots a tick recorded missed or skipped (those it
+// started are counted when their run finishes, by FinishCronRun).
+func countTick(ctx context.Context, m *telemetry.Metrics) func(scheduler.Result, error) {
+	return func(res scheduler.Result, _ error) {
+		for range res.Missed {
+			m.CronRun(ctx, models.RunMissed)
+		}
+		for range res.Skipped {
+			m.CronRun(ctx, models.RunSkipped)
+		}
+	}
 }

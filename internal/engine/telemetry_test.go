@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/telemetry"
+	"github.com/talaria-agent/talaria/scheduler"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -137,4 +140,40 @@ func names(spans []tracetest.SpanStub) string {
 		b.WriteString(s.SpanContext.TraceID().String()[:8] + " " + s.Name + "\n")
 	}
 	return b.String()
+}
+
+// TestCountTick: the slots a scheduler tick records missed or skipped are
+// counted as cron runs with those statuses; those it starts are not (their
+// run's end is).
+func TestCountTick(t *testing.T) {
+	ctx := context.Background()
+	tel, err := telemetry.New(ctx, telemetry.WithMetrics(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Shutdown(ctx)
+	ref := scheduler.SlotRef{JobID: "j", Slot: time.Now()}
+	countTick(ctx, tel.Metrics())(scheduler.Result{Started: []scheduler.SlotRef{ref},
+		Missed: []scheduler.SlotRef{ref, ref}, Skipped: []scheduler.SlotRef{ref}}, nil)
+	rec := httptest.NewRecorder()
+	tel.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	body := rec.Body.String()
+	for status, want := range map[string]string{"missed": "2", "skipped": "1"} {
+		if !strings.Contains(body, `status="`+status+`"} `+want+"\n") {
+			t.Errorf("talaria_cron_runs_total{status=%q} is not %s:\n%s", status, want, grepLines(body, "talaria_cron_runs_total"))
+		}
+	}
+	if strings.Contains(body, `status="started"`) || strings.Contains(body, `status="other"`) {
+		t.Errorf("a started slot was counted:\n%s", grepLines(body, "talaria_cron_runs_total"))
+	}
+}
+
+func grepLines(body, prefix string) string {
+	var out []string
+	for _, l := range strings.Split(body, "\n") {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
