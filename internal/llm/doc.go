@@ -12,4 +12,8 @@
 // bytes; every provider text in an error is clipped to one printable line.
 // Options.IdleTimeout bounds the time without progress, not the call: a
 // stream lives as long as chunks keep coming.
+//
+// When the call's context carries a span (traces on), the HTTP request is
+// a client span inside it (otelhttp); nothing about the trace is sent to
+// the provider. Without one, the transport is left as it is.
 package llm
