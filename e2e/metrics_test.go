@@ -178,3 +178,61 @@ func seriesOf(body, name string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// TestMetricsOfEachProcess: in a deployment of processes (talaria
+// temporal, a worker, a scheduler), each serves its own /metrics: the
+// server's (service_*), the worker's turns and its SDK metrics, the
+// scheduler's SDK client; each names its process.
+func TestMetricsOfEachProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several processes")
+	}
+	model := fakellm.New(fakellm.TextStep("from a worker"))
+	defer model.Close()
+	host := newUser(t, model.URL())
+	port, mTemporal := freePort(t), freePort(t)
+	host.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port), "--ui-port", "0",
+		"--metrics-listen", fmt.Sprintf("127.0.0.1:%d", mTemporal))
+	cred := filepath.Join(host.home, "tls", "talaria.pem")
+	shared := map[string]string{"TEMPORAL_ADDRESS": fmt.Sprintf("127.0.0.1:%d", port),
+		"TALARIA_DB": filepath.Join(t.TempDir(), "shared.db"), "TEMPORAL_TLS_CERT": cred, "TEMPORAL_TLS_KEY": cred,
+		"TEMPORAL_TLS_CA": cred, "TEMPORAL_TLS_SERVER_NAME": "localhost"}
+	procs := map[string]int{"temporal": mTemporal}
+	var sender *user
+	for _, name := range []string{"worker", "scheduler", ""} {
+		u := newUser(t, model.URL())
+		for k, v := range shared {
+			u.env[k] = v
+		}
+		if name == "" {
+			sender = u
+			break
+		}
+		procs[name] = freePort(t)
+		u.daemon("talaria "+name+": ready", name, "--metrics-listen", fmt.Sprintf("127.0.0.1:%d", procs[name]))
+	}
+	// send has no worker of its own: the worker process runs the turn.
+	if out, stderr, code := sender.run(time.Minute, "send", "procs", "hello over there", "--mode", "queue"); code != 0 {
+		t.Fatalf("send: exit %d %s%s", code, out, stderr)
+	}
+	workerMetrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", procs["worker"])
+	waitFor(t, time.Minute, func() bool {
+		_, body := fetch(context.Background(), t, http.DefaultClient, workerMetrics)
+		return strings.Contains(body, "talaria_turns_total{")
+	})
+	for name, checks := range map[string][]string{
+		"temporal":  {"service_requests_total", `talaria_process="temporal"`},
+		"worker":    {`talaria_turns_total{otel_scope_name="talaria",otel_scope_version="",stop_reason="text_response"} 1`, "temporal_workflow_completed_total", `talaria_process="worker"`},
+		"scheduler": {`temporal_request_total{`, `talaria_process="scheduler"`},
+	} {
+		status, body := fetch(context.Background(), t, http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/metrics", procs[name]))
+		if status != http.StatusOK {
+			t.Fatalf("%s /metrics: %d", name, status)
+		}
+		for _, want := range checks {
+			if !strings.Contains(body, want) {
+				t.Errorf("%s /metrics lacks %s", name, want)
+			}
+		}
+	}
+}
