@@ -13,7 +13,8 @@ var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
 
 // TestDocumentedExamplesLoad: every config.yaml example in README.md and
 // docs/ loads under the strict rules, so a user copying one gets no error.
-// Blocks that are not Talaria configuration (a compose file) are skipped.
+// Blocks that are not Talaria configuration (a compose file, Prometheus
+// alerting rules) are skipped by their top-level key.
 func TestDocumentedExamplesLoad(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	files = append(files, filepath.Join("..", "README.md"))
@@ -25,7 +26,7 @@ func TestDocumentedExamplesLoad(t *testing.T) {
 		}
 		for _, m := range yamlBlock.FindAllStringSubmatch(string(data), -1) {
 			block := m[1]
-			if strings.Contains(block, "\nservices:") || strings.HasPrefix(block, "services:") {
+			if foreignYAML(block) {
 				continue
 			}
 			home := t.TempDir()
@@ -41,4 +42,15 @@ func TestDocumentedExamplesLoad(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no YAML example found in README.md or docs/")
 	}
+}
+
+// foreignYAML says a YAML block is another program's file: a compose file
+// (services:) or Prometheus rules (groups:).
+func foreignYAML(block string) bool {
+	for _, key := range []string{"services:", "groups:"} {
+		if strings.HasPrefix(block, key) || strings.Contains(block, "\n"+key) {
+			return true
+		}
+	}
+	return false
 }
