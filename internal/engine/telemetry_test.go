@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
@@ -176,4 +177,53 @@ func grepLines(body, prefix string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestApprovalCountedOnce: an approval decided in the turn workflow is
+// counted once, and not again when the worker replays the workflow's
+// history (its cache purged, a query makes it replay the finished turn).
+func TestApprovalCountedOnce(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tel, err := telemetry.New(ctx, telemetry.WithMetrics(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Shutdown(context.Background())
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "a1", Name: "terminal", Arguments: `{"command":"rm -rf ./build"}`}),
+		fakellm.TextStep("removed"),
+	)
+	defer model.Close()
+	rt := startRuntime(t, model, func(_ *config.Config, o *Options) { o.Telemetry = tel })
+	go func() {
+		for ctx.Err() == nil {
+			if p, err := rt.Running(ctx, "approved"); err == nil && p.PendingApproval != nil {
+				_ = rt.Signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{Choice: "session"})
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	res, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: "approved", UserMessage: "clean", Model: fakellm.DefaultModel,
+		MaxIterations: 5, Workdir: t.TempDir(), Approvals: workflows.ApprovalSettings{Mode: workflows.ApprovalAsk, Timeout: time.Minute}})
+	if err != nil || !res.Completed {
+		t.Fatalf("turn: %+v, %v", res, err)
+	}
+	approvals := func() string {
+		rec := httptest.NewRecorder()
+		tel.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		return grepLines(rec.Body.String(), telemetry.MetricApprovals)
+	}
+	before := approvals()
+	if !strings.Contains(before, `choice="session"`) || !strings.HasSuffix(before, " 1") {
+		t.Fatalf("after the turn: %q, want talaria_approvals_total{choice=\"session\"} 1", before)
+	}
+	worker.PurgeStickyWorkflowCache()
+	if _, err := rt.Progress(ctx, res.TurnID); err != nil {
+		t.Fatalf("query the finished turn (a replay): %v", err)
+	}
+	if after := approvals(); after != before {
+		t.Fatalf("a replay counted the approval again: %q, was %q", after, before)
+	}
 }
