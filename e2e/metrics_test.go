@@ -81,7 +81,7 @@ func TestMetrics(t *testing.T) {
 		{"talaria_tool_calls_total", map[string]string{"tool": "terminal", "outcome": "refused"}, 1},
 		{"talaria_approvals_total", map[string]string{"choice": "deny"}, 1},
 		// The Temporal SDK's (client and worker) and the embedded server's.
-		{"temporal_request_total", map[string]string{"operation": "StartWorkflowExecution"}, 0},
+		{"temporal_request_total", map[string]string{"operation": "RespondWorkflowTaskCompleted"}, 1},
 		{"temporal_workflow_completed_total", map[string]string{"workflow_type": "TurnWorkflow"}, 1},
 		{"temporal_activity_execution_latency_seconds_count", map[string]string{"activity_type": "CallModel"}, 1},
 		{"service_requests_total", map[string]string{"operation": "RespondActivityTaskCompleted"}, 1},
