@@ -140,3 +140,18 @@ func TestOffIsNil(t *testing.T) {
 		t.Fatalf("Serve of nil: %v", err)
 	}
 }
+
+func TestMalformedResourceAttributesDoNotStopMetrics(t *testing.T) {
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "this is=not,well formed%")
+	if _, err := processResource(context.Background(), "serve"); err == nil {
+		t.Fatal("the malformed attributes are read without an error: the test tests nothing")
+	}
+	tel, err := New(context.Background(), WithMetrics(true), WithProcess("serve"))
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	defer tel.Shutdown(context.Background())
+	if body := scrape(t, tel); !strings.Contains(body, `talaria_process="serve"`) {
+		t.Fatal("the process is not named in target_info")
+	}
+}

@@ -100,7 +100,12 @@ func New(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	}
 	res, err := processResource(ctx, s.process)
 	if err != nil {
-		return nil, fmt.Errorf("%w: resource: %w", ErrSetup, err)
+		if res == nil {
+			return nil, fmt.Errorf("%w: resource: %w", ErrSetup, err)
+		}
+		// A malformed OTEL_RESOURCE_ATTRIBUTES leaves out what it could
+		// not read; metrics and traces go on.
+		s.logger.Warn("telemetry: resource attributes partly read", "error", err)
 	}
 	t := &Telemetry{logger: s.logger}
 	if s.metrics {
