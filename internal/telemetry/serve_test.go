@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -153,5 +154,20 @@ func TestMalformedResourceAttributesDoNotStopMetrics(t *testing.T) {
 	defer tel.Shutdown(context.Background())
 	if body := scrape(t, tel); !strings.Contains(body, `talaria_process="serve"`) {
 		t.Fatal("the process is not named in target_info")
+	}
+}
+
+func TestExportErrorsAreQuiet(t *testing.T) {
+	var buf strings.Builder
+	now := time.Unix(1000, 0)
+	q := &quietErrors{logger: slog.New(slog.NewTextHandler(&buf, nil)), now: func() time.Time { return now }}
+	for range 5 {
+		q.Handle(errors.New("connection refused"))
+	}
+	now = now.Add(errorEvery)
+	q.Handle(errors.New("connection refused"))
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], "similar_errors_not_shown=4") {
+		t.Fatalf("logged:\n%s\nwant the first error, then one a minute later counting the 4 left out", buf.String())
 	}
 }

@@ -98,6 +98,7 @@ func New(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	if !s.metrics && s.spans == nil {
 		return nil, nil
 	}
+	installErrorHandler(s.logger)
 	res, err := processResource(ctx, s.process)
 	if err != nil {
 		if res == nil {
