@@ -214,6 +214,9 @@ func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c
 	d := g.decision
 	g.approval, g.decision = nil, nil
 	countApproval(ctx, approvalOutcome(ok, d))
+	if d != nil && !d.Choice.Known() && unknownChoiceDenies(ctx) {
+		d = &ApprovalDecision{CallID: d.CallID, Choice: turnapi.ChoiceDeny}
+	}
 	if !ok || d == nil || d.Choice == turnapi.ChoiceDeny {
 		return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanRefused, Note: turnapi.DenialMessage(c.Risk, d != nil && d.Choice == turnapi.ChoiceDeny)}
 	}

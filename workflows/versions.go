@@ -38,7 +38,18 @@ const (
 	// TalariaStopReason when it ends (version 1). Before, neither
 	// (DefaultVersion). See visibility.go.
 	changeTurnVisibility = "turn-visibility"
+	// changeUnknownChoice: an approval decision whose choice is none of
+	// once, session, always or deny (only a raw signal can carry one) denies
+	// the command (version 1); before, it ran the command once
+	// (DefaultVersion). Asked only on that path, so no other history
+	// records the marker.
+	changeUnknownChoice = "unknown-choice-denies"
 )
+
+// unknownChoiceDenies reports whether this run has changeUnknownChoice.
+func unknownChoiceDenies(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeUnknownChoice, workflow.DefaultVersion, 1) >= 1
+}
 
 // localActivities reports whether this run has changeLocalActivities.
 func localActivities(ctx workflow.Context) bool {

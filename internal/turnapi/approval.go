@@ -22,6 +22,17 @@ const (
 	ChoiceDeny ApprovalChoice = "deny"
 )
 
+// Known reports whether c is one of the four choices. A decision that
+// arrives with any other value (a raw signal, not one from talaria approve)
+// must be treated as a denial.
+func (c ApprovalChoice) Known() bool {
+	switch c {
+	case ChoiceOnce, ChoiceSession, ChoiceAlways, ChoiceDeny:
+		return true
+	}
+	return false
+}
+
 // ParseApprovalChoice reads an answer, ignoring case and surrounding space: the
 // four names, their first letters, "yes"/"y" for Once and "no"/"n" for Deny.
 func ParseApprovalChoice(s string) (ApprovalChoice, error) {
