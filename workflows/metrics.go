@@ -11,7 +11,8 @@ import (
 // counts once, and they issue no command.
 const (
 	// MetricApprovals counts the ends of approval waits by choice (once,
-	// session, always, deny, timeout, interrupted).
+	// session, always, deny, timeout, interrupted, other: an unknown choice
+	// from a raw signal, which denies the command).
 	MetricApprovals = "talaria_approvals_total"
 	// LabelChoice is MetricApprovals' label.
 	LabelChoice = "choice"

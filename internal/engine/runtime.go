@@ -69,6 +69,9 @@ type Runtime struct {
 
 	// work holds new activities while work is paused (PauseWork).
 	work workGate
+	// visibilityTimer marks the search attributes ready once the
+	// namespace cache knows them (prepareVisibility); Close stops it.
+	visibilityTimer *time.Timer
 }
 
 // Start opens the store, embeds or dials Temporal and, when asked, starts the
@@ -258,6 +261,9 @@ func providersFor(cfg config.Config) func(string) ([]llm.Provider, error) {
 func (rt *Runtime) Close() {
 	if rt == nil {
 		return
+	}
+	if rt.visibilityTimer != nil {
+		rt.visibilityTimer.Stop()
 	}
 	if rt.Worker != nil {
 		rt.Worker.Stop()

@@ -38,7 +38,7 @@ func (rt *Runtime) prepareVisibility(ctx context.Context) {
 	case added:
 		rt.logger.Info("registered the turn search attributes", "namespace", ns)
 		workflows.SetSearchAttributesReady(false)
-		time.AfterFunc(namespaceRefresh, func() { workflows.SetSearchAttributesReady(true) })
+		rt.visibilityTimer = time.AfterFunc(namespaceRefresh, func() { workflows.SetSearchAttributesReady(true) })
 	default:
 		workflows.SetSearchAttributesReady(true)
 	}

@@ -14,6 +14,7 @@
 // stream lives as long as chunks keep coming.
 //
 // When the call's context carries a span (traces on), the HTTP request is
-// a client span inside it (otelhttp); nothing about the trace is sent to
-// the provider. Without one, the transport is left as it is.
+// a client span inside it (endpoint redacted, no headers, bodies or error
+// text); nothing about the trace is sent to the provider. Without one, the
+// transport is left as it is.
 package llm
