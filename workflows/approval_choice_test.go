@@ -45,19 +45,9 @@ func approvedPlan(t *testing.T, choice turnapi.ApprovalChoice) turnapi.PlanActio
 	Register(env)
 	(&activities.Activities{}).Register(env)
 	risky := turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: approval.RuleRecursiveDelete, Pattern: "rm -rf ./x"}
-	calls := 0
 	env.OnActivity(turnapi.BeginTurnName, mock.Anything, mock.Anything).Return(turnapi.BeginTurnResult{UserMessageID: 1}, nil)
 	env.OnActivity(turnapi.TurnPolicyName, mock.Anything, mock.Anything).Return(turnapi.TurnPolicyResult{}, nil)
-	env.OnActivity(turnapi.CallModelName, mock.Anything, mock.Anything).Return(
-		func(context.Context, turnapi.CallModelInput) (turnapi.CallModelResult, error) {
-			calls++
-			if calls > 1 {
-				return textReply(), nil
-			}
-			r := toolReply("terminal")
-			r.ToolCalls[0].Risk = risky
-			return r, nil
-		})
+	env.OnActivity(turnapi.CallModelName, mock.Anything, mock.Anything).Return(riskyThenText(risky))
 	var plans []turnapi.CallPlan
 	env.OnActivity(turnapi.ExecuteToolsName, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in turnapi.ExecuteToolsInput) (turnapi.ExecuteToolsResult, error) {

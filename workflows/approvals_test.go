@@ -72,7 +72,6 @@ func TestContinuedRunReloadsPolicy(t *testing.T) {
 	Register(env)
 	(&activities.Activities{}).Register(env)
 	risky := turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: approval.RuleRecursiveDelete, Pattern: "rm -rf ./x"}
-	calls := 0
 	env.OnActivity(turnapi.TurnPolicyName, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in turnapi.TurnPolicyInput) (turnapi.TurnPolicyResult, error) {
 			if in.SessionID != "s" {
@@ -80,16 +79,7 @@ func TestContinuedRunReloadsPolicy(t *testing.T) {
 			}
 			return turnapi.TurnPolicyResult{ApprovalPolicy: "deny"}, nil
 		})
-	env.OnActivity(turnapi.CallModelName, mock.Anything, mock.Anything).Return(
-		func(context.Context, turnapi.CallModelInput) (turnapi.CallModelResult, error) {
-			calls++
-			if calls > 1 {
-				return textReply(), nil
-			}
-			r := toolReply("terminal")
-			r.ToolCalls[0].Risk = risky
-			return r, nil
-		})
+	env.OnActivity(turnapi.CallModelName, mock.Anything, mock.Anything).Return(riskyThenText(risky))
 	var plans [][]turnapi.CallPlan
 	env.OnActivity(turnapi.ExecuteToolsName, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in turnapi.ExecuteToolsInput) (turnapi.ExecuteToolsResult, error) {
@@ -106,5 +96,20 @@ func TestContinuedRunReloadsPolicy(t *testing.T) {
 	}
 	if len(plans) != 1 || len(plans[0]) != 1 || plans[0][0].Action != turnapi.PlanRefused {
 		t.Fatalf("plans = %+v, want the dangerous call refused", plans)
+	}
+}
+
+// riskyThenText is a CallModel that asks for one terminal call assessed as
+// risk, then answers with text.
+func riskyThenText(risk turnapi.Assessment) func(context.Context, turnapi.CallModelInput) (turnapi.CallModelResult, error) {
+	calls := 0
+	return func(context.Context, turnapi.CallModelInput) (turnapi.CallModelResult, error) {
+		calls++
+		if calls > 1 {
+			return textReply(), nil
+		}
+		r := toolReply("terminal")
+		r.ToolCalls[0].Risk = risk
+		return r, nil
 	}
 }
