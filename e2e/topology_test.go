@@ -2,9 +2,7 @@ package e2e
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
@@ -40,7 +38,7 @@ func TestProductionTopology(t *testing.T) {
 		t.Skip("several processes and a minute-long cron wait")
 	}
 	storeDSN := pgtest.DSN(t, "topology")
-	temporalDSN, temporalDB, admin := temporalDatabase(t)
+	temporalDSN, temporalDB := pgtest.TemporalDatabase(t)
 
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		if last, ok := req.LastMessage(); ok && strings.Contains(last.Content, "overnight alerts") {
@@ -152,7 +150,7 @@ func TestProductionTopology(t *testing.T) {
 
 	// Temporal kept both workflows in PostgreSQL: its visibility database
 	// lists a completed turn and a completed cron run.
-	vis, err := sql.Open("pgx", withDatabase(t, admin, temporalDB+"_visibility"))
+	vis, err := sql.Open("pgx", pgtest.Database(t, temporalDB+"_visibility"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,52 +172,4 @@ func TestProductionTopology(t *testing.T) {
 		}
 		return completed[workflows.TurnWorkflowName] >= 1 && completed[workflows.CronRunWorkflowName] >= 1
 	})
-}
-
-// temporalDatabase names a fresh database for a Temporal server on the
-// PostgreSQL of pgtest.EnvDSN; talaria creates it and its visibility twin,
-// and both are dropped when the test ends (after the processes, whose
-// clean-ups run first). It returns the DSN to give talaria, the name and
-// the server's base DSN.
-func temporalDatabase(t *testing.T) (dsn, name, base string) {
-	t.Helper()
-	base = os.Getenv(pgtest.EnvDSN)
-	if base == "" {
-		t.Skipf("%s is not set", pgtest.EnvDSN) // pgtest.DSN has already failed the test under CI
-	}
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	name = "temporal_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		for _, db := range []string{name, name + "_visibility"} {
-			if _, err := admin.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`); err != nil {
-				t.Errorf("drop %s: %v", db, err)
-			}
-		}
-		_ = admin.Close()
-	})
-	return withDatabase(t, base, name), name, base
-}
-
-// withDatabase is base with its database replaced by db (and no
-// search_path).
-func withDatabase(t *testing.T, base, db string) string {
-	t.Helper()
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + db
-	q := u.Query()
-	q.Del("search_path")
-	u.RawQuery = q.Encode()
-	return u.String()
 }

@@ -2,9 +2,7 @@ package embedded
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"net/url"
 	"os"
@@ -117,46 +115,6 @@ func TestPersistenceConfig(t *testing.T) {
 	}
 }
 
-// postgresDatabase names a database for this test alone on the server of
-// pgtest.EnvDSN and returns a DSN for it; the database and its visibility
-// twin are dropped when the test ends.
-func postgresDatabase(t *testing.T) (dsn, name string) {
-	t.Helper()
-	base := os.Getenv(pgtest.EnvDSN)
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not set; CI must run the PostgreSQL tests", pgtest.EnvDSN)
-		}
-		t.Skipf("%s is not set; run under scripts/with-postgres.sh", pgtest.EnvDSN)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	name = "temporal_" + hex.EncodeToString(b[:])
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		for _, db := range []string{name, name + "_visibility"} {
-			if _, err := admin.ExecContext(ctx, `DROP DATABASE IF EXISTS "`+db+`" WITH (FORCE)`); err != nil {
-				t.Errorf("drop %s: %v", db, err)
-			}
-		}
-		_ = admin.Close()
-	})
-	u.Path = "/" + name
-	q := u.Query()
-	q.Del("search_path")
-	u.RawQuery = q.Encode()
-	return u.String(), name
-}
-
 // schemaVersionOf reads the version Temporal's schema_version table records.
 func schemaVersionOf(t *testing.T, dsn, db string) string {
 	t.Helper()
@@ -180,7 +138,7 @@ func schemaVersionOf(t *testing.T, dsn, db string) string {
 // workflow's result and the workflow in its visibility records; no SQLite
 // file is made.
 func TestPostgresPersistence(t *testing.T) {
-	dsn, name := postgresDatabase(t)
+	dsn, name := pgtest.TemporalDatabase(t)
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -259,7 +217,7 @@ func TestPostgresRefusals(t *testing.T) {
 // one recorded step at a time; one whose schema is newer than this server
 // knows is refused with a clear error and left untouched.
 func TestPostgresSchemaUpgrade(t *testing.T) {
-	dsn, name := postgresDatabase(t)
+	dsn, name := pgtest.TemporalDatabase(t)
 	main, err := postgresConfig(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +267,7 @@ func TestPostgresSchemaUpgrade(t *testing.T) {
 // from another data directory (which the directory lock cannot see), is
 // refused while the first runs and starts once it has stopped.
 func TestPostgresOneServerPerDatabase(t *testing.T) {
-	dsn, _ := postgresDatabase(t)
+	dsn, _ := pgtest.TemporalDatabase(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	s1, err := Start(ctx, Options{DataDir: t.TempDir(), Postgres: dsn})
