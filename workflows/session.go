@@ -86,6 +86,9 @@ type SessionInput struct {
 	Claims []Claim  `json:",omitempty"`
 	// MaxRunEvents overrides DefaultMaxRunEvents (0: the default).
 	MaxRunEvents int `json:",omitempty"`
+	// Idle overrides sessionIdle, how long the coordinator waits for a
+	// message before it ends (0: the default).
+	Idle time.Duration `json:",omitempty"`
 }
 
 // SessionState is what QuerySession returns.
@@ -145,8 +148,7 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
 		if s.running == nil {
 			due := !s.handoff && turns >= turnsPerRun
 			if due || !s.waitIdle(ctx, msgs) {
-				// Let update handlers finish: one may queue a message.
-				if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+				if err := s.settleHandlers(ctx); err != nil {
 					return err
 				}
 				s.drain(msgs)
@@ -323,7 +325,11 @@ func (s *session) startReview(ctx workflow.Context, number int, tmpl TurnInput) 
 func (s *session) waitIdle(ctx workflow.Context, msgs workflow.ReceiveChannel) bool {
 	got := false
 	tctx, cancel := workflow.WithCancel(ctx)
-	timer := workflow.NewTimer(tctx, sessionIdle)
+	idle := sessionIdle
+	if s.input.Idle > 0 {
+		idle = s.input.Idle
+	}
+	timer := workflow.NewTimer(tctx, idle)
 	sel := workflow.NewSelector(ctx)
 	sel.AddReceive(msgs, func(c workflow.ReceiveChannel, _ bool) {
 		var m Message
@@ -339,6 +345,32 @@ func (s *session) waitIdle(ctx workflow.Context, msgs workflow.ReceiveChannel) b
 	sel.Select(ctx)
 	cancel()
 	return got
+}
+
+// changeIdleQueue: the coordinator about to end (idle, or an older run
+// due to continue as new) goes on with a message an update handler queued
+// meanwhile instead of waiting for that handler, which waits for the
+// message's turn to start (older code waited for both: a deadlock). Only
+// a run that queued such a message reaches the GetVersion call, so no
+// other history changes.
+const changeIdleQueue = "idle-queue"
+
+// settleHandlers lets update handlers finish before the coordinator ends
+// or continues as new: one may queue a message. A handler whose message
+// starts next waits for the main loop to start it, so the wait ends as
+// soon as the queue holds a message (the loop then starts it); runs of
+// older code (see changeIdleQueue) wait for every handler, as they did.
+func (s *session) settleHandlers(ctx workflow.Context) error {
+	if err := workflow.Await(ctx, func() bool { return len(s.queue) > 0 || workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
+	}
+	if workflow.AllHandlersFinished(ctx) {
+		return nil
+	}
+	if workflow.GetVersion(ctx, changeIdleQueue, workflow.DefaultVersion, 1) >= 1 {
+		return nil
+	}
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
 // drain queues every message already received, so none is lost when the

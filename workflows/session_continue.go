@@ -120,7 +120,7 @@ func (s *session) continueAsNew(ctx workflow.Context, msgs workflow.ReceiveChann
 
 // carry is the input of the next run.
 func (s *session) carry(ctx workflow.Context) SessionInput {
-	in := SessionInput{SessionID: s.id, Queue: s.queue, MaxRunEvents: s.input.MaxRunEvents}
+	in := SessionInput{SessionID: s.id, Queue: s.queue, MaxRunEvents: s.input.MaxRunEvents, Idle: s.input.Idle}
 	in.Recent = recentAssignments(s.assigned, s.assignedAt, workflow.Now(ctx))
 	//workflowcheck:ignore slices.Sorted orders the keys that maps.Keys yields in map order
 	owed := slices.Sorted(maps.Keys(s.owed))

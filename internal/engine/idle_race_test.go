@@ -1,0 +1,140 @@
+package engine
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// TestMessageArrivingWithIdleTimer: the coordinator's idle timer fires
+// while no worker polls (a laptop asleep, serve restarting) and a message
+// arrives by Update-with-Start before a worker comes back, so the next
+// workflow task carries both the timer and the update. The message must
+// still get its turn: the coordinator may not wait for the update's
+// handler while that handler waits for the coordinator to start the turn.
+func TestMessageArrivingWithIdleTimer(t *testing.T) {
+	model := fakellm.New(answerEvery(0))
+	defer model.Close()
+	rt := startRuntime(t, model)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const session, idle = "idle-race", 4 * time.Second
+	id := workflows.SessionWorkflowID(session)
+	if _, err := rt.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: workflows.TaskQueue},
+		workflows.SessionWorkflowName, workflows.SessionInput{SessionID: session, Idle: idle}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	turn := func(text string) workflows.TurnInput {
+		return workflows.TurnInput{SessionID: session, UserMessage: text, Model: fakellm.DefaultModel, Workdir: dir}
+	}
+	if _, err := rt.RunMessage(ctx, turn("first"), workflows.BusyQueue, nil); err != nil {
+		t.Fatalf("first message: %v", err)
+	}
+	waitIdleTimer(ctx, t, rt, id)
+	rt.Worker.Stop()
+	rt.Worker = nil
+	time.Sleep(2*idle + time.Second) // the idle timer fires; nobody takes the task
+
+	type outcome struct {
+		res workflows.ConversationResult
+		err error
+	}
+	out := make(chan outcome, 1)
+	sendCtx, sendCancel := context.WithTimeout(ctx, 45*time.Second)
+	defer sendCancel()
+	go func() {
+		res, err := rt.RunMessage(sendCtx, turn("second"), workflows.BusyQueue, nil)
+		out <- outcome{res, err}
+	}()
+	time.Sleep(2 * time.Second) // the update reaches the server (the history check below tells)
+	if err := rt.startWorker(nil); err != nil {
+		t.Fatal(err)
+	}
+	o := <-out
+	if !timerAndUpdateInOneTask(ctx, t, rt, id) {
+		t.Fatal("the idle timer and the update were not handled in one workflow task: the test did not set up its case")
+	}
+	if o.err != nil {
+		t.Fatalf("the message sent as the idle timer fired never got its turn: %v", o.err)
+	}
+	if !o.res.Completed || o.res.TurnID != workflows.TurnWorkflowID(session, 2) {
+		t.Fatalf("second message: %+v, want turn 2 completed", o.res)
+	}
+}
+
+// waitIdleTimer waits until the coordinator waits idle: a timer started
+// and neither fired nor cancelled.
+func waitIdleTimer(ctx context.Context, t *testing.T, rt *Runtime, id string) {
+	t.Helper()
+	for {
+		open := 0
+		for _, ev := range history(ctx, t, rt, id) {
+			switch ev.GetEventType() {
+			case enumspb.EVENT_TYPE_TIMER_STARTED:
+				open++
+			case enumspb.EVENT_TYPE_TIMER_FIRED, enumspb.EVENT_TYPE_TIMER_CANCELED:
+				open--
+			}
+		}
+		if open > 0 {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the coordinator never waited idle")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// history is a workflow's events.
+func history(ctx context.Context, t *testing.T, rt *Runtime, id string) []*historypb.HistoryEvent {
+	t.Helper()
+	var events []*historypb.HistoryEvent
+	iter := rt.Client.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, ev)
+	}
+	return events
+}
+
+// timerAndUpdateInOneTask reports whether the first workflow task after
+// the idle timer fired accepted an update (both in one task).
+func timerAndUpdateInOneTask(ctx context.Context, t *testing.T, rt *Runtime, id string) bool {
+	t.Helper()
+	events := history(ctx, t, rt, id)
+	return timerThenUpdate(events)
+}
+
+// timerThenUpdate: after the first TimerFired (the idle timer; the one
+// of the first wait was cancelled by the first message), the next
+// completed workflow task is followed by an accepted update. Pure.
+func timerThenUpdate(events []*historypb.HistoryEvent) bool {
+	fired := -1
+	for i, ev := range events {
+		if ev.GetEventType() == enumspb.EVENT_TYPE_TIMER_FIRED {
+			fired = i
+			break
+		}
+	}
+	if fired < 0 {
+		return false
+	}
+	for i := fired + 1; i < len(events); i++ {
+		if events[i].GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED {
+			return i+1 < len(events) && events[i+1].GetEventType() == enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED
+		}
+	}
+	return false
+}
