@@ -2,6 +2,9 @@ package engine
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +71,39 @@ func TestMessageArrivingWithIdleTimer(t *testing.T) {
 	if !o.res.Completed || o.res.TurnID != workflows.TurnWorkflowID(session, 2) {
 		t.Fatalf("second message: %+v, want turn 2 completed", o.res)
 	}
+	// The coordinator then waits idle again and ends.
+	if err := rt.Client.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+		t.Fatalf("the coordinator did not end after its idle wait: %v", err)
+	}
+	if !hasVersionMarker(history(ctx, t, rt, id), "idle-queue") {
+		t.Error("the run went on without recording the idle-queue version")
+	}
+	if os.Getenv("TALARIA_RECORD_HISTORIES") != "" {
+		if _, err := os.Stat(filepath.Join("..", "..", "workflows", "testdata", idleQueueHistory)); err != nil {
+			record(t, rt, id, idleQueueHistory)
+		}
+	}
+}
+
+// idleQueueHistory is the recorded history of this test's coordinator
+// (replayed by workflows/replay_test.go).
+const idleQueueHistory = "session_idle_queue.json"
+
+// hasVersionMarker reports whether events record a GetVersion of change.
+// Pure.
+func hasVersionMarker(events []*historypb.HistoryEvent, change string) bool {
+	for _, ev := range events {
+		m := ev.GetMarkerRecordedEventAttributes()
+		if m == nil || m.GetMarkerName() != "Version" {
+			continue
+		}
+		for _, p := range m.GetDetails()["change-id"].GetPayloads() {
+			if strings.Contains(string(p.GetData()), change) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // waitIdleTimer waits until the coordinator waits idle: a timer started
