@@ -64,6 +64,23 @@ func TestWebUI(t *testing.T) {
 	}
 	cancel()
 
+	// The cookie is named after the port and holds no token: browsers send
+	// it to every port of the host.
+	baseURL, _ := url.Parse(base)
+	token := strings.TrimPrefix(login, base+"?token=")
+	var cookie *http.Cookie
+	for _, c := range jar.Cookies(baseURL) {
+		if c.Name == fmt.Sprintf("talaria_ui_%d", port) {
+			cookie = c
+		}
+		if c.Name == "talaria_ui" || strings.Contains(c.Value, token) {
+			t.Errorf("cookie %s=%s carries the token or the portless name", c.Name, c.Value)
+		}
+	}
+	if cookie == nil || len(cookie.Value) != 64 {
+		t.Fatalf("no talaria_ui_%d cookie with a derived value: %v", port, jar.Cookies(baseURL))
+	}
+
 	// Without the cookie, or with a wrong token: refused, one line of help.
 	stranger := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for path, want := range map[string]int{
@@ -111,6 +128,38 @@ func TestWebUI(t *testing.T) {
 		base+"api/v1/namespaces/default/workflows?"+url.Values{"query": {`TalariaSessionId="another"`}}.Encode())
 	if status != http.StatusOK || strings.Contains(body, "ui-e2e") {
 		t.Fatalf("another session's query lists this one: %d %.300s", status, body)
+	}
+
+	// Read-only: a terminate of the turn, also with its id's slashes
+	// encoded (which put "/query/" in the decoded path), is refused by the
+	// guard with its one line, and the turn stays as it ended.
+	csrf := ""
+	for _, c := range jar.Cookies(baseURL) {
+		if c.Name == "_csrf" {
+			csrf = c.Value
+		}
+	}
+	for _, path := range []string{
+		"api/v1/namespaces/default/workflows/turn%2Fui-e2e%2F1/terminate",
+		"api/v1/namespaces/default/workflows/x%2Fquery%2Fy/terminate",
+		"api/v1/namespaces/default/workflows/query/terminate",
+	} {
+		req, _ := http.NewRequest(http.MethodPost, base+path, strings.NewReader(`{}`))
+		req.Header.Set("X-CSRF-Token", csrf)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := browser.Do(req)
+		if err != nil {
+			t.Fatalf("POST /%s: %v", path, err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed || strings.Count(string(b), "\n") != 1 || !strings.Contains(string(b), "read-only") {
+			t.Errorf("POST /%s: %d %q, want 405 and one line", path, resp.StatusCode, b)
+		}
+	}
+	status, body = fetch(context.Background(), t, browser, base+"api/v1/namespaces/default/workflows/turn%2Fui-e2e%2F1")
+	if status != http.StatusOK || !strings.Contains(body, "COMPLETED") {
+		t.Fatalf("the turn after the refused terminates: %d %.300s", status, body)
 	}
 }
 

@@ -63,6 +63,9 @@ func startUI(ctx context.Context, warn io.Writer, name string, cfg config.Config
 		var ui *embedded.UI
 		ui, err = srv.StartUI(ctx, embedded.UIOptions{IP: ip, Port: cfg.Temporal.UIPort, Token: token, Logger: newLogger(cfg.LogLevel)})
 		if err == nil {
+			if w := ui.Warning(); w != "" {
+				fmt.Fprintf(warn, "talaria %s: warning: %s\n", name, w)
+			}
 			return ui
 		}
 	}

@@ -57,6 +57,7 @@ type UI struct {
 	ln    net.Listener
 	base  string
 	token string
+	open  bool // listens beyond loopback
 	done  chan struct{}
 
 	closeOnce sync.Once
@@ -87,16 +88,21 @@ func (s *Server) StartUI(ctx context.Context, o UIOptions) (*UI, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrUIPortUnavailable, addr, err)
 	}
+	port := ln.Addr().(*net.TCPAddr).Port
 	u := &UI{
 		ln:    ln,
+		open:  !net.ParseIP(o.IP).IsLoopback(),
 		base:  "http://" + s.uiHost(ln.Addr()) + "/",
 		token: o.Token,
 		done:  make(chan struct{}),
 		http: &http.Server{
-			Handler:           newGuard(o.Token, h),
+			Handler:           newGuard(o.Token, port, h, withWrites(o.AllowWrites)),
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(o.Logger.Handler(), slog.LevelDebug),
 		},
+	}
+	if w := u.Warning(); w != "" {
+		o.Logger.Warn(w, "address", ln.Addr().String())
 	}
 	go func() {
 		defer close(u.done)
@@ -238,6 +244,16 @@ func uiHandler(cfg *uiconfig.Config) (http.Handler, error) {
 	}
 	route.SetRenderRoute(e, "")
 	return e, nil
+}
+
+// Warning is one line for the operator when the UI listens beyond
+// loopback, where its token and cookie cross the network over plain HTTP;
+// "" otherwise.
+func (u *UI) Warning() string {
+	if !u.open {
+		return ""
+	}
+	return "web UI on " + u.ln.Addr().String() + " is plain HTTP beyond this machine: its token and cookie cross the network unencrypted; bind it to loopback or put a TLS proxy in front"
 }
 
 // URL is the UI's address, e.g. "http://127.0.0.1:8233/".

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -14,13 +15,15 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef0123456789abcdef"
 
 func TestGuardVerdicts(t *testing.T) {
-	g := newGuard(testToken, nil)
-	cookie := func(v string) *http.Cookie { return &http.Cookie{Name: UICookie, Value: v} }
+	g := newGuard(testToken, 8233, nil)
+	cookie := func(v string) *http.Cookie { return &http.Cookie{Name: "talaria_ui_8233", Value: v} }
+	derived := cookieValue(testToken)
 	tests := []struct {
 		name   string
 		target string
@@ -35,9 +38,12 @@ func TestGuardVerdicts(t *testing.T) {
 		{"empty token", "/?token=", nil, guardWrong},
 		{"token twice", "/?token=" + testToken + "&token=" + testToken, nil, guardWrong},
 		{"prefix of the token", "/?token=" + testToken[:40], nil, guardWrong},
-		{"right cookie", "/api/v1/namespaces", cookie(testToken), guardPass},
+		{"right cookie", "/api/v1/namespaces", cookie(derived), guardPass},
+		{"the raw token as cookie", "/api/v1/namespaces", cookie(testToken), guardWrong},
+		{"right value under another port's name", "/", &http.Cookie{Name: "talaria_ui_8234", Value: derived}, guardMissing},
+		{"right value under the old name", "/", &http.Cookie{Name: "talaria_ui", Value: derived}, guardMissing},
 		{"wrong cookie", "/", cookie("x"), guardWrong},
-		{"wrong token beats right cookie", "/?token=x", cookie(testToken), guardWrong},
+		{"wrong token beats right cookie", "/?token=x", cookie(derived), guardWrong},
 		{"another cookie only", "/", &http.Cookie{Name: "_csrf", Value: testToken}, guardMissing},
 	}
 	for _, tt := range tests {
@@ -50,6 +56,52 @@ func TestGuardVerdicts(t *testing.T) {
 				t.Errorf("check(%s) = %v, want %v", tt.target, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestCookieValue(t *testing.T) {
+	v := cookieValue(testToken)
+	if len(v) != 64 || strings.Contains(v, testToken) || v == cookieValue(testToken+"x") || v != cookieValue(testToken) {
+		t.Fatalf("cookieValue = %q: want 64 hex digits, stable, token-specific, not the token", v)
+	}
+	if UICookieName(8233) != "talaria_ui_8233" {
+		t.Fatalf("UICookieName(8233) = %q", UICookieName(8233))
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	const ns = "/api/v1/namespaces/default/workflows/"
+	tests := []struct {
+		method, path string
+		want         bool
+	}{
+		{http.MethodGet, ns + "x%2Fquery%2Fy/terminate", true}, // a GET reads whatever its path
+		{http.MethodHead, "/", true},
+		{http.MethodGet, "/api/v1/namespaces", true},
+		{http.MethodPost, ns + "reader/query/__stack_trace", true},
+		{http.MethodPost, ns + "some-id/terminate", false},
+		{http.MethodPost, ns + "x%2Fquery%2Fy/terminate", false},
+		{http.MethodPost, ns + "x%2fquery%2fy/terminate", false},
+		{http.MethodPost, ns + "query/terminate", false},
+		{http.MethodPost, ns + "x%2Fquery%2Fy", false},
+		{http.MethodPost, ns + "session%2Fui/query/__stack_trace", true}, // the UI encodes ids so
+		{http.MethodPost, ns + "x%2Fquery%2Fy/query/__stack_trace", true},
+		{http.MethodPost, ns + "../query/x", false},
+		{http.MethodPost, ns + "%2e%2E/query/x", false},
+		{http.MethodPost, ns + "./query/x", false},
+		{http.MethodPost, ns + "a%zz/query/x", false},
+		{http.MethodPost, ns + "a/query/b/terminate", false},
+		{http.MethodPost, ns + "a/query/b%2Fterminate", true}, // a query of type "b/terminate"
+		{http.MethodPost, ns + "a/query/", false},
+		{http.MethodPost, "/api/v1/namespaces/default/batch-operations/x", false},
+		{http.MethodPut, ns + "a/query/b", false},
+		{http.MethodDelete, ns + "a", false},
+		{http.MethodPatch, ns + "a/query/b", false},
+	}
+	for _, tt := range tests {
+		if got := readOnly(tt.method, tt.path); got != tt.want {
+			t.Errorf("readOnly(%s %s) = %v, want %v", tt.method, tt.path, got, tt.want)
+		}
 	}
 }
 
@@ -73,7 +125,9 @@ func TestWithoutToken(t *testing.T) {
 
 // TestUIBehindGuard: the Web UI of a TLS-only server answers its index and
 // its API (through the server's credential) to a browser that opened the
-// token URL, refuses everything else, and refuses write actions.
+// token URL, refuses everything else, and refuses write actions, also
+// those that an encoded slash in a workflow id would slip past the UI
+// server's own read-only check; a workflow query still works.
 func TestUIBehindGuard(t *testing.T) {
 	cred, err := NewTLS()
 	if err != nil {
@@ -82,6 +136,15 @@ func TestUIBehindGuard(t *testing.T) {
 	s := startEphemeral(t, Options{TLS: cred})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	c := dial(t, s)
+	startWorker(t, c)
+	// Running workflows the bypass attempts aim at: a terminate that got
+	// through would end one of them.
+	for _, id := range []string{"reader", "x/query/y", "query", "some-id"} {
+		if _, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: testTaskQueue}, signalWorkflow); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ui, err := s.StartUI(ctx, UIOptions{Token: testToken})
 	if err != nil {
 		t.Fatal(err)
@@ -114,13 +177,14 @@ func TestUIBehindGuard(t *testing.T) {
 		t.Fatalf("login: %d to %q, want 303 to /", login.StatusCode, login.Header.Get("Location"))
 	}
 	var got *http.Cookie
+	u, _ := url.Parse(ui.URL())
 	for _, c := range login.Cookies() {
-		if c.Name == UICookie {
+		if c.Name == "talaria_ui_"+u.Port() {
 			got = c
 		}
 	}
-	if got == nil || !got.HttpOnly || got.SameSite != http.SameSiteStrictMode || got.Value != testToken {
-		t.Fatalf("login cookie %+v, want HttpOnly SameSite=Strict with the token", got)
+	if got == nil || !got.HttpOnly || got.SameSite != http.SameSiteStrictMode || got.Value != cookieValue(testToken) || strings.Contains(got.Value, testToken) {
+		t.Fatalf("login cookie %+v, want talaria_ui_%s, HttpOnly SameSite=Strict, with the derived value", got, u.Port())
 	}
 
 	jar, _ := cookiejar.New(nil)
@@ -138,25 +202,72 @@ func TestUIBehindGuard(t *testing.T) {
 		t.Errorf("settings do not disable write actions: %.500s", body)
 	}
 
-	// A write (terminate) with the UI's own CSRF token is still refused.
-	u, _ := url.Parse(ui.URL())
+	// Writes with the UI's own CSRF token are still refused, by the guard
+	// (its one line), before the UI server: plain ones and those whose
+	// encoded slashes put "/query/" in the decoded path.
 	csrf := ""
 	for _, c := range jar.Cookies(u) {
 		if c.Name == "_csrf" {
 			csrf = c.Value
 		}
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost,
-		ui.URL()+"api/v1/namespaces/default/workflows/some-id/terminate", strings.NewReader(`{}`))
-	req.Header.Set("X-CSRF-Token", csrf)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := browser.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	post := func(method, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, method, ui.URL()+path, strings.NewReader(body))
+		req.Header.Set("X-CSRF-Token", csrf)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := browser.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, readAll(t, resp)
 	}
-	if body := readAll(t, resp); resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("terminate through the UI: %d %.200q, want 405", resp.StatusCode, body)
+	const wf = "api/v1/namespaces/default/workflows/"
+	start := `{"workflowId":"x/query/new","workflowType":{"name":"signalWorkflow"},"taskQueue":{"name":"` + testTaskQueue + `"}}`
+	for _, w := range []struct{ method, path, body string }{
+		{http.MethodPost, wf + "some-id/terminate", `{}`},
+		{http.MethodPost, wf + "x%2Fquery%2Fy/terminate", `{}`},
+		{http.MethodPost, wf + "x%2fquery%2fy/terminate", `{}`},
+		{http.MethodPost, wf + "query/terminate", `{}`},
+		{http.MethodPost, wf + "x%2Fquery%2Fy/cancel", `{}`},
+		{http.MethodPost, wf + "x%2Fquery%2Fnew", start},
+		{http.MethodDelete, wf + "reader", ``},
+	} {
+		status, body := post(w.method, w.path, w.body)
+		if status != http.StatusMethodNotAllowed || body != uiReadOnly {
+			t.Errorf("%s /%s: %d %.200q, want 405 and the guard's line", w.method, w.path, status, body)
+		}
 	}
+	for _, id := range []string{"reader", "x/query/y", "query", "some-id"} {
+		d, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil || d.WorkflowExecutionInfo.Status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			t.Errorf("workflow %s after the refused writes: %v, %v; want running", id, d.GetWorkflowExecutionInfo().GetStatus(), err)
+		}
+	}
+	if _, err := c.DescribeWorkflowExecution(ctx, "x/query/new", ""); err == nil {
+		t.Errorf("a refused start made workflow x/query/new")
+	}
+
+	// A query, as the UI's stack-trace tab sends it (the workflow id
+	// encoded, slashes and all), reaches the workflow.
+	for _, id := range []string{"reader", "x%2Fquery%2Fy"} {
+		status, body := post(http.MethodPost, wf+id+"/query/__stack_trace", `{"query":{"queryType":"__stack_trace"}}`)
+		if stack := queryResult(t, body); status != http.StatusOK || !strings.Contains(stack, "signalWorkflow") {
+			t.Errorf("stack-trace query on %s through the UI: %d %.300q, want 200 with the workflow's stack", id, status, body)
+		}
+	}
+}
+
+// queryResult is the first payload of a query response's JSON, decoded.
+func queryResult(t *testing.T, body string) string {
+	t.Helper()
+	var r struct {
+		QueryResult struct{ Payloads []struct{ Data []byte } }
+	}
+	if err := json.Unmarshal([]byte(body), &r); err != nil || len(r.QueryResult.Payloads) == 0 {
+		return ""
+	}
+	return string(r.QueryResult.Payloads[0].Data)
 }
 
 func TestUIPortTaken(t *testing.T) {
@@ -172,6 +283,25 @@ func TestUIPortTaken(t *testing.T) {
 	}
 	if _, err := s.StartUI(context.Background(), UIOptions{Token: "short"}); !errors.Is(err, ErrInvalidOptions) {
 		t.Fatalf("StartUI with a short token: %v, want ErrInvalidOptions", err)
+	}
+}
+
+// TestUIWarning: a UI on loopback has nothing to warn about; one on all
+// interfaces says its token travels over plain HTTP.
+func TestUIWarning(t *testing.T) {
+	s := startEphemeral(t, Options{})
+	for ip, open := range map[string]bool{"": false, "127.0.0.1": false, "0.0.0.0": true} {
+		ui, err := s.StartUI(context.Background(), UIOptions{IP: ip, Token: testToken})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := ui.Warning()
+		if err := ui.Close(); err != nil {
+			t.Error(err)
+		}
+		if open != (w != "") || strings.Contains(w, "\n") || (open && !strings.Contains(w, "plain HTTP")) {
+			t.Errorf("UI on %q: warning %q, want one only beyond loopback", ip, w)
+		}
 	}
 }
 
