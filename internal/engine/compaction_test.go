@@ -371,10 +371,7 @@ func TestSummariserFailureKeepsTheTask(t *testing.T) {
 // TestRecordCompactionHistories records turns that compact (before a call,
 // and after a refused call) for the replay tests, like TestRecordHistories.
 func TestRecordCompactionHistories(t *testing.T) {
-	mode := os.Getenv("TALARIA_RECORD_HISTORIES")
-	if mode == "" {
-		t.Skip("set TALARIA_RECORD_HISTORIES=1 to record replay histories")
-	}
+	mode := recordingMode(t)
 	for _, c := range []struct {
 		file          string
 		overflow      bool
@@ -387,9 +384,7 @@ func TestRecordCompactionHistories(t *testing.T) {
 		{"turn_compaction_at_cap.json", false, 7},
 	} {
 		t.Run(c.file, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join("..", "..", "workflows", "testdata", c.file)); err == nil && mode != "overwrite" {
-				t.Skipf("%s exists (a history of older code); kept", c.file)
-			}
+			keepRecorded(t, mode, c.file)
 			m := &compactingModel{reads: 8, overflowStatus: 413}
 			r := newCompactionRun(t, m)
 			settings := workflows.CompactionSettings{Threshold: r.base + 4500, OverflowAttempts: 3, Cooldown: time.Minute}

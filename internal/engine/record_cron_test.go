@@ -22,12 +22,9 @@ import (
 // TestRecordHistories (existing files are kept unless
 // TALARIA_RECORD_HISTORIES=overwrite):
 //
-//	TALARIA_RECORD_HISTORIES=1 go test ./engine -run TestRecordHistories
+//	TALARIA_RECORD_HISTORIES=1 go test ./internal/engine -run TestRecordHistories
 func TestRecordHistoriesCronAndReview(t *testing.T) {
-	mode := os.Getenv("TALARIA_RECORD_HISTORIES")
-	if mode == "" {
-		t.Skip("set TALARIA_RECORD_HISTORIES=1 to record replay histories")
-	}
+	mode := recordingMode(t)
 	cron := []struct {
 		file  string
 		steps []fakellm.Step

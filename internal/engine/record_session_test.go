@@ -2,14 +2,8 @@ package engine
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/api/temporalproto"
 
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/workflows"
@@ -23,15 +17,10 @@ import (
 // only when TALARIA_RECORD_HISTORIES is set; files that exist are kept
 // (see TestRecordHistories).
 func TestRecordSessionHandoff(t *testing.T) {
-	mode := os.Getenv("TALARIA_RECORD_HISTORIES")
-	if mode == "" {
-		t.Skip("set TALARIA_RECORD_HISTORIES=1 to record replay histories")
-	}
+	mode := recordingMode(t)
 	files := []string{"session_handoff_continued_busy.json", "session_handoff_carried_turn.json"}
 	for _, f := range files {
-		if _, err := os.Stat(filepath.Join("..", "..", "workflows", "testdata", f)); err == nil && mode != "overwrite" {
-			t.Skipf("%s exists (a history of older code); kept", f)
-		}
+		keepRecorded(t, mode, f)
 	}
 	model := fakellm.New(answerEvery(time.Second))
 	defer model.Close()
@@ -82,28 +71,4 @@ func runIDOf(ctx context.Context, t *testing.T, rt *Runtime, session string, r c
 		t.Fatal(err)
 	}
 	return desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
-}
-
-// recordRun writes one run's history to workflows/testdata.
-func recordRun(t *testing.T, rt *Runtime, workflowID, runID, file string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	hist := &historypb.History{}
-	iter := rt.Client.GetWorkflowHistory(ctx, workflowID, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for iter.HasNext() {
-		ev, err := iter.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hist.Events = append(hist.Events, ev)
-	}
-	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join("..", "..", "workflows", "testdata", file), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("recorded %s (%d events)", file, len(hist.Events))
 }

@@ -19,17 +19,14 @@ import (
 // workflows/testdata for the replay tests. It runs only when
 // TALARIA_RECORD_HISTORIES is set, after a change of workflow code:
 //
-//	TALARIA_RECORD_HISTORIES=1 go test ./engine -run TestRecordHistories
+//	TALARIA_RECORD_HISTORIES=1 go test ./internal/engine -run TestRecordHistories
 //
 // Files that exist are kept: they are histories of turns that older code
 // ran, and the replay tests prove the current code still replays them. A
 // change adds a case with a new file for its new path.
 // TALARIA_RECORD_HISTORIES=overwrite re-records every file.
 func TestRecordHistories(t *testing.T) {
-	mode := os.Getenv("TALARIA_RECORD_HISTORIES")
-	if mode == "" {
-		t.Skip("set TALARIA_RECORD_HISTORIES=1 to record replay histories")
-	}
+	mode := recordingMode(t)
 	cases := []struct {
 		file          string
 		steps         []fakellm.Step
@@ -133,9 +130,7 @@ func TestRecordHistories(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join("..", "..", "workflows", "testdata", c.file)); err == nil && mode != "overwrite" {
-				t.Skipf("%s exists (a history of older code); kept", c.file)
-			}
+			keepRecorded(t, mode, c.file)
 			model := fakellm.New(fakellm.WithSteps(c.steps...))
 			defer model.Close()
 			rt := startRuntime(t, model)
@@ -197,10 +192,17 @@ func interruptDuringTools(t *testing.T, rt *Runtime) {
 // record writes a workflow's history to workflows/testdata.
 func record(t *testing.T, rt *Runtime, workflowID, file string) {
 	t.Helper()
+	recordRun(t, rt, workflowID, "", file)
+}
+
+// recordRun writes the history of one run of workflowID (runID empty: the
+// latest) to workflows/testdata/file.
+func recordRun(t *testing.T, rt *Runtime, workflowID, runID, file string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	hist := &historypb.History{}
-	iter := rt.Client.GetWorkflowHistory(ctx, workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	iter := rt.Client.GetWorkflowHistory(ctx, workflowID, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for iter.HasNext() {
 		ev, err := iter.Next()
 		if err != nil {
@@ -220,4 +222,12 @@ func record(t *testing.T, rt *Runtime, workflowID, file string) {
 		t.Fatal(err)
 	}
 	t.Logf("recorded %s (%d events)", path, len(hist.Events))
+}
+
+// recordingMode is TALARIA_RECORD_HISTORIES ("1", or "overwrite" to
+// re-record existing files); the test is skipped when it is not set.
+func recordingMode(t *testing.T) string {
+	t.Helper()
+	mode := recordingMode(t)
+	return mode
 }
