@@ -9,7 +9,7 @@ export GOFLAGS := -buildvcs=false -trimpath
 
 BIN := bin/talaria
 
-.PHONY: build release serve test test-short bench fuzz vet workflowcheck clean
+.PHONY: build release serve test test-short bench vet workflowcheck clean
 
 # The commit reaches the binary through the linker, since GOFLAGS has
 # -buildvcs=false (outside a git checkout the binary says "unknown").

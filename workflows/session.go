@@ -347,14 +347,6 @@ func (s *session) waitIdle(ctx workflow.Context, msgs workflow.ReceiveChannel) b
 	return got
 }
 
-// changeIdleQueue: the coordinator about to end (idle, or an older run
-// due to continue as new) goes on with a message an update handler queued
-// meanwhile instead of waiting for that handler, which waits for the
-// message's turn to start (older code waited for both: a deadlock). Only
-// a run that queued such a message reaches the GetVersion call, so no
-// other history changes.
-const changeIdleQueue = "idle-queue"
-
 // settleHandlers lets update handlers finish before the coordinator ends
 // or continues as new: one may queue a message. A handler whose message
 // starts next waits for the main loop to start it, so the wait ends as

@@ -44,6 +44,14 @@ const (
 	// (DefaultVersion). Asked only on that path, so no other history
 	// records the marker.
 	changeUnknownChoice = "unknown-choice-denies"
+	// changeIdleQueue: the coordinator about to end (idle, or an older run
+	// due to continue as new) goes on with a message an update handler
+	// queued meanwhile instead of waiting for that handler, which waits for
+	// the message's turn to start (version 1); before, it waited for both:
+	// a deadlock (DefaultVersion). Only a run that queued such a message
+	// reaches the GetVersion call (settleHandlers), so no other history
+	// changes.
+	changeIdleQueue = "idle-queue"
 )
 
 // unknownChoiceDenies reports whether this run has changeUnknownChoice.

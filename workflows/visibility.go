@@ -62,7 +62,7 @@ func withTurnVisibility(ctx workflow.Context, opts workflow.ChildWorkflowOptions
 	var ready bool
 	// The worker's knowledge, read once and recorded: replays follow the record.
 	v := workflow.MutableSideEffect(ctx, visibilitySideEffect,
-		func(workflow.Context) any { return searchAttributesReady.Load() }, //workflowcheck:ignore recorded by MutableSideEffect
+		func(workflow.Context) any { return searchAttributesReady.Load() },
 		func(a, b any) bool { return a == b })
 	if err := v.Get(&ready); err == nil && ready && keywordFits(in.SessionID) {
 		opts.TypedSearchAttributes = temporal.NewSearchAttributes(sessionIDKey.ValueSet(in.SessionID))
