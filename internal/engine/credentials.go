@@ -142,49 +142,53 @@ func encodeCredential(cred *embedded.TLS) ([]byte, error) {
 // writeCredential stores cred in home. When fresh (no usable file existed),
 // a file another process wrote meanwhile is kept; otherwise it is replaced.
 func writeCredential(home string, cred *embedded.TLS, fresh bool) error {
-	dir := filepath.Join(home, credentialDir)
-	if err := ensurePrivateDir(dir); err != nil {
-		return err
-	}
 	data, err := encodeCredential(cred)
 	if err != nil {
 		return err
 	}
-	tmp, err := writePrivateTemp(dir, data)
-	if err != nil {
-		return fmt.Errorf("write the temporal credential: %w", err)
-	}
-	defer os.Remove(tmp)
-	path := filepath.Join(dir, credentialFile)
-	if fresh {
-		err = os.Link(tmp, path)
-		if errors.Is(err, fs.ErrExist) {
-			return nil
-		}
-	} else {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
+	if err := writePrivate(filepath.Join(home, credentialDir), credentialFile, data, fresh); err != nil {
 		return fmt.Errorf("write the temporal credential: %w", err)
 	}
 	return nil
 }
 
+// writePrivate stores data as dir/name, readable by its owner only, in a
+// private directory, atomically. keep: a file another process wrote
+// meanwhile stays (the first writer wins); else it is replaced.
+func writePrivate(dir, name string, data []byte, keep bool) error {
+	if err := ensurePrivateDir(dir); err != nil {
+		return err
+	}
+	tmp, err := writePrivateTemp(dir, name, data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	path := filepath.Join(dir, name)
+	if keep {
+		if err := os.Link(tmp, path); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return nil
+	}
+	return os.Rename(tmp, path)
+}
+
 // writePrivateTemp writes data to a new file in dir readable only by its
 // owner and returns its path.
-func writePrivateTemp(dir string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, "."+credentialFile+"-*")
+func writePrivateTemp(dir, name string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, "."+name+"-*")
 	if err != nil {
 		return "", err
 	}
-	name := f.Name()
+	tmp := f.Name()
 	_, werr := f.Write(data)
 	err = errors.Join(werr, f.Chmod(0o600), f.Sync(), f.Close())
 	if err != nil {
-		os.Remove(name)
+		os.Remove(tmp)
 		return "", err
 	}
-	return name, nil
+	return tmp, nil
 }
 
 // ensurePrivateDir creates dir (and missing parents) and makes it 0700.

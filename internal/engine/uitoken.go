@@ -23,36 +23,40 @@ func UITokenPath(home string) string {
 // UIToken returns the Web UI's token kept in home, first making one when
 // it is missing or unusable. The directory is made 0700 and the file 0600;
 // the token stays the same across restarts, so a browser let in once stays
-// in.
+// in. Two processes making it at once end with the first one's.
 func UIToken(home string) (string, error) {
 	path := UITokenPath(home)
-	data, err := os.ReadFile(path)
-	if err == nil {
-		if tok := strings.TrimSpace(string(data)); len(tok) >= embedded.MinUITokenLen {
-			return tok, nil
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read the web UI token: %w", err)
+	tok, err := readUIToken(path)
+	if err != nil || tok != "" {
+		return tok, err
 	}
-	tok, err := embedded.NewUIToken()
-	if err != nil {
+	if tok, err = embedded.NewUIToken(); err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	// A file that exists is unusable (too short): replace it. Else keep
+	// the one another process may write meanwhile, and read it back.
+	_, statErr := os.Stat(path)
+	if err := writePrivate(filepath.Dir(path), uiTokenFile, []byte(tok+"\n"), statErr != nil); err != nil {
 		return "", fmt.Errorf("keep the web UI token: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), uiTokenFile+".*")
-	if err != nil {
-		return "", fmt.Errorf("keep the web UI token: %w", err)
+	if tok, err = readUIToken(path); err == nil && tok == "" {
+		err = fmt.Errorf("keep the web UI token: %s is unusable", path)
 	}
-	_, werr := tmp.WriteString(tok + "\n")
-	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Close()); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("keep the web UI token: %w", err)
+	return tok, err
+}
+
+// readUIToken is the token in path; empty when the file is missing or
+// too short to be one.
+func readUIToken(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("read the web UI token: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return "", fmt.Errorf("keep the web UI token: %w", err)
+	if tok := strings.TrimSpace(string(data)); len(tok) >= embedded.MinUITokenLen {
+		return tok, nil
 	}
-	return tok, nil
+	return "", nil
 }
