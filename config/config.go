@@ -159,6 +159,8 @@ type Config struct {
 	Events Events `yaml:"events"`
 	// Metrics: where the process serves its Prometheus metrics.
 	Metrics Metrics `yaml:"metrics"`
+	// API: the HTTP API and its web chat page.
+	API API `yaml:"api"`
 }
 
 // Metrics configure the Prometheus metrics of serve, worker, scheduler
@@ -276,6 +278,7 @@ func (c Config) Validate() error {
 		problems = append(problems, "events.retention must not be negative (0 keeps events for ever)")
 	}
 	problems = append(problems, c.Metrics.problems()...)
+	problems = append(problems, c.API.problems()...)
 	problems = append(problems, c.Compression.problems()...)
 	problems = append(problems, c.Terminal.problems()...)
 	problems = append(problems, c.Tools.problems()...)

@@ -25,7 +25,7 @@ var envKeys = []string{
 	"TEMPORAL_NAMESPACE", "TEMPORAL_TLS_CLIENT_CERT_PATH", "TEMPORAL_TLS_CLIENT_KEY_PATH", "TEMPORAL_TLS_SERVER_CA_CERT_PATH",
 	"TEMPORAL_TLS_SERVER_NAME", "TEMPORAL_TLS", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA",
 	"TEMPORAL_API_KEY", "TALARIA_DB", "TALARIA_MAX_ITERATIONS", "TALARIA_LOG_LEVEL", "TALARIA_HEARTBEAT_TIMEOUT",
-	"TALARIA_BUSY_INPUT_MODE",
+	"TALARIA_BUSY_INPUT_MODE", "TALARIA_API_LISTEN", "TALARIA_API_KEY",
 }
 
 // EnvKeys lists the environment variables Talaria reads, for --help texts.
@@ -146,6 +146,8 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	set("TALARIA_DB", &cfg.DB)
 	set("TALARIA_LOG_LEVEL", &cfg.LogLevel)
 	set("TALARIA_BUSY_INPUT_MODE", &cfg.BusyInputMode)
+	set("TALARIA_API_LISTEN", &cfg.API.Listen)
+	set("TALARIA_API_KEY", &cfg.API.Key)
 	if v := getenv("TALARIA_HEARTBEAT_TIMEOUT"); v != "" {
 		d, err := ParseDuration(v)
 		if err != nil {

@@ -13,6 +13,8 @@ type Overrides struct {
 	UIPort *int
 	// MetricsListen is --metrics-listen (serve, worker, scheduler, temporal).
 	MetricsListen *string
+	// APIListen is --api-listen (serve, api).
+	APIListen *string
 }
 
 // Apply sets every given override on cfg. Pure.
@@ -30,6 +32,7 @@ func (o Overrides) Apply(cfg *Config) {
 	}
 	set(o.LogLevel, &cfg.LogLevel)
 	set(o.MetricsListen, &cfg.Metrics.Listen)
+	set(o.APIListen, &cfg.API.Listen)
 	if o.UIPort != nil {
 		cfg.Temporal.UIPort = *o.UIPort
 	}

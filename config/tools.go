@@ -91,6 +91,7 @@ func (c Config) Secrets() []string {
 	add(c.Temporal.TLSKey)
 	add(c.Temporal.TLSCert)
 	add(c.Temporal.TLSCA)
+	add(c.API.Key)
 	return out
 }
 

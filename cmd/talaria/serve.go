@@ -39,7 +39,7 @@ the store again.
 While it runs, 'talaria chat' from any directory with the same TALARIA_HOME
 sends its turns here. SIGINT or SIGTERM shut it down cleanly.
 
-` + uiHelp + "\n\n" + metricsHelp,
+` + apiHelp + "\n\n" + uiHelp + "\n\n" + metricsHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
@@ -63,6 +63,7 @@ sends its turns here. SIGINT or SIGTERM shut it down cleanly.
 	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "embedded Temporal frontend port (0 picks a free one)")
 	addUIPortFlag(c)
 	addMetricsFlag(c)
+	addAPIFlag(c, "")
 	return c
 }
 
@@ -119,9 +120,14 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 		return usageErr(err)
 	}
 	defer ticker.Stop(context.WithoutCancel(ctx))
+	apiSrv, err := startAPI(cfg, rt)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer apiSrv.Close()
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s%s)\n",
-		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, tel.ready()+uiReady(ui))
+		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, tel.ready()+apiSrv.ready()+uiReady(ui))
 	if cfg.Model.Configured() {
 		go warnIfUnreachable(ctx, cmd.ErrOrStderr(), cfg.Model.Endpoint(), cfg.Model.APIKey) // one line, if at all
 	}

@@ -69,6 +69,7 @@ func overrides(c *cobra.Command) config.Overrides {
 		LogLevel:        given(flagLogLevel),
 		UIPort:          uiPortOverride(c),
 		MetricsListen:   given(flagMetricsListen),
+		APIListen:       given(flagAPIListen),
 	}
 }
 

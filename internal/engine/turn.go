@@ -74,6 +74,26 @@ func (rt *Runtime) RunTurn(ctx context.Context, in workflows.TurnInput) (workflo
 	return rt.RunMessage(ctx, in, workflows.BusyQueue, nil)
 }
 
+// StartMessage sends in.UserMessage to its session with a busy-input mode
+// and returns the turn it became (for a steer: the running turn it joined)
+// once that turn has started; a queued message waits for its turn first.
+// The message is durable once sent: the turn runs whatever the caller does
+// next.
+func (rt *Runtime) StartMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode) (string, error) {
+	conversation, err := rt.Conversation(ctx, in.SessionID)
+	if err != nil {
+		return "", err
+	}
+	in.SessionID = conversation
+	return rt.startMessage(ctx, in, mode)
+}
+
+// startMessage is StartMessage for a resolved conversation id.
+func (rt *Runtime) startMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode) (string, error) {
+	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
+	return rt.handoff(ctx, in.SessionID, msg)
+}
+
 // RunMessage sends in.UserMessage with a busy-input mode and waits for the
 // turn it becomes (for a steer: the running turn it joined), then fills the
 // session's messages from the store. While Temporal is unreachable (e.g. a
@@ -90,8 +110,7 @@ func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode 
 	// Say so when the server stops answering while this waits.
 	ctx, unwatch := rt.watchServer(ctx)
 	defer unwatch()
-	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
-	turnID, err := rt.handoff(ctx, in.SessionID, msg)
+	turnID, err := rt.startMessage(ctx, in, mode)
 	if err != nil {
 		return res, err
 	}

@@ -11,8 +11,13 @@ import (
 	"github.com/talaria-agent/talaria/internal/embedded"
 )
 
-// uiTokenFile holds the Web UI's token, beside the credential.
-const uiTokenFile = "ui-token"
+// Files beside the credential holding the home's generated tokens.
+const (
+	// uiTokenFile holds the Web UI's token.
+	uiTokenFile = "ui-token"
+	// apiKeyFile holds the HTTP API's generated key.
+	apiKeyFile = "api-key"
+)
 
 // UITokenPath is the file holding the token that opens the Web UI of the
 // embedded Temporal of home. Only its owner can read it.
@@ -25,8 +30,26 @@ func UITokenPath(home string) string {
 // the token stays the same across restarts, so a browser let in once stays
 // in. Two processes making it at once end with the first one's.
 func UIToken(home string) (string, error) {
-	path := UITokenPath(home)
-	tok, err := readUIToken(path)
+	return privateToken(UITokenPath(home), "the web UI token")
+}
+
+// APIKeyPath is the file holding the key of the HTTP API of home when the
+// configuration sets none (api.key). Only its owner can read it.
+func APIKeyPath(home string) string {
+	return filepath.Join(home, credentialDir, apiKeyFile)
+}
+
+// APIKey returns the HTTP API's generated key kept in home, made as
+// UIToken makes its token: private, stable across restarts, the first
+// writer's when two processes make it at once.
+func APIKey(home string) (string, error) {
+	return privateToken(APIKeyPath(home), "the API key")
+}
+
+// privateToken returns the token in path, first making one when the file
+// is missing or unusable; what names it in errors.
+func privateToken(path, what string) (string, error) {
+	tok, err := readToken(path, what)
 	if err != nil || tok != "" {
 		return tok, err
 	}
@@ -36,24 +59,24 @@ func UIToken(home string) (string, error) {
 	// A file that exists is unusable (too short): replace it. Else keep
 	// the one another process may write meanwhile, and read it back.
 	_, statErr := os.Stat(path)
-	if err := writePrivate(filepath.Dir(path), uiTokenFile, []byte(tok+"\n"), statErr != nil); err != nil {
-		return "", fmt.Errorf("keep the web UI token: %w", err)
+	if err := writePrivate(filepath.Dir(path), filepath.Base(path), []byte(tok+"\n"), statErr != nil); err != nil {
+		return "", fmt.Errorf("keep %s: %w", what, err)
 	}
-	if tok, err = readUIToken(path); err == nil && tok == "" {
-		err = fmt.Errorf("keep the web UI token: %s is unusable", path)
+	if tok, err = readToken(path, what); err == nil && tok == "" {
+		err = fmt.Errorf("keep %s: %s is unusable", what, path)
 	}
 	return tok, err
 }
 
-// readUIToken is the token in path; empty when the file is missing or
-// too short to be one.
-func readUIToken(path string) (string, error) {
+// readToken is the token in path; empty when the file is missing or too
+// short to be one.
+func readToken(path, what string) (string, error) {
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", nil
 	case err != nil:
-		return "", fmt.Errorf("read the web UI token: %w", err)
+		return "", fmt.Errorf("read %s: %w", what, err)
 	}
 	if tok := strings.TrimSpace(string(data)); len(tok) >= embedded.MinUITokenLen {
 		return tok, nil

@@ -1,0 +1,338 @@
+package api
+
+import (
+	"context"
+
+	"net/http"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// ToolEvent is the SSE event name of tool progress in a streamed chat
+// completion; OpenAI clients skip events with a name they do not know.
+const ToolEvent = "talaria.tool"
+
+// Finish reasons of a completion whose turn ended other than completed.
+// A turn interrupted, failed, or incomplete without any text is an error
+// (turnError) instead.
+const (
+	finishStop   = "stop"
+	finishLength = "length"
+)
+
+// ending is how an ended turn is answered to an OpenAI client: a finish
+// reason with the final text, or an error.
+type ending struct {
+	finish string
+	err    *apiError
+}
+
+// endingOf maps a turn's result to its answer. Pure.
+func endingOf(res workflows.ConversationResult) ending {
+	hasText := res.FinalResponse != nil && *res.FinalResponse != ""
+	reason := res.TurnExitReason
+	switch {
+	case res.Completed:
+		return ending{finish: finishStop}
+	case res.Interrupted:
+		return ending{err: errorf(http.StatusConflict, typeTurn, string(reason), "the turn was interrupted before it finished (stop reason %s)", reason)}
+	case res.Failed:
+		msg := "the turn failed"
+		if res.Error != nil && *res.Error != "" {
+			msg += ": " + oneLine(*res.Error)
+		}
+		return ending{err: errorf(http.StatusBadGateway, typeTurn, string(reason), "%s", msg)}
+	case !hasText:
+		return ending{err: errorf(http.StatusBadGateway, typeTurn, string(reason), "the turn ended without an answer (stop reason %s)", reason)}
+	}
+	switch reason {
+	case workflows.StopMaxIterations, workflows.StopBudgetExhausted, workflows.StopTruncated, workflows.StopThinkingExhausted:
+		return ending{finish: finishLength}
+	}
+	return ending{finish: finishStop}
+}
+
+// chatRequest is the part of an OpenAI chat completion request the API
+// reads; go-openai's message type decodes content given as a string or
+// as parts.
+type chatRequest struct {
+	Model         string                         `json:"model"`
+	Messages      []openai.ChatCompletionMessage `json:"messages"`
+	Stream        bool                           `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+}
+
+// lastUserText is the text of the last user message. Pure.
+func lastUserText(msgs []openai.ChatCompletionMessage) (string, bool) {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if m.Role != openai.ChatMessageRoleUser {
+			continue
+		}
+		if len(m.MultiContent) == 0 {
+			return m.Content, true
+		}
+		var parts []string
+		for _, p := range m.MultiContent {
+			if p.Type == openai.ChatMessagePartTypeText {
+				parts = append(parts, p.Text)
+			}
+		}
+		return strings.Join(parts, "\n"), true
+	}
+	return "", false
+}
+
+// completion is a chat.completion answer.
+type completion struct {
+	ID      string             `json:"id"`
+	Object  string             `json:"object"`
+	Created int64              `json:"created"`
+	Model   string             `json:"model"`
+	Choices []completionChoice `json:"choices"`
+	Usage   *usage             `json:"usage,omitempty"`
+}
+
+type completionChoice struct {
+	Index        int          `json:"index"`
+	Message      *chatMessage `json:"message,omitempty"`
+	Delta        *chatMessage `json:"delta,omitempty"`
+	FinishReason *string      `json:"finish_reason"`
+	Logprobs     *struct{}    `json:"logprobs"`
+}
+
+// toolChunk is a talaria.tool event: an empty chunk carrying the tool
+// event in its talaria field.
+type toolChunk struct {
+	ID      string             `json:"id"`
+	Object  string             `json:"object"`
+	Created int64              `json:"created"`
+	Model   string             `json:"model"`
+	Choices []completionChoice `json:"choices"`
+	Talaria toolProgress       `json:"talaria"`
+}
+
+// toolProgress is a tool_start or tool_end event.
+type toolProgress struct {
+	Kind string `json:"kind"`
+	Tool any    `json:"tool"`
+}
+
+type chatMessage struct {
+	Role    string  `json:"role,omitempty"`
+	Content *string `json:"content,omitempty"`
+}
+
+type usage struct {
+	PromptTokens     int64 `json:"prompt_tokens"`
+	CompletionTokens int64 `json:"completion_tokens"`
+	TotalTokens      int64 `json:"total_tokens"`
+}
+
+func usageOf(res workflows.ConversationResult) *usage {
+	return &usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens, TotalTokens: res.Usage.TotalTokens}
+}
+
+// handleChat answers POST /v1/chat/completions: the last user message is
+// a turn of the session the header names (a new one otherwise).
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
+	var req chatRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	text, ok := lastUserText(req.Messages)
+	if !ok {
+		return badRequest("no_user_message", "messages holds no user message")
+	}
+	model, err := s.modelFor(req.Model)
+	if err != nil {
+		return err
+	}
+	session, err := sessionHeader(r)
+	if err != nil {
+		return err
+	}
+	if session == "" {
+		session = newSessionID()
+	}
+	turnID, err := s.startTurn(r.Context(), turnRequest{session: session, input: text, model: model,
+		approvals: workflows.ApprovalDeny})
+	if err != nil {
+		return err
+	}
+	w.Header().Set("X-Talaria-Session-Id", session)
+	w.Header().Set("X-Talaria-Run-Id", runID(runPrefix, turnID))
+	stopOnDisconnect := truthy(r.Header.Get("X-Talaria-Stop-On-Disconnect"))
+	shownModel := req.Model
+	if shownModel == "" {
+		shownModel = DefaultModelID
+	}
+	id := "chatcmpl-" + runID(runPrefix, turnID)
+	if req.Stream {
+		withUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
+		return s.streamChat(w, r, turnID, id, shownModel, withUsage, stopOnDisconnect)
+	}
+	res, err := s.waitResult(r.Context(), turnID)
+	if err != nil {
+		s.stopIfGone(r.Context(), turnID, stopOnDisconnect)
+		return err
+	}
+	end := endingOf(res)
+	if end.err != nil {
+		return end.err
+	}
+	content := ""
+	if res.FinalResponse != nil {
+		content = *res.FinalResponse
+	}
+	writeJSON(w, http.StatusOK, completion{
+		ID: id, Object: "chat.completion", Created: time.Now().Unix(), Model: shownModel,
+		Choices: []completionChoice{{Message: &chatMessage{Role: "assistant", Content: &content}, FinishReason: &end.finish}},
+		Usage:   usageOf(res),
+	})
+	return nil
+}
+
+// stopIfGone interrupts the turn when its client went away and asked for
+// that (X-Talaria-Stop-On-Disconnect); otherwise the turn goes on.
+func (s *Server) stopIfGone(ctx context.Context, turnID string, stop bool) {
+	if !stop || ctx.Err() == nil {
+		return
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := s.rt.Signal(sctx, turnID, workflows.SignalInterrupt, "the API client disconnected"); err != nil {
+		s.logger.Warn("api: stop a turn whose client went away", "turn", turnID, "error", err)
+	}
+}
+
+// streamChat answers a streamed completion: chat.completion.chunk deltas
+// of the reply, talaria.tool events, a last chunk with the finish reason
+// (and usage when asked), then [DONE]. A turn that ends without an answer
+// sends an error event in the OpenAI shape before [DONE].
+func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, turnID, id, model string, withUsage, stopOnDisconnect bool) error {
+	sse, err := newSSE(w)
+	if err != nil {
+		return err
+	}
+	created := time.Now().Unix()
+	chunk := func(delta *chatMessage, finish *string) completion {
+		return completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: model,
+			Choices: []completionChoice{{Delta: delta, FinishReason: finish}}}
+	}
+	role := "assistant"
+	empty := ""
+	if err := sse.data(chunk(&chatMessage{Role: role, Content: &empty}, nil)); err != nil {
+		return nil
+	}
+	var streamed strings.Builder
+	err = s.followEvents(r.Context(), turnID, 0, sse, func(ev eventOut) error {
+		switch ev.Kind {
+		case events.KindDelta:
+			streamed.WriteString(ev.text)
+			t := ev.text
+			return sse.data(chunk(&chatMessage{Content: &t}, nil))
+		case events.KindToolStart, events.KindToolEnd:
+			// A chunk without choices (as a usage chunk is), so that a
+			// client reading every event as a chunk skips it too.
+			return sse.event(ToolEvent, "", toolChunk{ID: id, Object: "chat.completion.chunk", Created: created, Model: model,
+				Choices: []completionChoice{}, Talaria: toolProgress{Kind: ev.Kind, Tool: ev.payload()}})
+		}
+		return nil
+	})
+	if err != nil {
+		s.stopIfGone(r.Context(), turnID, stopOnDisconnect)
+		return nil // the client went away, or the stream broke: the turn goes on
+	}
+	res, err := s.waitResult(r.Context(), turnID)
+	if err != nil {
+		s.stopIfGone(r.Context(), turnID, stopOnDisconnect)
+		if e, ok := err.(*apiError); ok {
+			_ = sse.data(errorBody{Error: e})
+		}
+		return nil
+	}
+	end := endingOf(res)
+	if end.err != nil {
+		_ = sse.data(errorBody{Error: end.err})
+		_ = sse.done()
+		return nil
+	}
+	// A reply that was not streamed (streaming off, or recovered by a
+	// later call) is sent whole, or the part the deltas did not carry.
+	if final := deref(res.FinalResponse); final != streamed.String() {
+		rest := final
+		if strings.HasPrefix(final, streamed.String()) {
+			rest = final[streamed.Len():]
+		}
+		if rest != "" {
+			_ = sse.data(chunk(&chatMessage{Content: &rest}, nil))
+		}
+	}
+	_ = sse.data(chunk(&chatMessage{}, &end.finish))
+	if withUsage {
+		c := completion{ID: id, Object: "chat.completion.chunk", Created: created, Model: model, Choices: []completionChoice{}, Usage: usageOf(res)}
+		_ = sse.data(c)
+	}
+	_ = sse.done()
+	return nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// truthy reads a header flag: 1, true, yes, on.
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}
+
+// handleModels answers GET /v1/models.
+func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) error {
+	type model struct {
+		ID      string `json:"id"`
+		Object  string `json:"object"`
+		Created int64  `json:"created"`
+		OwnedBy string `json:"owned_by"`
+	}
+	list := struct {
+		Object string  `json:"object"`
+		Data   []model `json:"data"`
+	}{Object: "list"}
+	for _, id := range s.modelIDs() {
+		list.Data = append(list.Data, model{ID: id, Object: "model", OwnedBy: "talaria"})
+	}
+	writeJSON(w, http.StatusOK, list)
+	return nil
+}
+
+// handleCapabilities answers GET /v1/capabilities: what this API offers.
+func (s *Server) handleCapabilities(w http.ResponseWriter, _ *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"object": "capabilities",
+		"chat_completions": map[string]any{
+			"streaming": true, "tool_progress_event": ToolEvent,
+			"session_header": "X-Talaria-Session-Id", "stop_on_disconnect_header": "X-Talaria-Stop-On-Disconnect",
+			"approvals": "deny",
+		},
+		"responses": map[string]any{"streaming": false, "previous_response_id": true},
+		"runs":      map[string]any{"events": "sse", "resume": "Last-Event-ID", "controls": []string{"stop", "steer", "approval", "answer"}},
+		"sessions":  true, "jobs": true,
+		"models": s.modelIDs(),
+	})
+	return nil
+}

@@ -1,0 +1,119 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Error types of the JSON error shape, as OpenAI names them where it has a
+// name for the case.
+const (
+	typeInvalidRequest = "invalid_request_error"
+	typeAuthentication = "authentication_error"
+	typeNotFound       = "not_found_error"
+	typeConflict       = "conflict_error"
+	typeServer         = "server_error"
+	typeTurn           = "turn_error"
+)
+
+// apiError is an error answered in the JSON error shape.
+type apiError struct {
+	status  int
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Code    string `json:"code,omitempty"`
+}
+
+func (e *apiError) Error() string { return e.Message }
+
+// errorf makes an apiError.
+func errorf(status int, typ, code, format string, args ...any) *apiError {
+	return &apiError{status: status, Type: typ, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// badRequest is a 400 invalid_request_error.
+func badRequest(code, format string, args ...any) *apiError {
+	return errorf(http.StatusBadRequest, typeInvalidRequest, code, format, args...)
+}
+
+// notFound is a 404 not_found_error.
+func notFound(format string, args ...any) *apiError {
+	return errorf(http.StatusNotFound, typeNotFound, "not_found", format, args...)
+}
+
+// errorBody is the JSON error shape.
+type errorBody struct {
+	Error *apiError `json:"error"`
+}
+
+// writeError answers err in the JSON error shape: an *apiError as it says,
+// anything else as a 500 whose message says only that the server failed
+// (the cause is logged, never sent: it may name files or hosts).
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *apiError
+	if !errors.As(err, &e) {
+		s.logger.Error("api: request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		e = errorf(http.StatusInternalServerError, typeServer, "internal_error", "the server failed to answer this request; see its log")
+	}
+	writeJSON(w, e.status, errorBody{Error: e})
+}
+
+// writeJSON answers v as JSON with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// decodeJSON reads the request body into v: one JSON object, no unknown
+// trailing data, at most the server's body limit (413 beyond).
+func decodeJSON(r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(strings.ToLower(ct), "application/json") {
+		return errorf(http.StatusUnsupportedMediaType, typeInvalidRequest, "unsupported_media_type",
+			"the body must be JSON (Content-Type: application/json), not %q", ct)
+	}
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			return errorf(http.StatusRequestEntityTooLarge, typeInvalidRequest, "request_too_large",
+				"the request body is larger than %d bytes", tooLarge.Limit)
+		case errors.Is(err, io.EOF):
+			return badRequest("invalid_json", "the request body is empty: send a JSON object")
+		}
+		return badRequest("invalid_json", "the request body is not valid JSON: %s", oneLine(err.Error()))
+	}
+	if dec.More() {
+		return badRequest("invalid_json", "the request body holds more than one JSON value")
+	}
+	return nil
+}
+
+// oneLine keeps the first line of s, at most 200 characters.
+func oneLine(s string) string {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+// logRecover answers 500 for a handler that panicked, and logs it.
+func (s *Server) logRecover(w http.ResponseWriter, r *http.Request) {
+	if v := recover(); v != nil {
+		if v == http.ErrAbortHandler {
+			panic(v)
+		}
+		s.logger.Error("api: handler panicked", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+		s.writeError(w, r, errors.New("panic"))
+	}
+}

@@ -1,0 +1,297 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// runRequest is POST /v1/runs.
+type runRequest struct {
+	SessionID     string   `json:"session_id"`
+	Input         string   `json:"input"`
+	Model         string   `json:"model"`
+	MaxIterations int      `json:"max_iterations"`
+	Tools         []string `json:"tools"`
+	// Mode is what the message does when a turn of the session runs:
+	// interrupt, queue or steer (default: busy_input_mode).
+	Mode string `json:"mode"`
+}
+
+// runStarted answers POST /v1/runs.
+type runStarted struct {
+	RunID     string `json:"run_id"`
+	SessionID string `json:"session_id"`
+	Status    string `json:"status"`
+	EventsURL string `json:"events_url"`
+}
+
+// handleStartRun answers POST /v1/runs with 202 once the run's turn has
+// started; approvals wait for POST /v1/runs/{id}/approval.
+func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
+	var req runRequest
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	session := req.SessionID
+	if session == "" {
+		session = newSessionID()
+	} else if !validSession(session) {
+		return badRequest("invalid_session_id", "session_id %q: use 1-128 letters, digits, '.', '_', '~' or '-'", oneLine(session))
+	}
+	model, err := s.modelFor(req.Model)
+	if err != nil {
+		return err
+	}
+	var mode workflows.BusyMode
+	if req.Mode != "" {
+		if mode, err = workflows.ParseBusyMode(req.Mode); err != nil {
+			return badRequest("invalid_mode", "mode %q is not one of interrupt, queue, steer", oneLine(req.Mode))
+		}
+	}
+	turnID, err := s.startTurn(r.Context(), turnRequest{session: session, input: req.Input, model: model,
+		maxIterations: req.MaxIterations, tools: req.Tools, mode: mode})
+	if err != nil {
+		return err
+	}
+	id := runID(runPrefix, turnID)
+	w.Header().Set("Location", "/v1/runs/"+id)
+	writeJSON(w, http.StatusAccepted, runStarted{RunID: id, SessionID: session, Status: "running", EventsURL: "/v1/runs/" + id + "/events"})
+	return nil
+}
+
+// run is GET /v1/runs/{id}.
+type run struct {
+	RunID           string                     `json:"run_id"`
+	SessionID       string                     `json:"session_id"`
+	Status          string                     `json:"status"`
+	StopReason      string                     `json:"stop_reason,omitempty"`
+	Model           string                     `json:"model,omitempty"`
+	Usage           usage                      `json:"usage"`
+	APICalls        int                        `json:"api_calls"`
+	FinalText       *string                    `json:"final_text"`
+	Error           string                     `json:"error,omitempty"`
+	StartedAt       time.Time                  `json:"started_at"`
+	EndedAt         *time.Time                 `json:"ended_at,omitempty"`
+	Iteration       int                        `json:"iteration,omitempty"`
+	CurrentTool     string                     `json:"current_tool,omitempty"`
+	PendingApproval *workflows.PendingApproval `json:"pending_approval,omitempty"`
+	PendingQuestion *workflows.PendingQuestion `json:"pending_question,omitempty"`
+}
+
+// runPath reads the run id of the path.
+func runPath(r *http.Request) (turnID, session string, err error) {
+	id := r.PathValue("id")
+	turnID, session, ok := parseRunID(runPrefix, id)
+	if !ok {
+		return "", "", notFound("no run %q: run ids look like run_<n>_<session>", oneLine(id))
+	}
+	return turnID, session, nil
+}
+
+// loadRun is the stored turn of a run, or a 404.
+func (s *Server) loadRun(r *http.Request) (*models.Turn, error) {
+	turnID, session, err := runPath(r)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.rt.Store.Turn(r.Context(), turnID)
+	if !errors.Is(err, models.ErrNotFound) {
+		return t, err
+	}
+	// Started, but its first step has not recorded it yet.
+	d, derr := s.rt.Client.DescribeWorkflowExecution(r.Context(), turnID, "")
+	if derr != nil || d.GetWorkflowExecutionInfo() == nil {
+		return nil, notFound("no run %s", r.PathValue("id"))
+	}
+	return &models.Turn{ID: turnID, SessionID: session, Status: "running",
+		StartedAt: d.GetWorkflowExecutionInfo().GetStartTime().AsTime()}, nil
+}
+
+// handleGetRun answers GET /v1/runs/{id}: the stored turn, and while it
+// runs what it does and waits for.
+func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.loadRun(r)
+	if err != nil {
+		return err
+	}
+	out := run{RunID: r.PathValue("id"), SessionID: t.SessionID, Status: t.Status, StopReason: t.ExitReason, Model: t.Model,
+		Usage:    usage{PromptTokens: t.PromptTokens, CompletionTokens: t.CompletionTokens, TotalTokens: t.TotalTokens},
+		APICalls: t.APICalls, Error: oneLine(t.Error), StartedAt: t.StartedAt, EndedAt: t.EndedAt}
+	if t.EndedAt != nil {
+		text := t.FinalResponse
+		out.FinalText = &text
+	} else if p, err := s.rt.Progress(r.Context(), t.ID); err == nil {
+		out.Iteration, out.CurrentTool, out.APICalls = p.Iteration, p.CurrentTool, p.APICalls
+		out.PendingApproval, out.PendingQuestion = p.PendingApproval, p.PendingQuestion
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// handleRunEvents answers GET /v1/runs/{id}/events: the run's live events
+// as SSE, each with its id; a client resumes after the id it saw last
+// (Last-Event-ID, or ?after=N) and misses none, gets none twice. The
+// stream ends after the run's done event.
+func (s *Server) handleRunEvents(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.loadRun(r)
+	if err != nil {
+		return err
+	}
+	after, err := lastEventID(r)
+	if err != nil {
+		return err
+	}
+	sse, err := newSSE(w)
+	if err != nil {
+		return nil
+	}
+	_ = s.followEvents(r.Context(), t.ID, after, sse, func(ev eventOut) error {
+		id := ""
+		if ev.ID > 0 {
+			id = strconv.FormatInt(ev.ID, 10)
+		}
+		return sse.event(ev.Kind, id, ev.payload())
+	})
+	return nil
+}
+
+// runningTurn is the run's turn when it is running; a 409 otherwise.
+func (s *Server) runningTurn(r *http.Request) (*models.Turn, error) {
+	t, err := s.loadRun(r)
+	if err != nil {
+		return nil, err
+	}
+	if t.EndedAt != nil {
+		return nil, errorf(http.StatusConflict, typeConflict, "run_ended", "run %s has ended (%s)", r.PathValue("id"), t.Status)
+	}
+	return t, nil
+}
+
+// handleStopRun answers POST /v1/runs/{id}/stop: the model call or tool
+// in flight is cancelled and the turn ends interrupted.
+func (s *Server) handleStopRun(w http.ResponseWriter, r *http.Request) error {
+	t, err := s.runningTurn(r)
+	if err != nil {
+		return err
+	}
+	if err := s.rt.Signal(r.Context(), t.ID, workflows.SignalInterrupt, "stopped through the API"); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "status": "stopping"})
+	return nil
+}
+
+// textBody is {text}.
+type textBody struct {
+	Text string `json:"text"`
+}
+
+// handleSteerRun answers POST /v1/runs/{id}/steer {text}: the text reaches
+// the running turn at its next safe point (or, if the turn ends first,
+// becomes the session's next message).
+func (s *Server) handleSteerRun(w http.ResponseWriter, r *http.Request) error {
+	var body textBody
+	if err := decodeJSON(r, &body); err != nil {
+		return err
+	}
+	if err := checkInput(body.Text); err != nil {
+		return err
+	}
+	t, err := s.runningTurn(r)
+	if err != nil {
+		return err
+	}
+	if _, err := s.startTurnless(r, t.SessionID, body.Text); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "status": "steered"})
+	return nil
+}
+
+// startTurnless sends a steer to a session's coordinator.
+func (s *Server) startTurnless(r *http.Request, session, text string) (string, error) {
+	return s.startTurn(r.Context(), turnRequest{session: session, input: text, mode: workflows.BusySteer})
+}
+
+// approvalBody is POST /v1/runs/{id}/approval.
+type approvalBody struct {
+	Choice string `json:"choice"`
+	CallID string `json:"call_id"`
+}
+
+// handleApproveRun answers POST /v1/runs/{id}/approval {choice}: once,
+// session, always or deny, for the command the run waits on.
+func (s *Server) handleApproveRun(w http.ResponseWriter, r *http.Request) error {
+	var body approvalBody
+	if err := decodeJSON(r, &body); err != nil {
+		return err
+	}
+	choice := turnapi.ApprovalChoice(strings.ToLower(strings.TrimSpace(body.Choice)))
+	if !choice.Known() {
+		return badRequest("invalid_choice", "choice %q is not one of once, session, always, deny", oneLine(body.Choice))
+	}
+	t, err := s.runningTurn(r)
+	if err != nil {
+		return err
+	}
+	p, err := s.rt.Progress(r.Context(), t.ID)
+	if err != nil {
+		return err
+	}
+	if p.PendingApproval == nil || (body.CallID != "" && body.CallID != p.PendingApproval.CallID) {
+		return errorf(http.StatusConflict, typeConflict, "no_pending_approval", "run %s waits on no command approval%s", r.PathValue("id"), callNote(body.CallID))
+	}
+	d := workflows.ApprovalDecision{CallID: p.PendingApproval.CallID, Choice: choice}
+	if err := s.rt.Signal(r.Context(), t.ID, workflows.SignalApproval, d); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "call_id": d.CallID, "choice": string(choice),
+		"command": p.PendingApproval.Command})
+	return nil
+}
+
+// handleAnswerRun answers POST /v1/runs/{id}/answer {text}: the answer to
+// the question the run asked (the clarify tool).
+func (s *Server) handleAnswerRun(w http.ResponseWriter, r *http.Request) error {
+	var body struct {
+		Text   string `json:"text"`
+		CallID string `json:"call_id"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		return err
+	}
+	if err := checkInput(body.Text); err != nil {
+		return err
+	}
+	t, err := s.runningTurn(r)
+	if err != nil {
+		return err
+	}
+	p, err := s.rt.Progress(r.Context(), t.ID)
+	if err != nil {
+		return err
+	}
+	if p.PendingQuestion == nil || (body.CallID != "" && body.CallID != p.PendingQuestion.CallID) {
+		return errorf(http.StatusConflict, typeConflict, "no_pending_question", "run %s waits on no answer%s", r.PathValue("id"), callNote(body.CallID))
+	}
+	a := workflows.Answer{CallID: p.PendingQuestion.CallID, Text: body.Text}
+	if err := s.rt.Signal(r.Context(), t.ID, workflows.SignalAnswer, a); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "call_id": a.CallID})
+	return nil
+}
+
+func callNote(id string) string {
+	if id == "" {
+		return ""
+	}
+	return " with call id " + oneLine(id)
+}

@@ -1,0 +1,166 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// Bounds of what a request may ask of a turn.
+const (
+	maxInputBytes     = 1 << 20
+	maxIterationsCap  = 10000
+	maxModelNameBytes = 200
+	maxToolNames      = 64
+)
+
+// DefaultModelID is the model the API lists first: whatever model the
+// worker runs turns with.
+const DefaultModelID = "talaria"
+
+// turnRequest is what a way in asks of a turn.
+type turnRequest struct {
+	session       string
+	input         string
+	model         string
+	maxIterations int
+	tools         []string
+	mode          workflows.BusyMode
+	// approvals is the turn's approval mode: a client that cannot answer
+	// (an OpenAI client) gets deny, so nothing waits on a person no one
+	// asks.
+	approvals workflows.ApprovalMode
+}
+
+// modelFor is the turn's explicit model for a requested model id ("": the
+// worker's), or an error for a model the API does not offer.
+func (s *Server) modelFor(id string) (string, error) {
+	if id == "" || id == DefaultModelID {
+		return "", nil
+	}
+	if len(id) > maxModelNameBytes {
+		return "", badRequest("model_not_found", "the model name is longer than %d bytes", maxModelNameBytes)
+	}
+	for _, m := range s.modelIDs()[1:] {
+		if m == id {
+			return id, nil
+		}
+	}
+	return "", errorf(http.StatusNotFound, typeInvalidRequest, "model_not_found",
+		"the model %q is not offered here: use %q (GET /v1/models lists the others)", id, DefaultModelID)
+}
+
+// modelIDs are the models GET /v1/models lists: talaria first, then the
+// configured model and the fallback providers' models.
+func (s *Server) modelIDs() []string {
+	ids := []string{DefaultModelID}
+	add := func(m string) {
+		if m == "" {
+			return
+		}
+		for _, have := range ids {
+			if have == m {
+				return
+			}
+		}
+		ids = append(ids, m)
+	}
+	add(s.cfg.Model.Name)
+	for _, p := range s.cfg.FallbackProviders {
+		add(p.Model)
+	}
+	return ids
+}
+
+// checkInput validates the text of a message. Pure.
+func checkInput(text string) error {
+	switch {
+	case strings.TrimSpace(text) == "":
+		return badRequest("empty_input", "the message is empty")
+	case len(text) > maxInputBytes:
+		return errorf(http.StatusRequestEntityTooLarge, typeInvalidRequest, "input_too_large", "the message is longer than %d bytes", maxInputBytes)
+	}
+	return nil
+}
+
+// checkTools validates the tool names a run asks for. Pure.
+func checkTools(names []string) error {
+	if len(names) > maxToolNames {
+		return badRequest("invalid_tools", "at most %d tool names", maxToolNames)
+	}
+	for _, n := range names {
+		if n == "" || len(n) > 64 || strings.Trim(n, "abcdefghijklmnopqrstuvwxyz0123456789_-") != "" {
+			return badRequest("invalid_tools", "tool name %q: use lower-case letters, digits, '_' or '-'", oneLine(n))
+		}
+	}
+	return nil
+}
+
+// startTurn hands the request's message to its session and returns the
+// turn it became, once it started. The message is durable from there.
+func (s *Server) startTurn(ctx context.Context, req turnRequest) (string, error) {
+	if err := checkInput(req.input); err != nil {
+		return "", err
+	}
+	if err := checkTools(req.tools); err != nil {
+		return "", err
+	}
+	if req.maxIterations < 0 || req.maxIterations > maxIterationsCap {
+		return "", badRequest("invalid_max_iterations", "max_iterations must be between 1 and %d", maxIterationsCap)
+	}
+	in := engine.TurnTemplate(s.cfg, s.workdir)
+	in.SessionID, in.UserMessage, in.Tools = req.session, req.input, req.tools
+	in.Model = req.model
+	if req.maxIterations > 0 {
+		in.MaxIterations = req.maxIterations
+	}
+	if req.approvals != "" {
+		in.Approvals.Mode = req.approvals
+	}
+	mode := req.mode
+	if mode == "" {
+		m, err := workflows.ParseBusyMode(s.cfg.BusyInputMode)
+		if err != nil {
+			return "", err
+		}
+		mode = m
+	}
+	turnID, err := s.rt.StartMessage(ctx, in, mode)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", errorf(499, typeInvalidRequest, "client_closed", "the client went away before the turn started")
+		}
+		return "", fmt.Errorf("start a turn in session %s: %w", req.session, err)
+	}
+	return turnID, nil
+}
+
+// waitResult waits for a turn's result.
+func (s *Server) waitResult(ctx context.Context, turnID string) (workflows.ConversationResult, error) {
+	res, err := s.rt.WaitTurn(ctx, turnID)
+	if err != nil && ctx.Err() != nil {
+		return res, errorf(499, typeInvalidRequest, "client_closed", "the client went away; the turn goes on")
+	}
+	return res, err
+}
+
+// sessionHeader is the session a request names by header, or "" for none;
+// an invalid one is an error.
+func sessionHeader(r *http.Request) (string, error) {
+	id := r.Header.Get("X-Talaria-Session-Id")
+	if id == "" {
+		id = r.Header.Get("X-Hermes-Session-Id")
+	}
+	if id != "" && !validSession(id) {
+		return "", badRequest("invalid_session_id", "session id %q: use 1-128 letters, digits, '.', '_', '~' or '-'", oneLine(id))
+	}
+	return id, nil
+}
+
+// errNoTurn is a run that is not running when asked to be acted on.
+var errNoTurn = errors.New("the run is not running")
