@@ -20,7 +20,12 @@ const testAPIKey = "e2e-api-key-0123456789abcdef"
 // key, and returns it with the API's base URL.
 func (u *user) apiServe(extra ...string) (*server, string) {
 	u.t.Helper()
-	port := freePort(u.t)
+	return u.apiServeOn(freePort(u.t), extra...)
+}
+
+// apiServeOn is apiServe on a given port (a restarted serve keeps its URL).
+func (u *user) apiServeOn(port int, extra ...string) (*server, string) {
+	u.t.Helper()
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	u.env["TALARIA_API_KEY"] = testAPIKey
 	args := append([]string{"serve", "--temporal-port", "0", "--ui-port", "0", "--api-listen", fmt.Sprintf("127.0.0.1:%d", port)}, extra...)
