@@ -15,6 +15,7 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	handle := func(pattern string, h handlerFunc) {
+		s.patterns = append(s.patterns, pattern)
 		mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			if err := h(w, r); err != nil {
 				s.writeError(w, r, err)

@@ -62,8 +62,10 @@ type Server struct {
 	logger    *slog.Logger
 	eventPoll time.Duration
 	handler   http.Handler
-	http      *http.Server
-	listener  net.Listener
+	// patterns are the API's routes as registered (the page's aside).
+	patterns []string
+	http     *http.Server
+	listener net.Listener
 }
 
 // New builds the API server.
