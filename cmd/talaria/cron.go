@@ -8,11 +8,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/cronjob"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/scheduler"
@@ -43,47 +43,32 @@ runs inside 'talaria serve' (or 'talaria scheduler').`,
 }
 
 func newCronAddCommand() *cobra.Command {
-	var job models.CronJob
+	var spec models.CronJob
 	var schedule, tz, catchUp, overlap string
 	var window time.Duration
 	c := storeCommand("add", "Add a scheduled job", noArgs,
 		func(c *cobra.Command) {
-			c.Flags().StringVar(&job.Name, "name", "", "job name (unique)")
+			c.Flags().StringVar(&spec.Name, "name", "", "job name (unique)")
 			c.Flags().StringVar(&schedule, "schedule", "", `when: "0 9 * * 1-5", "@daily", "every 2h", "in 30m", an RFC 3339 time`)
 			c.Flags().StringVar(&tz, "tz", "", "time zone of a cron schedule, e.g. Europe/Berlin (default UTC)")
-			c.Flags().StringVar(&job.Prompt, "prompt", "", "what the agent does at each slot")
-			c.Flags().StringArrayVar(&job.Deliver, "deliver", nil, "delivery target, repeatable: local or webhook:<url> (default local)")
-			c.Flags().StringVarP(&job.Model, "model", "m", "", "model for this job's turns (default: the model of the serve or worker that runs each one, at run time)")
-			c.Flags().IntVar(&job.MaxIterations, "max-iterations", 0, "iteration budget of each run")
-			c.Flags().StringSliceVar(&job.Toolsets, "tools", nil, "tools the job may use, comma-separated (default: all)")
-			c.Flags().StringVar(&job.PreRunScript, "pre-run", "", "shell script whose output is added to the prompt (alone: delivered as is, no model call)")
+			c.Flags().StringVar(&spec.Prompt, "prompt", "", "what the agent does at each slot")
+			c.Flags().StringArrayVar(&spec.Deliver, "deliver", nil, "delivery target, repeatable: local or webhook:<url> (default local)")
+			c.Flags().StringVarP(&spec.Model, "model", "m", "", "model for this job's turns (default: the model of the serve or worker that runs each one, at run time)")
+			c.Flags().IntVar(&spec.MaxIterations, "max-iterations", 0, "iteration budget of each run")
+			c.Flags().StringSliceVar(&spec.Toolsets, "tools", nil, "tools the job may use, comma-separated (default: all)")
+			c.Flags().StringVar(&spec.PreRunScript, "pre-run", "", "shell script whose output is added to the prompt (alone: delivered as is, no model call)")
 			c.Flags().StringVar(&overlap, "overlap", "skip", "a slot due while the previous run still goes: skip or allow")
 			c.Flags().StringVar(&catchUp, "catch-up", "last", "after downtime: none, last (the last missed slot) or all")
 			c.Flags().DurationVar(&window, "catch-up-window", time.Hour, "how far back missed slots are caught up")
 		},
 		func(cmd *cobra.Command, st *models.Store, _ []string) error {
-			if job.Name == "" || schedule == "" || (job.Prompt == "" && job.PreRunScript == "") {
-				return usagef("cron add needs --name, --schedule and --prompt (or --pre-run)")
-			}
-			if err := checkToolNames(job.Toolsets); err != nil {
-				return err
-			}
-			job.Deliver = engine.DeliveryTargets(job)
-			for _, d := range job.Deliver {
-				if d != "local" && !strings.HasPrefix(d, "webhook:http") {
-					return usagef("--deliver %q: use local or webhook:<http(s) url>", d)
-				}
-			}
 			now := time.Now().UTC()
-			sched, err := scheduler.ParseSchedule(schedule, tz, now, now)
+			job, sched, err := cronjob.New(cronjob.Spec{Name: spec.Name, Schedule: schedule, TimeZone: tz, Prompt: spec.Prompt,
+				Deliver: spec.Deliver, Model: spec.Model, MaxIterations: spec.MaxIterations, Tools: spec.Toolsets,
+				PreRunScript: spec.PreRunScript, Overlap: overlap, CatchUp: catchUp, CatchUpWindow: window}, now)
 			if err != nil {
-				return usageErr(err)
+				return cronUsage(err, "cron add needs --name, --schedule and --prompt (or --pre-run)")
 			}
-			if strings.HasPrefix(strings.TrimSpace(schedule), "in ") {
-				schedule = sched.String() // pin a relative one-shot to the time shown
-			}
-			job.ID, job.Schedule, job.TimeZone, job.Enabled = uuid.NewString()[:8], schedule, tz, true
-			job.Overlap, job.CatchUp, job.CatchUpWindow = overlap, catchUp, window
 			created, err := st.CreateCronJob(cmd.Context(), job)
 			if errors.Is(err, models.ErrInvalidArgument) || errors.Is(err, models.ErrCronJobExists) {
 				return usageErr(err)
@@ -116,9 +101,9 @@ func newCronListCommand() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				views := make([]cronJobView, len(jobs))
+				views := make([]cronjob.View, len(jobs))
 				for i, j := range jobs {
-					views[i] = newCronJobView(j, time.Now())
+					views[i] = cronjob.NewView(j, time.Now())
 				}
 				return writeJSON(cmd.OutOrStdout(), views)
 			}
@@ -150,7 +135,7 @@ func newCronShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := newCronJobView(*j, time.Now())
+			v := cronjob.NewView(*j, time.Now())
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
@@ -180,7 +165,7 @@ func newCronRunsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			views := newCronRunViews(runs)
+			views := cronjob.NewRunViews(runs)
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), views)
 			}
@@ -284,27 +269,23 @@ arguments such as "code -w" works) and saves it when the editor exits.`
 			if !anyChanged(f, "schedule", "tz", "prompt", "model", "deliver", "tools", "max-iterations", "overlap", "catch-up") {
 				return editCronPrompt(cmd, st, j)
 			}
+			var e cronjob.Edit
 			set := func(name string, apply func()) {
 				if f.Changed(name) {
 					apply()
 				}
 			}
-			set("schedule", func() { j.Schedule = schedule })
-			set("tz", func() { j.TimeZone = tz })
-			set("prompt", func() { j.Prompt = prompt })
-			set("model", func() { j.Model = model })
-			set("deliver", func() { j.Deliver = deliver })
-			set("tools", func() { j.Toolsets = toolsets })
-			if f.Changed("tools") {
-				if err := checkToolNames(toolsets); err != nil {
-					return err
-				}
-			}
-			set("max-iterations", func() { j.MaxIterations = maxIterations })
-			set("overlap", func() { j.Overlap = overlap })
-			set("catch-up", func() { j.CatchUp = catchUp })
-			if _, err := scheduler.ParseSchedule(j.Schedule, j.TimeZone, j.CreatedAt, j.CreatedAt); err != nil {
-				return usageErr(err)
+			set("schedule", func() { e.Schedule = &schedule })
+			set("tz", func() { e.TimeZone = &tz })
+			set("prompt", func() { e.Prompt = &prompt })
+			set("model", func() { e.Model = &model })
+			set("deliver", func() { e.Deliver = &deliver })
+			set("tools", func() { e.Tools = &toolsets })
+			set("max-iterations", func() { e.MaxIterations = &maxIterations })
+			set("overlap", func() { e.Overlap = &overlap })
+			set("catch-up", func() { e.CatchUp = &catchUp })
+			if err := e.Apply(j); err != nil {
+				return cronUsage(err, "")
 			}
 			if err := st.UpdateCronJob(cmd.Context(), *j); err != nil {
 				if errors.Is(err, models.ErrInvalidArgument) {
@@ -315,6 +296,22 @@ arguments such as "code -w" works) and saves it when the editor exits.`
 			fmt.Fprintf(cmd.OutOrStdout(), "updated %s\n", j.Name)
 			return nil
 		})
+}
+
+// cronUsage is the usage error of a job that does not pass cronjob's
+// checks: a field's error worded for flags, incomplete for an incomplete
+// job.
+func cronUsage(err error, incomplete string) error {
+	var fe *cronjob.FieldError
+	switch {
+	case errors.As(err, &fe) && fe.Err != nil:
+		return usageErr(fe.Err)
+	case errors.As(err, &fe):
+		return usagef("%s", fe.Flag())
+	case errors.Is(err, cronjob.ErrIncomplete) && incomplete != "":
+		return usagef("%s", incomplete)
+	}
+	return usageErr(err)
 }
 
 // anyChanged reports whether any of the named flags was given.

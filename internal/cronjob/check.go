@@ -1,0 +1,203 @@
+package cronjob
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
+
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/scheduler"
+)
+
+// maxWebhookURL bounds a webhook target's URL.
+const maxWebhookURL = 2048
+
+// ErrIncomplete means a new job lacks its name, its schedule, or both a
+// prompt and a pre-run script.
+var ErrIncomplete = errors.New("a job needs a name, a schedule and a prompt (or a pre-run script)")
+
+// FieldError is a field of a job that does not pass: Field names it
+// ("deliver", "tools", "schedule"), Value is the offending value.
+type FieldError struct {
+	Field  string
+	Value  string
+	Reason string
+	// Err is the cause, when another package refused the value (the
+	// scheduler's ErrInvalidSchedule for a schedule).
+	Err error
+}
+
+// Error is `field "value": reason`, or the cause's own message.
+func (e *FieldError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return fmt.Sprintf("%s %q: %s", e.Field, e.Value, e.Reason)
+}
+
+// Flag is the message as the CLI words it: `--field "value": reason`.
+func (e *FieldError) Flag() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return "--" + e.Error()
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// CheckTools refuses a name that is not a built-in tool, listing the known
+// ones.
+func CheckTools(names []string) error {
+	known := engine.ToolNames()
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			return &FieldError{Field: "tools", Value: n, Reason: "no such tool (tools: " + strings.Join(known, ", ") + ")"}
+		}
+	}
+	return nil
+}
+
+// CheckDeliver refuses a delivery target that is neither "local" nor
+// "webhook:" followed by an absolute http(s) URL with a host (no user
+// name or password in it, no spaces or control characters, at most 2048
+// bytes). Targets come from whoever may add jobs: nothing else is sent to.
+func CheckDeliver(targets []string) error {
+	for _, d := range targets {
+		if d == engine.DefaultDelivery {
+			continue
+		}
+		if raw, ok := strings.CutPrefix(d, "webhook:"); !ok || !validWebhook(raw) {
+			return &FieldError{Field: "deliver", Value: d, Reason: "use local or webhook:<http(s) url>"}
+		}
+	}
+	return nil
+}
+
+// validWebhook reports whether raw is a URL a webhook may POST to. Pure.
+func validWebhook(raw string) bool {
+	if raw == "" || len(raw) > maxWebhookURL || strings.IndexFunc(raw, func(r rune) bool {
+		return unicode.IsSpace(r) || unicode.IsControl(r)
+	}) >= 0 {
+		return false
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.User != nil || u.Hostname() == "" || u.Opaque != "" {
+		return false
+	}
+	return u.Scheme == "http" || u.Scheme == "https"
+}
+
+// Spec is what a new job is made of (the flags of `cron add`, the body
+// of POST /api/jobs).
+type Spec struct {
+	Name          string
+	Schedule      string
+	TimeZone      string
+	Prompt        string
+	Deliver       []string
+	Model         string
+	MaxIterations int
+	Tools         []string
+	PreRunScript  string
+	Overlap       string
+	CatchUp       string
+	CatchUpWindow time.Duration
+}
+
+// New checks spec and makes the job it describes (enabled, with a new
+// id, delivering locally when it names no target) and its schedule, as
+// of now. A relative one-shot ("in 30m") is pinned to the time it means.
+// The store checks the rest (policies, lengths, a name taken) when the
+// job is created.
+func New(spec Spec, now time.Time) (models.CronJob, scheduler.Schedule, error) {
+	if spec.Name == "" || spec.Schedule == "" || (spec.Prompt == "" && spec.PreRunScript == "") {
+		return models.CronJob{}, nil, ErrIncomplete
+	}
+	if err := CheckTools(spec.Tools); err != nil {
+		return models.CronJob{}, nil, err
+	}
+	job := models.CronJob{Name: spec.Name, Prompt: spec.Prompt, Deliver: spec.Deliver, Model: spec.Model,
+		MaxIterations: spec.MaxIterations, Toolsets: spec.Tools, PreRunScript: spec.PreRunScript}
+	job.Deliver = engine.DeliveryTargets(job)
+	if err := CheckDeliver(job.Deliver); err != nil {
+		return models.CronJob{}, nil, err
+	}
+	now = now.UTC()
+	sched, err := scheduler.ParseSchedule(spec.Schedule, spec.TimeZone, now, now)
+	if err != nil {
+		return models.CronJob{}, nil, &FieldError{Field: "schedule", Value: spec.Schedule, Err: err}
+	}
+	schedule := spec.Schedule
+	if strings.HasPrefix(strings.TrimSpace(schedule), "in ") {
+		schedule = sched.String() // pin a relative one-shot to the time shown
+	}
+	job.ID, job.Schedule, job.TimeZone, job.Enabled = uuid.NewString()[:8], schedule, spec.TimeZone, true
+	job.Overlap, job.CatchUp, job.CatchUpWindow = spec.Overlap, spec.CatchUp, spec.CatchUpWindow
+	return job, sched, nil
+}
+
+// Edit is a change to a job (the flags of `cron edit`, the body of PATCH
+// /api/jobs/{id}): nil fields stay as they are.
+type Edit struct {
+	Schedule      *string
+	TimeZone      *string
+	Prompt        *string
+	Model         *string
+	Deliver       *[]string
+	Tools         *[]string
+	MaxIterations *int
+	Overlap       *string
+	CatchUp       *string
+}
+
+// Empty reports whether e changes nothing.
+func (e Edit) Empty() bool { return e == Edit{} }
+
+// Apply changes j by e and checks the result: its tools, its delivery
+// targets and its schedule. j is changed even when the result does not
+// pass; the store checks the rest when the job is updated. A job without
+// a pre-run script keeps a prompt that is not blank.
+func (e Edit) Apply(j *models.CronJob) error {
+	set := func(dst *string, src *string) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&j.Schedule, e.Schedule)
+	set(&j.TimeZone, e.TimeZone)
+	set(&j.Prompt, e.Prompt)
+	if e.Prompt != nil && strings.TrimSpace(j.Prompt) == "" && j.PreRunScript == "" {
+		return &FieldError{Field: "prompt", Value: j.Prompt, Reason: "the prompt of a job without a pre-run script cannot be empty"}
+	}
+	set(&j.Model, e.Model)
+	set(&j.Overlap, e.Overlap)
+	set(&j.CatchUp, e.CatchUp)
+	if e.Deliver != nil {
+		j.Deliver = *e.Deliver
+	}
+	if e.Tools != nil {
+		j.Toolsets = *e.Tools
+		if err := CheckTools(j.Toolsets); err != nil {
+			return err
+		}
+	}
+	if e.MaxIterations != nil {
+		j.MaxIterations = *e.MaxIterations
+	}
+	if e.Deliver != nil {
+		if err := CheckDeliver(j.Deliver); err != nil {
+			return err
+		}
+	}
+	if _, err := scheduler.ParseSchedule(j.Schedule, j.TimeZone, j.CreatedAt, j.CreatedAt); err != nil {
+		return &FieldError{Field: "schedule", Value: j.Schedule, Err: err}
+	}
+	return nil
+}

@@ -1,0 +1,77 @@
+package cronjob
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/scheduler"
+)
+
+func TestCheckDeliver(t *testing.T) {
+	for _, tt := range []struct {
+		target string
+		ok     bool
+	}{
+		{"local", true},
+		{"webhook:https://example.com/hook?x=1", true},
+		{"webhook:http://127.0.0.1:8080/h", true},
+		{"", false},
+		{"Local", false},
+		{"webhook:", false},
+		{"webhook:httpfoo", false},
+		{"webhook:ftp://example.com/", false},
+		{"webhook:https://", false},
+		{"webhook:https:///path", false},
+		{"webhook:https://user:pw@example.com/", false},
+		{"webhook:https://example.com/a b", false},
+		{"webhook:https://example.com/\r\nX-Evil: 1", false},
+		{"webhook:mailto:someone@example.com", false},
+		{"webhook:https://example.com/" + strings.Repeat("a", 2048), false},
+		{"telegram:123", false},
+	} {
+		err := CheckDeliver([]string{tt.target})
+		if (err == nil) != tt.ok {
+			t.Errorf("CheckDeliver(%q) = %v, want ok=%v", tt.target, err, tt.ok)
+		}
+		var fe *FieldError
+		if err != nil && (!errors.As(err, &fe) || fe.Field != "deliver" || !strings.HasPrefix(fe.Flag(), "--deliver ")) {
+			t.Errorf("CheckDeliver(%q) = %#v, want a deliver FieldError", tt.target, err)
+		}
+	}
+}
+
+func TestNewAndEdit(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	if _, _, err := New(Spec{Name: "n", Schedule: "@daily"}, now); !errors.Is(err, ErrIncomplete) {
+		t.Errorf("no prompt: %v", err)
+	}
+	_, _, err := New(Spec{Name: "n", Schedule: "every fortnight", Prompt: "p"}, now)
+	var fe *FieldError
+	if !errors.As(err, &fe) || fe.Field != "schedule" || !errors.Is(err, scheduler.ErrInvalidSchedule) {
+		t.Errorf("bad schedule: %#v", err)
+	}
+	j, _, err := New(Spec{Name: "n", Schedule: "in 30m", Prompt: "p"}, now)
+	if err != nil || j.Schedule != "2026-05-01T12:30:00Z" || len(j.ID) != 8 || !j.Enabled || len(j.Deliver) != 1 || j.Deliver[0] != "local" {
+		t.Fatalf("New = %+v, %v", j, err)
+	}
+
+	job := models.CronJob{Schedule: "@daily", Prompt: "p", CreatedAt: now}
+	bad := []string{"webhook:nope"}
+	if err := (Edit{Deliver: &bad}).Apply(&job); !errors.As(err, &fe) || fe.Field != "deliver" {
+		t.Errorf("edit deliver: %v", err)
+	}
+	blank := " "
+	if err := (Edit{Prompt: &blank}).Apply(&job); !errors.As(err, &fe) || fe.Field != "prompt" {
+		t.Errorf("edit prompt: %v", err)
+	}
+	sched := "@hourly"
+	if err := (Edit{Schedule: &sched}).Apply(&job); err != nil || job.Schedule != "@hourly" {
+		t.Errorf("edit schedule: %v, %+v", err, job)
+	}
+	if !(Edit{}).Empty() || (Edit{Schedule: &sched}).Empty() {
+		t.Error("Empty")
+	}
+}
