@@ -14,6 +14,7 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/sessionview"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -93,22 +94,13 @@ func newSessionsListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			list := st.VisibleSessions
-			if all {
-				list = st.Sessions
-			}
-			sessions, err := list(cmd.Context(), limit)
+			sessions, err := st.SessionPage(cmd.Context(), 0, limit, all)
 			if err != nil {
 				return err
 			}
-			first := func(id string) string {
-				if m, err := st.FirstMessage(cmd.Context(), id); err == nil {
-					return m.Content
-				}
-				return ""
-			}
+			first := sessionview.FirstMessage(cmd.Context(), st)
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), newSessionViews(sessions, first))
+				return writeJSON(cmd.OutOrStdout(), sessionview.NewSessions(sessions, first))
 			}
 			return printSessionList(cmd.OutOrStdout(), sessions, first)
 		})
@@ -160,13 +152,7 @@ func newSessionsShowCommand() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				first := func(id string) string {
-					if m, err := st.FirstMessage(ctx, id); err == nil {
-						return m.Content
-					}
-					return ""
-				}
-				return writeJSON(cmd.OutOrStdout(), newSessionDetailView(sess, lineage, turns, msgs, first))
+				return writeJSON(cmd.OutOrStdout(), sessionview.NewDetail(sess, lineage, turns, msgs, sessionview.FirstMessage(ctx, st)))
 			}
 			printSession(cmd.OutOrStdout(), sess, lineage, turns, msgs)
 			return nil
@@ -247,6 +233,13 @@ func oneLineText(s string, n int) string {
 	}
 	return s
 }
+
+// The JSON shapes of `sessions show -o json` and of one conversation of
+// `sessions search -o json` (the API's too: see sessionview).
+type (
+	sessionDetailView = sessionview.Detail
+	searchGroupView   = sessionview.SearchGroup
+)
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/talaria-agent/talaria/internal/sessionview"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -45,7 +46,7 @@ func newSessionsSearchCommand() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), newSearchViews(groups))
+				return writeJSON(cmd.OutOrStdout(), sessionview.NewSearch(groups))
 			}
 			printSearch(cmd.OutOrStdout(), groups)
 			return nil
