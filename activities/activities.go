@@ -78,6 +78,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: turnapi.ReserveTurnName})
 	r.RegisterActivityWithOptions(a.SaveGrant, activity.RegisterOptions{Name: turnapi.SaveGrantName})
 	r.RegisterActivityWithOptions(a.TurnPolicy, activity.RegisterOptions{Name: turnapi.TurnPolicyName})
+	r.RegisterActivityWithOptions(a.RecordEvent, activity.RegisterOptions{Name: turnapi.RecordEventName})
 	r.RegisterActivityWithOptions(a.PrepareReview, activity.RegisterOptions{Name: turnapi.PrepareReviewName})
 	r.RegisterActivityWithOptions(a.Deliver, activity.RegisterOptions{Name: turnapi.DeliverName})
 	r.RegisterActivityWithOptions(a.PreRunScript, activity.RegisterOptions{Name: turnapi.PreRunScriptName})

@@ -96,6 +96,47 @@ func (s *Store) AppendEvents(ctx context.Context, evs []Event) error {
 	return nil
 }
 
+// AppendEventUnlessRepeated stores ev, as AppendEvents does, unless the
+// last stored event of its turn has the same Kind and Data; it reports
+// whether it stored ev. The check and the insert are one transaction under
+// the turn's writer lock, so two writers of the same event store it once.
+// It is for an event written by a step that may run again after it wrote
+// (a retried activity): the second run finds its own event last and stores
+// nothing.
+func (s *Store) AppendEventUnlessRepeated(ctx context.Context, ev Event) (bool, error) {
+	if err := checkEvent(ev); err != nil {
+		return false, fmt.Errorf("models: append event: %w", err)
+	}
+	ev.ID = 0
+	if ev.At.IsZero() {
+		ev.At = now()
+	} else {
+		ev.At = ev.At.UTC().Truncate(time.Microsecond)
+	}
+	stored := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.lockEventTurns(tx, []Event{ev}); err != nil {
+			return fmt.Errorf("lock turns: %w", err)
+		}
+		var last []Event
+		if err := tx.Where("turn_id = ?", ev.TurnID).Order("id DESC").Limit(1).Find(&last).Error; err != nil {
+			return fmt.Errorf("last event: %w", err)
+		}
+		if len(last) == 1 && last[0].Kind == ev.Kind && last[0].Data == ev.Data {
+			return nil
+		}
+		if err := tx.Create(&ev).Error; err != nil {
+			return fmt.Errorf("insert event: %w", err)
+		}
+		stored = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("models: append event of turn %q: %w", ev.TurnID, err)
+	}
+	return stored, nil
+}
+
 // insertEvents locks the turns of rows and inserts rows, within tx.
 func (s *Store) insertEvents(tx *gorm.DB, rows []Event) error {
 	if err := s.lockEventTurns(tx, rows); err != nil {

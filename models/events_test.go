@@ -319,3 +319,68 @@ func TestAppendEventsWaitsForEarlierWriterOfTurn(t *testing.T) {
 		}
 	})
 }
+
+// TestAppendEventUnlessRepeated: an event identical (kind and data) to the
+// turn's last one is not stored again, also by concurrent writers; the same
+// event after another one, or of another turn, is.
+func TestAppendEventUnlessRepeated(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) {
+		s := openEventStore(t, dsn)
+		ctx := t.Context()
+		approval := Event{TurnID: "turn/a/1", Kind: "approval", Data: `{"call_id":"c1"}`}
+		decided := Event{TurnID: "turn/a/1", Kind: "approval_decided", Data: `{"call_id":"c1","choice":"once"}`}
+		steps := []struct {
+			ev   Event
+			want bool
+		}{
+			{approval, true},
+			{approval, false}, // a retry of the same write
+			{Event{TurnID: "turn/a/1", Kind: "approval", Data: `{"call_id":"c2"}`}, true},
+			{approval, true}, // not the last one any more
+			{decided, true},
+			{Event{TurnID: "turn/b/1", Kind: decided.Kind, Data: decided.Data}, true},
+			{decided, false},
+			{Event{TurnID: "turn/a/1", Kind: "status", Data: decided.Data}, true}, // another kind
+		}
+		for i, st := range steps {
+			got, err := s.AppendEventUnlessRepeated(ctx, st.ev)
+			if err != nil || got != st.want {
+				t.Fatalf("step %d: AppendEventUnlessRepeated(%+v) = %v, %v; want %v", i, st.ev, got, err, st.want)
+			}
+		}
+		evs, err := s.EventsAfter(ctx, "turn/a/1", 0, 0)
+		if err != nil || len(evs) != 5 {
+			t.Fatalf("EventsAfter = %d events, %v; want 5", len(evs), err)
+		}
+
+		// Writers racing with the same event store it once.
+		race := Event{TurnID: "turn/c/1", Kind: "answered", Data: `{"call_id":"q","answered":true}`}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		stored := 0
+		for range 6 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ok, err := s.AppendEventUnlessRepeated(ctx, race)
+				if err != nil {
+					t.Errorf("AppendEventUnlessRepeated: %v", err)
+				}
+				if ok {
+					mu.Lock()
+					stored++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		evs, err = s.EventsAfter(ctx, race.TurnID, 0, 0)
+		if err != nil || len(evs) != 1 || stored != 1 {
+			t.Fatalf("racing writers stored %d events (%d reported), %v; want 1", len(evs), stored, err)
+		}
+
+		if _, err := s.AppendEventUnlessRepeated(ctx, Event{TurnID: "t"}); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("AppendEventUnlessRepeated without a kind = %v, want ErrInvalidArgument", err)
+		}
+	})
+}

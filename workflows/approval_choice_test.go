@@ -55,6 +55,7 @@ func approvedPlan(t *testing.T, choice turnapi.ApprovalChoice) turnapi.PlanActio
 			return turnapi.ExecuteToolsResult{}, nil
 		})
 	env.OnActivity(turnapi.SaveGrantName, mock.Anything, mock.Anything).Return(nil)
+	env.OnActivity(turnapi.RecordEventName, mock.Anything, mock.Anything).Return(nil)
 	env.OnActivity(turnapi.FinishTurnName, mock.Anything, mock.Anything).Return(turnapi.FinishTurnResult{}, nil)
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(SignalApproval, ApprovalDecision{Choice: choice})

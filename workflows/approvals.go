@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
@@ -195,9 +196,16 @@ func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c
 			return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanAnswer, Note: NoUserAnswer}
 		}
 		g.question = &PendingQuestion{CallID: c.ID, Question: c.Question, Choices: c.Choices}
+		record := humanEvents(ctx)
+		if record {
+			recordEvent(ctx, turnapi.EventQuestion, turnapi.QuestionEvent{CallID: c.ID, Question: c.Question, Choices: c.Choices}.Bounded())
+		}
 		_ = workflow.Await(ctx, func() bool { return g.answer != nil || st.Interrupted })
 		answer := g.answer
 		g.question, g.answer = nil, nil
+		if record {
+			recordEvent(ctx, turnapi.EventAnswered, turnapi.AnsweredEvent{CallID: c.ID, Answered: answer != nil})
+		}
 		if answer == nil {
 			return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanSkip, Note: "Cancelled: the turn was interrupted before the user answered."}
 		}
@@ -210,12 +218,21 @@ func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c
 		return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanRefused, Note: turnapi.DenialMessage(c.Risk, false)}
 	}
 	g.approval = &PendingApproval{CallID: c.ID, Command: c.Command, Rule: c.Risk.Rule, Reason: c.Risk.Reason, Pattern: c.Risk.Pattern}
+	record := humanEvents(ctx)
+	if record {
+		recordEvent(ctx, turnapi.EventApproval, turnapi.ApprovalEvent{
+			CallID: c.ID, Command: c.Command, Rule: c.Risk.Rule, Reason: c.Risk.Reason, Pattern: c.Risk.Pattern,
+		}.Bounded())
+	}
 	ok, _ := workflow.AwaitWithTimeout(ctx, in.Approvals.Timeout, func() bool { return g.decision != nil || st.Interrupted })
 	d := g.decision
 	g.approval, g.decision = nil, nil
 	countApproval(ctx, approvalOutcome(ok, d))
 	if d != nil && !d.Choice.Known() && unknownChoiceDenies(ctx) {
 		d = &ApprovalDecision{CallID: d.CallID, Choice: turnapi.ChoiceDeny}
+	}
+	if record {
+		recordEvent(ctx, turnapi.EventApprovalDecided, turnapi.ApprovalDecidedEvent{CallID: c.ID, Choice: decidedChoice(ok, d)})
 	}
 	if !ok || d == nil || d.Choice == turnapi.ChoiceDeny {
 		return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanRefused, Note: turnapi.DenialMessage(c.Risk, d != nil && d.Choice == turnapi.ChoiceDeny)}
@@ -230,4 +247,37 @@ func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c
 		}).Get(ctx, nil)
 	}
 	return p
+}
+
+// decidedChoice is the Choice of the approval_decided event: what the gate
+// does with the command after a wait that ended with ok (false: timed out)
+// and decision d (nil: none arrived, the turn was interrupted). A choice
+// that is none of the four (left so only by runs before
+// changeUnknownChoice) runs the command once, and is reported so. Pure.
+func decidedChoice(ok bool, d *ApprovalDecision) string {
+	switch {
+	case !ok:
+		return turnapi.DecidedTimeout
+	case d == nil:
+		return turnapi.DecidedInterrupted
+	case !d.Choice.Known():
+		return string(turnapi.ChoiceOnce)
+	}
+	return string(d.Choice)
+}
+
+// recordEvent appends a live event of the turn (kind, payload as JSON)
+// through the RecordEvent bookkeeping activity and waits for it, so the
+// turn's events keep their order. The events are for display only: one
+// that could not be written is logged, and the turn goes on.
+func recordEvent(ctx workflow.Context, kind string, payload any) {
+	data, err := json.Marshal(payload)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("live event not recorded", "kind", kind, "error", err)
+		return
+	}
+	in := turnapi.RecordEventInput{TurnID: workflow.GetInfo(ctx).WorkflowExecution.ID, Kind: kind, Data: string(data)}
+	if err := bookkeep(ctx, turnapi.RecordEventName, in).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Warn("live event not recorded", "kind", kind, "error", err)
+	}
 }

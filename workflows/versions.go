@@ -52,11 +52,24 @@ const (
 	// reaches the GetVersion call (settleHandlers), so no other history
 	// changes.
 	changeIdleQueue = "idle-queue"
+	// changeHumanEvents: a turn that waits on a person records live events
+	// through the RecordEvent bookkeeping activity (version 1): approval
+	// when a command starts waiting for a decision and approval_decided
+	// when that wait ends, question and answered around a clarify
+	// question's wait; before, it recorded none (DefaultVersion). Asked
+	// only where a turn starts such a wait, so no other history records the
+	// marker.
+	changeHumanEvents = "human-events"
 )
 
 // unknownChoiceDenies reports whether this run has changeUnknownChoice.
 func unknownChoiceDenies(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, changeUnknownChoice, workflow.DefaultVersion, 1) >= 1
+}
+
+// humanEvents reports whether this run has changeHumanEvents.
+func humanEvents(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeHumanEvents, workflow.DefaultVersion, 1) >= 1
 }
 
 // localActivities reports whether this run has changeLocalActivities.

@@ -37,6 +37,10 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 			p.midLine = false
 		}
 		fmt.Fprintf(p.errOut, "  ⋯ %s\n", shown(ev.Data))
+	case events.KindApproval, events.KindApprovalDecided, events.KindQuestion, events.KindAnswered:
+		// A wait on a person: chat already prompts for it and shows the
+		// outcome from the turn's progress query, so it is not printed
+		// twice.
 	case events.KindToolStart, events.KindToolEnd:
 		var t activities.ToolEvent
 		if json.Unmarshal([]byte(ev.Data), &t) != nil {

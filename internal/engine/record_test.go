@@ -127,6 +127,17 @@ func TestRecordHistories(t *testing.T) {
 		{"turn_visibility_session.json", []fakellm.Step{
 			fakellm.TextStep("done"),
 		}, 0, nil, true, 0},
+		// Since change human-events: a wait on a person is bracketed by
+		// RecordEvent (approval, approval_decided; question, answered).
+		// turn_approval_and_steer.json is the approval's shape before it.
+		{"turn_approval_events.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"rm -r nothing-here || true"}`}),
+			fakellm.TextStep("done"),
+		}, 0, approveOnce, false, 0},
+		{"turn_clarify_events.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "clarify", Arguments: `{"question":"Which colour?","choices":["red","blue"]}`}),
+			fakellm.TextStep("done"),
+		}, 0, answerQuestion, false, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -169,6 +180,32 @@ func approveAndSteer(t *testing.T, rt *Runtime) {
 		if err == nil && p.PendingApproval != nil {
 			_ = rt.Signal(ctx, p.TurnID, workflows.SignalSteer, "be quick")
 			_ = rt.Signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{Choice: "once"})
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// approveOnce approves the pending command once.
+func approveOnce(t *testing.T, rt *Runtime) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for ctx.Err() == nil {
+		if p, err := rt.Running(ctx, "rec"); err == nil && p.PendingApproval != nil {
+			_ = rt.Signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{Choice: "once"})
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// answerQuestion answers the pending clarify question.
+func answerQuestion(t *testing.T, rt *Runtime) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for ctx.Err() == nil {
+		if p, err := rt.Running(ctx, "rec"); err == nil && p.PendingQuestion != nil {
+			_ = rt.Signal(ctx, p.TurnID, workflows.SignalAnswer, workflows.Answer{Text: "red"})
 			return
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -9,7 +9,10 @@
 // *models.Store. When the buffer is full because the database is slow,
 // consecutive pieces of streamed text are merged into one event instead of
 // being dropped; no other event is ever dropped. Failed writes are logged
-// and never fail the turn.
+// and never fail the turn. The waits of a turn on a person (an approval, a
+// clarify question) are the exception: the turn's workflow records their
+// events itself, one at a time, through the RecordEvent activity (see
+// KindApproval and the kinds after it).
 //
 // The client side is Tail, which polls a Source (again normally
 // *models.Store) for the events of a turn after the last ID it has seen,

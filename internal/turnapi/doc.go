@@ -4,7 +4,8 @@
 // references, token usage, the worker's model settings, model-call error
 // classes, the approval vocabulary (risk assessments, grants, choices and
 // the text of a refusal), the bounds on text that reaches workflow history,
-// the messages a turn's result shows and the record of a scheduled run.
+// the messages a turn's result shows, the record of a scheduled run and the
+// live events a workflow records itself (the waits on a person).
 //
 // It is the contract between deterministic workflow code and the code that
 // does I/O, so it imports no store, no HTTP client and no process launcher:

@@ -26,3 +26,8 @@ const (
 	PreRunScriptName  = "PreRunScript"
 	FinishCronRunName = "FinishCronRun"
 )
+
+// RecordEventName appends one live event of a turn (RecordEventInput): the
+// events a workflow records itself, such as a wait on a person beginning
+// and ending (EventApproval, EventQuestion, ...).
+const RecordEventName = "RecordEvent"
