@@ -724,9 +724,12 @@
     store(STORE.turn, "");
     state.busy = false;
     setBusy(false);
-    renderRun(run);
     var ok = reason === "text_response" || reason === "completed";
     var text = ok ? "Done" : "Run ended: " + reason.replace(/_/g, " ");
+    if (!ok) {
+      run.parts.push({ t: "note", text: text.toLowerCase() });
+    }
+    renderRun(run);
     setStatus(text, ok ? "" : "ended");
     run.el.dataset.stopReason = reason;
     loadSessions();
