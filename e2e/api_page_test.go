@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -311,12 +312,17 @@ func TestWebPage(t *testing.T) {
 		t.Fatalf("the key is still in the address: %s", href)
 	}
 	b.waitFor("the session list to load", `document.querySelector("#sessions li")`, 10*time.Second)
+	if got := eval[string](b, `document.getElementById("sessions").textContent`); got != "No sessions yet" {
+		t.Errorf("the session list of a new home shows %q", got)
+	}
 
 	// A reply streams in as Markdown, after the tool's progress line.
 	send(b, "please run echo")
 	b.waitFor("the tool line", `[...document.querySelectorAll(".msg.assistant .tool-line")].some(e => e.textContent.includes("terminal: echo hi"))`, 60*time.Second)
 	b.waitFor("the rendered reply", `[...document.querySelectorAll(".msg.assistant strong")].some(e => e.textContent === "bold news")`, 60*time.Second)
 	b.waitFor("the end of the turn", `document.getElementById("status").textContent === "Done" && document.getElementById("send").disabled === false`, 30*time.Second)
+	session := eval[string](b, `localStorage.getItem("talaria.session") || ""`)
+	b.waitFor("the session in the list", `document.querySelector("#sessions .session.current[data-id='`+session+`']")`, 10*time.Second)
 	if got := eval[string](b, `document.querySelector(".msg.assistant .tool-line").textContent`); got != "terminal: echo hi — done" {
 		t.Errorf("tool line = %q", got)
 	}
@@ -402,6 +408,19 @@ func TestWebPage(t *testing.T) {
 		t.Errorf("the reloaded page shows %d user messages", n)
 	}
 
+	// New chat empties the page; the session in the list shows its
+	// messages again, the reply rendered from the history.
+	b.do(10*time.Second, chromedp.Click(chromedp.ID("new-chat")))
+	if n := eval[int](b, `document.querySelectorAll("#messages .msg").length`); n != 0 {
+		t.Errorf("a new chat shows %d messages", n)
+	}
+	b.do(10*time.Second, chromedp.Click(chromedp.CSS(`#sessions .session[data-id='`+session+`']`)))
+	b.waitFor("the session's messages", `[...document.querySelectorAll(".msg.assistant strong")].some(e => e.textContent === "bold news")`, 20*time.Second)
+	for _, want := range []string{"please run echo", "clean up the scratch dir", "tell me a long story"} {
+		if !eval[bool](b, `[...document.querySelectorAll(".msg.user")].some(e => e.textContent.endsWith(`+jsString(want)+`))`) {
+			t.Errorf("the session's messages lack the user's %q:\n%s", want, b.page())
+		}
+	}
 	b.screenshot("web-page.png")
 
 	// A narrow window: the session list folds away, nothing overflows.
@@ -414,6 +433,12 @@ func TestWebPage(t *testing.T) {
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("the page's console reported:\n%s", strings.Join(p, "\n"))
 	}
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 // send types a message into the page and sends it.

@@ -168,10 +168,11 @@
         b.dataset.id = s.id;
         var title = document.createElement("span");
         title.className = "session-title";
-        title.textContent = s.title || s.id;
+        title.textContent = s.title || clip(s.first_message || "") || s.id;
         var meta = document.createElement("span");
         meta.className = "session-meta";
-        meta.textContent = formatTime(s.updated_at || s.created_at) + (s.turns ? " · " + s.turns + (s.turns === 1 ? " turn" : " turns") : "");
+        var turns = s.turn_count || s.turns || 0;
+        meta.textContent = formatTime(s.updated_at || s.created_at) + (turns ? " · " + turns + (turns === 1 ? " turn" : " turns") : "");
         b.appendChild(title);
         b.appendChild(meta);
         b.addEventListener("click", function () { openSession(s.id); });
@@ -251,7 +252,16 @@
     setStatus("Loading the session…");
     return api("GET", "/api/sessions/" + encodeURIComponent(id) + "/messages").then(function (data) {
       var items = (data && data.data) || [];
-      items.forEach(renderStored);
+      var prev = null;
+      items.forEach(function (m, i) {
+        var el = renderStored(m, prev);
+        if (el) {
+          if (el !== prev) {
+            el.dataset.index = String(i);
+          }
+          prev = el;
+        }
+      });
       scrollDown(true);
       setStatus("Ready");
       return items;
@@ -267,16 +277,18 @@
     });
   }
 
-  function renderStored(m) {
+  // renderStored shows a stored message; the assistant messages of one
+  // turn (a tool call, then the reply) share a bubble.
+  function renderStored(m, prev) {
     if (m.role === "user") {
-      addUserMessage(textOf(m.content));
+      return addUserMessage(textOf(m.content));
     } else if (m.role === "assistant") {
       var text = textOf(m.content);
       var calls = m.tool_calls || [];
       if (!text && !calls.length) {
         return;
       }
-      var el = newAssistant();
+      var el = prev && prev.classList.contains("assistant") ? prev : newAssistant();
       if (text) {
         var div = document.createElement("div");
         div.className = "md";
@@ -290,7 +302,9 @@
         line.textContent = "ran " + (fn.name || "tool") + summarize(fn.arguments);
         el.appendChild(line);
       });
+      return el;
     }
+    return null;
   }
 
   function textOf(content) {
@@ -940,8 +954,18 @@
         state.session = r.session_id;
         store(STORE.session, r.session_id);
       }
-      var last = messages && messages.length ? messages[messages.length - 1] : null;
-      if (run.userText && !(last && last.role === "user" && textOf(last.content) === run.userText)) {
+      // What the session stored of the running turn is shown again by
+      // its parts: drop it from the history shown.
+      if (run.userText && messages && r.session_id === state.session) {
+        for (var i = messages.length - 1; i >= 0; i--) {
+          var m = messages[i];
+          if (m.role === "user" && textOf(m.content).slice(-run.userText.length) === run.userText) {
+            dropShownFrom(i);
+            break;
+          }
+        }
+      }
+      if (run.userText) {
         addUserMessage(run.userText);
       }
       beginRun(run);
@@ -949,6 +973,16 @@
       store(STORE.run, "");
       store(STORE.turn, "");
     });
+  }
+
+  // dropShownFrom removes the shown stored messages from index i on.
+  function dropShownFrom(i) {
+    var shown = $("messages").querySelectorAll(".msg[data-index]");
+    for (var k = 0; k < shown.length; k++) {
+      if (Number(shown[k].dataset.index) >= i) {
+        shown[k].remove();
+      }
+    }
   }
 
   function start() {
