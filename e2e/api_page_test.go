@@ -244,6 +244,15 @@ func pageModel(req fakellm.Request) fakellm.Step {
 			return fakellm.ToolStep(fakellm.ToolCall{ID: "call_rm", Name: "terminal", Arguments: `{"command":"rm -rf ./scratch"}`})
 		}
 		return fakellm.TextStep("The scratch directory is **gone**.")
+	case strings.Contains(user, "colour"):
+		if toolResults == 0 {
+			return fakellm.ToolStep(fakellm.ToolCall{ID: "call_ask", Name: "clarify", Arguments: `{"question":"Which colour should the button be?","choices":["red","blue"]}`})
+		}
+		last, _ := req.LastMessage()
+		if strings.Contains(last.Content, "blue") {
+			return fakellm.TextStep("Blue it is: **noted**.")
+		}
+		return fakellm.TextStep("The answer did not arrive.")
 	case strings.Contains(user, "long story"):
 		var words []string
 		for i := 1; i <= 40; i++ {
@@ -387,6 +396,16 @@ func TestWebPage(t *testing.T) {
 	if got := eval[string](b, `[...document.querySelectorAll(".msg.assistant")].pop().querySelector(".tool-line").textContent`); got != "terminal: rm -rf ./scratch — done" {
 		t.Errorf("tool line = %q", got)
 	}
+
+	// A clarify question shows its choices; a choice answers it.
+	send(b, "pick a colour for the button")
+	b.waitFor("the question", `!document.getElementById("question").hidden`, 60*time.Second)
+	if got := eval[string](b, `document.getElementById("question-text").textContent + " | " + [...document.querySelectorAll("#question-choices .choice")].map(e => e.textContent).join(",")`); got != "Which colour should the button be? | red,blue" {
+		t.Errorf("question = %q", got)
+	}
+	b.do(10*time.Second, chromedp.Click(chromedp.CSS(`#question-choices .choice:nth-child(2)`)))
+	b.waitFor("the reply after the answer", `[...document.querySelectorAll(".msg.assistant strong")].some(e => e.textContent === "noted")`, 60*time.Second)
+	b.waitFor("the end of the turn", `document.getElementById("status").textContent === "Done" && document.getElementById("question").hidden`, 30*time.Second)
 
 	// A reload in the middle of a turn shows what was seen and goes on.
 	send(b, "tell me a long story")
