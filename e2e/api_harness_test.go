@@ -35,7 +35,7 @@ func (u *user) apiServeOn(port int, extra ...string) (*server, string) {
 
 // apiCall sends one request to the API with the test key and decodes a
 // JSON answer into out (when not nil); it returns the status.
-func apiCall(t *testing.T, method, url string, body any, out any) int {
+func apiCall(t testing.TB, method, url string, body any, out any) int {
 	t.Helper()
 	status, data := apiRaw(t, method, url, testAPIKey, body)
 	if out != nil && len(data) > 0 {
@@ -48,7 +48,7 @@ func apiCall(t *testing.T, method, url string, body any, out any) int {
 
 // apiRaw sends one request with key (empty: none) and returns the status
 // and the body.
-func apiRaw(t *testing.T, method, url, key string, body any) (int, []byte) {
+func apiRaw(t testing.TB, method, url, key string, body any) (int, []byte) {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {

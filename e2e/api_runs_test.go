@@ -145,7 +145,9 @@ func TestRunsOverAPI(t *testing.T) {
 	// 1. Events in order, a drop, a resume.
 	id, session := startRun(t, base, map[string]any{"input": "list the files"})
 	stream := openEvents(t, base+"/v1/runs/"+id+"/events", "")
-	first := readUntil(t, stream, func(ev sseEvent) bool { return ev.Event == "delta" && len(deltas(t, []sseEvent{ev})) > 0 && ev.ID != "" })
+	first := readUntil(t, stream, func(ev sseEvent) bool {
+		return ev.Event == "delta" && len(deltas(t, []sseEvent{ev})) > 0 && ev.ID != ""
+	})
 	stream.close()
 	if len(first) == 0 {
 		t.Fatal("no event before the drop")

@@ -23,7 +23,7 @@ func TestBadInput(t *testing.T) {
 		env   map[string]string
 		args  []string
 		want  string
-		setup func(t *testing.T, u *user)
+		setup func(t testing.TB, u *user)
 	}{
 		{"unknown flag", nil, []string{"chat", "--frobnicate"}, "unknown flag: --frobnicate", nil},
 		{"unknown command", nil, []string{"frobnicate"}, "unknown command", nil},
@@ -71,8 +71,8 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-func writeConfig(text string) func(t *testing.T, u *user) {
-	return func(t *testing.T, u *user) {
+func writeConfig(text string) func(t testing.TB, u *user) {
+	return func(t testing.TB, u *user) {
 		if err := os.MkdirAll(u.home, 0o700); err != nil {
 			t.Fatal(err)
 		}

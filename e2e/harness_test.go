@@ -45,13 +45,13 @@ func TestMain(m *testing.M) {
 // user is one person at a terminal: a TALARIA_HOME, a working directory and
 // an environment.
 type user struct {
-	t       *testing.T
+	t       testing.TB
 	home    string
 	workdir string
 	env     map[string]string
 }
 
-func newUser(t *testing.T, modelURL string) *user {
+func newUser(t testing.TB, modelURL string) *user {
 	t.Helper()
 	root := t.TempDir()
 	u := &user{t: t, home: filepath.Join(root, "home"), workdir: filepath.Join(root, "work"), env: map[string]string{
@@ -107,7 +107,7 @@ func (u *user) chatJSON(timeout time.Duration, args ...string) (workflows.Conver
 	return decodeResult(u.t, stdout, stderr), stderr, code
 }
 
-func decodeResult(t *testing.T, stdout, stderr string) workflows.ConversationResult {
+func decodeResult(t testing.TB, stdout, stderr string) workflows.ConversationResult {
 	t.Helper()
 	var res workflows.ConversationResult
 	dec := json.NewDecoder(strings.NewReader(stdout))
@@ -184,7 +184,7 @@ func (s *server) stop(t *testing.T) error {
 }
 
 // freePort returns a TCP port nobody listens on right now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 
 // terminal is talaria running in a real pseudo-terminal, as a person sees it.
 type terminal struct {
-	t    *testing.T
+	t    testing.TB
 	tty  io.ReadWriteCloser
 	mu   sync.Mutex
 	seen bytes.Buffer

@@ -21,7 +21,7 @@ import (
 // proc is a talaria command running in the background whose output can be
 // watched as it comes.
 type proc struct {
-	t              *testing.T
+	t              testing.TB
 	cmd            *exec.Cmd
 	stdout, stderr *lockedWriter
 	done           chan struct{}

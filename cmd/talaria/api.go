@@ -123,6 +123,9 @@ deployment: the API keeps no state of its own. It listens on --api-listen
 			if cfg.API.Listen == "" {
 				cfg.API.Listen = defaultAPIListen
 			}
+			if err := api.CheckListen(cfg.API.Listen, cfg.API.Key != ""); err != nil {
+				return usageErr(err)
+			}
 			rt, err := connectClient(cmd.Context(), cfg, newLogger(cfg.LogLevel))
 			if err != nil {
 				return err

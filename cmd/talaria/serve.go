@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/api"
 	"github.com/talaria-agent/talaria/internal/engine"
 )
 
@@ -83,6 +84,11 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 	}
 	defer lock.Release()
 
+	// An API reachable beyond this machine needs a key: refused before
+	// anything starts.
+	if err := api.CheckListen(cfg.API.Listen, cfg.API.Key != ""); cfg.API.Listen != "" && err != nil {
+		return usageErr(err)
+	}
 	if !cfg.Model.Configured() {
 		fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", engine.NoEndpointHelp) // one line; serve starts anyway
 	}

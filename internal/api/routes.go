@@ -3,7 +3,6 @@ package api
 import (
 	"net/http"
 	"net/http/httptest"
-	"strings"
 )
 
 // handlerFunc is a route: it writes its answer, or returns the error to
@@ -76,7 +75,7 @@ func jsonFallback(mux *http.ServeMux) http.Handler {
 		if status == http.StatusMethodNotAllowed {
 			allow := rec.Header().Get("Allow")
 			w.Header().Set("Allow", allow)
-			e = errorf(status, typeInvalidRequest, "method_not_allowed", "%s does not take %s (allowed: %s)", oneLine(r.URL.Path), r.Method, strings.ReplaceAll(allow, ",", ", "))
+			e = errorf(status, typeInvalidRequest, "method_not_allowed", "%s does not take %s (allowed: %s)", oneLine(r.URL.Path), r.Method, allow)
 		}
 		writeJSON(w, e.status, errorBody{Error: e})
 	})
