@@ -28,6 +28,7 @@ func TestOpenAIClient(t *testing.T) {
 		fakellm.ToolStep(fakellm.ToolCall{ID: "t1", Name: "terminal", Arguments: `{"command":"echo streamed-tool"}`}),
 		fakellm.TextStep("Streamed reply after the tool."),
 		fakellm.TextStep("You asked about 42 before."),
+		fakellm.TextStep("Your name is Ada."),
 	)
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -115,6 +116,34 @@ func TestOpenAIClient(t *testing.T) {
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("wrong key: %v, want a 401", err)
 	}
+	// A client that keeps the conversation itself sends it whole and no
+	// header: a new session starts with the earlier messages.
+	var fresh *http.Response
+	c, err = client.Chat.Completions.New(ctx, openaisdk.ChatCompletionNewParams{
+		Model: "talaria",
+		Messages: []openaisdk.ChatCompletionMessageParamUnion{
+			openaisdk.SystemMessage("You are a helpful assistant."),
+			openaisdk.UserMessage("My name is Ada."), openaisdk.AssistantMessage("Hello Ada."),
+			openaisdk.UserMessage("What is my name?"),
+		},
+	}, option.WithResponseInto(&fresh))
+	if err != nil || c.Choices[0].Message.Content != "Your name is Ada." {
+		t.Fatalf("stateless completion: %v %+v", err, c)
+	}
+	if s := fresh.Header.Get("X-Talaria-Session-Id"); s == "" || s == session {
+		t.Errorf("stateless completion ran in session %q (the first was %q)", s, session)
+	}
+	reqs = model.Requests()
+	var roles []string
+	for _, m := range reqs[len(reqs)-1].Body.Messages {
+		if m.Role != "system" {
+			roles = append(roles, m.Role+": "+m.Content)
+		}
+	}
+	if got := strings.Join(roles, " | "); got != "user: My name is Ada. | assistant: Hello Ada. | user: What is my name?" {
+		t.Errorf("the stateless turn's model request: %s", got)
+	}
+
 	// Models: talaria first.
 	page, err := client.Models.List(ctx)
 	if err != nil || len(page.Data) == 0 || page.Data[0].ID != "talaria" {

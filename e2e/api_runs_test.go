@@ -228,8 +228,16 @@ func TestRunsOverAPI(t *testing.T) {
 	resumed.close()
 	all = append(before, after...)
 	checkSequence(t, all)
-	if k := kinds(all); !strings.Contains(k, "tool_start,tool_end") || !strings.HasSuffix(k, "done") {
-		t.Fatalf("event kinds %s", k)
+	if k := kinds(all); !strings.Contains(k, "approval,approval_decided,tool_start,tool_end") || !strings.HasSuffix(k, "done") {
+		t.Fatalf("event kinds %s, want approval,approval_decided,tool_start,tool_end,...,done", k)
+	}
+	for _, ev := range all {
+		if ev.Event == "approval_decided" && !strings.Contains(ev.Data, `"choice":"once"`) {
+			t.Errorf("approval_decided %s, want choice once", ev.Data)
+		}
+		if ev.Event == "approval" && !strings.Contains(ev.Data, "rm -rf ./scratch") {
+			t.Errorf("approval %s does not name the command", ev.Data)
+		}
 	}
 	r = waitRun(t, base, id, 30*time.Second, func(r runInfo) bool { return r.Status == "completed" })
 	if r.FinalText == nil || *r.FinalText != "Deleted the scratch directory." {

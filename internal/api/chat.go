@@ -2,7 +2,7 @@ package api
 
 import (
 	"context"
-
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -10,6 +10,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -90,6 +91,57 @@ func lastUserText(msgs []openai.ChatCompletionMessage) (string, bool) {
 	return "", false
 }
 
+// priorMessages are the user and assistant texts before the last user
+// message, oldest first: the conversation a stateless client carries.
+// System messages (Talaria has its own prompt), tool calls and results
+// are left out. Pure.
+func priorMessages(msgs []openai.ChatCompletionMessage) []models.Message {
+	last := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == openai.ChatMessageRoleUser {
+			last = i
+			break
+		}
+	}
+	var out []models.Message
+	for _, m := range msgs[:max(last, 0)] {
+		if m.Role != openai.ChatMessageRoleUser && m.Role != openai.ChatMessageRoleAssistant {
+			continue
+		}
+		text, _ := lastUserText([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: m.Content, MultiContent: m.MultiContent}})
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		out = append(out, models.Message{Role: m.Role, Content: text})
+	}
+	return out
+}
+
+// seedSession stores a new session's earlier messages before its first
+// turn. Their keys make a retried request store them once.
+func (s *Server) seedSession(ctx context.Context, session, model string, msgs []models.Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	size := 0
+	for _, m := range msgs {
+		size += len(m.Content)
+	}
+	if size > MaxBodyBytes {
+		return errorf(http.StatusRequestEntityTooLarge, typeInvalidRequest, "input_too_large", "the conversation is longer than %d bytes", MaxBodyBytes)
+	}
+	if _, err := s.rt.Store.EnsureSession(ctx, session, model); err != nil {
+		return fmt.Errorf("seed session %s: %w", session, err)
+	}
+	for i := range msgs {
+		msgs[i].SessionID, msgs[i].IdemKey = session, fmt.Sprintf("seed/%s/%d", session, i)
+	}
+	if _, err := s.rt.Store.AppendMessages(ctx, msgs); err != nil {
+		return fmt.Errorf("seed session %s: %w", session, err)
+	}
+	return nil
+}
+
 // completion is a chat.completion answer.
 type completion struct {
 	ID      string             `json:"id"`
@@ -160,7 +212,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if session == "" {
+		// A client that keeps the conversation itself (most front-ends)
+		// sends it whole each time: a new session starts with it.
 		session = newSessionID()
+		if err := s.seedSession(r.Context(), session, model, priorMessages(req.Messages)); err != nil {
+			return err
+		}
 	}
 	turnID, err := s.startTurn(r.Context(), turnRequest{session: session, input: text, model: model,
 		approvals: workflows.ApprovalDeny})

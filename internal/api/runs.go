@@ -208,16 +208,18 @@ func (s *Server) handleSteerRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.startTurnless(r, t.SessionID, body.Text); err != nil {
+	reached, err := s.startTurn(r.Context(), turnRequest{session: t.SessionID, input: body.Text, mode: workflows.BusySteer})
+	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "status": "steered"})
+	// The turn may have ended meanwhile: the text is then the session's
+	// next message, a run of its own, which the answer names.
+	out := map[string]string{"run_id": r.PathValue("id"), "status": "steered"}
+	if reached != t.ID {
+		out["status"], out["next_run_id"] = "ended_first", runID(runPrefix, reached)
+	}
+	writeJSON(w, http.StatusAccepted, out)
 	return nil
-}
-
-// startTurnless sends a steer to a session's coordinator.
-func (s *Server) startTurnless(r *http.Request, session, text string) (string, error) {
-	return s.startTurn(r.Context(), turnRequest{session: session, input: text, mode: workflows.BusySteer})
 }
 
 // approvalBody is POST /v1/runs/{id}/approval.
