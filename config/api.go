@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 )
 
 // MinAPIKeyLen is the shortest api.key accepted: a key a person could
@@ -35,6 +36,9 @@ func (a API) problems() []string {
 		} else if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
 			out = append(out, fmt.Sprintf("api.listen %q has no valid port", a.Listen))
 		}
+	}
+	if a.Key != strings.TrimSpace(a.Key) {
+		out = append(out, "api.key begins or ends with white space, which no client sends: remove it")
 	}
 	if a.Key != "" && len(a.Key) < MinAPIKeyLen {
 		out = append(out, fmt.Sprintf("api.key is too short: use at least %d characters (e.g. openssl rand -hex 24)", MinAPIKeyLen))

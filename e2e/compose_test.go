@@ -66,7 +66,7 @@ func (s composeService) talaria() bool { return strings.HasPrefix(s.Image, "tala
 func TestComposeConfiguresThroughKnownVariables(t *testing.T) {
 	compose := readCompose(t)
 	known := config.EnvKeys()
-	commands := []string{"serve", "worker", "scheduler", "temporal", "chat", "send"}
+	commands := []string{"serve", "worker", "scheduler", "temporal", "api", "chat", "send"}
 	found := 0
 	for name, svc := range compose.Services {
 		if !svc.talaria() {
@@ -227,6 +227,24 @@ func TestComposeImagesPinned(t *testing.T) {
 
 // TestComposePublishesOnLoopbackOnly: the cluster has no authentication of
 // its own, so no port is published on every interface.
+// TestComposeAPIRequiresAKey: the API service listens on every interface
+// of its container, so compose must refuse to start it without a key.
+func TestComposeAPIRequiresAKey(t *testing.T) {
+	found := false
+	for name, svc := range readCompose(t).Services {
+		if !svc.talaria() || len(svc.Command) == 0 || svc.Command[0] != "api" {
+			continue
+		}
+		found = true
+		if key := svc.Environment["TALARIA_API_KEY"]; !strings.HasPrefix(key, "${TALARIA_API_KEY:?") {
+			t.Errorf("service %s: TALARIA_API_KEY is %q, want ${TALARIA_API_KEY:?...} (required)", name, key)
+		}
+	}
+	if !found {
+		t.Fatal("no service runs talaria api")
+	}
+}
+
 func TestComposePublishesOnLoopbackOnly(t *testing.T) {
 	for name, svc := range readCompose(t).Services {
 		for _, p := range svc.Ports {
@@ -249,6 +267,8 @@ func TestComposeConfigLint(t *testing.T) {
 	}
 	cmd := exec.Command(docker, "compose", "-f", "docker-compose.yml", "config", "-q")
 	cmd.Dir = ".."
+	// The API's key is required (compose refuses to start without one).
+	cmd.Env = append(os.Environ(), "TALARIA_API_KEY=compose-lint-key-0123456789")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	done := make(chan error, 1)

@@ -94,6 +94,23 @@ func TestProductionTopology(t *testing.T) {
 		t.Fatalf("turn through the topology: exit %d, result %+v\n%s", code, res, stderr)
 	}
 
+	// The API alone, as its compose service runs it: a chat completion
+	// through it is a turn of the same cluster.
+	apiHost := process()
+	apiHost.env["TALARIA_API_KEY"] = testAPIKey
+	apiPort := freePort(t)
+	apiHost.daemon("talaria api: ready", "api", "--api-listen", fmt.Sprintf("127.0.0.1:%d", apiPort))
+	var completion struct {
+		Choices []struct {
+			Message struct{ Content string }
+		}
+	}
+	body := map[string]any{"model": "talaria", "messages": []map[string]string{{"role": "user", "content": "hello over the API"}}}
+	if status := apiCall(t, http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d/v1/chat/completions", apiPort), body, &completion); status != http.StatusOK ||
+		len(completion.Choices) != 1 || completion.Choices[0].Message.Content != "Hello from the cluster." {
+		t.Fatalf("a completion through talaria api: %d %+v", status, completion)
+	}
+
 	if out, stderr, code := client.run(time.Minute, "cron", "add", "--name", "minutely", "--schedule", "* * * * *",
 		"--prompt", "summarise the overnight alerts", "--deliver", "local"); code != 0 {
 		t.Fatalf("cron add: exit %d %s%s", code, out, stderr)

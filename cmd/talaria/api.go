@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/api"
@@ -25,8 +27,8 @@ default) it serves the HTTP API at http://ADDR: OpenAI-compatible
 events (/v1/runs), /api/sessions, /api/jobs, and a web chat page at /. Every
 route but /health asks for the key (Authorization: Bearer KEY): api.key or
 TALARIA_API_KEY, else a key made and kept in $TALARIA_HOME/tls/api-key, which
-only a loopback address may use (the ready line links the page with it). See
-docs/api.md.`
+only a loopback address may use (on a terminal, the ready line links the page
+with it). See docs/api.md.`
 
 // addAPIFlag adds --api-listen to c.
 func addAPIFlag(c *cobra.Command, def string) {
@@ -37,7 +39,7 @@ func addAPIFlag(c *cobra.Command, def string) {
 // startAPI serves the API cfg asks for (api.listen) on rt; nil when it
 // asks for none. An address beyond loopback without api.key, or one it
 // cannot listen on, is an error in one line.
-func startAPI(cfg config.Config, rt *engine.Runtime) (*apiServer, error) {
+func startAPI(cfg config.Config, rt *engine.Runtime, stderr io.Writer) (*apiServer, error) {
 	listen := cfg.API.Listen
 	if listen == "" {
 		return nil, nil
@@ -72,10 +74,14 @@ func startAPI(cfg config.Config, rt *engine.Runtime) (*apiServer, error) {
 		return nil, err
 	}
 	a := &apiServer{srv: srv, page: srv.URL() + "/"}
-	if generated {
+	switch {
+	case generated && writesToTerminal(stderr):
 		// The owner's own terminal: the page's link carries the key in
 		// its fragment, which the browser never sends.
 		a.page += "#key=" + key
+	case generated:
+		// A log file or journal may be read by others: name the file.
+		a.page += " (key in " + engine.APIKeyPath(cfg.Home) + ")"
 	}
 	return a, nil
 }
@@ -131,7 +137,7 @@ deployment: the API keeps no state of its own. It listens on --api-listen
 				return err
 			}
 			defer rt.Close()
-			a, err := startAPI(cfg, rt)
+			a, err := startAPI(cfg, rt, cmd.ErrOrStderr())
 			if err != nil {
 				return usageErr(err)
 			}
@@ -145,4 +151,10 @@ deployment: the API keeps no state of its own. It listens on --api-listen
 	common.register(c)
 	addAPIFlag(c, "")
 	return c
+}
+
+// writesToTerminal reports whether w is a terminal.
+func writesToTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

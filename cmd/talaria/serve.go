@@ -126,7 +126,7 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 		return usageErr(err)
 	}
 	defer ticker.Stop(context.WithoutCancel(ctx))
-	apiSrv, err := startAPI(cfg, rt)
+	apiSrv, err := startAPI(cfg, rt, cmd.ErrOrStderr())
 	if err != nil {
 		return usageErr(err)
 	}

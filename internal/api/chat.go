@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -117,11 +118,19 @@ func priorMessages(msgs []openai.ChatCompletionMessage) []models.Message {
 	return out
 }
 
+// maxSeedMessages bounds the earlier messages a request may carry into a
+// new session.
+const maxSeedMessages = 1000
+
 // seedSession stores a new session's earlier messages before its first
-// turn. Their keys make a retried request store them once.
+// turn, in order (the keys keep one request's messages once if the store
+// is asked again).
 func (s *Server) seedSession(ctx context.Context, session, model string, msgs []models.Message) error {
 	if len(msgs) == 0 {
 		return nil
+	}
+	if len(msgs) > maxSeedMessages {
+		return badRequest("too_many_messages", "the conversation holds more than %d messages: continue a session with X-Talaria-Session-Id instead", maxSeedMessages)
 	}
 	size := 0
 	for _, m := range msgs {
@@ -211,6 +220,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	treq := turnRequest{session: session, input: text, model: model, approvals: workflows.ApprovalDeny, mode: s.ownTurnMode()}
+	if err := s.checkTurnRequest(treq); err != nil {
+		return err
+	}
 	if session == "" {
 		// A client that keeps the conversation itself (most front-ends)
 		// sends it whole each time: a new session starts with it.
@@ -218,9 +231,9 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
 		if err := s.seedSession(r.Context(), session, model, priorMessages(req.Messages)); err != nil {
 			return err
 		}
+		treq.session = session
 	}
-	turnID, err := s.startTurn(r.Context(), turnRequest{session: session, input: text, model: model,
-		approvals: workflows.ApprovalDeny})
+	turnID, err := s.startTurn(r.Context(), treq)
 	if err != nil {
 		return err
 	}
@@ -238,7 +251,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := s.waitResult(r.Context(), turnID)
 	if err != nil {
-		s.stopIfGone(r.Context(), turnID, stopOnDisconnect)
+		s.stopIfGone(r.Context(), turnID, stopOnDisconnect && r.Context().Err() != nil)
 		return err
 	}
 	end := endingOf(res)
@@ -257,10 +270,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// stopIfGone interrupts the turn when its client went away and asked for
-// that (X-Talaria-Stop-On-Disconnect); otherwise the turn goes on.
+// stopIfGone interrupts the request's own turn when its client went away
+// (stop: the client asked for that with X-Talaria-Stop-On-Disconnect and
+// is gone); otherwise the turn goes on.
 func (s *Server) stopIfGone(ctx context.Context, turnID string, stop bool) {
-	if !stop || ctx.Err() == nil {
+	if !stop {
 		return
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -289,14 +303,21 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, turnID, id, 
 	if err := sse.data(chunk(&chatMessage{Role: role, Content: &empty}, nil)); err != nil {
 		return nil
 	}
-	var streamed strings.Builder
+	// segment is the text streamed since the last tool call or retry
+	// notice: the final answer's beginning, if the answer came from it.
+	var segment strings.Builder
+	streamedAny := false
 	err = s.followEvents(r.Context(), turnID, 0, sse, func(ev eventOut) error {
 		switch ev.Kind {
 		case events.KindDelta:
-			streamed.WriteString(ev.text)
+			segment.WriteString(ev.text)
+			streamedAny = true
 			t := ev.text
 			return sse.data(chunk(&chatMessage{Content: &t}, nil))
+		case events.KindWait:
+			segment.Reset()
 		case events.KindToolStart, events.KindToolEnd:
+			segment.Reset()
 			// A chunk without choices (as a usage chunk is), so that a
 			// client reading every event as a chunk skips it too.
 			return sse.event(ToolEvent, "", toolChunk{ID: id, Object: "chat.completion.chunk", Created: created, Model: model,
@@ -305,15 +326,20 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, turnID, id, 
 		return nil
 	})
 	if err != nil {
+		// The client went away (or a write to it failed): the turn goes
+		// on, unless the client asked otherwise.
 		s.stopIfGone(r.Context(), turnID, stopOnDisconnect)
-		return nil // the client went away, or the stream broke: the turn goes on
+		return nil
 	}
 	res, err := s.waitResult(r.Context(), turnID)
 	if err != nil {
-		s.stopIfGone(r.Context(), turnID, stopOnDisconnect)
-		if e, ok := err.(*apiError); ok {
-			_ = sse.data(errorBody{Error: e})
+		s.stopIfGone(r.Context(), turnID, stopOnDisconnect && r.Context().Err() != nil)
+		var e *apiError
+		if !errors.As(err, &e) {
+			e = errorf(http.StatusBadGateway, typeTurn, "failed", "the turn ended without a result")
 		}
+		_ = sse.data(errorBody{Error: e})
+		_ = sse.done()
 		return nil
 	}
 	end := endingOf(res)
@@ -322,16 +348,18 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, turnID, id, 
 		_ = sse.done()
 		return nil
 	}
-	// A reply that was not streamed (streaming off, or recovered by a
-	// later call) is sent whole, or the part the deltas did not carry.
-	if final := deref(res.FinalResponse); final != streamed.String() {
-		rest := final
-		if strings.HasPrefix(final, streamed.String()) {
-			rest = final[streamed.Len():]
-		}
-		if rest != "" {
-			_ = sse.data(chunk(&chatMessage{Content: &rest}, nil))
-		}
+	// A reply that was not streamed (streaming off) is sent whole; one the
+	// last deltas began is completed with what they did not carry.
+	final := deref(res.FinalResponse)
+	rest := ""
+	switch {
+	case !streamedAny:
+		rest = final
+	case strings.HasPrefix(final, segment.String()):
+		rest = final[segment.Len():]
+	}
+	if rest != "" {
+		_ = sse.data(chunk(&chatMessage{Content: &rest}, nil))
 	}
 	_ = sse.data(chunk(&chatMessage{}, &end.finish))
 	if withUsage {

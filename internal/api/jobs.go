@@ -108,11 +108,17 @@ func jobError(err error) error {
 	return err
 }
 
-// checkModel bounds a job's model name (any name, as the CLI takes: the
-// worker running the job resolves it).
-func checkModel(m *string) error {
-	if m != nil && len(*m) > maxModelNameBytes {
-		return badRequest("invalid_model", "the model name is longer than %d bytes", maxModelNameBytes)
+// checkModel allows a job the models a turn may name here (GET
+// /v1/models; empty or talaria: the worker's).
+func (s *Server) checkModel(m *string) error {
+	if m == nil || *m == "" || *m == DefaultModelID {
+		if m != nil {
+			*m = ""
+		}
+		return nil
+	}
+	if _, err := s.modelFor(*m); err != nil {
+		return badRequest("invalid_model", "model %q is not offered here: use %q or one GET /v1/models lists", oneLine(*m), DefaultModelID)
 	}
 	return nil
 }
@@ -141,7 +147,7 @@ func (s *Server) handleCreateJob(w http.ResponseWriter, r *http.Request) error {
 	if err := checkNoPreRun(req.PreRunScript); err != nil {
 		return err
 	}
-	if err := checkModel(&req.Model); err != nil {
+	if err := s.checkModel(&req.Model); err != nil {
 		return err
 	}
 	window := models.DefaultCatchUpWindow
@@ -152,8 +158,8 @@ func (s *Server) handleCreateJob(w http.ResponseWriter, r *http.Request) error {
 		}
 		window = d
 	}
-	if req.MaxIterations < 0 || req.MaxIterations > maxIterationsCap {
-		return badRequest("invalid_max_iterations", "max_iterations must be between 0 (the default) and %d", maxIterationsCap)
+	if req.MaxIterations < 0 || req.MaxIterations > s.maxIterations() {
+		return badRequest("invalid_max_iterations", "max_iterations must be between 0 (the default) and %d (the server's max_iterations)", s.maxIterations())
 	}
 	job, _, err := cronjob.New(cronjob.Spec{Name: req.Name, Schedule: req.Schedule, TimeZone: req.TimeZone, Prompt: req.Prompt,
 		Deliver: req.Deliver, Model: req.Model, MaxIterations: req.MaxIterations, Tools: req.Tools,
@@ -200,11 +206,11 @@ func (s *Server) handleEditJob(w http.ResponseWriter, r *http.Request) error {
 	if err := checkNoPreRun(req.PreRunScript); err != nil {
 		return err
 	}
-	if err := checkModel(req.Model); err != nil {
+	if err := s.checkModel(req.Model); err != nil {
 		return err
 	}
-	if req.MaxIterations != nil && (*req.MaxIterations < 0 || *req.MaxIterations > maxIterationsCap) {
-		return badRequest("invalid_max_iterations", "max_iterations must be between 0 (the default) and %d", maxIterationsCap)
+	if req.MaxIterations != nil && (*req.MaxIterations < 0 || *req.MaxIterations > s.maxIterations()) {
+		return badRequest("invalid_max_iterations", "max_iterations must be between 0 (the default) and %d (the server's max_iterations)", s.maxIterations())
 	}
 	e := cronjob.Edit{Schedule: req.Schedule, TimeZone: req.TimeZone, Prompt: req.Prompt, Model: req.Model,
 		Deliver: req.Deliver, Tools: req.Tools, MaxIterations: req.MaxIterations, Overlap: req.Overlap, CatchUp: req.CatchUp}

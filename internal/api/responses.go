@@ -96,7 +96,8 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) error {
 	if session == "" {
 		session = newSessionID()
 	}
-	turnID, err := s.startTurn(r.Context(), turnRequest{session: session, input: text, model: model, approvals: workflows.ApprovalDeny})
+	turnID, err := s.startTurn(r.Context(), turnRequest{session: session, input: text, model: model, approvals: workflows.ApprovalDeny,
+		mode: s.ownTurnMode()})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,10 @@ package api
 
 import (
 	"errors"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+
 	"net/http"
 	"strconv"
 	"strings"
@@ -105,13 +109,61 @@ func (s *Server) loadRun(r *http.Request) (*models.Turn, error) {
 	if !errors.Is(err, models.ErrNotFound) {
 		return t, err
 	}
-	// Started, but its first step has not recorded it yet.
+	t = nil
+	// Started, but its first step has not recorded it yet (or its
+	// workflow closed before it could).
 	d, derr := s.rt.Client.DescribeWorkflowExecution(r.Context(), turnID, "")
-	if derr != nil || d.GetWorkflowExecutionInfo() == nil {
+	var missing *serviceerror.NotFound
+	switch {
+	case errors.As(derr, &missing) || (derr == nil && d.GetWorkflowExecutionInfo() == nil):
 		return nil, notFound("no run %s", r.PathValue("id"))
+	case derr != nil:
+		return nil, unavailable(derr)
 	}
-	return &models.Turn{ID: turnID, SessionID: session, Status: "running",
-		StartedAt: d.GetWorkflowExecutionInfo().GetStartTime().AsTime()}, nil
+	info := d.GetWorkflowExecutionInfo()
+	t = &models.Turn{ID: turnID, SessionID: session, Status: "running", StartedAt: info.GetStartTime().AsTime()}
+	if status, closed := closedStatus(info.GetStatus()); closed {
+		ended := info.GetCloseTime().AsTime()
+		t.Status, t.ExitReason, t.EndedAt = status, status, &ended
+	}
+	return t, nil
+}
+
+// closedStatus is a closed workflow's status in lower case ("terminated");
+// false while it runs or continued as new. Pure.
+func closedStatus(st enumspb.WorkflowExecutionStatus) (string, bool) {
+	switch st {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW, enumspb.WORKFLOW_EXECUTION_STATUS_UNSPECIFIED:
+		return "", false
+	}
+	return strings.ToLower(strings.TrimPrefix(st.String(), "WORKFLOW_EXECUTION_STATUS_")), true
+}
+
+// unavailable is a 503 for Temporal or the store not answering.
+func unavailable(err error) *apiError {
+	return errorf(http.StatusServiceUnavailable, typeServer, "unavailable", "the engine does not answer right now; try again (%s)", oneLine(err.Error()))
+}
+
+// signalRun sends a control signal to a run's turn: a turn that ended
+// meanwhile is a 409.
+func (s *Server) signalRun(r *http.Request, turnID, name string, payload any) error {
+	err := s.rt.Signal(r.Context(), turnID, name, payload)
+	var missing *serviceerror.NotFound
+	if errors.As(err, &missing) {
+		return errorf(http.StatusConflict, typeConflict, "run_ended", "run %s has ended", r.PathValue("id"))
+	}
+	return err
+}
+
+// progressOf asks a running turn what it waits for: a turn that ended
+// meanwhile is a 409.
+func (s *Server) progressOf(r *http.Request, turnID string) (workflows.Progress, error) {
+	p, err := s.rt.Progress(r.Context(), turnID)
+	var missing *serviceerror.NotFound
+	if errors.As(err, &missing) {
+		return p, errorf(http.StatusConflict, typeConflict, "run_ended", "run %s has ended", r.PathValue("id"))
+	}
+	return p, err
 }
 
 // handleGetRun answers GET /v1/runs/{id}: the stored turn, and while it
@@ -181,7 +233,7 @@ func (s *Server) handleStopRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.rt.Signal(r.Context(), t.ID, workflows.SignalInterrupt, "stopped through the API"); err != nil {
+	if err := s.signalRun(r, t.ID, workflows.SignalInterrupt, "stopped through the API"); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "status": "stopping"})
@@ -239,11 +291,15 @@ func (s *Server) handleApproveRun(w http.ResponseWriter, r *http.Request) error 
 	if !choice.Known() {
 		return badRequest("invalid_choice", "choice %q is not one of once, session, always, deny", oneLine(body.Choice))
 	}
+	// A grant outlives the run: it must name the command the client saw.
+	if (choice == turnapi.ChoiceSession || choice == turnapi.ChoiceAlways) && body.CallID == "" {
+		return badRequest("call_id_required", "choice %s remembers the command: send the call_id of the pending approval (GET /v1/runs/{id})", choice)
+	}
 	t, err := s.runningTurn(r)
 	if err != nil {
 		return err
 	}
-	p, err := s.rt.Progress(r.Context(), t.ID)
+	p, err := s.progressOf(r, t.ID)
 	if err != nil {
 		return err
 	}
@@ -251,7 +307,7 @@ func (s *Server) handleApproveRun(w http.ResponseWriter, r *http.Request) error 
 		return errorf(http.StatusConflict, typeConflict, "no_pending_approval", "run %s waits on no command approval%s", r.PathValue("id"), callNote(body.CallID))
 	}
 	d := workflows.ApprovalDecision{CallID: p.PendingApproval.CallID, Choice: choice}
-	if err := s.rt.Signal(r.Context(), t.ID, workflows.SignalApproval, d); err != nil {
+	if err := s.signalRun(r, t.ID, workflows.SignalApproval, d); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "call_id": d.CallID, "choice": string(choice),
@@ -276,7 +332,7 @@ func (s *Server) handleAnswerRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := s.rt.Progress(r.Context(), t.ID)
+	p, err := s.progressOf(r, t.ID)
 	if err != nil {
 		return err
 	}
@@ -284,7 +340,7 @@ func (s *Server) handleAnswerRun(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusConflict, typeConflict, "no_pending_question", "run %s waits on no answer%s", r.PathValue("id"), callNote(body.CallID))
 	}
 	a := workflows.Answer{CallID: p.PendingQuestion.CallID, Text: body.Text}
-	if err := s.rt.Signal(r.Context(), t.ID, workflows.SignalAnswer, a); err != nil {
+	if err := s.signalRun(r, t.ID, workflows.SignalAnswer, a); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "call_id": a.CallID})

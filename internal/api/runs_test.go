@@ -137,6 +137,8 @@ func TestRunBadInput(t *testing.T) {
 		{"malformed run id", "GET", "/v1/runs/turn%2Fx%2F1", nil, 404, "not_found"},
 		{"events of an unknown run", "GET", "/v1/runs/run_5_nobody/events", nil, 404, "not_found"},
 		{"bad choice", "POST", "/v1/runs/run_1_x/approval", map[string]string{"choice": "sometimes"}, 400, "invalid_choice"},
+		{"a grant without its call", "POST", "/v1/runs/run_1_x/approval", map[string]string{"choice": "always"}, 400, "call_id_required"},
+		{"more iterations than the server's", "POST", "/v1/runs", map[string]any{"input": "hi", "max_iterations": config.DefaultMaxIterations + 1}, 400, "invalid_max_iterations"},
 		{"chat without a user message", "POST", "/v1/chat/completions", map[string]any{"messages": []map[string]string{{"role": "system", "content": "x"}}}, 400, "no_user_message"},
 		{"chat, a model not offered", "POST", "/v1/chat/completions", map[string]any{"messages": []map[string]string{{"role": "user", "content": "x"}}, "model": "nope"}, 404, "model_not_found"},
 		{"responses streaming", "POST", "/v1/responses", map[string]any{"input": "hi", "stream": true}, 400, "stream_unsupported"},

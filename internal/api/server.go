@@ -91,11 +91,33 @@ func New(o Options) (*Server, error) {
 // CheckListen refuses an address beyond loopback without a configured
 // key: the generated key is for this machine's own users.
 func CheckListen(listen string, configuredKey bool) error {
-	if !configuredKey && !config.Loopback(listen) {
+	if !configuredKey && !loopbackOnly(listen) {
 		return fmt.Errorf("%w: api.listen %q is reachable from other machines; set api.key (or TALARIA_API_KEY) to a key of at least %d characters, or listen on 127.0.0.1",
 			ErrNoKey, listen, config.MinAPIKeyLen)
 	}
 	return nil
+}
+
+// loopbackOnly reports whether listen names only this machine; a host
+// name must resolve to loopback addresses only.
+func loopbackOnly(listen string) bool {
+	if !config.Loopback(listen) {
+		return false
+	}
+	host, _, _ := net.SplitHostPort(listen)
+	if net.ParseIP(host) != nil {
+		return true
+	}
+	addrs, err := net.LookupHost(host)
+	if err != nil || len(addrs) == 0 {
+		return false
+	}
+	for _, a := range addrs {
+		if ip := net.ParseIP(a); ip == nil || !ip.IsLoopback() {
+			return false
+		}
+	}
+	return true
 }
 
 // Handler is the API's HTTP handler.

@@ -198,6 +198,11 @@ func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	// A running turn would go on writing into what is deleted.
+	if st, err := s.rt.SessionState(r.Context(), sess.ID); err == nil && st.Running != "" {
+		return errorf(http.StatusConflict, typeConflict, "session_busy", "session %s has a running turn (%s): stop it first (POST /v1/runs/%s/stop)",
+			sess.ID, runID(runPrefix, st.Running), runID(runPrefix, st.Running))
+	}
 	err = engine.DeleteSession(r.Context(), s.rt.Store, s.cfg.Home, sess.ID)
 	if errors.Is(err, models.ErrNotFound) {
 		return notFound("no session %q", sess.ID)

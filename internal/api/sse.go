@@ -108,18 +108,21 @@ func (e eventOut) payload() any {
 	return map[string]string{"text": e.text}
 }
 
-// eventOf reads a stored event. Data that is a JSON object is passed on
-// as it is; anything else is text. Pure.
+// jsonKinds are the kinds whose data is a JSON object; the others are text.
+var jsonKinds = map[string]bool{
+	events.KindToolStart: true, events.KindToolEnd: true, events.KindApproval: true,
+	events.KindApprovalDecided: true, events.KindQuestion: true, events.KindAnswered: true,
+}
+
+// eventOf reads a stored event. The data of a JSON kind is passed on as
+// it is; anything else is text. Pure.
 func eventOf(ev models.Event) eventOut {
 	out := eventOut{ID: ev.ID, Kind: ev.Kind, text: ev.Data}
-	if d := strings.TrimSpace(ev.Data); strings.HasPrefix(d, "{") && ev.Kind != events.KindDelta && ev.Kind != events.KindReasoning && json.Valid([]byte(d)) {
+	if d := strings.TrimSpace(ev.Data); jsonKinds[ev.Kind] && json.Valid([]byte(d)) {
 		out.raw, out.text = json.RawMessage(d), ""
 	}
 	return out
 }
-
-// errTurnGone ends an event stream whose turn is not known.
-var errTurnGone = errors.New("no such run")
 
 // followEvents sends fn the events of turnID after afterID, in order,
 // until the turn's done event (sent too), the client going away or fn
@@ -161,10 +164,10 @@ func (s *Server) followEvents(ctx context.Context, turnID string, afterID int64,
 		}
 		if time.Since(lastCheck) >= time.Second {
 			lastCheck = time.Now()
-			if t, err := s.rt.Store.Turn(ctx, turnID); err == nil && t.EndedAt != nil && t.ExitReason != "" {
+			if reason, ended := s.turnEnded(ctx, turnID); ended {
 				// Ended: one more read for a done written meanwhile.
 				if more, err := s.rt.Store.EventsAfter(ctx, turnID, afterID, 1); err == nil && len(more) == 0 {
-					return fn(eventOut{Kind: events.KindDone, text: t.ExitReason})
+					return fn(eventOut{Kind: events.KindDone, text: reason})
 				}
 			}
 		}
@@ -174,6 +177,30 @@ func (s *Server) followEvents(ctx context.Context, turnID string, afterID int64,
 		case <-time.After(s.eventPoll):
 		}
 	}
+}
+
+// turnEnded reports whether a turn has ended, and why: as the store
+// recorded it, or, for a turn whose workflow closed without recording its
+// end (terminated, failed before its last step), as Temporal says.
+func (s *Server) turnEnded(ctx context.Context, turnID string) (string, bool) {
+	t, err := s.rt.Store.Turn(ctx, turnID)
+	if err == nil && t.EndedAt != nil && t.ExitReason != "" {
+		return t.ExitReason, true
+	}
+	if status, closed := s.workflowClosed(ctx, turnID); closed {
+		return status, true
+	}
+	return "", false
+}
+
+// workflowClosed reports whether the turn's workflow has closed other than
+// by continuing as new, with its status in lower case ("terminated").
+func (s *Server) workflowClosed(ctx context.Context, turnID string) (string, bool) {
+	d, err := s.rt.Client.DescribeWorkflowExecution(ctx, turnID, "")
+	if err != nil || d.GetWorkflowExecutionInfo() == nil {
+		return "", false
+	}
+	return closedStatus(d.GetWorkflowExecutionInfo().GetStatus())
 }
 
 // lastEventID is where a client resumes: the Last-Event-ID header, else

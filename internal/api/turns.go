@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -104,14 +103,8 @@ func checkTools(names []string) error {
 // startTurn hands the request's message to its session and returns the
 // turn it became, once it started. The message is durable from there.
 func (s *Server) startTurn(ctx context.Context, req turnRequest) (string, error) {
-	if err := checkInput(req.input); err != nil {
+	if err := s.checkTurnRequest(req); err != nil {
 		return "", err
-	}
-	if err := checkTools(req.tools); err != nil {
-		return "", err
-	}
-	if req.maxIterations < 0 || req.maxIterations > maxIterationsCap {
-		return "", badRequest("invalid_max_iterations", "max_iterations must be between 1 and %d", maxIterationsCap)
 	}
 	in := engine.TurnTemplate(s.cfg, s.workdir)
 	in.SessionID, in.UserMessage, in.Tools = req.session, req.input, req.tools
@@ -140,13 +133,55 @@ func (s *Server) startTurn(ctx context.Context, req turnRequest) (string, error)
 	return turnID, nil
 }
 
-// waitResult waits for a turn's result.
+// waitResult waits for a turn's result. A turn whose workflow failed,
+// was terminated or timed out is a 502 turn_error.
 func (s *Server) waitResult(ctx context.Context, turnID string) (workflows.ConversationResult, error) {
 	res, err := s.rt.WaitTurn(ctx, turnID)
-	if err != nil && ctx.Err() != nil {
+	switch {
+	case err == nil:
+		return res, nil
+	case ctx.Err() != nil:
 		return res, errorf(499, typeInvalidRequest, "client_closed", "the client went away; the turn goes on")
 	}
-	return res, err
+	code := "failed"
+	if status, closed := s.workflowClosed(context.WithoutCancel(ctx), turnID); closed {
+		code = status
+	}
+	return res, errorf(http.StatusBadGateway, typeTurn, code, "the turn ended without a result (%s): %s", code, oneLine(err.Error()))
+}
+
+// checkTurnRequest validates what a request asks of a turn, before
+// anything is stored. Pure but for the configuration it reads.
+func (s *Server) checkTurnRequest(req turnRequest) error {
+	if err := checkInput(req.input); err != nil {
+		return err
+	}
+	if err := checkTools(req.tools); err != nil {
+		return err
+	}
+	if limit := s.maxIterations(); req.maxIterations < 0 || req.maxIterations > limit {
+		return badRequest("invalid_max_iterations", "max_iterations must be between 1 and %d (the server's max_iterations)", limit)
+	}
+	return nil
+}
+
+// maxIterations is the most iterations a request may ask for: the
+// server's max_iterations (a sender narrows the budget, never widens it).
+func (s *Server) maxIterations() int {
+	if s.cfg.MaxIterations > 0 {
+		return min(s.cfg.MaxIterations, maxIterationsCap)
+	}
+	return maxIterationsCap
+}
+
+// ownTurnMode is the busy-input mode of a request that wants a turn of
+// its own (a chat completion, a response): the configured one, but never
+// steer, which would answer with another request's turn.
+func (s *Server) ownTurnMode() workflows.BusyMode {
+	if m, err := workflows.ParseBusyMode(s.cfg.BusyInputMode); err == nil && m != workflows.BusySteer {
+		return m
+	}
+	return workflows.BusyQueue
 }
 
 // sessionHeader is the session a request names by header, or "" for none;
@@ -161,6 +196,3 @@ func sessionHeader(r *http.Request) (string, error) {
 	}
 	return id, nil
 }
-
-// errNoTurn is a run that is not running when asked to be acted on.
-var errNoTurn = errors.New("the run is not running")

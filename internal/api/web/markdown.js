@@ -33,15 +33,24 @@
     });
     // Links: [text](url), only for http(s) URLs. The text was escaped, so
     // the URL holds no quote or angle bracket; & is already &amp;.
-    s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s()]+)\)/gi, function (_, text, url) {
+    s = s.replace(/\[([^\]\n]+)\]\((https?:\/\/[^\s()]+)\)/gi, function (all, text, url) {
+      if (url.indexOf(MARK) >= 0) {
+        return all; // a code span inside the URL: no link
+      }
       return hold('<a href="' + url + '" target="_blank" rel="noopener noreferrer">' + emphasis(text) + "</a>");
     });
     // Bare http(s) URLs become links too.
-    s = s.replace(/(^|[\s(])(https?:\/\/[^\s<()]+[^\s<().,;:!?])/gi, function (_, lead, url) {
+    s = s.replace(/(^|[\s(])(https?:\/\/[^\s<()\u0000]+[^\s<().,;:!?\u0000])/gi, function (_, lead, url) {
       return lead + hold('<a href="' + url + '" target="_blank" rel="noopener noreferrer">' + url + "</a>");
     });
     s = emphasis(s);
-    return s.replace(new RegExp(MARK + "(\\d+)" + MARK, "g"), function (_, i) { return held[Number(i)]; });
+    // Held pieces may hold others (a code span in a link's text): restore
+    // until none is left; each pass can only restore earlier holds.
+    var marker = new RegExp(MARK + "(\\d+)" + MARK, "g");
+    for (var pass = 0; pass <= held.length && s.indexOf(MARK) >= 0; pass++) {
+      s = s.replace(marker, function (_, i) { return held[Number(i)]; });
+    }
+    return s.split(MARK).join("");
   }
 
   function emphasis(s) {
