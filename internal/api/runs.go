@@ -106,10 +106,17 @@ func (s *Server) loadRun(r *http.Request) (*models.Turn, error) {
 		return nil, err
 	}
 	t, err := s.rt.Store.Turn(r.Context(), turnID)
-	if !errors.Is(err, models.ErrNotFound) {
+	switch {
+	case err == nil && t.EndedAt == nil:
+		// Recorded running: unless its workflow closed without saying so.
+		if status, closed := s.workflowClosed(r.Context(), turnID); closed {
+			now := time.Now().UTC()
+			t.Status, t.ExitReason, t.EndedAt = status, status, &now
+		}
+		return t, nil
+	case !errors.Is(err, models.ErrNotFound):
 		return t, err
 	}
-	t = nil
 	// Started, but its first step has not recorded it yet (or its
 	// workflow closed before it could).
 	d, derr := s.rt.Client.DescribeWorkflowExecution(r.Context(), turnID, "")

@@ -187,3 +187,73 @@ func TestResponsesChain(t *testing.T) {
 		t.Errorf("the second turn does not continue the first: %.400s", body)
 	}
 }
+
+// TestTerminatedTurn: a turn whose workflow is terminated (by an operator,
+// say) without recording its end shows as terminated: its event stream
+// ends, GET says so, a chat completion waiting on it gets a 502, and its
+// session can be deleted afterwards, not before.
+func TestTerminatedTurn(t *testing.T) {
+	model := fakellm.New(fakellm.Step{Hang: true}, fakellm.Step{Hang: true})
+	defer model.Close()
+	a := startTurnAPI(t, model)
+	var started runStarted
+	a.want(http.StatusAccepted, http.MethodPost, "/v1/runs", map[string]any{"input": "hang", "session_id": "term"}, &started)
+	if err := model.WaitRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	status, data := a.do(http.MethodDelete, "/api/sessions/term", nil)
+	if status != http.StatusConflict || apiErrorOf(t, data).Code != "session_busy" {
+		t.Fatalf("DELETE a session with a running turn: %d %s", status, data)
+	}
+	turnID, _, _ := parseRunID(runPrefix, started.RunID)
+	if err := a.rt.Client.TerminateWorkflow(t.Context(), turnID, "", "an operator ended it"); err != nil {
+		t.Fatal(err)
+	}
+	r := a.waitFor("/v1/runs/"+started.RunID, 30*time.Second, func(r run) bool { return r.EndedAt != nil })
+	if r.Status != "terminated" {
+		t.Errorf("run = %+v, want terminated", r)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, a.url+"/v1/runs/"+started.RunID+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+storeAPIKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body) // ends: the stream closes after done
+	resp.Body.Close()
+	if err != nil || !strings.Contains(string(body), "event: done\ndata: {\"stop_reason\":\"terminated\"}") {
+		t.Errorf("events of a terminated turn: %v\n%s", err, body)
+	}
+
+	// A chat completion whose turn is terminated: a 502 turn_error.
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		status, data = a.do(http.MethodPost, "/v1/chat/completions", map[string]any{
+			"messages": []map[string]string{{"role": "user", "content": "hang too"}}})
+	}()
+	if err := model.WaitRequests(t.Context(), 2); err != nil {
+		t.Fatal(err)
+	}
+	running, err := a.rt.Store.RunningTurns(t.Context(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	completion := ""
+	for _, tr := range running {
+		if tr.SessionID != "term" {
+			completion = tr.ID
+		}
+	}
+	if completion == "" {
+		t.Fatalf("no running turn of the completion among %+v", running)
+	}
+	if err := a.rt.Client.TerminateWorkflow(t.Context(), completion, "", "an operator ended it"); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if status != http.StatusBadGateway || apiErrorOf(t, data).Code != "terminated" {
+		t.Errorf("a completion whose turn was terminated: %d %s", status, data)
+	}
+	a.want(http.StatusOK, http.MethodDelete, "/api/sessions/term", nil, nil)
+}
