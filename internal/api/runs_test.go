@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -256,4 +257,45 @@ func TestTerminatedTurn(t *testing.T) {
 		t.Errorf("a completion whose turn was terminated: %d %s", status, data)
 	}
 	a.want(http.StatusOK, http.MethodDelete, "/api/sessions/term", nil, nil)
+}
+
+// TestClientDisconnect: a chat completion whose client goes away leaves
+// its turn running (it is durable); with X-Talaria-Stop-On-Disconnect the
+// turn is interrupted.
+func TestClientDisconnect(t *testing.T) {
+	model := fakellm.New(fakellm.Step{Hang: true}, fakellm.Step{Hang: true})
+	defer model.Close()
+	a := startTurnAPI(t, model)
+	for i, stop := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(t.Context())
+		body := strings.NewReader(`{"stream":true,"messages":[{"role":"user","content":"hang"}]}`)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.url+"/v1/chat/completions", body)
+		req.Header.Set("Authorization", "Bearer "+storeAPIKey)
+		if stop {
+			req.Header.Set("X-Talaria-Stop-On-Disconnect", "1")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runID := resp.Header.Get("X-Talaria-Run-Id")
+		if err := model.WaitRequests(t.Context(), i+1); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		resp.Body.Close()
+		if !stop {
+			time.Sleep(500 * time.Millisecond)
+			var r run
+			a.want(http.StatusOK, http.MethodGet, "/v1/runs/"+runID, nil, &r)
+			if r.Status != "running" {
+				t.Fatalf("after the client went away the run is %+v, want running", r)
+			}
+			a.want(http.StatusAccepted, http.MethodPost, "/v1/runs/"+runID+"/stop", nil, nil)
+		}
+		r := a.waitFor("/v1/runs/"+runID, 30*time.Second, func(r run) bool { return r.EndedAt != nil })
+		if r.Status != "interrupted" {
+			t.Fatalf("stop=%v: run %+v, want interrupted", stop, r)
+		}
+	}
 }
