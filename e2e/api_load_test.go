@@ -50,39 +50,27 @@ func streamConcurrentlyRuns(tb testing.TB, base string, n int) ([]time.Duration,
 	client := sdkClient(base, testAPIKey)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	lat, runs := make([]time.Duration, n), make([]string, n)
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Go(func() {
-			text := fmt.Sprintf("request %03d of the load test", i)
-			began := time.Now()
-			var resp *http.Response
-			stream := client.Chat.Completions.NewStreaming(ctx, openaisdk.ChatCompletionNewParams{
-				Model: "talaria", Messages: []openaisdk.ChatCompletionMessageParamUnion{openaisdk.UserMessage(text)},
-			}, option.WithResponseInto(&resp))
-			acc := openaisdk.ChatCompletionAccumulator{}
-			for stream.Next() {
-				acc.AddChunk(stream.Current())
-			}
-			lat[i] = time.Since(began)
-			if resp != nil {
-				runs[i] = resp.Header.Get("X-Talaria-Run-Id")
-			}
-			if err := stream.Err(); err != nil {
-				errs <- fmt.Errorf("stream %d: %w", i, err)
-				return
-			}
-			if len(acc.Choices) == 0 || acc.Choices[0].Message.Content != "reply for "+text {
-				errs <- fmt.Errorf("stream %d: choices %+v, want the content %q", i, acc.Choices, "reply for "+text)
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		tb.Error(err)
-	}
+	runs := make([]string, n)
+	lat := timeEach(n, func(i int) {
+		text := fmt.Sprintf("request %03d of the load test", i)
+		var resp *http.Response
+		stream := client.Chat.Completions.NewStreaming(ctx, openaisdk.ChatCompletionNewParams{
+			Model: "talaria", Messages: []openaisdk.ChatCompletionMessageParamUnion{openaisdk.UserMessage(text)},
+		}, option.WithResponseInto(&resp))
+		acc := openaisdk.ChatCompletionAccumulator{}
+		for stream.Next() {
+			acc.AddChunk(stream.Current())
+		}
+		if resp != nil {
+			runs[i] = resp.Header.Get("X-Talaria-Run-Id")
+		}
+		switch err := stream.Err(); {
+		case err != nil:
+			tb.Errorf("stream %d: %v", i, err)
+		case len(acc.Choices) == 0 || acc.Choices[0].Message.Content != "reply for "+text:
+			tb.Errorf("stream %d: choices %+v, want the content %q", i, acc.Choices, "reply for "+text)
+		}
+	})
 	return lat, runs
 }
 
@@ -106,21 +94,24 @@ func turnDurations(tb testing.TB, base string, runs []string) []time.Duration {
 // cliConcurrently runs n `talaria chat -q` at once against the same serve
 // (the CLI path) and returns each one's latency.
 func cliConcurrently(tb testing.TB, u *user, n int) []time.Duration {
+	return timeEach(n, func(i int) {
+		text := fmt.Sprintf("cli request %03d of the load test", i)
+		out, err := u.command(context.Background(), "chat", "-q", text).Output()
+		if err != nil || !strings.Contains(string(out), "reply for "+text) {
+			tb.Errorf("chat %d: %v, output %q", i, err, out)
+		}
+	})
+}
+
+// timeEach runs f(0..n-1) at once and returns how long each took.
+func timeEach(n int, f func(i int)) []time.Duration {
 	lat := make([]time.Duration, n)
 	var wg sync.WaitGroup
-	var mu sync.Mutex
 	for i := range n {
 		wg.Go(func() {
-			text := fmt.Sprintf("cli request %03d of the load test", i)
 			began := time.Now()
-			cmd := u.command(context.Background(), "chat", "-q", text)
-			out, err := cmd.Output()
+			f(i)
 			lat[i] = time.Since(began)
-			if err != nil || !strings.Contains(string(out), "reply for "+text) {
-				mu.Lock()
-				tb.Errorf("chat %d: %v, output %q", i, err, out)
-				mu.Unlock()
-			}
 		})
 	}
 	wg.Wait()
@@ -147,26 +138,15 @@ func engineConcurrently(tb testing.TB, u *user, n int) []time.Duration {
 		tb.Fatal(err)
 	}
 	defer rt.Close()
-	lat := make([]time.Duration, n)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	for i := range n {
-		wg.Go(func() {
-			text := fmt.Sprintf("engine request %03d of the load test", i)
-			in := engine.TurnTemplate(cfg, u.workdir)
-			in.SessionID, in.UserMessage = fmt.Sprintf("engine-load-%d-%d", time.Now().UnixNano(), i), text
-			began := time.Now()
-			res, err := rt.RunMessage(ctx, in, workflows.BusyQueue, func(models.Event) {})
-			lat[i] = time.Since(began)
-			if err != nil || res.FinalResponse == nil || *res.FinalResponse != "reply for "+text {
-				mu.Lock()
-				tb.Errorf("engine turn %d: %v %+v", i, err, res.FinalResponse)
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return lat
+	return timeEach(n, func(i int) {
+		text := fmt.Sprintf("engine request %03d of the load test", i)
+		in := engine.TurnTemplate(cfg, u.workdir)
+		in.SessionID, in.UserMessage = fmt.Sprintf("engine-load-%d-%d", time.Now().UnixNano(), i), text
+		res, err := rt.RunMessage(ctx, in, workflows.BusyQueue, func(models.Event) {})
+		if err != nil || res.FinalResponse == nil || *res.FinalResponse != "reply for "+text {
+			tb.Errorf("engine turn %d: %v %+v", i, err, res.FinalResponse)
+		}
+	})
 }
 
 // percentile is the p-th percentile (0-100) of ds, nearest rank.

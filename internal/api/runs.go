@@ -162,15 +162,20 @@ func (s *Server) signalRun(r *http.Request, turnID, name string, payload any) er
 	return err
 }
 
-// progressOf asks a running turn what it waits for: a turn that ended
-// meanwhile is a 409.
-func (s *Server) progressOf(r *http.Request, turnID string) (workflows.Progress, error) {
-	p, err := s.rt.Progress(r.Context(), turnID)
+// runningProgress is the run's running turn and what it waits for; a
+// run that has ended, or ends meanwhile, is a 409.
+func (s *Server) runningProgress(r *http.Request) (*models.Turn, workflows.Progress, error) {
+	var p workflows.Progress
+	t, err := s.runningTurn(r)
+	if err != nil {
+		return nil, p, err
+	}
+	p, err = s.rt.Progress(r.Context(), t.ID)
 	var missing *serviceerror.NotFound
 	if errors.As(err, &missing) {
-		return p, errorf(http.StatusConflict, typeConflict, "run_ended", "run %s has ended", r.PathValue("id"))
+		return nil, p, errorf(http.StatusConflict, typeConflict, "run_ended", "run %s has ended", r.PathValue("id"))
 	}
-	return p, err
+	return t, p, err
 }
 
 // handleGetRun answers GET /v1/runs/{id}: the stored turn, and while it
@@ -302,11 +307,7 @@ func (s *Server) handleApproveRun(w http.ResponseWriter, r *http.Request) error 
 	if (choice == turnapi.ChoiceSession || choice == turnapi.ChoiceAlways) && body.CallID == "" {
 		return badRequest("call_id_required", "choice %s remembers the command: send the call_id of the pending approval (GET /v1/runs/{id})", choice)
 	}
-	t, err := s.runningTurn(r)
-	if err != nil {
-		return err
-	}
-	p, err := s.progressOf(r, t.ID)
+	t, p, err := s.runningProgress(r)
 	if err != nil {
 		return err
 	}
@@ -335,11 +336,7 @@ func (s *Server) handleAnswerRun(w http.ResponseWriter, r *http.Request) error {
 	if err := checkInput(body.Text); err != nil {
 		return err
 	}
-	t, err := s.runningTurn(r)
-	if err != nil {
-		return err
-	}
-	p, err := s.progressOf(r, t.ID)
+	t, p, err := s.runningProgress(r)
 	if err != nil {
 		return err
 	}
