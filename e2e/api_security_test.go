@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -106,5 +108,41 @@ func TestAPISecurity(t *testing.T) {
 	stranger.env["TALARIA_API_KEY"] = "short"
 	if _, stderr, code := stranger.run(time.Minute, "serve", "--api-listen", "127.0.0.1:0"); code != 2 || !strings.Contains(stderr, "api.key is too short") {
 		t.Errorf("a short key: exit %d: %s", code, stderr)
+	}
+}
+
+// TestAPIAloneWithItsOwnKey: `talaria api` beside a running serve of the
+// same home, with no key configured, makes one, keeps it private in
+// tls/api-key and takes only it; its ready line (not a terminal here)
+// names the file, never the key; a completion through it is a turn of
+// serve's worker.
+func TestAPIAloneWithItsOwnKey(t *testing.T) {
+	model := fakellm.New(fakellm.TextStep("answered through talaria api"))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	u.serve(0)
+	port := freePort(t)
+	a := u.daemon("talaria api: ready", "api", "--api-listen", fmt.Sprintf("127.0.0.1:%d", port))
+	ready := serveOutput(a)
+	keyFile := filepath.Join(u.home, "tls", "api-key")
+	data, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(string(data))
+	if fi, _ := os.Stat(keyFile); len(key) < 32 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("api-key: %d characters, mode %v", len(key), fi.Mode().Perm())
+	}
+	if strings.Contains(ready, key) || !strings.Contains(ready, keyFile) {
+		t.Fatalf("ready line shows the key or not its file:\n%s", ready)
+	}
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	body := map[string]any{"messages": []map[string]string{{"role": "user", "content": "hi"}}}
+	if status, _ := apiRaw(t, http.MethodPost, base+"/v1/chat/completions", testAPIKey, body); status != http.StatusUnauthorized {
+		t.Fatalf("another key: %d", status)
+	}
+	status, out := apiRaw(t, http.MethodPost, base+"/v1/chat/completions", key, body)
+	if status != http.StatusOK || !strings.Contains(string(out), "answered through talaria api") {
+		t.Fatalf("completion through talaria api: %d %s", status, out)
 	}
 }

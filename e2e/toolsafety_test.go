@@ -195,7 +195,11 @@ func TestToolSafetyApprovalsOff(t *testing.T) {
 		if err := probe.Start(); err != nil {
 			t.Fatal(err)
 		}
-		seen := markedProcesses("TALARIA_CMD_ID=probe-" + strconv.Itoa(os.Getpid()))
+		// Until the child has exec'd, /proc shows the parent's environment.
+		var seen []string
+		for deadline := time.Now().Add(5 * time.Second); len(seen) == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			seen = markedProcesses("TALARIA_CMD_ID=probe-" + strconv.Itoa(os.Getpid()))
+		}
 		_ = probe.Process.Kill()
 		_ = probe.Wait()
 		if len(seen) != 1 {

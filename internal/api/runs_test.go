@@ -299,3 +299,29 @@ func TestClientDisconnect(t *testing.T) {
 		}
 	}
 }
+
+// TestChatTurnsDenyDangerousCommands: an OpenAI client cannot answer an
+// approval, so a chat completion's dangerous command is refused at once
+// (the model is told) and the turn goes on; nothing waits.
+func TestChatTurnsDenyDangerousCommands(t *testing.T) {
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "rm1", Name: "terminal", Arguments: `{"command":"rm -rf ./keep"}`}),
+		fakellm.TextStep("I was not allowed to delete it."),
+	)
+	defer model.Close()
+	a := startTurnAPI(t, model)
+	var c completion
+	began := time.Now()
+	a.want(http.StatusOK, http.MethodPost, "/v1/chat/completions", map[string]any{
+		"messages": []map[string]string{{"role": "user", "content": "delete keep"}}}, &c)
+	if len(c.Choices) != 1 || deref(c.Choices[0].Message.Content) != "I was not allowed to delete it." {
+		t.Fatalf("completion %+v", c)
+	}
+	if took := time.Since(began); took > 20*time.Second {
+		t.Errorf("the completion took %s: it waited for an approval", took)
+	}
+	reqs := model.Requests()
+	if body := string(reqs[len(reqs)-1].Raw); !strings.Contains(strings.ToLower(body), "denied") && !strings.Contains(strings.ToLower(body), "refused") {
+		t.Errorf("the model was not told the command was refused: %.600s", body)
+	}
+}
