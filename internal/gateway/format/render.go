@@ -1,0 +1,350 @@
+package format
+
+import (
+	"strings"
+)
+
+// Flavour is a platform's formatting dialect.
+type Flavour int
+
+const (
+	// FlavourPlain is text without markup, for platforms that format
+	// nothing. Links read "text (url)".
+	FlavourPlain Flavour = iota
+	// FlavourTelegramHTML is the Telegram Bot API's HTML parse mode.
+	FlavourTelegramHTML
+	// FlavourTelegramMarkdownV2 is the Telegram Bot API's MarkdownV2
+	// parse mode.
+	FlavourTelegramMarkdownV2
+	// FlavourSlack is Slack's mrkdwn.
+	FlavourSlack
+)
+
+// String names the flavour.
+func (f Flavour) String() string {
+	switch f {
+	case FlavourTelegramHTML:
+		return "telegram-html"
+	case FlavourTelegramMarkdownV2:
+		return "telegram-markdownv2"
+	case FlavourSlack:
+		return "slack-mrkdwn"
+	}
+	return "plain"
+}
+
+// Limit is the flavour's message size limit: TelegramLimit for the
+// Telegram flavours, SlackLimit for Slack, and TelegramLimit for plain
+// text, the smaller of the two platforms.
+func (f Flavour) Limit() int {
+	if f == FlavourSlack {
+		return SlackLimit
+	}
+	return TelegramLimit
+}
+
+// TelegramHTML renders Markdown for Telegram's HTML parse mode.
+func TelegramHTML(md string) string { return Render(md, FlavourTelegramHTML) }
+
+// TelegramMarkdownV2 renders Markdown for Telegram's MarkdownV2 parse mode.
+func TelegramMarkdownV2(md string) string { return Render(md, FlavourTelegramMarkdownV2) }
+
+// SlackMrkdwn renders Markdown as Slack mrkdwn.
+func SlackMrkdwn(md string) string { return Render(md, FlavourSlack) }
+
+// Plain renders Markdown as unformatted text.
+func Plain(md string) string { return Render(md, FlavourPlain) }
+
+// Render renders Markdown in one flavour, whole, however long.
+func Render(md string, f Flavour) string {
+	d := newDoc(md, f)
+	s := d.skipLead(0)
+	return d.render(s, d.trimEnd(s, len(d.text)), false)
+}
+
+// prepare adapts runs to what a flavour can express.
+func prepare(runs []run, f Flavour) []run {
+	out := make([]run, 0, len(runs))
+	push := func(r run) {
+		if n := len(out); n > 0 && out[n-1].pre == r.pre && out[n-1].lang == r.lang && out[n-1].a == r.a {
+			out[n-1].text += r.text
+			return
+		}
+		out = append(out, r)
+	}
+	for i, r := range runs {
+		switch f {
+		case FlavourSlack:
+			if r.a.link != "" {
+				r.a = attrs{quote: r.a.quote, link: r.a.link}
+			}
+		case FlavourPlain:
+			link := r.a.link
+			r.a = attrs{quote: r.a.quote}
+			push(r)
+			if link != "" && (i+1 == len(runs) || runs[i+1].a.link != link) && r.text != link {
+				push(run{text: " (" + link + ")", a: r.a})
+			}
+			continue
+		}
+		push(r)
+	}
+	return out
+}
+
+type layerKind uint8
+
+const (
+	lQuote layerKind = iota
+	lLink
+	lBold
+	lItalic
+	lStrike
+	lCode
+)
+
+type layer struct {
+	kind layerKind
+	url  string
+}
+
+// layers lists a run's inline attributes outermost first.
+func layers(a attrs, f Flavour) []layer {
+	var ls []layer
+	if a.quote && f == FlavourTelegramHTML {
+		ls = append(ls, layer{kind: lQuote})
+	}
+	if a.link != "" {
+		ls = append(ls, layer{kind: lLink, url: a.link})
+	}
+	if a.bold {
+		ls = append(ls, layer{kind: lBold})
+	}
+	if a.italic {
+		ls = append(ls, layer{kind: lItalic})
+	}
+	if a.strike {
+		ls = append(ls, layer{kind: lStrike})
+	}
+	if a.code {
+		ls = append(ls, layer{kind: lCode})
+	}
+	return ls
+}
+
+// writer serialises runs of one part.
+type writer struct {
+	f         Flavour
+	sb        strings.Builder
+	lineStart bool
+}
+
+// tick writes Slack backticks, keeping them apart from a backtick just
+// written so no fence can form that was not meant.
+func (w *writer) tick(s string) {
+	if b := w.sb.String(); b != "" && b[len(b)-1] == '`' {
+		w.sb.WriteRune(zwsp)
+	}
+	w.sb.WriteString(s)
+}
+
+// serialize writes runs; plain drops all markup.
+func serialize(runs []run, f Flavour, plain bool) string {
+	w := &writer{f: f, lineStart: true}
+	var stack []layer
+	for _, r := range runs {
+		var want []layer
+		if !r.pre && !plain {
+			want = layers(r.a, f)
+		}
+		common := 0
+		for common < len(stack) && common < len(want) && stack[common] == want[common] {
+			common++
+		}
+		for len(stack) > common {
+			w.close(stack[len(stack)-1])
+			stack = stack[:len(stack)-1]
+		}
+		if r.text[0] != '\n' && !r.pre && !plain {
+			w.prefix(r.a.quote)
+		}
+		for _, l := range want[common:] {
+			w.open(l)
+			stack = append(stack, l)
+		}
+		switch {
+		case r.pre && !plain:
+			w.pre(r.text, r.lang)
+		default:
+			w.text(r.text, r.a.code && !plain, r.a.quote && !plain)
+		}
+	}
+	for len(stack) > 0 {
+		w.close(stack[len(stack)-1])
+		stack = stack[:len(stack)-1]
+	}
+	return w.sb.String()
+}
+
+// prefix starts a quoted line in the flavours that quote line by line.
+func (w *writer) prefix(quote bool) {
+	if !quote || !w.lineStart {
+		return
+	}
+	switch w.f {
+	case FlavourTelegramMarkdownV2:
+		w.sb.WriteString(">")
+	case FlavourSlack, FlavourPlain:
+		w.sb.WriteString("> ")
+	}
+	w.lineStart = false
+}
+
+func (w *writer) open(l layer) {
+	switch w.f {
+	case FlavourTelegramHTML:
+		switch l.kind {
+		case lQuote:
+			w.sb.WriteString("<blockquote>")
+		case lLink:
+			w.sb.WriteString(`<a href="` + htmlEscape(l.url, true) + `">`)
+		case lBold:
+			w.sb.WriteString("<b>")
+		case lItalic:
+			w.sb.WriteString("<i>")
+		case lStrike:
+			w.sb.WriteString("<s>")
+		case lCode:
+			w.sb.WriteString("<code>")
+		}
+	case FlavourTelegramMarkdownV2:
+		w.sb.WriteString([...]string{"", "[", "*", "_", "~", "`"}[l.kind])
+	case FlavourSlack:
+		if l.kind == lLink {
+			w.sb.WriteString("<" + slackURL(l.url) + "|")
+			return
+		}
+		w.tick([...]string{"", "", "*", "_", "~", "`"}[l.kind])
+	}
+}
+
+func (w *writer) close(l layer) {
+	switch w.f {
+	case FlavourTelegramHTML:
+		w.sb.WriteString([...]string{"</blockquote>", "</a>", "</b>", "</i>", "</s>", "</code>"}[l.kind])
+	case FlavourTelegramMarkdownV2:
+		if l.kind == lLink {
+			w.sb.WriteString("](" + mdv2Escape(l.url, ")\\") + ")")
+			return
+		}
+		w.sb.WriteString([...]string{"", "", "*", "_", "~", "`"}[l.kind])
+	case FlavourSlack:
+		w.tick([...]string{"", ">", "*", "_", "~", "`"}[l.kind])
+	}
+}
+
+const mdv2Special = "_*[]()~`>#+-=|{}.!\\"
+
+func (w *writer) text(s string, code, quote bool) {
+	for _, r := range s {
+		if r == '\n' {
+			if w.lineStart && quote && w.f != FlavourTelegramHTML {
+				w.sb.WriteString(">")
+			}
+			w.sb.WriteByte('\n')
+			w.lineStart = true
+			continue
+		}
+		w.prefix(quote)
+		w.lineStart = false
+		w.char(r, code)
+	}
+}
+
+func (w *writer) char(r rune, code bool) {
+	switch w.f {
+	case FlavourTelegramHTML:
+		w.sb.WriteString(htmlEscape(string(r), false))
+	case FlavourTelegramMarkdownV2:
+		if code && (r == '`' || r == '\\') || !code && strings.ContainsRune(mdv2Special, r) {
+			w.sb.WriteByte('\\')
+		}
+		w.sb.WriteRune(r)
+	case FlavourSlack:
+		switch {
+		case r == '`' && code:
+			w.sb.WriteRune('ˋ')
+		case r == '`':
+			w.tick("`")
+		default:
+			w.sb.WriteString(slackEscape(string(r)))
+		}
+	default:
+		w.sb.WriteRune(r)
+	}
+}
+
+const zwsp = '\u200B'
+
+func (w *writer) pre(s, lang string) {
+	switch w.f {
+	case FlavourTelegramHTML:
+		if lang != "" {
+			w.sb.WriteString(`<pre><code class="language-` + lang + `">` + htmlEscape(s, false) + "</code></pre>")
+		} else {
+			w.sb.WriteString("<pre>" + htmlEscape(s, false) + "</pre>")
+		}
+	case FlavourTelegramMarkdownV2:
+		w.sb.WriteString("```" + lang + "\n" + mdv2Escape(s, "`\\") + "\n```")
+	case FlavourSlack:
+		w.tick("```")
+		for _, r := range s {
+			w.char(r, false)
+		}
+		w.tick("```")
+	default:
+		w.sb.WriteString(s)
+	}
+	w.lineStart = false
+}
+
+func htmlEscape(s string, attr bool) string {
+	if !strings.ContainsAny(s, "&<>\"") {
+		return s
+	}
+	var sb strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '&':
+			sb.WriteString("&amp;")
+		case r == '<':
+			sb.WriteString("&lt;")
+		case r == '>':
+			sb.WriteString("&gt;")
+		case r == '"' && attr:
+			sb.WriteString("&quot;")
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+func mdv2Escape(s, special string) string {
+	var sb strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(special, r) {
+			sb.WriteByte('\\')
+		}
+		sb.WriteRune(r)
+	}
+	return sb.String()
+}
+
+func slackEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func slackURL(u string) string {
+	return slackEscape(strings.NewReplacer("|", "%7C", "<", "%3C", ">", "%3E").Replace(u))
+}
