@@ -161,6 +161,8 @@ type Config struct {
 	Metrics Metrics `yaml:"metrics"`
 	// API: the HTTP API and its web chat page.
 	API API `yaml:"api"`
+	// Gateway: the messaging platforms the agent answers on.
+	Gateway Gateway `yaml:"gateway"`
 }
 
 // Metrics configure the Prometheus metrics of serve, worker, scheduler
@@ -279,6 +281,7 @@ func (c Config) Validate() error {
 	}
 	problems = append(problems, c.Metrics.problems()...)
 	problems = append(problems, c.API.problems()...)
+	problems = append(problems, c.Gateway.problems()...)
 	problems = append(problems, c.Compression.problems()...)
 	problems = append(problems, c.Terminal.problems()...)
 	problems = append(problems, c.Tools.problems()...)

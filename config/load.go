@@ -26,6 +26,7 @@ var envKeys = []string{
 	"TEMPORAL_TLS_SERVER_NAME", "TEMPORAL_TLS", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA",
 	"TEMPORAL_API_KEY", "TALARIA_DB", "TALARIA_MAX_ITERATIONS", "TALARIA_LOG_LEVEL", "TALARIA_HEARTBEAT_TIMEOUT",
 	"TALARIA_BUSY_INPUT_MODE", "TALARIA_API_LISTEN", "TALARIA_API_KEY",
+	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "TELEGRAM_ALLOWED_USERS",
 }
 
 // EnvKeys lists the environment variables Talaria reads, for --help texts.
@@ -148,6 +149,11 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	set("TALARIA_BUSY_INPUT_MODE", &cfg.BusyInputMode)
 	set("TALARIA_API_LISTEN", &cfg.API.Listen)
 	set("TALARIA_API_KEY", &cfg.API.Key)
+	set("TELEGRAM_BOT_TOKEN", &cfg.Gateway.Telegram.Token)
+	set("TELEGRAM_API_URL", &cfg.Gateway.Telegram.APIURL)
+	if v := getenv("TELEGRAM_ALLOWED_USERS"); v != "" {
+		cfg.Gateway.Telegram.AllowedUsers = splitList(v)
+	}
 	if v := getenv("TALARIA_HEARTBEAT_TIMEOUT"); v != "" {
 		d, err := ParseDuration(v)
 		if err != nil {
@@ -171,4 +177,13 @@ func ParseDuration(s string) (time.Duration, error) {
 		return time.Duration(n) * time.Second, nil
 	}
 	return time.ParseDuration(s)
+}
+
+// splitList reads a comma- or space-separated list. Pure.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
+		out = append(out, f)
+	}
+	return out
 }

@@ -92,6 +92,7 @@ func (c Config) Secrets() []string {
 	add(c.Temporal.TLSCert)
 	add(c.Temporal.TLSCA)
 	add(c.API.Key)
+	add(c.Gateway.Telegram.Token)
 	return out
 }
 

@@ -40,6 +40,7 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 			cfg.Model.BaseURL = llm.RedactURL(cfg.Model.BaseURL) // a URL may hold a key
 			cfg.Temporal.APIKey = mask(cfg.Temporal.APIKey)
 			cfg.API.Key = mask(cfg.API.Key)
+			cfg.Gateway.Telegram.Token = mask(cfg.Gateway.Telegram.Token)
 			for i := range cfg.FallbackProviders {
 				cfg.FallbackProviders[i].APIKey = mask(cfg.FallbackProviders[i].APIKey)
 				cfg.FallbackProviders[i].BaseURL = llm.RedactURL(cfg.FallbackProviders[i].BaseURL)

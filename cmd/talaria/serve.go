@@ -40,7 +40,7 @@ the store again.
 While it runs, 'talaria chat' from any directory with the same TALARIA_HOME
 sends its turns here. SIGINT or SIGTERM shut it down cleanly.
 
-` + apiHelp + "\n\n" + uiHelp + "\n\n" + metricsHelp,
+` + apiHelp + "\n\n" + gatewayHelp + "\n\n" + uiHelp + "\n\n" + metricsHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := common.loadConfig()
@@ -131,9 +131,14 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 		return usageErr(err)
 	}
 	defer apiSrv.Close()
+	gw, err := startGateway(ctx, cfg, rt)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer gw.Close()
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s%s)\n",
-		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, tel.ready()+apiSrv.ready()+uiReady(ui))
+		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, tel.ready()+apiSrv.ready()+gw.readyLine()+uiReady(ui))
 	if cfg.Model.Configured() {
 		go warnIfUnreachable(ctx, cmd.ErrOrStderr(), cfg.Model.Endpoint(), cfg.Model.APIKey) // one line, if at all
 	}

@@ -88,6 +88,22 @@ func (rt *Runtime) StartMessage(ctx context.Context, in workflows.TurnInput, mod
 	return rt.startMessage(ctx, in, mode)
 }
 
+// Deliver hands msg to its session (msg.Turn.SessionID) and returns the
+// turn it became, once started. The caller sets msg.RequestID from what
+// identifies the message where it came from (a chat update), so that a
+// retried delivery is one message.
+func (rt *Runtime) Deliver(ctx context.Context, msg workflows.Message) (string, error) {
+	if msg.RequestID == "" {
+		return "", errors.New("deliver: the message has no request id")
+	}
+	conversation, err := rt.Conversation(ctx, msg.Turn.SessionID)
+	if err != nil {
+		return "", err
+	}
+	msg.Turn.SessionID = conversation
+	return rt.handoff(ctx, conversation, msg)
+}
+
 // startMessage is StartMessage for a resolved conversation id.
 func (rt *Runtime) startMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode) (string, error) {
 	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -368,9 +369,17 @@ func (b *builder) allowed(u string) bool {
 	if strings.ContainsAny(u, " \t\n") || u == "" || !utf8.ValidString(u) {
 		return false
 	}
-	lu := strings.ToLower(u)
-	return strings.HasPrefix(lu, "http://") || strings.HasPrefix(lu, "https://") ||
-		b.allowTG && strings.HasPrefix(lu, "tg://")
+	p, err := url.Parse(u)
+	if err != nil || p.Host == "" {
+		return false
+	}
+	switch strings.ToLower(p.Scheme) {
+	case "http", "https":
+		return true
+	case "tg":
+		return b.allowTG
+	}
+	return false
 }
 
 func (b *builder) table(t *east.Table) string {

@@ -1,0 +1,343 @@
+package faketelegram
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server is a running fake Bot API for one bot.
+type Server struct {
+	Token    string
+	Username string
+	srv      *httptest.Server
+
+	mu       sync.Mutex
+	wake     chan struct{}
+	updates  []update // not yet acknowledged
+	nextUpd  int64
+	nextMsg  int64
+	sent     []Message
+	actions  []string
+	requests map[string]int
+	// failNext makes the next calls of a method fail with a status.
+	failNext map[string][]int
+}
+
+// Message is a message the bot sent (or edited).
+type Message struct {
+	ID        int64
+	ChatID    int64
+	Text      string
+	ParseMode string
+	ReplyTo   int64
+	Buttons   [][]Button
+	// Edits counts editMessageText calls on it.
+	Edits   int
+	Deleted bool
+}
+
+// Button is an inline keyboard button.
+type Button struct {
+	Text, Data string
+}
+
+type update struct {
+	ID  int64
+	Raw map[string]any
+}
+
+// Start starts a fake Bot API for a bot with token and username.
+func Start(token, username string) *Server {
+	s := &Server{Token: token, Username: username, wake: make(chan struct{}), nextUpd: 1000, nextMsg: 1,
+		requests: map[string]int{}, failNext: map[string][]int{}}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is the server's base URL ("http://127.0.0.1:port").
+func (s *Server) URL() string { return s.srv.URL }
+
+// Endpoint is the URL pattern Bot API clients take ("%s" for the token,
+// then the method).
+func (s *Server) Endpoint() string { return s.srv.URL + "/bot%s/%s" }
+
+// Close stops the server, ending long polls in flight.
+func (s *Server) Close() {
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Send queues a text message from user in a private chat with them (or
+// in chat, when chat is not 0) and returns its update id.
+func (s *Server) Send(user int64, chat int64, text string) int64 {
+	if chat == 0 {
+		chat = user
+	}
+	kind := "private"
+	if chat < 0 {
+		kind = "supergroup"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	msgID := s.nextMsg
+	s.nextMsg++
+	return s.pushLocked(map[string]any{"message": map[string]any{
+		"message_id": msgID, "date": time.Now().Unix(), "text": text,
+		"from": map[string]any{"id": user, "is_bot": false, "first_name": fmt.Sprintf("user%d", user)},
+		"chat": map[string]any{"id": chat, "type": kind},
+	}})
+}
+
+// Press queues a press on an inline button of message msg by user.
+func (s *Server) Press(user int64, msg Message, data string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pushLocked(map[string]any{"callback_query": map[string]any{
+		"id": fmt.Sprintf("cb%d", s.nextUpd), "data": data, "chat_instance": "ci",
+		"from":    map[string]any{"id": user, "is_bot": false, "first_name": fmt.Sprintf("user%d", user)},
+		"message": map[string]any{"message_id": msg.ID, "date": time.Now().Unix(), "chat": map[string]any{"id": msg.ChatID, "type": "private"}, "text": msg.Text},
+	}})
+}
+
+func (s *Server) pushLocked(body map[string]any) int64 {
+	id := s.nextUpd
+	s.nextUpd++
+	body["update_id"] = id
+	s.updates = append(s.updates, update{ID: id, Raw: body})
+	close(s.wake)
+	s.wake = make(chan struct{})
+	return id
+}
+
+// Pending is how many updates are not acknowledged yet.
+func (s *Server) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.updates)
+}
+
+// Sent is every message the bot sent, in order, with its latest text.
+func (s *Server) Sent() []Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Message(nil), s.sent...)
+}
+
+// Calls is how many times the bot called method.
+func (s *Server) Calls(method string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[method]
+}
+
+// FailNext makes the next calls of method answer with these statuses (429
+// carries retry_after 1).
+func (s *Server) FailNext(method string, statuses ...int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failNext[method] = append(s.failNext[method], statuses...)
+}
+
+// WaitSent waits until ok holds for the sent messages, or ctx ends.
+func (s *Server) WaitSent(ctx context.Context, ok func([]Message) bool) ([]Message, error) {
+	for {
+		if sent := s.Sent(); ok(sent) {
+			return sent, nil
+		}
+		select {
+		case <-ctx.Done():
+			return s.Sent(), ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// serve routes /bot<token>/<method>.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
+	token, method, cut := strings.Cut(rest, "/")
+	if !ok || !cut {
+		writeError(w, http.StatusNotFound, "Not Found", 0)
+		return
+	}
+	if token != s.Token {
+		writeError(w, http.StatusUnauthorized, "Unauthorized", 0)
+		return
+	}
+	params, err := readParams(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "Bad Request: "+err.Error(), 0)
+		return
+	}
+	s.mu.Lock()
+	s.requests[method]++
+	if st := s.failNext[method]; len(st) > 0 {
+		s.failNext[method] = st[1:]
+		s.mu.Unlock()
+		retry := 0
+		if st[0] == http.StatusTooManyRequests {
+			retry = 1
+		}
+		writeError(w, st[0], http.StatusText(st[0]), retry)
+		return
+	}
+	s.mu.Unlock()
+	switch method {
+	case "getMe":
+		writeResult(w, map[string]any{"id": 7000, "is_bot": true, "first_name": "Talaria", "username": s.Username})
+	case "getUpdates":
+		s.getUpdates(w, r, params)
+	case "sendMessage":
+		s.sendMessage(w, params)
+	case "editMessageText":
+		s.editMessage(w, params)
+	case "deleteMessage":
+		s.deleteMessage(w, params)
+	case "sendChatAction":
+		s.mu.Lock()
+		s.actions = append(s.actions, params["action"])
+		s.mu.Unlock()
+		writeResult(w, true)
+	case "answerCallbackQuery", "setMyCommands", "deleteWebhook":
+		writeResult(w, true)
+	default:
+		writeError(w, http.StatusNotFound, "Not Found: method not found", 0)
+	}
+}
+
+func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p map[string]string) {
+	offset, _ := strconv.ParseInt(p["offset"], 10, 64)
+	timeout, _ := strconv.Atoi(p["timeout"])
+	limit, _ := strconv.Atoi(p["limit"])
+	if limit <= 0 || limit > 100 {
+		limit = 100
+	}
+	deadline := time.Now().Add(time.Duration(timeout) * time.Second)
+	for {
+		s.mu.Lock()
+		// An offset acknowledges every update below it, for good.
+		kept := s.updates[:0]
+		for _, u := range s.updates {
+			if offset == 0 || u.ID >= offset {
+				kept = append(kept, u)
+			}
+		}
+		s.updates = kept
+		var out []map[string]any
+		for _, u := range s.updates {
+			if len(out) < limit {
+				out = append(out, u.Raw)
+			}
+		}
+		wake := s.wake
+		s.mu.Unlock()
+		if len(out) > 0 || !time.Now().Before(deadline) {
+			if out == nil {
+				out = []map[string]any{}
+			}
+			writeResult(w, out)
+			return
+		}
+		select {
+		case <-wake:
+		case <-r.Context().Done():
+			return
+		case <-time.After(time.Until(deadline)):
+		}
+	}
+}
+
+func (s *Server) sendMessage(w http.ResponseWriter, p map[string]string) {
+	chat, err := strconv.ParseInt(p["chat_id"], 10, 64)
+	if err != nil || p["text"] == "" {
+		writeError(w, http.StatusBadRequest, "Bad Request: chat_id and text are required", 0)
+		return
+	}
+	if err := checkEntities(p["text"], p["parse_mode"]); err != nil {
+		writeError(w, http.StatusBadRequest, "Bad Request: can't parse entities: "+err.Error(), 0)
+		return
+	}
+	m := Message{ChatID: chat, Text: p["text"], ParseMode: p["parse_mode"]}
+	m.ReplyTo, _ = strconv.ParseInt(p["reply_to_message_id"], 10, 64)
+	m.Buttons = keyboard(p["reply_markup"])
+	s.mu.Lock()
+	m.ID = s.nextMsg
+	s.nextMsg++
+	s.sent = append(s.sent, m)
+	s.mu.Unlock()
+	writeResult(w, map[string]any{"message_id": m.ID, "date": time.Now().Unix(), "text": m.Text,
+		"chat": map[string]any{"id": chat, "type": "private"}})
+}
+
+func (s *Server) editMessage(w http.ResponseWriter, p map[string]string) {
+	id, _ := strconv.ParseInt(p["message_id"], 10, 64)
+	chat, _ := strconv.ParseInt(p["chat_id"], 10, 64)
+	if err := checkEntities(p["text"], p["parse_mode"]); err != nil {
+		writeError(w, http.StatusBadRequest, "Bad Request: can't parse entities: "+err.Error(), 0)
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.sent {
+		if m := &s.sent[i]; m.ID == id && m.ChatID == chat && !m.Deleted {
+			if m.Text == p["text"] {
+				writeErrorLocked(w, http.StatusBadRequest, "Bad Request: message is not modified")
+				return
+			}
+			m.Text, m.ParseMode, m.Edits = p["text"], p["parse_mode"], m.Edits+1
+			if p["reply_markup"] != "" {
+				m.Buttons = keyboard(p["reply_markup"])
+			}
+			writeResult(w, map[string]any{"message_id": m.ID, "date": time.Now().Unix(), "text": m.Text,
+				"chat": map[string]any{"id": chat, "type": "private"}})
+			return
+		}
+	}
+	writeErrorLocked(w, http.StatusBadRequest, "Bad Request: message to edit not found")
+}
+
+func (s *Server) deleteMessage(w http.ResponseWriter, p map[string]string) {
+	id, _ := strconv.ParseInt(p["message_id"], 10, 64)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.sent {
+		if s.sent[i].ID == id {
+			s.sent[i].Deleted = true
+		}
+	}
+	writeResult(w, true)
+}
+
+func writeErrorLocked(w http.ResponseWriter, status int, desc string) { writeError(w, status, desc, 0) }
+
+// keyboard reads an inline keyboard's buttons from reply_markup.
+func keyboard(markup string) [][]Button {
+	if markup == "" {
+		return nil
+	}
+	var m struct {
+		InlineKeyboard [][]struct {
+			Text         string `json:"text"`
+			CallbackData string `json:"callback_data"`
+		} `json:"inline_keyboard"`
+	}
+	if json.Unmarshal([]byte(markup), &m) != nil {
+		return nil
+	}
+	var out [][]Button
+	for _, row := range m.InlineKeyboard {
+		var r []Button
+		for _, b := range row {
+			r = append(r, Button{Text: b.Text, Data: b.CallbackData})
+		}
+		out = append(out, r)
+	}
+	return out
+}

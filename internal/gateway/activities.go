@@ -1,0 +1,155 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+
+	turnacts "github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// chatActivities are the gateway's side of ChatMessageWorkflow.
+type chatActivities struct {
+	g *Gateway
+}
+
+func (a *chatActivities) register(w worker.ActivityRegistry) {
+	w.RegisterActivityWithOptions(a.handoff, activity.RegisterOptions{Name: workflows.ChatHandoffName})
+	w.RegisterActivityWithOptions(a.awaitTurn, activity.RegisterOptions{Name: workflows.ChatAwaitTurnName})
+	w.RegisterActivityWithOptions(a.reply, activity.RegisterOptions{Name: workflows.ChatReplyName})
+}
+
+// heartbeat records a heartbeat every few seconds until stop is called.
+func heartbeat(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(5 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// handoff delivers the message to its session (once, by its request id)
+// and returns the turn it became, waiting while it is queued.
+func (a *chatActivities) handoff(ctx context.Context, in workflows.ChatMessageInput) (workflows.ChatTurn, error) {
+	defer heartbeat(ctx)()
+	in.Message.RequestID = activity.GetInfo(ctx).WorkflowExecution.ID
+	turnID, err := a.g.rt.Deliver(ctx, in.Message)
+	if err != nil {
+		return workflows.ChatTurn{}, fmt.Errorf("hand the chat message over: %w", err)
+	}
+	return workflows.ChatTurn{TurnID: turnID}, nil
+}
+
+// awaitTurn waits for the turn's result, showing the bot as typing.
+func (a *chatActivities) awaitTurn(ctx context.Context, in workflows.ChatMessageInput, turn workflows.ChatTurn) (workflows.ChatTurnResult, error) {
+	defer heartbeat(ctx)()
+	if p := a.g.platforms[in.Platform]; p != nil {
+		tctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			for tctx.Err() == nil {
+				_ = p.Typing(tctx, in.ChatID)
+				sleep(tctx, 4*time.Second)
+			}
+		}()
+	}
+	res, err := a.g.rt.WaitTurn(ctx, turn.TurnID)
+	if err != nil {
+		var missing *serviceerror.NotFound
+		if errors.As(err, &missing) {
+			return workflows.ChatTurnResult{Error: "the turn is gone"}, nil
+		}
+		if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+			return workflows.ChatTurnResult{StopReason: workflows.StopError, Error: oneLine(err.Error())}, nil
+		}
+		return workflows.ChatTurnResult{}, err
+	}
+	return workflows.ChatTurnResult{FinalMessageID: res.FinalMessageID, StopReason: res.TurnExitReason, Completed: res.Completed}, nil
+}
+
+// reply sends the turn's answer to the chat, each part once: a part
+// recorded as sent is not sent again by a retry.
+func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput) error {
+	p := a.g.platforms[in.Platform]
+	if p == nil {
+		return temporal.NewNonRetryableApplicationError("no platform "+in.Platform+" in this gateway", "NoPlatform", nil)
+	}
+	text, err := a.replyText(ctx, in)
+	if err != nil {
+		return err
+	}
+	st := a.g.rt.Store
+	for i, part := range p.Parts(text) {
+		key := fmt.Sprintf("%s/%s/%s/part/%d", in.Platform, in.Account, in.TurnID, i)
+		if _, sent, err := st.Sent(ctx, key); err != nil || sent {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		out := Outgoing{ChatID: in.ChatID}
+		if i == 0 {
+			out.ReplyTo = in.ReplyTo
+		}
+		id, err := p.SendPart(ctx, out, part)
+		if err != nil {
+			return err
+		}
+		if err := st.RecordSent(ctx, key, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replyText is what the chat is told: the final answer, or why there is
+// none.
+func (a *chatActivities) replyText(ctx context.Context, in workflows.ChatReplyInput) (string, error) {
+	r := in.Result
+	text := ""
+	if r.FinalMessageID != 0 {
+		m, err := a.g.rt.Store.Message(ctx, r.FinalMessageID)
+		if err != nil {
+			return "", fmt.Errorf("load the answer: %w", err)
+		}
+		text = turnacts.FinalText(m)
+	}
+	switch {
+	case r.StopReason == workflows.StopInterrupted && text == "":
+		return "Stopped.", nil
+	case r.StopReason == workflows.StopInterrupted:
+		return text + "\n\n(stopped)", nil
+	case text == "" && r.Error != "":
+		return "The turn failed: " + r.Error, nil
+	case text == "":
+		return fmt.Sprintf("The turn ended without an answer (%s).", r.StopReason), nil
+	}
+	return text, nil
+}
+
+func oneLine(s string) string {
+	for i, r := range s {
+		if r == '\n' || r == '\r' || i > 300 {
+			return s[:i]
+		}
+	}
+	return s
+}

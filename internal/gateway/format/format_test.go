@@ -1,0 +1,109 @@
+package format
+
+import (
+	"strings"
+	"testing"
+)
+
+type convCase struct {
+	name, in, want string
+}
+
+func runConv(t *testing.T, f Flavour, cases []convCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := Render(c.in, f)
+			if got != c.want {
+				t.Errorf("Render(%q, %v)\n got %q\nwant %q", c.in, f, got, c.want)
+			}
+			if _, err := checker(f)(got); err != nil {
+				t.Errorf("invalid %v output %q: %v", f, got, err)
+			}
+		})
+	}
+}
+
+func TestTelegramHTML(t *testing.T) {
+	runConv(t, FlavourTelegramHTML, []convCase{
+		{"heading", "# Title\n\ntext", "<b>Title</b>\n\ntext"},
+		{"nested emphasis", "**bold _it_ ~~st~~**", "<b>bold <i>it</i> <s>st</s></b>"},
+		{"triple emphasis", "***both***", "<i><b>both</b></i>"[:0] + "<b><i>both</i></b>"},
+		{"code with backticks and backslash", "`` a`b\\c ``", "<code>a`b\\c</code>"},
+		{"fenced code with language", "```go\nif a < b && c > d {}\n```", `<pre><code class="language-go">if a &lt; b &amp;&amp; c &gt; d {}</code></pre>`},
+		{"fenced code bad language", "```a\"><script>\nx\n```", "<pre>x</pre>"},
+		{"link with paren and backslash", `[t](<https://x.y/a)b\\c>)`, `<a href="https://x.y/a)b%5Cc">t</a>`},
+		{"link with quote", `[t](https://x.y/"a"&b)`, `<a href="https://x.y/%22a%22&amp;b">t</a>`},
+		{"javascript link", "[click](javascript:alert(1))", "click"},
+		{"tg link", "[me](tg://user?id=1)", `<a href="tg://user?id=1">me</a>`},
+		{"bare URL", "see https://example.com/a_b.", `see <a href="https://example.com/a_b">https://example.com/a_b</a>.`},
+		{"image", "![cat](https://e.x/cat.png)", `<a href="https://e.x/cat.png">cat</a>`},
+		{"raw HTML", "<b>x</b> <script>alert(1)</script>", "&lt;b&gt;x&lt;/b&gt; &lt;script&gt;alert(1)&lt;/script&gt;"},
+		{"html block", "<div>\n<i>x</i>\n</div>", "&lt;div&gt;\n&lt;i&gt;x&lt;/i&gt;\n&lt;/div&gt;"},
+		{"entities", "a &amp; b &lt; c &copy; \"q\"", "a &amp; b &lt; c © \"q\""},
+		{"lists", "- a\n- b\n\n1. x\n2. y", "• a\n• b\n\n1. x\n2. y"},
+		{"nested list", "- a\n  - b", "• a\n  • b"},
+		{"quote", "> q **b**\n> r", "<blockquote>q <b>b</b>\nr</blockquote>"},
+		{"table", "| a | bb |\n|---|---|\n| ccc | d |", "<pre>a   | bb\n----+---\nccc | d</pre>"},
+		{"emoji CJK RTL", "👍🏽 漢字 שלום مرحبا", "👍🏽 漢字 שלום مرحبا"},
+		{"control characters", "a\x00b\x1bc\x7fd\r\ne\u0085f", "abcd\nef"},
+		{"invalid UTF-8", "a\xffb", "a\uFFFDb"},
+		{"link containing code", "[`x`](https://a.b)", `<a href="https://a.b">x</a>`},
+		{"unbalanced", "**open *and `tick", "**open *and `tick"},
+	})
+}
+
+func TestTelegramMarkdownV2(t *testing.T) {
+	runConv(t, FlavourTelegramMarkdownV2, []convCase{
+		{"heading", "## Title!", "*Title\\!*"},
+		{"specials escaped", "a_b*c[d]e(f)g~h`i>j#k+l-m=n|o{p}q.r!s\\t", "a\\_b\\*c\\[d\\]e\\(f\\)g\\~h\\`i\\>j\\#k\\+l\\-m\\=n\\|o\\{p\\}q\\.r\\!s\\\\t"},
+		{"nested emphasis", "**bold _it_**", "*bold _it_*"},
+		{"code with backticks and backslash", "`` a`b\\c.d ``", "`a\\`b\\\\c.d`"},
+		{"fenced code", "```py\nprint('`\\\\' + x.y)\n```", "```py\nprint('\\`\\\\\\\\' + x.y)\n```"},
+		{"link with paren and backslash", `[a.b](<https://x.y/a)b\\c>)`, `[a\.b](https://x.y/a\)b%5Cc)`},
+		{"link text specials", "[x_y](https://e.x/p_q)", `[x\_y](https://e.x/p_q)`},
+		{"javascript link", "[c.d](javascript:alert(1))", "c\\.d"},
+		{"quote", "> a.\n> b", ">a\\.\n>b"},
+		{"quote with blank line", "> a\n>\n> b", ">a\n>\n>b"},
+		{"list", "1. one\n2. two", "1\\. one\n2\\. two"},
+		{"raw HTML", "<b>x</b>", "<b\\>x</b\\>"},
+		{"adjacent italic runs", "_a_ _b_", "_a_ _b_"},
+		{"emoji CJK RTL", "👍 漢字. שלום!", "👍 漢字\\. שלום\\!"},
+	})
+}
+
+func TestSlackMrkdwn(t *testing.T) {
+	runConv(t, FlavourSlack, []convCase{
+		{"heading", "# Title", "*Title*"},
+		{"emphasis", "**b** _i_ ~~s~~", "*b* _i_ ~s~"},
+		{"mentions cannot be forged", "<!channel> <@U123> <#C1|x> <!here>", "&lt;!channel&gt; &lt;@U123&gt; &lt;#C1|x&gt; &lt;!here&gt;"},
+		{"ampersand", "a & b &amp; c", "a &amp; b &amp; c"},
+		{"link", "[a > b](https://x.y/?a=1&b=2|3)", "<https://x.y/?a=1&amp;b=2%7C3|a &gt; b>"},
+		{"link drops inner style", "[**b**](https://x.y)", "<https://x.y|b>"},
+		{"javascript link", "[c](javascript:alert(1))", "c"},
+		{"tg link is text", "[me](tg://user?id=1)", "me"},
+		{"code with backticks", "`` a`b ``", "`aˋb`"},
+		{"fenced code with fence inside", "````\n```\nx\n````", "```\u200b`\u200b`\u200b`\nx\u200b```"[:0] + "```\u200b`\u200b`\u200b`\nx```"},
+		{"backticks in text", "a ``` b", "a `\u200b`\u200b` b"},
+		{"quote", "> a\n> b", "> a\n> b"},
+		{"list", "- a\n- b", "• a\n• b"},
+		{"raw HTML", "<b>x</b>", "&lt;b&gt;x&lt;/b&gt;"},
+		{"emoji CJK RTL", "👍 漢字 שלום", "👍 漢字 שלום"},
+	})
+}
+
+func TestPlain(t *testing.T) {
+	runConv(t, FlavourPlain, []convCase{
+		{"formatting dropped", "# T\n\n**b** _i_ `c`", "T\n\nb i c"},
+		{"link", "[site](https://x.y) and https://z.w", "site (https://x.y) and https://z.w"},
+		{"code block", "```\na <b>\n```", "a <b>"},
+		{"javascript link", "[c](javascript:x)", "c"},
+	})
+}
+
+func TestHugeInput(t *testing.T) {
+	in := strings.Repeat("> "+strings.Repeat("- ", 50)+"**x** [l](https://a.b)\n", 2000)
+	for _, f := range []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack} {
+		assertSplit(t, in, f.Limit(), f)
+	}
+}

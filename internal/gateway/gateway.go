@@ -1,0 +1,207 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// Gateway runs platforms against the engine.
+type Gateway struct {
+	rt        *engine.Runtime
+	cfg       config.Config
+	platforms map[string]Platform
+	access    map[string]*Access
+	groups    GroupSessions
+	logger    *slog.Logger
+	worker    worker.Worker
+}
+
+// Options configure a Gateway.
+type Options struct {
+	Runtime *engine.Runtime
+	Config  config.Config
+	// Platforms are the connected platforms, each with who may use it.
+	Platforms []Platform
+	Access    map[string]*Access
+	Groups    GroupSessions
+	Logger    *slog.Logger
+}
+
+// New builds a gateway and starts its worker (the gateway's task queue:
+// the workflow that carries a chat message to its reply, and its
+// activities, which need the platforms' credentials).
+func New(o Options) (*Gateway, error) {
+	g := &Gateway{rt: o.Runtime, cfg: o.Config, platforms: map[string]Platform{}, access: o.Access, groups: o.Groups, logger: o.Logger}
+	if g.logger == nil {
+		g.logger = slog.Default()
+	}
+	if g.groups == "" {
+		g.groups = GroupPerUser
+	}
+	for _, p := range o.Platforms {
+		g.platforms[p.Name()] = p
+		if g.access[p.Name()] == nil {
+			return nil, fmt.Errorf("gateway: no access rules for %s", p.Name())
+		}
+	}
+	w := worker.New(o.Runtime.Client, workflows.GatewayTaskQueue, worker.Options{
+		MaxHeartbeatThrottleInterval: time.Second, DefaultHeartbeatThrottleInterval: time.Second,
+	})
+	workflows.RegisterGateway(w)
+	(&chatActivities{g: g}).register(w)
+	if err := w.Start(); err != nil {
+		return nil, fmt.Errorf("gateway: start worker: %w", err)
+	}
+	g.worker = w
+	return g, nil
+}
+
+// Close stops the gateway's worker.
+func (g *Gateway) Close() {
+	if g.worker != nil {
+		g.worker.Stop()
+	}
+}
+
+// Run takes the updates of every platform until ctx ends.
+func (g *Gateway) Run(ctx context.Context) {
+	done := make(chan struct{})
+	for _, p := range g.platforms {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			g.poll(ctx, p)
+		}()
+	}
+	for range g.platforms {
+		<-done
+	}
+}
+
+// poll takes one platform's updates in order: each is acknowledged only
+// once it is durably handed over (or answered, for a stranger), so a
+// crash before that gets it again, and handing it over twice is harmless.
+func (g *Gateway) poll(ctx context.Context, p Platform) {
+	failures := 0
+	for ctx.Err() == nil {
+		ups, err := p.Poll(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			failures++
+			level := slog.LevelDebug
+			if failures == 1 || failures%60 == 0 {
+				level = slog.LevelWarn
+			}
+			g.logger.Log(ctx, level, "gateway: poll failed, retrying", "platform", p.Name(), "failures", failures, "error", err)
+			sleep(ctx, min(time.Duration(failures)*time.Second, 30*time.Second))
+			continue
+		}
+		failures = 0
+		for _, u := range ups {
+			if err := g.take(ctx, p, u); err != nil {
+				if ctx.Err() == nil {
+					g.logger.Warn("gateway: update not taken, it comes again", "platform", p.Name(), "update", u.ID, "error", err)
+					sleep(ctx, time.Second)
+				}
+				break // not acknowledged: the next poll brings it again
+			}
+			if err := p.Ack(ctx, u); err != nil {
+				g.logger.Warn("gateway: acknowledge", "platform", p.Name(), "update", u.ID, "error", err)
+			}
+		}
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
+
+// take handles one update: a stranger gets a refusal (and no model call),
+// a command is carried out, a message becomes a ChatMessageWorkflow.
+func (g *Gateway) take(ctx context.Context, p Platform, u Update) error {
+	if u.Chat.ID == "" {
+		return nil // nothing this gateway handles (an edit, a join...)
+	}
+	if !g.access[p.Name()].Allowed(u.User) {
+		if g.access[p.Name()].ShouldRefuse(u.User, time.Now()) {
+			if _, err := p.SendPart(ctx, Outgoing{ChatID: u.Chat.ID, ReplyTo: u.MessageID}, p.Parts(Refusal)[0]); err != nil {
+				g.logger.Warn("gateway: refuse a stranger", "platform", p.Name(), "error", err)
+			}
+		}
+		g.logger.Info("gateway: a message from a user who is not allowed", "platform", p.Name(), "user", u.User)
+		return nil
+	}
+	if strings.TrimSpace(u.Text) == "" {
+		return nil
+	}
+	if cmd, ok := ParseCommand(u.Text, p.BotName()); ok {
+		return g.command(ctx, p, u, cmd)
+	}
+	return g.handOver(ctx, p, u, u.Text, workflows.BusyMode(""))
+}
+
+// sessionOf is the session of a chat's message.
+func (g *Gateway) sessionOf(u Update) string {
+	return SessionID(SessionKey(u.Chat, u.User, g.groups))
+}
+
+// handOver starts the workflow that carries the message to its reply. Its
+// id is the update's, so a second start (the update received again) finds
+// the first and changes nothing.
+func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text string, mode workflows.BusyMode) error {
+	if mode == "" {
+		m, err := workflows.ParseBusyMode(g.cfg.BusyInputMode)
+		if err != nil {
+			m = workflows.BusyQueue
+		}
+		mode = m
+	}
+	in := engine.TurnTemplate(g.cfg, g.workdir())
+	in.SessionID, in.UserMessage = g.sessionOf(u), text
+	// No one answers approvals from a chat yet: they are refused.
+	in.Approvals.Mode = workflows.ApprovalDeny
+	msg := workflows.Message{Text: text, Mode: mode, Turn: in}
+	id := fmt.Sprintf("gateway/%s/%s/%s", p.Name(), p.Account(), u.ID)
+	_, err := g.rt.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID: id, TaskQueue: workflows.GatewayTaskQueue,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+	}, workflows.ChatMessageWorkflowName, workflows.ChatMessageInput{
+		Platform: p.Name(), Account: p.Account(), ChatID: u.Chat.ID, MessageID: u.MessageID, Message: msg,
+	})
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) || temporal.IsWorkflowExecutionAlreadyStartedError(err) {
+		return nil // taken before
+	}
+	return err
+}
+
+// workdir is where chat turns resolve relative paths and may write:
+// $TALARIA_HOME/workspace, made private when missing.
+func (g *Gateway) workdir() string {
+	dir := filepath.Join(g.cfg.Home, "workspace")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		g.logger.Warn("gateway: make the chats' workspace", "dir", dir, "error", err)
+	}
+	return dir
+}

@@ -1,0 +1,60 @@
+package gateway
+
+import "context"
+
+// Update is one inbound event of a platform: a message, or a press on a
+// button the bot sent.
+type Update struct {
+	// ID identifies the update on its platform (Telegram's update_id):
+	// the gateway takes an update once, whatever it is told twice.
+	ID   string
+	Chat Chat
+	// User is the sender's platform id.
+	User string
+	// MessageID is the platform's id of the message (for replies).
+	MessageID string
+	Text      string
+	// Button is the data of the pressed button ("" for a message), and
+	// CallbackID what acknowledges the press.
+	Button, CallbackID string
+}
+
+// Button is an inline button under a message.
+type Button struct {
+	Text, Data string
+}
+
+// Outgoing is a message the bot sends.
+type Outgoing struct {
+	ChatID string
+	// ReplyTo threads the message to the one it answers ("" for none).
+	ReplyTo string
+	// Text is Markdown; the platform renders it in its own flavour.
+	Text    string
+	Buttons [][]Button
+}
+
+// Platform is a messaging platform's adapter: a small implementation over
+// the platform's client library.
+type Platform interface {
+	// Name is the platform ("telegram"), Account the bot's id on it and
+	// BotName its user name (commands in groups are addressed to it).
+	Name() string
+	Account() string
+	BotName() string
+	// Poll waits for the next updates (up to about half a minute).
+	Poll(ctx context.Context) ([]Update, error)
+	// Ack tells the platform the updates up to u are taken: it will not
+	// deliver them again. Called only once each is durably handed over.
+	Ack(ctx context.Context, u Update) error
+	// Parts renders Markdown text in the platform's flavour and splits it
+	// into messages within the platform's limit.
+	Parts(text string) []string
+	// SendPart sends one part as Parts made it, with m's chat, thread and
+	// buttons, and returns the platform's id of the message.
+	SendPart(ctx context.Context, m Outgoing, part string) (string, error)
+	// Typing shows the bot as typing in a chat for a few seconds.
+	Typing(ctx context.Context, chatID string) error
+	// AnswerButton acknowledges a button press with a short notice.
+	AnswerButton(ctx context.Context, callbackID, text string) error
+}

@@ -1,0 +1,89 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Stable names of the gateway's workflow and activities. They run on the
+// gateway's own task queue, in the process that holds the platform's
+// credentials (serve, or talaria gateway).
+const (
+	GatewayTaskQueue        = "talaria-gateway"
+	ChatMessageWorkflowName = "ChatMessageWorkflow"
+	ChatHandoffName         = "ChatHandoff"
+	ChatAwaitTurnName       = "ChatAwaitTurn"
+	ChatReplyName           = "ChatReply"
+)
+
+// ChatMessageInput is one inbound chat message, as the gateway received it.
+type ChatMessageInput struct {
+	// Platform and Account name the bot ("telegram", its id).
+	Platform, Account string
+	// ChatID and MessageID locate the message; the reply answers it.
+	ChatID, MessageID string
+	// Message is what goes to the session (its RequestID is this
+	// workflow's id, so a retried handoff delivers it once).
+	Message Message
+}
+
+// ChatTurn is the turn a chat message became.
+type ChatTurn struct {
+	TurnID string
+}
+
+// ChatTurnResult is how a chat message's turn ended: small, the text stays
+// in the store.
+type ChatTurnResult struct {
+	FinalMessageID int64
+	StopReason     StopReason
+	Completed      bool
+	// Error is a short reason when the turn failed.
+	Error string `json:",omitempty"`
+}
+
+// ChatReplyInput sends a turn's reply to its chat.
+type ChatReplyInput struct {
+	Platform, Account, ChatID, ReplyTo string
+	TurnID                              string
+	Result                              ChatTurnResult
+}
+
+// ChatMessageWorkflow carries one inbound chat message to its reply: it
+// hands the message to the session's coordinator, waits for the turn it
+// became, and sends the reply. Its id is the platform's update, so an
+// update received twice is one message; each step is an activity, so a
+// crash anywhere resumes there: the message is delivered once, and each
+// part of the reply is sent once (ChatReply records what it sent).
+func ChatMessageWorkflow(ctx workflow.Context, in ChatMessageInput) error {
+	in.Message.RequestID = workflow.GetInfo(ctx).WorkflowExecution.ID
+	long := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * 24 * time.Hour,
+		HeartbeatTimeout:    30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+	})
+	var turn ChatTurn
+	if err := workflow.ExecuteActivity(long, ChatHandoffName, in).Get(ctx, &turn); err != nil {
+		return err
+	}
+	var res ChatTurnResult
+	if err := workflow.ExecuteActivity(long, ChatAwaitTurnName, in, turn).Get(ctx, &res); err != nil {
+		return err
+	}
+	reply := ChatReplyInput{Platform: in.Platform, Account: in.Account, ChatID: in.ChatID, ReplyTo: in.MessageID,
+		TurnID: turn.TurnID, Result: res}
+	send := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 50},
+	})
+	return workflow.ExecuteActivity(send, ChatReplyName, reply).Get(ctx, nil)
+}
+
+// RegisterGateway registers the gateway's workflow under its stable name.
+func RegisterGateway(r interface {
+	RegisterWorkflowWithOptions(w interface{}, options workflow.RegisterOptions)
+}) {
+	r.RegisterWorkflowWithOptions(ChatMessageWorkflow, workflow.RegisterOptions{Name: ChatMessageWorkflowName})
+}
