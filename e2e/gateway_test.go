@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +44,7 @@ func TestTelegramDM(t *testing.T) {
 			reply = m
 		}
 	}
-	if !strings.Contains(reply.Text, "Talaria") || !strings.Contains(reply.Text, "&lt;3") || reply.ReplyTo == 0 {
+	if !strings.Contains(reply.Text, "<b>Talaria</b>") || !strings.Contains(reply.Text, "&lt;3") || reply.ParseMode != "HTML" || reply.ReplyTo == 0 {
 		t.Fatalf("reply %+v", reply)
 	}
 	if n := countTo(sent, 99); n != 1 {
@@ -64,6 +66,122 @@ func countTo(msgs []faketelegram.Message, chat int64) int {
 	n := 0
 	for _, m := range msgs {
 		if m.ChatID == chat {
+			n++
+		}
+	}
+	return n
+}
+
+// telegramServe starts serve answering the fake bot for user 42.
+func telegramServe(t *testing.T, model *fakellm.Server, extra ...string) (*user, *faketelegram.Server, *server) {
+	t.Helper()
+	tg := faketelegram.Start("123:secret-token", "talaria_test_bot")
+	t.Cleanup(tg.Close)
+	u := newUser(t, model.URL())
+	u.env["TELEGRAM_BOT_TOKEN"] = tg.Token
+	u.env["TELEGRAM_API_URL"] = tg.URL()
+	u.env["TELEGRAM_ALLOWED_USERS"] = "42"
+	s := u.daemon("talaria serve: ready", append([]string{"serve", "--temporal-port", "0", "--ui-port", "0"}, extra...)...)
+	return u, tg, s
+}
+
+// waitText waits until a message to chat 42 contains text, and returns it.
+func waitText(t *testing.T, tg *faketelegram.Server, text string, within time.Duration) faketelegram.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	var found faketelegram.Message
+	sent, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool {
+		for _, m := range ms {
+			if m.ChatID == 42 && strings.Contains(m.Text, text) {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("no message with %q within %s; sent:\n%+v", text, within, sent)
+	}
+	return found
+}
+
+// TestTelegramControls: an approval shows buttons and pressing Approve
+// runs the command; /approve does the same; /stop ends a slow turn
+// interrupted within 3 s and the chat says so.
+func TestTelegramControls(t *testing.T) {
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "rm1", Name: "terminal", Arguments: `{"command":"rm -rf ./first"}`}),
+		fakellm.TextStep("Removed first."),
+		fakellm.ToolStep(fakellm.ToolCall{ID: "rm2", Name: "terminal", Arguments: `{"command":"rm -rf ./second"}`}),
+		fakellm.TextStep("Removed second."),
+		fakellm.Step{Hang: true},
+	)
+	defer model.Close()
+	u, tg, _ := telegramServe(t, model)
+	work := filepath.Join(u.home, "workspace")
+	for _, d := range []string{"first", "second"} {
+		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A button press.
+	tg.Send(42, 0, "remove first")
+	ask := waitText(t, tg, "rm -rf ./first", 30*time.Second)
+	if len(ask.Buttons) == 0 || ask.Buttons[0][0].Text != "Approve once" {
+		t.Fatalf("the approval has no buttons: %+v", ask)
+	}
+	if _, err := os.Stat(filepath.Join(work, "first")); err != nil {
+		t.Fatalf("the command ran before it was approved: %v", err)
+	}
+	tg.Press(42, ask, ask.Buttons[0][0].Data)
+	waitText(t, tg, "Removed first.", 30*time.Second)
+	if _, err := os.Stat(filepath.Join(work, "first")); !os.IsNotExist(err) {
+		t.Fatalf("the approved command did not run: %v", err)
+	}
+
+	// /approve.
+	tg.Send(42, 0, "remove second")
+	waitText(t, tg, "rm -rf ./second", 30*time.Second)
+	tg.Send(42, 0, "/approve")
+	waitText(t, tg, "Approved: rm -rf ./second", 30*time.Second)
+	waitText(t, tg, "Removed second.", 30*time.Second)
+
+	// /stop of a slow turn.
+	tg.Send(42, 0, "think for ever")
+	if err := model.WaitRequests(t.Context(), 5); err != nil {
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	tg.Send(42, 0, "/stop")
+	waitText(t, tg, "Stopped.", 3*time.Second)
+	t.Logf("/stop answered after %s", time.Since(stopped).Round(time.Millisecond))
+	for {
+		out, _, _ := u.run(time.Minute, "sessions", "show", "telegram.dm.42", "-o", "json")
+		if strings.Contains(out, `"status": "interrupted"`) {
+			break
+		}
+		if time.Since(stopped) > 3*time.Second {
+			t.Fatalf("the stopped turn is not recorded interrupted within 3 s:\n%.3000s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("/stop to a turn recorded interrupted: %s", time.Since(stopped).Round(time.Millisecond))
+	for _, m := range tg.Sent() {
+		if strings.Contains(m.Text, "Removed first.") && m.Edits > 0 {
+			t.Errorf("a reply was edited: %+v", m)
+		}
+	}
+	if n := countText(tg.Sent(), "Removed first."); n != 1 {
+		t.Errorf("the first reply was sent %d times", n)
+	}
+}
+
+func countText(msgs []faketelegram.Message, text string) int {
+	n := 0
+	for _, m := range msgs {
+		if strings.Contains(m.Text, text) {
 			n++
 		}
 	}

@@ -71,6 +71,9 @@ func (a *chatActivities) awaitTurn(ctx context.Context, in workflows.ChatMessage
 			}
 		}()
 	}
+	wctx, stopWaits := context.WithCancel(ctx)
+	defer stopWaits()
+	go a.showWaits(wctx, in, turn.TurnID)
 	res, err := a.g.rt.WaitTurn(ctx, turn.TurnID)
 	if err != nil {
 		var missing *serviceerror.NotFound
@@ -95,6 +98,9 @@ func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput)
 	text, err := a.replyText(ctx, in)
 	if err != nil {
 		return err
+	}
+	if text == "" {
+		return nil
 	}
 	st := a.g.rt.Store
 	for i, part := range p.Parts(text) {
@@ -134,7 +140,7 @@ func (a *chatActivities) replyText(ctx context.Context, in workflows.ChatReplyIn
 	}
 	switch {
 	case r.StopReason == workflows.StopInterrupted && text == "":
-		return "Stopped.", nil
+		return "", nil // /stop says so; a message that interrupted it is answered itself
 	case r.StopReason == workflows.StopInterrupted:
 		return text + "\n\n(stopped)", nil
 	case text == "" && r.Error != "":

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -48,6 +49,24 @@ func (g *Gateway) command(ctx context.Context, p Platform, u Update, c Command) 
 			answer = fmt.Sprintf("Running: iteration %d, %d left", pr.Iteration, pr.BudgetLeft)
 			if pr.CurrentTool != "" {
 				answer += ", now " + pr.CurrentTool
+			}
+		}
+	case "approve", "deny":
+		choice := turnapi.ChoiceOnce
+		switch {
+		case c.Name == "deny":
+			choice = turnapi.ChoiceDeny
+		case c.Args == "session":
+			choice = turnapi.ChoiceSession
+		case c.Args == "always":
+			choice = turnapi.ChoiceAlways
+		case c.Args != "":
+			answer = "Usage: /approve [session|always]"
+		}
+		if answer == "" {
+			var err error
+			if answer, err = g.decide(ctx, u, choice); err != nil {
+				return err
 			}
 		}
 	default:

@@ -151,11 +151,18 @@ func (g *Gateway) take(ctx context.Context, p Platform, u Update) error {
 		g.logger.Info("gateway: a message from a user who is not allowed", "platform", p.Name(), "user", u.User)
 		return nil
 	}
+	if u.Button != "" {
+		return g.press(ctx, p, u)
+	}
 	if strings.TrimSpace(u.Text) == "" {
 		return nil
 	}
 	if cmd, ok := ParseCommand(u.Text, p.BotName()); ok {
 		return g.command(ctx, p, u, cmd)
+	}
+	// A question of the running turn is answered by the next message.
+	if answered, err := g.answerPending(ctx, u, u.Text); answered || err != nil {
+		return err
 	}
 	return g.handOver(ctx, p, u, u.Text, workflows.BusyMode(""))
 }
@@ -178,8 +185,6 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 	}
 	in := engine.TurnTemplate(g.cfg, g.workdir())
 	in.SessionID, in.UserMessage = g.sessionOf(u), text
-	// No one answers approvals from a chat yet: they are refused.
-	in.Approvals.Mode = workflows.ApprovalDeny
 	msg := workflows.Message{Text: text, Mode: mode, Turn: in}
 	id := fmt.Sprintf("gateway/%s/%s/%s", p.Name(), p.Account(), u.ID)
 	_, err := g.rt.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{

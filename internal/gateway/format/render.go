@@ -264,7 +264,16 @@ func (w *writer) text(s string, code, quote bool) {
 func (w *writer) char(r rune, code bool) {
 	switch w.f {
 	case FlavourTelegramHTML:
-		w.sb.WriteString(htmlEscape(string(r), false))
+		switch r {
+		case '&':
+			w.sb.WriteString("&amp;")
+		case '<':
+			w.sb.WriteString("&lt;")
+		case '>':
+			w.sb.WriteString("&gt;")
+		default:
+			w.sb.WriteRune(r)
+		}
 	case FlavourTelegramMarkdownV2:
 		if code && (r == '`' || r == '\\') || !code && strings.ContainsRune(mdv2Special, r) {
 			w.sb.WriteByte('\\')
@@ -276,8 +285,14 @@ func (w *writer) char(r rune, code bool) {
 			w.sb.WriteRune('ˋ')
 		case r == '`':
 			w.tick("`")
+		case r == '&':
+			w.sb.WriteString("&amp;")
+		case r == '<':
+			w.sb.WriteString("&lt;")
+		case r == '>':
+			w.sb.WriteString("&gt;")
 		default:
-			w.sb.WriteString(slackEscape(string(r)))
+			w.sb.WriteRune(r)
 		}
 	default:
 		w.sb.WriteRune(r)
@@ -341,10 +356,6 @@ func mdv2Escape(s, special string) string {
 	return sb.String()
 }
 
-func slackEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
+var slackURLEscaper = strings.NewReplacer("&", "&amp;", "|", "%7C", "<", "%3C", ">", "%3E")
 
-func slackURL(u string) string {
-	return slackEscape(strings.NewReplacer("|", "%7C", "<", "%3C", ">", "%3E").Replace(u))
-}
+func slackURL(u string) string { return slackURLEscaper.Replace(u) }

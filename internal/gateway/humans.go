@@ -1,0 +1,174 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// Button data: "ap:<choice>:<call>" decides an approval, "q:<n>:<call>"
+// picks a question's choice n; <call> is callRef of the call id (Telegram
+// allows 64 bytes of data).
+const (
+	approvalPrefix = "ap:"
+	questionPrefix = "q:"
+)
+
+// callRef is a short, stable reference to a tool call id. Pure.
+func callRef(callID string) string {
+	sum := sha256.Sum256([]byte(callID))
+	return hex.EncodeToString(sum[:8])
+}
+
+// approvalButtons are the choices offered for a command. Pure.
+func approvalButtons(callID string) [][]Button {
+	ref := callRef(callID)
+	return [][]Button{
+		{{Text: "Approve once", Data: approvalPrefix + "once:" + ref}, {Text: "For this session", Data: approvalPrefix + "session:" + ref}},
+		{{Text: "Always", Data: approvalPrefix + "always:" + ref}, {Text: "Deny", Data: approvalPrefix + "deny:" + ref}},
+	}
+}
+
+// questionButtons offer a question's choices, one a row. Pure.
+func questionButtons(q turnapi.QuestionEvent) [][]Button {
+	ref := callRef(q.CallID)
+	var rows [][]Button
+	for i, c := range q.Choices {
+		if i >= 10 {
+			break
+		}
+		rows = append(rows, []Button{{Text: c, Data: fmt.Sprintf("%s%d:%s", questionPrefix, i, ref)}})
+	}
+	return rows
+}
+
+// parseButton reads a button's data: its kind ("ap" or "q"), what it
+// chose and the call it is for. Pure.
+func parseButton(data string) (kind, choice, ref string, ok bool) {
+	kind, rest, ok := strings.Cut(data, ":")
+	if !ok || (kind != "ap" && kind != "q") {
+		return "", "", "", false
+	}
+	choice, ref, ok = strings.Cut(rest, ":")
+	return kind, choice, ref, ok && ref != ""
+}
+
+// showWaits follows a turn's events while it runs and shows the chat what
+// the turn waits for: a command to approve, with buttons, and a question,
+// with its choices. Each is shown once (the outbox records it).
+func (a *chatActivities) showWaits(ctx context.Context, in workflows.ChatMessageInput, turnID string) {
+	p := a.g.platforms[in.Platform]
+	if p == nil {
+		return
+	}
+	for ev := range events.Tail(ctx, a.g.rt.Store, turnID, 0, 200*time.Millisecond) {
+		var out Outgoing
+		var callID, text string
+		switch ev.Kind {
+		case events.KindApproval:
+			var e turnapi.ApprovalEvent
+			if json.Unmarshal([]byte(ev.Data), &e) != nil {
+				continue
+			}
+			callID = e.CallID
+			text = fmt.Sprintf("Approve this command?\n\n```\n%s\n```\n%s", e.Command, e.Reason)
+			out = Outgoing{ChatID: in.ChatID, Buttons: approvalButtons(e.CallID)}
+		case events.KindQuestion:
+			var e turnapi.QuestionEvent
+			if json.Unmarshal([]byte(ev.Data), &e) != nil {
+				continue
+			}
+			callID = e.CallID
+			text = e.Question
+			if len(e.Choices) == 0 {
+				text += "\n\n(answer with your next message)"
+			}
+			out = Outgoing{ChatID: in.ChatID, Buttons: questionButtons(e)}
+		default:
+			continue
+		}
+		key := fmt.Sprintf("%s/%s/%s/wait/%s", in.Platform, in.Account, turnID, callRef(callID))
+		if _, sent, err := a.g.rt.Store.Sent(ctx, key); err != nil || sent {
+			continue
+		}
+		parts := p.Parts(text)
+		id, err := p.SendPart(ctx, out, parts[0])
+		if err != nil {
+			a.g.logger.Warn("gateway: show what the turn waits for", "platform", in.Platform, "error", err)
+			continue
+		}
+		_ = a.g.rt.Store.RecordSent(ctx, key, id)
+	}
+}
+
+// press carries out a press on an approval or question button: it
+// decides the command the chat's running turn waits on (if the button is
+// for that command), or answers its question.
+func (g *Gateway) press(ctx context.Context, p Platform, u Update) error {
+	kind, choice, ref, ok := parseButton(u.Button)
+	notice := "This button is no longer current."
+	if ok {
+		pr, err := g.rt.Running(ctx, g.sessionOf(u))
+		switch {
+		case err != nil:
+		case kind == "ap" && pr.PendingApproval != nil && callRef(pr.PendingApproval.CallID) == ref:
+			c := turnapi.ApprovalChoice(choice)
+			if !c.Known() {
+				break
+			}
+			if err := g.rt.Signal(ctx, pr.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: pr.PendingApproval.CallID, Choice: c}); err != nil {
+				return err
+			}
+			notice = map[turnapi.ApprovalChoice]string{turnapi.ChoiceOnce: "Approved once.", turnapi.ChoiceSession: "Approved for this session.",
+				turnapi.ChoiceAlways: "Approved always.", turnapi.ChoiceDeny: "Denied."}[c]
+		case kind == "q" && pr.PendingQuestion != nil && callRef(pr.PendingQuestion.CallID) == ref:
+			var n int
+			if _, err := fmt.Sscan(choice, &n); err != nil || n < 0 || n >= len(pr.PendingQuestion.Choices) {
+				break
+			}
+			if err := g.rt.Signal(ctx, pr.TurnID, workflows.SignalAnswer, workflows.Answer{CallID: pr.PendingQuestion.CallID, Text: pr.PendingQuestion.Choices[n]}); err != nil {
+				return err
+			}
+			notice = "Answered: " + pr.PendingQuestion.Choices[n]
+		}
+	}
+	if err := p.AnswerButton(ctx, u.CallbackID, notice); err != nil {
+		g.logger.Debug("gateway: answer a button press", "error", err)
+	}
+	return nil
+}
+
+// decide answers /approve [session|always] and /deny for the command the
+// chat's running turn waits on.
+func (g *Gateway) decide(ctx context.Context, u Update, c turnapi.ApprovalChoice) (string, error) {
+	pr, err := g.rt.Running(ctx, g.sessionOf(u))
+	if err != nil || pr.PendingApproval == nil {
+		return "No command is waiting for approval.", nil
+	}
+	if err := g.rt.Signal(ctx, pr.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: pr.PendingApproval.CallID, Choice: c}); err != nil {
+		return "", err
+	}
+	if c == turnapi.ChoiceDeny {
+		return "Denied: " + pr.PendingApproval.Command, nil
+	}
+	return "Approved: " + pr.PendingApproval.Command, nil
+}
+
+// answerPending gives text to the question the chat's running turn asked,
+// if it asked one; ok reports whether it did.
+func (g *Gateway) answerPending(ctx context.Context, u Update, text string) (bool, error) {
+	pr, err := g.rt.Running(ctx, g.sessionOf(u))
+	if err != nil || pr.PendingQuestion == nil {
+		return false, nil
+	}
+	err = g.rt.Signal(ctx, pr.TurnID, workflows.SignalAnswer, workflows.Answer{CallID: pr.PendingQuestion.CallID, Text: text})
+	return err == nil, err
+}
