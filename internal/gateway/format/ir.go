@@ -66,6 +66,7 @@ func parse(src string, allowTG bool) []run {
 	doc := md.Parser().Parse(text.NewReader(source))
 	b := &builder{src: source, allowTG: allowTG}
 	b.blocks(doc, attrs{}, 0, "")
+	b.flush()
 	return b.out
 }
 
@@ -73,7 +74,10 @@ type builder struct {
 	src     []byte
 	allowTG bool
 	out     []run
-	size    int  // bytes of text in out
+	size    int  // bytes of text added
+	cur     run  // the run being built, its text in curText
+	curText strings.Builder
+	hasCur  bool
 	started bool // a block has been written
 	nextPre bool // the block being started is a code block
 }
@@ -95,19 +99,30 @@ func (b *builder) emit(s string, a attrs) {
 	}
 }
 
+// add appends a run, merging it into the last one when the styling is
+// the same (in a buffer, so long texts of many pieces cost linear time).
 func (b *builder) add(r run) {
 	if r.text == "" {
 		return
 	}
 	b.size += len(r.text)
-	if n := len(b.out); n > 0 {
-		last := &b.out[n-1]
-		if last.pre == r.pre && last.lang == r.lang && last.a == r.a {
-			last.text += r.text
-			return
-		}
+	if b.hasCur && b.cur.pre == r.pre && b.cur.lang == r.lang && b.cur.a == r.a {
+		b.curText.WriteString(r.text)
+		return
 	}
-	b.out = append(b.out, r)
+	b.flush()
+	b.cur, b.hasCur = r, true
+	b.curText.WriteString(r.text)
+}
+
+// flush moves the run being built into out.
+func (b *builder) flush() {
+	if b.hasCur {
+		b.cur.text = b.curText.String()
+		b.out = append(b.out, b.cur)
+		b.curText = strings.Builder{}
+		b.hasCur = false
+	}
 }
 
 // blockStart separates a block from the previous one by sep. The
@@ -115,10 +130,7 @@ func (b *builder) add(r run) {
 // blocks (code blocks are never quoted).
 func (b *builder) blockStart(a attrs, sep string) {
 	if b.started {
-		q := a.quote && !b.nextPre
-		if n := len(b.out); n > 0 && b.out[n-1].pre {
-			q = false
-		}
+		q := a.quote && !b.nextPre && !(b.hasCur && b.cur.pre)
 		b.emit(sep, attrs{quote: q})
 	}
 	b.started = true
@@ -389,6 +401,7 @@ func (b *builder) table(t *east.Table) string {
 		for c := r.FirstChild(); c != nil; c = c.NextSibling() {
 			sub := &builder{src: b.src, allowTG: b.allowTG}
 			sub.inlines(c, attrs{}, "")
+			sub.flush()
 			var sb strings.Builder
 			for _, x := range sub.out {
 				sb.WriteString(x.text)

@@ -64,14 +64,7 @@ func Render(md string, f Flavour) string {
 
 // prepare adapts runs to what a flavour can express.
 func prepare(runs []run, f Flavour) []run {
-	out := make([]run, 0, len(runs))
-	push := func(r run) {
-		if n := len(out); n > 0 && out[n-1].pre == r.pre && out[n-1].lang == r.lang && out[n-1].a == r.a {
-			out[n-1].text += r.text
-			return
-		}
-		out = append(out, r)
-	}
+	b := &builder{}
 	for i, r := range runs {
 		switch f {
 		case FlavourSlack:
@@ -81,15 +74,16 @@ func prepare(runs []run, f Flavour) []run {
 		case FlavourPlain:
 			link := r.a.link
 			r.a = attrs{quote: r.a.quote}
-			push(r)
+			b.add(r)
 			if link != "" && (i+1 == len(runs) || runs[i+1].a.link != link) && r.text != link {
-				push(run{text: " (" + link + ")", a: r.a})
+				b.add(run{text: " (" + link + ")", a: r.a})
 			}
 			continue
 		}
-		push(r)
+		b.add(r)
 	}
-	return out
+	b.flush()
+	return b.out
 }
 
 type layerKind uint8
