@@ -187,3 +187,41 @@ func countText(msgs []faketelegram.Message, text string) int {
 	}
 	return n
 }
+
+// TestTelegramExactlyOnce: serve SIGKILLed while a chat message's turn
+// runs, and again right after a reply went out: after each restart every
+// message is answered, each exactly once.
+func TestTelegramExactlyOnce(t *testing.T) {
+	slow := fakellm.TextStep("First answer, after a while.")
+	slow.Delay = 3 * time.Second
+	model := fakellm.New(slow, fakellm.TextStep("First answer, after a while."), fakellm.TextStep("Second answer."), fakellm.TextStep("Second answer."))
+	defer model.Close()
+	u, tg, s := telegramServe(t, model)
+	restart := func() *server {
+		s.kill()
+		return u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0")
+	}
+
+	tg.Send(42, 0, "first question")
+	if err := model.WaitRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	s = restart() // the model call in flight dies with serve; the turn goes on after
+	waitText(t, tg, "First answer", time.Minute)
+
+	tg.Send(42, 0, "second question")
+	waitText(t, tg, "Second answer.", time.Minute)
+	s = restart() // right after a reply: nothing is sent again
+	tg.Send(42, 0, "/status")
+	waitText(t, tg, "Nothing is running.", time.Minute)
+	time.Sleep(2 * time.Second) // room for a duplicate to show
+	for _, text := range []string{"First answer", "Second answer."} {
+		if n := countText(tg.Sent(), text); n != 1 {
+			t.Errorf("%q was sent %d times: %+v", text, n, tg.Sent())
+		}
+	}
+	if n := tg.Pending(); n != 0 {
+		t.Errorf("%d updates not acknowledged", n)
+	}
+	_ = s
+}
