@@ -73,15 +73,18 @@ func countTo(msgs []faketelegram.Message, chat int64) int {
 }
 
 // telegramServe starts serve answering the fake bot for user 42.
-func telegramServe(t *testing.T, model *fakellm.Server, extra ...string) (*user, *faketelegram.Server, *server) {
+func telegramServe(t *testing.T, model *fakellm.Server, env ...string) (*user, *faketelegram.Server, *server) {
 	t.Helper()
 	tg := faketelegram.Start("123:secret-token", "talaria_test_bot")
 	t.Cleanup(tg.Close)
 	u := newUser(t, model.URL())
+	for i := 0; i+1 < len(env); i += 2 {
+		u.env[env[i]] = env[i+1]
+	}
 	u.env["TELEGRAM_BOT_TOKEN"] = tg.Token
 	u.env["TELEGRAM_API_URL"] = tg.URL()
 	u.env["TELEGRAM_ALLOWED_USERS"] = "42"
-	s := u.daemon("talaria serve: ready", append([]string{"serve", "--temporal-port", "0", "--ui-port", "0"}, extra...)...)
+	s := u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0")
 	return u, tg, s
 }
 
@@ -224,4 +227,44 @@ func TestTelegramExactlyOnce(t *testing.T) {
 		t.Errorf("%d updates not acknowledged", n)
 	}
 	_ = s
+}
+
+// TestTelegramBusyModes: with busy_input_mode queue, three messages sent
+// while a turn runs are answered in order, after it; /steer reaches the
+// running turn (the model's next call reads it).
+func TestTelegramBusyModes(t *testing.T) {
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		last, _ := req.LastMessage()
+		switch {
+		case strings.Contains(last.Content, "slow task"):
+			return fakellm.ToolStep(fakellm.ToolCall{ID: "sl", Name: "terminal", Arguments: `{"command":"sleep 2"}`})
+		case last.Role == "tool":
+			return fakellm.TextStep("slow task done; saw: " + last.Content)
+		}
+		return fakellm.TextStep("answer to " + last.Content)
+	}))
+	defer model.Close()
+	_, tg, _ := telegramServe(t, model, "TALARIA_BUSY_INPUT_MODE", "queue")
+	tg.Send(42, 0, "a slow task")
+	if err := model.WaitRequests(t.Context(), 1); err != nil {
+		t.Fatal(err)
+	}
+	tg.Send(42, 0, "/steer mention the weather")
+	for _, m := range []string{"one", "two", "three"} {
+		tg.Send(42, 0, m)
+	}
+	done := waitText(t, tg, "slow task done", time.Minute)
+	waitText(t, tg, "answer to three", time.Minute)
+	var answers []string
+	for _, m := range tg.Sent() {
+		if strings.HasPrefix(m.Text, "answer to ") {
+			answers = append(answers, strings.TrimPrefix(m.Text, "answer to "))
+		}
+	}
+	if strings.Join(answers, ",") != "one,two,three" {
+		t.Errorf("queued answers in the order %q, want one,two,three", answers)
+	}
+	if !strings.Contains(done.Text, "weather") {
+		t.Errorf("the steer did not reach the running turn: %q", done.Text)
+	}
 }

@@ -185,8 +185,14 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 	}
 	in := engine.TurnTemplate(g.cfg, g.workdir())
 	in.SessionID, in.UserMessage = g.sessionOf(u), text
-	msg := workflows.Message{Text: text, Mode: mode, Turn: in}
 	id := fmt.Sprintf("gateway/%s/%s/%s", p.Name(), p.Account(), u.ID)
+	msg := workflows.Message{RequestID: id, Text: text, Mode: mode, Turn: in}
+	// Delivered here, in the order the chat sent its messages (queued
+	// messages run in that order); the workflow's own delivery of the
+	// same request id finds this one and only learns its turn.
+	if err := g.rt.Send(ctx, in.SessionID, msg); err != nil {
+		return err
+	}
 	_, err := g.rt.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.GatewayTaskQueue,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
