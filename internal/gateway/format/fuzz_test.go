@@ -1,8 +1,10 @@
 package format
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -71,6 +73,9 @@ func fuzzSplit(f *testing.F, fl Flavour) {
 		if len(md) > 1<<14 {
 			return
 		}
+		// A slow input is a finding too: crash so the engine keeps it.
+		slow := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("slow input: %q, limit %d", md, limit)) })
+		defer slow.Stop()
 		assertSplit(t, md, int(limit%2048), fl)
 	})
 }

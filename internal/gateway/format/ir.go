@@ -353,8 +353,8 @@ func (b *builder) inline(n ast.Node, a attrs, indent string) {
 // link writes a link node's children as a link to u, or as text if u is
 // not allowed; an empty label shows the URL.
 func (b *builder) link(n ast.Node, u string, a attrs, indent string) {
-	u = sanitize(u)
-	if !b.allowed(u) || a.link != "" {
+	u, ok := b.allowed(sanitize(u))
+	if !ok || a.link != "" {
 		b.inlines(n, a, indent)
 		return
 	}
@@ -368,7 +368,8 @@ func (b *builder) link(n ast.Node, u string, a attrs, indent string) {
 }
 
 func (b *builder) linkText(u, label string, a attrs) {
-	if !b.allowed(u) || a.link != "" {
+	u, ok := b.allowed(u)
+	if !ok || a.link != "" {
 		b.emit(label, a)
 		return
 	}
@@ -377,21 +378,25 @@ func (b *builder) linkText(u, label string, a attrs) {
 	b.emit(label, l)
 }
 
-func (b *builder) allowed(u string) bool {
+// allowed says whether u may be a link, and returns it with its scheme
+// in lower case.
+func (b *builder) allowed(u string) (string, bool) {
 	if strings.ContainsAny(u, " \t\n") || u == "" || !utf8.ValidString(u) {
-		return false
+		return "", false
 	}
 	p, err := url.Parse(u)
 	if err != nil || p.Host == "" {
-		return false
+		return "", false
 	}
-	switch strings.ToLower(p.Scheme) {
+	scheme := strings.ToLower(p.Scheme)
+	u = scheme + u[len(p.Scheme):]
+	switch scheme {
 	case "http", "https":
-		return true
+		return u, true
 	case "tg":
-		return b.allowTG
+		return u, b.allowTG
 	}
-	return false
+	return "", false
 }
 
 func (b *builder) table(t *east.Table) string {
