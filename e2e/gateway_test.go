@@ -268,3 +268,18 @@ func TestTelegramBusyModes(t *testing.T) {
 		t.Errorf("the steer did not reach the running turn: %q", done.Text)
 	}
 }
+
+// TestTelegramWrongToken: a token the Bot API refuses stops serve at
+// start with one line that does not show the token.
+func TestTelegramWrongToken(t *testing.T) {
+	tg := faketelegram.Start("123:right-token", "talaria_test_bot")
+	defer tg.Close()
+	u := newUser(t, "http://127.0.0.1:9/v1")
+	u.env["TELEGRAM_BOT_TOKEN"] = "123:wrong-token"
+	u.env["TELEGRAM_API_URL"] = tg.URL()
+	_, stderr, code := u.run(time.Minute, "serve", "--temporal-port", "0", "--ui-port", "0")
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != 2 || !strings.Contains(lines[len(lines)-1], "telegram") || strings.Contains(stderr, "wrong-token") {
+		t.Fatalf("serve with a wrong token: exit %d\n%s", code, stderr)
+	}
+}

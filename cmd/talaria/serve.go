@@ -131,7 +131,7 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 		return usageErr(err)
 	}
 	defer apiSrv.Close()
-	gw, err := startGateway(ctx, cfg, rt)
+	gw, err := startGateway(ctx, cfg, rt, cmd.ErrOrStderr())
 	if err != nil {
 		return usageErr(err)
 	}

@@ -49,11 +49,18 @@ func New(ctx context.Context, apiURL, token string) (*Telegram, error) {
 	}
 	endpoint := strings.TrimRight(apiURL, "/") + "/bot%s/%s"
 	bot, err := tgbotapi.NewBotAPIWithClient(token, endpoint, ctxClient{ctx: ctx, c: &http.Client{}})
-	if err != nil {
+	var apiErr *tgbotapi.Error
+	switch {
+	case errors.As(err, &apiErr) && (apiErr.Code == http.StatusUnauthorized || apiErr.Code == http.StatusNotFound):
+		return nil, fmt.Errorf("%w: %s says %q (check gateway.telegram.token / TELEGRAM_BOT_TOKEN)", ErrRefused, apiURL, apiErr.Message)
+	case err != nil:
 		return nil, fmt.Errorf("telegram: connect to %s: %s", apiURL, redact(err, token))
 	}
 	return &Telegram{bot: bot, token: token}, nil
 }
+
+// ErrRefused means the Bot API refused the token: retrying will not help.
+var ErrRefused = errors.New("telegram: the Bot API refused the bot's token")
 
 // redact keeps the token out of an error (the client library's URLs hold it).
 func redact(err error, token string) string {
