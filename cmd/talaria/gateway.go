@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/gateway"
@@ -34,7 +36,7 @@ type runningGateway struct {
 // configures none. A token the platform refuses is an error in one line;
 // a platform that does not answer is said in one line and tried again in
 // the background until it answers.
-func startGateway(ctx context.Context, cfg config.Config, rt *engine.Runtime, warn io.Writer) (*runningGateway, error) {
+func startGateway(ctx context.Context, name string, cfg config.Config, rt *engine.Runtime, warn io.Writer) (*runningGateway, error) {
 	tg := cfg.Gateway.Telegram
 	if tg.Token == "" {
 		return nil, nil
@@ -49,7 +51,7 @@ func startGateway(ctx context.Context, cfg config.Config, rt *engine.Runtime, wa
 	if err == nil {
 		r.ready = fmt.Sprintf(", telegram @%s", bot.BotName())
 	} else {
-		fmt.Fprintf(warn, "talaria serve: %v; trying again every 30s\n", err)
+		fmt.Fprintf(warn, "talaria %s: %v; trying again every 30s\n", name, err)
 	}
 	go func() {
 		defer close(r.done)
@@ -63,10 +65,10 @@ func startGateway(ctx context.Context, cfg config.Config, rt *engine.Runtime, wa
 				continue
 			}
 			if err != nil {
-				fmt.Fprintf(warn, "talaria serve: %v\n", err)
+				fmt.Fprintf(warn, "talaria %s: %v\n", name, err)
 				return
 			}
-			fmt.Fprintf(warn, "talaria serve: telegram @%s answers\n", bot.BotName())
+			fmt.Fprintf(warn, "talaria %s: telegram @%s answers\n", name, bot.BotName())
 		}
 		g, err := gateway.New(gateway.Options{
 			Runtime: rt, Config: cfg, Platforms: []gateway.Platform{bot},
@@ -74,7 +76,7 @@ func startGateway(ctx context.Context, cfg config.Config, rt *engine.Runtime, wa
 			Groups: gateway.GroupSessions(cfg.Gateway.GroupSessions), Logger: newLogger(cfg.LogLevel),
 		})
 		if err != nil {
-			fmt.Fprintf(warn, "talaria serve: %v\n", err)
+			fmt.Fprintf(warn, "talaria %s: %v\n", name, err)
 			return
 		}
 		r.mu.Lock()
@@ -104,4 +106,48 @@ func (r *runningGateway) Close() {
 	if r.g != nil {
 		r.g.Close()
 	}
+}
+
+func newGatewayCommand() *cobra.Command {
+	var common commonFlags
+	c := &cobra.Command{
+		Use:   "gateway",
+		Short: "Run only the messaging gateway, against a running serve or an external Temporal",
+		Long: `gateway runs the messaging gateway alone, against the 'talaria serve' of the same
+$TALARIA_HOME or against an external Temporal (--temporal-address or
+TEMPORAL_ADDRESS) and database (--db or TALARIA_DB) shared with the workers.
+Several may run: one process at a time takes a platform account's updates,
+chosen by a lease in the store; when it dies another takes over within 30 s.
+Every replica sends replies. SIGINT or SIGTERM stop it; turns go on.
+
+` + gatewayHelp + `
+
+See docs/gateway.md.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := common.loadConfig()
+			if err != nil {
+				return err
+			}
+			if cfg.Gateway.Telegram.Token == "" {
+				return usagef("no messaging platform is configured: set TELEGRAM_BOT_TOKEN (or gateway.telegram.token), see docs/gateway.md")
+			}
+			rt, err := connectClient(cmd.Context(), cfg, newLogger(cfg.LogLevel))
+			if err != nil {
+				return err
+			}
+			defer rt.Close()
+			gw, err := startGateway(cmd.Context(), "gateway", cfg, rt, cmd.ErrOrStderr())
+			if err != nil {
+				return usageErr(err)
+			}
+			defer gw.Close()
+			fmt.Fprintf(cmd.ErrOrStderr(), "talaria gateway: ready (temporal %s, db %s%s)\n",
+				rt.Config.Temporal.Address, redactDSN(cfg.DB), gw.readyLine())
+			<-cmd.Context().Done()
+			return nil
+		},
+	}
+	common.register(c)
+	return c
 }

@@ -131,7 +131,7 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 		return usageErr(err)
 	}
 	defer apiSrv.Close()
-	gw, err := startGateway(ctx, cfg, rt, cmd.ErrOrStderr())
+	gw, err := startGateway(ctx, "serve", cfg, rt, cmd.ErrOrStderr())
 	if err != nil {
 		return usageErr(err)
 	}

@@ -30,6 +30,8 @@ type Gateway struct {
 	groups    GroupSessions
 	logger    *slog.Logger
 	worker    worker.Worker
+	// holder names this process in the platforms' leases.
+	holder string
 }
 
 // Options configure a Gateway.
@@ -47,7 +49,8 @@ type Options struct {
 // the workflow that carries a chat message to its reply, and its
 // activities, which need the platforms' credentials).
 func New(o Options) (*Gateway, error) {
-	g := &Gateway{rt: o.Runtime, cfg: o.Config, platforms: map[string]Platform{}, access: o.Access, groups: o.Groups, logger: o.Logger}
+	g := &Gateway{rt: o.Runtime, cfg: o.Config, platforms: map[string]Platform{}, access: o.Access, groups: o.Groups, logger: o.Logger,
+		holder: NewHolder()}
 	if g.logger == nil {
 		g.logger = slog.Default()
 	}
@@ -79,13 +82,15 @@ func (g *Gateway) Close() {
 	}
 }
 
-// Run takes the updates of every platform until ctx ends.
+// Run takes the updates of every platform until ctx ends, each while this
+// process holds the platform's lease (several replicas may run; one takes
+// each platform's updates, another takes over when it dies).
 func (g *Gateway) Run(ctx context.Context) {
 	done := make(chan struct{})
 	for _, p := range g.platforms {
 		go func() {
 			defer func() { done <- struct{}{} }()
-			g.poll(ctx, p)
+			g.consume(ctx, p)
 		}()
 	}
 	for range g.platforms {
