@@ -283,3 +283,41 @@ func TestTelegramWrongToken(t *testing.T) {
 		t.Fatalf("serve with a wrong token: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestTelegramCronDelivery: a cron job delivering to telegram:<chat> posts
+// its result to that chat once per run, under the job's name.
+func TestTelegramCronDelivery(t *testing.T) {
+	model := fakellm.New(fakellm.WithResponder(func(fakellm.Request) fakellm.Step {
+		return fakellm.TextStep("Overnight: all **quiet**.")
+	}))
+	defer model.Close()
+	u, tg, _ := telegramServe(t, model)
+	if out, stderr, code := u.run(time.Minute, "cron", "add", "--name", "alerts", "--schedule", "@daily",
+		"--prompt", "summarise the overnight alerts", "--deliver", "telegram:42"); code != 0 {
+		t.Fatalf("cron add: %d %s%s", code, out, stderr)
+	}
+	if _, stderr, code := u.run(time.Minute, "cron", "add", "--name", "bad", "--schedule", "@daily",
+		"--prompt", "x", "--deliver", "telegram:@someone"); code != 2 || !strings.Contains(stderr, "telegram:<chat id>") {
+		t.Errorf("a bad telegram target: exit %d: %s", code, stderr)
+	}
+	if out, stderr, code := u.run(time.Minute, "cron", "run-now", "alerts"); code != 0 {
+		t.Fatalf("run-now: %d %s%s", code, out, stderr)
+	}
+	m := waitText(t, tg, "all <b>quiet</b>", time.Minute)
+	if !strings.Contains(m.Text, "<b>alerts") {
+		t.Errorf("the delivery does not name the job: %q", m.Text)
+	}
+	var runs string
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(runs, "telegram:42") && time.Now().Before(deadline) {
+		runs, _, _ = u.run(time.Minute, "cron", "runs", "alerts")
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(runs, "telegram:42") {
+		t.Errorf("cron runs does not show the delivery:\n%s", runs)
+	}
+	time.Sleep(time.Second)
+	if n := countText(tg.Sent(), "all <b>quiet</b>"); n != 1 {
+		t.Errorf("delivered %d times", n)
+	}
+}

@@ -86,4 +86,33 @@ func RegisterGateway(r interface {
 	RegisterWorkflowWithOptions(w interface{}, options workflow.RegisterOptions)
 }) {
 	r.RegisterWorkflowWithOptions(ChatMessageWorkflow, workflow.RegisterOptions{Name: ChatMessageWorkflowName})
+	r.RegisterWorkflowWithOptions(ChatDeliverWorkflow, workflow.RegisterOptions{Name: ChatDeliverWorkflowName})
+}
+
+// Names of the delivery of a result (a cron job's) to a chat.
+const (
+	ChatDeliverWorkflowName = "ChatDeliverWorkflow"
+	ChatSendName            = "ChatSend"
+)
+
+// ChatDeliverInput sends a result to a chat: the stored answer MessageID
+// (or, without one, Text), under Title. Key names the delivery: each part
+// is sent once under it.
+type ChatDeliverInput struct {
+	Platform, ChatID, Key, Title string
+	MessageID                    int64
+	Text                         string `json:",omitempty"`
+}
+
+// ChatDeliverWorkflow runs the delivery to a chat where the platform's
+// credentials are: the gateway's task queue. It returns the id of the
+// first message sent.
+func ChatDeliverWorkflow(ctx workflow.Context, in ChatDeliverInput) (string, error) {
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 2 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 10},
+	})
+	var id string
+	err := workflow.ExecuteActivity(ctx, ChatSendName, in).Get(ctx, &id)
+	return id, err
 }

@@ -64,20 +64,33 @@ func CheckTools(names []string) error {
 	return nil
 }
 
-// CheckDeliver refuses a delivery target that is neither "local" nor
-// "webhook:" followed by an absolute http(s) URL with a host (no user
-// name or password in it, no spaces or control characters, at most 2048
-// bytes). Targets come from whoever may add jobs: nothing else is sent to.
+// CheckDeliver refuses a delivery target that is none of "local",
+// "telegram:" and a chat id, and "webhook:" followed by an absolute
+// http(s) URL with a host (no user name or password in it, no spaces or
+// control characters, at most 2048 bytes). Targets come from whoever may add jobs: nothing else is sent to.
 func CheckDeliver(targets []string) error {
 	for _, d := range targets {
 		if d == engine.DefaultDelivery {
 			continue
 		}
+		if chat, ok := strings.CutPrefix(d, "telegram:"); ok {
+			if !validTelegramChat(chat) {
+				return &FieldError{Field: "deliver", Value: d, Reason: "use telegram:<chat id>, the chat's number (negative for a group)"}
+			}
+			continue
+		}
 		if raw, ok := strings.CutPrefix(d, "webhook:"); !ok || !validWebhook(raw) {
-			return &FieldError{Field: "deliver", Value: d, Reason: "use local or webhook:<http(s) url>"}
+			return &FieldError{Field: "deliver", Value: d, Reason: "use local, webhook:<http(s) url> or telegram:<chat id>"}
 		}
 	}
 	return nil
+}
+
+// validTelegramChat reports whether s is a Telegram chat id: an integer,
+// negative for groups. Pure.
+func validTelegramChat(s string) bool {
+	digits := strings.TrimPrefix(s, "-")
+	return digits != "" && len(digits) <= 20 && strings.Trim(digits, "0123456789") == ""
 }
 
 // validWebhook reports whether raw is a URL a webhook may POST to. Pure.

@@ -30,7 +30,14 @@ func TestCheckDeliver(t *testing.T) {
 		{"webhook:https://example.com/\r\nX-Evil: 1", false},
 		{"webhook:mailto:someone@example.com", false},
 		{"webhook:https://example.com/" + strings.Repeat("a", 2048), false},
-		{"telegram:123", false},
+		{"telegram:123", true},
+		{"telegram:-1001234567890", true},
+		{"telegram:", false},
+		{"telegram:-", false},
+		{"telegram:12a", false},
+		{"telegram:@channel", false},
+		{"telegram:1 2", false},
+		{"telegram:" + strings.Repeat("9", 21), false},
 	} {
 		err := CheckDeliver([]string{tt.target})
 		if (err == nil) != tt.ok {

@@ -194,6 +194,9 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		ApprovalPolicy:   cfg.Approvals.Mode,
 		Policy:           &policy,
 		Metrics:          rt.telemetry.Metrics(),
+		// Results for chats go through the gateway, which holds the
+		// platforms' credentials.
+		Deliverers: map[string]activities.Deliverer{"telegram": chatDeliverer(rt.Client, "telegram")},
 	}
 	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
 		// Heartbeats reach the server at least twice a second, so a

@@ -67,7 +67,9 @@ func New(o Options) (*Gateway, error) {
 		MaxHeartbeatThrottleInterval: time.Second, DefaultHeartbeatThrottleInterval: time.Second,
 	})
 	workflows.RegisterGateway(w)
-	(&chatActivities{g: g}).register(w)
+	acts := &chatActivities{g: g}
+	acts.register(w)
+	acts.registerDelivery(w)
 	if err := w.Start(); err != nil {
 		return nil, fmt.Errorf("gateway: start worker: %w", err)
 	}

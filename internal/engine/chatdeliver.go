@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// chatDeliveryTimeout is how long a delivery to a chat may wait for a
+// gateway to take it before it is given up (and recorded failed).
+const chatDeliveryTimeout = 2 * time.Minute
+
+// chatDeliverer delivers cron results to chats ("telegram:<chat>"): it
+// hands them to the gateway, which holds the platform's credentials, as a
+// ChatDeliverWorkflow whose id names the job, the slot and the target (a
+// retried delivery is the same one), and waits for it.
+func chatDeliverer(c client.Client, platform string) activities.Deliverer {
+	return activities.DelivererFunc(func(ctx context.Context, in turnapi.DeliverInput) (string, error) {
+		chat := strings.TrimPrefix(in.Target, platform+":")
+		key := fmt.Sprintf("deliver/%s/%d/%s", in.JobID, in.Slot.UTC().Unix(), in.Target)
+		din := workflows.ChatDeliverInput{Platform: platform, ChatID: chat, Key: key, MessageID: in.MessageID,
+			Title: fmt.Sprintf("%s — %s", in.JobName, in.Slot.UTC().Format("2006-01-02 15:04 UTC"))}
+		if in.MessageID == 0 {
+			din.Text = turnapi.BoundText(in.Text, 16<<10)
+		}
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID: key, TaskQueue: workflows.GatewayTaskQueue,
+			WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+			WorkflowExecutionTimeout: chatDeliveryTimeout,
+		}, workflows.ChatDeliverWorkflowName, din)
+		if err != nil {
+			return "", fmt.Errorf("deliver to %s: %w", in.Target, err)
+		}
+		var id string
+		if err := run.Get(ctx, &id); err != nil {
+			return "", fmt.Errorf("deliver to %s (is a gateway for %s running?): %w", in.Target, platform, err)
+		}
+		return fmt.Sprintf("%s message %s", in.Target, id), nil
+	})
+}
