@@ -26,6 +26,8 @@ type Server struct {
 	sent     []Message
 	actions  []string
 	requests map[string]int
+	// editTimes are when each message was edited (by message id).
+	editTimes map[int64][]time.Time
 	// failNext makes the next calls of a method fail with a status.
 	failNext map[string][]int
 }
@@ -56,7 +58,7 @@ type update struct {
 // Start starts a fake Bot API for a bot with token and username.
 func Start(token, username string) *Server {
 	s := &Server{Token: token, Username: username, wake: make(chan struct{}), nextUpd: 1000, nextMsg: 1,
-		requests: map[string]int{}, failNext: map[string][]int{}}
+		requests: map[string]int{}, failNext: map[string][]int{}, editTimes: map[int64][]time.Time{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -128,6 +130,14 @@ func (s *Server) Sent() []Message {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Message(nil), s.sent...)
+}
+
+// EditTimes is when each edit of message id was made, in order (an edit
+// refused, as one to the same text is, is not one).
+func (s *Server) EditTimes(id int64) []time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]time.Time(nil), s.editTimes[id]...)
 }
 
 // Calls is how many times the bot called method.
@@ -292,6 +302,7 @@ func (s *Server) editMessage(w http.ResponseWriter, p map[string]string) {
 				return
 			}
 			m.Text, m.ParseMode, m.Edits = p["text"], p["parse_mode"], m.Edits+1
+			s.editTimes[m.ID] = append(s.editTimes[m.ID], time.Now())
 			if p["reply_markup"] != "" {
 				m.Buttons = keyboard(p["reply_markup"])
 			}

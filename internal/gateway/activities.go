@@ -18,6 +18,8 @@ import (
 // chatActivities are the gateway's side of ChatMessageWorkflow.
 type chatActivities struct {
 	g *Gateway
+	// rate spaces the drafts' sends and edits in each chat.
+	rate chatRate
 }
 
 func (a *chatActivities) register(w worker.ActivityRegistry) {
@@ -58,7 +60,8 @@ func (a *chatActivities) handoff(ctx context.Context, in workflows.ChatMessageIn
 	return workflows.ChatTurn{TurnID: turnID}, nil
 }
 
-// awaitTurn waits for the turn's result, showing the bot as typing.
+// awaitTurn waits for the turn's result, showing the bot as typing and
+// following the turn's events (follow: its draft reply, what it waits for).
 func (a *chatActivities) awaitTurn(ctx context.Context, in workflows.ChatMessageInput, turn workflows.ChatTurn) (workflows.ChatTurnResult, error) {
 	defer heartbeat(ctx)()
 	if p := a.g.platforms[in.Platform]; p != nil {
@@ -71,9 +74,20 @@ func (a *chatActivities) awaitTurn(ctx context.Context, in workflows.ChatMessage
 			}
 		}()
 	}
-	wctx, stopWaits := context.WithCancel(ctx)
-	defer stopWaits()
-	go a.showWaits(wctx, in, turn.TurnID)
+	fctx, stopFollow := context.WithCancel(ctx)
+	followed := make(chan struct{})
+	go func() {
+		defer close(followed)
+		a.follow(fctx, in, turn.TurnID)
+	}()
+	defer func() {
+		// The reply edits the draft: no draft edit may land after it.
+		stopFollow()
+		select {
+		case <-followed:
+		case <-time.After(15 * time.Second):
+		}
+	}()
 	res, err := a.g.rt.WaitTurn(ctx, turn.TurnID)
 	if err != nil {
 		var missing *serviceerror.NotFound
@@ -89,7 +103,8 @@ func (a *chatActivities) awaitTurn(ctx context.Context, in workflows.ChatMessage
 }
 
 // reply sends the turn's answer to the chat, each part once: a part
-// recorded as sent is not sent again by a retry.
+// recorded as sent is not sent again by a retry. When the turn has a draft
+// message (follow), the first part is edited into it instead of sent.
 func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput) error {
 	p := a.g.platforms[in.Platform]
 	if p == nil {
@@ -99,8 +114,15 @@ func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput)
 	if err != nil {
 		return err
 	}
+	draftID, drafted, err := a.draftOf(ctx, in)
+	if err != nil {
+		return err
+	}
 	if text == "" {
-		return nil
+		if !drafted {
+			return nil
+		}
+		text = "(stopped)" // an interrupted turn whose draft showed something
 	}
 	st := a.g.rt.Store
 	for i, part := range p.Parts(text) {
@@ -110,6 +132,20 @@ func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput)
 				return err
 			}
 			continue
+		}
+		if i == 0 && drafted {
+			a.rate.wait(ctx, in.ChatID)
+			err := p.Edit(ctx, in.ChatID, draftID, part, nil)
+			if err == nil {
+				if err := st.RecordSent(ctx, key, draftID); err != nil {
+					return err
+				}
+				continue
+			}
+			if !errors.Is(err, ErrNotEditable) {
+				return err
+			}
+			// The draft is gone: the part is sent anew.
 		}
 		out := Outgoing{ChatID: in.ChatID}
 		if i == 0 {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -61,52 +62,49 @@ func parseButton(data string) (kind, choice, ref string, ok bool) {
 	return kind, choice, ref, ok && ref != ""
 }
 
-// showWaits follows a turn's events while it runs and shows the chat what
-// the turn waits for: a command to approve, with buttons, and a question,
-// with its choices. Each is shown once (the outbox records it).
-func (a *chatActivities) showWaits(ctx context.Context, in workflows.ChatMessageInput, turnID string) {
-	p := a.g.platforms[in.Platform]
-	if p == nil {
-		return
+// showWait shows the chat what the turn waits for, when ev says it: a
+// command to approve, with buttons, or a question, with its choices. Each
+// is shown once (the outbox records it). It reports whether ev is such a
+// wait (shown now or before).
+func (a *chatActivities) showWait(ctx context.Context, p Platform, in workflows.ChatMessageInput, turnID string, ev models.Event) bool {
+	var out Outgoing
+	var callID, text string
+	switch ev.Kind {
+	case events.KindApproval:
+		var e turnapi.ApprovalEvent
+		if json.Unmarshal([]byte(ev.Data), &e) != nil {
+			return true
+		}
+		callID = e.CallID
+		text = fmt.Sprintf("Approve this command?\n\n```\n%s\n```\n%s", e.Command, e.Reason)
+		out = Outgoing{ChatID: in.ChatID, Buttons: approvalButtons(e.CallID)}
+	case events.KindQuestion:
+		var e turnapi.QuestionEvent
+		if json.Unmarshal([]byte(ev.Data), &e) != nil {
+			return true
+		}
+		callID = e.CallID
+		text = e.Question
+		if len(e.Choices) == 0 {
+			text += "\n\n(answer with your next message)"
+		}
+		out = Outgoing{ChatID: in.ChatID, Buttons: questionButtons(e)}
+	default:
+		return false
 	}
-	for ev := range events.Tail(ctx, a.g.rt.Store, turnID, 0, 200*time.Millisecond) {
-		var out Outgoing
-		var callID, text string
-		switch ev.Kind {
-		case events.KindApproval:
-			var e turnapi.ApprovalEvent
-			if json.Unmarshal([]byte(ev.Data), &e) != nil {
-				continue
-			}
-			callID = e.CallID
-			text = fmt.Sprintf("Approve this command?\n\n```\n%s\n```\n%s", e.Command, e.Reason)
-			out = Outgoing{ChatID: in.ChatID, Buttons: approvalButtons(e.CallID)}
-		case events.KindQuestion:
-			var e turnapi.QuestionEvent
-			if json.Unmarshal([]byte(ev.Data), &e) != nil {
-				continue
-			}
-			callID = e.CallID
-			text = e.Question
-			if len(e.Choices) == 0 {
-				text += "\n\n(answer with your next message)"
-			}
-			out = Outgoing{ChatID: in.ChatID, Buttons: questionButtons(e)}
-		default:
-			continue
-		}
-		key := fmt.Sprintf("%s/%s/%s/wait/%s", in.Platform, in.Account, turnID, callRef(callID))
-		if _, sent, err := a.g.rt.Store.Sent(ctx, key); err != nil || sent {
-			continue
-		}
-		parts := p.Parts(text)
-		id, err := p.SendPart(ctx, out, parts[0])
-		if err != nil {
-			a.g.logger.Warn("gateway: show what the turn waits for", "platform", in.Platform, "error", err)
-			continue
-		}
-		_ = a.g.rt.Store.RecordSent(ctx, key, id)
+	key := fmt.Sprintf("%s/%s/%s/wait/%s", in.Platform, in.Account, turnID, callRef(callID))
+	if _, sent, err := a.g.rt.Store.Sent(ctx, key); err != nil || sent {
+		return true
 	}
+	parts := p.Parts(text)
+	a.rate.take(in.ChatID, time.Now())
+	id, err := p.SendPart(ctx, out, parts[0])
+	if err != nil {
+		a.g.logger.Warn("gateway: show what the turn waits for", "platform", in.Platform, "error", err)
+		return true
+	}
+	_ = a.g.rt.Store.RecordSent(ctx, key, id)
+	return true
 }
 
 // press carries out a press on an approval or question button: it

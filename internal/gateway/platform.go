@@ -1,6 +1,9 @@
 package gateway
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // Update is one inbound event of a platform: a message, or a press on a
 // button the bot sent.
@@ -53,8 +56,17 @@ type Platform interface {
 	// SendPart sends one part as Parts made it, with m's chat, thread and
 	// buttons, and returns the platform's id of the message.
 	SendPart(ctx context.Context, m Outgoing, part string) (string, error)
+	// Edit replaces the text (one part as Parts made it) and buttons of a
+	// message the bot sent. An edit to the text the message already has
+	// succeeds. A platform that limits its rate waits as it is told, briefly,
+	// or fails; a message that can no longer be edited is ErrNotEditable.
+	Edit(ctx context.Context, chatID, messageID, part string, buttons [][]Button) error
 	// Typing shows the bot as typing in a chat for a few seconds.
 	Typing(ctx context.Context, chatID string) error
 	// AnswerButton acknowledges a button press with a short notice.
 	AnswerButton(ctx context.Context, callbackID, text string) error
 }
+
+// ErrNotEditable means the message cannot be edited any more (deleted, or
+// too old): send a new one instead.
+var ErrNotEditable = errors.New("gateway: the message can no longer be edited")

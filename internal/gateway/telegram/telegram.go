@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	tgbotapi "github.com/go-telegram-bot-api/telegram-bot-api/v5"
 
@@ -158,6 +159,52 @@ func (t *Telegram) SendPart(_ context.Context, m gateway.Outgoing, part string) 
 		return "", errors.New("telegram: sendMessage: " + redact(err, t.token))
 	}
 	return strconv.Itoa(sent.MessageID), nil
+}
+
+// maxEditWait is the longest a Bot API's "retry after" is waited for an
+// edit; a longer one fails the edit.
+const maxEditWait = 5 * time.Second
+
+// Edit replaces a message's text (and buttons, when there are some). An
+// edit to the same text succeeds (the Bot API says "message is not
+// modified"); a 429 is waited out once, up to maxEditWait.
+func (t *Telegram) Edit(ctx context.Context, chatID, messageID, part string, buttons [][]gateway.Button) error {
+	chat, err := strconv.ParseInt(chatID, 10, 64)
+	if err != nil {
+		return fmt.Errorf("telegram: chat id %q", chatID)
+	}
+	id, err := strconv.Atoi(messageID)
+	if err != nil {
+		return fmt.Errorf("telegram: message id %q", messageID)
+	}
+	edit := tgbotapi.NewEditMessageText(chat, id, part)
+	edit.ParseMode = parseMode
+	if len(buttons) > 0 {
+		kb := keyboard(buttons)
+		edit.ReplyMarkup = &kb
+	}
+	for waited := false; ; waited = true {
+		_, err := t.bot.Request(edit)
+		var apiErr *tgbotapi.Error
+		if err == nil || errors.As(err, &apiErr) && strings.Contains(apiErr.Message, "message is not modified") {
+			return nil
+		}
+		if apiErr != nil {
+			retry := time.Duration(apiErr.RetryAfter) * time.Second
+			switch {
+			case apiErr.Code == http.StatusTooManyRequests && !waited && retry > 0 && retry <= maxEditWait:
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(retry):
+				}
+				continue
+			case strings.Contains(apiErr.Message, "message to edit not found") || strings.Contains(apiErr.Message, "message can't be edited"):
+				return fmt.Errorf("%w: telegram: %s", gateway.ErrNotEditable, apiErr.Message)
+			}
+		}
+		return errors.New("telegram: editMessageText: " + redact(err, t.token))
+	}
 }
 
 func keyboard(rows [][]gateway.Button) tgbotapi.InlineKeyboardMarkup {
