@@ -163,6 +163,8 @@ type Config struct {
 	API API `yaml:"api"`
 	// Gateway: the messaging platforms the agent answers on.
 	Gateway Gateway `yaml:"gateway"`
+	// Delivery: where cron results go besides files, webhooks and chats.
+	Delivery Delivery `yaml:"delivery"`
 }
 
 // Metrics configure the Prometheus metrics of serve, worker, scheduler
@@ -282,6 +284,7 @@ func (c Config) Validate() error {
 	problems = append(problems, c.Metrics.problems()...)
 	problems = append(problems, c.API.problems()...)
 	problems = append(problems, c.Gateway.problems()...)
+	problems = append(problems, c.Delivery.problems()...)
 	problems = append(problems, c.Compression.problems()...)
 	problems = append(problems, c.Terminal.problems()...)
 	problems = append(problems, c.Tools.problems()...)

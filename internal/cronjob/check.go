@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/mailer"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/scheduler"
 )
@@ -65,12 +66,18 @@ func CheckTools(names []string) error {
 }
 
 // CheckDeliver refuses a delivery target that is none of "local",
-// "telegram:" and a chat id, and "webhook:" followed by an absolute
+// "telegram:" and a chat id, "email:" and one bare address, and "webhook:" followed by an absolute
 // http(s) URL with a host (no user name or password in it, no spaces or
 // control characters, at most 2048 bytes). Targets come from whoever may add jobs: nothing else is sent to.
 func CheckDeliver(targets []string) error {
 	for _, d := range targets {
 		if d == engine.DefaultDelivery {
+			continue
+		}
+		if addr, ok := strings.CutPrefix(d, "email:"); ok {
+			if !mailer.CheckAddress(addr) {
+				return &FieldError{Field: "deliver", Value: d, Reason: "use email:<address>, one bare address"}
+			}
 			continue
 		}
 		if chat, ok := strings.CutPrefix(d, "telegram:"); ok {
@@ -80,7 +87,7 @@ func CheckDeliver(targets []string) error {
 			continue
 		}
 		if raw, ok := strings.CutPrefix(d, "webhook:"); !ok || !validWebhook(raw) {
-			return &FieldError{Field: "deliver", Value: d, Reason: "use local, webhook:<http(s) url> or telegram:<chat id>"}
+			return &FieldError{Field: "deliver", Value: d, Reason: "use local, webhook:<http(s) url>, telegram:<chat id> or email:<address>"}
 		}
 	}
 	return nil

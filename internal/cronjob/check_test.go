@@ -38,6 +38,12 @@ func TestCheckDeliver(t *testing.T) {
 		{"telegram:@channel", false},
 		{"telegram:1 2", false},
 		{"telegram:" + strings.Repeat("9", 21), false},
+		{"email:ops@example.com", true},
+		{"email:", false},
+		{"email:Ops <ops@example.com>", false},
+		{"email:a@example.com,b@example.com", false},
+		{"email:ops@example.com\r\nBcc: x@evil.com", false},
+		{"email:not-an-address", false},
 	} {
 		err := CheckDeliver([]string{tt.target})
 		if (err == nil) != tt.ok {

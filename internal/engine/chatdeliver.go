@@ -3,13 +3,17 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/mailer"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -45,5 +49,26 @@ func chatDeliverer(c client.Client, platform string) activities.Deliverer {
 			return "", fmt.Errorf("deliver to %s (is a gateway for %s running?): %w", in.Target, platform, err)
 		}
 		return fmt.Sprintf("%s message %s", in.Target, id), nil
+	})
+}
+
+// emailDeliverer delivers cron results by email ("email:<address>")
+// through the SMTP server smtp configures; its password comes from the
+// environment variable it names, read when a delivery is sent.
+func emailDeliverer(smtp config.SMTP) activities.Deliverer {
+	return activities.DelivererFunc(func(ctx context.Context, in turnapi.DeliverInput) (string, error) {
+		to := strings.TrimPrefix(in.Target, "email:")
+		if smtp.Host == "" {
+			return "", temporal.NewNonRetryableApplicationError(mailer.ErrNotConfigured.Error(), "BadTarget", nil)
+		}
+		subject := fmt.Sprintf("%s — %s", in.JobName, in.Slot.UTC().Format("2006-01-02 15:04 UTC"))
+		password := ""
+		if smtp.PasswordEnv != "" {
+			password = os.Getenv(smtp.PasswordEnv)
+		}
+		if err := mailer.Send(ctx, smtp, password, mailer.Message{To: to, Subject: subject, Markdown: in.Text}); err != nil {
+			return "", err
+		}
+		return in.Target, nil
 	})
 }

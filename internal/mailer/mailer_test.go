@@ -1,0 +1,60 @@
+package mailer
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/fakesmtp"
+)
+
+func TestCheckAddress(t *testing.T) {
+	for s, want := range map[string]bool{
+		"ops@example.com": true, "a.b+c@sub.example.org": true,
+		"": false, "ops": false, "Ops <ops@example.com>": false, "a@x.com,b@x.com": false,
+		"a@x.com\r\nBcc: e@evil.com": false, "a b@x.com": false, strings.Repeat("a", 250) + "@x.com": false,
+	} {
+		if got := CheckAddress(s); got != want {
+			t.Errorf("CheckAddress(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestSend: a Markdown report reaches a real SMTP server as one
+// multipart message with a text and an HTML part, raw HTML left out.
+func TestSend(t *testing.T) {
+	srv, err := fakesmtp.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := config.SMTP{Host: srv.Host(), Port: srv.Port(), From: "Talaria <bot@example.com>", Security: "none"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = Send(ctx, cfg, "", Message{To: "ops@example.com", Subject: "alerts —\r\nBcc: x@evil.com 2026-12-01",
+		Markdown: "# Overnight\n\nAll **quiet**. <script>alert(1)</script>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mail, err := srv.Wait(ctx, 1)
+	if err != nil || len(mail) != 1 {
+		t.Fatalf("mail %+v %v", mail, err)
+	}
+	m := mail[0]
+	if m.From != "bot@example.com" || len(m.To) != 1 || m.To[0] != "ops@example.com" {
+		t.Errorf("envelope %s → %v", m.From, m.To)
+	}
+	for _, want := range []string{"multipart/alternative", "text/plain", "text/html", "<strong>quiet</strong>", "Subject: =?UTF-8?q?alerts_=E2=80=94_Bcc:"} {
+		if !strings.Contains(m.Data, want) {
+			t.Errorf("the message lacks %q:\n%s", want, m.Data)
+		}
+	}
+	if strings.Contains(m.Data, "\r\nBcc:") || strings.Contains(strings.SplitN(m.Data, "text/html", 2)[1], "<script>") {
+		t.Errorf("header injection or raw HTML in the message:\n%s", m.Data)
+	}
+	if err := Send(ctx, config.SMTP{}, "", Message{To: "ops@example.com"}); err != ErrNotConfigured {
+		t.Errorf("without a server: %v", err)
+	}
+}
