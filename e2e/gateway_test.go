@@ -321,3 +321,50 @@ func TestTelegramCronDelivery(t *testing.T) {
 		t.Errorf("delivered %d times", n)
 	}
 }
+
+// TestTelegramPairing: a stranger is let in by a code from `talaria
+// gateway pair telegram`, sent once in a DM; a wrong code, a spent one
+// and guessing are refused, and a stranger's message still makes no
+// model call.
+func TestTelegramPairing(t *testing.T) {
+	model := fakellm.New(fakellm.TextStep("Welcome aboard."))
+	defer model.Close()
+	u, tg, _ := telegramServe(t, model)
+	code, stderr, status := u.run(time.Minute, "gateway", "pair", "telegram")
+	code = strings.TrimSpace(code)
+	if status != 0 || len(code) != 9 || !strings.Contains(stderr, "/pair "+code) {
+		t.Fatalf("gateway pair: exit %d %q %s", status, code, stderr)
+	}
+	if _, _, status := u.run(time.Minute, "gateway", "pair", "irc"); status != 2 {
+		t.Errorf("pair for an unknown platform: exit %d", status)
+	}
+	tg.Send(77, 0, "/pair WRONG-CODE")
+	waitTextIn(t, tg, 77, "not valid", 30*time.Second)
+	tg.Send(77, 0, "/pair "+strings.ToLower(code))
+	waitTextIn(t, tg, 77, "Paired", 30*time.Second)
+	tg.Send(78, 0, "/pair "+code) // spent
+	waitTextIn(t, tg, 78, "not valid", 30*time.Second)
+	if n := len(model.Requests()); n != 0 {
+		t.Fatalf("%d model calls before anyone allowed spoke", n)
+	}
+	tg.Send(77, 0, "hello")
+	waitTextIn(t, tg, 77, "Welcome aboard.", 30*time.Second)
+}
+
+// waitTextIn waits until a message to chat contains text.
+func waitTextIn(t *testing.T, tg *faketelegram.Server, chat int64, text string, within time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	sent, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool {
+		for _, m := range ms {
+			if m.ChatID == chat && strings.Contains(m.Text, text) {
+				return true
+			}
+		}
+		return false
+	})
+	if err != nil {
+		t.Fatalf("no message to %d with %q within %s; sent:\n%+v", chat, text, within, sent)
+	}
+}

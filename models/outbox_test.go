@@ -2,17 +2,15 @@ package models
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 )
 
 func TestOutbox(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) { testOutbox(t, openStore(t, dsn)) })
+}
+
+func testOutbox(t *testing.T, st *Store) {
 	ctx := context.Background()
-	st, err := Open(ctx, filepath.Join(t.TempDir(), "t.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	key := "telegram/7000/turn/s.1/1/part/0 \x00odd"
 	if _, ok, err := st.Sent(ctx, key); ok || err != nil {
 		t.Fatalf("Sent before = %v %v", ok, err)

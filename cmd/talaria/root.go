@@ -34,7 +34,7 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 	})
 	root.AddCommand(newServeCommand(), newChatCommand(), newSendCommand(), newSteerCommand(),
 		newStopCommand(), newStatusCommand(), newApproveCommand(), newDenyCommand(), newAnswerCommand(),
-		newWorkerCommand(), newAPICommand(), newGatewayCommand(), newTemporalCommand(), newSessionsCommand(), newConfigCommand(), newMemoryCommand(),
+		newWorkerCommand(), newAPICommand(), gatewayCommands(), newTemporalCommand(), newSessionsCommand(), newConfigCommand(), newMemoryCommand(),
 		newCronCommand(), newSchedulerCommand(), newVersionCommand(), newDoctorCommand(), newModelCommand(), newSetupCommand(), newLogsCommand())
 	// Unknown sub-commands are usage errors too.
 	root.Args = func(c *cobra.Command, args []string) error {
@@ -45,4 +45,11 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 	}
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
 	return root
+}
+
+// gatewayCommands is talaria gateway and its sub-commands.
+func gatewayCommands() *cobra.Command {
+	c := newGatewayCommand()
+	c.AddCommand(newGatewayPairCommand())
+	return c
 }

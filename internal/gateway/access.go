@@ -22,7 +22,7 @@ type Access struct {
 
 // Refusal is what a stranger is told.
 const Refusal = "Sorry, this assistant only talks to the people its owner allowed. " +
-	"If that should include you, ask its owner for a pairing code."
+	"If that should include you, ask its owner for a pairing code and send it here as /pair CODE."
 
 // ParseUsers reads a comma- or space-separated list of user ids. Pure.
 func ParseUsers(s string) []string {

@@ -35,6 +35,7 @@ var Commands = []CommandInfo{
 	{"cron", "/cron list", "scheduled jobs"},
 	{"sethome", "/sethome", "deliveries with no target come to this chat"},
 	{"help", "/help", "this list"},
+	{"pair", "/pair CODE", "(from someone not allowed yet, in a DM) be let in with a code from 'talaria gateway pair'"},
 }
 
 // ParseCommand reads a chat command: "/name", "/name args", or in a group

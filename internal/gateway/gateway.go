@@ -32,6 +32,8 @@ type Gateway struct {
 	worker    worker.Worker
 	// holder names this process in the platforms' leases.
 	holder string
+	// pairing bounds strangers' pairing attempts.
+	pairing pairAttempts
 }
 
 // Options configure a Gateway.
@@ -149,7 +151,10 @@ func (g *Gateway) take(ctx context.Context, p Platform, u Update) error {
 	if u.Chat.ID == "" {
 		return nil // nothing this gateway handles (an edit, a join...)
 	}
-	if !g.access[p.Name()].Allowed(u.User) {
+	if !g.allowed(ctx, p, u.User) {
+		if paired, err := g.tryPair(ctx, p, u); paired || err != nil {
+			return err
+		}
 		if g.access[p.Name()].ShouldRefuse(u.User, time.Now()) {
 			if _, err := p.SendPart(ctx, Outgoing{ChatID: u.Chat.ID, ReplyTo: u.MessageID}, p.Parts(Refusal)[0]); err != nil {
 				g.logger.Warn("gateway: refuse a stranger", "platform", p.Name(), "error", err)
