@@ -116,6 +116,11 @@ func (s *Server) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		s.closeErr = s.http.Shutdown(ctx)
+		if errors.Is(s.closeErr, context.DeadlineExceeded) {
+			// A connection still busy (or opened and never used: Shutdown
+			// waits 5 s for those) is cut: a scrape can be asked again.
+			s.closeErr = s.http.Close()
+		}
 		<-s.done
 	})
 	return s.closeErr
