@@ -99,6 +99,13 @@ func (a *Activities) heartbeat(ctx context.Context, details func() any) (stop fu
 	if every <= 0 {
 		every = 500 * time.Millisecond
 	}
+	return Heartbeat(ctx, every, details)
+}
+
+// Heartbeat records an activity's heartbeat (with details(), when set)
+// every interval until the returned stop is called; stop waits for the
+// last one.
+func Heartbeat(ctx context.Context, every time.Duration, details func() any) (stop func()) {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -112,7 +119,11 @@ func (a *Activities) heartbeat(ctx context.Context, details func() any) (stop fu
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx, details())
+				if details != nil {
+					activity.RecordHeartbeat(ctx, details())
+				} else {
+					activity.RecordHeartbeat(ctx)
+				}
 			}
 		}
 	}()

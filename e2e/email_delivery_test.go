@@ -35,17 +35,7 @@ func TestEmailDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.serve(0)
-	if out, stderr, code := u.run(time.Minute, "cron", "add", "--name", "report", "--schedule", "@daily",
-		"--prompt", "summarise the overnight alerts", "--deliver", "email:ops@example.com"); code != 0 {
-		t.Fatalf("cron add: %d %s%s", code, out, stderr)
-	}
-	if _, stderr, code := u.run(time.Minute, "cron", "add", "--name", "bad", "--schedule", "@daily",
-		"--prompt", "x", "--deliver", "email:Ops <ops@example.com>"); code != 2 || !strings.Contains(stderr, "email:<address>") {
-		t.Errorf("a bad email target: exit %d: %s", code, stderr)
-	}
-	if out, stderr, code := u.run(time.Minute, "cron", "run-now", "report"); code != 0 {
-		t.Fatalf("run-now: %d %s%s", code, out, stderr)
-	}
+	cronDelivering(t, u, "report", "email:ops@example.com", "email:Ops <ops@example.com>", "email:<address>")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	got, err := mail.Wait(ctx, 1)
@@ -57,13 +47,7 @@ func TestEmailDelivery(t *testing.T) {
 		!strings.Contains(m.Data, "text/html") || !strings.Contains(m.Data, "<strong>quiet</strong>") {
 		t.Fatalf("mail %+v", m)
 	}
-	var runs string
-	for deadline := time.Now().Add(time.Minute); !strings.Contains(runs, "email:ops@example.com") && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-		runs, _, _ = u.run(time.Minute, "cron", "runs", "report")
-	}
-	if !strings.Contains(runs, "email:ops@example.com") {
-		t.Errorf("cron runs does not show the delivery:\n%s", runs)
-	}
+	waitRunDelivered(t, u, "report", "email:ops@example.com")
 	time.Sleep(time.Second)
 	if n := len(mail.Mail()); n != 1 {
 		t.Errorf("%d mails, want one", n)

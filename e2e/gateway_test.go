@@ -292,30 +292,12 @@ func TestTelegramCronDelivery(t *testing.T) {
 	}))
 	defer model.Close()
 	u, tg, _ := telegramServe(t, model)
-	if out, stderr, code := u.run(time.Minute, "cron", "add", "--name", "alerts", "--schedule", "@daily",
-		"--prompt", "summarise the overnight alerts", "--deliver", "telegram:42"); code != 0 {
-		t.Fatalf("cron add: %d %s%s", code, out, stderr)
-	}
-	if _, stderr, code := u.run(time.Minute, "cron", "add", "--name", "bad", "--schedule", "@daily",
-		"--prompt", "x", "--deliver", "telegram:@someone"); code != 2 || !strings.Contains(stderr, "telegram:<chat id>") {
-		t.Errorf("a bad telegram target: exit %d: %s", code, stderr)
-	}
-	if out, stderr, code := u.run(time.Minute, "cron", "run-now", "alerts"); code != 0 {
-		t.Fatalf("run-now: %d %s%s", code, out, stderr)
-	}
+	cronDelivering(t, u, "alerts", "telegram:42", "telegram:@someone", "telegram:<chat id>")
 	m := waitText(t, tg, "all <b>quiet</b>", time.Minute)
 	if !strings.Contains(m.Text, "<b>alerts") {
 		t.Errorf("the delivery does not name the job: %q", m.Text)
 	}
-	var runs string
-	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(runs, "telegram:42") && time.Now().Before(deadline) {
-		runs, _, _ = u.run(time.Minute, "cron", "runs", "alerts")
-		time.Sleep(200 * time.Millisecond)
-	}
-	if !strings.Contains(runs, "telegram:42") {
-		t.Errorf("cron runs does not show the delivery:\n%s", runs)
-	}
+	waitRunDelivered(t, u, "alerts", "telegram:42")
 	time.Sleep(time.Second)
 	if n := countText(tg.Sent(), "all <b>quiet</b>"); n != 1 {
 		t.Errorf("delivered %d times", n)

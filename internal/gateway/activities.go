@@ -30,22 +30,7 @@ func (a *chatActivities) register(w worker.ActivityRegistry) {
 
 // heartbeat records a heartbeat every few seconds until stop is called.
 func heartbeat(ctx context.Context) (stop func()) {
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(5 * time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
+	return turnacts.Heartbeat(ctx, 5*time.Second, nil)
 }
 
 // handoff delivers the message to its session (once, by its request id)

@@ -149,7 +149,9 @@ func TestDraftRender(t *testing.T) {
 			func(s string) bool { return strings.HasSuffix(s, "\n\n⏳ t") && strings.Count(s, "⏳") == 1 }},
 		{"long text", draft{text: long}, func(s string) bool { return len([]rune(s)) <= format.TelegramLimit && len(s) > 3000 }},
 		{"long text and status", draft{text: long, tools: []runningTool{{id: "1", name: "t", args: "{}"}}},
-			func(s string) bool { return len([]rune(s)) <= format.TelegramLimit && strings.HasSuffix(s, "…\n\n⏳ t") }},
+			func(s string) bool {
+				return len([]rune(s)) <= format.TelegramLimit && strings.HasSuffix(s, "…\n\n⏳ t")
+			}},
 	} {
 		if got := tt.d.render(htmlParts{}); !tt.want(got) {
 			t.Errorf("%s: render = %q", tt.name, got)

@@ -74,8 +74,8 @@ type builder struct {
 	src     []byte
 	allowTG bool
 	out     []run
-	size    int  // bytes of text added
-	cur     run  // the run being built, its text in curText
+	size    int // bytes of text added
+	cur     run // the run being built, its text in curText
 	curText strings.Builder
 	hasCur  bool
 	started bool // a block has been written
