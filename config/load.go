@@ -27,6 +27,7 @@ var envKeys = []string{
 	"TEMPORAL_API_KEY", "TALARIA_DB", "TALARIA_MAX_ITERATIONS", "TALARIA_LOG_LEVEL", "TALARIA_HEARTBEAT_TIMEOUT",
 	"TALARIA_BUSY_INPUT_MODE", "TALARIA_API_LISTEN", "TALARIA_API_KEY",
 	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "TELEGRAM_ALLOWED_USERS",
+	"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL", "SLACK_ALLOWED_USERS",
 }
 
 // EnvKeys lists the environment variables Talaria reads, for --help texts.
@@ -153,6 +154,12 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	set("TELEGRAM_API_URL", &cfg.Gateway.Telegram.APIURL)
 	if v := getenv("TELEGRAM_ALLOWED_USERS"); v != "" {
 		cfg.Gateway.Telegram.AllowedUsers = splitList(v)
+	}
+	set("SLACK_BOT_TOKEN", &cfg.Gateway.Slack.BotToken)
+	set("SLACK_APP_TOKEN", &cfg.Gateway.Slack.AppToken)
+	set("SLACK_API_URL", &cfg.Gateway.Slack.APIURL)
+	if v := getenv("SLACK_ALLOWED_USERS"); v != "" {
+		cfg.Gateway.Slack.AllowedUsers = splitList(v)
 	}
 	if v := getenv("TALARIA_HEARTBEAT_TIMEOUT"); v != "" {
 		d, err := ParseDuration(v)

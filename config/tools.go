@@ -93,6 +93,8 @@ func (c Config) Secrets() []string {
 	add(c.Temporal.TLSCA)
 	add(c.API.Key)
 	add(c.Gateway.Telegram.Token)
+	add(c.Gateway.Slack.BotToken)
+	add(c.Gateway.Slack.AppToken)
 	return out
 }
 

@@ -41,6 +41,8 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 			cfg.Temporal.APIKey = mask(cfg.Temporal.APIKey)
 			cfg.API.Key = mask(cfg.API.Key)
 			cfg.Gateway.Telegram.Token = mask(cfg.Gateway.Telegram.Token)
+			cfg.Gateway.Slack.BotToken = mask(cfg.Gateway.Slack.BotToken)
+			cfg.Gateway.Slack.AppToken = mask(cfg.Gateway.Slack.AppToken)
 			for i := range cfg.FallbackProviders {
 				cfg.FallbackProviders[i].APIKey = mask(cfg.FallbackProviders[i].APIKey)
 				cfg.FallbackProviders[i].BaseURL = llm.RedactURL(cfg.FallbackProviders[i].BaseURL)

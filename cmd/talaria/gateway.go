@@ -13,6 +13,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/gateway"
+	"github.com/talaria-agent/talaria/internal/gateway/slack"
 	"github.com/talaria-agent/talaria/internal/gateway/telegram"
 )
 
@@ -21,7 +22,10 @@ const gatewayHelp = `With a Telegram bot token (gateway.telegram.token or TELEGR
 also answers on Telegram, by long polling: only the users in
 gateway.telegram.allowed_users / TELEGRAM_ALLOWED_USERS (comma-separated ids;
 empty: nobody) reach the agent, others get one polite refusal. Each DM is a
-session; chat commands: /help, /stop, /steer TEXT, /queue TEXT, /status.`
+session; chat commands: /help, /stop, /steer TEXT, /queue TEXT, /status.
+With a Slack app's tokens (SLACK_BOT_TOKEN, xoxb-, and SLACK_APP_TOKEN, xapp-,
+or gateway.slack.bot_token / app_token) it answers on Slack too, over Socket
+Mode: DMs and mentions, from the users in SLACK_ALLOWED_USERS (ids U...).`
 
 // runningGateway is a started gateway and its ready-line part.
 type runningGateway struct {
@@ -32,49 +36,99 @@ type runningGateway struct {
 	ready  string
 }
 
+// platformConn is a configured platform: how to connect to it and who may
+// use it.
+type platformConn struct {
+	name    string
+	connect func(ctx context.Context) (gateway.Platform, error)
+	refused error // the error that says retrying will not help
+	access  *gateway.Access
+	p       gateway.Platform
+}
+
+// configuredPlatforms are the platforms cfg has credentials for.
+func configuredPlatforms(cfg config.Config) []*platformConn {
+	var out []*platformConn
+	if tg := cfg.Gateway.Telegram; tg.Token != "" {
+		out = append(out, &platformConn{name: "telegram", refused: telegram.ErrRefused,
+			access: &gateway.Access{Users: tg.AllowedUsers, AllowAll: tg.AllowAll},
+			connect: func(ctx context.Context) (gateway.Platform, error) {
+				bot, err := telegram.New(ctx, tg.APIURL, tg.Token)
+				if err != nil {
+					return nil, err
+				}
+				return bot, nil
+			}})
+	}
+	if sl := cfg.Gateway.Slack; sl.BotToken != "" || sl.AppToken != "" {
+		logger := newLogger(cfg.LogLevel)
+		out = append(out, &platformConn{name: "slack", refused: slack.ErrRefused,
+			access: &gateway.Access{Users: sl.AllowedUsers, AllowAll: sl.AllowAll},
+			connect: func(ctx context.Context) (gateway.Platform, error) {
+				app, err := slack.New(ctx, slack.Options{APIURL: sl.APIURL, BotToken: sl.BotToken, AppToken: sl.AppToken, Logger: logger})
+				if err != nil {
+					return nil, err
+				}
+				return app, nil
+			}})
+	}
+	return out
+}
+
 // startGateway starts the platforms cfg configures against rt; nil when it
-// configures none. A token the platform refuses is an error in one line;
-// a platform that does not answer is said in one line and tried again in
-// the background until it answers.
+// configures none. A token a platform refuses is an error in one line; a
+// platform that does not answer is said in one line and tried again in
+// the background until it answers (the gateway starts once every
+// configured platform answered).
 func startGateway(ctx context.Context, name string, cfg config.Config, rt *engine.Runtime, warn io.Writer) (*runningGateway, error) {
-	tg := cfg.Gateway.Telegram
-	if tg.Token == "" {
+	pcs := configuredPlatforms(cfg)
+	if len(pcs) == 0 {
 		return nil, nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	r := &runningGateway{cancel: cancel, done: make(chan struct{}), ready: ", telegram"}
-	bot, err := telegram.New(ctx, tg.APIURL, tg.Token)
-	if errors.Is(err, telegram.ErrRefused) {
-		cancel()
-		return nil, err
-	}
-	if err == nil {
-		r.ready = fmt.Sprintf(", telegram @%s", bot.BotName())
-	} else {
-		fmt.Fprintf(warn, "talaria %s: %v; trying again every 30s\n", name, err)
+	r := &runningGateway{cancel: cancel, done: make(chan struct{})}
+	for _, pc := range pcs {
+		p, err := pc.connect(ctx)
+		if errors.Is(err, pc.refused) {
+			cancel()
+			return nil, err
+		}
+		if err == nil {
+			pc.p = p
+			r.ready += fmt.Sprintf(", %s @%s", pc.name, p.BotName())
+		} else {
+			r.ready += ", " + pc.name
+			fmt.Fprintf(warn, "talaria %s: %v; trying again every 30s\n", name, err)
+		}
 	}
 	go func() {
 		defer close(r.done)
-		for bot == nil {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(30 * time.Second):
+		for _, pc := range pcs {
+			for pc.p == nil {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(30 * time.Second):
+				}
+				p, err := pc.connect(ctx)
+				if err != nil && !errors.Is(err, pc.refused) {
+					continue
+				}
+				if err != nil {
+					fmt.Fprintf(warn, "talaria %s: %v\n", name, err)
+					return
+				}
+				pc.p = p
+				fmt.Fprintf(warn, "talaria %s: %s @%s answers\n", name, pc.name, p.BotName())
 			}
-			if bot, err = telegram.New(ctx, tg.APIURL, tg.Token); err != nil && !errors.Is(err, telegram.ErrRefused) {
-				continue
-			}
-			if err != nil {
-				fmt.Fprintf(warn, "talaria %s: %v\n", name, err)
-				return
-			}
-			fmt.Fprintf(warn, "talaria %s: telegram @%s answers\n", name, bot.BotName())
 		}
-		g, err := gateway.New(gateway.Options{
-			Runtime: rt, Config: cfg, Platforms: []gateway.Platform{bot},
-			Access: map[string]*gateway.Access{bot.Name(): {Users: tg.AllowedUsers, AllowAll: tg.AllowAll}},
-			Groups: gateway.GroupSessions(cfg.Gateway.GroupSessions), Logger: newLogger(cfg.LogLevel),
-		})
+		opts := gateway.Options{Runtime: rt, Config: cfg, Access: map[string]*gateway.Access{},
+			Groups: gateway.GroupSessions(cfg.Gateway.GroupSessions), Logger: newLogger(cfg.LogLevel)}
+		for _, pc := range pcs {
+			opts.Platforms = append(opts.Platforms, pc.p)
+			opts.Access[pc.p.Name()] = pc.access
+		}
+		g, err := gateway.New(opts)
 		if err != nil {
 			fmt.Fprintf(warn, "talaria %s: %v\n", name, err)
 			return
@@ -129,8 +183,8 @@ See docs/gateway.md.`,
 			if err != nil {
 				return err
 			}
-			if cfg.Gateway.Telegram.Token == "" {
-				return usagef("no messaging platform is configured: set TELEGRAM_BOT_TOKEN (or gateway.telegram.token), see docs/gateway.md")
+			if len(configuredPlatforms(cfg)) == 0 {
+				return usagef("no messaging platform is configured: set TELEGRAM_BOT_TOKEN (or gateway.telegram.token), or SLACK_BOT_TOKEN and SLACK_APP_TOKEN (gateway.slack.*), see docs/gateway.md")
 			}
 			rt, err := connectClient(cmd.Context(), cfg, newLogger(cfg.LogLevel))
 			if err != nil {
