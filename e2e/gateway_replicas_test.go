@@ -73,8 +73,12 @@ func TestGatewayReplicas(t *testing.T) {
 	if took > 30*time.Second+5*time.Second {
 		t.Errorf("the other gateway took over after %s, want within 30 s", took)
 	}
-	if next, _, _ := store.Lease(ctx, "gateway/telegram/7000"); next == holder || next == "" {
+	next, _, _ := store.Lease(ctx, "gateway/telegram/7000")
+	if next == holder || next == "" {
 		t.Errorf("the lease is %q after the holder died", next)
+	}
+	if out, stderr, code := u.run(time.Minute, "gateway", "status"); code != 0 || !strings.Contains(out, "telegram 7000: "+next) || !strings.Contains(out, "(live)") {
+		t.Errorf("gateway status: exit %d\n%s%s", code, out, stderr)
 	}
 	for _, text := range []string{"answer to first", "answer to second"} {
 		if n := countText(tg.Sent(), text); n != 1 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -67,4 +68,26 @@ func (s *Store) Lease(ctx context.Context, name string) (holder string, until ti
 		return "", time.Time{}, fmt.Errorf("models: lease %q: %w", name, err)
 	}
 	return l.Holder, l.ExpiresAt, nil
+}
+
+// LeaseInfo is a lease as Leases lists it.
+type LeaseInfo struct {
+	Name      string    `json:"name"`
+	Holder    string    `json:"holder"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Leases lists the leases whose names begin with prefix, by name.
+func (s *Store) Leases(ctx context.Context, prefix string) ([]LeaseInfo, error) {
+	var rows []lease
+	if err := s.db.WithContext(ctx).Order("name").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("models: leases: %w", err)
+	}
+	out := make([]LeaseInfo, 0, len(rows))
+	for _, r := range rows {
+		if strings.HasPrefix(r.Name, prefix) {
+			out = append(out, LeaseInfo{Name: r.Name, Holder: r.Holder, ExpiresAt: r.ExpiresAt})
+		}
+	}
+	return out, nil
 }

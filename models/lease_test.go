@@ -35,6 +35,12 @@ func TestLease(t *testing.T) {
 		if who, _, _ := s.Lease(ctx, "gateway/telegram/1"); who != "b" {
 			t.Fatalf("a released b's lease: holder %q", who)
 		}
+		if _, _, err := s.TakeLease(ctx, "other/x", "c", ttl, t0); err != nil {
+			t.Fatal(err)
+		}
+		if ls, err := s.Leases(ctx, "gateway/"); err != nil || len(ls) != 1 || ls[0].Holder != "b" {
+			t.Fatalf("Leases(gateway/) = %+v %v", ls, err)
+		}
 		if err := s.ReleaseLease(ctx, "gateway/telegram/1", "b"); err != nil {
 			t.Fatal(err)
 		}

@@ -50,6 +50,6 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 // gatewayCommands is talaria gateway and its sub-commands.
 func gatewayCommands() *cobra.Command {
 	c := newGatewayCommand()
-	c.AddCommand(newGatewayPairCommand())
+	c.AddCommand(newGatewayPairCommand(), newGatewayStatusCommand())
 	return c
 }

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/engine"
+)
+
+// gatewayStatus is one platform account in `talaria gateway status`.
+type gatewayStatus struct {
+	Platform  string    `json:"platform"`
+	Account   string    `json:"account"`
+	Holder    string    `json:"holder"`
+	ExpiresAt time.Time `json:"expires_at"`
+	Live      bool      `json:"live"`
+}
+
+func newGatewayStatusCommand() *cobra.Command {
+	var out outputFormat
+	c := controlCommand("status", "Which process takes each platform's updates", `status lists the platform accounts a gateway took updates for: the process
+holding each one's lease (host/pid/id), until when, and whether that holder is
+live (it renews every 5 s; a lease not renewed for 20 s goes to another
+gateway). With -o json, one JSON array.`, 0,
+		func(c *cobra.Command) { out.register(c) },
+		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, _ []string) error {
+			asJSON, err := out.json()
+			if err != nil {
+				return err
+			}
+			leases, err := rt.Store.Leases(cmd.Context(), "gateway/")
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			list := make([]gatewayStatus, 0, len(leases))
+			for _, l := range leases {
+				parts := strings.SplitN(strings.TrimPrefix(l.Name, "gateway/"), "/", 2)
+				st := gatewayStatus{Platform: parts[0], Holder: l.Holder, ExpiresAt: l.ExpiresAt, Live: l.ExpiresAt.After(now)}
+				if len(parts) == 2 {
+					st.Account = parts[1]
+				}
+				list = append(list, st)
+			}
+			if asJSON {
+				enc := json.NewEncoder(cmd.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "no gateway has taken a platform's updates yet")
+				return nil
+			}
+			for _, s := range list {
+				state := "live"
+				if !s.Live {
+					state = "expired: no gateway takes its updates now"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %s until %s (%s)\n", s.Platform, s.Account, shown(s.Holder),
+					s.ExpiresAt.Local().Format("15:04:05"), state)
+			}
+			return nil
+		})
+	c.Args = noArgs
+	return c
+}
