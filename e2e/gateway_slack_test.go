@@ -187,8 +187,10 @@ func TestSlackExactlyOnce(t *testing.T) {
 	if err := model.WaitRequests(t.Context(), 1); err != nil {
 		t.Fatal(err)
 	}
-	s.kill() // the model call in flight dies with serve; the turn goes on after
-	fs.SendDM("U42", "D42", "second question") // sent while serve is down
+	// The model call in flight dies with serve; the turn goes on after.
+	// A message sent while serve is down waits for its connection.
+	s.kill()
+	fs.SendDM("U42", "D42", "second question")
 	s = u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0")
 	waitSlack(t, fs, "D42", "First answer", time.Minute)
 	waitSlack(t, fs, "D42", "Second answer.", time.Minute)

@@ -336,7 +336,7 @@ func (s *Server) pushEventLocked(ev map[string]any) {
 	s.pushLocked("events_api", map[string]any{
 		"token": "verification-token", "team_id": TeamID, "api_app_id": AppID, "event": ev,
 		"type": "event_callback", "event_id": s.idLocked("Ev"), "event_time": time.Now().Unix(),
-		"authorizations": []any{map[string]any{"team_id": TeamID, "user_id": BotUserID, "is_bot": true}},
+		"authorizations":        []any{map[string]any{"team_id": TeamID, "user_id": BotUserID, "is_bot": true}},
 		"is_ext_shared_channel": false, "event_context": s.idLocked("ctx"),
 	})
 }
