@@ -7,10 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
-	historypb "go.temporal.io/api/history/v1"
-	"go.temporal.io/api/temporalproto"
-
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -238,16 +234,7 @@ func recordRun(t *testing.T, rt *Runtime, workflowID, runID, file string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	hist := &historypb.History{}
-	iter := rt.Client.GetWorkflowHistory(ctx, workflowID, runID, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for iter.HasNext() {
-		ev, err := iter.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		hist.Events = append(hist.Events, ev)
-	}
-	data, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(hist)
+	data, events, err := rt.HistoryJSON(ctx, workflowID, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +245,7 @@ func recordRun(t *testing.T, rt *Runtime, workflowID, runID, file string) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("recorded %s (%d events)", path, len(hist.Events))
+	t.Logf("recorded %s (%d events)", path, events)
 }
 
 // recordingMode is TALARIA_RECORD_HISTORIES ("1", or "overwrite" to
