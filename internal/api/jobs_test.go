@@ -70,7 +70,7 @@ func TestJobsAPI(t *testing.T) {
 			{"no name", "POST", "/api/jobs", ok(map[string]any{"name": ""}), 400, "missing_field"},
 			{"no prompt", "POST", "/api/jobs", ok(map[string]any{"prompt": ""}), 400, "missing_field"},
 			{"unknown tool", "POST", "/api/jobs", ok(map[string]any{"tools": []string{"nosuchtool"}}), 400, "invalid_tools"},
-			{"bad target", "POST", "/api/jobs", ok(map[string]any{"deliver": []string{"telegram:1"}}), 400, "invalid_deliver"},
+			{"bad target", "POST", "/api/jobs", ok(map[string]any{"deliver": []string{"telegram:@someone"}}), 400, "invalid_deliver"},
 			{"webhook not http", "POST", "/api/jobs", ok(map[string]any{"deliver": []string{"webhook:file:///etc/passwd"}}), 400, "invalid_deliver"},
 			{"webhook with credentials", "POST", "/api/jobs", ok(map[string]any{"deliver": []string{"webhook:https://u:p@example.com/"}}), 400, "invalid_deliver"},
 			{"webhook with a header", "POST", "/api/jobs", ok(map[string]any{"deliver": []string{"webhook:https://example.com/\r\nX: y"}}), 400, "invalid_deliver"},
