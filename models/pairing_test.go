@@ -22,7 +22,7 @@ func TestPairing(t *testing.T) {
 			ok                   bool
 		}{
 			{"telegram", "WRONG-CODE", "7", 0, false},
-			{"slack", "ABCD-EFGH", "7", 0, false},                 // another platform's
+			{"slack", "ABCD-EFGH", "7", 0, false},                  // another platform's
 			{"telegram", "OLD0-CODE", "7", 2 * time.Minute, false}, // expired
 			{"telegram", "ABCD-EFGH", "7", time.Minute, true},
 			{"telegram", "ABCD-EFGH", "8", time.Minute, false}, // spent

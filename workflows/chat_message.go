@@ -47,8 +47,8 @@ type ChatTurnResult struct {
 // ChatReplyInput sends a turn's reply to its chat.
 type ChatReplyInput struct {
 	Platform, Account, ChatID, ReplyTo string
-	TurnID                              string
-	Result                              ChatTurnResult
+	TurnID                             string
+	Result                             ChatTurnResult
 }
 
 // ChatMessageWorkflow carries one inbound chat message to its reply: it

@@ -88,4 +88,3 @@ func TestChatMessageInProcess(t *testing.T) {
 	}
 	t.Logf("recorded %s (%d events)", path, events)
 }
-
