@@ -203,3 +203,23 @@ func TestSlackExactlyOnce(t *testing.T) {
 	waitAcked(t, fs)
 	_ = s
 }
+
+// TestSlackCronDelivery: a cron job delivering to slack:<channel> posts
+// its result there once per run, under the job's name.
+func TestSlackCronDelivery(t *testing.T) {
+	model := fakellm.New(fakellm.WithResponder(func(fakellm.Request) fakellm.Step {
+		return fakellm.TextStep("Overnight: all **quiet**.")
+	}))
+	defer model.Close()
+	u, fs, _ := slackServe(t, model)
+	cronDelivering(t, u, "alerts", "slack:C0ALERTS", "slack:#alerts", "slack:<channel id>")
+	m := waitSlack(t, fs, "C0ALERTS", "all *quiet*", time.Minute)
+	if !strings.Contains(m.Text, "alerts") {
+		t.Errorf("the delivery does not name the job: %q", m.Text)
+	}
+	waitRunDelivered(t, u, "alerts", "slack:C0ALERTS")
+	time.Sleep(time.Second)
+	if n := slackCount(fs.Sent(), func(m fakeslack.Message) bool { return strings.Contains(m.Text, "all *quiet*") }); n != 1 {
+		t.Errorf("delivered %d times", n)
+	}
+}

@@ -66,7 +66,7 @@ func CheckTools(names []string) error {
 }
 
 // CheckDeliver refuses a delivery target that is none of "local",
-// "telegram:" and a chat id, "email:" and one bare address, and "webhook:" followed by an absolute
+// "telegram:" and a chat id, "slack:" and a channel id, "email:" and one bare address, and "webhook:" followed by an absolute
 // http(s) URL with a host (no user name or password in it, no spaces or
 // control characters, at most 2048 bytes). Targets come from whoever may add jobs: nothing else is sent to.
 func CheckDeliver(targets []string) error {
@@ -80,6 +80,12 @@ func CheckDeliver(targets []string) error {
 			}
 			continue
 		}
+		if ch, ok := strings.CutPrefix(d, "slack:"); ok {
+			if !validSlackChannel(ch) {
+				return &FieldError{Field: "deliver", Value: d, Reason: "use slack:<channel id>, e.g. slack:C0123ABCD (a DM's D... id works too)"}
+			}
+			continue
+		}
 		if chat, ok := strings.CutPrefix(d, "telegram:"); ok {
 			if !validTelegramChat(chat) {
 				return &FieldError{Field: "deliver", Value: d, Reason: "use telegram:<chat id>, the chat's number (negative for a group)"}
@@ -87,10 +93,17 @@ func CheckDeliver(targets []string) error {
 			continue
 		}
 		if raw, ok := strings.CutPrefix(d, "webhook:"); !ok || !validWebhook(raw) {
-			return &FieldError{Field: "deliver", Value: d, Reason: "use local, webhook:<http(s) url>, telegram:<chat id> or email:<address>"}
+			return &FieldError{Field: "deliver", Value: d, Reason: "use local, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id> or email:<address>"}
 		}
 	}
 	return nil
+}
+
+// validSlackChannel reports whether s is a Slack conversation id: C, G
+// or D and upper-case letters and digits. Pure.
+func validSlackChannel(s string) bool {
+	return len(s) >= 3 && len(s) <= 32 && strings.IndexByte("CGD", s[0]) >= 0 &&
+		strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
 }
 
 // validTelegramChat reports whether s is a Telegram chat id: an integer,

@@ -196,7 +196,8 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		Metrics:          rt.telemetry.Metrics(),
 		// Results for chats go through the gateway, which holds the
 		// platforms' credentials.
-		Deliverers: map[string]activities.Deliverer{"telegram": chatDeliverer(rt.Client, "telegram"), "email": emailDeliverer(cfg.Delivery.SMTP)},
+		Deliverers: map[string]activities.Deliverer{"telegram": chatDeliverer(rt.Client, "telegram"),
+			"slack": chatDeliverer(rt.Client, "slack"), "email": emailDeliverer(cfg.Delivery.SMTP)},
 	}
 	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
 		// Heartbeats reach the server at least twice a second, so a
