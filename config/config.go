@@ -204,6 +204,7 @@ func Default(home string) Config {
 		BusyInputMode:    "interrupt",
 		Approvals:        Approvals{Mode: "ask", Timeout: 5 * time.Minute, NonInteractive: NonInteractiveDeny},
 		Events:           Events{Retention: DefaultEventsRetention},
+		Gateway:          Gateway{ResetHour: DefaultResetHour, ResetIdle: DefaultResetIdle},
 	}
 }
 

@@ -1,6 +1,9 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Gateway configures the messaging gateway (serve runs it when a platform
 // is configured).
@@ -10,7 +13,19 @@ type Gateway struct {
 	// GroupSessions: per_user (each member of a group has a session of
 	// their own, the default) or shared (one per group or thread).
 	GroupSessions string `yaml:"group_sessions"`
+	// ResetHour: a chat's first message after this hour of the day (local
+	// time) starts a new session (default 4; -1: never).
+	ResetHour int `yaml:"reset_hour"`
+	// ResetIdle: a chat's message after this long without one starts a
+	// new session (default 24h; 0: never).
+	ResetIdle time.Duration `yaml:"reset_idle"`
 }
+
+// Defaults of the session reset (Hermes': 04:00, or 24 idle hours).
+const (
+	DefaultResetHour = 4
+	DefaultResetIdle = 24 * time.Hour
+)
 
 // Telegram configures the Telegram bot.
 type Telegram struct {
@@ -45,6 +60,12 @@ type Slack struct {
 // problems are what is wrong with g, for Validate. Pure.
 func (g Gateway) problems() []string {
 	var out []string
+	if g.ResetHour < -1 || g.ResetHour > 23 {
+		out = append(out, fmt.Sprintf("gateway.reset_hour %d is not an hour (0-23, or -1 for never)", g.ResetHour))
+	}
+	if g.ResetIdle < 0 {
+		out = append(out, "gateway.reset_idle must not be negative (0: never)")
+	}
 	switch g.GroupSessions {
 	case "", "per_user", "shared":
 	default:

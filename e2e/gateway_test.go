@@ -350,3 +350,80 @@ func waitTextIn(t *testing.T, tg *faketelegram.Server, chat int64, text string, 
 		t.Fatalf("no message to %d with %q within %s; sent:\n%+v", chat, text, within, sent)
 	}
 }
+
+// TestTelegramSessions: /new starts a session without the earlier
+// conversation; an idle chat starts a new one by itself; /sessions and
+// /resume go back; /undo forgets the last exchange and /retry asks again;
+// /usage, /model and /cron list answer.
+func TestTelegramSessions(t *testing.T) {
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		var users []string
+		for _, m := range req.Body.Messages {
+			if m.Role == "user" {
+				users = append(users, m.Content)
+			}
+		}
+		return fakellm.TextStep("seen: " + strings.Join(users, " | "))
+	}))
+	defer model.Close()
+	tg := faketelegram.Start("123:secret-token", "talaria_test_bot")
+	defer tg.Close()
+	u := newUser(t, model.URL())
+	if err := os.MkdirAll(u.home, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(u.home, "config.yaml"), []byte("gateway:\n  reset_hour: -1\n  reset_idle: 3s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	u.env["TELEGRAM_BOT_TOKEN"], u.env["TELEGRAM_API_URL"], u.env["TELEGRAM_ALLOWED_USERS"] = tg.Token, tg.URL(), "42"
+	u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0")
+
+	tg.Send(42, 0, "alpha")
+	waitText(t, tg, "seen: alpha", 30*time.Second)
+	tg.Send(42, 0, "beta")
+	waitText(t, tg, "seen: alpha | beta", 30*time.Second)
+	tg.Send(42, 0, "/undo")
+	waitText(t, tg, "Forgot the last exchange (beta)", 30*time.Second)
+	tg.Send(42, 0, "gamma")
+	waitText(t, tg, "seen: alpha | gamma", 30*time.Second)
+	tg.Send(42, 0, "/retry")
+	waitTextCount(t, tg, "seen: alpha | gamma", 2, 30*time.Second)
+	tg.Send(42, 0, "/new")
+	waitText(t, tg, "New session", 30*time.Second)
+	tg.Send(42, 0, "delta")
+	m := waitText(t, tg, "seen: delta", 30*time.Second)
+	if strings.Contains(m.Text, "alpha") {
+		t.Errorf("the new session holds the old conversation: %q", m.Text)
+	}
+	tg.Send(42, 0, "/sessions")
+	waitText(t, tg, "telegram.dm.42-g1 (current)", 30*time.Second)
+	tg.Send(42, 0, "/resume telegram.dm.42")
+	waitText(t, tg, "Resumed telegram.dm.42.", 30*time.Second)
+	tg.Send(42, 0, "/resume telegram.dm.43")
+	waitText(t, tg, "Usage: /resume ID", 30*time.Second)
+	tg.Send(42, 0, "epsilon")
+	waitText(t, tg, "seen: alpha | gamma | epsilon", 30*time.Second)
+	time.Sleep(3500 * time.Millisecond) // idle past reset_idle
+	tg.Send(42, 0, "zeta")
+	if m := waitText(t, tg, "seen: zeta", 30*time.Second); strings.Contains(m.Text, "alpha") {
+		t.Errorf("an idle chat kept its session: %q", m.Text)
+	}
+	tg.Send(42, 0, "/usage")
+	waitText(t, tg, "This session: 1 turns", 30*time.Second)
+	tg.Send(42, 0, "/model gpt-9")
+	waitText(t, tg, "is not a model this server offers", 30*time.Second)
+	tg.Send(42, 0, "/model")
+	waitText(t, tg, "This chat uses the server's model.", 30*time.Second)
+	tg.Send(42, 0, "/cron list")
+	waitText(t, tg, "No scheduled jobs.", 30*time.Second)
+}
+
+// waitTextCount waits until n messages to chat 42 contain text.
+func waitTextCount(t *testing.T, tg *faketelegram.Server, text string, n int, within time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	if sent, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool { return countText(ms, text) >= n }); err != nil {
+		t.Fatalf("fewer than %d messages with %q within %s; sent:\n%+v", n, text, within, sent)
+	}
+}

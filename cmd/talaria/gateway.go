@@ -123,7 +123,8 @@ func startGateway(ctx context.Context, name string, cfg config.Config, rt *engin
 			}
 		}
 		opts := gateway.Options{Runtime: rt, Config: cfg, Access: map[string]*gateway.Access{},
-			Groups: gateway.GroupSessions(cfg.Gateway.GroupSessions), Logger: newLogger(cfg.LogLevel)}
+			Groups: gateway.GroupSessions(cfg.Gateway.GroupSessions),
+			Reset:  &gateway.ResetPolicy{DailyHour: cfg.Gateway.ResetHour, Idle: cfg.Gateway.ResetIdle}, Logger: newLogger(cfg.LogLevel)}
 		for _, pc := range pcs {
 			opts.Platforms = append(opts.Platforms, pc.p)
 			opts.Access[pc.p.Name()] = pc.access

@@ -4,74 +4,306 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
-// command carries out a chat command and answers in the chat. A command
-// that needs a turn (/steer, /queue) is handed over as a message is.
+// commandFunc carries out a chat command and says what to answer ("":
+// nothing, the command answered by other means).
+type commandFunc func(g *Gateway, ctx context.Context, p Platform, u Update, c Command) (string, error)
+
+// chatCommands are the commands' handlers, by name.
+var chatCommands = map[string]commandFunc{
+	"help":     func(*Gateway, context.Context, Platform, Update, Command) (string, error) { return HelpText(), nil },
+	"stop":     (*Gateway).cmdStop,
+	"steer":    (*Gateway).cmdSteerQueue,
+	"queue":    (*Gateway).cmdSteerQueue,
+	"status":   (*Gateway).cmdStatus,
+	"approve":  (*Gateway).cmdApprove,
+	"deny":     (*Gateway).cmdApprove,
+	"new":      (*Gateway).cmdNew,
+	"usage":    (*Gateway).cmdUsage,
+	"model":    (*Gateway).cmdModel,
+	"sessions": (*Gateway).cmdSessions,
+	"resume":   (*Gateway).cmdResume,
+	"cron":     (*Gateway).cmdCron,
+	"retry":    (*Gateway).cmdRetry,
+	"undo":     (*Gateway).cmdUndo,
+}
+
+// command carries out a chat command and answers in the chat.
 func (g *Gateway) command(ctx context.Context, p Platform, u Update, c Command) error {
-	session := g.sessionOf(u)
-	var answer string
-	switch c.Name {
-	case "help":
-		answer = HelpText()
-	case "stop":
-		_, err := g.rt.Interrupt(ctx, session, "stopped from the chat")
-		switch {
-		case errors.Is(err, engine.ErrNoRunningTurn) || isNotFound(err):
-			answer = "Nothing is running."
-		case err != nil:
+	f := chatCommands[c.Name]
+	answer := fmt.Sprintf("/%s is not available here yet (see /help).", c.Name)
+	if f != nil {
+		var err error
+		if answer, err = f(g, ctx, p, u, c); err != nil {
 			return err
-		default:
-			answer = "Stopped."
 		}
-	case "steer", "queue":
-		if c.Args == "" {
-			answer = fmt.Sprintf("Usage: /%s TEXT", c.Name)
-			break
-		}
-		mode := workflows.BusySteer
-		if c.Name == "queue" {
-			mode = workflows.BusyQueue
-		}
-		return g.handOver(ctx, p, u, c.Args, mode)
-	case "status":
-		pr, err := g.rt.Running(ctx, session)
-		switch {
-		case errors.Is(err, engine.ErrNoRunningTurn) || isNotFound(err):
-			answer = "Nothing is running."
-		case err != nil:
-			return err
-		default:
-			answer = fmt.Sprintf("Running: iteration %d, %d left", pr.Iteration, pr.BudgetLeft)
-			if pr.CurrentTool != "" {
-				answer += ", now " + pr.CurrentTool
-			}
-		}
-	case "approve", "deny":
-		choice := turnapi.ChoiceOnce
-		switch {
-		case c.Name == "deny":
-			choice = turnapi.ChoiceDeny
-		case c.Args == "session":
-			choice = turnapi.ChoiceSession
-		case c.Args == "always":
-			choice = turnapi.ChoiceAlways
-		case c.Args != "":
-			answer = "Usage: /approve [session|always]"
-		}
-		if answer == "" {
-			var err error
-			if answer, err = g.decide(ctx, u, choice); err != nil {
-				return err
-			}
-		}
-	default:
-		answer = fmt.Sprintf("/%s is not available here yet.", c.Name)
+	}
+	if answer == "" {
+		return nil
 	}
 	_, err := p.SendPart(ctx, Outgoing{ChatID: u.Chat.ID, ReplyTo: u.MessageID}, p.Parts(answer)[0])
 	return err
+}
+
+func nothingRuns(err error) bool { return errors.Is(err, engine.ErrNoRunningTurn) || isNotFound(err) }
+
+func (g *Gateway) cmdStop(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {
+	session, err := g.sessionOf(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	_, err = g.rt.Interrupt(ctx, session, "stopped from the chat")
+	switch {
+	case nothingRuns(err):
+		return "Nothing is running.", nil
+	case err != nil:
+		return "", err
+	}
+	return "Stopped.", nil
+}
+
+func (g *Gateway) cmdSteerQueue(ctx context.Context, p Platform, u Update, c Command) (string, error) {
+	if c.Args == "" {
+		return fmt.Sprintf("Usage: /%s TEXT", c.Name), nil
+	}
+	mode := workflows.BusySteer
+	if c.Name == "queue" {
+		mode = workflows.BusyQueue
+	}
+	return "", g.handOver(ctx, p, u, c.Args, mode)
+}
+
+func (g *Gateway) cmdStatus(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {
+	pr, err := g.running(ctx, u)
+	switch {
+	case nothingRuns(err):
+		return "Nothing is running.", nil
+	case err != nil:
+		return "", err
+	}
+	answer := fmt.Sprintf("Running: iteration %d, %d left", pr.Iteration, pr.BudgetLeft)
+	if pr.CurrentTool != "" {
+		answer += ", now " + pr.CurrentTool
+	}
+	if pr.PendingApproval != nil {
+		answer += "; waiting for your approval of: " + pr.PendingApproval.Command
+	}
+	return answer, nil
+}
+
+func (g *Gateway) cmdApprove(ctx context.Context, _ Platform, u Update, c Command) (string, error) {
+	choice := turnapi.ChoiceOnce
+	switch {
+	case c.Name == "deny":
+		choice = turnapi.ChoiceDeny
+	case c.Args == "session":
+		choice = turnapi.ChoiceSession
+	case c.Args == "always":
+		choice = turnapi.ChoiceAlways
+	case c.Args != "":
+		return "Usage: /approve [session|always]", nil
+	}
+	return g.decide(ctx, u, choice)
+}
+
+func (g *Gateway) cmdNew(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {
+	c, err := g.chatOf(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	if _, err := g.newSession(ctx, c, time.Now()); err != nil {
+		return "", err
+	}
+	return "New session: the conversation starts afresh.", nil
+}
+
+func (g *Gateway) cmdUsage(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {
+	session, err := g.sessionOf(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	turns, err := g.rt.Store.Turns(ctx, session)
+	if err != nil {
+		return "", err
+	}
+	var prompt, completion int64
+	for _, t := range turns {
+		prompt, completion = prompt+t.PromptTokens, completion+t.CompletionTokens
+	}
+	return fmt.Sprintf("This session: %d turns, %d prompt and %d completion tokens.", len(turns), prompt, completion), nil
+}
+
+func (g *Gateway) cmdModel(ctx context.Context, _ Platform, u Update, c Command) (string, error) {
+	chat, err := g.chatOf(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	if c.Args == "" {
+		if chat.Model == "" {
+			return "This chat uses the server's model.", nil
+		}
+		return "This chat's model: " + chat.Model + " (/model default goes back to the server's).", nil
+	}
+	name := c.Args
+	if name == "default" {
+		name = ""
+	}
+	if !g.modelOffered(name) {
+		return fmt.Sprintf("%q is not a model this server offers (its model, or a fallback's).", c.Args), nil
+	}
+	chat.Model = name
+	if err := g.rt.Store.SaveChat(ctx, chat); err != nil {
+		return "", err
+	}
+	if name == "" {
+		return "This chat uses the server's model again.", nil
+	}
+	return "This chat's turns use " + name + " from now on.", nil
+}
+
+// modelOffered reports whether a chat may choose name: the configured
+// model or a fallback provider's ("": the server's).
+func (g *Gateway) modelOffered(name string) bool {
+	if name == "" || name == g.cfg.Model.Name {
+		return true
+	}
+	for _, p := range g.cfg.FallbackProviders {
+		if p.Model == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *Gateway) cmdSessions(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {
+	chat, err := g.chatOf(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	lines := []string{"This chat's sessions (newest first; /resume ID goes back to one):"}
+	for n := chat.Generation; n >= 0 && n > chat.Generation-10; n-- {
+		id := generationID(chat.Key, n)
+		mark := ""
+		if id == chat.SessionID {
+			mark = " (current)"
+		}
+		lines = append(lines, "• "+id+mark)
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+func (g *Gateway) cmdResume(ctx context.Context, _ Platform, u Update, c Command) (string, error) {
+	chat, err := g.chatOf(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	// Only this chat's own sessions: a chat never reaches another's.
+	for n := chat.Generation; n >= 0; n-- {
+		if id := generationID(chat.Key, n); id == c.Args {
+			chat.Previous, chat.SessionID, chat.LastActive = chat.SessionID, id, time.Now()
+			if err := g.rt.Store.SaveChat(ctx, chat); err != nil {
+				return "", err
+			}
+			return "Resumed " + id + ".", nil
+		}
+	}
+	return "Usage: /resume ID, with an ID /sessions lists.", nil
+}
+
+func (g *Gateway) cmdCron(ctx context.Context, _ Platform, _ Update, c Command) (string, error) {
+	if c.Args != "" && c.Args != "list" {
+		return "Usage: /cron list", nil
+	}
+	jobs, err := g.rt.Store.CronJobs(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(jobs) == 0 {
+		return "No scheduled jobs.", nil
+	}
+	lines := []string{"Scheduled jobs:"}
+	for _, j := range jobs {
+		state := "paused"
+		if j.Enabled {
+			state = "active"
+		}
+		lines = append(lines, fmt.Sprintf("• %s — %s (%s)", j.Name, j.Schedule, state))
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// lastExchange is the session's last visible user message and the ids of
+// every message from it on.
+func (g *Gateway) lastExchange(ctx context.Context, session string) (string, []int64, error) {
+	tip, err := g.rt.Store.Tip(ctx, session)
+	if err != nil {
+		tip = session
+	}
+	msgs, err := g.rt.Store.Messages(ctx, tip)
+	if err != nil {
+		return "", nil, err
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == "user" && !msgs[i].Steer {
+			ids := make([]int64, 0, len(msgs)-i)
+			for _, m := range msgs[i:] {
+				ids = append(ids, m.ID)
+			}
+			return msgs[i].Content, ids, nil
+		}
+	}
+	return "", nil, nil
+}
+
+func (g *Gateway) cmdRetry(ctx context.Context, p Platform, u Update, _ Command) (string, error) {
+	session, err := g.sessionOf(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	if _, err := g.rt.Running(ctx, session); err == nil {
+		return "A turn is running: /stop it first.", nil
+	}
+	text, ids, err := g.lastExchange(ctx, session)
+	if err != nil || text == "" {
+		return "Nothing to retry.", err
+	}
+	// The last exchange makes way for its retry.
+	if err := g.rt.Store.HideMessages(ctx, ids); err != nil {
+		return "", err
+	}
+	return "", g.handOver(ctx, p, u, text, "")
+}
+
+func (g *Gateway) cmdUndo(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {
+	session, err := g.sessionOf(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	if _, err := g.rt.Running(ctx, session); err == nil {
+		return "A turn is running: /stop it first.", nil
+	}
+	text, ids, err := g.lastExchange(ctx, session)
+	if err != nil || text == "" {
+		return "Nothing to undo.", err
+	}
+	if err := g.rt.Store.HideMessages(ctx, ids); err != nil {
+		return "", err
+	}
+	return "Forgot the last exchange (" + clip(text, 60) + ").", nil
+}
+
+// clip shortens s to n runes. Pure.
+func clip(s string, n int) string {
+	r := []rune(strings.Join(strings.Fields(s), " "))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n]) + "…"
 }

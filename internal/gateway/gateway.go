@@ -34,6 +34,8 @@ type Gateway struct {
 	holder string
 	// pairing bounds strangers' pairing attempts.
 	pairing pairAttempts
+	// reset says when a chat's next message starts a new session.
+	reset ResetPolicy
 }
 
 // Options configure a Gateway.
@@ -44,7 +46,9 @@ type Options struct {
 	Platforms []Platform
 	Access    map[string]*Access
 	Groups    GroupSessions
-	Logger    *slog.Logger
+	// Reset is the session reset policy (zero: DefaultReset).
+	Reset  *ResetPolicy
+	Logger *slog.Logger
 }
 
 // New builds a gateway and starts its worker (the gateway's task queue:
@@ -52,7 +56,10 @@ type Options struct {
 // activities, which need the platforms' credentials).
 func New(o Options) (*Gateway, error) {
 	g := &Gateway{rt: o.Runtime, cfg: o.Config, platforms: map[string]Platform{}, access: o.Access, groups: o.Groups, logger: o.Logger,
-		holder: NewHolder()}
+		holder: NewHolder(), reset: DefaultReset}
+	if o.Reset != nil {
+		g.reset = *o.Reset
+	}
 	if g.logger == nil {
 		g.logger = slog.Default()
 	}
@@ -179,11 +186,6 @@ func (g *Gateway) take(ctx context.Context, p Platform, u Update) error {
 	return g.handOver(ctx, p, u, u.Text, workflows.BusyMode(""))
 }
 
-// sessionOf is the session of a chat's message.
-func (g *Gateway) sessionOf(u Update) string {
-	return SessionID(SessionKey(u.Chat, u.User, g.groups))
-}
-
 // handOver starts the workflow that carries the message to its reply. Its
 // id is the update's, so a second start (the update received again) finds
 // the first and changes nothing.
@@ -195,8 +197,12 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 		}
 		mode = m
 	}
-	in := engine.TurnTemplate(g.cfg, g.workdir())
-	in.SessionID, in.UserMessage = g.sessionOf(u), text
+	chat, err := g.messageSession(ctx, u, time.Now())
+	if err != nil {
+		return err
+	}
+	in := engine.WithModel(engine.TurnTemplate(g.cfg, g.workdir()), chat.Model)
+	in.SessionID, in.UserMessage = chat.SessionID, text
 	id := fmt.Sprintf("gateway/%s/%s/%s", p.Name(), p.Account(), u.ID)
 	msg := workflows.Message{RequestID: id, Text: text, Mode: mode, Turn: in}
 	// Delivered here, in the order the chat sent its messages (queued
@@ -205,7 +211,7 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 	if err := g.rt.Send(ctx, in.SessionID, msg); err != nil {
 		return err
 	}
-	_, err := g.rt.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	_, err = g.rt.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.GatewayTaskQueue,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,

@@ -114,7 +114,7 @@ func (g *Gateway) press(ctx context.Context, p Platform, u Update) error {
 	kind, choice, ref, ok := parseButton(u.Button)
 	notice := "This button is no longer current."
 	if ok {
-		pr, err := g.rt.Running(ctx, g.sessionOf(u))
+		pr, err := g.running(ctx, u)
 		switch {
 		case err != nil:
 		case kind == "ap" && pr.PendingApproval != nil && callRef(pr.PendingApproval.CallID) == ref:
@@ -147,7 +147,7 @@ func (g *Gateway) press(ctx context.Context, p Platform, u Update) error {
 // decide answers /approve [session|always] and /deny for the command the
 // chat's running turn waits on.
 func (g *Gateway) decide(ctx context.Context, u Update, c turnapi.ApprovalChoice) (string, error) {
-	pr, err := g.rt.Running(ctx, g.sessionOf(u))
+	pr, err := g.running(ctx, u)
 	if err != nil || pr.PendingApproval == nil {
 		return "No command is waiting for approval.", nil
 	}
@@ -163,7 +163,7 @@ func (g *Gateway) decide(ctx context.Context, u Update, c turnapi.ApprovalChoice
 // answerPending gives text to the question the chat's running turn asked,
 // if it asked one; ok reports whether it did.
 func (g *Gateway) answerPending(ctx context.Context, u Update, text string) (bool, error) {
-	pr, err := g.rt.Running(ctx, g.sessionOf(u))
+	pr, err := g.running(ctx, u)
 	if err != nil || pr.PendingQuestion == nil {
 		return false, nil
 	}

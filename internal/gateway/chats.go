@@ -1,0 +1,108 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// ResetPolicy says when a chat's next message starts a new session.
+type ResetPolicy struct {
+	// DailyHour is the hour of the day (local time) after which the first
+	// message starts a new session; negative: never.
+	DailyHour int
+	// Idle starts a new session after this long without a message; 0:
+	// never.
+	Idle time.Duration
+	// Location is the time zone of DailyHour (nil: the process's).
+	Location *time.Location
+}
+
+// DefaultReset is Hermes' default: 04:00 every day, or after 24 idle hours.
+var DefaultReset = ResetPolicy{DailyHour: 4, Idle: 24 * time.Hour}
+
+// due reports whether a chat last active at last starts a new session with
+// a message at now. Pure.
+func (p ResetPolicy) due(last, now time.Time) bool {
+	if last.IsZero() {
+		return false
+	}
+	if p.Idle > 0 && now.Sub(last) >= p.Idle {
+		return true
+	}
+	if p.DailyHour < 0 || p.DailyHour > 23 {
+		return false
+	}
+	loc := p.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	n := now.In(loc)
+	boundary := time.Date(n.Year(), n.Month(), n.Day(), p.DailyHour, 0, 0, 0, loc)
+	if n.Before(boundary) {
+		boundary = boundary.AddDate(0, 0, -1)
+	}
+	return last.Before(boundary)
+}
+
+// generationID is the session id of a chat's n-th session. Pure.
+func generationID(key string, n int) string {
+	base := SessionID(key)
+	if n == 0 {
+		return base
+	}
+	if len(base) > 110 {
+		base = base[:110]
+	}
+	return fmt.Sprintf("%s-g%d", base, n)
+}
+
+// chatOf is a chat's state: what the store holds, or its first session.
+func (g *Gateway) chatOf(ctx context.Context, u Update) (models.Chat, error) {
+	key := SessionKey(u.Chat, u.User, g.groups)
+	c, ok, err := g.rt.Store.ChatState(ctx, key)
+	if err != nil || ok {
+		return c, err
+	}
+	return models.Chat{Key: key, SessionID: generationID(key, 0)}, nil
+}
+
+// sessionOf is the session a chat's messages go to now.
+func (g *Gateway) sessionOf(ctx context.Context, u Update) (string, error) {
+	c, err := g.chatOf(ctx, u)
+	return c.SessionID, err
+}
+
+// newSession starts the chat's next session, linked to the one before.
+func (g *Gateway) newSession(ctx context.Context, c models.Chat, now time.Time) (models.Chat, error) {
+	c.Generation++
+	c.Previous, c.SessionID = c.SessionID, generationID(c.Key, c.Generation)
+	c.LastActive = now
+	return c, g.rt.Store.SaveChat(ctx, c)
+}
+
+// messageSession is the session a new message goes to: a new one when the
+// reset policy says so; the chat is marked active.
+func (g *Gateway) messageSession(ctx context.Context, u Update, now time.Time) (models.Chat, error) {
+	c, err := g.chatOf(ctx, u)
+	if err != nil {
+		return c, err
+	}
+	if g.reset.due(c.LastActive, now) {
+		return g.newSession(ctx, c, now)
+	}
+	c.LastActive = now
+	return c, g.rt.Store.SaveChat(ctx, c)
+}
+
+// running is the progress of the chat's running turn.
+func (g *Gateway) running(ctx context.Context, u Update) (workflows.Progress, error) {
+	session, err := g.sessionOf(ctx, u)
+	if err != nil {
+		return workflows.Progress{}, err
+	}
+	return g.rt.Running(ctx, session)
+}

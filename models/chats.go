@@ -1,0 +1,51 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// Chat is a messaging chat's current session and settings (the gateway's).
+type Chat struct {
+	// Key is the chat's session key ("telegram:dm:42").
+	Key       string `gorm:"primaryKey;size:512;serializer:text"`
+	SessionID string `gorm:"size:128"`
+	// Generation counts the chat's sessions (a reset or /new starts the
+	// next); Previous is the session before this one.
+	Generation int
+	Previous   string `gorm:"size:128"`
+	// Model is the chat's model (/model), empty for the worker's.
+	Model      string `gorm:"size:200;serializer:text"`
+	LastActive time.Time
+}
+
+func (Chat) TableName() string { return "gateway_chats" }
+
+// ChatState returns the chat of key; ok is false when it has none yet.
+func (s *Store) ChatState(ctx context.Context, key string) (Chat, bool, error) {
+	var c Chat
+	err := s.db.WithContext(ctx).Where("key = ?", EncodeText(key)).Take(&c).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return Chat{}, false, nil
+	case err != nil:
+		return Chat{}, false, fmt.Errorf("models: chat %q: %w", key, err)
+	}
+	return c, true, nil
+}
+
+// SaveChat stores a chat's state.
+func (s *Store) SaveChat(ctx context.Context, c Chat) error {
+	if err := checkID("chat key", EncodeText(c.Key), maxIdemKeyLen); err != nil {
+		return fmt.Errorf("models: save chat: %w", err)
+	}
+	c.LastActive = c.LastActive.UTC()
+	if err := s.db.WithContext(ctx).Save(&c).Error; err != nil {
+		return fmt.Errorf("models: save chat %q: %w", c.Key, err)
+	}
+	return nil
+}

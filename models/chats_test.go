@@ -1,0 +1,29 @@
+package models
+
+import (
+	"testing"
+	"time"
+)
+
+func TestChats(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		ctx := t.Context()
+		if _, ok, err := s.ChatState(ctx, "telegram:dm:42"); ok || err != nil {
+			t.Fatalf("a chat before any: %v %v", ok, err)
+		}
+		at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		c := Chat{Key: "telegram:dm:42", SessionID: "telegram.dm.42", LastActive: at}
+		if err := s.SaveChat(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		c.Generation, c.Previous, c.SessionID, c.Model = 1, c.SessionID, "telegram.dm.42-g1", "m2"
+		if err := s.SaveChat(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := s.ChatState(ctx, "telegram:dm:42")
+		if !ok || err != nil || got.SessionID != "telegram.dm.42-g1" || got.Previous != "telegram.dm.42" || got.Model != "m2" || !got.LastActive.Equal(at) {
+			t.Fatalf("chat = %+v %v %v", got, ok, err)
+		}
+	})
+}
