@@ -427,3 +427,18 @@ func waitTextCount(t *testing.T, tg *faketelegram.Server, text string, n int, wi
 		t.Fatalf("fewer than %d messages with %q within %s; sent:\n%+v", n, text, within, sent)
 	}
 }
+
+// TestTelegramHomeDelivery: /sethome makes a chat the target of the jobs
+// delivering to home.
+func TestTelegramHomeDelivery(t *testing.T) {
+	model := fakellm.New(fakellm.WithResponder(func(fakellm.Request) fakellm.Step {
+		return fakellm.TextStep("Home report: fine.")
+	}))
+	defer model.Close()
+	u, tg, _ := telegramServe(t, model)
+	tg.Send(42, 0, "/sethome")
+	waitText(t, tg, "This chat is home now", 30*time.Second)
+	cronDelivering(t, u, "homely", "home", "home:x", "use local, home,")
+	waitText(t, tg, "Home report: fine.", time.Minute)
+	waitRunDelivered(t, u, "homely", "telegram:42")
+}

@@ -49,3 +49,33 @@ func (s *Store) SaveChat(ctx context.Context, c Chat) error {
 	}
 	return nil
 }
+
+// homeChat is where deliveries with the target "home" go (/sethome).
+type homeChat struct {
+	ID     int    `gorm:"primaryKey"`
+	Target string `gorm:"size:600;serializer:text"`
+}
+
+func (homeChat) TableName() string { return "gateway_home" }
+
+// SetHome makes target ("telegram:<chat>", "slack:<channel>") the home
+// chat.
+func (s *Store) SetHome(ctx context.Context, target string) error {
+	if err := s.db.WithContext(ctx).Save(&homeChat{ID: 1, Target: target}).Error; err != nil {
+		return fmt.Errorf("models: set home: %w", err)
+	}
+	return nil
+}
+
+// Home is the home chat's target ("" when none was set).
+func (s *Store) Home(ctx context.Context) (string, error) {
+	var h homeChat
+	err := s.db.WithContext(ctx).Where("id = ?", 1).Take(&h).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("models: home: %w", err)
+	}
+	return h.Target, nil
+}

@@ -25,5 +25,16 @@ func TestChats(t *testing.T) {
 		if !ok || err != nil || got.SessionID != "telegram.dm.42-g1" || got.Previous != "telegram.dm.42" || got.Model != "m2" || !got.LastActive.Equal(at) {
 			t.Fatalf("chat = %+v %v %v", got, ok, err)
 		}
+		if h, err := s.Home(ctx); h != "" || err != nil {
+			t.Fatalf("home before any: %q %v", h, err)
+		}
+		for _, target := range []string{"telegram:42", "slack:C1"} {
+			if err := s.SetHome(ctx, target); err != nil {
+				t.Fatal(err)
+			}
+			if h, err := s.Home(ctx); h != target || err != nil {
+				t.Fatalf("home = %q %v, want %q", h, err, target)
+			}
+		}
 	})
 }

@@ -65,13 +65,14 @@ func CheckTools(names []string) error {
 	return nil
 }
 
-// CheckDeliver refuses a delivery target that is none of "local",
+// CheckDeliver refuses a delivery target that is none of "local", "home"
+// (the chat /sethome chose),
 // "telegram:" and a chat id, "slack:" and a channel id, "email:" and one bare address, and "webhook:" followed by an absolute
 // http(s) URL with a host (no user name or password in it, no spaces or
 // control characters, at most 2048 bytes). Targets come from whoever may add jobs: nothing else is sent to.
 func CheckDeliver(targets []string) error {
 	for _, d := range targets {
-		if d == engine.DefaultDelivery {
+		if d == engine.DefaultDelivery || d == "home" {
 			continue
 		}
 		if addr, ok := strings.CutPrefix(d, "email:"); ok {
@@ -93,7 +94,7 @@ func CheckDeliver(targets []string) error {
 			continue
 		}
 		if raw, ok := strings.CutPrefix(d, "webhook:"); !ok || !validWebhook(raw) {
-			return &FieldError{Field: "deliver", Value: d, Reason: "use local, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id> or email:<address>"}
+			return &FieldError{Field: "deliver", Value: d, Reason: "use local, home, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id> or email:<address>"}
 		}
 	}
 	return nil

@@ -40,6 +40,8 @@ func TestCheckDeliver(t *testing.T) {
 		{"telegram:" + strings.Repeat("9", 21), false},
 		{"email:ops@example.com", true},
 		{"slack:C0123ABCD", true},
+		{"home", true},
+		{"home:x", false},
 		{"slack:D42", true},
 		{"slack:#general", false},
 		{"slack:c0123", false},

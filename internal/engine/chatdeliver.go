@@ -72,3 +72,23 @@ func emailDeliverer(smtp config.SMTP) activities.Deliverer {
 		return in.Target, nil
 	})
 }
+
+// homeDeliverer delivers to the home chat (/sethome): through the
+// deliverer of the home's platform.
+func homeDeliverer(store interface {
+	Home(context.Context) (string, error)
+}, platforms map[string]activities.Deliverer) activities.Deliverer {
+	return activities.DelivererFunc(func(ctx context.Context, in turnapi.DeliverInput) (string, error) {
+		home, err := store.Home(ctx)
+		if err != nil {
+			return "", err
+		}
+		scheme, _, _ := strings.Cut(home, ":")
+		d := platforms[scheme]
+		if home == "" || d == nil {
+			return "", temporal.NewNonRetryableApplicationError("no home chat is set: send /sethome in the chat that should get these deliveries", "BadTarget", nil)
+		}
+		in.Target = home
+		return d.Deliver(ctx, in)
+	})
+}

@@ -33,6 +33,7 @@ var chatCommands = map[string]commandFunc{
 	"cron":     (*Gateway).cmdCron,
 	"retry":    (*Gateway).cmdRetry,
 	"undo":     (*Gateway).cmdUndo,
+	"sethome":  (*Gateway).cmdSetHome,
 }
 
 // command carries out a chat command and answers in the chat.
@@ -306,4 +307,11 @@ func clip(s string, n int) string {
 		return string(r)
 	}
 	return string(r[:n]) + "…"
+}
+
+func (g *Gateway) cmdSetHome(ctx context.Context, p Platform, u Update, _ Command) (string, error) {
+	if err := g.rt.Store.SetHome(ctx, p.Name()+":"+u.Chat.ID); err != nil {
+		return "", err
+	}
+	return "This chat is home now: deliveries to home come here.", nil
 }
