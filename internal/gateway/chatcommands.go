@@ -263,39 +263,35 @@ func (g *Gateway) lastExchange(ctx context.Context, session string) (string, []i
 	return "", nil, nil
 }
 
-func (g *Gateway) cmdRetry(ctx context.Context, p Platform, u Update, _ Command) (string, error) {
+// forgetLast hides the session's last exchange from the model (not while
+// a turn runs) and returns its user message; busy or none says why not.
+func (g *Gateway) forgetLast(ctx context.Context, u Update) (text, refusal string, err error) {
 	session, err := g.sessionOf(ctx, u)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	if _, err := g.rt.Running(ctx, session); err == nil {
-		return "A turn is running: /stop it first.", nil
+		return "", "A turn is running: /stop it first.", nil
 	}
 	text, ids, err := g.lastExchange(ctx, session)
 	if err != nil || text == "" {
-		return "Nothing to retry.", err
+		return "", "There is no exchange to forget.", err
 	}
-	// The last exchange makes way for its retry.
-	if err := g.rt.Store.HideMessages(ctx, ids); err != nil {
-		return "", err
+	return text, "", g.rt.Store.HideMessages(ctx, ids)
+}
+
+func (g *Gateway) cmdRetry(ctx context.Context, p Platform, u Update, _ Command) (string, error) {
+	text, refusal, err := g.forgetLast(ctx, u)
+	if err != nil || refusal != "" {
+		return refusal, err
 	}
 	return "", g.handOver(ctx, p, u, text, "")
 }
 
 func (g *Gateway) cmdUndo(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {
-	session, err := g.sessionOf(ctx, u)
-	if err != nil {
-		return "", err
-	}
-	if _, err := g.rt.Running(ctx, session); err == nil {
-		return "A turn is running: /stop it first.", nil
-	}
-	text, ids, err := g.lastExchange(ctx, session)
-	if err != nil || text == "" {
-		return "Nothing to undo.", err
-	}
-	if err := g.rt.Store.HideMessages(ctx, ids); err != nil {
-		return "", err
+	text, refusal, err := g.forgetLast(ctx, u)
+	if err != nil || refusal != "" {
+		return refusal, err
 	}
 	return "Forgot the last exchange (" + clip(text, 60) + ").", nil
 }
