@@ -18,14 +18,14 @@ import (
 )
 
 // gatewayHelp is what --help says about the gateway.
-const gatewayHelp = `With a Telegram bot token (gateway.telegram.token or TELEGRAM_BOT_TOKEN) it
-also answers on Telegram, by long polling: only the users in
-gateway.telegram.allowed_users / TELEGRAM_ALLOWED_USERS (comma-separated ids;
-empty: nobody) reach the agent, others get one polite refusal. Each DM is a
-session; chat commands: /help, /stop, /steer TEXT, /queue TEXT, /status.
-With a Slack app's tokens (SLACK_BOT_TOKEN, xoxb-, and SLACK_APP_TOKEN, xapp-,
-or gateway.slack.bot_token / app_token) it answers on Slack too, over Socket
-Mode: DMs and mentions, from the users in SLACK_ALLOWED_USERS (ids U...).`
+const gatewayHelp = `With a Telegram bot token (gateway.telegram.token or TELEGRAM_BOT_TOKEN) or a
+Slack app (gateway.slack.bot_token and app_token, or SLACK_BOT_TOKEN and
+SLACK_APP_TOKEN) it also answers there: only the users in allowed_users
+(TELEGRAM_ALLOWED_USERS, SLACK_ALLOWED_USERS: comma-separated ids; empty:
+nobody) or paired with a code ('talaria gateway pair PLATFORM') reach the
+agent; others get one polite refusal. Each DM is a session (a new one after
+04:00 or 24 idle hours); /help lists the chat commands (/stop, /steer, /queue,
+/status, /approve, /deny, /new, /undo, /retry...). See docs/gateway.md.`
 
 // runningGateway is a started gateway and its ready-line part.
 type runningGateway struct {
