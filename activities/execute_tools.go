@@ -55,6 +55,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 		SessionID:      in.SessionID,
 		OutputsKey:     a.lineageOf(ctx, in.SessionID),
 		TurnID:         in.TurnID,
+		ModelCall:      in.Call,
 		Todos:          todoStore{a.Store},
 		MaxOutputChars: a.MaxToolOutput,
 		OutputDir:      a.outputDir(),

@@ -79,3 +79,20 @@ func (s *Store) Home(ctx context.Context) (string, error) {
 	}
 	return h.Target, nil
 }
+
+// ChatOfSession returns the key of the chat whose current session is
+// sessionID; found is false when no chat's current session is it.
+func (s *Store) ChatOfSession(ctx context.Context, sessionID string) (string, bool, error) {
+	if sessionID == "" {
+		return "", false, nil
+	}
+	var c Chat
+	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("key").Limit(1).Take(&c).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("models: chat of session %q: %w", sessionID, err)
+	}
+	return c.Key, true, nil
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/mailer"
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -91,4 +92,42 @@ func homeDeliverer(store interface {
 		in.Target = home
 		return d.Deliver(ctx, in)
 	})
+}
+
+// sendMessageTimeout bounds how long a send_message call waits for a
+// gateway to take its message; the delivery is given up with it, so a
+// message not taken in time is not sent later.
+const sendMessageTimeout = 30 * time.Second
+
+// chatSender sends send_message's messages: like a cron result, as a
+// ChatDeliverWorkflow on the gateway's task queue whose id is the call's
+// delivery key (a re-run call is the same delivery), untitled, and waits
+// at most timeout for it.
+func chatSender(c client.Client, timeout time.Duration) tools.ChatSendFunc {
+	return func(ctx context.Context, target, key, text string) (string, error) {
+		platform, chat, _ := strings.Cut(target, ":")
+		if platform != "telegram" && platform != "slack" || chat == "" {
+			return "", fmt.Errorf("%q is not a chat", target)
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		din := workflows.ChatDeliverInput{Platform: platform, ChatID: chat, Key: key, Text: text}
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+			ID: key, TaskQueue: workflows.GatewayTaskQueue,
+			WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+			WorkflowExecutionTimeout: timeout,
+		}, workflows.ChatDeliverWorkflowName, din)
+		if err != nil {
+			return "", err
+		}
+		var id string
+		if err := run.Get(ctx, &id); err != nil {
+			if ctx.Err() != nil {
+				return "", fmt.Errorf("no gateway for %s took the message within %s (is one running?)", platform, timeout)
+			}
+			return "", err
+		}
+		return fmt.Sprintf("%s (message %s)", target, id), nil
+	}
 }

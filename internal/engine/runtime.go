@@ -161,7 +161,7 @@ func serverLogLevel(level string) slog.Level {
 // startWorker registers the turn workflow and its activities and starts polling.
 func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config
-	offered, err := enabledTools(cfg.Tools.Enabled, builtinTools(cfg.Home, rt.Store)...)
+	offered, err := enabledTools(cfg.Tools.Enabled, builtinTools(cfg.Home, rt.Store, chatSender(rt.Client, sendMessageTimeout))...)
 	if err != nil {
 		return err
 	}

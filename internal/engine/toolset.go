@@ -9,17 +9,22 @@ import (
 
 // builtinTools returns every built-in tool a worker can offer, before
 // tools.enabled narrows them: home is $TALARIA_HOME (memory), st the store
-// (session_search).
-func builtinTools(home string, st *models.Store) []tools.Tool {
+// (session_search; the home and current chats of send_message), send how
+// send_message hands its messages to the gateway.
+func builtinTools(home string, st *models.Store, send tools.ChatSendFunc) []tools.Tool {
+	msg := tools.SendMessageTool{Send: send}
+	if st != nil {
+		msg.Chats = st
+	}
 	return []tools.Tool{tools.ReadFileTool{}, tools.WriteFileTool{}, tools.TerminalTool{},
 		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: home},
-		tools.SessionSearchTool{Searcher: storeSearcher{st}}}
+		tools.SessionSearchTool{Searcher: storeSearcher{st}}, msg}
 }
 
 // ToolNames returns the names of the built-in tools, sorted: the names a
 // job's or a turn's tool list may use.
 func ToolNames() []string {
-	all := builtinTools("", nil)
+	all := builtinTools("", nil, nil)
 	names := make([]string, len(all))
 	for i, t := range all {
 		names[i] = t.Name()

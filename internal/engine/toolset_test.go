@@ -9,11 +9,11 @@ import (
 // sorted, and tools.enabled accepts each of them.
 func TestToolNames(t *testing.T) {
 	names := ToolNames()
-	want := []string{"clarify", "memory", "read_file", "session_search", "terminal", "todo", "write_file"}
+	want := []string{"clarify", "memory", "read_file", "send_message", "session_search", "terminal", "todo", "write_file"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("ToolNames() = %v, want %v", names, want)
 	}
-	offered, err := enabledTools(names, builtinTools("", nil)...)
+	offered, err := enabledTools(names, builtinTools("", nil, nil)...)
 	if err != nil || len(offered) != len(want) {
 		t.Fatalf("enabledTools(all names) = %d tools, %v", len(offered), err)
 	}

@@ -34,8 +34,11 @@ func (a *chatActivities) send(ctx context.Context, in workflows.ChatDeliverInput
 		}
 		text = turnacts.FinalText(m)
 	}
+	if in.Title != "" {
+		text = "**" + markdownLiteral(in.Title) + "**\n\n" + text
+	}
 	first := ""
-	for i, part := range p.Parts("**" + markdownLiteral(in.Title) + "**\n\n" + text) {
+	for i, part := range p.Parts(text) {
 		key := fmt.Sprintf("%s/part/%d", in.Key, i)
 		id, sent, err := a.g.rt.Store.Sent(ctx, key)
 		if err != nil {

@@ -119,6 +119,7 @@ func (r *Registry) Definitions() []openai.Tool {
 // all become a Result with IsError set and a message for the model.
 func (r *Registry) Call(ctx context.Context, env Env, c Call) Result {
 	start := time.Now()
+	env.CallID = c.ID
 	content, err := r.runBounded(ctx, env, c)
 	t, _ := r.Lookup(c.Name)
 	ob, selfBounded := t.(OutputBounder)

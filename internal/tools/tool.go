@@ -44,6 +44,11 @@ type Env struct {
 	Workdir   string
 	SessionID string
 	TurnID    string
+	// ModelCall is the number of the model call within the turn whose
+	// tool calls run; CallID is the id of the call running (the registry
+	// sets it). Together with TurnID they name the call.
+	ModelCall int
+	CallID    string
 	// Todos persists the todo tool's list. Nil makes the todo tool fail
 	// with ErrNoTodoStore.
 	Todos TodoStore

@@ -1,0 +1,161 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// SendMessageName is the name of the send_message tool.
+const SendMessageName = "send_message"
+
+// MaxSendMessageBytes bounds the text of one send_message call.
+const MaxSendMessageBytes = 16 << 10
+
+const sendMessageDescription = `Send a message to a chat through the messaging gateway (Telegram, Slack). ` +
+	`"target" is "home" (the chat chosen with /sethome), "this_chat" (the chat this conversation runs in), ` +
+	`or "telegram:<chat id>" / "slack:<channel id>" naming one of those two; no other chat, email or webhook is allowed. ` +
+	`Your normal reply already goes to this chat: use this only for a message of its own (a notice while you work, or to the home chat).`
+
+const sendMessageSchema = `{"type":"object","properties":{` +
+	`"target":{"type":"string","description":"\"home\", \"this_chat\", or \"telegram:<chat id>\" / \"slack:<channel id>\" of the home chat or this chat."},` +
+	`"text":{"type":"string","description":"The message, Markdown, at most 16 KiB."}` +
+	`},"required":["target","text"],"additionalProperties":false}`
+
+// ErrTargetRefused: send_message was asked for a target it may not send to.
+var ErrTargetRefused = errors.New("target refused")
+
+// ChatDirectory finds the chats send_message may send to: the home chat
+// ("" when none is set) and the chat whose current session is sessionID
+// (its session key, "telegram:dm:42").
+type ChatDirectory interface {
+	Home(ctx context.Context) (string, error)
+	ChatOfSession(ctx context.Context, sessionID string) (key string, found bool, err error)
+}
+
+// ChatSendFunc sends text to target ("telegram:<chat>", "slack:<channel>")
+// as the delivery key names (the same key is the same delivery, sent once)
+// and says where it went.
+type ChatSendFunc func(ctx context.Context, target, key, text string) (string, error)
+
+// SendMessageTool is the send_message tool. Idempotent: its delivery is
+// keyed by the turn, the model call and the tool call, and the gateway
+// sends each part of a delivery once, so running a call again sends
+// nothing new.
+type SendMessageTool struct {
+	Chats ChatDirectory
+	Send  ChatSendFunc
+}
+
+// Name implements Tool.
+func (SendMessageTool) Name() string { return SendMessageName }
+
+// Idempotent implements Tool: a re-run is the same delivery (see the type).
+func (SendMessageTool) Idempotent() bool { return true }
+
+// Definition implements Tool.
+func (t SendMessageTool) Definition() openai.Tool {
+	return functionTool(t.Name(), sendMessageDescription, sendMessageSchema)
+}
+
+// Run implements Tool.
+func (t SendMessageTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
+	a, err := parseArgs(SendMessageName, raw)
+	if err != nil {
+		return "", err
+	}
+	target, err := a.requiredStr("target")
+	if err != nil {
+		return "", err
+	}
+	text, err := a.requiredStr("text")
+	if err != nil {
+		return "", err
+	}
+	if err := CheckMessageText(text); err != nil {
+		return "", err
+	}
+	if t.Chats == nil || t.Send == nil {
+		return "", errors.New("send_message: no messaging gateway is configured in this worker")
+	}
+	home, err := t.Chats.Home(ctx)
+	if err != nil {
+		return "", fmt.Errorf("send_message: %w", err)
+	}
+	key, found, err := t.Chats.ChatOfSession(ctx, env.SessionID)
+	if err != nil {
+		return "", fmt.Errorf("send_message: %w", err)
+	}
+	current := ""
+	if found {
+		current = ChatTarget(key)
+	}
+	to, err := DecideTarget(target, home, current)
+	if err != nil {
+		return "", err
+	}
+	where, err := t.Send(ctx, to, fmt.Sprintf("send/%s/%d/%s", env.TurnID, env.ModelCall, env.CallID), text)
+	if err != nil {
+		return "", fmt.Errorf("send_message to %s: %w", to, err)
+	}
+	return "Sent to " + where + ".", nil
+}
+
+// CheckMessageText refuses an empty or oversized message. Pure.
+func CheckMessageText(text string) error {
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("%w for %s: \"text\" is empty", ErrInvalidArguments, SendMessageName)
+	}
+	if len(text) > MaxSendMessageBytes {
+		return fmt.Errorf("%w for %s: \"text\" is %d bytes, at most %d", ErrInvalidArguments, SendMessageName, len(text), MaxSendMessageBytes)
+	}
+	return nil
+}
+
+// ChatTarget turns a chat's session key ("telegram:dm:<chat>[:...]",
+// "slack:group:<channel>[:...]") into its delivery target
+// ("telegram:<chat>"); "" when the key is not one. Pure.
+func ChatTarget(key string) string {
+	parts := strings.Split(key, ":")
+	if len(parts) < 3 || parts[0] == "" || parts[2] == "" {
+		return ""
+	}
+	return parts[0] + ":" + parts[2]
+}
+
+// DecideTarget resolves send_message's target against the home chat and
+// the current chat (targets, "" for none): "home", "this_chat", or an
+// explicit "telegram:<chat>" / "slack:<channel>" equal to one of them.
+// Anything else is refused (ErrTargetRefused) with the reason. Pure.
+func DecideTarget(target, home, current string) (string, error) {
+	target = strings.TrimSpace(target)
+	refuse := func(why string) (string, error) {
+		return "", fmt.Errorf("%w: %s", ErrTargetRefused, why)
+	}
+	switch target {
+	case "home":
+		if home == "" {
+			return refuse(`no home chat is set (send /sethome in the chat that should be home)`)
+		}
+		return home, nil
+	case "this_chat":
+		if current == "" {
+			return refuse(`this conversation is not running in a chat`)
+		}
+		return current, nil
+	case "":
+		return refuse(`"target" is empty: use "home" or "this_chat"`)
+	}
+	scheme, id, _ := strings.Cut(target, ":")
+	if (scheme != "telegram" && scheme != "slack") || id == "" {
+		return refuse(fmt.Sprintf(`%q is not a chat: send_message sends only to "home" or "this_chat" (telegram:<chat id> or slack:<channel id> of one of them)`, target))
+	}
+	if target == home || target == current {
+		return target, nil
+	}
+	return refuse(fmt.Sprintf("%s is neither the home chat nor this chat; only those may be messaged", target))
+}
