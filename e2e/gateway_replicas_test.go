@@ -77,7 +77,8 @@ func TestGatewayReplicas(t *testing.T) {
 	if next == holder || next == "" {
 		t.Errorf("the lease is %q after the holder died", next)
 	}
-	if out, stderr, code := u.run(time.Minute, "gateway", "status"); code != 0 || !strings.Contains(out, "telegram 7000: "+next) || !strings.Contains(out, "(live)") {
+	if out, stderr, code := u.run(time.Minute, "gateway", "status"); code != 0 || !strings.Contains(out, "telegram 7000: "+next) ||
+		!strings.Contains(out, "(live); last update") {
 		t.Errorf("gateway status: exit %d\n%s%s", code, out, stderr)
 	}
 	for _, text := range []string{"answer to first", "answer to second"} {

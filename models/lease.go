@@ -16,6 +16,12 @@ type lease struct {
 	Name      string `gorm:"primaryKey;size:256"`
 	Holder    string `gorm:"size:256"`
 	ExpiresAt time.Time
+	// LastUpdateAt and LastUpdateID say what the holder last took, and
+	// LastError why its last poll failed ("" when it did not): what
+	// `talaria gateway status` shows.
+	LastUpdateAt *time.Time
+	LastUpdateID string `gorm:"size:128;serializer:text"`
+	LastError    string `gorm:"size:300;serializer:text"`
 }
 
 // TakeLease takes (or renews) the lease name for holder until now+ttl,
@@ -72,9 +78,27 @@ func (s *Store) Lease(ctx context.Context, name string) (holder string, until ti
 
 // LeaseInfo is a lease as Leases lists it.
 type LeaseInfo struct {
-	Name      string    `json:"name"`
-	Holder    string    `json:"holder"`
-	ExpiresAt time.Time `json:"expires_at"`
+	Name         string     `json:"name"`
+	Holder       string     `json:"holder"`
+	ExpiresAt    time.Time  `json:"expires_at"`
+	LastUpdateAt *time.Time `json:"last_update_at,omitempty"`
+	LastUpdateID string     `json:"last_update_id,omitempty"`
+	LastError    string     `json:"last_error,omitempty"`
+}
+
+// NoteLease records, for the holder of the lease name, the update it took
+// (updateID, at) or, with updateID empty, how its last poll went (failure
+// "" when it went well).
+func (s *Store) NoteLease(ctx context.Context, name, holder, updateID string, at time.Time, failure string) error {
+	set := map[string]any{"last_error": EncodeText(failure)}
+	if updateID != "" {
+		t := at.UTC()
+		set = map[string]any{"last_update_at": &t, "last_update_id": EncodeText(updateID), "last_error": ""}
+	}
+	if err := s.db.WithContext(ctx).Model(&lease{}).Where("name = ? AND holder = ?", name, holder).Updates(set).Error; err != nil {
+		return fmt.Errorf("models: note lease %q: %w", name, err)
+	}
+	return nil
 }
 
 // Leases lists the leases whose names begin with prefix, by name.
@@ -86,7 +110,8 @@ func (s *Store) Leases(ctx context.Context, prefix string) ([]LeaseInfo, error) 
 	out := make([]LeaseInfo, 0, len(rows))
 	for _, r := range rows {
 		if strings.HasPrefix(r.Name, prefix) {
-			out = append(out, LeaseInfo{Name: r.Name, Holder: r.Holder, ExpiresAt: r.ExpiresAt})
+			out = append(out, LeaseInfo{Name: r.Name, Holder: r.Holder, ExpiresAt: r.ExpiresAt,
+				LastUpdateAt: r.LastUpdateAt, LastUpdateID: r.LastUpdateID, LastError: r.LastError})
 		}
 	}
 	return out, nil

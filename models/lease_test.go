@@ -38,8 +38,20 @@ func TestLease(t *testing.T) {
 		if _, _, err := s.TakeLease(ctx, "other/x", "c", ttl, t0); err != nil {
 			t.Fatal(err)
 		}
-		if ls, err := s.Leases(ctx, "gateway/"); err != nil || len(ls) != 1 || ls[0].Holder != "b" {
+		if err := s.NoteLease(ctx, "gateway/telegram/1", "b", "", t0, "getUpdates: connection refused"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.NoteLease(ctx, "gateway/telegram/1", "a", "99", t0, ""); err != nil { // not a's: no change
+			t.Fatal(err)
+		}
+		if ls, err := s.Leases(ctx, "gateway/"); err != nil || len(ls) != 1 || ls[0].Holder != "b" || ls[0].LastError == "" || ls[0].LastUpdateAt != nil {
 			t.Fatalf("Leases(gateway/) = %+v %v", ls, err)
+		}
+		if err := s.NoteLease(ctx, "gateway/telegram/1", "b", "1003", t0.Add(time.Second), ""); err != nil {
+			t.Fatal(err)
+		}
+		if ls, _ := s.Leases(ctx, "gateway/"); ls[0].LastUpdateID != "1003" || ls[0].LastError != "" || ls[0].LastUpdateAt == nil || !ls[0].LastUpdateAt.Equal(t0.Add(time.Second)) {
+			t.Fatalf("after an update: %+v", ls[0])
 		}
 		if err := s.ReleaseLease(ctx, "gateway/telegram/1", "b"); err != nil {
 			t.Fatal(err)

@@ -14,19 +14,23 @@ import (
 
 // gatewayStatus is one platform account in `talaria gateway status`.
 type gatewayStatus struct {
-	Platform  string    `json:"platform"`
-	Account   string    `json:"account"`
-	Holder    string    `json:"holder"`
-	ExpiresAt time.Time `json:"expires_at"`
-	Live      bool      `json:"live"`
+	Platform     string     `json:"platform"`
+	Account      string     `json:"account"`
+	Holder       string     `json:"holder"`
+	ExpiresAt    time.Time  `json:"expires_at"`
+	Live         bool       `json:"live"`
+	LastUpdateAt *time.Time `json:"last_update_at,omitempty"`
+	LastUpdateID string     `json:"last_update_id,omitempty"`
+	LastError    string     `json:"last_error,omitempty"`
 }
 
 func newGatewayStatusCommand() *cobra.Command {
 	var out outputFormat
 	c := controlCommand("status", "Which process takes each platform's updates", `status lists the platform accounts a gateway took updates for: the process
-holding each one's lease (host/pid/id), until when, and whether that holder is
-live (it renews every 5 s; a lease not renewed for 20 s goes to another
-gateway). With -o json, one JSON array.`, 0,
+holding each one's lease (host/pid/id), until when, whether that holder is live
+(it renews every 5 s; a lease not renewed for 20 s goes to another gateway),
+when it last took an update, and why its polling fails, when it does. With -o
+json, one JSON array.`, 0,
 		func(c *cobra.Command) { out.register(c) },
 		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, _ []string) error {
 			asJSON, err := out.json()
@@ -41,7 +45,8 @@ gateway). With -o json, one JSON array.`, 0,
 			list := make([]gatewayStatus, 0, len(leases))
 			for _, l := range leases {
 				parts := strings.SplitN(strings.TrimPrefix(l.Name, "gateway/"), "/", 2)
-				st := gatewayStatus{Platform: parts[0], Holder: l.Holder, ExpiresAt: l.ExpiresAt, Live: l.ExpiresAt.After(now)}
+				st := gatewayStatus{Platform: parts[0], Holder: l.Holder, ExpiresAt: l.ExpiresAt, Live: l.ExpiresAt.After(now),
+					LastUpdateAt: l.LastUpdateAt, LastUpdateID: l.LastUpdateID, LastError: l.LastError}
 				if len(parts) == 2 {
 					st.Account = parts[1]
 				}
@@ -61,8 +66,15 @@ gateway). With -o json, one JSON array.`, 0,
 				if !s.Live {
 					state = "expired: no gateway takes its updates now"
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s %s: %s until %s (%s)\n", s.Platform, s.Account, shown(s.Holder),
+				line := fmt.Sprintf("%s %s: %s until %s (%s)", s.Platform, s.Account, shown(s.Holder),
 					s.ExpiresAt.Local().Format("15:04:05"), state)
+				if s.LastUpdateAt != nil {
+					line += fmt.Sprintf("; last update %s ago", now.Sub(*s.LastUpdateAt).Round(time.Second))
+				}
+				if s.LastError != "" {
+					line += "; polling fails: " + shown(s.LastError)
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), line)
 			}
 			return nil
 		})

@@ -126,6 +126,7 @@ func (g *Gateway) poll(ctx context.Context, p Platform) {
 				level = slog.LevelWarn
 			}
 			g.logger.Log(ctx, level, "gateway: poll failed, retrying", "platform", p.Name(), "failures", failures, "error", err)
+			g.note(ctx, p, "", err.Error())
 			sleep(ctx, min(time.Duration(failures)*time.Second, 30*time.Second))
 			continue
 		}
@@ -141,7 +142,19 @@ func (g *Gateway) poll(ctx context.Context, p Platform) {
 			if err := p.Ack(ctx, u); err != nil {
 				g.logger.Warn("gateway: acknowledge", "platform", p.Name(), "update", u.ID, "error", err)
 			}
+			g.note(ctx, p, u.ID, "")
 		}
+	}
+}
+
+// note records in the platform's lease what this process last took, or
+// why its poll failed, for `talaria gateway status`.
+func (g *Gateway) note(ctx context.Context, p Platform, updateID, failure string) {
+	if len(failure) > 280 {
+		failure = failure[:280]
+	}
+	if err := g.rt.Store.NoteLease(ctx, LeaseName(p), g.holder, updateID, time.Now(), failure); err != nil {
+		g.logger.Debug("gateway: note the lease", "error", err)
 	}
 }
 
