@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -82,9 +83,7 @@ func ChatMessageWorkflow(ctx workflow.Context, in ChatMessageInput) error {
 }
 
 // RegisterGateway registers the gateway's workflow under its stable name.
-func RegisterGateway(r interface {
-	RegisterWorkflowWithOptions(w interface{}, options workflow.RegisterOptions)
-}) {
+func RegisterGateway(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(ChatMessageWorkflow, workflow.RegisterOptions{Name: ChatMessageWorkflowName})
 	r.RegisterWorkflowWithOptions(ChatDeliverWorkflow, workflow.RegisterOptions{Name: ChatDeliverWorkflowName})
 }

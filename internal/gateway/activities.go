@@ -33,11 +33,11 @@ func heartbeat(ctx context.Context) (stop func()) {
 	return turnacts.Heartbeat(ctx, 5*time.Second, nil)
 }
 
-// handoff delivers the message to its session (once, by its request id)
-// and returns the turn it became, waiting while it is queued.
+// handoff delivers the message to its session (once, by the request id
+// the workflow gave it) and returns the turn it became, waiting while it
+// is queued.
 func (a *chatActivities) handoff(ctx context.Context, in workflows.ChatMessageInput) (workflows.ChatTurn, error) {
 	defer heartbeat(ctx)()
-	in.Message.RequestID = activity.GetInfo(ctx).WorkflowExecution.ID
 	turnID, err := a.g.rt.Deliver(ctx, in.Message)
 	if err != nil {
 		return workflows.ChatTurn{}, fmt.Errorf("hand the chat message over: %w", err)
