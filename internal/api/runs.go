@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -99,36 +100,47 @@ func runPath(r *http.Request) (turnID, session string, err error) {
 	return turnID, session, nil
 }
 
-// loadRun is the stored turn of a run, or a 404.
+// loadRun is the turn of a run (turnOf), or a 404.
 func (s *Server) loadRun(r *http.Request) (*models.Turn, error) {
 	turnID, session, err := runPath(r)
 	if err != nil {
 		return nil, err
 	}
-	t, err := s.rt.Store.Turn(r.Context(), turnID)
-	switch {
-	case err == nil && t.EndedAt == nil:
-		// Recorded running: unless its workflow closed without saying so.
-		if status, closed := s.workflowClosed(r.Context(), turnID); closed {
-			now := time.Now().UTC()
-			t.Status, t.ExitReason, t.EndedAt = status, status, &now
-		}
-		return t, nil
-	case !errors.Is(err, models.ErrNotFound):
-		return t, err
+	t, err := s.turnOf(r.Context(), turnID, session)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, notFound("no run %s", r.PathValue("id"))
 	}
-	// Started, but its first step has not recorded it yet (or its
-	// workflow closed before it could).
-	d, derr := s.rt.Client.DescribeWorkflowExecution(r.Context(), turnID, "")
+	return t, err
+}
+
+// turnOf is a turn as the store and Temporal know it: the stored row,
+// marked ended with its workflow's status ("terminated") when the workflow
+// closed without recording its end; a turn whose first step has not
+// recorded it yet is made from its workflow. models.ErrNotFound when
+// neither knows it; a Temporal that does not answer is a 503 unless the
+// store already said the turn ended.
+func (s *Server) turnOf(ctx context.Context, turnID, session string) (*models.Turn, error) {
+	t, err := s.rt.Store.Turn(ctx, turnID)
+	switch {
+	case err == nil && t.EndedAt != nil:
+		return t, nil
+	case err != nil && !errors.Is(err, models.ErrNotFound):
+		return nil, err
+	}
+	d, derr := s.rt.Client.DescribeWorkflowExecution(ctx, turnID, "")
 	var missing *serviceerror.NotFound
 	switch {
+	case t != nil && derr != nil:
+		return t, nil // recorded running; Temporal cannot say otherwise now
 	case errors.As(derr, &missing) || (derr == nil && d.GetWorkflowExecutionInfo() == nil):
-		return nil, notFound("no run %s", r.PathValue("id"))
+		return nil, models.ErrNotFound
 	case derr != nil:
 		return nil, unavailable(derr)
 	}
 	info := d.GetWorkflowExecutionInfo()
-	t = &models.Turn{ID: turnID, SessionID: session, Status: "running", StartedAt: info.GetStartTime().AsTime()}
+	if t == nil {
+		t = &models.Turn{ID: turnID, SessionID: session, Status: "running", StartedAt: info.GetStartTime().AsTime()}
+	}
 	if status, closed := closedStatus(info.GetStatus()); closed {
 		ended := info.GetCloseTime().AsTime()
 		t.Status, t.ExitReason, t.EndedAt = status, status, &ended

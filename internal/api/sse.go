@@ -124,83 +124,48 @@ func eventOf(ev models.Event) eventOut {
 	return out
 }
 
-// followEvents sends fn the events of turnID after afterID, in order,
-// until the turn's done event (sent too), the client going away or fn
-// failing. While nothing comes, it sends keep-alive comments; when the
-// turn has ended but its done event is gone (pruned with its events), it
-// makes one from the stored turn.
+// followEvents sends fn the events of turnID after afterID, in order (as
+// events.Tail reads them), until the turn's done event (sent too), the
+// client going away or fn failing. While nothing comes, it sends
+// keep-alive comments; when the turn has ended but no done event follows
+// (it was pruned with its events, or the workflow closed without one), it
+// makes one from how the turn ended.
 func (s *Server) followEvents(ctx context.Context, turnID string, afterID int64, sse *sseWriter, fn func(eventOut) error) error {
-	idle := time.Now()
-	lastCheck := time.Now()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	tail := events.Tail(ctx, s.rt.Store, turnID, afterID, s.eventPoll)
+	alive := time.NewTicker(keepAlive)
+	defer alive.Stop()
+	check := time.NewTicker(time.Second)
+	defer check.Stop()
 	for {
-		evs, err := s.rt.Store.EventsAfter(ctx, turnID, afterID, models.DefaultEventsLimit)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			s.logger.Debug("api: read events, retrying", "turn", turnID, "error", err)
-		}
-		for _, ev := range evs {
-			out := eventOf(ev)
-			if err := fn(out); err != nil {
+		select {
+		case ev, ok := <-tail:
+			if !ok {
+				return ctx.Err()
+			}
+			alive.Reset(keepAlive)
+			if err := fn(eventOf(ev)); err != nil || ev.Kind == events.KindDone {
 				return err
 			}
 			afterID = ev.ID
-			if ev.Kind == events.KindDone {
-				return nil
-			}
-		}
-		if len(evs) > 0 {
-			idle = time.Now()
-			if len(evs) >= models.DefaultEventsLimit {
-				continue
-			}
-		}
-		if time.Since(idle) >= keepAlive {
+		case <-alive.C:
 			if err := sse.comment("keep-alive"); err != nil {
 				return err
 			}
-			idle = time.Now()
-		}
-		if time.Since(lastCheck) >= time.Second {
-			lastCheck = time.Now()
-			if reason, ended := s.turnEnded(ctx, turnID); ended {
-				// Ended: one more read for a done written meanwhile.
-				if more, err := s.rt.Store.EventsAfter(ctx, turnID, afterID, 1); err == nil && len(more) == 0 {
-					return fn(eventOut{Kind: events.KindDone, text: reason})
-				}
+		case <-check.C:
+			t, err := s.turnOf(ctx, turnID, "")
+			if err != nil || t.EndedAt == nil {
+				continue
 			}
-		}
-		select {
+			// Ended: the tail may still hold its last events.
+			if more, err := s.rt.Store.EventsAfter(ctx, turnID, afterID, 1); err == nil && len(more) == 0 {
+				return fn(eventOut{Kind: events.KindDone, text: t.ExitReason})
+			}
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(s.eventPoll):
 		}
 	}
-}
-
-// turnEnded reports whether a turn has ended, and why: as the store
-// recorded it, or, for a turn whose workflow closed without recording its
-// end (terminated, failed before its last step), as Temporal says.
-func (s *Server) turnEnded(ctx context.Context, turnID string) (string, bool) {
-	t, err := s.rt.Store.Turn(ctx, turnID)
-	if err == nil && t.EndedAt != nil && t.ExitReason != "" {
-		return t.ExitReason, true
-	}
-	if status, closed := s.workflowClosed(ctx, turnID); closed {
-		return status, true
-	}
-	return "", false
-}
-
-// workflowClosed reports whether the turn's workflow has closed other than
-// by continuing as new, with its status in lower case ("terminated").
-func (s *Server) workflowClosed(ctx context.Context, turnID string) (string, bool) {
-	d, err := s.rt.Client.DescribeWorkflowExecution(ctx, turnID, "")
-	if err != nil || d.GetWorkflowExecutionInfo() == nil {
-		return "", false
-	}
-	return closedStatus(d.GetWorkflowExecutionInfo().GetStatus())
 }
 
 // lastEventID is where a client resumes: the Last-Event-ID header, else

@@ -144,8 +144,8 @@ func (s *Server) waitResult(ctx context.Context, turnID string) (workflows.Conve
 		return res, errorf(499, typeInvalidRequest, "client_closed", "the client went away; the turn goes on")
 	}
 	code := "failed"
-	if status, closed := s.workflowClosed(context.WithoutCancel(ctx), turnID); closed {
-		code = status
+	if t, terr := s.turnOf(context.WithoutCancel(ctx), turnID, ""); terr == nil && t.EndedAt != nil {
+		code = t.ExitReason
 	}
 	return res, errorf(http.StatusBadGateway, typeTurn, code, "the turn ended without a result (%s): %s", code, oneLine(err.Error()))
 }
