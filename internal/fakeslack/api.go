@@ -3,10 +3,11 @@ package fakeslack
 import (
 	"encoding/json"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/talaria-agent/talaria/internal/fakewire"
 )
 
 // Slack's limits the fake enforces.
@@ -24,7 +25,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "method_not_supported_for_channel_type")
 		return
 	}
-	params, err := readParams(r)
+	params, err := fakewire.ReadParams(r)
 	if err != nil {
 		writeError(w, "invalid_form_data")
 		return
@@ -48,22 +49,19 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Unlock()
+	// apps.connections.open takes the app token, every other method the
+	// bot token; the other kind is refused as Slack refuses it.
+	want, other := s.BotToken, s.AppToken
 	if method == "apps.connections.open" {
-		s.connectionsOpen(w, token)
-		return
+		want, other = s.AppToken, s.BotToken
 	}
-	switch {
-	case token == "":
-		writeError(w, "not_authed")
-		return
-	case token == s.AppToken:
-		writeError(w, "not_allowed_token_type")
-		return
-	case token != s.BotToken:
-		writeError(w, "invalid_auth")
+	if code := tokenError(token, want, other); code != "" {
+		writeError(w, code)
 		return
 	}
 	switch method {
+	case "apps.connections.open":
+		s.connectionsOpen(w)
 	case "auth.test":
 		writeOK(w, map[string]any{"url": "https://fake.slack.com/", "team": "Fake", "user": s.BotName,
 			"team_id": TeamID, "user_id": BotUserID, "bot_id": BotID, "is_enterprise_install": false})
@@ -76,18 +74,21 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) connectionsOpen(w http.ResponseWriter, token string) {
-	switch {
-	case token == "":
-		writeError(w, "not_authed")
-		return
-	case token == s.BotToken:
-		writeError(w, "not_allowed_token_type")
-		return
-	case token != s.AppToken:
-		writeError(w, "invalid_auth")
-		return
+// tokenError is Slack's error for a call with token when it takes want
+// ("" when token is want). Pure.
+func tokenError(token, want, other string) string {
+	switch token {
+	case want:
+		return ""
+	case "":
+		return "not_authed"
+	case other:
+		return "not_allowed_token_type"
 	}
+	return "invalid_auth"
+}
+
+func (s *Server) connectionsOpen(w http.ResponseWriter) {
 	s.mu.Lock()
 	ticket := s.idLocked("tk")
 	s.tickets[ticket] = true
@@ -244,35 +245,6 @@ func checkBlocks(raw string) ([][]Button, error) {
 		}
 	}
 	return rows, nil
-}
-
-// readParams reads a method's parameters, form-encoded or JSON.
-func readParams(r *http.Request) (map[string]string, error) {
-	out := map[string]string{}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct == "application/json" {
-		var body map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil && err.Error() != "EOF" {
-			return nil, err
-		}
-		for k, v := range body {
-			switch v := v.(type) {
-			case string:
-				out[k] = v
-			default:
-				b, _ := json.Marshal(v)
-				out[k] = string(b)
-			}
-		}
-		return out, nil
-	}
-	if err := r.ParseForm(); err != nil {
-		return nil, err
-	}
-	for k := range r.Form {
-		out[k] = r.Form.Get(k)
-	}
-	return out, nil
 }
 
 func writeOK(w http.ResponseWriter, body map[string]any) {

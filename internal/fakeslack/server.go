@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/talaria-agent/talaria/internal/fakewire"
 )
 
 // IDs of the fake workspace and its app.
@@ -171,16 +172,7 @@ func (s *Server) Sent() []Message {
 
 // WaitSent waits until ok holds for the sent messages, or ctx ends.
 func (s *Server) WaitSent(ctx context.Context, ok func([]Message) bool) ([]Message, error) {
-	for {
-		if sent := s.Sent(); ok(sent) {
-			return sent, nil
-		}
-		select {
-		case <-ctx.Done():
-			return s.Sent(), ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return fakewire.Wait(ctx, s.Sent, ok)
 }
 
 // Pending is how many events (messages, presses, the bot's own messages

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+	"github.com/talaria-agent/talaria/internal/fakewire"
 )
 
 // Mail is one message received.
@@ -60,16 +61,7 @@ func (s *Server) Mail() []Mail {
 
 // Wait waits until n messages arrived, or ctx ends.
 func (s *Server) Wait(ctx context.Context, n int) ([]Mail, error) {
-	for {
-		if m := s.Mail(); len(m) >= n {
-			return m, nil
-		}
-		select {
-		case <-ctx.Done():
-			return s.Mail(), ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return fakewire.Wait(ctx, s.Mail, func(m []Mail) bool { return len(m) >= n })
 }
 
 type backend struct{ s *Server }

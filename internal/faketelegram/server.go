@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/talaria-agent/talaria/internal/fakewire"
 )
 
 // Server is a running fake Bot API for one bot.
@@ -157,16 +159,7 @@ func (s *Server) FailNext(method string, statuses ...int) {
 
 // WaitSent waits until ok holds for the sent messages, or ctx ends.
 func (s *Server) WaitSent(ctx context.Context, ok func([]Message) bool) ([]Message, error) {
-	for {
-		if sent := s.Sent(); ok(sent) {
-			return sent, nil
-		}
-		select {
-		case <-ctx.Done():
-			return s.Sent(), ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	return fakewire.Wait(ctx, s.Sent, ok)
 }
 
 // serve routes /bot<token>/<method>.
@@ -181,7 +174,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "Unauthorized", 0)
 		return
 	}
-	params, err := readParams(r)
+	params, err := fakewire.ReadParams(r)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "Bad Request: "+err.Error(), 0)
 		return

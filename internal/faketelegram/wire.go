@@ -4,39 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 )
-
-// readParams reads a method's parameters, form-encoded or JSON.
-func readParams(r *http.Request) (map[string]string, error) {
-	out := map[string]string{}
-	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if ct == "application/json" {
-		var body map[string]any
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			return nil, err
-		}
-		for k, v := range body {
-			switch v := v.(type) {
-			case string:
-				out[k] = v
-			default:
-				b, _ := json.Marshal(v)
-				out[k] = string(b)
-			}
-		}
-		return out, nil
-	}
-	if err := r.ParseForm(); err != nil {
-		return nil, err
-	}
-	for k := range r.Form {
-		out[k] = r.Form.Get(k)
-	}
-	return out, nil
-}
 
 func writeResult(w http.ResponseWriter, result any) {
 	w.Header().Set("Content-Type", "application/json")
