@@ -109,42 +109,40 @@ func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput)
 		}
 		text = "(stopped)" // an interrupted turn whose draft showed something
 	}
-	st := a.g.rt.Store
 	for i, part := range p.Parts(text) {
 		key := fmt.Sprintf("%s/%s/%s/part/%d", in.Platform, in.Account, in.TurnID, i)
-		if _, sent, err := st.Sent(ctx, key); err != nil || sent {
-			if err != nil {
-				return err
-			}
-			continue
-		}
 		if i == 0 && drafted {
-			a.rate.wait(ctx, in.ChatID)
-			err := p.Edit(ctx, in.ChatID, draftID, part, nil)
-			if err == nil {
-				if err := st.RecordSent(ctx, key, draftID); err != nil {
-					return err
-				}
-				continue
+			if done, err := a.editDraft(ctx, p, in, key, draftID, part); done || err != nil {
+				return err // else the draft is gone: the part is sent anew
 			}
-			if !errors.Is(err, ErrNotEditable) {
-				return err
-			}
-			// The draft is gone: the part is sent anew.
 		}
 		out := Outgoing{ChatID: in.ChatID}
 		if i == 0 {
 			out.ReplyTo = in.ReplyTo
 		}
-		id, err := p.SendPart(ctx, out, part)
-		if err != nil {
-			return err
-		}
-		if err := st.RecordSent(ctx, key, id); err != nil {
+		if _, _, err := a.sendOnce(ctx, p, key, out, part, nil); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// editDraft makes the turn's draft message the reply's first part, once
+// (recorded under key). done is false when the draft can no longer be
+// edited.
+func (a *chatActivities) editDraft(ctx context.Context, p Platform, in workflows.ChatReplyInput, key, draftID, part string) (done bool, err error) {
+	st := a.g.rt.Store
+	if _, sent, err := st.Sent(ctx, key); err != nil || sent {
+		return true, err
+	}
+	a.rate.wait(ctx, in.ChatID)
+	switch err := p.Edit(ctx, in.ChatID, draftID, part, nil); {
+	case errors.Is(err, ErrNotEditable):
+		return false, nil
+	case err != nil:
+		return true, err
+	}
+	return true, st.RecordSent(ctx, key, draftID)
 }
 
 // replyText is what the chat is told: the final answer, or why there is

@@ -35,22 +35,13 @@ func (a *chatActivities) send(ctx context.Context, in workflows.ChatDeliverInput
 		text = turnacts.FinalText(m)
 	}
 	if in.Title != "" {
-		text = "**" + markdownLiteral(in.Title) + "**\n\n" + text
+		text = "**" + escapeMarkdown(in.Title) + "**\n\n" + text
 	}
 	first := ""
 	for i, part := range p.Parts(text) {
-		key := fmt.Sprintf("%s/part/%d", in.Key, i)
-		id, sent, err := a.g.rt.Store.Sent(ctx, key)
+		id, _, err := a.sendOnce(ctx, p, fmt.Sprintf("%s/part/%d", in.Key, i), Outgoing{ChatID: in.ChatID}, part, nil)
 		if err != nil {
 			return "", err
-		}
-		if !sent {
-			if id, err = p.SendPart(ctx, Outgoing{ChatID: in.ChatID}, part); err != nil {
-				return "", err
-			}
-			if err := a.g.rt.Store.RecordSent(ctx, key, id); err != nil {
-				return "", err
-			}
 		}
 		if i == 0 {
 			first = id
@@ -59,15 +50,22 @@ func (a *chatActivities) send(ctx context.Context, in workflows.ChatDeliverInput
 	return first, nil
 }
 
-// markdownLiteral makes text literal in Markdown. Pure.
-func markdownLiteral(s string) string {
-	out := make([]rune, 0, len(s))
-	for _, r := range s {
-		switch r {
-		case '\\', '*', '_', '`', '[', ']', '<', '>', '#', '~', '|':
-			out = append(out, '\\')
-		}
-		out = append(out, r)
+// sendOnce sends part to m's chat unless the outbox holds key, and records
+// it there; before (when set) runs just before a send. It returns the
+// message's id (the one recorded when it was sent before, fresh false),
+// also when recording it failed, with that error.
+func (a *chatActivities) sendOnce(ctx context.Context, p Platform, key string, m Outgoing, part string, before func()) (id string, fresh bool, err error) {
+	st := a.g.rt.Store
+	id, sent, err := st.Sent(ctx, key)
+	if err != nil || sent {
+		return id, false, err
 	}
-	return string(out)
+	if before != nil {
+		before()
+	}
+	if id, err = p.SendPart(ctx, m, part); err != nil {
+		return "", false, err
+	}
+	return id, true, st.RecordSent(ctx, key, id)
 }
+

@@ -93,17 +93,10 @@ func (a *chatActivities) showWait(ctx context.Context, p Platform, in workflows.
 		return false
 	}
 	key := fmt.Sprintf("%s/%s/%s/wait/%s", in.Platform, in.Account, turnID, callRef(callID))
-	if _, sent, err := a.g.rt.Store.Sent(ctx, key); err != nil || sent {
-		return true
-	}
-	parts := p.Parts(text)
-	a.rate.take(in.ChatID, time.Now())
-	id, err := p.SendPart(ctx, out, parts[0])
-	if err != nil {
+	pace := func() { a.rate.take(in.ChatID, time.Now()) }
+	if _, _, err := a.sendOnce(ctx, p, key, out, p.Parts(text)[0], pace); err != nil {
 		a.g.logger.Warn("gateway: show what the turn waits for", "platform", in.Platform, "error", err)
-		return true
 	}
-	_ = a.g.rt.Store.RecordSent(ctx, key, id)
 	return true
 }
 

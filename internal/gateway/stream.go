@@ -343,28 +343,22 @@ func (s *streamer) flush(ctx context.Context) {
 	if part == "" || part == s.shown {
 		return
 	}
-	st, chat := s.a.g.rt.Store, s.in.ChatID
-	key := draftKey(s.in.Platform, s.in.Account, s.turnID, s.gen)
+	chat := s.in.ChatID
 	if s.msgID == "" {
-		id, sent, err := st.Sent(ctx, key)
+		key := draftKey(s.in.Platform, s.in.Account, s.turnID, s.gen)
+		pace := func() { s.a.rate.take(chat, time.Now()) }
+		id, fresh, err := s.a.sendOnce(ctx, s.p, key, Outgoing{ChatID: chat, ReplyTo: s.in.MessageID}, part, pace)
 		if err != nil {
-			s.a.g.logger.Debug("gateway: find the draft", "error", err)
-			return
+			s.a.g.logger.Debug("gateway: send the draft", "platform", s.in.Platform, "error", err)
 		}
-		if !sent {
-			s.a.rate.take(chat, time.Now())
-			id, err = s.p.SendPart(ctx, Outgoing{ChatID: chat, ReplyTo: s.in.MessageID}, part)
-			if err != nil {
-				s.a.g.logger.Debug("gateway: send the draft", "platform", s.in.Platform, "error", err)
-				return
-			}
-			s.msgID, s.shown = id, part
-			if err := st.RecordSent(ctx, key, id); err != nil {
-				s.a.g.logger.Warn("gateway: record the draft", "error", err)
-			}
+		if id == "" {
 			return
 		}
 		s.msgID = id
+		if fresh {
+			s.shown = part
+			return
+		}
 	}
 	s.a.rate.take(chat, time.Now())
 	if err := s.p.Edit(ctx, chat, s.msgID, part, nil); err != nil {
