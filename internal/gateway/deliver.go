@@ -68,4 +68,3 @@ func (a *chatActivities) sendOnce(ctx context.Context, p Platform, key string, m
 	}
 	return id, true, st.RecordSent(ctx, key, id)
 }
-
