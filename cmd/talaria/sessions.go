@@ -14,6 +14,7 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/sessionview"
 	"github.com/talaria-agent/talaria/models"
 )
@@ -226,13 +227,7 @@ func lineageLine(sess *models.Session, lineage []models.Session) string {
 	return fmt.Sprintf("lineage %s, generation %d: %s", sess.LineageID, sess.Generation, strings.Join(parts, ", "))
 }
 
-func oneLineText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len([]rune(s)) > n {
-		return string([]rune(s)[:n]) + "…"
-	}
-	return s
-}
+func oneLineText(s string, n int) string { return textline.Of(s, n) }
 
 // The JSON shapes of `sessions show -o json` and of one conversation of
 // `sessions search -o json` (the API's too: see sessionview).

@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/talaria-agent/talaria/internal/textline"
 )
 
 // Error types of the JSON error shape, as OpenAI names them where it has a
@@ -96,16 +98,9 @@ func decodeJSON(r *http.Request, v any) error {
 	return nil
 }
 
-// oneLine keeps the first line of s, at most 200 characters.
-func oneLine(s string) string {
-	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 200 {
-		s = s[:200] + "..."
-	}
-	return s
-}
+// oneLine is s on one line, at most 200 characters: what an error
+// message quotes of a client's input.
+func oneLine(s string) string { return textline.Of(s, 200) }
 
 // logRecover answers 500 for a handler that panicked, and logs it.
 func (s *Server) logRecover(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	turnacts "github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -80,7 +81,7 @@ func (a *chatActivities) awaitTurn(ctx context.Context, in workflows.ChatMessage
 			return workflows.ChatTurnResult{Error: "the turn is gone"}, nil
 		}
 		if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
-			return workflows.ChatTurnResult{StopReason: workflows.StopError, Error: oneLine(err.Error())}, nil
+			return workflows.ChatTurnResult{StopReason: workflows.StopError, Error: textline.Of(err.Error(), 300)}, nil
 		}
 		return workflows.ChatTurnResult{}, err
 	}
@@ -170,11 +171,3 @@ func (a *chatActivities) replyText(ctx context.Context, in workflows.ChatReplyIn
 	return text, nil
 }
 
-func oneLine(s string) string {
-	for i, r := range s {
-		if r == '\n' || r == '\r' || i > 300 {
-			return s[:i]
-		}
-	}
-	return s
-}

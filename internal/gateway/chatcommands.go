@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -293,17 +294,9 @@ func (g *Gateway) cmdUndo(ctx context.Context, _ Platform, u Update, _ Command) 
 	if err != nil || refusal != "" {
 		return refusal, err
 	}
-	return "Forgot the last exchange (" + clip(text, 60) + ").", nil
+	return "Forgot the last exchange (" + textline.Of(text, 60) + ").", nil
 }
 
-// clip shortens s to n runes. Pure.
-func clip(s string, n int) string {
-	r := []rune(strings.Join(strings.Fields(s), " "))
-	if len(r) <= n {
-		return string(r)
-	}
-	return string(r[:n]) + "…"
-}
 
 func (g *Gateway) cmdSetHome(ctx context.Context, p Platform, u Update, _ Command) (string, error) {
 	if err := g.rt.Store.SetHome(ctx, p.Name()+":"+u.Chat.ID); err != nil {
