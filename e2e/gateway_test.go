@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -91,22 +92,34 @@ func telegramServe(t *testing.T, model *fakellm.Server, env ...string) (*user, *
 // waitText waits until a message to chat 42 contains text, and returns it.
 func waitText(t *testing.T, tg *faketelegram.Server, text string, within time.Duration) faketelegram.Message {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
+	return waitTextIn(t, tg, 42, text, within)
+}
+
+// waitTextIn waits until a message to chat contains text, and returns it.
+func waitTextIn(t *testing.T, tg *faketelegram.Server, chat int64, text string, within time.Duration) faketelegram.Message {
+	t.Helper()
 	var found faketelegram.Message
-	sent, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool {
+	waitTelegram(t, tg, within, fmt.Sprintf("a message to %d with %q", chat, text), func(ms []faketelegram.Message) bool {
 		for _, m := range ms {
-			if m.ChatID == 42 && strings.Contains(m.Text, text) {
+			if m.ChatID == chat && strings.Contains(m.Text, text) {
 				found = m
 				return true
 			}
 		}
 		return false
 	})
-	if err != nil {
-		t.Fatalf("no message with %q within %s; sent:\n%+v", text, within, sent)
-	}
 	return found
+}
+
+// waitTelegram waits until ok holds for what the bot sent; what names it
+// when it does not within the time.
+func waitTelegram(t *testing.T, tg *faketelegram.Server, within time.Duration, what string, ok func([]faketelegram.Message) bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	if sent, err := tg.WaitSent(ctx, ok); err != nil {
+		t.Fatalf("no %s within %s; sent:\n%+v", what, within, sent)
+	}
 }
 
 // TestTelegramControls: an approval shows buttons and pressing Approve
@@ -333,24 +346,6 @@ func TestTelegramPairing(t *testing.T) {
 	waitTextIn(t, tg, 77, "Welcome aboard.", 30*time.Second)
 }
 
-// waitTextIn waits until a message to chat contains text.
-func waitTextIn(t *testing.T, tg *faketelegram.Server, chat int64, text string, within time.Duration) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	sent, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool {
-		for _, m := range ms {
-			if m.ChatID == chat && strings.Contains(m.Text, text) {
-				return true
-			}
-		}
-		return false
-	})
-	if err != nil {
-		t.Fatalf("no message to %d with %q within %s; sent:\n%+v", chat, text, within, sent)
-	}
-}
-
 // TestTelegramSessions: /new starts a session without the earlier
 // conversation; an idle chat starts a new one by itself; /sessions and
 // /resume go back; /undo forgets the last exchange and /retry asks again;
@@ -418,14 +413,10 @@ func TestTelegramSessions(t *testing.T) {
 	waitText(t, tg, "No scheduled jobs.", 30*time.Second)
 }
 
-// waitTextCount waits until n messages to chat 42 contain text.
+// waitTextCount waits until n messages contain text.
 func waitTextCount(t *testing.T, tg *faketelegram.Server, text string, n int, within time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	if sent, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool { return countText(ms, text) >= n }); err != nil {
-		t.Fatalf("fewer than %d messages with %q within %s; sent:\n%+v", n, text, within, sent)
-	}
+	waitTelegram(t, tg, within, fmt.Sprintf("%d messages with %q", n, text), func(ms []faketelegram.Message) bool { return countText(ms, text) >= n })
 }
 
 // TestTelegramHomeDelivery: /sethome makes a chat the target of the jobs

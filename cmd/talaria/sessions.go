@@ -14,8 +14,8 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/sessionview"
+	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/models"
 )
 

@@ -170,4 +170,3 @@ func (a *chatActivities) replyText(ctx context.Context, in workflows.ChatReplyIn
 	}
 	return text, nil
 }
-

@@ -297,7 +297,6 @@ func (g *Gateway) cmdUndo(ctx context.Context, _ Platform, u Update, _ Command) 
 	return "Forgot the last exchange (" + textline.Of(text, 60) + ").", nil
 }
 
-
 func (g *Gateway) cmdSetHome(ctx context.Context, p Platform, u Update, _ Command) (string, error) {
 	if err := g.rt.Store.SetHome(ctx, p.Name()+":"+u.Chat.ID); err != nil {
 		return "", err
