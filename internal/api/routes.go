@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"net/http/httptest"
 )
 
 // handlerFunc is a route: it writes its answer, or returns the error to
@@ -64,19 +63,30 @@ func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) error {
 // (405, with Allow).
 func jsonFallback(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, pattern := mux.Handler(r); pattern != "" {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
 			mux.ServeHTTP(w, r)
 			return
 		}
-		rec := httptest.NewRecorder()
-		mux.ServeHTTP(rec, r)
-		status := rec.Code
+		// The mux's own answer, for its status and Allow only.
+		rec := &headerOnly{header: http.Header{}, code: http.StatusOK}
+		h.ServeHTTP(rec, r)
 		e := notFound("no route %s %s (GET /openapi.json lists them)", r.Method, oneLine(r.URL.Path))
-		if status == http.StatusMethodNotAllowed {
-			allow := rec.Header().Get("Allow")
+		if status := rec.code; status == http.StatusMethodNotAllowed {
+			allow := rec.header.Get("Allow")
 			w.Header().Set("Allow", allow)
 			e = errorf(status, typeInvalidRequest, "method_not_allowed", "%s does not take %s (allowed: %s)", oneLine(r.URL.Path), r.Method, allow)
 		}
 		writeJSON(w, e.status, errorBody{Error: e})
 	})
 }
+
+// headerOnly keeps an answer's status and headers and drops its body.
+type headerOnly struct {
+	header http.Header
+	code   int
+}
+
+func (h *headerOnly) Header() http.Header         { return h.header }
+func (h *headerOnly) Write(b []byte) (int, error) { return len(b), nil }
+func (h *headerOnly) WriteHeader(code int)        { h.code = code }
