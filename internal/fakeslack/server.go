@@ -40,7 +40,6 @@ type Server struct {
 	nextTS         int64
 	nextID         int
 	sent           []Message
-	requests       map[string]int
 	failNext       map[string][]string
 	badAcks        []string
 	closed         chan struct{}
@@ -91,7 +90,7 @@ const maxAttempts = 4
 func Start(botToken, appToken, botName string) *Server {
 	s := &Server{BotToken: botToken, AppToken: appToken, BotName: botName, kick: make(chan struct{}, 1),
 		redeliverAfter: 3 * time.Second, tickets: map[string]bool{}, nextTS: time.Now().Unix() * 1_000_000,
-		requests: map[string]int{}, failNext: map[string][]string{}, closed: make(chan struct{})}
+		failNext: map[string][]string{}, closed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/link/", s.serveSocket)
@@ -130,32 +129,6 @@ func (s *Server) FailNext(method string, errs ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.failNext[method] = append(s.failNext[method], errs...)
-}
-
-// Calls is how many times the app called a Web API method.
-func (s *Server) Calls(method string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests[method]
-}
-
-// Connections is how many Socket Mode connections are open.
-func (s *Server) Connections() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.conns)
-}
-
-// Disconnect asks every open connection to reconnect, as Slack does
-// ({"type": "disconnect", "reason": "refresh_requested"}).
-func (s *Server) Disconnect() {
-	s.mu.Lock()
-	conns := append([]*conn(nil), s.conns...)
-	s.mu.Unlock()
-	for _, c := range conns {
-		_ = c.write(map[string]any{"type": "disconnect", "reason": "refresh_requested",
-			"debug_info": map[string]any{"host": "fakeslack"}})
-	}
 }
 
 // Sent is every message the bot posted, in order, with its latest text.
@@ -213,11 +186,6 @@ func (s *Server) BadAcks() []string {
 // and returns its ts.
 func (s *Server) SendDM(user, channel, text string) string {
 	return s.post(user, channel, "im", text, "", false)
-}
-
-// SendDMInThread delivers a message from user in a thread of a DM.
-func (s *Server) SendDMInThread(user, channel, text, threadTS string) string {
-	return s.post(user, channel, "im", text, threadTS, false)
 }
 
 // Mention delivers a message from user in a channel (a "C..." id) that

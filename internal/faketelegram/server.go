@@ -20,18 +20,14 @@ type Server struct {
 	Username string
 	srv      *httptest.Server
 
-	mu       sync.Mutex
-	wake     chan struct{}
-	updates  []update // not yet acknowledged
-	nextUpd  int64
-	nextMsg  int64
-	sent     []Message
-	actions  []string
-	requests map[string]int
+	mu      sync.Mutex
+	wake    chan struct{}
+	updates []update // not yet acknowledged
+	nextUpd int64
+	nextMsg int64
+	sent    []Message
 	// editTimes are when each message was edited (by message id).
 	editTimes map[int64][]time.Time
-	// failNext makes the next calls of a method fail with a status.
-	failNext map[string][]int
 }
 
 // Message is a message the bot sent (or edited).
@@ -60,17 +56,13 @@ type update struct {
 // Start starts a fake Bot API for a bot with token and username.
 func Start(token, username string) *Server {
 	s := &Server{Token: token, Username: username, wake: make(chan struct{}), nextUpd: 1000, nextMsg: 1,
-		requests: map[string]int{}, failNext: map[string][]int{}, editTimes: map[int64][]time.Time{}}
+		editTimes: map[int64][]time.Time{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
 
 // URL is the server's base URL ("http://127.0.0.1:port").
 func (s *Server) URL() string { return s.srv.URL }
-
-// Endpoint is the URL pattern Bot API clients take ("%s" for the token,
-// then the method).
-func (s *Server) Endpoint() string { return s.srv.URL + "/bot%s/%s" }
 
 // Close stops the server, ending long polls in flight.
 func (s *Server) Close() {
@@ -142,21 +134,6 @@ func (s *Server) EditTimes(id int64) []time.Time {
 	return append([]time.Time(nil), s.editTimes[id]...)
 }
 
-// Calls is how many times the bot called method.
-func (s *Server) Calls(method string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests[method]
-}
-
-// FailNext makes the next calls of method answer with these statuses (429
-// carries retry_after 1).
-func (s *Server) FailNext(method string, statuses ...int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failNext[method] = append(s.failNext[method], statuses...)
-}
-
 // WaitSent waits until ok holds for the sent messages, or ctx ends.
 func (s *Server) WaitSent(ctx context.Context, ok func([]Message) bool) ([]Message, error) {
 	return fakewire.Wait(ctx, s.Sent, ok)
@@ -179,19 +156,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "Bad Request: "+err.Error(), 0)
 		return
 	}
-	s.mu.Lock()
-	s.requests[method]++
-	if st := s.failNext[method]; len(st) > 0 {
-		s.failNext[method] = st[1:]
-		s.mu.Unlock()
-		retry := 0
-		if st[0] == http.StatusTooManyRequests {
-			retry = 1
-		}
-		writeError(w, st[0], http.StatusText(st[0]), retry)
-		return
-	}
-	s.mu.Unlock()
 	switch method {
 	case "getMe":
 		writeResult(w, map[string]any{"id": 7000, "is_bot": true, "first_name": "Talaria", "username": s.Username})
@@ -203,12 +167,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.editMessage(w, params)
 	case "deleteMessage":
 		s.deleteMessage(w, params)
-	case "sendChatAction":
-		s.mu.Lock()
-		s.actions = append(s.actions, params["action"])
-		s.mu.Unlock()
-		writeResult(w, true)
-	case "answerCallbackQuery", "setMyCommands", "deleteWebhook":
+	case "sendChatAction", "answerCallbackQuery", "setMyCommands", "deleteWebhook":
 		writeResult(w, true)
 	default:
 		writeError(w, http.StatusNotFound, "Not Found: method not found", 0)

@@ -46,9 +46,6 @@ func (f Flavour) Limit() int {
 // TelegramHTML renders Markdown for Telegram's HTML parse mode.
 func TelegramHTML(md string) string { return Render(md, FlavourTelegramHTML) }
 
-// TelegramMarkdownV2 renders Markdown for Telegram's MarkdownV2 parse mode.
-func TelegramMarkdownV2(md string) string { return Render(md, FlavourTelegramMarkdownV2) }
-
 // SlackMrkdwn renders Markdown as Slack mrkdwn.
 func SlackMrkdwn(md string) string { return Render(md, FlavourSlack) }
 
