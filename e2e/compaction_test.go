@@ -75,3 +75,48 @@ func TestChatCompactsALongConversation(t *testing.T) {
 		t.Fatalf("--resume %s: exit %d %+v\n%s", res.ActiveSessionID, code, next, stderr)
 	}
 }
+
+// TestCompactCommand: talaria compact compacts a session between turns
+// through serve; the next turn goes on from the summary in the child.
+func TestCompactCommand(t *testing.T) {
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		msgs := req.Body.Messages
+		if len(msgs) == 1 && strings.Contains(msgs[0].Content, "TRANSCRIPT TO SUMMARISE") {
+			return fakellm.TextStep("[CONTEXT COMPACTION — REFERENCE ONLY]\n## Active Task\n- CLI-SUMMARY")
+		}
+		return fakellm.TextStep(fmt.Sprintf("%d messages", len(msgs)))
+	}))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	writeConfig("compression:\n  keep_last: 2\n")(t, u)
+	u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0")
+
+	out, stderr, code := u.run(time.Minute, "compact", "notyet")
+	if code != 1 || !strings.Contains(stderr, "session notyet has no conversation") {
+		t.Fatalf("compact of an unknown session: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, q := range []string{"one", "two", "three", "four"} {
+		if _, stderr, code := u.run(time.Minute, "chat", "-q", q, "--session", "cli"); code != 0 {
+			t.Fatalf("chat -q %s: exit %d\n%s", q, code, stderr)
+		}
+	}
+	out, stderr, code = u.run(2*time.Minute, "compact", "cli")
+	if code != 0 || !strings.Contains(out, "Compacted: ~") || !strings.Contains(out, "goes on in session cli~1") ||
+		!strings.Contains(stderr, "compacting session cli") {
+		t.Fatalf("compact cli: exit %d\n%s%s", code, out, stderr)
+	}
+	res, stderr, code := u.chatJSON(time.Minute, "-q", "five", "--session", "cli")
+	if code != 0 || res.ActiveSessionID != "cli~1" || len(res.Messages) == 0 {
+		t.Fatalf("the turn after compact: exit %d %+v\n%s", code, res, stderr)
+	}
+	var summary bool
+	for _, m := range res.Messages {
+		summary = summary || strings.Contains(m.Content, "CLI-SUMMARY")
+		if m.Content == "three" { // "two" is in the head: keep_first 3
+			t.Errorf("the middle (%q) is still in the conversation", m.Content)
+		}
+	}
+	if !summary {
+		t.Errorf("the conversation after compact holds no summary: %+v", res.Messages)
+	}
+}

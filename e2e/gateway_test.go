@@ -73,18 +73,19 @@ func countTo(msgs []faketelegram.Message, chat int64) int {
 	return n
 }
 
-// telegramServe starts serve answering the fake bot for user 42.
+// telegramServe starts serve answering the fake bot for user 42 (env,
+// pairs of names and values, may set more).
 func telegramServe(t *testing.T, model *fakellm.Server, env ...string) (*user, *faketelegram.Server, *server) {
 	t.Helper()
 	tg := faketelegram.Start("123:secret-token", "talaria_test_bot")
 	t.Cleanup(tg.Close)
 	u := newUser(t, model.URL())
-	for i := 0; i+1 < len(env); i += 2 {
-		u.env[env[i]] = env[i+1]
-	}
 	u.env["TELEGRAM_BOT_TOKEN"] = tg.Token
 	u.env["TELEGRAM_API_URL"] = tg.URL()
 	u.env["TELEGRAM_ALLOWED_USERS"] = "42"
+	for i := 0; i+1 < len(env); i += 2 {
+		u.env[env[i]] = env[i+1]
+	}
 	s := u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0")
 	return u, tg, s
 }

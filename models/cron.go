@@ -58,6 +58,10 @@ type CronJob struct {
 	MaxIterations int      // 0: the configured default
 	PreRunScript  string   `gorm:"type:text;serializer:text"`
 	Deliver       []string `gorm:"serializer:json;type:text"`
+	// Origin is the chat that made the job ("telegram:<chat>",
+	// "slack:<channel>"), where the target "origin" delivers; empty for a
+	// job made by the CLI or the API.
+	Origin string `gorm:"size:160"`
 
 	Enabled       bool          `gorm:"not null;default:false"`
 	Overlap       string        // OverlapSkip (default) or OverlapAllow

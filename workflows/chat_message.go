@@ -86,6 +86,7 @@ func ChatMessageWorkflow(ctx workflow.Context, in ChatMessageInput) error {
 func RegisterGateway(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(ChatMessageWorkflow, workflow.RegisterOptions{Name: ChatMessageWorkflowName})
 	r.RegisterWorkflowWithOptions(ChatDeliverWorkflow, workflow.RegisterOptions{Name: ChatDeliverWorkflowName})
+	r.RegisterWorkflowWithOptions(ChatCompactWorkflow, workflow.RegisterOptions{Name: ChatCompactWorkflowName})
 }
 
 // Names of the delivery of a result (a cron job's) to a chat.

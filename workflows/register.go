@@ -11,4 +11,5 @@ func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(SessionWorkflow, workflow.RegisterOptions{Name: SessionWorkflowName})
 	r.RegisterWorkflowWithOptions(MemoryReviewWorkflow, workflow.RegisterOptions{Name: MemoryReviewWorkflowName})
 	r.RegisterWorkflowWithOptions(CronRunWorkflow, workflow.RegisterOptions{Name: CronRunWorkflowName})
+	r.RegisterWorkflowWithOptions(CompactSessionWorkflow, workflow.RegisterOptions{Name: CompactSessionWorkflowName})
 }

@@ -50,6 +50,9 @@ func printCronJob(w io.Writer, v cronjob.View) {
 		{"created", v.CreatedAt.Format(time.RFC3339)},
 		{"updated", v.UpdatedAt.Format(time.RFC3339)},
 	}
+	if v.Origin != "" {
+		fields = append(fields[:9:9], append([]struct{ name, value string }{{"origin", v.Origin + " (made in that chat)"}}, fields[9:]...)...)
+	}
 	fmt.Fprintf(w, "job %s (%s)\n", v.Name, v.ID)
 	for _, f := range fields {
 		fmt.Fprintf(w, "  %-15s %s\n", f.name+":", indentLines(f.value, strings.Repeat(" ", 18)))

@@ -33,7 +33,7 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 		return usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newServeCommand(), newChatCommand(), newSendCommand(), newSteerCommand(),
-		newStopCommand(), newStatusCommand(), newApproveCommand(), newDenyCommand(), newAnswerCommand(),
+		newStopCommand(), newCompactCommand(), newStatusCommand(), newApproveCommand(), newDenyCommand(), newAnswerCommand(),
 		newWorkerCommand(), newAPICommand(), gatewayCommands(), newTemporalCommand(), newSessionsCommand(), newConfigCommand(), newMemoryCommand(),
 		newCronCommand(), newSchedulerCommand(), newVersionCommand(), newDoctorCommand(), newModelCommand(), newSetupCommand(), newLogsCommand())
 	// Unknown sub-commands are usage errors too.

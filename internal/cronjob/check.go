@@ -65,14 +65,27 @@ func CheckTools(names []string) error {
 	return nil
 }
 
+// checkJobDeliver checks a job's targets: CheckDeliver's, and "origin"
+// only for a job made in a chat.
+func checkJobDeliver(j models.CronJob) error {
+	if err := CheckDeliver(j.Deliver); err != nil {
+		return err
+	}
+	if j.Origin == "" && slices.Contains(j.Deliver, engine.OriginDelivery) {
+		return &FieldError{Field: "deliver", Value: engine.OriginDelivery,
+			Reason: "origin is the chat that made the job, and this one is not made in a chat: use home, telegram:<chat id> or slack:<channel id>"}
+	}
+	return nil
+}
+
 // CheckDeliver refuses a delivery target that is none of "local", "home"
-// (the chat /sethome chose),
+// (the chat /sethome chose), "origin" (the chat that made the job),
 // "telegram:" and a chat id, "slack:" and a channel id, "email:" and one bare address, and "webhook:" followed by an absolute
 // http(s) URL with a host (no user name or password in it, no spaces or
 // control characters, at most 2048 bytes). Targets come from whoever may add jobs: nothing else is sent to.
 func CheckDeliver(targets []string) error {
 	for _, d := range targets {
-		if d == engine.DefaultDelivery || d == "home" {
+		if d == engine.DefaultDelivery || d == "home" || d == engine.OriginDelivery {
 			continue
 		}
 		if addr, ok := strings.CutPrefix(d, "email:"); ok {
@@ -94,7 +107,7 @@ func CheckDeliver(targets []string) error {
 			continue
 		}
 		if raw, ok := strings.CutPrefix(d, "webhook:"); !ok || !validWebhook(raw) {
-			return &FieldError{Field: "deliver", Value: d, Reason: "use local, home, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id> or email:<address>"}
+			return &FieldError{Field: "deliver", Value: d, Reason: "use local, home, origin, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id> or email:<address>"}
 		}
 	}
 	return nil
@@ -143,6 +156,8 @@ type Spec struct {
 	Overlap       string
 	CatchUp       string
 	CatchUpWindow time.Duration
+	// Origin is the chat the job is made in (see models.CronJob.Origin).
+	Origin string
 }
 
 // New checks spec and makes the job it describes (enabled, with a new
@@ -158,9 +173,9 @@ func New(spec Spec, now time.Time) (models.CronJob, scheduler.Schedule, error) {
 		return models.CronJob{}, nil, err
 	}
 	job := models.CronJob{Name: spec.Name, Prompt: spec.Prompt, Deliver: spec.Deliver, Model: spec.Model,
-		MaxIterations: spec.MaxIterations, Toolsets: spec.Tools, PreRunScript: spec.PreRunScript}
+		MaxIterations: spec.MaxIterations, Toolsets: spec.Tools, PreRunScript: spec.PreRunScript, Origin: spec.Origin}
 	job.Deliver = engine.DeliveryTargets(job)
-	if err := CheckDeliver(job.Deliver); err != nil {
+	if err := checkJobDeliver(job); err != nil {
 		return models.CronJob{}, nil, err
 	}
 	now = now.UTC()
@@ -226,7 +241,7 @@ func (e Edit) Apply(j *models.CronJob) error {
 		j.MaxIterations = *e.MaxIterations
 	}
 	if e.Deliver != nil {
-		if err := CheckDeliver(j.Deliver); err != nil {
+		if err := checkJobDeliver(*j); err != nil {
 			return err
 		}
 	}

@@ -23,6 +23,7 @@ type View struct {
 	MaxIterations int        `json:"max_iterations,omitempty"`
 	PreRunScript  string     `json:"pre_run_script,omitempty"`
 	Deliver       []string   `json:"deliver"`
+	Origin        string     `json:"origin,omitempty"`
 	Overlap       string     `json:"overlap"`
 	CatchUp       string     `json:"catch_up"`
 	CatchUpWindow string     `json:"catch_up_window"`
@@ -36,7 +37,7 @@ type View struct {
 func NewView(j models.CronJob, now time.Time) View {
 	v := View{ID: j.ID, Name: j.Name, Schedule: j.Schedule, TimeZone: j.TimeZone, Enabled: j.Enabled,
 		Prompt: j.Prompt, Model: j.Model, Tools: NonNil(j.Toolsets), MaxIterations: j.MaxIterations,
-		PreRunScript: j.PreRunScript, Deliver: NonNil(j.Deliver), Overlap: j.Overlap, CatchUp: j.CatchUp,
+		PreRunScript: j.PreRunScript, Deliver: NonNil(j.Deliver), Origin: j.Origin, Overlap: j.Overlap, CatchUp: j.CatchUp,
 		CatchUpWindow: j.CatchUpWindow.String(), CreatedAt: j.CreatedAt.UTC(), UpdatedAt: j.UpdatedAt.UTC()}
 	v.LastScheduled = utcPtr(j.LastScheduled)
 	if next := NextRun(j, now); !next.IsZero() {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/mailer"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -90,6 +92,29 @@ func homeDeliverer(store interface {
 			return "", temporal.NewNonRetryableApplicationError("no home chat is set: send /sethome in the chat that should get these deliveries", "BadTarget", nil)
 		}
 		in.Target = home
+		return d.Deliver(ctx, in)
+	})
+}
+
+// originDeliverer delivers to the chat that made the job (its Origin),
+// through that platform's deliverer.
+func originDeliverer(store interface {
+	CronJob(context.Context, string) (*models.CronJob, error)
+}, platforms map[string]activities.Deliverer) activities.Deliverer {
+	return activities.DelivererFunc(func(ctx context.Context, in turnapi.DeliverInput) (string, error) {
+		job, err := store.CronJob(ctx, in.JobID)
+		if errors.Is(err, models.ErrNotFound) {
+			return "", temporal.NewNonRetryableApplicationError("the job is gone, and with it the chat that made it", "BadTarget", nil)
+		}
+		if err != nil {
+			return "", err
+		}
+		scheme, _, _ := strings.Cut(job.Origin, ":")
+		d := platforms[scheme]
+		if d == nil {
+			return "", temporal.NewNonRetryableApplicationError("the job was not made in a chat: it has no origin to deliver to", "BadTarget", nil)
+		}
+		in.Target = job.Origin
 		return d.Deliver(ctx, in)
 	})
 }

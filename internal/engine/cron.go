@@ -77,9 +77,16 @@ const runNowAttempts = 120
 // output is lost (jobs made before the default existed included).
 const DefaultDelivery = "local"
 
+// OriginDelivery is the delivery target of the chat that made a job, and
+// the default of a job made in a chat.
+const OriginDelivery = "origin"
+
 // DeliveryTargets are the targets job delivers to: its own, or
 // DefaultDelivery when it has none. Pure.
 func DeliveryTargets(job models.CronJob) []string {
+	if len(job.Deliver) == 0 && job.Origin != "" {
+		return []string{OriginDelivery}
+	}
 	if len(job.Deliver) == 0 {
 		return []string{DefaultDelivery}
 	}

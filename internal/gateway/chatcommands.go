@@ -35,6 +35,7 @@ var chatCommands = map[string]commandFunc{
 	"retry":    (*Gateway).cmdRetry,
 	"undo":     (*Gateway).cmdUndo,
 	"sethome":  (*Gateway).cmdSetHome,
+	"compress": (*Gateway).cmdCompress,
 }
 
 // command carries out a chat command and answers in the chat.
@@ -219,28 +220,6 @@ func (g *Gateway) cmdResume(ctx context.Context, _ Platform, u Update, c Command
 	return "Usage: /resume ID, with an ID /sessions lists.", nil
 }
 
-func (g *Gateway) cmdCron(ctx context.Context, _ Platform, _ Update, c Command) (string, error) {
-	if c.Args != "" && c.Args != "list" {
-		return "Usage: /cron list", nil
-	}
-	jobs, err := g.rt.Store.CronJobs(ctx)
-	if err != nil {
-		return "", err
-	}
-	if len(jobs) == 0 {
-		return "No scheduled jobs.", nil
-	}
-	lines := []string{"Scheduled jobs:"}
-	for _, j := range jobs {
-		state := "paused"
-		if j.Enabled {
-			state = "active"
-		}
-		lines = append(lines, fmt.Sprintf("• %s — %s (%s)", j.Name, j.Schedule, state))
-	}
-	return strings.Join(lines, "\n"), nil
-}
-
 // lastExchange is the session's last visible user message and the ids of
 // every message from it on.
 func (g *Gateway) lastExchange(ctx context.Context, session string) (string, []int64, error) {
@@ -302,4 +281,31 @@ func (g *Gateway) cmdSetHome(ctx context.Context, p Platform, u Update, _ Comman
 		return "", err
 	}
 	return "This chat is home now: deliveries to home come here.", nil
+}
+
+// cmdCompress compacts the chat's conversation between turns, the way a
+// turn does past its threshold; the chat is told how it went when it is
+// done (ChatCompactWorkflow, which survives a restart meanwhile).
+func (g *Gateway) cmdCompress(ctx context.Context, p Platform, u Update, _ Command) (string, error) {
+	chat, err := g.chatOf(ctx, u)
+	if err != nil {
+		return "", err
+	}
+	t := engine.WithModel(engine.TurnTemplate(g.cfg, g.workdir()), chat.Model)
+	in, err := g.rt.CompactionOf(ctx, chat.SessionID, t)
+	switch {
+	case errors.Is(err, engine.ErrTurnRunning):
+		return "A turn is running: /compress when it is done (or /stop it).", nil
+	case errors.Is(err, engine.ErrNoConversation):
+		return "Nothing to compact: this chat's session has no conversation yet.", nil
+	case err != nil:
+		return "", err
+	}
+	// Said first: the report may come at once (nothing to compact).
+	if _, err := p.SendPart(ctx, Outgoing{ChatID: u.Chat.ID, ReplyTo: u.MessageID}, "Compacting the conversation…"); err != nil {
+		return "", err
+	}
+	return "", g.startOnce(ctx, updateWorkflowID(p, u), workflows.ChatCompactWorkflowName, workflows.ChatCompactInput{
+		Platform: p.Name(), ChatID: u.Chat.ID, Compact: in,
+	})
 }

@@ -32,7 +32,7 @@ var Commands = []CommandInfo{
 	{"compress", "/compress", "compact the conversation now"},
 	{"sessions", "/sessions", "recent sessions of this chat"},
 	{"resume", "/resume ID", "go on with an earlier session"},
-	{"cron", "/cron list", "scheduled jobs"},
+	{"cron", "/cron list | add SCHEDULE | PROMPT | rm NAME", "scheduled jobs; a job added here delivers to this chat"},
 	{"sethome", "/sethome", "deliveries with no target come to this chat"},
 	{"help", "/help", "this list"},
 	{"pair", "/pair CODE", "(from someone not allowed yet, in a DM) be let in with a code from 'talaria gateway pair'"},

@@ -216,7 +216,7 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 	}
 	in := engine.WithModel(engine.TurnTemplate(g.cfg, g.workdir()), chat.Model)
 	in.SessionID, in.UserMessage = chat.SessionID, text
-	id := fmt.Sprintf("gateway/%s/%s/%s", p.Name(), p.Account(), u.ID)
+	id := updateWorkflowID(p, u)
 	msg := workflows.Message{RequestID: id, Text: text, Mode: mode, Turn: in}
 	// Delivered here, in the order the chat sent its messages (queued
 	// messages run in that order); the workflow's own delivery of the
@@ -224,13 +224,25 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 	if err := g.rt.Send(ctx, in.SessionID, msg); err != nil {
 		return err
 	}
-	_, err = g.rt.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	return g.startOnce(ctx, id, workflows.ChatMessageWorkflowName, workflows.ChatMessageInput{
+		Platform: p.Name(), Account: p.Account(), ChatID: u.Chat.ID, MessageID: u.MessageID, Message: msg,
+	})
+}
+
+// updateWorkflowID is the id of the workflow an update starts.
+func updateWorkflowID(p Platform, u Update) string {
+	return fmt.Sprintf("gateway/%s/%s/%s", p.Name(), p.Account(), u.ID)
+}
+
+// startOnce starts a workflow of the gateway's task queue under id, once:
+// a second start (the update received again) finds the first and changes
+// nothing, also after it ended.
+func (g *Gateway) startOnce(ctx context.Context, id, workflow string, in any) error {
+	_, err := g.rt.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.GatewayTaskQueue,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
-	}, workflows.ChatMessageWorkflowName, workflows.ChatMessageInput{
-		Platform: p.Name(), Account: p.Account(), ChatID: u.Chat.ID, MessageID: u.MessageID, Message: msg,
-	})
+	}, workflow, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) || temporal.IsWorkflowExecutionAlreadyStartedError(err) {
 		return nil // taken before

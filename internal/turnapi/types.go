@@ -272,6 +272,9 @@ const (
 	CompactPreflight = "preflight"
 	// CompactOverflow: the provider refused a request as too long.
 	CompactOverflow = "overflow"
+	// CompactManual: someone asked for it between turns (chat /compress,
+	// talaria sessions compact).
+	CompactManual = "manual"
 )
 
 // CompressContextInput asks for one compaction of a session's context.
@@ -282,7 +285,7 @@ type CompressContextInput struct {
 	// Provider indexes the provider that writes the summary.
 	Provider int
 	Workdir  string
-	// Reason is CompactPreflight or CompactOverflow.
+	// Reason is CompactPreflight, CompactOverflow or CompactManual.
 	Reason string
 	// SkipSummary: the summariser failed recently; use the static summary
 	// without a model call.
