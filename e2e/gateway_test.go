@@ -245,20 +245,21 @@ func TestTelegramExactlyOnce(t *testing.T) {
 
 // TestTelegramBusyModes: with busy_input_mode queue, three messages sent
 // while a turn runs are answered in order, after it; /steer reaches the
-// running turn (the model's next call reads it).
+// running turn (the model's next call reads it); gateway status counts the
+// messages waiting.
 func TestTelegramBusyModes(t *testing.T) {
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		last, _ := req.LastMessage()
 		switch {
 		case strings.Contains(last.Content, "slow task"):
-			return fakellm.ToolStep(fakellm.ToolCall{ID: "sl", Name: "terminal", Arguments: `{"command":"sleep 2"}`})
+			return fakellm.ToolStep(fakellm.ToolCall{ID: "sl", Name: "terminal", Arguments: `{"command":"sleep 6"}`})
 		case last.Role == "tool":
 			return fakellm.TextStep("slow task done; saw: " + last.Content)
 		}
 		return fakellm.TextStep("answer to " + last.Content)
 	}))
 	defer model.Close()
-	_, tg, _ := telegramServe(t, model, "TALARIA_BUSY_INPUT_MODE", "queue")
+	u, tg, _ := telegramServe(t, model, "TALARIA_BUSY_INPUT_MODE", "queue")
 	tg.Send(42, 0, "a slow task")
 	if err := model.WaitRequests(t.Context(), 1); err != nil {
 		t.Fatal(err)
@@ -266,6 +267,17 @@ func TestTelegramBusyModes(t *testing.T) {
 	tg.Send(42, 0, "/steer mention the weather")
 	for _, m := range []string{"one", "two", "three"} {
 		tg.Send(42, 0, m)
+	}
+	// gateway status counts the five messages taken and not answered (the
+	// steer waits with the turn it reached).
+	var status string
+	for deadline := time.Now().Add(4 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if status, _, _ = u.run(time.Minute, "gateway", "status", "-o", "json"); strings.Contains(status, `"in_flight": 5`) {
+			break
+		}
+	}
+	if !strings.Contains(status, `"in_flight": 5`) {
+		t.Errorf("gateway status while five messages wait:\n%s", status)
 	}
 	done := waitText(t, tg, "slow task done", time.Minute)
 	waitText(t, tg, "answer to three", time.Minute)

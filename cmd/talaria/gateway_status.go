@@ -10,6 +10,7 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/gateway"
 )
 
 // gatewayStatus is one platform account in `talaria gateway status`.
@@ -22,6 +23,8 @@ type gatewayStatus struct {
 	LastUpdateAt *time.Time `json:"last_update_at,omitempty"`
 	LastUpdateID string     `json:"last_update_id,omitempty"`
 	LastError    string     `json:"last_error,omitempty"`
+	// InFlight counts the messages taken and not answered yet.
+	InFlight int `json:"in_flight"`
 }
 
 func newGatewayStatusCommand() *cobra.Command {
@@ -29,15 +32,20 @@ func newGatewayStatusCommand() *cobra.Command {
 	c := controlCommand("status", "Which process takes each platform's updates", `status lists the platform accounts a gateway took updates for: the process
 holding each one's lease (host/pid/id), until when, whether that holder is live
 (it renews every 5 s; a lease not renewed for 20 s goes to another gateway),
-when it last took an update, and why its polling fails, when it does. With -o
-json, one JSON array.`, 0,
+when it last took an update, why its polling fails, when it does, and how many
+messages it took are not answered yet (queued behind a turn, running, or being
+sent). With -o json, one JSON array.`, 0,
 		func(c *cobra.Command) { out.register(c) },
-		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, _ []string) error {
+		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, _ []string) error {
 			asJSON, err := out.json()
 			if err != nil {
 				return err
 			}
 			leases, err := rt.Store.Leases(cmd.Context(), "gateway/")
+			if err != nil {
+				return err
+			}
+			inFlight, err := gateway.InFlight(cmd.Context(), rt.Client, cfg.Temporal.Namespace)
 			if err != nil {
 				return err
 			}
@@ -50,6 +58,7 @@ json, one JSON array.`, 0,
 				if len(parts) == 2 {
 					st.Account = parts[1]
 				}
+				st.InFlight = inFlight[st.Platform+"/"+st.Account]
 				list = append(list, st)
 			}
 			if asJSON {
@@ -71,6 +80,7 @@ json, one JSON array.`, 0,
 				if s.LastUpdateAt != nil {
 					line += fmt.Sprintf("; last update %s ago", now.Sub(*s.LastUpdateAt).Round(time.Second))
 				}
+				line += fmt.Sprintf("; messages in flight: %d", s.InFlight)
 				if s.LastError != "" {
 					line += "; polling fails: " + shown(s.LastError)
 				}
