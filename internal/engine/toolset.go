@@ -16,7 +16,7 @@ func builtinTools(home string, st *models.Store, send tools.ChatSendFunc) []tool
 	if st != nil {
 		msg.Chats = st
 	}
-	return []tools.Tool{tools.ReadFileTool{}, tools.WriteFileTool{}, tools.TerminalTool{},
+	return []tools.Tool{tools.ReadFileTool{}, tools.WriteFileTool{}, tools.PatchTool{}, tools.SearchFilesTool{}, tools.TerminalTool{},
 		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: home},
 		tools.SessionSearchTool{Searcher: storeSearcher{st}}, msg}
 }

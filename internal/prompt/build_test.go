@@ -116,7 +116,7 @@ func TestBuildFullPromptText(t *testing.T) {
 		"- deploy: Ship the service (" + filepath.Join(home, "skills", "deploy", "SKILL.md") + ")\n\n" +
 		"## Project context (from " + filepath.Join(root, "repo", ".talaria.md") + ")\nThese are the project's instructions for working in it.\n\nUse tabs.\n\n" +
 		"## Using tools\nAct through your tools and check their results instead of guessing; when a call fails, read the error and change your approach rather than repeating it. " +
-		toolAdvice[0].text + " " + toolAdvice[3].text + "\n\n" +
+		toolAdvice[0].text + " " + toolAdvice[5].text + "\n\n" +
 		"Current date: 2026-11-29 (Sunday). Model: gpt-x via api.example.com. Working directory: " + work + "."
 	if p.Text != want {
 		t.Errorf("prompt text:\n%s\n\nwant:\n%s", p.Text, want)

@@ -7,6 +7,8 @@ var toolAdvice = []struct{ tool, text string }{
 	{"todo", "For work with three or more steps, write the plan with todo first and keep it current as you go."},
 	{"read_file", "Read a file with read_file before you change it, and read again rather than relying on memory of it."},
 	{"write_file", "write_file replaces the whole file: write the complete new content, never a fragment."},
+	{"patch", "To change part of a file, use patch with an old_string copied exactly from the file and enough lines around it to be unique; several files at once go in one V4A patch."},
+	{"search_files", "Find code and files with search_files (a regular expression over contents, or a glob over names) rather than grep or find in the terminal."},
 	{"terminal", "terminal commands run in the working directory given below; prefer non-interactive commands, and check your changes by running the build or the tests."},
 	{"clarify", "When a request is ambiguous and a wrong guess would waste work, ask with clarify instead of guessing."},
 	{"memory", "Save lasting facts with memory (target \"memory\" for your notes, \"user\" for facts about the user); keep entries short, and consolidate when memory is full."},

@@ -53,8 +53,19 @@ func (e *notRegularError) Is(target error) bool { return target == ErrNotRegular
 // regular file: the error names path and its kind and matches
 // ErrNotRegular. A missing file matches fs.ErrNotExist, as with
 // os.ReadFile.
-func Read(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+func Read(path string) ([]byte, error) { return read(path, 0, -1) }
+
+// ErrTooLarge matches the error of ReadAtMost for a file over its limit.
+var ErrTooLarge = errors.New("file too large")
+
+// ReadAtMost is Read for a file of at most max bytes (a larger one is
+// ErrTooLarge, and not read) that is not a symbolic link (ELOOP).
+func ReadAtMost(path string, max int64) ([]byte, error) {
+	return read(path, syscall.O_NOFOLLOW, max)
+}
+
+func read(path string, flags int, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flags, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -66,5 +77,11 @@ func Read(path string) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, &notRegularError{path: path, kind: Kind(info.Mode())}
 	}
-	return io.ReadAll(f)
+	if max >= 0 && info.Size() > max {
+		return nil, fmt.Errorf("%s: %w (%d bytes, the limit is %d)", path, ErrTooLarge, info.Size(), max)
+	}
+	if max < 0 {
+		return io.ReadAll(f)
+	}
+	return io.ReadAll(io.LimitReader(f, max))
 }

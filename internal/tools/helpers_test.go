@@ -17,7 +17,7 @@ func runTool(t *testing.T, tool Tool, env Env, args string) (string, error) {
 }
 
 // decode parses a tool's JSON result into v, failing the test otherwise.
-func decode[T any](t *testing.T, s string) T {
+func decode[T any](t testing.TB, s string) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal([]byte(s), &v); err != nil {

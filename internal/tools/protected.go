@@ -54,21 +54,46 @@ var homeSecretPatterns = []string{
 
 // readProtected says why real (a resolved path) is never read by tools.
 func (p Policy) readProtected(real string) (string, bool) {
-	for _, f := range resolvedRoots(p.SecretFiles) {
-		if real == f {
-			return "a secret file named in the configuration", true
-		}
+	return p.readGuard().protected(real)
+}
+
+// readGuard is the policy's read protection with its roots resolved once,
+// for checking many paths (a search walks thousands).
+func (p Policy) readGuard() readGuard {
+	return readGuard{secretFiles: resolvedRoots(p.SecretFiles), home: p.talariaHome()}
+}
+
+// readGuard is readProtected's state: the resolved secret files and
+// $TALARIA_HOME.
+type readGuard struct {
+	secretFiles []string
+	home        string
+}
+
+// protected is readProtected for one resolved path.
+func (g readGuard) protected(real string) (string, bool) {
+	if slices.Contains(g.secretFiles, real) {
+		return "a secret file named in the configuration", true
 	}
-	if home := p.talariaHome(); home != "" && within(real, home) && real != home {
-		rel, _ := filepath.Rel(home, real)
+	if g.home != "" && within(real, g.home) && real != g.home {
+		rel, _ := filepath.Rel(g.home, real)
 		if matchAny(splitPath(rel), homeSecretPatterns, []int{0}) {
 			return "one of $TALARIA_HOME's secrets (configuration, databases, keys)", true
 		}
 	}
-	if segs := splitPath(real); matchAny(segs, credentialPatterns, homeOffsets(segs)) && !strings.HasSuffix(real, ".pub") {
-		return "a credential file", true
+	if mayBeCredential(real) {
+		if segs := splitPath(real); matchAny(segs, credentialPatterns, homeOffsets(segs)) && !strings.HasSuffix(real, ".pub") {
+			return "a credential file", true
+		}
 	}
 	return "", false
+}
+
+// mayBeCredential is a quick test that real could match a credential
+// pattern: each lies below a dot directory or file of a home, or under
+// /etc or /proc. Pure.
+func mayBeCredential(real string) bool {
+	return strings.Contains(real, "/.") || strings.HasPrefix(real, "/etc/") || strings.HasPrefix(real, "/proc/")
 }
 
 // writeProtected says why real is never written by tools. writeRoots are

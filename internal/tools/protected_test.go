@@ -173,3 +173,21 @@ func TestReadFileHardLinks(t *testing.T) {
 		})
 	}
 }
+
+// TestMayBeCredentialCoversEveryPattern: the quick test lets through every
+// path a credential pattern can match, so skipping the patterns for the
+// rest changes nothing.
+func TestMayBeCredentialCoversEveryPattern(t *testing.T) {
+	for _, p := range credentialPatterns {
+		path := p
+		if !strings.HasPrefix(p, "/") {
+			path = "/home/ada/" + p
+		}
+		if !mayBeCredential(path) {
+			t.Errorf("mayBeCredential(%q) = false for the pattern %q", path, p)
+		}
+	}
+	if mayBeCredential("/home/ada/src/app/main.go") {
+		t.Error("a plain source file needs the slow check")
+	}
+}

@@ -86,10 +86,11 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 	return r, nil
 }
 
-// Default returns a registry with the built-in tools: read_file,
-// write_file, terminal and todo.
+// Default returns a registry with the built-in tools that need nothing
+// configured: read_file, write_file, patch, search_files, terminal, todo
+// and clarify.
 func Default() *Registry {
-	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, TerminalTool{}, TodoTool{}, ClarifyTool{})
+	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, PatchTool{}, SearchFilesTool{}, TerminalTool{}, TodoTool{}, ClarifyTool{})
 	if err != nil {
 		// The built-in names are distinct constants; this cannot happen.
 		panic(fmt.Sprintf("tools: default registry: %v", err))

@@ -85,7 +85,7 @@ func TestNewRegistry(t *testing.T) {
 
 func TestDefaultRegistry(t *testing.T) {
 	r := Default()
-	want := []string{"clarify", "read_file", "terminal", "todo", "write_file"}
+	want := []string{"clarify", "patch", "read_file", "search_files", "terminal", "todo", "write_file"}
 	if got := r.Names(); !slices.Equal(got, want) {
 		t.Fatalf("names %v, want %v", got, want)
 	}
@@ -110,11 +110,13 @@ func TestDefinitionsAreValidSchemas(t *testing.T) {
 		t.Fatalf("%d definitions for %d tools", len(defs), len(r.Names()))
 	}
 	wantRequired := map[string][]string{
-		"read_file":  {"path"},
-		"write_file": {"path", "content"},
-		"terminal":   {"command"},
-		"todo":       {},
-		"clarify":    {"question"},
+		"read_file":    {"path"},
+		"write_file":   {"path", "content"},
+		"patch":        {},
+		"search_files": {"pattern"},
+		"terminal":     {"command"},
+		"todo":         {},
+		"clarify":      {"question"},
 	}
 	for i, def := range defs {
 		name := def.Function.Name

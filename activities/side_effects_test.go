@@ -1,0 +1,97 @@
+package activities
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
+)
+
+// TestRetriedBatchDoesNotRepeatEffects: a tool with side effects runs once
+// per call, however often its ExecuteTools activity is retried. A retry
+// after the result was stored returns that result and runs nothing; a
+// retry that finds the call claimed without a result (the worker died
+// while it ran) answers "outcome unknown" and runs nothing. Each case's
+// effect would show if it ran twice (a patch whose new text holds the
+// old one grows again).
+func TestRetriedBatchDoesNotRepeatEffects(t *testing.T) {
+	for _, tt := range []struct {
+		tool, args string
+		// effect reads what the calls did in dir.
+		effect func(dir string) string
+		once   string
+	}{
+		{"patch", `{"path":"f.txt","old_string":"x","new_string":"xx"}`, readIn("f.txt"), "xx\n"},
+		{"write_file", `{"path":"w.txt","content":"one"}`, readIn("w.txt"), "one"},
+	} {
+		t.Run(tt.tool, func(t *testing.T) {
+			ctx := context.Background()
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("x\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			store, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			if _, err := store.EnsureSession(ctx, "s", "m"); err != nil {
+				t.Fatal(err)
+			}
+			a := &Activities{Store: store, Tools: tools.Default()}
+			var suite testsuite.WorkflowTestSuite
+			env := suite.NewTestActivityEnvironment()
+			env.RegisterActivity(a.ExecuteTools)
+			batch := func(call int, id string) turnapi.ExecuteToolsInput {
+				tc := models.ToolCall{ID: id, Type: "function"}
+				tc.Function.Name, tc.Function.Arguments = tt.tool, tt.args
+				saved, err := store.AppendMessages(ctx, []models.Message{{SessionID: "s", TurnID: "t", Role: "assistant",
+					IdemKey: "t/call-" + string(rune('0'+call)) + "/assistant", ToolCalls: []models.ToolCall{tc}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return turnapi.ExecuteToolsInput{TurnID: "t", SessionID: "s", Call: call, AssistantMessageID: saved[0].ID, Workdir: dir}
+			}
+			run := func(in turnapi.ExecuteToolsInput) {
+				t.Helper()
+				if _, err := env.ExecuteActivity(a.ExecuteTools, in); err != nil {
+					t.Fatal(err)
+				}
+			}
+			first := batch(1, "c1")
+			run(first)
+			run(first) // retried after its result was stored
+			if got := tt.effect(dir); got != tt.once {
+				t.Fatalf("after a retried batch: %q, want %q (the effect once)", got, tt.once)
+			}
+			// The worker died while the call ran: claimed, no result.
+			second := batch(2, "c2")
+			if _, err := store.ClaimTool(ctx, toolKey("t", 2, "c2")); err != nil {
+				t.Fatal(err)
+			}
+			run(second)
+			if got := tt.effect(dir); got != tt.once {
+				t.Errorf("a claimed call ran again: %q, want %q", got, tt.once)
+			}
+			m, err := store.MessageByKey(ctx, toolKey("t", 2, "c2"))
+			if err != nil || !strings.Contains(m.Content, "Outcome unknown") {
+				t.Errorf("the claimed call's answer: %q (%v), want outcome unknown", m.Content, err)
+			}
+		})
+	}
+}
+
+// readIn reads a file of the case's directory ("" when missing).
+func readIn(name string) func(dir string) string {
+	return func(dir string) string {
+		data, _ := os.ReadFile(filepath.Join(dir, name))
+		return string(data)
+	}
+}

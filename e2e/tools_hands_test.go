@@ -1,0 +1,85 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/fakellm"
+)
+
+// TestPatchTurn: a turn through the real binary whose model patches a
+// file (replace mode, then a V4A patch adding a second file); the files
+// change and the model reads the diffs.
+func TestPatchTurn(t *testing.T) {
+	patch := "*** Begin Patch\n*** Update File: app.py\n@@ def greet\n-    return \"hi\"\n+    return \"hello\"\n*** Add File: notes.md\n+# Notes\n*** End Patch"
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "p1", Name: "patch", Arguments: `{"path":"app.py","old_string":"VERSION = 1","new_string":"VERSION = 2"}`}),
+		fakellm.ToolStep(fakellm.ToolCall{ID: "p2", Name: "patch", Arguments: mustMarshal(t, map[string]string{"patch": patch})}),
+		fakellm.TextStep("Patched."),
+	)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	if err := os.WriteFile(filepath.Join(u.workdir, "app.py"), []byte("VERSION = 1\n\ndef greet():\n    return \"hi\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, stderr, code := u.chatJSON(3*time.Minute, "-q", "bump the version and fix the greeting")
+	if code != 0 || !res.Completed {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(u.workdir, "app.py")); string(data) != "VERSION = 2\n\ndef greet():\n    return \"hello\"\n" {
+		t.Errorf("app.py = %q", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(u.workdir, "notes.md")); string(data) != "# Notes\n" {
+		t.Errorf("notes.md = %q", data)
+	}
+	results := toolResults(model)
+	if !strings.Contains(results["p1"], `-VERSION = 1\n+VERSION = 2`) || !strings.Contains(results["p2"], `"action":"added"`) {
+		t.Errorf("patch results: %q / %q", results["p1"], results["p2"])
+	}
+}
+
+// TestSearchFilesTurn: a turn whose model finds a line with search_files;
+// the ignored build directory is not searched.
+func TestSearchFilesTurn(t *testing.T) {
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "search_files", Arguments: `{"pattern":"TODO\\(ada\\)","file_glob":"*.go"}`}),
+		fakellm.TextStep("Found it."),
+	)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	for name, body := range map[string]string{
+		".gitignore":   "build/\n",
+		"cmd/main.go":  "package main\n\n// TODO(ada): handle flags\nfunc main() {}\n",
+		"build/gen.go": "// TODO(ada): generated\n",
+	} {
+		p := filepath.Join(u.workdir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, stderr, code := u.chatJSON(3*time.Minute, "-q", "where is ada's TODO?")
+	if code != 0 || !res.Completed {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	got := toolResults(model)["s1"]
+	if !strings.Contains(got, "cmd/main.go:3:// TODO(ada): handle flags") || strings.Contains(got, "generated") || !strings.Contains(got, `"count":1`) {
+		t.Errorf("search_files result: %q", got)
+	}
+}
+
+// mustMarshal is v as JSON.
+func mustMarshal(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
