@@ -149,6 +149,8 @@ type Config struct {
 	Terminal Terminal `yaml:"terminal"`
 	// Tools: where the file tools may write and read.
 	Tools Tools `yaml:"tools"`
+	// Web bounds the web tools.
+	Web Web `yaml:"web"`
 	// HeartbeatTimeout is how long a model call or tool batch may go without
 	// a heartbeat before Temporal retries it on another worker: the time a
 	// crashed worker's turn waits before resuming.

@@ -130,6 +130,8 @@ tools:
   enabled: [read_file]
   write_roots: [/tmp]
   output_quota: 1GiB
+web:
+  allow_private: true
 heartbeat_timeout: 30s
 log_level: info
 `},

@@ -37,6 +37,14 @@ type Tools struct {
 	OutputQuota ByteSize `yaml:"output_quota"`
 }
 
+// Web bounds the web tools (web_fetch).
+type Web struct {
+	// AllowPrivate lets web_fetch reach loopback, private, link-local and
+	// other non-public addresses (a service on this machine or network);
+	// by default they are refused, redirects included.
+	AllowPrivate bool `yaml:"allow_private"`
+}
+
 // envName is a portable environment variable name.
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 

@@ -2,6 +2,9 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,4 +85,36 @@ func mustMarshal(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// TestWebFetchTurn: a turn whose model reads a local page with web_fetch
+// (web.allow_private lets it reach this machine) gets its Markdown; with
+// the default configuration the same call is refused.
+func TestWebFetchTurn(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><title>Status</title></head><body><h1>Status</h1><p>All systems are <em>operational</em> today.</p></body></html>`)
+	}))
+	defer page.Close()
+	call := fakellm.ToolCall{ID: "f1", Name: "web_fetch", Arguments: mustMarshal(t, map[string]string{"url": page.URL})}
+	for _, tt := range []struct {
+		config, want string
+	}{
+		{"web:\n  allow_private: true\n", "All systems are *operational* today."},
+		{"", "is not a public address"},
+	} {
+		model := fakellm.New(fakellm.ToolStep(call), fakellm.TextStep("Read it."))
+		u := newUser(t, model.URL())
+		if tt.config != "" {
+			writeConfig(tt.config)(t, u)
+		}
+		res, stderr, code := u.chatJSON(3*time.Minute, "-q", "what does the status page say?")
+		if code != 0 || !res.Completed {
+			t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+		}
+		if got := toolResults(model)["f1"]; !strings.Contains(got, tt.want) {
+			t.Errorf("config %q: web_fetch result %q, want %q", tt.config, got, tt.want)
+		}
+		model.Close()
+	}
 }

@@ -21,6 +21,8 @@ func ToolPolicy(cfg config.Config) tools.Policy {
 		ReadRoots:      cfg.Tools.ReadRoots,
 		Home:           cfg.Home,
 		OutputQuota:    int64(cfg.Tools.OutputQuota),
+
+		AllowPrivateNetwork: cfg.Web.AllowPrivate,
 	}
 }
 

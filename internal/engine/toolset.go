@@ -17,7 +17,7 @@ func builtinTools(home string, st *models.Store, send tools.ChatSendFunc) []tool
 		msg.Chats = st
 	}
 	return []tools.Tool{tools.ReadFileTool{}, tools.WriteFileTool{}, tools.PatchTool{}, tools.SearchFilesTool{}, tools.TerminalTool{},
-		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: home},
+		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: home}, tools.WebFetchTool{},
 		tools.SessionSearchTool{Searcher: storeSearcher{st}}, msg}
 }
 

@@ -32,6 +32,9 @@ type Policy struct {
 	// OutputQuota bounds in bytes all outputs kept in the output
 	// directory (tools.output_quota); 0: DefaultOutputQuota.
 	OutputQuota int64
+	// AllowPrivateNetwork lets web_fetch reach non-public addresses
+	// (web.allow_private).
+	AllowPrivateNetwork bool
 }
 
 // BaseEnv are the variables every tool subprocess inherits from the worker.
