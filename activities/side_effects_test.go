@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/talaria-agent/talaria/internal/skills"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
@@ -30,11 +31,20 @@ func TestRetriedBatchDoesNotRepeatEffects(t *testing.T) {
 	}{
 		{"patch", `{"path":"f.txt","old_string":"x","new_string":"xx"}`, readIn("f.txt"), "xx\n"},
 		{"write_file", `{"path":"w.txt","content":"one"}`, readIn("w.txt"), "one"},
+		{"skill_manage", `{"action":"patch","name":"deploy","old_string":"step x","new_string":"step xx"}`,
+			readIn("skills/deploy/SKILL.md"), "---\nname: deploy\ndescription: ship it\n---\nstep xx\n"},
 	} {
 		t.Run(tt.tool, func(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
 			if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("x\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := skills.Create(dir, "deploy", "---\nname: deploy\ndescription: ship it\n---\nstep x\n"); err != nil {
+				t.Fatal(err)
+			}
+			registry, err := tools.NewRegistry(tools.PatchTool{}, tools.WriteFileTool{}, tools.SkillManageTool{Home: dir})
+			if err != nil {
 				t.Fatal(err)
 			}
 			store, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
@@ -45,7 +55,7 @@ func TestRetriedBatchDoesNotRepeatEffects(t *testing.T) {
 			if _, err := store.EnsureSession(ctx, "s", "m"); err != nil {
 				t.Fatal(err)
 			}
-			a := &Activities{Store: store, Tools: tools.Default()}
+			a := &Activities{Store: store, Tools: registry}
 			var suite testsuite.WorkflowTestSuite
 			env := suite.NewTestActivityEnvironment()
 			env.RegisterActivity(a.ExecuteTools)

@@ -118,3 +118,39 @@ func TestWebFetchTurn(t *testing.T) {
 		model.Close()
 	}
 }
+
+// TestSkillsAcrossSessions: the model makes a skill with skill_manage; a
+// later session's system prompt lists it, and its model lists and views
+// it; talaria skills shows it.
+func TestSkillsAcrossSessions(t *testing.T) {
+	skill := "---\nname: release\ndescription: Cut a release of the service\nversion: 1\n---\n1. make test\n2. git tag vX\n"
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "m1", Name: "skill_manage", Arguments: mustMarshal(t, map[string]string{"action": "create", "name": "release", "content": skill})}),
+		fakellm.TextStep("Saved the procedure."),
+		fakellm.ToolStep(fakellm.ToolCall{ID: "l1", Name: "skills_list", Arguments: `{}`}, fakellm.ToolCall{ID: "v1", Name: "skill_view", Arguments: `{"name":"release"}`}),
+		fakellm.TextStep("Following the release skill."),
+	)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	if res, stderr, code := u.chatJSON(3*time.Minute, "-q", "remember how to cut a release", "--session", "one"); code != 0 || !res.Completed {
+		t.Fatalf("first session: exit %d %+v\n%s", code, res, stderr)
+	}
+	if res, stderr, code := u.chatJSON(3*time.Minute, "-q", "cut a release", "--session", "two"); code != 0 || !res.Completed {
+		t.Fatalf("second session: exit %d %+v\n%s", code, res, stderr)
+	}
+	reqs := model.Requests()
+	system := reqs[len(reqs)-1].Body.Messages[0]
+	if system.Role != "system" || !strings.Contains(system.Content, "- release: Cut a release of the service") {
+		t.Errorf("the second session's system prompt does not list the skill:\n%s", system.Content)
+	}
+	results := toolResults(model)
+	if !strings.Contains(results["m1"], "created") || !strings.Contains(results["l1"], `"name":"release"`) || !strings.Contains(results["v1"], "git tag vX") {
+		t.Errorf("results: %q / %q / %q", results["m1"], results["l1"], results["v1"])
+	}
+	if out, stderr, code := u.run(time.Minute, "skills", "list"); code != 0 || !strings.Contains(out, "release (v1) — Cut a release of the service") {
+		t.Errorf("skills list: exit %d\n%s%s", code, out, stderr)
+	}
+	if out, _, code := u.run(time.Minute, "skills", "show", "nope"); code != 1 || out != "" {
+		t.Errorf("skills show nope: exit %d %q", code, out)
+	}
+}

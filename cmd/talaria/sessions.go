@@ -71,9 +71,13 @@ func storeCommand(use, short string, args cobra.PositionalArgs, setup func(*cobr
 	return c
 }
 
-func exactArgs(n int, what string) cobra.PositionalArgs {
+func exactArgs(n int, what string) cobra.PositionalArgs { return rangeArgs(n, n, what) }
+
+// rangeArgs accepts from lo to hi arguments; what names them in the
+// refusal.
+func rangeArgs(lo, hi int, what string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
-		if len(args) != n {
+		if len(args) < lo || len(args) > hi {
 			return usagef("%s needs %s (see '%s --help')", c.CommandPath(), what, c.CommandPath())
 		}
 		return nil

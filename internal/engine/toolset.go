@@ -18,6 +18,7 @@ func builtinTools(home string, st *models.Store, send tools.ChatSendFunc) []tool
 	}
 	return []tools.Tool{tools.ReadFileTool{}, tools.WriteFileTool{}, tools.PatchTool{}, tools.SearchFilesTool{}, tools.TerminalTool{},
 		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: home}, tools.WebFetchTool{},
+		tools.SkillsListTool{Home: home}, tools.SkillViewTool{Home: home}, tools.SkillManageTool{Home: home},
 		tools.SessionSearchTool{Searcher: storeSearcher{st}}, msg}
 }
 

@@ -164,6 +164,10 @@ var (
 func replaceIn(content, old, repl string, all bool) (after string, n int, match string, applied bool, err error) {
 	spans, match := findMatches(content, old)
 	switch {
+	case len(spans) > 0 && insideReplacements(content, repl, spans):
+		// The new text holds the old one and is there already, around
+		// every occurrence: replacing again would apply the change twice.
+		return content, 0, "", true, nil
 	case len(spans) == 0 && repl != "" && strings.Contains(content, repl):
 		return content, 0, "", true, nil
 	case len(spans) == 0:
@@ -194,6 +198,31 @@ func replaceIn(content, old, repl string, all bool) (after string, n int, match 
 		match = ""
 	}
 	return b.String(), len(spans), match, false, nil
+}
+
+// insideReplacements reports whether every span lies within an
+// occurrence of repl in content. Pure.
+func insideReplacements(content, repl string, spans []span) bool {
+	if repl == "" {
+		return false
+	}
+	found := exactMatches(content, repl)
+	if len(found) == 0 {
+		return false
+	}
+	for _, s := range spans {
+		inside := false
+		for _, f := range found {
+			if f.start <= s.start && s.end <= f.end {
+				inside = true
+				break
+			}
+		}
+		if !inside {
+			return false
+		}
+	}
+	return true
 }
 
 // msgError is an error with its own message that matches kind.

@@ -39,6 +39,8 @@ func TestReplaceIn(t *testing.T) {
 		{name: "crlf file", content: "one\r\ntwo\r\nthree\r\n", old: "two\nthree", repl: "2\r\n3",
 			want: "one\r\n2\r\n3\r\n", n: 1, match: matchTrimmed},
 		{name: "already applied", content: "x := 2\n", old: "x := 1", repl: "x := 2", want: "x := 2\n", applied: true},
+		{name: "new holds old, applied", content: "run(x, y)\n", old: "run(x", repl: "run(x, y", want: "run(x, y)\n", applied: true},
+		{name: "new holds old, not yet everywhere", content: "run(x, y)\nrun(x)\n", old: "run(x)", repl: "run(x) // ok", want: "run(x, y)\nrun(x) // ok\n", n: 1},
 		{name: "deletion not found is not applied", content: "x\n", old: "y\n", repl: "", wantErr: errPatchNotFound},
 		{name: "whitespace-only old never fuzzy", content: "a\n\nb\n", old: "  \n", repl: "z", wantErr: errPatchNotFound},
 	} {

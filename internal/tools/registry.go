@@ -87,10 +87,11 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 }
 
 // Default returns a registry with the built-in tools that need nothing
-// configured: read_file, write_file, patch, search_files, terminal, todo
-// and clarify.
+// configured: read_file, write_file, patch, search_files, web_fetch,
+// terminal, todo, clarify and the skills tools (over Policy.Home's skills).
 func Default() *Registry {
-	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, PatchTool{}, SearchFilesTool{}, TerminalTool{}, TodoTool{}, ClarifyTool{})
+	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, PatchTool{}, SearchFilesTool{}, WebFetchTool{}, TerminalTool{}, TodoTool{}, ClarifyTool{},
+		SkillsListTool{}, SkillViewTool{}, SkillManageTool{})
 	if err != nil {
 		// The built-in names are distinct constants; this cannot happen.
 		panic(fmt.Sprintf("tools: default registry: %v", err))

@@ -85,7 +85,7 @@ func TestNewRegistry(t *testing.T) {
 
 func TestDefaultRegistry(t *testing.T) {
 	r := Default()
-	want := []string{"clarify", "patch", "read_file", "search_files", "terminal", "todo", "write_file"}
+	want := []string{"clarify", "patch", "read_file", "search_files", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "web_fetch", "write_file"}
 	if got := r.Names(); !slices.Equal(got, want) {
 		t.Fatalf("names %v, want %v", got, want)
 	}
@@ -117,6 +117,10 @@ func TestDefinitionsAreValidSchemas(t *testing.T) {
 		"terminal":     {"command"},
 		"todo":         {},
 		"clarify":      {"question"},
+		"web_fetch":    {"url"},
+		"skills_list":  {},
+		"skill_view":   {"name"},
+		"skill_manage": {"action", "name"},
 	}
 	for i, def := range defs {
 		name := def.Function.Name
@@ -143,7 +147,7 @@ func TestDefinitionsAreValidSchemas(t *testing.T) {
 			if err := dec.Decode(&schema); err != nil {
 				t.Fatalf("parameters are not a JSON object: %v\n%s", err, params)
 			}
-			if schema.Type != "object" || len(schema.Properties) == 0 {
+			if schema.Type != "object" || len(schema.Properties) == 0 && len(wantRequired[name]) > 0 {
 				t.Errorf("schema type %q with %d properties", schema.Type, len(schema.Properties))
 			}
 			if schema.Required == nil {
