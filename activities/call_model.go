@@ -236,16 +236,12 @@ func describeCall(ref *turnapi.ToolCallRef, args string) {
 		if cmd, workdir, ok := tools.TerminalCall(args); ok {
 			// A workdir argument is where the command runs: it is assessed
 			// (and shown) as a cd before the command.
-			text := tools.TerminalAssessText(cmd, workdir)
-			ref.Risk = approval.Assess(text)
-			// The pattern keys grants and the reason is shown; both may
-			// quote the command (approval.MaxPattern bounds the pattern's
-			// bytes, not their JSON escapes).
-			ref.Risk.Pattern = boundPattern(ref.Risk.Pattern)
-			ref.Risk.Reason = turnapi.BoundText(ref.Risk.Reason, maxReasonBytes)
-			if ref.Risk.Risk != turnapi.RiskSafe {
-				ref.Command = clipMiddle(text, 300, 200)
-			}
+			assessCommand(ref, tools.TerminalAssessText(cmd, workdir))
+		}
+	case "process":
+		// A start is assessed as the terminal command it runs.
+		if cmd, workdir, ok := tools.ProcessCall(args); ok {
+			assessCommand(ref, tools.TerminalAssessText(cmd, workdir))
 		}
 	case tools.ClarifyName:
 		if q, ok := tools.ParseClarify(args); ok {
@@ -253,6 +249,19 @@ func describeCall(ref *turnapi.ToolCallRef, args string) {
 		} else {
 			ref.Args = loop.ArgsInvalid
 		}
+	}
+}
+
+// assessCommand sets the risk of a call that runs the shell command text.
+func assessCommand(ref *turnapi.ToolCallRef, text string) {
+	ref.Risk = approval.Assess(text)
+	// The pattern keys grants and the reason is shown; both may quote the
+	// command (approval.MaxPattern bounds the pattern's bytes, not their
+	// JSON escapes).
+	ref.Risk.Pattern = boundPattern(ref.Risk.Pattern)
+	ref.Risk.Reason = turnapi.BoundText(ref.Risk.Reason, maxReasonBytes)
+	if ref.Risk.Risk != turnapi.RiskSafe {
+		ref.Command = clipMiddle(text, 300, 200)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/testsuite"
 
@@ -33,6 +34,7 @@ func TestRetriedBatchDoesNotRepeatEffects(t *testing.T) {
 		{"write_file", `{"path":"w.txt","content":"one"}`, readIn("w.txt"), "one"},
 		{"skill_manage", `{"action":"patch","name":"deploy","old_string":"step x","new_string":"step xx"}`,
 			readIn("skills/deploy/SKILL.md"), "---\nname: deploy\ndescription: ship it\n---\nstep xx\n"},
+		{"process", `{"action":"start","command":"echo run >> starts.txt"}`, settled(readIn("starts.txt")), "run\n"},
 	} {
 		t.Run(tt.tool, func(t *testing.T) {
 			ctx := context.Background()
@@ -43,7 +45,9 @@ func TestRetriedBatchDoesNotRepeatEffects(t *testing.T) {
 			if _, err := skills.Create(dir, "deploy", "---\nname: deploy\ndescription: ship it\n---\nstep x\n"); err != nil {
 				t.Fatal(err)
 			}
-			registry, err := tools.NewRegistry(tools.PatchTool{}, tools.WriteFileTool{}, tools.SkillManageTool{Home: dir})
+			procs := tools.NewProcesses()
+			defer procs.Close()
+			registry, err := tools.NewRegistry(tools.PatchTool{}, tools.WriteFileTool{}, tools.SkillManageTool{Home: dir}, tools.ProcessTool{Processes: procs})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,5 +107,13 @@ func readIn(name string) func(dir string) string {
 	return func(dir string) string {
 		data, _ := os.ReadFile(filepath.Join(dir, name))
 		return string(data)
+	}
+}
+
+// settled reads with read once a background process had the time to run.
+func settled(read func(dir string) string) func(dir string) string {
+	return func(dir string) string {
+		time.Sleep(500 * time.Millisecond)
+		return read(dir)
 	}
 }

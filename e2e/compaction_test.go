@@ -40,7 +40,8 @@ func TestChatCompactsALongConversation(t *testing.T) {
 	}))
 	defer model.Close()
 	u := newUser(t, model.URL())
-	writeConfig("compression:\n  context_window: 16000\n  keep_last: 4\n")(t, u)
+	// Only read_file: the other tools' schemas would fill the small window.
+	writeConfig("compression:\n  context_window: 16000\n  keep_last: 4\ntools:\n  enabled: [read_file]\n")(t, u)
 	for i := 1; i <= reads; i++ {
 		text := strings.Repeat(fmt.Sprintf("file %d: %s\n", i, strings.Repeat("abcdefgh", 9)), 40)
 		if err := os.WriteFile(filepath.Join(u.workdir, fmt.Sprintf("big-%d.txt", i)), []byte(text), 0o644); err != nil {

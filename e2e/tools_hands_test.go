@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -152,5 +153,31 @@ func TestSkillsAcrossSessions(t *testing.T) {
 	}
 	if out, _, code := u.run(time.Minute, "skills", "show", "nope"); code != 1 || out != "" {
 		t.Errorf("skills show nope: exit %d %q", code, out)
+	}
+}
+
+// TestProcessTurn: a turn whose model starts a long-running process,
+// polls its output, and kills it; nothing it started is left running.
+func TestProcessTurn(t *testing.T) {
+	server := `echo listening on 8099; while true; do echo "served $(date +%s%N)"; sleep 0.2; done`
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "process", Arguments: mustMarshal(t, map[string]string{"action": "start", "command": server})}),
+		fakellm.ToolStep(fakellm.ToolCall{ID: "w1", Name: "process", Arguments: `{"action":"wait","id":"p1","timeout":1}`}),
+		fakellm.ToolStep(fakellm.ToolCall{ID: "k1", Name: "process", Arguments: `{"action":"kill","id":"p1"}`}),
+		fakellm.TextStep("The server ran and is stopped."),
+	)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	res, stderr, code := u.chatJSON(3*time.Minute, "-q", "start the server, check it, stop it")
+	if code != 0 || !res.Completed {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	results := toolResults(model)
+	if !strings.Contains(results["s1"], `"status":"running"`) || !strings.Contains(results["w1"], "listening on 8099") ||
+		!strings.Contains(results["w1"], "served ") || !strings.Contains(results["k1"], `"status":"exited"`) {
+		t.Errorf("process results:\n%s\n%s\n%s", results["s1"], results["w1"], results["k1"])
+	}
+	if out, _ := exec.Command("pgrep", "-f", "served \\$\\(date").Output(); len(out) > 0 {
+		t.Errorf("the process is still running: %s", out)
 	}
 }

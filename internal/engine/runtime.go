@@ -60,6 +60,9 @@ type Runtime struct {
 	// Peer names the server of a client in what it says while waiting
 	// ("talaria serve at HOST:PORT"); empty: "temporal at ADDRESS".
 	Peer string
+	// processes are the background processes the worker's process tool
+	// started; they are killed when it closes.
+	processes *tools.Processes
 	// Notify receives the lines a waiting client shows (the server
 	// stopped answering, answers again); nil: they are logged.
 	Notify func(line string)
@@ -161,7 +164,8 @@ func serverLogLevel(level string) slog.Level {
 // startWorker registers the turn workflow and its activities and starts polling.
 func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config
-	offered, err := enabledTools(cfg.Tools.Enabled, builtinTools(cfg.Home, rt.Store, chatSender(rt.Client, sendMessageTimeout))...)
+	rt.processes = tools.NewProcesses()
+	offered, err := enabledTools(cfg.Tools.Enabled, builtinTools(cfg.Home, rt.Store, chatSender(rt.Client, sendMessageTimeout), rt.processes)...)
 	if err != nil {
 		return err
 	}
@@ -273,6 +277,9 @@ func (rt *Runtime) Close() {
 	if rt.Worker != nil {
 		rt.Worker.Stop()
 		rt.Worker = nil
+	}
+	if rt.processes != nil {
+		rt.processes.Close()
 	}
 	if rt.Client != nil {
 		rt.Client.Close()

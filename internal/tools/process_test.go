@@ -1,0 +1,89 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestProcessTool: start returns at once, wait sees the exit and its
+// output, kill stops a long one and what it started, a repeated call
+// gets the process it started, and a session sees only its own.
+func TestProcessTool(t *testing.T) {
+	procs := NewProcesses()
+	defer procs.Close()
+	tool := ProcessTool{Processes: procs}
+	dir := t.TempDir()
+	env := Env{Workdir: dir, SessionID: "s1", TurnID: "t", ModelCall: 1, CallID: "c1", OutputDir: t.TempDir()}
+	run := func(env Env, args string) processView {
+		t.Helper()
+		out, err := runTool(t, tool, env, args)
+		if err != nil {
+			t.Fatalf("%s: %v", args, err)
+		}
+		return decode[processView](t, out)
+	}
+	began := time.Now()
+	short := run(env, `{"action":"start","command":"echo hi; sleep 0.3; echo bye; exit 3"}`)
+	if short.Status != "running" || time.Since(began) > 2*time.Second {
+		t.Fatalf("start: %+v after %s", short, time.Since(began))
+	}
+	if again := run(env, `{"action":"start","command":"echo hi; sleep 0.3; echo bye; exit 3"}`); again.ID != short.ID {
+		t.Errorf("the same call started a second process: %s, %s", short.ID, again.ID)
+	}
+	done := run(env, `{"action":"wait","id":"`+short.ID+`","timeout":10}`)
+	if done.Status != "exited" || done.ExitCode == nil || *done.ExitCode != 3 || done.Output != "hi\nbye\n" {
+		t.Errorf("wait: %+v", done)
+	}
+	if again := run(env, `{"action":"poll","id":"`+short.ID+`"}`); again.Output != "" {
+		t.Errorf("a second poll repeats output: %q", again.Output)
+	}
+	if log := run(env, `{"action":"log","id":"`+short.ID+`","lines":1}`); log.Output != "bye" {
+		t.Errorf("log: %q", log.Output)
+	}
+
+	env.CallID = "c2"
+	long := run(env, `{"action":"start","command":"sleep 60 & while true; do echo tick; sleep 0.1; done"}`)
+	time.Sleep(300 * time.Millisecond)
+	if p := run(env, `{"action":"poll","id":"`+long.ID+`"}`); p.Status != "running" || !strings.Contains(p.Output, "tick") {
+		t.Errorf("poll of a running process: %+v", p)
+	}
+	if k := run(env, `{"action":"kill","id":"`+long.ID+`"}`); k.Status != "exited" {
+		t.Errorf("kill: %+v", k)
+	}
+	if l := run(env, `{"action":"list"}`); len(procs.list("s1")) != 2 || l.ID != "" {
+		t.Errorf("list: %+v", procs.list("s1"))
+	}
+	other := env
+	other.SessionID = "s2"
+	if _, err := runTool(t, tool, other, `{"action":"poll","id":"`+short.ID+`"}`); err == nil || !strings.Contains(err.Error(), "no process") {
+		t.Errorf("another session's process: %v", err)
+	}
+	for _, tt := range []struct{ args, errHas string }{
+		{`{"action":"start","command":"  "}`, "must not be empty"},
+		{`{"action":"start","command":"true","workdir":"/etc"}`, "outside the working directory"},
+		{`{"action":"poll"}`, `missing required argument "id"`},
+		{`{"action":"restart","id":"p1"}`, `"action" must be`},
+	} {
+		if _, err := runTool(t, tool, env, tt.args); err == nil || !strings.Contains(err.Error(), tt.errHas) {
+			t.Errorf("%s: %v, want %q", tt.args, err, tt.errHas)
+		}
+	}
+}
+
+func TestProcessCall(t *testing.T) {
+	for _, tt := range []struct {
+		args, cmd, dir string
+		ok             bool
+	}{
+		{`{"action":"start","command":"rm -rf build","workdir":"sub"}`, "rm -rf build", "sub", true},
+		{`{"action":"poll","id":"p1"}`, "", "", false},
+		{`{"action":"start"}`, "", "", false},
+		{`not json`, "", "", false},
+	} {
+		cmd, dir, ok := ProcessCall(tt.args)
+		if cmd != tt.cmd || dir != tt.dir || ok != tt.ok {
+			t.Errorf("ProcessCall(%s) = %q %q %v", tt.args, cmd, dir, ok)
+		}
+	}
+}
