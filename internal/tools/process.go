@@ -295,7 +295,9 @@ func (ps *Processes) list(session string) []processView {
 			out = append(out, p.view())
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Started < out[j].Started || out[i].Started == out[j].Started && out[i].ID < out[j].ID })
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Started < out[j].Started || out[i].Started == out[j].Started && out[i].ID < out[j].ID
+	})
 	return out
 }
 
