@@ -23,6 +23,10 @@ type Tools struct {
 	// (e.g. [read_file, todo] for a read-only agent); empty: all. A turn's
 	// sender may narrow it, never widen it.
 	Enabled []string `yaml:"enabled"`
+	// Disabled are tools this worker never offers, whatever Enabled says.
+	// Both take toolset names too (file, shell, web, recall, skills,
+	// planning, messages): `talaria tools` lists them.
+	Disabled []string `yaml:"disabled"`
 	// WriteRoots are directories the file tools may write under, on top of
 	// the session's working directory.
 	WriteRoots []string `yaml:"write_roots"`

@@ -181,3 +181,44 @@ func TestProcessTurn(t *testing.T) {
 		t.Errorf("the process is still running: %s", out)
 	}
 }
+
+// TestToolsCommand: talaria tools lists every tool with its toolset and
+// whether the configuration offers it; toolsets narrow a chat's tools;
+// unknown names are one-line usage errors.
+func TestToolsCommand(t *testing.T) {
+	model := fakellm.New(fakellm.TextStep("ok"))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	writeConfig("tools:\n  disabled: [shell]\n")(t, u)
+	out, stderr, code := u.run(time.Minute, "tools", "-o", "json")
+	var list []struct {
+		Name, Toolset string
+		Enabled       bool
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) < 15 {
+		t.Fatalf("tools -o json: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, tl := range list {
+		if tl.Toolset == "" || (tl.Name == "terminal" || tl.Name == "process") == tl.Enabled {
+			t.Errorf("%+v", tl)
+		}
+	}
+	if res, stderr, code := u.chatJSON(time.Minute, "-q", "hi", "--tools", "file,web"); code != 0 || !res.Completed {
+		t.Fatalf("chat --tools: exit %d\n%s", code, stderr)
+	}
+	var offered []string
+	for _, tl := range model.Requests()[0].Body.Tools {
+		offered = append(offered, tl.Function.Name)
+	}
+	if strings.Join(offered, ",") != "patch,read_file,search_files,web_fetch,write_file" {
+		t.Errorf("chat --tools file,web offered %v", offered)
+	}
+	if _, stderr, code := u.run(time.Minute, "chat", "-q", "hi", "--tools", "bash"); code != 2 || !strings.Contains(stderr, `no such tool or toolset`) ||
+		strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Errorf("chat --tools bash: exit %d %q", code, stderr)
+	}
+	writeConfig("tools:\n  disabled: [bash]\n")(t, u)
+	if _, stderr, code := u.run(time.Minute, "tools"); code != 2 || !strings.Contains(stderr, `tools.disabled: "bash" is not a tool or toolset`) {
+		t.Errorf("tools with a bad tools.disabled: exit %d %q", code, stderr)
+	}
+}

@@ -17,8 +17,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/cronjob"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -32,6 +34,7 @@ type chatFlags struct {
 	yolo          bool
 	resume        string
 	continueLast  bool
+	tools         []string
 }
 
 func newChatCommand() *cobra.Command {
@@ -77,6 +80,7 @@ configuration errors (including an unconfigured or unreachable model endpoint),
 	c.Flags().BoolVar(&f.jsonOut, "json", false, "print exactly one JSON object, the ConversationResult, on stdout")
 	c.Flags().StringVar(&f.resume, "resume", "", "continue the existing session ID (an error if it does not exist)")
 	c.Flags().BoolVarP(&f.continueLast, "continue", "c", false, "continue the most recent session")
+	c.Flags().StringSliceVar(&f.tools, "tools", nil, "tools or toolsets the turns may use, comma-separated (default: all the worker offers; 'talaria tools' lists them)")
 	c.Flags().BoolVar(&f.yolo, "yolo", false, "run dangerous commands without asking for approval (blocked ones are still refused)")
 	return c
 }
@@ -97,6 +101,9 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	}
 	if f.model != "" {
 		cfg.Model.Name = f.model
+	}
+	if err := cronjob.CheckTools(f.tools); err != nil {
+		return usagef("--tools: %v", err)
 	}
 	if f.yolo {
 		cfg.Approvals.Mode = "off"
@@ -145,7 +152,7 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	}
 	turn := func(msg string) (workflows.ConversationResult, error) {
 		in := engine.WithModel(engine.TurnTemplate(cfg, workdir), f.model) // -m: this turn's model
-		in.SessionID, in.UserMessage = session, msg
+		in.SessionID, in.UserMessage, in.Tools = session, msg, tools.ExpandToolsets(f.tools)
 		res, err := rt.RunMessage(ctx, in, mode, onEvent)
 		noteModelOverride(cmd.ErrOrStderr(), f.model, f.jsonOut, res, err)
 		return res, err

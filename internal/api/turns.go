@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -107,7 +108,7 @@ func (s *Server) startTurn(ctx context.Context, req turnRequest) (string, error)
 		return "", err
 	}
 	in := engine.TurnTemplate(s.cfg, s.workdir)
-	in.SessionID, in.UserMessage, in.Tools = req.session, req.input, req.tools
+	in.SessionID, in.UserMessage, in.Tools = req.session, req.input, tools.ExpandToolsets(req.tools)
 	in.Model = req.model
 	if req.maxIterations > 0 {
 		in.MaxIterations = req.maxIterations

@@ -13,6 +13,7 @@ import (
 
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/mailer"
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/scheduler"
 )
@@ -53,13 +54,14 @@ func (e *FieldError) Flag() string {
 
 func (e *FieldError) Unwrap() error { return e.Err }
 
-// CheckTools refuses a name that is not a built-in tool, listing the known
-// ones.
+// CheckTools refuses a name that is neither a built-in tool nor a toolset,
+// listing the known ones.
 func CheckTools(names []string) error {
 	known := engine.ToolNames()
 	for _, n := range names {
-		if !slices.Contains(known, n) {
-			return &FieldError{Field: "tools", Value: n, Reason: "no such tool (tools: " + strings.Join(known, ", ") + ")"}
+		if !slices.Contains(known, n) && !slices.Contains(tools.ToolsetNames(), n) {
+			return &FieldError{Field: "tools", Value: n, Reason: "no such tool or toolset (tools: " + strings.Join(known, ", ") +
+				"; toolsets: " + strings.Join(tools.ToolsetNames(), ", ") + ")"}
 		}
 	}
 	return nil

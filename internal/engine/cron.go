@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/scheduler"
 	"github.com/talaria-agent/talaria/workflows"
@@ -57,7 +58,7 @@ func (c CronStarter) IsRunning(ctx context.Context, job models.CronJob) (bool, e
 func (c CronStarter) Input(job models.CronJob, slot time.Time) workflows.CronRunInput {
 	cfg := c.rt.Config
 	turn := TurnTemplate(cfg, filepath.Join(cfg.Home, "cron", "work"))
-	turn.Tools = job.Toolsets
+	turn.Tools = tools.ExpandToolsets(job.Toolsets)
 	if job.Model != "" {
 		turn.Model = job.Model
 	}

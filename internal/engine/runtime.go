@@ -165,7 +165,7 @@ func serverLogLevel(level string) slog.Level {
 func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config
 	rt.processes = tools.NewProcesses()
-	offered, err := enabledTools(cfg.Tools.Enabled, builtinTools(cfg.Home, rt.Store, chatSender(rt.Client, sendMessageTimeout), rt.processes)...)
+	offered, err := enabledTools(cfg.Tools.Enabled, cfg.Tools.Disabled, builtinTools(cfg.Home, rt.Store, chatSender(rt.Client, sendMessageTimeout), rt.processes)...)
 	if err != nil {
 		return err
 	}

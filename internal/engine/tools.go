@@ -27,24 +27,29 @@ func ToolPolicy(cfg config.Config) tools.Policy {
 }
 
 // enabledTools keeps the tools that tools.enabled names (all of them when
-// it is empty), in their given order; a name that is no tool is a
+// it is empty) and tools.disabled does not, in their given order; both may
+// name toolsets. A name that is neither a tool nor a toolset is a
 // configuration error. Pure.
-func enabledTools(enabled []string, all ...tools.Tool) ([]tools.Tool, error) {
-	if len(enabled) == 0 {
-		return all, nil
-	}
+func enabledTools(enabled, disabled []string, all ...tools.Tool) ([]tools.Tool, error) {
 	names := make([]string, len(all))
 	for i, t := range all {
 		names[i] = t.Name()
 	}
-	for _, n := range enabled {
-		if !slices.Contains(names, n) {
-			return nil, fmt.Errorf("%w: tools.enabled: %q is not a tool (tools: %s)", config.ErrInvalid, n, strings.Join(names, ", "))
+	for _, list := range []struct {
+		key   string
+		names []string
+	}{{"tools.enabled", enabled}, {"tools.disabled", disabled}} {
+		for _, n := range list.names {
+			if !slices.Contains(names, n) && !slices.Contains(tools.ToolsetNames(), n) {
+				return nil, fmt.Errorf("%w: %s: %q is not a tool or toolset (tools: %s; toolsets: %s)", config.ErrInvalid, list.key, n,
+					strings.Join(names, ", "), strings.Join(tools.ToolsetNames(), ", "))
+			}
 		}
 	}
+	on, off := tools.ExpandToolsets(enabled), tools.ExpandToolsets(disabled)
 	var out []tools.Tool
 	for _, t := range all {
-		if slices.Contains(enabled, t.Name()) {
+		if (len(on) == 0 || slices.Contains(on, t.Name())) && !slices.Contains(off, t.Name()) {
 			out = append(out, t)
 		}
 	}

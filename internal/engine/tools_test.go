@@ -15,19 +15,23 @@ import (
 func TestEnabledTools(t *testing.T) {
 	all := []tools.Tool{tools.ReadFileTool{}, tools.WriteFileTool{}, tools.TerminalTool{}, tools.TodoTool{}}
 	cases := []struct {
-		enabled []string
-		want    string
-		err     bool
+		enabled, disabled []string
+		want              string
+		err               bool
 	}{
-		{nil, "read_file write_file terminal todo", false},
-		{[]string{"todo", "read_file"}, "read_file todo", false},
-		{[]string{"read_file", "read_file"}, "read_file", false},
-		{[]string{"shell"}, "", true},
+		{nil, nil, "read_file write_file terminal todo", false},
+		{[]string{"todo", "read_file"}, nil, "read_file todo", false},
+		{[]string{"read_file", "read_file"}, nil, "read_file", false},
+		{[]string{"file"}, nil, "read_file write_file", false},
+		{[]string{"file", "shell"}, []string{"write_file"}, "read_file terminal", false},
+		{nil, []string{"shell", "planning"}, "read_file write_file", false},
+		{[]string{"bash"}, nil, "", true},
+		{nil, []string{"bash"}, "", true},
 	}
 	for _, c := range cases {
-		got, err := enabledTools(c.enabled, all...)
+		got, err := enabledTools(c.enabled, c.disabled, all...)
 		if c.err {
-			if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), `"shell"`) {
+			if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), `"bash"`) {
 				t.Errorf("%v: err = %v, want a configuration error naming the tool", c.enabled, err)
 			}
 			continue

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"slices"
 	"sort"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
 )
@@ -33,4 +35,26 @@ func ToolNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// CatalogEntry is a built-in tool and whether cfg offers it.
+type CatalogEntry struct {
+	Tool    tools.Tool
+	Enabled bool
+}
+
+// ToolCatalog lists every built-in tool, sorted by name, with whether
+// cfg's tools.enabled and tools.disabled offer it.
+func ToolCatalog(cfg config.Config) ([]CatalogEntry, error) {
+	all := builtinTools("", nil, nil, nil)
+	offered, err := enabledTools(cfg.Tools.Enabled, cfg.Tools.Disabled, all...)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]CatalogEntry, len(all))
+	for i, t := range all {
+		out[i] = CatalogEntry{Tool: t, Enabled: slices.ContainsFunc(offered, func(o tools.Tool) bool { return o.Name() == t.Name() })}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Tool.Name() < out[j].Tool.Name() })
+	return out, nil
 }

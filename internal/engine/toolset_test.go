@@ -13,7 +13,7 @@ func TestToolNames(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Fatalf("ToolNames() = %v, want %v", names, want)
 	}
-	offered, err := enabledTools(names, builtinTools("", nil, nil, nil)...)
+	offered, err := enabledTools(names, nil, builtinTools("", nil, nil, nil)...)
 	if err != nil || len(offered) != len(want) {
 		t.Fatalf("enabledTools(all names) = %d tools, %v", len(offered), err)
 	}

@@ -25,6 +25,9 @@ func (r *Registry) Quick(name string) bool {
 	return ok && isQuick(t)
 }
 
+// IsQuick reports whether t is a quick tool.
+func IsQuick(t Tool) bool { return isQuick(t) }
+
 func isQuick(t Tool) bool {
 	q, ok := t.(QuickTool)
 	return ok && q.Quick()

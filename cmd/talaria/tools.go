@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/tools"
+)
+
+// toolView is one tool as `talaria tools` shows it.
+type toolView struct {
+	Name       string `json:"name"`
+	Toolset    string `json:"toolset"`
+	Approval   string `json:"approval"`
+	Quick      bool   `json:"quick"`
+	Idempotent bool   `json:"idempotent"`
+	Enabled    bool   `json:"enabled"`
+}
+
+func newToolsCommand() *cobra.Command {
+	var common commonFlags
+	var out outputFormat
+	c := &cobra.Command{
+		Use:   "tools",
+		Short: "List the agent's tools, their toolsets and what they may do without asking",
+		Long: `tools lists every built-in tool: its toolset (a name that stands for its tools in
+tools.enabled, tools.disabled, chat --tools and cron --tools), what it may do
+without asking, whether it runs inside the workflow task (quick) and whether a
+retry may run it again (idempotent; otherwise a call interrupted by a crash is
+answered "outcome unknown"), and whether this configuration offers it.`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			asJSON, err := out.json()
+			if err != nil {
+				return err
+			}
+			cfg, err := common.loadConfig()
+			if err != nil {
+				return err
+			}
+			list, err := engine.ToolCatalog(cfg)
+			if err != nil {
+				return usageErr(err)
+			}
+			views := make([]toolView, len(list))
+			for i, t := range list {
+				views[i] = toolView{Name: t.Tool.Name(), Toolset: tools.ToolsetOf(t.Tool.Name()), Approval: tools.ApprovalOf(t.Tool.Name()),
+					Quick: tools.IsQuick(t.Tool), Idempotent: t.Tool.Idempotent(), Enabled: t.Enabled}
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), views)
+			}
+			w := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
+			fmt.Fprintln(w, "TOOL\tTOOLSET\tOFFERED\tRUNS\tON RETRY\tLIMITS")
+			for _, v := range views {
+				runs, retry, offered := "activity", "outcome unknown", "yes"
+				if v.Quick {
+					runs = "quick"
+				}
+				if v.Idempotent {
+					retry = "runs again"
+				}
+				if !v.Enabled {
+					offered = "no"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", v.Name, v.Toolset, offered, runs, retry, v.Approval)
+			}
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "\ntoolsets: %s\n", strings.Join(tools.ToolsetNames(), ", "))
+			return nil
+		},
+	}
+	common.register(c)
+	out.register(c)
+	return c
+}
