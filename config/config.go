@@ -151,6 +151,8 @@ type Config struct {
 	Tools Tools `yaml:"tools"`
 	// Web bounds the web tools.
 	Web Web `yaml:"web"`
+	// MCPServers are the MCP servers whose tools the agent gets, by name.
+	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
 	// HeartbeatTimeout is how long a model call or tool batch may go without
 	// a heartbeat before Temporal retries it on another worker: the time a
 	// crashed worker's turn waits before resuming.
@@ -260,6 +262,7 @@ func (c Config) Validate() error {
 			problems = append(problems, fmt.Sprintf("fallback_providers[%d] needs a base_url", i))
 		}
 	}
+	problems = append(problems, checkMCP(c.MCPServers)...)
 	if c.HeartbeatTimeout < time.Second {
 		problems = append(problems, "heartbeat_timeout must be at least 1s")
 	}

@@ -107,6 +107,14 @@ func (c Config) Secrets() []string {
 	add(c.Gateway.Telegram.Token)
 	add(c.Gateway.Slack.BotToken)
 	add(c.Gateway.Slack.AppToken)
+	for _, s := range c.MCPServers {
+		for _, v := range s.Env {
+			add(v)
+		}
+		for _, v := range s.Headers {
+			add(v)
+		}
+	}
 	return out
 }
 

@@ -43,6 +43,7 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 			cfg.Gateway.Telegram.Token = mask(cfg.Gateway.Telegram.Token)
 			cfg.Gateway.Slack.BotToken = mask(cfg.Gateway.Slack.BotToken)
 			cfg.Gateway.Slack.AppToken = mask(cfg.Gateway.Slack.AppToken)
+			cfg.MCPServers = maskedMCP(cfg.MCPServers)
 			for i := range cfg.FallbackProviders {
 				cfg.FallbackProviders[i].APIKey = mask(cfg.FallbackProviders[i].APIKey)
 				cfg.FallbackProviders[i].BaseURL = llm.RedactURL(cfg.FallbackProviders[i].BaseURL)
@@ -101,4 +102,22 @@ func mask(secret string) string {
 		return ""
 	}
 	return "********"
+}
+
+// maskedMCP is servers with their env values and headers masked: they
+// carry tokens.
+func maskedMCP(servers map[string]config.MCPServer) map[string]config.MCPServer {
+	out := make(map[string]config.MCPServer, len(servers))
+	for name, s := range servers {
+		env, headers := map[string]string{}, map[string]string{}
+		for k, v := range s.Env {
+			env[k] = mask(v)
+		}
+		for k, v := range s.Headers {
+			headers[k] = mask(v)
+		}
+		s.Env, s.Headers = env, headers
+		out[name] = s
+	}
+	return out
 }

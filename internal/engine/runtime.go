@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -17,6 +18,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/embedded"
 	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/mcp"
 	"github.com/talaria-agent/talaria/internal/prompt"
 	"github.com/talaria-agent/talaria/internal/telemetry"
 	"github.com/talaria-agent/talaria/internal/tools"
@@ -63,6 +65,8 @@ type Runtime struct {
 	// processes are the background processes the worker's process tool
 	// started; they are killed when it closes.
 	processes *tools.Processes
+	// mcp are the MCP servers whose tools the worker offers.
+	mcp *mcp.Servers
 	// Notify receives the lines a waiting client shows (the server
 	// stopped answering, answers again); nil: they are logged.
 	Notify func(line string)
@@ -168,6 +172,16 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	offered, err := enabledTools(cfg.Tools.Enabled, cfg.Tools.Disabled, builtinTools(cfg.Home, rt.Store, chatSender(rt.Client, sendMessageTimeout), rt.processes)...)
 	if err != nil {
 		return err
+	}
+	if len(cfg.MCPServers) > 0 {
+		rt.mcp = mcp.New(cfg.MCPServers, ToolPolicy(cfg), rt.logger)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		for _, t := range rt.mcp.Discover(ctx) {
+			if !slices.Contains(cfg.Tools.Disabled, t.Name()) {
+				offered = append(offered, t)
+			}
+		}
+		cancel()
 	}
 	registry, err := tools.NewRegistry(offered...)
 	if err != nil {
@@ -280,6 +294,9 @@ func (rt *Runtime) Close() {
 	}
 	if rt.processes != nil {
 		rt.processes.Close()
+	}
+	if rt.mcp != nil {
+		rt.mcp.Close()
 	}
 	if rt.Client != nil {
 		rt.Client.Close()
