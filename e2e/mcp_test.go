@@ -117,6 +117,11 @@ func TestMCPCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "mcp_everything_echo — ") || !strings.Contains(out, "broken: unavailable: MCP server unavailable") {
 		t.Errorf("mcp list: exit %d\n%s%s", code, out, stderr)
 	}
+	out, stderr, code = u.run(2*time.Minute, "tools")
+	if code != 0 || !strings.Contains(out, "mcp_everything_get-sum") || !strings.Contains(out, "mcp:everything") ||
+		!strings.Contains(stderr, "MCP server broken: MCP server unavailable") {
+		t.Errorf("tools with MCP servers: exit %d\n%s%s", code, out, stderr)
+	}
 	if _, stderr, code := u.run(time.Minute, "mcp", "test", "broken"); code != 1 || !strings.Contains(stderr, "MCP server broken cannot be reached") {
 		t.Errorf("mcp test broken: exit %d %s", code, stderr)
 	}

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/mcp"
 	"github.com/talaria-agent/talaria/internal/tools"
 )
 
@@ -27,7 +32,8 @@ func newToolsCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "tools",
 		Short: "List the agent's tools, their toolsets and what they may do without asking",
-		Long: `tools lists every built-in tool: its toolset (a name that stands for its tools in
+		Long: `tools lists every tool, built-in and from the MCP servers of mcp_servers (each
+reached to ask; one that cannot be is said on stderr): its toolset (a name that stands for its tools in
 tools.enabled, tools.disabled, chat --tools and cron --tools), what it may do
 without asking, whether it runs inside the workflow task (quick) and whether a
 retry may run it again (idempotent; otherwise a call interrupted by a crash is
@@ -51,6 +57,7 @@ answered "outcome unknown"), and whether this configuration offers it.`,
 				views[i] = toolView{Name: t.Tool.Name(), Toolset: tools.ToolsetOf(t.Tool.Name()), Approval: tools.ApprovalOf(t.Tool.Name()),
 					Quick: tools.IsQuick(t.Tool), Idempotent: t.Tool.Idempotent(), Enabled: t.Enabled}
 			}
+			views = append(views, mcpToolViews(cmd, cfg)...)
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), views)
 			}
@@ -79,4 +86,31 @@ answered "outcome unknown"), and whether this configuration offers it.`,
 	common.register(c)
 	out.register(c)
 	return c
+}
+
+// mcpToolViews reaches the configured MCP servers and lists their tools;
+// a server that cannot be reached is said on stderr and left out.
+func mcpToolViews(cmd *cobra.Command, cfg config.Config) []toolView {
+	if len(cfg.MCPServers) == 0 {
+		return nil
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "reaching %d MCP server(s)…\n", len(cfg.MCPServers))
+	servers := mcp.New(cfg.MCPServers, engine.ToolPolicy(cfg), nil)
+	defer servers.Close()
+	ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
+	defer cancel()
+	var out []toolView
+	for _, name := range servers.Names() {
+		list, err := servers.ServerTools(ctx, name)
+		if err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "MCP server %s: %s\n", name, oneLine(err))
+			continue
+		}
+		for _, t := range list {
+			n := mcp.ToolName(name, t.Name)
+			out = append(out, toolView{Name: n, Toolset: "mcp:" + name, Approval: "the MCP server's own",
+				Enabled: !slices.Contains(cfg.Tools.Disabled, n)})
+		}
+	}
+	return out
 }
