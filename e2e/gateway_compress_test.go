@@ -1,14 +1,11 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/talaria-agent/talaria/internal/fakellm"
-	"github.com/talaria-agent/talaria/internal/faketelegram"
 )
 
 // TestTelegramCompress: /compress compacts the chat's conversation between
@@ -20,30 +17,14 @@ func TestTelegramCompress(t *testing.T) {
 		if len(msgs) == 1 && strings.Contains(msgs[0].Content, "TRANSCRIPT TO SUMMARISE") {
 			return fakellm.TextStep("[CONTEXT COMPACTION — REFERENCE ONLY]\n## Active Task\n- SUMMARY-MARK")
 		}
-		var users []string
-		for _, m := range msgs {
-			if m.Role == "user" {
-				users = append(users, m.Content)
-			}
-		}
-		step := fakellm.TextStep("seen: " + strings.Join(users, " | "))
-		if strings.HasSuffix(users[len(users)-1], "slow") {
+		step := fakellm.TextStep("seen: " + seenUsers(req))
+		if strings.HasSuffix(seenUsers(req), "slow") {
 			step.Delay = 4 * time.Second
 		}
 		return step
 	}))
 	defer model.Close()
-	tg := faketelegram.Start("123:secret-token", "talaria_test_bot")
-	defer tg.Close()
-	u := newUser(t, model.URL())
-	if err := os.MkdirAll(u.home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(u.home, "config.yaml"), []byte("compression:\n  keep_last: 2\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	u.env["TELEGRAM_BOT_TOKEN"], u.env["TELEGRAM_API_URL"], u.env["TELEGRAM_ALLOWED_USERS"] = tg.Token, tg.URL(), "42,43"
-	u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0")
+	_, tg, _ := telegramServeConfig(t, model, "compression:\n  keep_last: 2\n", "TELEGRAM_ALLOWED_USERS", "42,43")
 
 	tg.Send(43, 0, "/compress")
 	waitTextIn(t, tg, 43, "Nothing to compact: this chat's session has no conversation yet.", 30*time.Second)

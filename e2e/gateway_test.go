@@ -77,9 +77,19 @@ func countTo(msgs []faketelegram.Message, chat int64) int {
 // pairs of names and values, may set more).
 func telegramServe(t *testing.T, model *fakellm.Server, env ...string) (*user, *faketelegram.Server, *server) {
 	t.Helper()
+	return telegramServeConfig(t, model, "", env...)
+}
+
+// telegramServeConfig is telegramServe with config.yaml holding config
+// (none when "").
+func telegramServeConfig(t *testing.T, model *fakellm.Server, config string, env ...string) (*user, *faketelegram.Server, *server) {
+	t.Helper()
 	tg := faketelegram.Start("123:secret-token", "talaria_test_bot")
 	t.Cleanup(tg.Close)
 	u := newUser(t, model.URL())
+	if config != "" {
+		writeConfig(config)(t, u)
+	}
 	u.env["TELEGRAM_BOT_TOKEN"] = tg.Token
 	u.env["TELEGRAM_API_URL"] = tg.URL()
 	u.env["TELEGRAM_ALLOWED_USERS"] = "42"
@@ -365,26 +375,10 @@ func TestTelegramPairing(t *testing.T) {
 // /usage, /model and /cron list answer.
 func TestTelegramSessions(t *testing.T) {
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
-		var users []string
-		for _, m := range req.Body.Messages {
-			if m.Role == "user" {
-				users = append(users, m.Content)
-			}
-		}
-		return fakellm.TextStep("seen: " + strings.Join(users, " | "))
+		return fakellm.TextStep("seen: " + seenUsers(req))
 	}))
 	defer model.Close()
-	tg := faketelegram.Start("123:secret-token", "talaria_test_bot")
-	defer tg.Close()
-	u := newUser(t, model.URL())
-	if err := os.MkdirAll(u.home, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(u.home, "config.yaml"), []byte("gateway:\n  reset_hour: -1\n  reset_idle: 3s\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	u.env["TELEGRAM_BOT_TOKEN"], u.env["TELEGRAM_API_URL"], u.env["TELEGRAM_ALLOWED_USERS"] = tg.Token, tg.URL(), "42"
-	u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0")
+	_, tg, _ := telegramServeConfig(t, model, "gateway:\n  reset_hour: -1\n  reset_idle: 3s\n")
 
 	tg.Send(42, 0, "alpha")
 	waitText(t, tg, "seen: alpha", 30*time.Second)
@@ -445,4 +439,15 @@ func TestTelegramHomeDelivery(t *testing.T) {
 	cronDelivering(t, u, "homely", "home", "home:x", "use local, home,")
 	waitText(t, tg, "Home report: fine.", time.Minute)
 	waitRunDelivered(t, u, "homely", "telegram:42")
+}
+
+// seenUsers joins the user messages a request holds with " | ".
+func seenUsers(req fakellm.Request) string {
+	var users []string
+	for _, m := range req.Body.Messages {
+		if m.Role == "user" {
+			users = append(users, m.Content)
+		}
+	}
+	return strings.Join(users, " | ")
 }

@@ -69,19 +69,9 @@ func printServer(ctx context.Context, w io.Writer, servers *mcp.Servers, name st
 
 // mcpCommand builds an mcp sub-command with the configuration loaded.
 func mcpCommand(use, short string, args cobra.PositionalArgs, run func(ctx context.Context, w io.Writer, cfg config.Config, args []string) error) *cobra.Command {
-	var common commonFlags
-	c := &cobra.Command{
-		Use: use, Short: short, Args: args,
-		RunE: func(cmd *cobra.Command, a []string) error {
-			cfg, err := common.loadConfig()
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
-			defer cancel()
-			return run(ctx, cmd.OutOrStdout(), cfg, a)
-		},
-	}
-	common.register(c)
-	return c
+	return configCommand(use, short, args, func(cmd *cobra.Command, cfg config.Config, a []string) error {
+		ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
+		defer cancel()
+		return run(ctx, cmd.OutOrStdout(), cfg, a)
+	})
 }

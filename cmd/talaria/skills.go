@@ -89,26 +89,35 @@ agent reads one with skill_view and writes them with skill_manage.`,
 // withOutput adds -o.
 func skillsCommand(use, short string, args cobra.PositionalArgs, withOutput bool,
 	run func(w io.Writer, cfg config.Config, args []string, asJSON bool) error) *cobra.Command {
-	var common commonFlags
 	var out outputFormat
+	c := configCommand(use, short, args, func(cmd *cobra.Command, cfg config.Config, a []string) error {
+		asJSON, err := out.json()
+		if err != nil {
+			return err
+		}
+		return run(cmd.OutOrStdout(), cfg, a, asJSON)
+	})
+	if withOutput {
+		out.register(c)
+	}
+	return c
+}
+
+// configCommand builds a command that runs with the configuration loaded
+// (and the global flags that choose it).
+func configCommand(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.Command, cfg config.Config, args []string) error) *cobra.Command {
+	var common commonFlags
 	c := &cobra.Command{
 		Use: use, Short: short, Args: args,
 		RunE: func(cmd *cobra.Command, a []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
 			cfg, err := common.loadConfig()
 			if err != nil {
 				return err
 			}
-			return run(cmd.OutOrStdout(), cfg, a, asJSON)
+			return run(cmd, cfg, a)
 		},
 	}
 	common.register(c)
-	if withOutput {
-		out.register(c)
-	}
 	return c
 }
 

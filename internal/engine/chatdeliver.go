@@ -76,45 +76,47 @@ func emailDeliverer(smtp config.SMTP) activities.Deliverer {
 	})
 }
 
-// homeDeliverer delivers to the home chat (/sethome): through the
-// deliverer of the home's platform.
+// homeDeliverer delivers to the home chat (/sethome).
 func homeDeliverer(store interface {
 	Home(context.Context) (string, error)
 }, platforms map[string]activities.Deliverer) activities.Deliverer {
-	return activities.DelivererFunc(func(ctx context.Context, in turnapi.DeliverInput) (string, error) {
-		home, err := store.Home(ctx)
-		if err != nil {
-			return "", err
-		}
-		scheme, _, _ := strings.Cut(home, ":")
-		d := platforms[scheme]
-		if home == "" || d == nil {
-			return "", temporal.NewNonRetryableApplicationError("no home chat is set: send /sethome in the chat that should get these deliveries", "BadTarget", nil)
-		}
-		in.Target = home
-		return d.Deliver(ctx, in)
-	})
+	return chatOf(platforms, "no home chat is set: send /sethome in the chat that should get these deliveries",
+		func(ctx context.Context, _ turnapi.DeliverInput) (string, error) { return store.Home(ctx) })
 }
 
-// originDeliverer delivers to the chat that made the job (its Origin),
-// through that platform's deliverer.
+// originDeliverer delivers to the chat that made the job (its Origin).
 func originDeliverer(store interface {
 	CronJob(context.Context, string) (*models.CronJob, error)
 }, platforms map[string]activities.Deliverer) activities.Deliverer {
+	return chatOf(platforms, "the job was not made in a chat: it has no origin to deliver to",
+		func(ctx context.Context, in turnapi.DeliverInput) (string, error) {
+			job, err := store.CronJob(ctx, in.JobID)
+			if errors.Is(err, models.ErrNotFound) {
+				return "", nil // gone, and with it the chat that made it
+			}
+			if err != nil {
+				return "", err
+			}
+			return job.Origin, nil
+		})
+}
+
+// chatOf delivers to the chat resolve names ("telegram:<chat>"), through
+// that platform's deliverer; none (or one of no platform here) is the
+// non-retryable failure missing.
+func chatOf(platforms map[string]activities.Deliverer, missing string,
+	resolve func(context.Context, turnapi.DeliverInput) (string, error)) activities.Deliverer {
 	return activities.DelivererFunc(func(ctx context.Context, in turnapi.DeliverInput) (string, error) {
-		job, err := store.CronJob(ctx, in.JobID)
-		if errors.Is(err, models.ErrNotFound) {
-			return "", temporal.NewNonRetryableApplicationError("the job is gone, and with it the chat that made it", "BadTarget", nil)
-		}
+		target, err := resolve(ctx, in)
 		if err != nil {
 			return "", err
 		}
-		scheme, _, _ := strings.Cut(job.Origin, ":")
+		scheme, _, _ := strings.Cut(target, ":")
 		d := platforms[scheme]
-		if d == nil {
-			return "", temporal.NewNonRetryableApplicationError("the job was not made in a chat: it has no origin to deliver to", "BadTarget", nil)
+		if target == "" || d == nil {
+			return "", temporal.NewNonRetryableApplicationError(missing, "BadTarget", nil)
 		}
-		in.Target = job.Origin
+		in.Target = target
 		return d.Deliver(ctx, in)
 	})
 }

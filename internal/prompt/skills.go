@@ -29,10 +29,33 @@ type Skill struct {
 	Path        string // the SKILL.md file
 }
 
-// frontMatter is the YAML header of a SKILL.md.
-type frontMatter struct {
+// FrontMatter is the YAML header of a SKILL.md.
+type FrontMatter struct {
 	Name        string `yaml:"name"`
 	Description string `yaml:"description"`
+	// Version is as written (a number or a string); "" when absent.
+	Version string `yaml:"version"`
+}
+
+// Errors of ReadFrontMatter.
+var (
+	ErrNoFrontMatter       = errors.New(`no front matter: a SKILL.md starts with front matter, a line "---", name: and description: lines, then "---"`)
+	ErrUnclosedFrontMatter = errors.New(`the front matter is not closed by a "---" line`)
+)
+
+// ReadFrontMatter splits a SKILL.md into its decoded front matter and its
+// body: ErrNoFrontMatter without one, ErrUnclosedFrontMatter when it is
+// not closed, a decoding error when it is not YAML.
+func ReadFrontMatter(text string) (FrontMatter, string, error) {
+	header, body, found, ok := splitFrontMatter(text)
+	switch {
+	case !found:
+		return FrontMatter{}, body, ErrNoFrontMatter
+	case !ok:
+		return FrontMatter{}, "", ErrUnclosedFrontMatter
+	}
+	fm, err := decodeFrontMatter(header)
+	return fm, body, err
 }
 
 // ParseSkill reads a skill's name and description from the text of its
@@ -65,14 +88,14 @@ func ParseSkill(dir, text string) (name, description string) {
 
 // decodeFrontMatter decodes a YAML header; a decoder panic on hostile
 // input counts as malformed front matter.
-func decodeFrontMatter(header string) (fm frontMatter, err error) {
+func decodeFrontMatter(header string) (fm FrontMatter, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			fm, err = frontMatter{}, fmt.Errorf("decode front matter: %v", p)
+			fm, err = FrontMatter{}, fmt.Errorf("decode front matter: %v", p)
 		}
 	}()
 	if err := yaml.Unmarshal([]byte(header), &fm); err != nil {
-		return frontMatter{}, fmt.Errorf("decode front matter: %w", err)
+		return FrontMatter{}, fmt.Errorf("decode front matter: %w", err)
 	}
 	return fm, nil
 }

@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/talaria-agent/talaria/internal/injection"
 	"github.com/talaria-agent/talaria/internal/prompt"
 	"github.com/talaria-agent/talaria/internal/regularfile"
@@ -55,13 +53,6 @@ func CheckName(name string) error {
 	return nil
 }
 
-// header is a SKILL.md's front matter.
-type header struct {
-	Name        string `yaml:"name"`
-	Description string `yaml:"description"`
-	Version     any    `yaml:"version"`
-}
-
 // Check validates a SKILL.md for the skill name: front matter naming it,
 // with a description; within MaxSkillBytes; nothing the injection scan
 // flags.
@@ -84,11 +75,7 @@ func Check(name, text string) (Skill, error) {
 	if err := Screen(text); err != nil {
 		return Skill{}, err
 	}
-	s := Skill{Name: name, Description: strings.Join(strings.Fields(h.Description), " ")}
-	if h.Version != nil {
-		s.Version = fmt.Sprint(h.Version)
-	}
-	return s, nil
+	return Skill{Name: name, Description: strings.Join(strings.Fields(h.Description), " "), Version: h.Version}, nil
 }
 
 // Screen refuses text the injection scan flags: a skill enters the
@@ -102,31 +89,12 @@ func Screen(text string) error {
 }
 
 // parseHeader splits SKILL.md into its decoded front matter and body.
-func parseHeader(text string) (header, string, error) {
-	text = strings.TrimPrefix(text, "\uFEFF")
-	rest, ok := strings.CutPrefix(strings.ReplaceAll(text, "\r\n", "\n"), "---\n")
-	if !ok {
-		return header{}, "", fmt.Errorf("%w: SKILL.md starts with front matter: a line \"---\", name: and description: lines, then \"---\"", ErrInvalid)
+func parseHeader(text string) (prompt.FrontMatter, string, error) {
+	fm, body, err := prompt.ReadFrontMatter(text)
+	if err != nil {
+		return prompt.FrontMatter{}, "", fmt.Errorf("%w: SKILL.md: %v", ErrInvalid, err)
 	}
-	raw, body, ok := strings.Cut(rest, "\n---")
-	if !ok {
-		return header{}, "", fmt.Errorf("%w: the front matter is not closed by a \"---\" line", ErrInvalid)
-	}
-	var h header
-	if err := decodeYAML(raw, &h); err != nil {
-		return header{}, "", fmt.Errorf("%w: front matter: %v", ErrInvalid, err)
-	}
-	return h, strings.TrimPrefix(body, "\n"), nil
-}
-
-// decodeYAML decodes hostile YAML; a decoder panic is an error.
-func decodeYAML(raw string, v any) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("malformed YAML: %v", p)
-		}
-	}()
-	return yaml.Unmarshal([]byte(raw), v)
+	return fm, body, nil
 }
 
 // List reads every skill under home, sorted by name; a skill whose
@@ -166,10 +134,7 @@ func Load(home, name string) (Skill, error) {
 	}
 	s := Skill{Name: name}
 	if h, _, err := parseHeader(text); err == nil {
-		s.Description = strings.Join(strings.Fields(h.Description), " ")
-		if h.Version != nil {
-			s.Version = fmt.Sprint(h.Version)
-		}
+		s.Description, s.Version = strings.Join(strings.Fields(h.Description), " "), h.Version
 	} else {
 		_, s.Description = prompt.ParseSkill(name, text)
 	}

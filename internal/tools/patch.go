@@ -175,7 +175,7 @@ func replaceIn(content, old, repl string, all bool) (after string, n int, match 
 		if near := closestMatch(content, old); near != "" {
 			msg += "; the closest lines are:\n" + near
 		}
-		return "", 0, "", false, wrapMsg(errPatchNotFound, msg)
+		return "", 0, "", false, refuse(errPatchNotFound, "%s", msg)
 	case len(spans) > 1 && !all:
 		var lines []string
 		for _, s := range spans {
@@ -183,8 +183,8 @@ func replaceIn(content, old, repl string, all bool) (after string, n int, match 
 				lines = append(lines, n)
 			}
 		}
-		return "", 0, "", false, wrapMsg(errPatchAmbiguous, fmt.Sprintf(
-			"old_string occurs %d times (at lines %s): include more surrounding lines to make it unique, or set replace_all", len(spans), strings.Join(lines, ", ")))
+		return "", 0, "", false, refuse(errPatchAmbiguous,
+			"old_string occurs %d times (at lines %s): include more surrounding lines to make it unique, or set replace_all", len(spans), strings.Join(lines, ", "))
 	}
 	var b strings.Builder
 	last := 0
@@ -224,17 +224,6 @@ func insideReplacements(content, repl string, spans []span) bool {
 	}
 	return true
 }
-
-// msgError is an error with its own message that matches kind.
-type msgError struct {
-	kind error
-	msg  string
-}
-
-func (e msgError) Error() string { return e.msg }
-func (e msgError) Unwrap() error { return e.kind }
-
-func wrapMsg(kind error, msg string) error { return msgError{kind: kind, msg: msg} }
 
 // loadEdit checks that path may be read and written and reads it: a
 // missing file is an error when mustExist.

@@ -194,7 +194,7 @@ func applyHunks(content string, hunks []v4aHunk) (after string, applied bool, er
 			if near := closestMatch(content, old); near != "" {
 				msg += "; the closest lines are:\n" + near
 			}
-			return "", false, wrapMsg(errPatchNotFound, msg)
+			return "", false, refuse(errPatchNotFound, "%s", msg)
 		}
 		s := spans[0]
 		s.start, s.end = s.start+from, s.end+from

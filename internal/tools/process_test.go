@@ -51,8 +51,9 @@ func TestProcessTool(t *testing.T) {
 	if k := run(env, `{"action":"kill","id":"`+long.ID+`"}`); k.Status != "exited" {
 		t.Errorf("kill: %+v", k)
 	}
-	if l := run(env, `{"action":"list"}`); len(procs.list("s1")) != 2 || l.ID != "" {
-		t.Errorf("list: %+v", procs.list("s1"))
+	out, err := runTool(t, tool, env, `{"action":"list"}`)
+	if l := decode[struct{ Processes []processView }](t, out); err != nil || len(l.Processes) != 2 || l.Processes[0].ID != short.ID {
+		t.Errorf("list: %s %v", out, err)
 	}
 	other := env
 	other.SessionID = "s2"
