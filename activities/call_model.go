@@ -238,6 +238,12 @@ func describeCall(ref *turnapi.ToolCallRef, args string) {
 			// (and shown) as a cd before the command.
 			assessCommand(ref, tools.TerminalAssessText(cmd, workdir))
 		}
+	case tools.ExecuteCodeName:
+		// A program is assessed as the command that would run it
+		// (python3 -c CODE, node -e CODE, or the Bash program itself).
+		if cmd, workdir, ok := tools.CodeCall(args); ok {
+			assessCommand(ref, tools.TerminalAssessText(cmd, workdir))
+		}
 	case "process":
 		// A start is assessed as the terminal command it runs.
 		if cmd, workdir, ok := tools.ProcessCall(args); ok {

@@ -60,6 +60,8 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 		MaxOutputChars: a.MaxToolOutput,
 		OutputDir:      a.outputDir(),
 		Policy:         a.toolPolicy(),
+		Allowed:        allowedTool(in.Tools),
+		CommandGate:    a.commandGate(in.ApprovalMode),
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
 	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))

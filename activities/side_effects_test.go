@@ -35,6 +35,7 @@ func TestRetriedBatchDoesNotRepeatEffects(t *testing.T) {
 		{"skill_manage", `{"action":"patch","name":"deploy","old_string":"step x","new_string":"step xx"}`,
 			readIn("skills/deploy/SKILL.md"), "---\nname: deploy\ndescription: ship it\n---\nstep xx\n"},
 		{"process", `{"action":"start","command":"echo run >> starts.txt"}`, settled(readIn("starts.txt")), "run\n"},
+		{"execute_code", `{"language":"bash","code":"echo run >> codes.txt"}`, readIn("codes.txt"), "run\n"},
 	} {
 		t.Run(tt.tool, func(t *testing.T) {
 			ctx := context.Background()
@@ -47,7 +48,7 @@ func TestRetriedBatchDoesNotRepeatEffects(t *testing.T) {
 			}
 			procs := tools.NewProcesses()
 			defer procs.Close()
-			registry, err := tools.NewRegistry(tools.PatchTool{}, tools.WriteFileTool{}, tools.SkillManageTool{Home: dir}, tools.ProcessTool{Processes: procs})
+			registry, err := tools.NewRegistry(tools.PatchTool{}, tools.WriteFileTool{}, tools.SkillManageTool{Home: dir}, tools.ProcessTool{Processes: procs}, tools.ExecuteCodeTool{})
 			if err != nil {
 				t.Fatal(err)
 			}

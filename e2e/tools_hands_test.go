@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/workflows"
 )
 
 // TestPatchTurn: a turn through the real binary whose model patches a
@@ -182,6 +183,43 @@ func TestProcessTurn(t *testing.T) {
 	}
 }
 
+// TestExecuteCodeTurn: a turn whose model runs a Python program that
+// computes a value and reads a file through read_file over the tool RPC.
+// The program's call is refunded: with max_iterations 1 the model still
+// answers with tools offered, instead of the budget's tool-less summary.
+func TestExecuteCodeTurn(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skipf("python3 is not installed: %v", err)
+	}
+	program := "import talaria_tools as t\n" +
+		"total = sum(n * n for n in range(1, 11))\n" +
+		"notes = t.read_file('notes.txt')\n" +
+		"print('sum of squares:', total)\n" +
+		"print('first line:', notes['content'].split('|', 1)[1].splitlines()[0])\n"
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "x1", Name: "execute_code", Arguments: mustMarshal(t, map[string]string{"code": program})}),
+		fakellm.TextStep("385, and the notes begin with the plan."),
+	)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	writeConfig("max_iterations: 1\n")(t, u)
+	if err := os.WriteFile(filepath.Join(u.workdir, "notes.txt"), []byte("the plan\nthe rest\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, stderr, code := u.chatJSON(3*time.Minute, "-q", "sum the squares to 10 and read my notes")
+	if code != 0 || !res.Completed || res.TurnExitReason != workflows.StopTextResponse {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	got := toolResults(model)["x1"]
+	if !strings.Contains(got, "sum of squares: 385") || !strings.Contains(got, "first line: the plan") || !strings.Contains(got, `"tool_calls":1`) {
+		t.Errorf("execute_code result: %q", got)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 2 || len(reqs[1].Body.Tools) == 0 {
+		t.Errorf("the answer came from %d requests, the last offering %d tools; want 2 with tools (the call refunded)", len(reqs), len(reqs[len(reqs)-1].Body.Tools))
+	}
+}
+
 // TestToolsCommand: talaria tools lists every tool with its toolset and
 // whether the configuration offers it; toolsets narrow a chat's tools;
 // unknown names are one-line usage errors.
@@ -199,7 +237,7 @@ func TestToolsCommand(t *testing.T) {
 		t.Fatalf("tools -o json: exit %d\n%s%s", code, out, stderr)
 	}
 	for _, tl := range list {
-		if tl.Toolset == "" || (tl.Name == "terminal" || tl.Name == "process") == tl.Enabled {
+		if tl.Toolset == "" || (tl.Name == "terminal" || tl.Name == "process" || tl.Name == "execute_code") == tl.Enabled {
 			t.Errorf("%+v", tl)
 		}
 	}

@@ -155,6 +155,7 @@ func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *Tu
 	batch := turnapi.ExecuteToolsInput{
 		TurnID: turnID, SessionID: st.Context.session(in.SessionID), Call: st.Calls, AssistantMessageID: reply.MessageID,
 		Workdir: in.Workdir, Plan: step.Plan, Reveal: step.Reveal, Explanation: step.Explanation, Tools: in.Tools,
+		ApprovalMode: string(in.Approvals.Mode),
 	}
 	var err error
 	remote := true

@@ -50,7 +50,7 @@ func TestLoopUnknownTool(t *testing.T) {
 	if got := roleList(msgs); got != "user,assistant,tool,tool,assistant,tool,assistant,tool" {
 		t.Fatalf("transcript = %s", got)
 	}
-	want := activities.UnknownToolMessage("frobnicate", []string{"clarify", "memory", "patch", "process", "read_file", "search_files", "send_message", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "web_fetch", "write_file"})
+	want := activities.UnknownToolMessage("frobnicate", ToolNames()) // every built-in tool (TestToolNames lists them)
 	if msgs[2].Content != want || msgs[3].Content != workflows.SkippedInvalidBatch {
 		t.Fatalf("batch results = %q / %q", msgs[2].Content, msgs[3].Content)
 	}

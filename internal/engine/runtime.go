@@ -183,6 +183,11 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		}
 		cancel()
 	}
+	// An execute_code program may call the file, web and shell tools
+	// offered here.
+	if offered, err = tools.WithCodeTools(offered); err != nil {
+		return err
+	}
 	registry, err := tools.NewRegistry(offered...)
 	if err != nil {
 		return fmt.Errorf("tool registry: %w", err)

@@ -69,6 +69,15 @@ type Env struct {
 	// Policy bounds the environment, files and roots tools may touch; the
 	// zero value is the safe default.
 	Policy Policy
+	// Allowed, when set, says whether the turn may use a tool (the turn's
+	// tool list); nil allows every tool. execute_code's tool calls ask it.
+	Allowed func(tool string) bool
+	// CommandGate decides whether a shell command that reaches a tool
+	// without the approval step of a model's call (a terminal call made by
+	// an execute_code snippet) may run: nil error runs it, an error is the
+	// refusal the snippet reads. A nil CommandGate refuses every such
+	// command.
+	CommandGate func(command, workdir string) error
 }
 
 // outputsKey is the directory key of the conversation's kept outputs.

@@ -10,7 +10,7 @@ import (
 // tools.disabled, cron --tools, chat --tools).
 var toolsets = map[string][]string{
 	"file":     {"read_file", "write_file", "patch", "search_files"},
-	"shell":    {"terminal", "process"},
+	"shell":    {"terminal", "process", "execute_code"},
 	"web":      {"web_fetch"},
 	"recall":   {"memory", "session_search"},
 	"skills":   {"skills_list", "skill_view", "skill_manage"},
@@ -63,6 +63,7 @@ func ExpandToolsets(names []string) []string {
 var approvals = map[string]string{
 	"terminal":     "dangerous commands ask (approvals.mode); blocked ones never run",
 	"process":      "a start is assessed as a terminal command",
+	"execute_code": "the program is assessed as a terminal command; its own terminal calls run only if safe",
 	"write_file":   "paths checked: working directory and write roots only",
 	"patch":        "paths checked: working directory and write roots only",
 	"web_fetch":    "non-public addresses refused unless web.allow_private",

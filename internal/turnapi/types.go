@@ -209,6 +209,10 @@ type ExecuteToolsInput struct {
 	Explanation string
 	// Tools are the tools the turn may use (empty: all).
 	Tools []string
+	// ApprovalMode is the turn's approval mode (ask, off, deny; empty:
+	// ask): it decides which terminal commands an execute_code program
+	// may run without a person (only safe ones, unless off).
+	ApprovalMode string `json:",omitempty"`
 }
 
 // CallOutcome is what the guardrail controller learns from one call.

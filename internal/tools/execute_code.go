@@ -1,0 +1,302 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// execute_code limits.
+const (
+	// codeMaxBytes bounds a program's text.
+	codeMaxBytes = 256 << 10
+	// CodeMaxToolCalls bounds the tool calls one program makes.
+	CodeMaxToolCalls = 50
+)
+
+// ExecuteCodeName is the execute_code tool's name.
+const ExecuteCodeName = "execute_code"
+
+// codeCallable are the tools a program may call, when the worker offers
+// them: the file, web and shell tools Hermes' execute_code offers. Tools
+// that talk to people (clarify, send_message), keep the agent's notes or
+// start what outlives the program (process) are not among them.
+var codeCallable = []string{"read_file", "write_file", "patch", "search_files", "web_fetch", "web_search", "terminal"}
+
+const executeCodeDescriptionHead = `Run a short Python, Node.js or Bash program and return what it prints: for computing, transforming data, or many small tool steps in one call. ` +
+	`The program runs like a terminal command: in the working directory or workdir (under the working directory or a write root), with the same clean environment, stdin empty, a timeout (default 180 s, at most 3600), and every process it started killed when it ends. `
+
+const executeCodeDescriptionTail = `Print what you need: only the output (stdout and stderr, head and tail kept when long) comes back, as JSON {"output","exit_code","tool_calls"} plus "error" when it timed out. ` +
+	`A model call whose tool calls are all execute_code does not use up an iteration of the turn.`
+
+const executeCodeSchema = `{"type":"object","properties":{` +
+	`"code":{"type":"string","description":"The program's source."},` +
+	`"language":{"type":"string","enum":["python","node","bash"],"description":"python (python3, the default), node or bash."},` +
+	`"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"Seconds before the program is killed. Default 180, at most 3600."},` +
+	`"workdir":{"type":"string","description":"Directory to run in, absolute or relative to the working directory; it must lie under the working directory or a write root. Default: the working directory."}` +
+	`},"required":["code"],"additionalProperties":false}`
+
+// ExecuteCodeTool runs a program that may call Tools through a local RPC:
+// an HTTP server on a Unix socket in a private directory, reached with a
+// per-run token, that exists while the program runs. Tools holds what the
+// program may call (WithCodeTools fills it from the offered tools); nil:
+// nothing.
+type ExecuteCodeTool struct{ Tools *Registry }
+
+// codeResult is execute_code's JSON result.
+type codeResult struct {
+	terminalResult
+	ToolCalls int `json:"tool_calls"`
+}
+
+// Name implements Tool.
+func (ExecuteCodeTool) Name() string { return ExecuteCodeName }
+
+// Idempotent implements Tool: a program can have any side effect.
+func (ExecuteCodeTool) Idempotent() bool { return false }
+
+// BoundsOwnOutput implements OutputBounder: the output is cut to the cap
+// and kept whole like a terminal command's.
+func (ExecuteCodeTool) BoundsOwnOutput() bool { return true }
+
+// Definition implements Tool. It names the tools the program may call, so
+// it is stable for a given Tools.
+func (t ExecuteCodeTool) Definition() openai.Tool {
+	var rpc string
+	if names := t.callable(); len(names) == 0 {
+		rpc = `Talaria's tools cannot be called from the program here. `
+	} else {
+		rpc = `The program can call Talaria's tools (` + strings.Join(names, ", ") + `): in Python, "import talaria_tools" then e.g. talaria_tools.read_file("notes.txt") or talaria_tools.search_files(pattern="TODO"); ` +
+			`in Node.js, const t = require("talaria_tools"); then e.g. await t.read_file({path: "notes.txt"}). ` +
+			`Required arguments may be given in order, the others by name, as in the tool's schema; each call returns the tool's result (parsed when it is JSON) and raises (Python talaria_tools.ToolError, Node a rejected promise) when the tool fails. ` +
+			fmt.Sprintf(`At most %d tool calls per run; a terminal command that would need approval is refused there (call the terminal tool for it). Bash programs cannot call tools. `, CodeMaxToolCalls)
+	}
+	return functionTool(t.Name(), executeCodeDescriptionHead+rpc+executeCodeDescriptionTail, executeCodeSchema)
+}
+
+// callable are the names of the tools the program may call, sorted.
+func (t ExecuteCodeTool) callable() []string {
+	if t.Tools == nil {
+		return nil
+	}
+	return t.Tools.Names()
+}
+
+// WithCodeTools returns all with its execute_code tool (if any) given the
+// tools of all a program may call. Pure.
+func WithCodeTools(all []Tool) ([]Tool, error) {
+	var callable []Tool
+	for _, t := range all {
+		for _, n := range codeCallable {
+			if t.Name() == n {
+				callable = append(callable, t)
+			}
+		}
+	}
+	reg, err := NewRegistry(callable...)
+	if err != nil {
+		return nil, fmt.Errorf("execute_code tools: %w", err)
+	}
+	out := make([]Tool, len(all))
+	for i, t := range all {
+		if _, ok := t.(ExecuteCodeTool); ok {
+			t = ExecuteCodeTool{Tools: reg}
+		}
+		out[i] = t
+	}
+	return out, nil
+}
+
+// codeArgs is an execute_code call's arguments.
+type codeArgs struct {
+	code, language, workdir string
+	timeout                 int
+}
+
+// languageAliases maps accepted spellings to a language.
+var languageAliases = map[string]string{
+	"": "python", "python": "python", "python3": "python", "py": "python",
+	"node": "node", "nodejs": "node", "javascript": "node", "js": "node",
+	"bash": "bash", "sh": "bash", "shell": "bash",
+}
+
+// decodeCode reads an execute_code call's arguments, strictly.
+func decodeCode(raw json.RawMessage) (codeArgs, error) {
+	a, err := parseArgs(ExecuteCodeName, raw)
+	if err != nil {
+		return codeArgs{}, err
+	}
+	code, err := a.requiredStr("code")
+	if err != nil {
+		return codeArgs{}, err
+	}
+	if strings.TrimSpace(code) == "" {
+		return codeArgs{}, a.errorf(`"code" must not be empty`)
+	}
+	if len(code) > codeMaxBytes {
+		return codeArgs{}, a.errorf(`"code" is %d bytes; at most %d (write a longer program to a file and run it with terminal)`, len(code), codeMaxBytes)
+	}
+	lang, _, err := a.str("language")
+	if err != nil {
+		return codeArgs{}, err
+	}
+	language, ok := languageAliases[strings.ToLower(strings.TrimSpace(lang))]
+	if !ok {
+		return codeArgs{}, a.errorf(`"language" must be python, node or bash, got %q`, lang)
+	}
+	workdir, _, err := a.str("workdir")
+	if err != nil {
+		return codeArgs{}, err
+	}
+	timeout, ok, err := a.integer("timeout")
+	if err != nil {
+		return codeArgs{}, err
+	}
+	if !ok || timeout == 0 {
+		timeout = TerminalDefaultTimeout
+	}
+	if timeout < 0 {
+		return codeArgs{}, a.errorf(`"timeout" must be a positive number of seconds, got %d`, timeout)
+	}
+	return codeArgs{code: code, language: language, workdir: strings.TrimSpace(workdir), timeout: min(timeout, TerminalMaxTimeout)}, nil
+}
+
+// CodeCall reads an execute_code call for the approval assessment: the
+// shell text that runs the same program (python3 -c CODE, node -e CODE, or
+// a Bash program itself) and its workdir. ok is false when the arguments
+// are invalid, and the tool then refuses them too.
+func CodeCall(args string) (command, workdir string, ok bool) {
+	c, err := decodeCode(json.RawMessage(args))
+	if err != nil {
+		return "", "", false
+	}
+	switch c.language {
+	case "python":
+		command = "python3 -c " + shellQuote(c.code)
+	case "node":
+		command = "node -e " + shellQuote(c.code)
+	default:
+		command = c.code
+	}
+	return command, c.workdir, true
+}
+
+// interpreters are the programs that run each language, in order of
+// preference, and the name of the program file.
+var interpreters = map[string]struct {
+	names []string
+	file  string
+}{
+	"python": {[]string{"python3", "python"}, "main.py"},
+	"node":   {[]string{"node", "nodejs"}, "main.js"},
+	"bash":   {[]string{"bash", "sh"}, "main.sh"},
+}
+
+// Run implements Tool.
+func (t ExecuteCodeTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
+	call, err := decodeCode(raw)
+	if err != nil {
+		return "", err
+	}
+	dir, err := env.terminalDir(call.workdir)
+	if err != nil {
+		return "", fmt.Errorf("execute_code: %w", err)
+	}
+	lang := interpreters[call.language]
+	interp := ""
+	for _, n := range lang.names {
+		if p, err := exec.LookPath(n); err == nil {
+			interp = p
+			break
+		}
+	}
+	if interp == "" {
+		return "", fmt.Errorf("execute_code: no %s interpreter on this machine (looked for %s on PATH)", call.language, strings.Join(lang.names, ", "))
+	}
+	if err := ctx.Err(); err != nil {
+		return "", fmt.Errorf("execute_code: %w: %w", ErrCancelled, err)
+	}
+	scratch, err := codeScratchDir()
+	if err != nil {
+		return "", fmt.Errorf("execute_code: %w", err)
+	}
+	defer os.RemoveAll(scratch)
+	program := filepath.Join(scratch, lang.file)
+	if err := os.WriteFile(program, []byte(call.code), 0o600); err != nil {
+		return "", fmt.Errorf("execute_code: write the program: %w", err)
+	}
+	environ := env.processEnv()
+	var rpc *codeRPC
+	if call.language != "bash" && t.Tools != nil && len(t.Tools.Names()) > 0 {
+		if err := writeCodeHelper(scratch, call.language, t.Tools); err != nil {
+			return "", fmt.Errorf("execute_code: %w", err)
+		}
+		rpc, err = startCodeRPC(ctx, filepath.Join(scratch, "rpc.sock"), t.Tools, env)
+		if err != nil {
+			return "", fmt.Errorf("execute_code: start the tool RPC: %w", err)
+		}
+		defer rpc.close()
+		environ = append(environ, "TALARIA_RPC_SOCKET="+rpc.socket, "TALARIA_RPC_TOKEN="+rpc.token)
+	}
+	environ = append(environ, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1")
+	res, err := runCommand(ctx, "exec "+shellQuote(interp)+" "+shellQuote(program), dir, environ,
+		time.Duration(call.timeout)*time.Second, env.maxOutput()-200, env.spillTarget())
+	if err != nil {
+		return "", fmt.Errorf("execute_code: %w", err)
+	}
+	out := codeResult{terminalResult: res}
+	if rpc != nil {
+		out.ToolCalls = rpc.count()
+	}
+	return marshalResult(out)
+}
+
+// codeScratchDir makes the private directory of one run (the program, the
+// helper module and the RPC socket), short enough for a socket's path.
+func codeScratchDir() (string, error) {
+	dir, err := os.MkdirTemp("", "talaria-code-")
+	if err == nil && len(dir) > 80 {
+		os.RemoveAll(dir)
+		dir, err = os.MkdirTemp("/tmp", "talaria-code-")
+	}
+	if err != nil {
+		return "", fmt.Errorf("scratch directory: %w", err)
+	}
+	return dir, nil
+}
+
+// startCodeRPC serves the program's tool calls on a Unix socket at path
+// until close; the calls run under ctx.
+func startCodeRPC(ctx context.Context, path string, reg *Registry, env Env) (*codeRPC, error) {
+	token, err := randomToken()
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s := &codeRPC{ctx: ctx, tools: reg, env: env, token: token, socket: path}
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			slog.Warn("execute_code: the tool RPC stopped", "err", err)
+		}
+	}()
+	return s, nil
+}
