@@ -294,6 +294,7 @@ func (c Config) Validate() error {
 	problems = append(problems, c.Compression.problems()...)
 	problems = append(problems, c.Terminal.problems()...)
 	problems = append(problems, c.Tools.problems()...)
+	problems = append(problems, c.Web.problems()...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

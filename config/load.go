@@ -28,6 +28,7 @@ var envKeys = []string{
 	"TALARIA_BUSY_INPUT_MODE", "TALARIA_API_LISTEN", "TALARIA_API_KEY",
 	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "TELEGRAM_ALLOWED_USERS",
 	"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL", "SLACK_ALLOWED_USERS",
+	"SEARXNG_URL", "BRAVE_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY",
 }
 
 // EnvKeys lists the environment variables Talaria reads, for --help texts.
@@ -158,6 +159,10 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	set("SLACK_BOT_TOKEN", &cfg.Gateway.Slack.BotToken)
 	set("SLACK_APP_TOKEN", &cfg.Gateway.Slack.AppToken)
 	set("SLACK_API_URL", &cfg.Gateway.Slack.APIURL)
+	set("SEARXNG_URL", &cfg.Web.Search.SearXNGURL)
+	set("BRAVE_API_KEY", &cfg.Web.Search.BraveAPIKey)
+	set("TAVILY_API_KEY", &cfg.Web.Search.TavilyAPIKey)
+	set("EXA_API_KEY", &cfg.Web.Search.ExaAPIKey)
 	if v := getenv("SLACK_ALLOWED_USERS"); v != "" {
 		cfg.Gateway.Slack.AllowedUsers = splitList(v)
 	}

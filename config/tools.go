@@ -2,8 +2,11 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 )
 
@@ -41,12 +44,101 @@ type Tools struct {
 	OutputQuota ByteSize `yaml:"output_quota"`
 }
 
-// Web bounds the web tools (web_fetch).
+// Web bounds the web tools (web_fetch, web_search).
 type Web struct {
 	// AllowPrivate lets web_fetch reach loopback, private, link-local and
 	// other non-public addresses (a service on this machine or network);
 	// by default they are refused, redirects included.
 	AllowPrivate bool `yaml:"allow_private"`
+	// Search configures web_search's backend.
+	Search WebSearch `yaml:"search"`
+}
+
+// Search backends of web_search.
+const (
+	SearchSearXNG = "searxng"
+	SearchBrave   = "brave"
+	SearchTavily  = "tavily"
+	SearchExa     = "exa"
+)
+
+// SearchBackends are web_search's backends, in the order one is picked
+// when Backend is empty.
+var SearchBackends = []string{SearchSearXNG, SearchBrave, SearchTavily, SearchExa}
+
+// WebSearch chooses and reaches web_search's backend. Without any of the
+// URL or keys, web_search is not offered.
+type WebSearch struct {
+	// Backend is searxng, brave, tavily or exa; empty: the first of them
+	// configured.
+	Backend string `yaml:"backend"`
+	// SearXNGURL is a SearXNG instance with the JSON format enabled
+	// (SEARXNG_URL), e.g. http://localhost:8888.
+	SearXNGURL string `yaml:"searxng_url"`
+	// BraveAPIKey is a Brave Search API key (BRAVE_API_KEY).
+	BraveAPIKey string `yaml:"brave_api_key"`
+	// TavilyAPIKey is a Tavily API key (TAVILY_API_KEY).
+	TavilyAPIKey string `yaml:"tavily_api_key"`
+	// ExaAPIKey is an Exa API key (EXA_API_KEY).
+	ExaAPIKey string `yaml:"exa_api_key"`
+	// BaseURL replaces the chosen API's address (a proxy, a compatible
+	// service); empty: the provider's own.
+	BaseURL string `yaml:"base_url"`
+}
+
+// Configured reports whether a backend is: what it names needs its key or
+// URL, and an empty Backend needs any.
+func (w WebSearch) Configured() bool { return w.Chosen() != "" }
+
+// Chosen is the backend web_search uses ("" when none is configured).
+func (w WebSearch) Chosen() string {
+	has := map[string]bool{SearchSearXNG: w.SearXNGURL != "", SearchBrave: w.BraveAPIKey != "",
+		SearchTavily: w.TavilyAPIKey != "", SearchExa: w.ExaAPIKey != ""}
+	if w.Backend != "" {
+		if has[w.Backend] {
+			return w.Backend
+		}
+		return ""
+	}
+	for _, b := range SearchBackends {
+		if has[b] {
+			return b
+		}
+	}
+	return ""
+}
+
+// Missing says what web_search needs to be configured, naming the keys.
+func (w WebSearch) Missing() string {
+	switch w.Backend {
+	case SearchSearXNG:
+		return "web.search.backend is searxng but no instance is set: set SEARXNG_URL (or web.search.searxng_url)"
+	case SearchBrave:
+		return "web.search.backend is brave but no key is set: set BRAVE_API_KEY (or web.search.brave_api_key)"
+	case SearchTavily:
+		return "web.search.backend is tavily but no key is set: set TAVILY_API_KEY (or web.search.tavily_api_key)"
+	case SearchExa:
+		return "web.search.backend is exa but no key is set: set EXA_API_KEY (or web.search.exa_api_key)"
+	}
+	return "no web search backend is configured: set SEARXNG_URL (a SearXNG instance), BRAVE_API_KEY, TAVILY_API_KEY or EXA_API_KEY (or web.search in config.yaml)"
+}
+
+// problems lists what is wrong with the web settings.
+func (w Web) problems() []string {
+	var out []string
+	if b := w.Search.Backend; b != "" && !slices.Contains(SearchBackends, b) {
+		out = append(out, fmt.Sprintf("web.search.backend %q is not one of %s", b, strings.Join(SearchBackends, ", ")))
+	}
+	for key, u := range map[string]string{"searxng_url": w.Search.SearXNGURL, "base_url": w.Search.BaseURL} {
+		if u == "" {
+			continue
+		}
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			out = append(out, fmt.Sprintf("web.search.%s %q is not an http(s) URL", key, u))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // envName is a portable environment variable name.
@@ -107,6 +199,9 @@ func (c Config) Secrets() []string {
 	add(c.Gateway.Telegram.Token)
 	add(c.Gateway.Slack.BotToken)
 	add(c.Gateway.Slack.AppToken)
+	add(c.Web.Search.BraveAPIKey)
+	add(c.Web.Search.TavilyAPIKey)
+	add(c.Web.Search.ExaAPIKey)
 	for _, s := range c.MCPServers {
 		for _, v := range s.Env {
 			add(v)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakesearch"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -220,6 +221,43 @@ func TestExecuteCodeTurn(t *testing.T) {
 	}
 }
 
+// TestWebSearchTurn: with a search service configured (Brave's API, here
+// the fake), a turn's model searches and reads titles, addresses and
+// snippets; without one, web_search is not offered and talaria tools says
+// which keys to set.
+func TestWebSearchTurn(t *testing.T) {
+	search := fakesearch.New("brave-key", fakesearch.Hit{Title: "Temporal docs", URL: "https://docs.temporal.io/", Snippet: "Durable execution"},
+		fakesearch.Hit{Title: "Go SDK", URL: "https://pkg.go.dev/go.temporal.io/sdk", Snippet: "Temporal Go SDK"})
+	defer search.Close()
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "q1", Name: "web_search", Arguments: `{"query":"temporal durable execution","limit":2}`}),
+		fakellm.TextStep("Temporal's docs explain durable execution."),
+	)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	writeConfig(fmt.Sprintf("web:\n  search:\n    backend: brave\n    base_url: %s\n", search.URL()))(t, u)
+	u.env["BRAVE_API_KEY"] = "brave-key"
+	res, stderr, code := u.chatJSON(3*time.Minute, "-q", "what is durable execution?")
+	if code != 0 || !res.Completed {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	got := toolResults(model)["q1"]
+	if !strings.Contains(got, `"backend":"brave"`) || !strings.Contains(got, `"url":"https://docs.temporal.io/"`) || !strings.Contains(got, `"snippet":"Temporal Go SDK"`) {
+		t.Errorf("web_search result: %s", got)
+	}
+	if reqs := search.Requests(); len(reqs) != 1 || reqs[0].API != "brave" || reqs[0].Query != "temporal durable execution" || reqs[0].Limit != 2 {
+		t.Errorf("the search service received %+v", reqs)
+	}
+	if out, _, code := u.run(time.Minute, "tools"); code != 0 || strings.Contains(out, "web_search is not offered") {
+		t.Errorf("tools with a backend: exit %d\n%s", code, out)
+	}
+
+	bare := newUser(t, model.URL())
+	if out, _, code := bare.run(time.Minute, "tools"); code != 0 || !strings.Contains(out, "web_search is not offered: no web search backend is configured: set SEARXNG_URL") {
+		t.Errorf("tools without a backend: exit %d\n%s", code, out)
+	}
+}
+
 // TestToolsCommand: talaria tools lists every tool with its toolset and
 // whether the configuration offers it; toolsets narrow a chat's tools;
 // unknown names are one-line usage errors.
@@ -230,14 +268,15 @@ func TestToolsCommand(t *testing.T) {
 	writeConfig("tools:\n  disabled: [shell]\n")(t, u)
 	out, stderr, code := u.run(time.Minute, "tools", "-o", "json")
 	var list []struct {
-		Name, Toolset string
-		Enabled       bool
+		Name, Toolset, Note string
+		Enabled             bool
 	}
 	if code != 0 || json.Unmarshal([]byte(out), &list) != nil || len(list) < 15 {
 		t.Fatalf("tools -o json: exit %d\n%s%s", code, out, stderr)
 	}
 	for _, tl := range list {
-		if tl.Toolset == "" || (tl.Name == "terminal" || tl.Name == "process" || tl.Name == "execute_code") == tl.Enabled {
+		off := tl.Name == "terminal" || tl.Name == "process" || tl.Name == "execute_code" || tl.Name == "web_search" // disabled, or no search service
+		if tl.Toolset == "" || off == tl.Enabled || (tl.Name == "web_search") != (tl.Note != "") {
 			t.Errorf("%+v", tl)
 		}
 	}

@@ -44,6 +44,8 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 			cfg.Gateway.Slack.BotToken = mask(cfg.Gateway.Slack.BotToken)
 			cfg.Gateway.Slack.AppToken = mask(cfg.Gateway.Slack.AppToken)
 			cfg.MCPServers = maskedMCP(cfg.MCPServers)
+			s := &cfg.Web.Search
+			s.BraveAPIKey, s.TavilyAPIKey, s.ExaAPIKey = mask(s.BraveAPIKey), mask(s.TavilyAPIKey), mask(s.ExaAPIKey)
 			for i := range cfg.FallbackProviders {
 				cfg.FallbackProviders[i].APIKey = mask(cfg.FallbackProviders[i].APIKey)
 				cfg.FallbackProviders[i].BaseURL = llm.RedactURL(cfg.FallbackProviders[i].BaseURL)

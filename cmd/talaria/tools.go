@@ -24,6 +24,8 @@ type toolView struct {
 	Quick      bool   `json:"quick"`
 	Idempotent bool   `json:"idempotent"`
 	Enabled    bool   `json:"enabled"`
+	// Note says why a tool the lists allow is not offered.
+	Note string `json:"note,omitempty"`
 }
 
 func newToolsCommand() *cobra.Command {
@@ -37,7 +39,8 @@ reached to ask; one that cannot be is said on stderr): its toolset (a name that 
 tools.enabled, tools.disabled, chat --tools and cron --tools), what it may do
 without asking, whether it runs inside the workflow task (quick) and whether a
 retry may run it again (idempotent; otherwise a call interrupted by a crash is
-answered "outcome unknown"), and whether this configuration offers it.`,
+answered "outcome unknown"), and whether this configuration offers it (a tool
+that needs a service, such as web_search, says what to set when none is).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			asJSON, err := out.json()
@@ -55,7 +58,7 @@ answered "outcome unknown"), and whether this configuration offers it.`,
 			views := make([]toolView, len(list))
 			for i, t := range list {
 				views[i] = toolView{Name: t.Tool.Name(), Toolset: tools.ToolsetOf(t.Tool.Name()), Approval: tools.ApprovalOf(t.Tool.Name()),
-					Quick: tools.IsQuick(t.Tool), Idempotent: t.Tool.Idempotent(), Enabled: t.Enabled}
+					Quick: tools.IsQuick(t.Tool), Idempotent: t.Tool.Idempotent(), Enabled: t.Enabled, Note: t.Note}
 			}
 			views = append(views, mcpToolViews(cmd, cfg)...)
 			if asJSON {
@@ -78,6 +81,11 @@ answered "outcome unknown"), and whether this configuration offers it.`,
 			}
 			if err := w.Flush(); err != nil {
 				return err
+			}
+			for _, v := range views {
+				if v.Note != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "\n%s is not offered: %s\n", v.Name, v.Note)
+				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "\ntoolsets: %s\n", strings.Join(tools.ToolsetNames(), ", "))
 			return nil

@@ -169,10 +169,11 @@ func serverLogLevel(level string) slog.Level {
 func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config
 	rt.processes = tools.NewProcesses()
-	offered, err := enabledTools(cfg.Tools.Enabled, cfg.Tools.Disabled, builtinTools(cfg.Home, rt.Store, chatSender(rt.Client, sendMessageTimeout), rt.processes)...)
+	offered, err := enabledTools(cfg.Tools.Enabled, cfg.Tools.Disabled, builtinTools(cfg.Home, rt.Store, chatSender(rt.Client, sendMessageTimeout), rt.processes, webSearchTool(cfg))...)
 	if err != nil {
 		return err
 	}
+	offered = withoutUnconfigured(cfg, offered, rt.logger)
 	if len(cfg.MCPServers) > 0 {
 		rt.mcp = mcp.New(cfg.MCPServers, ToolPolicy(cfg), rt.logger)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

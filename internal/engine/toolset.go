@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"log/slog"
 	"slices"
 	"sort"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/websearch"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -13,8 +15,8 @@ import (
 // tools.enabled narrows them: home is $TALARIA_HOME (memory), st the store
 // (session_search; the home and current chats of send_message), send how
 // send_message hands its messages to the gateway, procs keeps what the
-// process tool starts.
-func builtinTools(home string, st *models.Store, send tools.ChatSendFunc, procs *tools.Processes) []tools.Tool {
+// process tool starts, search is web_search.
+func builtinTools(home string, st *models.Store, send tools.ChatSendFunc, procs *tools.Processes, search tools.WebSearchTool) []tools.Tool {
 	msg := tools.SendMessageTool{Send: send}
 	if st != nil {
 		msg.Chats = st
@@ -22,13 +24,45 @@ func builtinTools(home string, st *models.Store, send tools.ChatSendFunc, procs 
 	return []tools.Tool{tools.ReadFileTool{}, tools.WriteFileTool{}, tools.PatchTool{}, tools.SearchFilesTool{}, tools.TerminalTool{},
 		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: home}, tools.WebFetchTool{},
 		tools.SkillsListTool{Home: home}, tools.SkillViewTool{Home: home}, tools.SkillManageTool{Home: home}, tools.ProcessTool{Processes: procs}, tools.ExecuteCodeTool{},
-		tools.SessionSearchTool{Searcher: storeSearcher{st}}, msg}
+		tools.SessionSearchTool{Searcher: storeSearcher{st}}, msg, search}
+}
+
+// webSearchTool is web_search over the backend cfg chooses; without one
+// its calls say what to configure.
+func webSearchTool(cfg config.Config) tools.WebSearchTool {
+	b, err := websearch.FromConfig(cfg.Web.Search, nil)
+	if err != nil {
+		return tools.WebSearchTool{Missing: cfg.Web.Search.Missing()}
+	}
+	return tools.WebSearchTool{Backend: b}
+}
+
+// unconfigured says which built-in tools cfg cannot offer, and why: they
+// need a service it does not name. Pure.
+func unconfigured(cfg config.Config) map[string]string {
+	out := map[string]string{}
+	if !cfg.Web.Search.Configured() {
+		out["web_search"] = cfg.Web.Search.Missing()
+	}
+	return out
+}
+
+// withoutUnconfigured drops the tools cfg cannot offer, logging why.
+func withoutUnconfigured(cfg config.Config, offered []tools.Tool, logger *slog.Logger) []tools.Tool {
+	off := unconfigured(cfg)
+	return slices.DeleteFunc(offered, func(t tools.Tool) bool {
+		why, drop := off[t.Name()]
+		if drop {
+			logger.Info("tool not offered", "tool", t.Name(), "reason", why)
+		}
+		return drop
+	})
 }
 
 // ToolNames returns the names of the built-in tools, sorted: the names a
 // job's or a turn's tool list may use.
 func ToolNames() []string {
-	all := builtinTools("", nil, nil, nil)
+	all := builtinTools("", nil, nil, nil, tools.WebSearchTool{})
 	names := make([]string, len(all))
 	for i, t := range all {
 		names[i] = t.Name()
@@ -41,19 +75,26 @@ func ToolNames() []string {
 type CatalogEntry struct {
 	Tool    tools.Tool
 	Enabled bool
+	// Note says why a tool the lists allow is not offered.
+	Note string
 }
 
 // ToolCatalog lists every built-in tool, sorted by name, with whether
 // cfg's tools.enabled and tools.disabled offer it.
 func ToolCatalog(cfg config.Config) ([]CatalogEntry, error) {
-	all := builtinTools("", nil, nil, nil)
+	all := builtinTools("", nil, nil, nil, tools.WebSearchTool{})
 	offered, err := enabledTools(cfg.Tools.Enabled, cfg.Tools.Disabled, all...)
 	if err != nil {
 		return nil, err
 	}
+	off := unconfigured(cfg)
 	out := make([]CatalogEntry, len(all))
 	for i, t := range all {
-		out[i] = CatalogEntry{Tool: t, Enabled: slices.ContainsFunc(offered, func(o tools.Tool) bool { return o.Name() == t.Name() })}
+		e := CatalogEntry{Tool: t, Enabled: slices.ContainsFunc(offered, func(o tools.Tool) bool { return o.Name() == t.Name() })}
+		if why, ok := off[t.Name()]; ok && e.Enabled {
+			e.Enabled, e.Note = false, why
+		}
+		out[i] = e
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Tool.Name() < out[j].Tool.Name() })
 	return out, nil

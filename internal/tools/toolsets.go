@@ -11,7 +11,7 @@ import (
 var toolsets = map[string][]string{
 	"file":     {"read_file", "write_file", "patch", "search_files"},
 	"shell":    {"terminal", "process", "execute_code"},
-	"web":      {"web_fetch"},
+	"web":      {"web_fetch", "web_search"},
 	"recall":   {"memory", "session_search"},
 	"skills":   {"skills_list", "skill_view", "skill_manage"},
 	"planning": {"todo", "clarify"},
@@ -67,6 +67,7 @@ var approvals = map[string]string{
 	"write_file":   "paths checked: working directory and write roots only",
 	"patch":        "paths checked: working directory and write roots only",
 	"web_fetch":    "non-public addresses refused unless web.allow_private",
+	"web_search":   "queries go to the configured search service (web.search)",
 	"send_message": "home or this chat only",
 	"skill_manage": "writes checked and scanned",
 	"memory":       "entries scanned",

@@ -11,7 +11,7 @@ func TestExpandToolsets(t *testing.T) {
 		{"", ""},
 		{"read_file", "read_file"},
 		{"file", "read_file,write_file,patch,search_files"},
-		{"shell,terminal,web", "terminal,process,execute_code,web_fetch"},
+		{"shell,terminal,web", "terminal,process,execute_code,web_fetch,web_search"},
 		{"todo,planning", "todo,clarify"},
 		{"nosuch", "nosuch"},
 	} {
