@@ -65,6 +65,8 @@ type Runtime struct {
 	// processes are the background processes the worker's process tool
 	// started; they are killed when it closes.
 	processes *tools.Processes
+	// stopReaper stops killing the processes of reset sessions.
+	stopReaper func()
 	// mcp are the MCP servers whose tools the worker offers.
 	mcp *mcp.Servers
 	// Notify receives the lines a waiting client shows (the server
@@ -245,7 +247,39 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	rt.Worker = w
+	rt.stopReaper = reapProcesses(rt.processes, rt.Store.Retired, reapInterval, rt.logger)
 	return nil
+}
+
+// reapInterval is how often a worker looks for reset sessions whose
+// background processes it still runs.
+const reapInterval = 3 * time.Second
+
+// reapProcesses kills, every interval, the processes of conversations
+// retired says are over, until the returned stop is called.
+func reapProcesses(ps *tools.Processes, retired tools.RetiredFunc, interval time.Duration, logger *slog.Logger) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			n, err := ps.Reap(ctx, retired)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				logger.Warn("background processes: cannot check for reset sessions", "err", err)
+			case n > 0:
+				logger.Info("background processes: killed those of reset sessions", "killed", n)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }
 
 // promptBuilder builds a new session's system prompt from $TALARIA_HOME
@@ -297,6 +331,9 @@ func (rt *Runtime) Close() {
 	if rt.Worker != nil {
 		rt.Worker.Stop()
 		rt.Worker = nil
+	}
+	if rt.stopReaper != nil {
+		rt.stopReaper()
 	}
 	if rt.processes != nil {
 		rt.processes.Close()

@@ -76,8 +76,15 @@ func (g *Gateway) sessionOf(ctx context.Context, u Update) (string, error) {
 	return c.SessionID, err
 }
 
-// newSession starts the chat's next session, linked to the one before.
+// newSession starts the chat's next session, linked to the one before,
+// and marks the one before over: what the process tool runs for it is
+// stopped (by the worker that runs it, within seconds).
 func (g *Gateway) newSession(ctx context.Context, c models.Chat, now time.Time) (models.Chat, error) {
+	if c.SessionID != "" {
+		if err := g.rt.Store.RetireLineage(ctx, c.SessionID); err != nil {
+			return c, err
+		}
+	}
 	c.Generation++
 	c.Previous, c.SessionID = c.SessionID, generationID(c.Key, c.Generation)
 	c.LastActive = now

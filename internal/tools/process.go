@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ const processDescription = `Run a command in the background and look after it: f
 	`"log" {id, lines?} gives the last lines of its output (default 50); ` +
 	`"wait" {id, timeout?} waits for it to end, up to timeout seconds (default 30, at most 300); ` +
 	`"kill" {id} stops it and everything it started; "list" shows this session's processes. ` +
-	`Output goes to a file under the session's kept outputs (read_file can read it). A process lives until it ends, is killed, or the worker stops.`
+	`Output goes to a file under the session's kept outputs (read_file can read it). A process lives until it ends, is killed, the session is reset, or the worker stops.`
 
 const processSchema = `{"type":"object","properties":{` +
 	`"action":{"type":"string","enum":["start","poll","log","wait","kill","list"],"description":"What to do."},` +
@@ -137,13 +138,13 @@ func (t ProcessTool) Run(ctx context.Context, env Env, raw json.RawMessage) (str
 		return marshalResult(v)
 	}
 	if action == "list" {
-		return marshalResult(map[string]any{"processes": t.Processes.list(env.SessionID)})
+		return marshalResult(map[string]any{"processes": t.Processes.list(env.outputsKey())})
 	}
 	id, err := a.requiredStr("id")
 	if err != nil {
 		return "", err
 	}
-	p, err := t.Processes.get(env.SessionID, id)
+	p, err := t.Processes.get(env.outputsKey(), id)
 	if err != nil {
 		return "", err
 	}
@@ -201,7 +202,7 @@ func (ps *Processes) start(env Env, a args) (processView, error) {
 	if err != nil {
 		return processView{}, err
 	}
-	key := fmt.Sprintf("%s/%d/%s", env.TurnID, env.ModelCall, env.CallID)
+	key := fmt.Sprintf("%s/%s/%d/%s", env.outputsKey(), env.TurnID, env.ModelCall, env.CallID)
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if id, ok := ps.byKey[key]; ok && env.CallID != "" {
@@ -209,7 +210,7 @@ func (ps *Processes) start(env Env, a args) (processView, error) {
 	}
 	running := 0
 	for _, p := range ps.procs {
-		if p.session == env.SessionID && p.view().Status == "running" {
+		if p.session == env.outputsKey() && p.view().Status == "running" {
 			running++
 		}
 	}
@@ -233,7 +234,7 @@ func (ps *Processes) start(env Env, a args) (processView, error) {
 		jail.release()
 		return processView{}, fmt.Errorf("process: %w", err)
 	}
-	p := &bgProcess{id: id, session: env.SessionID, command: command, dir: dir, log: logPath, started: time.Now(),
+	p := &bgProcess{id: id, session: env.outputsKey(), command: command, dir: dir, log: logPath, started: time.Now(),
 		pgid: cmd.Process.Pid, jail: jail, done: make(chan struct{})}
 	jail.started(p.pgid)
 	go func() {
@@ -299,6 +300,42 @@ func (ps *Processes) list(session string) []processView {
 		return out[i].Started < out[j].Started || out[i].Started == out[j].Started && out[i].ID < out[j].ID
 	})
 	return out
+}
+
+// RetiredFunc reports which of the conversations (lineage keys) are over:
+// a chat moved on to a new session (a reset, /new).
+type RetiredFunc func(ctx context.Context, keys []string) ([]string, error)
+
+// Reap kills the running processes of the conversations retired reports
+// over, and returns how many it killed.
+func (ps *Processes) Reap(ctx context.Context, retired RetiredFunc) (int, error) {
+	ps.mu.Lock()
+	var keys []string
+	for _, p := range ps.procs {
+		if p.view().Status == "running" && !slices.Contains(keys, p.session) {
+			keys = append(keys, p.session)
+		}
+	}
+	ps.mu.Unlock()
+	if len(keys) == 0 {
+		return 0, nil
+	}
+	over, err := retired(ctx, keys)
+	if err != nil {
+		return 0, fmt.Errorf("processes of reset sessions: %w", err)
+	}
+	ps.mu.Lock()
+	var doomed []*bgProcess
+	for _, p := range ps.procs {
+		if slices.Contains(over, p.session) && p.view().Status == "running" {
+			doomed = append(doomed, p)
+		}
+	}
+	ps.mu.Unlock()
+	for _, p := range doomed {
+		p.kill()
+	}
+	return len(doomed), nil
 }
 
 // Close kills every process (the worker stops).

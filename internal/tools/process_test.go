@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +88,39 @@ func TestProcessCall(t *testing.T) {
 		if cmd != tt.cmd || dir != tt.dir || ok != tt.ok {
 			t.Errorf("ProcessCall(%s) = %q %q %v", tt.args, cmd, dir, ok)
 		}
+	}
+}
+
+// TestProcessReap: the processes of a conversation that is over are
+// killed; another's go on; nothing running asks nothing.
+func TestProcessReap(t *testing.T) {
+	procs := NewProcesses()
+	defer procs.Close()
+	tool := ProcessTool{Processes: procs}
+	asked := 0
+	retired := func(_ context.Context, keys []string) ([]string, error) {
+		asked++
+		return slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k != "old" }), nil
+	}
+	if n, err := procs.Reap(context.Background(), retired); n != 0 || err != nil || asked != 0 {
+		t.Fatalf("reap with nothing running: %d %v, asked %d times", n, err, asked)
+	}
+	started := map[string]processView{}
+	for _, session := range []string{"old", "current"} {
+		env := Env{Workdir: t.TempDir(), SessionID: session + "-child", OutputsKey: session, CallID: "c", OutputDir: t.TempDir()}
+		out, err := runTool(t, tool, env, `{"action":"start","command":"sleep 60"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		started[session] = decode[processView](t, out)
+	}
+	if n, err := procs.Reap(context.Background(), retired); n != 1 || err != nil {
+		t.Fatalf("reap: %d %v", n, err)
+	}
+	if v := procs.list("old"); len(v) != 1 || v[0].Status != "exited" {
+		t.Errorf("the old conversation's process: %+v", v)
+	}
+	if v := procs.list("current"); len(v) != 1 || v[0].Status != "running" {
+		t.Errorf("the current conversation's process: %+v", v)
 	}
 }
