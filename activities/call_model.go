@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -431,7 +430,7 @@ func (a *Activities) providers(model string) ([]llm.Provider, error) {
 func filterTools(defs []openai.Tool, allow []string) []openai.Tool {
 	out := make([]openai.Tool, 0, len(allow))
 	for _, d := range defs {
-		if d.Function != nil && slices.Contains(allow, d.Function.Name) {
+		if d.Function != nil && tools.Allows(allow, d.Function.Name) {
 			out = append(out, d)
 		}
 	}

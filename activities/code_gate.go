@@ -2,7 +2,6 @@ package activities
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/talaria-agent/talaria/internal/approval"
 	"github.com/talaria-agent/talaria/internal/tools"
@@ -14,7 +13,7 @@ func allowedTool(allow []string) func(string) bool {
 	if len(allow) == 0 {
 		return nil
 	}
-	return func(name string) bool { return slices.Contains(allow, name) }
+	return func(name string) bool { return tools.Allows(allow, name) }
 }
 
 // commandGate decides the terminal commands an execute_code program runs:

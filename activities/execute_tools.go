@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -344,7 +343,7 @@ func (a *Activities) allowed(allow []string) []string {
 	}
 	out := make([]string, 0, len(allow))
 	for _, n := range names {
-		if slices.Contains(allow, n) {
+		if tools.Allows(allow, n) {
 			out = append(out, n)
 		}
 	}

@@ -70,17 +70,24 @@ func TestMCPEverything(t *testing.T) {
 	u.env["OPENAI_API_KEY"] = "sk-secret-of-the-worker"
 	u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0")
 
-	if res, stderr, code := u.chatJSON(3*time.Minute, "-q", "add 2 and 3", "--session", "mcp"); code != 0 || !res.Completed {
+	// The server's toolset narrows the turn's tools to its own and read_file.
+	if res, stderr, code := u.chatJSON(3*time.Minute, "-q", "add 2 and 3", "--session", "mcp", "--tools", "mcp:everything,read_file"); code != 0 || !res.Completed {
 		t.Fatalf("exit %d %+v\n%s", code, res, stderr)
 	}
 	var offered []string
 	for _, tl := range model.Requests()[0].Body.Tools {
 		offered = append(offered, tl.Function.Name)
+		if !strings.HasPrefix(tl.Function.Name, "mcp_everything_") && tl.Function.Name != "read_file" {
+			t.Errorf("--tools mcp:everything,read_file offered %s", tl.Function.Name)
+		}
 	}
 	joined := strings.Join(offered, ",")
 	if !strings.Contains(joined, "mcp_everything_echo") || !strings.Contains(joined, "mcp_everything_get-sum") ||
-		strings.Contains(joined, "trigger-long-running-operation") {
+		strings.Contains(joined, "trigger-long-running-operation") || !strings.Contains(joined, "read_file") {
 		t.Errorf("offered tools: %s", joined)
+	}
+	if _, stderr, code := u.run(time.Minute, "chat", "-q", "hi", "--tools", "mcp:nosuch"); code != 2 || !strings.Contains(stderr, `"mcp:nosuch": no such MCP server in mcp_servers (configured: everything)`) {
+		t.Errorf("--tools mcp:nosuch: exit %d %q", code, stderr)
 	}
 	results := toolResults(model)
 	if !strings.Contains(results["e1"], "Echo: hello from talaria") || !strings.Contains(results["s1"], "The sum of 2 and 3 is 5.") {

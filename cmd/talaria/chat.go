@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -103,6 +105,9 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 		cfg.Model.Name = f.model
 	}
 	if err := cronjob.CheckTools(f.tools); err != nil {
+		return usagef("--tools: %v", err)
+	}
+	if err := cronjob.CheckMCPTools(f.tools, slices.Collect(maps.Keys(cfg.MCPServers))); err != nil {
 		return usagef("--tools: %v", err)
 	}
 	if f.yolo {

@@ -192,6 +192,8 @@ func TestCheckToolNames(t *testing.T) {
 		{[]string{"Terminal"}, false},
 		{[]string{"terminal", ""}, false},
 		{[]string{"rm -rf"}, false},
+		{[]string{"mcp:docs", "mcp_docs_search", "web"}, true},
+		{[]string{"mcp:"}, false},
 	}
 	for _, tt := range tests {
 		if err := checkToolNames(tt.names); (err == nil) != tt.ok {

@@ -54,14 +54,33 @@ func (e *FieldError) Flag() string {
 
 func (e *FieldError) Unwrap() error { return e.Err }
 
-// CheckTools refuses a name that is neither a built-in tool nor a toolset,
-// listing the known ones.
+// CheckTools refuses a name that is neither a built-in tool nor a toolset
+// nor shaped as an MCP tool (mcp_<server>_<tool>) or an MCP server's
+// toolset (mcp:<server>), listing the known ones. Which MCP tools there
+// are only the worker knows; CheckMCPTools checks their servers against a
+// configuration.
 func CheckTools(names []string) error {
 	known := engine.ToolNames()
 	for _, n := range names {
-		if !slices.Contains(known, n) && !slices.Contains(tools.ToolsetNames(), n) {
+		if !slices.Contains(known, n) && !slices.Contains(tools.ToolsetNames(), n) && !tools.IsMCPName(n) {
 			return &FieldError{Field: "tools", Value: n, Reason: "no such tool or toolset (tools: " + strings.Join(known, ", ") +
 				"; toolsets: " + strings.Join(tools.ToolsetNames(), ", ") + ")"}
+		}
+	}
+	return nil
+}
+
+// CheckMCPTools refuses an MCP tool or toolset name whose server is not
+// one of servers (the configuration's mcp_servers).
+func CheckMCPTools(names, servers []string) error {
+	for _, n := range names {
+		if tools.IsMCPName(n) && !slices.Contains(engine.ToolNames(), n) && tools.MCPServerOf(n, servers) == "" {
+			have := "none is configured"
+			if len(servers) > 0 {
+				sorted := slices.Sorted(slices.Values(servers))
+				have = "configured: " + strings.Join(sorted, ", ")
+			}
+			return &FieldError{Field: "tools", Value: n, Reason: "no such MCP server in mcp_servers (" + have + ")"}
 		}
 	}
 	return nil

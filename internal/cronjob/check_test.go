@@ -96,3 +96,21 @@ func TestNewAndEdit(t *testing.T) {
 		t.Error("Empty")
 	}
 }
+
+// TestCheckMCPTools: an MCP name must come from a configured server.
+func TestCheckMCPTools(t *testing.T) {
+	for _, tt := range []struct {
+		names, servers []string
+		errHas         string
+	}{
+		{[]string{"read_file", "web"}, nil, ""},
+		{[]string{"mcp:docs", "mcp_docs_search"}, []string{"docs"}, ""},
+		{[]string{"mcp:git"}, []string{"docs", "any"}, `tools "mcp:git": no such MCP server in mcp_servers (configured: any, docs)`},
+		{[]string{"mcp_git_log"}, nil, "none is configured"},
+	} {
+		err := CheckMCPTools(tt.names, tt.servers)
+		if (tt.errHas == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.errHas) {
+			t.Errorf("CheckMCPTools(%q, %q) = %v, want %q", tt.names, tt.servers, err, tt.errHas)
+		}
+	}
+}

@@ -31,15 +31,7 @@ type Tool struct {
 // ToolName is the registry name of a server's tool: mcp_<server>_<tool>,
 // characters a function name cannot hold replaced by '_'. Pure.
 func ToolName(server, tool string) string {
-	var b strings.Builder
-	for _, r := range "mcp_" + server + "_" + tool {
-		if r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	name := b.String()
+	name := tools.FunctionName("mcp_" + server + "_" + tool)
 	if len(name) > maxNameLen {
 		name = name[:maxNameLen]
 	}

@@ -40,3 +40,37 @@ func TestToolsetsCoverTheTools(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPNames: an MCP server's toolset allows its tools and no other
+// server's; MCP names find their configured server.
+func TestMCPNames(t *testing.T) {
+	for _, tt := range []struct {
+		list []string
+		name string
+		ok   bool
+	}{
+		{nil, "anything", true},
+		{[]string{"read_file"}, "read_file", true},
+		{[]string{"read_file"}, "mcp_docs_search", false},
+		{[]string{"mcp:docs"}, "mcp_docs_search", true},
+		{[]string{"mcp:docs"}, "mcp_docs2_search", false},
+		{[]string{"mcp:my server"}, "mcp_my_server_x", true},
+		{[]string{"mcp:"}, "mcp__x", false},
+		{[]string{"mcp_docs_search"}, "mcp_docs_search", true},
+	} {
+		if got := Allows(tt.list, tt.name); got != tt.ok {
+			t.Errorf("Allows(%q, %q) = %v", tt.list, tt.name, got)
+		}
+	}
+	servers := []string{"docs", "docs_v2", "git"}
+	for name, want := range map[string]string{"mcp:git": "git", "mcp_docs_v2_find": "docs_v2", "mcp_docs_find": "docs", "mcp:nope": "", "mcp_nope_x": "", "read_file": ""} {
+		if got := MCPServerOf(name, servers); got != want {
+			t.Errorf("MCPServerOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+	for name, want := range map[string]bool{"mcp:git": true, "mcp_x": true, "mcp_": false, "mcp:": false, "web": false} {
+		if IsMCPName(name) != want {
+			t.Errorf("IsMCPName(%q) = %v", name, !want)
+		}
+	}
+}
