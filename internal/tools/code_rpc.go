@@ -20,7 +20,6 @@ const codeRPCBodyMax = 16 << 20
 // {"result","error"} — the tool's result text and whether it is an error,
 // exactly what the model would have read.
 type codeRPC struct {
-	ctx           context.Context
 	tools         *Registry
 	env           Env
 	token, socket string
@@ -64,11 +63,11 @@ func (s *codeRPC) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuse(http.StatusBadRequest, "execute_code RPC: the request is not {\"tool\",\"arguments\"} JSON within %d bytes: %v", codeRPCBodyMax, err)
 		return
 	}
-	reply(http.StatusOK, s.call(req.Tool, req.Arguments))
+	reply(http.StatusOK, s.call(r.Context(), req.Tool, req.Arguments))
 }
 
 // call runs one tool call of the program, if the program may make it.
-func (s *codeRPC) call(name string, args json.RawMessage) codeReply {
+func (s *codeRPC) call(ctx context.Context, name string, args json.RawMessage) codeReply {
 	refused := func(format string, v ...any) codeReply {
 		return codeReply{Result: errorContent(fmt.Errorf(format, v...), 2000), Error: true}
 	}
@@ -96,7 +95,7 @@ func (s *codeRPC) call(name string, args json.RawMessage) codeReply {
 	s.calls++
 	n := s.calls
 	s.mu.Unlock()
-	res := s.tools.Call(s.ctx, s.env, Call{ID: fmt.Sprintf("%s.code%d", s.env.CallID, n), Name: name, Arguments: string(args)})
+	res := s.tools.Call(ctx, s.env, Call{ID: fmt.Sprintf("%s.code%d", s.env.CallID, n), Name: name, Arguments: string(args)})
 	return codeReply{Result: res.Content, Error: res.IsError}
 }
 

@@ -251,7 +251,7 @@ func (t ExecuteCodeTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 	}
 	environ = append(environ, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1")
 	res, err := runCommand(ctx, "exec "+shellQuote(interp)+" "+shellQuote(program), dir, environ,
-		time.Duration(call.timeout)*time.Second, env.maxOutput()-200, env.spillTarget())
+		time.Duration(call.timeout)*time.Second, max(env.maxOutput()-200, env.maxOutput()/2), env.spillTarget())
 	if err != nil {
 		return "", fmt.Errorf("execute_code: %w", err)
 	}
@@ -291,8 +291,9 @@ func startCodeRPC(ctx context.Context, path string, reg *Registry, env Env) (*co
 		ln.Close()
 		return nil, err
 	}
-	s := &codeRPC{ctx: ctx, tools: reg, env: env, token: token, socket: path}
-	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	s := &codeRPC{tools: reg, env: env, token: token, socket: path}
+	// A call runs under the run's ctx and ends when the program hangs up.
+	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	go func() {
 		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			slog.Warn("execute_code: the tool RPC stopped", "err", err)

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // codeTool is execute_code with the tools a program may call.
@@ -167,5 +168,28 @@ func TestCodeCall(t *testing.T) {
 	}
 	if _, _, ok := CodeCall(`{"code":""}`); ok {
 		t.Error("an empty program was read as a call")
+	}
+}
+
+// TestExecuteCodeTimeoutStopsItsToolCalls: a program killed by its
+// timeout takes the tool call it waits on with it.
+func TestExecuteCodeTimeoutStopsItsToolCalls(t *testing.T) {
+	needs(t, "python3")
+	dir := t.TempDir()
+	env := Env{Workdir: dir, CallID: "c", CommandGate: func(string, string) error { return nil }}
+	code := `import talaria_tools as t
+print("calling", flush=True)
+t.terminal("sleep 20; echo late > late.txt")`
+	began := time.Now()
+	out, err := runTool(t, codeTool(t), env, mustJSON(t, map[string]any{"code": code, "timeout": 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := decode[codeResult](t, out); res.Error == "" || !strings.Contains(res.Output, "calling") || time.Since(began) > 10*time.Second {
+		t.Fatalf("after %s: %+v", time.Since(began), res)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if pids, _ := exec.Command("pgrep", "-f", "sleep 20; echo late").Output(); len(pids) > 0 {
+		t.Errorf("the program's terminal call still runs: %s", pids)
 	}
 }
