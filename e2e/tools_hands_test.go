@@ -251,6 +251,9 @@ func TestWebSearchTurn(t *testing.T) {
 	if out, _, code := u.run(time.Minute, "tools"); code != 0 || strings.Contains(out, "web_search is not offered") {
 		t.Errorf("tools with a backend: exit %d\n%s", code, out)
 	}
+	if out, _, code := u.run(time.Minute, "config"); code != 0 || strings.Contains(out, "brave-key") || !strings.Contains(out, "brave_api_key:") {
+		t.Errorf("config shows the search key, or not its setting: exit %d\n%s", code, out)
+	}
 
 	bare := newUser(t, model.URL())
 	if out, _, code := bare.run(time.Minute, "tools"); code != 0 || !strings.Contains(out, "web_search is not offered: no web search backend is configured: set SEARXNG_URL") {
