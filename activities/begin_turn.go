@@ -30,6 +30,11 @@ func (a *Activities) BeginTurn(ctx context.Context, in turnapi.BeginTurnInput) (
 	if _, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model); err != nil {
 		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
+	if in.DelegatedFrom != "" {
+		if err := a.Store.LinkTask(ctx, in.SessionID, in.DelegatedFrom); err != nil {
+			return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+		}
+	}
 	// After a compaction the conversation goes on in the newest session of
 	// the lineage.
 	tip, err := a.Store.Tip(ctx, in.SessionID)

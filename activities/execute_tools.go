@@ -93,6 +93,14 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 	for id, r := range unsure {
 		ran[id] = r
 	}
+	// A delegation's tasks ran as child turns; its result is their report.
+	for _, tc := range msg.ToolCalls {
+		if p := plan.Get(tc.ID); p.Action == turnapi.PlanDelegated {
+			if _, done := stored[tc.ID]; !done {
+				ran[tc.ID] = a.delegationResult(ctx, tc.ID, p.Tasks)
+			}
+		}
+	}
 
 	rows, summary := ComposeResults(in, msg.ToolCalls, plan, ran, a.allowed(in.Tools))
 	a.countToolCalls(ctx, msg.ToolCalls, plan, ran, stored, unsure)
@@ -293,7 +301,7 @@ func (a *Activities) applyHook(calls []models.ToolCall, plan turnapi.PlanIndex) 
 // answer is the result text of one call and whether it counts as failed.
 func answer(tc models.ToolCall, p turnapi.CallPlan, ran map[string]tools.Result, known []string) (string, bool) {
 	switch p.Action {
-	case turnapi.PlanRun:
+	case turnapi.PlanRun, turnapi.PlanDelegated:
 		r, ok := ran[tc.ID]
 		if !ok {
 			return errorResult("the tool call was not run"), true

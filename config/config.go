@@ -151,6 +151,8 @@ type Config struct {
 	Tools Tools `yaml:"tools"`
 	// Web bounds the web tools.
 	Web Web `yaml:"web"`
+	// Delegation bounds delegate_task's sub-agents.
+	Delegation Delegation `yaml:"delegation"`
 	// MCPServers are the MCP servers whose tools the agent gets, by name.
 	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
 	// HeartbeatTimeout is how long a model call or tool batch may go without
@@ -295,6 +297,7 @@ func (c Config) Validate() error {
 	problems = append(problems, c.Terminal.problems()...)
 	problems = append(problems, c.Tools.problems()...)
 	problems = append(problems, c.Web.problems()...)
+	problems = append(problems, c.Delegation.problems()...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -228,3 +228,27 @@ func (c Config) SecretFiles() []string {
 	}
 	return out
 }
+
+// Delegation bounds the sub-agents delegate_task starts. Zero values take
+// the defaults (50 iterations, depth 2, 3 at once).
+type Delegation struct {
+	// MaxIterations is a task's budget when the call names none.
+	MaxIterations int `yaml:"max_iterations"`
+	// MaxDepth: how many levels of sub-agents a user's turn may start (a
+	// sub-agent at this depth cannot delegate).
+	MaxDepth int `yaml:"max_depth"`
+	// MaxConcurrent sub-agents of one turn run at once; the rest wait.
+	MaxConcurrent int `yaml:"max_concurrent"`
+}
+
+// problems lists what is wrong with the delegation settings.
+func (d Delegation) problems() []string {
+	var out []string
+	for key, v := range map[string]int{"max_iterations": d.MaxIterations, "max_depth": d.MaxDepth, "max_concurrent": d.MaxConcurrent} {
+		if v < 0 {
+			out = append(out, fmt.Sprintf("delegation.%s must not be negative (0: the default)", key))
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -21,7 +21,10 @@ type Session struct {
 	// Generation counts compactions from the root: 0 for a root, its
 	// parent's plus one for a child.
 	Generation int `gorm:"not null;default:0"`
-	TurnCount  int // number of turns started, see Store.NextTurn
+	// DelegatedFrom is the session whose delegate_task call made this one
+	// (a sub-agent's task); empty for every other session.
+	DelegatedFrom string `gorm:"index;size:128;not null;default:''"`
+	TurnCount     int    // number of turns started, see Store.NextTurn
 	// LastReservation is the key of the reservation that counted the latest
 	// turn, so a retried reservation does not count it twice.
 	LastReservation string `gorm:"size:256;not null;default:'';serializer:text" json:"-"`

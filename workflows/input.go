@@ -59,6 +59,12 @@ type TurnInput struct {
 	// it off, and no default is filled in here: turns started before
 	// compaction existed replay without it.
 	Compaction CompactionSettings
+	// Delegation bounds the sub-agents this turn's delegate_task calls
+	// start, and says how deep this turn is.
+	Delegation DelegationSettings `json:",omitempty"`
+	// DelegatedFrom is the session whose delegate_task call started this
+	// turn (a sub-agent's); empty for every other turn.
+	DelegatedFrom string `json:",omitempty"`
 	// Resume is the state carried across continue-as-new; nil when the turn
 	// starts.
 	Resume *TurnCarry

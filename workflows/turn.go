@@ -40,6 +40,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		err := bookkeep(ctx, turnapi.BeginTurnName, turnapi.BeginTurnInput{
 			TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber,
 			Model: in.Model, UserMessage: in.UserMessage, StartedAt: startedAt, Workdir: in.Workdir, Tools: in.Tools,
+			DelegatedFrom: in.DelegatedFrom,
 		}).Get(ctx, &begun)
 		if err != nil {
 			return ConversationResult{}, err
@@ -151,6 +152,18 @@ func callModel(ctx workflow.Context, in TurnInput, turnID string, st *TurnState,
 func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *TurnState, reply turnapi.CallModelResult, step Step) {
 	st.CurrentTool = reply.ToolCalls[0].Name
 	defer func() { st.CurrentTool = "" }()
+	// delegate_task calls run as child turns before the batch; the batch
+	// answers them with their outcomes. Only a reply that calls
+	// delegate_task reaches these commands.
+	if delegates(reply, step.Plan) {
+		step.Plan = runDelegations(ctx, workCtx, in, turnID, st, reply, step.Plan)
+		if st.Interrupted {
+			// The interrupt stopped the tasks: their outcomes are stored
+			// as the batch's answers, and nothing else of the batch runs.
+			workCtx = ctx
+			step.Plan = skipUndelegated(reply, step.Plan)
+		}
+	}
 	var res turnapi.ExecuteToolsResult
 	batch := turnapi.ExecuteToolsInput{
 		TurnID: turnID, SessionID: st.Context.session(in.SessionID), Call: st.Calls, AssistantMessageID: reply.MessageID,

@@ -156,10 +156,19 @@ func newSessionsShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			tasks, err := st.Tasks(ctx, sess.ID)
+			if err != nil {
+				return err
+			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), sessionview.NewDetail(sess, lineage, turns, msgs, sessionview.FirstMessage(ctx, st)))
+				d := sessionview.NewDetail(sess, lineage, turns, msgs, sessionview.FirstMessage(ctx, st))
+				d.Tasks = sessionview.NewSessions(tasks, sessionview.FirstMessage(ctx, st))
+				return writeJSON(cmd.OutOrStdout(), d)
 			}
 			printSession(cmd.OutOrStdout(), sess, lineage, turns, msgs)
+			for _, t := range tasks {
+				fmt.Fprintf(cmd.OutOrStdout(), "  task session %s — %d turns: %s\n", t.ID, t.TurnCount, oneLineText(sessionview.FirstMessage(ctx, st)(t.ID), 80))
+			}
 			return nil
 		})
 }
@@ -189,6 +198,9 @@ func printSession(w io.Writer, sess *models.Session, lineage []models.Session, t
 	fmt.Fprintf(w, "session %s — model %s, %d turns, created %s\n", sess.ID, sess.Model, sess.TurnCount, sess.CreatedAt.Local().Format("2006-01-02 15:04"))
 	if line := lineageLine(sess, lineage); line != "" {
 		fmt.Fprintf(w, "  %s\n", line)
+	}
+	if sess.DelegatedFrom != "" {
+		fmt.Fprintf(w, "  a delegated task of session %s\n", sess.DelegatedFrom)
 	}
 	for _, t := range turns {
 		fmt.Fprintf(w, "  turn %d: %s (%s), %d model calls, %d tokens\n", t.Number, t.Status, t.ExitReason, t.APICalls, t.TotalTokens)

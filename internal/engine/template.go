@@ -26,6 +26,8 @@ func TurnTemplate(cfg config.Config, workdir string) workflows.TurnInput {
 		HeartbeatTimeout: cfg.HeartbeatTimeout, Limits: limits,
 		Approvals:  workflows.ApprovalSettings{Mode: workflows.ApprovalMode(cfg.Approvals.Mode), Timeout: cfg.Approvals.Timeout},
 		Compaction: CompactionFor(cfg),
+		Delegation: workflows.DelegationSettings{MaxIterations: cfg.Delegation.MaxIterations,
+			MaxDepth: cfg.Delegation.MaxDepth, MaxConcurrent: cfg.Delegation.MaxConcurrent},
 	}
 }
 

@@ -23,7 +23,7 @@ func builtinTools(home string, st *models.Store, send tools.ChatSendFunc, procs 
 	}
 	return []tools.Tool{tools.ReadFileTool{}, tools.WriteFileTool{}, tools.PatchTool{}, tools.SearchFilesTool{}, tools.TerminalTool{},
 		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: home}, tools.WebFetchTool{},
-		tools.SkillsListTool{Home: home}, tools.SkillViewTool{Home: home}, tools.SkillManageTool{Home: home}, tools.ProcessTool{Processes: procs}, tools.ExecuteCodeTool{},
+		tools.SkillsListTool{Home: home}, tools.SkillViewTool{Home: home}, tools.SkillManageTool{Home: home}, tools.ProcessTool{Processes: procs}, tools.ExecuteCodeTool{}, tools.DelegateTaskTool{},
 		tools.SessionSearchTool{Searcher: storeSearcher{st}}, msg, search}
 }
 

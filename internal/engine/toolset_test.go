@@ -15,7 +15,7 @@ import (
 // sorted, and tools.enabled accepts each of them.
 func TestToolNames(t *testing.T) {
 	names := ToolNames()
-	want := []string{"clarify", "execute_code", "memory", "patch", "process", "read_file", "search_files", "send_message", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "web_fetch", "web_search", "write_file"}
+	want := []string{"clarify", "delegate_task", "execute_code", "memory", "patch", "process", "read_file", "search_files", "send_message", "session_search", "skill_manage", "skill_view", "skills_list", "terminal", "todo", "web_fetch", "web_search", "write_file"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("ToolNames() = %v, want %v", names, want)
 	}

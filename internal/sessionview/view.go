@@ -16,6 +16,7 @@ import (
 type Session struct {
 	ID                 string    `json:"id"`
 	ParentSessionID    string    `json:"parent_session_id,omitempty"`
+	DelegatedFrom      string    `json:"delegated_from,omitempty"`
 	LineageID          string    `json:"lineage_id"`
 	Generation         int       `json:"generation"`
 	Model              string    `json:"model"`
@@ -44,7 +45,7 @@ func FirstMessage(ctx context.Context, st *models.Store) func(id string) string 
 func NewSessions(sessions []models.Session, first func(id string) string) []Session {
 	out := make([]Session, len(sessions))
 	for i, s := range sessions {
-		out[i] = Session{ID: s.ID, ParentSessionID: s.ParentSessionID, LineageID: s.LineageID, Generation: s.Generation,
+		out[i] = Session{ID: s.ID, ParentSessionID: s.ParentSessionID, DelegatedFrom: s.DelegatedFrom, LineageID: s.LineageID, Generation: s.Generation,
 			Model: s.Model, Title: s.Title, TurnCount: s.TurnCount, HasSystemPrompt: s.SystemPrompt != "",
 			SystemPromptLength: len(s.SystemPrompt), FirstMessage: first(s.ID),
 			CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
@@ -58,8 +59,10 @@ type Detail struct {
 	Session      Session   `json:"session"`
 	SystemPrompt string    `json:"system_prompt,omitempty"`
 	Lineage      []Session `json:"lineage"`
-	Turns        []Turn    `json:"turns"`
-	Messages     []Message `json:"messages"`
+	// Tasks are the sessions its delegate_task calls made.
+	Tasks    []Session `json:"tasks,omitempty"`
+	Turns    []Turn    `json:"turns"`
+	Messages []Message `json:"messages"`
 }
 
 // Turn is one turn of a session.

@@ -10,13 +10,14 @@ import (
 // every tool); a toolset's name stands for its tools wherever a list of tools is given (tools.enabled,
 // tools.disabled, cron --tools, chat --tools).
 var toolsets = map[string][]string{
-	"file":     {"read_file", "write_file", "patch", "search_files"},
-	"shell":    {"terminal", "process", "execute_code"},
-	"web":      {"web_fetch", "web_search"},
-	"recall":   {"memory", "session_search"},
-	"skills":   {"skills_list", "skill_view", "skill_manage"},
-	"planning": {"todo", "clarify"},
-	"messages": {"send_message"},
+	"file":       {"read_file", "write_file", "patch", "search_files"},
+	"shell":      {"terminal", "process", "execute_code"},
+	"web":        {"web_fetch", "web_search"},
+	"recall":     {"memory", "session_search"},
+	"skills":     {"skills_list", "skill_view", "skill_manage"},
+	"planning":   {"todo", "clarify"},
+	"messages":   {"send_message"},
+	"delegation": {"delegate_task"},
 }
 
 // ToolsetOf names the toolset of a built-in tool ("" for none).
@@ -62,16 +63,17 @@ func ExpandToolsets(names []string) []string {
 
 // approvals say what a built-in tool may do without asking.
 var approvals = map[string]string{
-	"terminal":     "dangerous commands ask (approvals.mode); blocked ones never run",
-	"process":      "a start is assessed as a terminal command",
-	"execute_code": "the program is assessed as a terminal command; its own terminal calls run only if safe",
-	"write_file":   "paths checked: working directory and write roots only",
-	"patch":        "paths checked: working directory and write roots only",
-	"web_fetch":    "non-public addresses refused unless web.allow_private",
-	"web_search":   "queries go to the configured search service (web.search)",
-	"send_message": "home or this chat only",
-	"skill_manage": "writes checked and scanned",
-	"memory":       "entries scanned",
+	"terminal":      "dangerous commands ask (approvals.mode); blocked ones never run",
+	"process":       "a start is assessed as a terminal command",
+	"execute_code":  "the program is assessed as a terminal command; its own terminal calls run only if safe",
+	"write_file":    "paths checked: working directory and write roots only",
+	"patch":         "paths checked: working directory and write roots only",
+	"web_fetch":     "non-public addresses refused unless web.allow_private",
+	"web_search":    "queries go to the configured search service (web.search)",
+	"send_message":  "home or this chat only",
+	"skill_manage":  "writes checked and scanned",
+	"memory":        "entries scanned",
+	"delegate_task": "its tasks run unattended: no clarify, send_message or memory; approvals only when off",
 }
 
 // ApprovalOf says what bounds a built-in tool or makes it ask ("-": it

@@ -19,6 +19,8 @@ type CallPlan struct {
 	ID     string
 	Action PlanAction
 	Note   string
+	// Tasks are a delegated call's outcomes (PlanDelegated).
+	Tasks []DelegateOutcome `json:",omitempty"`
 }
 
 // HaltExplanation is the assistant message stored when a guardrail stops a turn.

@@ -61,6 +61,9 @@ type BeginTurnInput struct {
 	// Tools are the tools the turn offers (empty: all); their schemas count
 	// towards the context size.
 	Tools []string `json:",omitempty"`
+	// DelegatedFrom is the session whose delegate_task call started this
+	// turn's session (a task's child turn); empty otherwise.
+	DelegatedFrom string `json:",omitempty"`
 }
 
 // BeginTurnResult names the persisted user message.

@@ -1,0 +1,220 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/fakellm"
+)
+
+// taskOf is which task a model request serves: the goal marker of its
+// first user message, or "parent".
+func taskOf(req fakellm.Request) string {
+	for _, m := range req.Body.Messages {
+		if m.Role == "user" {
+			for _, g := range []string{"GOAL-ALPHA", "GOAL-BETA", "GOAL-GAMMA", "GOAL-DELTA", "GOAL-EPSILON"} {
+				if strings.Contains(m.Content, g) {
+					return g
+				}
+			}
+			return "parent"
+		}
+	}
+	return "parent"
+}
+
+// delegatingModel answers the parent by delegating goals (then, once it
+// reads their results, with a final answer) and each task, after delay,
+// with "<goal> done".
+func delegatingModel(goals []map[string]any, delay time.Duration) *fakellm.Server {
+	return fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		task := taskOf(req)
+		if task != "parent" {
+			step := fakellm.TextStep(task + " done")
+			step.Delay = delay
+			return step
+		}
+		if last, _ := req.LastMessage(); last.Role == "tool" {
+			return fakellm.TextStep("All tasks are done.")
+		}
+		args, _ := json.Marshal(map[string]any{"tasks": goals})
+		return fakellm.ToolStep(fakellm.ToolCall{ID: "d1", Name: "delegate_task", Arguments: string(args)})
+	}))
+}
+
+// delegateReport is a delegate_task result.
+type delegateReport struct {
+	Tasks []struct {
+		Task        int    `json:"task"`
+		Goal        string `json:"goal"`
+		Session     string `json:"session"`
+		StopReason  string `json:"stop_reason"`
+		FinalAnswer string `json:"final_answer"`
+	} `json:"tasks"`
+	Completed int `json:"completed"`
+}
+
+// TestDelegateTasks: a turn delegates two tasks; they run at the same time
+// as child turns in their own sessions, each with the tools it was given
+// (never clarify, send_message or memory), and the parent reads both
+// answers in task order; sessions show links the children to the parent.
+func TestDelegateTasks(t *testing.T) {
+	model := delegatingModel([]map[string]any{
+		{"goal": "GOAL-ALPHA: count the files", "context": "in the working directory"},
+		{"goal": "GOAL-BETA: read the notes", "toolsets": []string{"file"}},
+	}, 2*time.Second)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	res, stderr, code := u.chatJSON(3*time.Minute, "-q", "split the work", "--session", "boss")
+	if code != 0 || !res.Completed || res.FinalResponse == nil || *res.FinalResponse != "All tasks are done." {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	var report delegateReport
+	if err := json.Unmarshal([]byte(toolResults(model)["d1"]), &report); err != nil || report.Completed != 2 || len(report.Tasks) != 2 {
+		t.Fatalf("delegate_task result: %v\n%s", err, toolResults(model)["d1"])
+	}
+	for i, want := range []string{"GOAL-ALPHA", "GOAL-BETA"} {
+		r := report.Tasks[i]
+		if r.Task != i+1 || r.FinalAnswer != want+" done" || r.StopReason != "text_response" || !strings.HasPrefix(r.Goal, want) || r.Session == "" {
+			t.Errorf("task %d: %+v", i+1, r)
+		}
+	}
+	// Both tasks were asked before either answered: they ran at once.
+	byTask := map[string]fakellm.Request{}
+	for _, r := range model.Requests() {
+		byTask[taskOf(r)] = r
+	}
+	alpha, beta := byTask["GOAL-ALPHA"], byTask["GOAL-BETA"]
+	if !alpha.Received.Before(beta.Finished) || !beta.Received.Before(alpha.Finished) {
+		t.Errorf("the tasks ran one after the other: alpha %s–%s, beta %s–%s", alpha.Received, alpha.Finished, beta.Received, beta.Finished)
+	}
+	names := func(r fakellm.Request) []string {
+		var out []string
+		for _, tl := range r.Body.Tools {
+			out = append(out, tl.Function.Name)
+		}
+		return out
+	}
+	for _, n := range names(alpha) {
+		if n == "clarify" || n == "send_message" || n == "memory" {
+			t.Errorf("a task was offered %s", n)
+		}
+	}
+	if !slices.Contains(names(alpha), "delegate_task") || !slices.Contains(names(alpha), "terminal") {
+		t.Errorf("task alpha's tools: %v", names(alpha))
+	}
+	if got := strings.Join(names(beta), ","); got != "patch,read_file,search_files,write_file" {
+		t.Errorf("task beta (toolsets [file]) was offered %s", got)
+	}
+
+	out, _, code := u.run(time.Minute, "sessions", "show", "boss")
+	if code != 0 || !strings.Contains(out, "task session "+report.Tasks[0].Session) || !strings.Contains(out, "task session "+report.Tasks[1].Session) {
+		t.Errorf("sessions show boss: exit %d\n%s", code, out)
+	}
+	child, _, _ := u.run(time.Minute, "sessions", "show", report.Tasks[1].Session)
+	if !strings.Contains(child, "a delegated task of session boss") || !strings.Contains(child, "GOAL-BETA done") {
+		t.Errorf("sessions show %s:\n%s", report.Tasks[1].Session, child)
+	}
+}
+
+// TestDelegateConcurrencyLimit: five tasks with delegation.max_concurrent
+// 2 never have more than two running, and all five answer in task order.
+func TestDelegateConcurrencyLimit(t *testing.T) {
+	var goals []map[string]any
+	for _, g := range []string{"GOAL-ALPHA", "GOAL-BETA", "GOAL-GAMMA", "GOAL-DELTA", "GOAL-EPSILON"} {
+		goals = append(goals, map[string]any{"goal": g})
+	}
+	model := delegatingModel(goals, time.Second)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	writeConfig("delegation:\n  max_concurrent: 2\n")(t, u)
+	res, stderr, code := u.chatJSON(3*time.Minute, "-q", "five pieces")
+	if code != 0 || !res.Completed {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	var report delegateReport
+	if err := json.Unmarshal([]byte(toolResults(model)["d1"]), &report); err != nil || report.Completed != 5 {
+		t.Fatalf("delegate_task result: %v\n%s", err, toolResults(model)["d1"])
+	}
+	for i, r := range report.Tasks {
+		if r.FinalAnswer != goals[i]["goal"].(string)+" done" {
+			t.Errorf("task %d answered %q", i+1, r.FinalAnswer)
+		}
+	}
+	var spans [][2]time.Time
+	for _, r := range model.Requests() {
+		if taskOf(r) != "parent" {
+			spans = append(spans, [2]time.Time{r.Received, r.Finished})
+		}
+	}
+	peak := 0
+	for _, s := range spans {
+		at := 0
+		for _, o := range spans {
+			if !o[0].After(s[0]) && o[1].After(s[0]) {
+				at++
+			}
+		}
+		peak = max(peak, at)
+	}
+	if len(spans) != 5 || peak != 2 {
+		t.Errorf("%d task requests, at most %d at once; want 5, 2", len(spans), peak)
+	}
+}
+
+// TestDelegateStop: stopping a turn while its tasks run ends both tasks
+// interrupted within 3 s; the parent answers its delegate_task call once,
+// with both tasks' outcomes.
+func TestDelegateStop(t *testing.T) {
+	model := delegatingModel([]map[string]any{{"goal": "GOAL-ALPHA"}, {"goal": "GOAL-BETA"}}, time.Minute)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	u.serve(0)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	wait := u.background(ctx, "chat", "--json", "-q", "split the work", "--session", "halt")
+	if err := model.WaitRequests(ctx, 3); err != nil { // the parent's and both tasks'
+		t.Fatal(err)
+	}
+	stopped := time.Now()
+	if out, stderr, code := u.run(time.Minute, "stop", "halt"); code != 0 {
+		t.Fatalf("stop: exit %d\n%s%s", code, out, stderr)
+	}
+	stdout, stderr, code := wait()
+	if elapsed := time.Since(stopped); elapsed > 3*time.Second {
+		t.Errorf("the turn ended %v after stop, want within 3 s", elapsed)
+	}
+	if res := decodeResult(t, stdout, stderr); code != 1 || !res.Interrupted {
+		t.Fatalf("exit %d, result %+v", code, res)
+	}
+	out, _, _ := u.run(time.Minute, "sessions", "show", "halt", "-o", "json")
+	var detail struct {
+		Messages []struct {
+			Role, Content string
+			ToolCallID    string `json:"tool_call_id"`
+		}
+		Tasks []struct{ ID string }
+	}
+	if err := json.Unmarshal([]byte(out), &detail); err != nil {
+		t.Fatalf("sessions show: %v\n%s", err, out)
+	}
+	var answers []string
+	for _, m := range detail.Messages {
+		if m.Role == "tool" {
+			answers = append(answers, m.Content)
+		}
+	}
+	if len(answers) != 1 || strings.Count(answers[0], `"stop_reason":"interrupted"`) != 2 || len(detail.Tasks) != 2 {
+		t.Fatalf("the delegation's answers: %q; tasks %+v", answers, detail.Tasks)
+	}
+	for _, task := range detail.Tasks {
+		out, _, _ := u.run(time.Minute, "sessions", "show", task.ID)
+		if !strings.Contains(out, "interrupted") {
+			t.Errorf("task %s did not end interrupted:\n%s", task.ID, out)
+		}
+	}
+}
