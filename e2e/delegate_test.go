@@ -3,8 +3,11 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -216,5 +219,66 @@ func TestDelegateStop(t *testing.T) {
 		if !strings.Contains(out, "interrupted") {
 			t.Errorf("task %s did not end interrupted:\n%s", task.ID, out)
 		}
+	}
+}
+
+// TestDelegateSurvivesServeKill: serve is SIGKILLed while two tasks wait
+// on their second model call; after a restart the tasks and their parent
+// complete, and no finished step of a task runs again: each task's first
+// model call and its command ran once.
+func TestDelegateSurvivesServeKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("restarts a server")
+	}
+	var killed atomic.Bool
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		task := taskOf(req)
+		last, _ := req.LastMessage()
+		switch {
+		case task == "parent" && last.Role == "tool":
+			return fakellm.TextStep("Both tasks are done.")
+		case task == "parent":
+			return fakellm.ToolStep(fakellm.ToolCall{ID: "d1", Name: "delegate_task", Arguments: `{"tasks":[{"goal":"GOAL-ALPHA"},{"goal":"GOAL-BETA"}]}`})
+		case last.Role == "user":
+			return fakellm.ToolStep(fakellm.ToolCall{ID: "t-" + task, Name: "terminal", Arguments: `{"command":"echo ` + task + ` >> steps.log"}`})
+		case !killed.Load():
+			return fakellm.Step{Hang: true} // in flight when serve dies
+		}
+		return fakellm.TextStep(task + " done")
+	}))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	u.env["TALARIA_HEARTBEAT_TIMEOUT"] = "3s"
+	port := freePort(t)
+	srv := u.serve(port)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	wait := u.background(ctx, "chat", "--json", "-q", "split the work", "--session", "durable-tasks")
+	if err := model.WaitRequests(ctx, 5); err != nil { // the parent's, then two per task
+		t.Fatal(err)
+	}
+	killed.Store(true)
+	srv.kill()
+	u.serve(port)
+	stdout, stderr, code := wait()
+	res := decodeResult(t, stdout, stderr)
+	if code != 0 || !res.Completed || res.FinalResponse == nil || *res.FinalResponse != "Both tasks are done." {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	var report delegateReport
+	if err := json.Unmarshal([]byte(toolResults(model)["d1"]), &report); err != nil || report.Completed != 2 {
+		t.Fatalf("delegate_task result: %v\n%s", err, toolResults(model)["d1"])
+	}
+	firsts := map[string]int{}
+	for _, r := range model.Requests() {
+		if last, _ := r.LastMessage(); last.Role == "user" {
+			firsts[taskOf(r)]++
+		}
+	}
+	if firsts["GOAL-ALPHA"] != 1 || firsts["GOAL-BETA"] != 1 || firsts["parent"] != 1 {
+		t.Errorf("first model calls per turn: %v; each ran once before the kill", firsts)
+	}
+	if data, _ := os.ReadFile(filepath.Join(u.workdir, "steps.log")); strings.Count(string(data), "GOAL-ALPHA") != 1 || strings.Count(string(data), "GOAL-BETA") != 1 {
+		t.Errorf("steps.log = %q; each task's command ran once", data)
 	}
 }
