@@ -74,6 +74,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.ExecuteTools, activity.RegisterOptions{Name: turnapi.ExecuteToolsName})
 	r.RegisterActivityWithOptions(a.AnswerCalls, activity.RegisterOptions{Name: turnapi.AnswerCallsName})
 	r.RegisterActivityWithOptions(a.PrepareDelegation, activity.RegisterOptions{Name: turnapi.PrepareDelegationName})
+	r.RegisterActivityWithOptions(a.JudgeGoal, activity.RegisterOptions{Name: turnapi.JudgeGoalName})
 	r.RegisterActivityWithOptions(a.FinishTurn, activity.RegisterOptions{Name: turnapi.FinishTurnName})
 	r.RegisterActivityWithOptions(a.CompressContext, activity.RegisterOptions{Name: turnapi.CompressContextName})
 	r.RegisterActivityWithOptions(a.ReserveTurn, activity.RegisterOptions{Name: turnapi.ReserveTurnName})

@@ -153,6 +153,9 @@ type Config struct {
 	Web Web `yaml:"web"`
 	// Delegation bounds delegate_task's sub-agents.
 	Delegation Delegation `yaml:"delegation"`
+	// Prices are models' token prices, for a goal's --max-cost; they
+	// replace the built-in ones (DefaultPrices) model by model.
+	Prices map[string]Price `yaml:"prices"`
 	// MCPServers are the MCP servers whose tools the agent gets, by name.
 	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
 	// HeartbeatTimeout is how long a model call or tool batch may go without

@@ -12,4 +12,5 @@ func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(MemoryReviewWorkflow, workflow.RegisterOptions{Name: MemoryReviewWorkflowName})
 	r.RegisterWorkflowWithOptions(CronRunWorkflow, workflow.RegisterOptions{Name: CronRunWorkflowName})
 	r.RegisterWorkflowWithOptions(CompactSessionWorkflow, workflow.RegisterOptions{Name: CompactSessionWorkflowName})
+	r.RegisterWorkflowWithOptions(GoalWorkflow, workflow.RegisterOptions{Name: GoalWorkflowName})
 }

@@ -32,7 +32,7 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usagef("%v (see '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newServeCommand(), newChatCommand(), newSendCommand(), newSteerCommand(),
+	root.AddCommand(newServeCommand(), newChatCommand(), newRunCommand(), newSendCommand(), newSteerCommand(),
 		newStopCommand(), newCompactCommand(), newStatusCommand(), newApproveCommand(), newDenyCommand(), newAnswerCommand(),
 		newWorkerCommand(), newAPICommand(), gatewayCommands(), newTemporalCommand(), newSessionsCommand(), newConfigCommand(), newMemoryCommand(), newSkillsCommand(), newToolsCommand(), newMCPCommand(),
 		newCronCommand(), newSchedulerCommand(), newVersionCommand(), newDoctorCommand(), newModelCommand(), newSetupCommand(), newLogsCommand())

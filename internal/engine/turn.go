@@ -201,6 +201,12 @@ func (rt *Runtime) Progress(ctx context.Context, turnID string) (workflows.Progr
 // Interrupt stops the session's running turn and returns its id.
 func (rt *Runtime) Interrupt(ctx context.Context, sessionID, reason string) (string, error) {
 	st, err := rt.SessionState(ctx, sessionID)
+	if err != nil || st.Running == "" {
+		// A goal's turns run under its own workflow, not the coordinator.
+		if id, gerr := rt.interruptGoal(ctx, sessionID, reason); gerr == nil {
+			return id, nil
+		}
+	}
 	if err != nil {
 		return "", err
 	}

@@ -1,0 +1,252 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
+)
+
+// GoalWorkflowName pursues a goal over as many turns as it takes.
+const GoalWorkflowName = "GoalWorkflow"
+
+// QueryGoal returns a goal's GoalProgress.
+const QueryGoal = "goal"
+
+// GoalWorkflowID is the workflow of the goal pursued in a session.
+func GoalWorkflowID(sessionID string) string { return "goal/" + sessionID }
+
+// Goal limits.
+const (
+	// goalTurnsPerRun: a goal continues as new after this many turns.
+	goalTurnsPerRun = 25
+	// goalTurnsKept: the progress keeps the last turns only.
+	goalTurnsKept = 20
+)
+
+// GoalBudget bounds a goal; zero fields do not bound it.
+type GoalBudget struct {
+	// MaxDuration is the wall time from the goal's start.
+	MaxDuration time.Duration `json:",omitempty"`
+	// MaxIterations bounds the model calls of all its turns.
+	MaxIterations int `json:",omitempty"`
+	// MaxCost bounds the spend in USD, from token usage and the prices.
+	MaxCost float64 `json:",omitempty"`
+	// InputPrice and OutputPrice are USD per million prompt and completion
+	// tokens.
+	InputPrice  float64 `json:",omitempty"`
+	OutputPrice float64 `json:",omitempty"`
+}
+
+// GoalInput starts a goal in its own session.
+type GoalInput struct {
+	SessionID string
+	Goal      string
+	// Turn is the template of each turn (model, budget per turn, tools,
+	// approvals, working directory).
+	Turn   TurnInput
+	Budget GoalBudget
+	// Resume is the progress carried across continue-as-new.
+	Resume *GoalProgress `json:",omitempty"`
+}
+
+// GoalOutcome says how a goal ended.
+type GoalOutcome string
+
+// Goal outcomes.
+const (
+	GoalDone        GoalOutcome = "done"
+	GoalBlocked     GoalOutcome = "blocked"
+	GoalBudgetSpent GoalOutcome = "budget_spent"
+	GoalInterrupted GoalOutcome = "interrupted"
+	GoalFailed      GoalOutcome = "failed"
+)
+
+// GoalTurn is one turn of a goal and the check after it.
+type GoalTurn struct {
+	Number     int        `json:"number"`
+	TurnID     string     `json:"turn_id"`
+	StopReason StopReason `json:"stop_reason"`
+	APICalls   int        `json:"api_calls"`
+	Verdict    string     `json:"verdict,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
+}
+
+// GoalProgress is where a goal stands.
+type GoalProgress struct {
+	StartedAt time.Time `json:"started_at"`
+	// Turns are the last turns (at most goalTurnsKept); TurnCount all.
+	Turns      []GoalTurn    `json:"turns"`
+	TurnCount  int           `json:"turn_count"`
+	Iterations int           `json:"iterations"`
+	Usage      turnapi.Usage `json:"usage"`
+	CostUSD    float64       `json:"cost_usd"`
+	// Running is the turn running now ("" between turns).
+	Running string `json:"running,omitempty"`
+}
+
+// GoalResult is how a goal ended.
+type GoalResult struct {
+	SessionID string      `json:"session_id"`
+	Outcome   GoalOutcome `json:"outcome"`
+	Reason    string      `json:"reason"`
+	GoalProgress
+	// FinalMessageID is the last turn's answer, in the store.
+	FinalMessageID int64 `json:"final_message_id,omitempty"`
+}
+
+// GoalWorkflow pursues a goal: it runs a turn with the goal, asks the model
+// whether the goal is reached (JudgeGoal), and runs the next turn in the
+// same conversation while the answer is continue and the budget lasts. An
+// interrupt signal ends it: the running turn is interrupted too.
+func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
+	p := GoalProgress{StartedAt: workflow.Now(ctx)}
+	if in.Resume != nil {
+		p = *in.Resume
+	}
+	if err := workflow.SetQueryHandler(ctx, QueryGoal, func() (GoalProgress, error) { return p, nil }); err != nil {
+		return GoalResult{}, err
+	}
+	stopped := ""
+	var current workflow.ChildWorkflowFuture
+	interrupts := workflow.GetSignalChannel(ctx, SignalInterrupt)
+	workflow.Go(ctx, func(gctx workflow.Context) {
+		var reason string
+		interrupts.Receive(gctx, &reason)
+		stopped = orText(reason, "stopped")
+		if current != nil {
+			current.SignalChildWorkflow(gctx, SignalInterrupt, stopped)
+		}
+	})
+	end := func(o GoalOutcome, reason string, final int64) (GoalResult, error) {
+		p.Running = ""
+		return GoalResult{SessionID: in.SessionID, Outcome: o, Reason: reason, GoalProgress: p, FinalMessageID: final}, nil
+	}
+	var final int64
+	for run := 0; ; run++ {
+		if stopped != "" {
+			return end(GoalInterrupted, stopped, final)
+		}
+		if why := goalBudgetSpent(in.Budget, p, workflow.Now(ctx)); why != "" {
+			return end(GoalBudgetSpent, why, final)
+		}
+		if run == goalTurnsPerRun {
+			next := in
+			next.Resume = &p
+			return GoalResult{}, workflow.NewContinueAsNewError(ctx, GoalWorkflowName, next)
+		}
+		turn := goalTurn(in, p)
+		p.Running = TurnWorkflowID(in.SessionID, turn.TurnNumber)
+		cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID: p.Running, TaskQueue: TaskQueue,
+			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		}, turn))
+		current = workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn)
+		var res ConversationResult
+		err := current.Get(ctx, &res)
+		current = nil
+		gt := GoalTurn{Number: turn.TurnNumber, TurnID: p.Running, StopReason: res.TurnExitReason, APICalls: res.APICalls}
+		p.Running, p.TurnCount = "", turn.TurnNumber
+		p.Iterations += res.APICalls
+		p.Usage = p.Usage.Add(res.Usage)
+		p.CostUSD = goalCost(in.Budget, p.Usage)
+		if res.FinalMessageID != 0 {
+			final = res.FinalMessageID
+		}
+		switch {
+		case err != nil:
+			p.Turns = keepTurns(p.Turns, gt)
+			return end(GoalFailed, "turn "+fmt.Sprint(turn.TurnNumber)+" failed: "+errorMessage(err), final)
+		case res.Interrupted || stopped != "":
+			p.Turns = keepTurns(p.Turns, gt)
+			return end(GoalInterrupted, orText(stopped, "the turn was interrupted"), final)
+		case res.Failed:
+			p.Turns = keepTurns(p.Turns, gt)
+			return end(GoalFailed, "turn "+fmt.Sprint(turn.TurnNumber)+" failed: "+derefText(res.Error), final)
+		}
+		var verdict turnapi.JudgeGoalResult
+		err = workflow.ExecuteActivity(modelOptions(ctx, in.Turn.withDefaults(), false), turnapi.JudgeGoalName, turnapi.JudgeGoalInput{
+			SessionID: in.SessionID, Goal: in.Goal, Model: in.Turn.Model,
+			IdleTimeout: in.Turn.ModelTimeout, MaxRetryAfter: in.Turn.MaxRetryAfter,
+		}).Get(ctx, &verdict)
+		if err != nil {
+			p.Turns = keepTurns(p.Turns, gt)
+			return end(GoalFailed, "the progress check failed: "+errorMessage(err), final)
+		}
+		gt.Verdict, gt.Reason = verdict.Verdict, verdict.Reason
+		p.Turns = keepTurns(p.Turns, gt)
+		switch verdict.Verdict {
+		case turnapi.VerdictDone:
+			return end(GoalDone, orText(verdict.Reason, "the goal is reached"), final)
+		case turnapi.VerdictBlocked:
+			return end(GoalBlocked, orText(verdict.Reason, "the work cannot go on without help"), final)
+		}
+	}
+}
+
+// goalTurn is the next turn of a goal: the goal first, then a request to
+// go on; its budget is cut to what the goal's iterations leave (one kept
+// for its summary). Pure.
+func goalTurn(in GoalInput, p GoalProgress) TurnInput {
+	t := in.Turn
+	t.Resume = nil
+	t.SessionID, t.TurnNumber = in.SessionID, p.TurnCount+1
+	t.UserMessage = in.Goal
+	if p.TurnCount > 0 {
+		t.UserMessage = fmt.Sprintf("Continue working toward the goal (continuation %d). The goal: %s", p.TurnCount, in.Goal)
+	}
+	if in.Budget.MaxIterations > 0 {
+		per := t.MaxIterations
+		if per <= 0 {
+			per = DefaultMaxIterations
+		}
+		t.MaxIterations = min(per, in.Budget.MaxIterations-p.Iterations-1)
+	}
+	return t
+}
+
+// goalBudgetSpent says which budget is spent, or "". Pure.
+func goalBudgetSpent(b GoalBudget, p GoalProgress, now time.Time) string {
+	switch {
+	case b.MaxIterations > 0 && b.MaxIterations-p.Iterations < 2:
+		return fmt.Sprintf("the goal used %d of its %d model calls (--max-iterations-total): too few are left for another turn", p.Iterations, b.MaxIterations)
+	case b.MaxDuration > 0 && now.Sub(p.StartedAt) >= b.MaxDuration:
+		return fmt.Sprintf("the goal ran %s, its time budget (--max-hours)", now.Sub(p.StartedAt).Round(time.Second))
+	case b.MaxCost > 0 && p.CostUSD >= b.MaxCost:
+		return fmt.Sprintf("the goal spent $%.4f, its cost budget of $%.4f (--max-cost)", p.CostUSD, b.MaxCost)
+	}
+	return ""
+}
+
+// goalCost is the spend of usage at the budget's prices. Pure.
+func goalCost(b GoalBudget, u turnapi.Usage) float64 {
+	return (float64(u.PromptTokens)*b.InputPrice + float64(u.CompletionTokens)*b.OutputPrice) / 1e6
+}
+
+// keepTurns appends t, keeping the last goalTurnsKept. Pure.
+func keepTurns(turns []GoalTurn, t GoalTurn) []GoalTurn {
+	turns = append(turns, t)
+	if len(turns) > goalTurnsKept {
+		turns = append([]GoalTurn(nil), turns[len(turns)-goalTurnsKept:]...)
+	}
+	return turns
+}
+
+// orText is s, or def when s is empty. Pure.
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// derefText is *s, or "" for nil. Pure.
+func derefText(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
