@@ -46,7 +46,8 @@ func CronRunWorkflow(ctx workflow.Context, in CronRunInput) error {
 		run.Status, run.Delivery = turnapi.CronRunCompleted, "silent: not delivered"
 	default:
 		run.Status = turnapi.CronRunCompleted
-		run.Delivery, run.Error = deliver(ctx, in, text, ref)
+		run.Delivery, run.Error = deliver(ctx, in.Deliver, turnapi.DeliverInput{JobID: in.JobID, JobName: in.JobName, Slot: in.Slot,
+			Text: text, Status: "completed", MessageID: ref})
 		if run.Error != "" {
 			run.Status = turnapi.CronRunFailed
 		}
@@ -91,10 +92,10 @@ func cronTurn(ctx workflow.Context, in CronRunInput) (text string, ref int64, ex
 	return *res.FinalResponse, ref, string(res.TurnExitReason), nil
 }
 
-// deliver sends text (or, when ref is set, the stored answer it previews)
-// to every target; webhook failures are retried with backoff, then
-// recorded. It returns a summary and the errors, if any.
-func deliver(ctx workflow.Context, in CronRunInput, text string, ref int64) (string, string) {
+// deliver sends msg's text (or, when its MessageID is set, the stored
+// answer it previews) to every target; webhook failures are retried with
+// backoff, then recorded. It returns a summary and the errors, if any.
+func deliver(ctx workflow.Context, targets []string, msg turnapi.DeliverInput) (string, string) {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy: &temporal.RetryPolicy{
@@ -102,12 +103,10 @@ func deliver(ctx workflow.Context, in CronRunInput, text string, ref int64) (str
 		},
 	})
 	var done, failed []string
-	for _, target := range in.Deliver {
+	for _, target := range targets {
 		var where string
-		err := workflow.ExecuteActivity(actx, turnapi.DeliverName, turnapi.DeliverInput{
-			Target: target, JobID: in.JobID, JobName: in.JobName, Slot: in.Slot, Text: text, Status: "completed",
-			MessageID: ref,
-		}).Get(ctx, &where)
+		msg.Target = target
+		err := workflow.ExecuteActivity(actx, turnapi.DeliverName, msg).Get(ctx, &where)
 		if err != nil {
 			failed = append(failed, fmt.Sprintf("%s: %s", target, errorMessage(err)))
 			continue

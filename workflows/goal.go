@@ -49,6 +49,13 @@ type GoalInput struct {
 	// approvals, working directory).
 	Turn   TurnInput
 	Budget GoalBudget
+	// Once: run one turn with Goal as its message and end, without a
+	// progress check (a background task).
+	Once bool `json:",omitempty"`
+	// Deliver are where the outcome goes when it ends (the delivery
+	// targets of cron jobs: local, webhook:<url>, home, telegram:<chat>,
+	// slack:<channel>, email:<address>).
+	Deliver []string `json:",omitempty"`
 	// Resume is the progress carried across continue-as-new.
 	Resume *GoalProgress `json:",omitempty"`
 }
@@ -96,6 +103,9 @@ type GoalResult struct {
 	GoalProgress
 	// FinalMessageID is the last turn's answer, in the store.
 	FinalMessageID int64 `json:"final_message_id,omitempty"`
+	// Delivered says where the outcome went; DeliveryError what failed.
+	Delivered     string `json:"delivered,omitempty"`
+	DeliveryError string `json:"delivery_error,omitempty"`
 }
 
 // GoalWorkflow pursues a goal: it runs a turn with the goal, asks the model
@@ -123,7 +133,9 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 	})
 	end := func(o GoalOutcome, reason string, final int64) (GoalResult, error) {
 		p.Running = ""
-		return GoalResult{SessionID: in.SessionID, Outcome: o, Reason: reason, GoalProgress: p, FinalMessageID: final}, nil
+		res := GoalResult{SessionID: in.SessionID, Outcome: o, Reason: reason, GoalProgress: p, FinalMessageID: final}
+		res.Delivered, res.DeliveryError = deliverGoal(ctx, in, res)
+		return res, nil
 	}
 	var final int64
 	for run := 0; ; run++ {
@@ -166,6 +178,13 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 		case res.Failed:
 			p.Turns = keepTurns(p.Turns, gt)
 			return end(GoalFailed, "turn "+fmt.Sprint(turn.TurnNumber)+" failed: "+derefText(res.Error), final)
+		}
+		if in.Once {
+			p.Turns = keepTurns(p.Turns, gt)
+			if res.Completed {
+				return end(GoalDone, "the task is done", final)
+			}
+			return end(GoalFailed, "the turn ended "+string(res.TurnExitReason)+orPrefix(": ", derefText(res.Error)), final)
 		}
 		var verdict turnapi.JudgeGoalResult
 		err = workflow.ExecuteActivity(modelOptions(ctx, in.Turn.withDefaults(), false), turnapi.JudgeGoalName, turnapi.JudgeGoalInput{
@@ -249,4 +268,36 @@ func derefText(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// orPrefix is sep and s, or nothing when s is empty. Pure.
+func orPrefix(sep, s string) string {
+	if s == "" {
+		return ""
+	}
+	return sep + s
+}
+
+// deliverGoal sends a goal's outcome to its targets: the last answer in
+// full when it is done, else a line saying how it ended. It returns where
+// the outcome went and what failed.
+func deliverGoal(ctx workflow.Context, in GoalInput, res GoalResult) (string, string) {
+	if len(in.Deliver) == 0 {
+		return "", ""
+	}
+	text := fmt.Sprintf("%s %s: %s (%d turns, %d model calls)", goalKind(in), res.Outcome, res.Reason, res.TurnCount, res.Iterations)
+	var ref int64
+	if res.Outcome == GoalDone {
+		ref = res.FinalMessageID
+	}
+	return deliver(ctx, in.Deliver, turnapi.DeliverInput{JobID: GoalWorkflowID(in.SessionID), JobName: "goal " + in.SessionID,
+		Slot: res.StartedAt, Text: text, Status: string(res.Outcome), MessageID: ref})
+}
+
+// goalKind names what ran: a background task or a goal. Pure.
+func goalKind(in GoalInput) string {
+	if in.Once {
+		return "Background task " + in.SessionID
+	}
+	return "Goal " + in.SessionID
 }

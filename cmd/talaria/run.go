@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,18 +21,27 @@ import (
 type runFlags struct {
 	common                    commonFlags
 	goal, session, model      string
-	tools                     []string
+	tools, deliver            []string
 	maxHours, maxCost         float64
 	maxIterations, totalIters int
-	jsonOut                   bool
+	jsonOut, background       bool
+	wait                      string
 }
 
 func newRunCommand() *cobra.Command {
 	var f runFlags
 	c := &cobra.Command{
-		Use:   "run --goal GOAL",
-		Short: "Pursue a goal over as many turns as it takes, within a budget",
-		Long: `run --goal works toward GOAL in a new session: it runs a turn with the goal;
+		Use:   "run [TASK | --goal GOAL]",
+		Short: "Run a task, or pursue a goal over as many turns as it takes, in the foreground or the background",
+		Long: `run TASK runs one turn with TASK in a new session; run --goal works toward GOAL
+over as many turns as it takes. With --background either starts and returns at
+once (it needs a running 'talaria serve', which goes on with it); when it ends,
+its outcome is delivered to --deliver's targets (default: local, a file under
+$TALARIA_HOME/cron/output; also home, telegram:<chat>, slack:<channel>,
+webhook:<url>, email:<address>). run --wait SESSION follows a run started
+before, or prints how it ended.
+
+run --goal runs a turn with the goal;
 when the turn ends (its answer, or its iteration budget spent and summarised)
 the model is asked, without tools, whether the goal is done, can go on, or is
 blocked, and while it can go on another turn continues the same conversation.
@@ -48,9 +58,17 @@ stops after 24 hours or 1000 model calls.
 Exit status: 0 when the goal is done, 1 when it ended otherwise, 2 for usage
 or configuration errors.`,
 		Example: `  talaria run --goal "make every test in ./pkg pass" --max-hours 2
-  talaria run --goal "migrate the 40 handlers to the new API" --max-iterations 30 --max-cost 5`,
-		Args: noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runGoal(cmd, f) },
+  talaria run --goal "migrate the 40 handlers to the new API" --max-iterations 30 --max-cost 5
+  talaria run --background "summarise the logs in ./logs" --deliver home
+  talaria run --wait goal-1a2b3c`,
+		Args: rangeArgs(0, 1, "one TASK (quote it)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			task := ""
+			if len(args) == 1 {
+				task = args[0]
+			}
+			return runGoal(cmd, f, task)
+		},
 	}
 	f.common.register(c)
 	c.Flags().StringVar(&f.goal, "goal", "", "the goal to pursue (required)")
@@ -62,6 +80,9 @@ or configuration errors.`,
 	c.Flags().Float64Var(&f.maxHours, "max-hours", 0, "wall time in hours (default 24 without another budget)")
 	c.Flags().Float64Var(&f.maxCost, "max-cost", 0, "spend in USD, from token usage and the model's price")
 	c.Flags().BoolVar(&f.jsonOut, "json", false, "print exactly one JSON object, the goal's result, on stdout")
+	c.Flags().BoolVar(&f.background, "background", false, "start and return at once; a running serve goes on with it")
+	c.Flags().StringSliceVar(&f.deliver, "deliver", nil, "where the outcome goes when it ends (default with --background: local)")
+	c.Flags().StringVar(&f.wait, "wait", "", "follow the run of this session, started before")
 	return c
 }
 
@@ -71,16 +92,34 @@ const (
 	defaultGoalIterations = 1000
 )
 
-func runGoal(cmd *cobra.Command, f runFlags) error {
+func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 	ctx := cmd.Context()
 	cfg, err := f.common.loadConfig()
 	if err != nil {
 		return err
 	}
-	goal := strings.TrimSpace(f.goal)
+	if f.wait != "" {
+		if f.goal != "" || task != "" || f.background {
+			return usagef("--wait follows a run started before: it takes no TASK, --goal or --background")
+		}
+		rt, release, err := openRuntime(ctx, cfg, newLogger(cfg.LogLevel))
+		if err != nil {
+			return err
+		}
+		defer release()
+		return followGoal(cmd, rt, f.wait, f.jsonOut)
+	}
+	goal, once := strings.TrimSpace(f.goal), false
+	if task != "" {
+		goal, once = strings.TrimSpace(task), true
+	}
 	switch {
+	case f.goal != "" && task != "":
+		return usagef("give a TASK or --goal GOAL, not both")
 	case goal == "":
-		return usagef("run needs --goal GOAL")
+		return usagef("run needs a TASK or --goal GOAL")
+	case once && (f.maxHours > 0 || f.maxCost > 0 || f.totalIters > 0):
+		return usagef("--max-hours, --max-cost and --max-iterations-total bound a --goal; a TASK is one turn (--max-iterations bounds it)")
 	case f.maxHours < 0 || f.maxCost < 0 || f.totalIters < 0 || f.maxIterations < 0:
 		return usagef("--max-hours, --max-cost, --max-iterations and --max-iterations-total must not be negative")
 	case f.session != "" && !sessionIDPattern.MatchString(f.session):
@@ -88,6 +127,16 @@ func runGoal(cmd *cobra.Command, f runFlags) error {
 	}
 	if err := cronjob.CheckTools(f.tools); err != nil {
 		return usagef("--tools: %v", err)
+	}
+	deliver := f.deliver
+	if f.background && len(deliver) == 0 {
+		deliver = []string{"local"}
+	}
+	if err := cronjob.CheckDeliver(deliver); err != nil {
+		return usagef("--deliver: %v", err)
+	}
+	if slices.Contains(deliver, engine.OriginDelivery) {
+		return usagef("--deliver origin: a run from the terminal has no chat of origin; name the target (home, telegram:<chat>, ...)")
 	}
 	if f.model != "" {
 		cfg.Model.Name = f.model
@@ -113,19 +162,37 @@ func runGoal(cmd *cobra.Command, f runFlags) error {
 		return err
 	}
 	defer release()
+	if f.background && rt.Worker != nil {
+		return usagef("--background needs a running 'talaria serve' to go on after this command exits; start one, or run without --background")
+	}
 	session := f.session
 	if session == "" {
 		session = "goal-" + newSessionID()
 	}
 	turn := engine.WithModel(engine.TurnTemplate(cfg, workdir), f.model)
 	turn.Tools = tools.ExpandToolsets(f.tools)
-	err = rt.StartGoal(ctx, workflows.GoalInput{SessionID: session, Goal: goal, Turn: turn, Budget: budget})
+	err = rt.StartGoal(ctx, workflows.GoalInput{SessionID: session, Goal: goal, Turn: turn, Budget: budget, Once: once, Deliver: deliver})
 	if errors.Is(err, engine.ErrSessionInUse) {
 		return usageErr(err)
 	}
 	if err != nil {
 		return err
 	}
+	if f.background {
+		if f.jsonOut {
+			return writeJSON(cmd.OutOrStdout(), map[string]string{"session_id": session, "workflow_id": workflows.GoalWorkflowID(session)})
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "started %s in the background; its outcome goes to %s\nfollow it: talaria run --wait %s   stop it: talaria stop %s\n",
+			session, strings.Join(deliver, ", "), session, session)
+		return nil
+	}
+	return followGoal(cmd, rt, session, f.jsonOut)
+}
+
+// followGoal waits for the run of session, saying each turn on stderr as
+// it ends, and prints how it ended.
+func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON bool) error {
+	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	fmt.Fprintf(errOut, "session: %s\n", session)
 	res, err := rt.WaitGoal(ctx, session, func(t workflows.GoalTurn) {
@@ -138,10 +205,13 @@ func runGoal(cmd *cobra.Command, f runFlags) error {
 		}
 		fmt.Fprintln(errOut, line)
 	})
+	if errors.Is(err, engine.ErrNoGoal) {
+		return &exitError{code: exitFailure, err: fmt.Errorf("no run in session %q (talaria run starts one)", session)}
+	}
 	if err != nil {
 		return err
 	}
-	if f.jsonOut {
+	if asJSON {
 		if err := writeJSON(cmd.OutOrStdout(), res); err != nil {
 			return err
 		}

@@ -14,6 +14,9 @@ import (
 	"github.com/talaria-agent/talaria/workflows"
 )
 
+// ErrNoGoal: no run (task or goal) was started in the session.
+var ErrNoGoal = errors.New("no run in this session")
+
 // ErrSessionInUse: a goal needs a session of its own.
 var ErrSessionInUse = errors.New("the session already has a conversation; a goal runs in a session of its own")
 
@@ -89,6 +92,10 @@ func (rt *Runtime) WaitGoal(ctx context.Context, sessionID string, onTurn func(w
 	for {
 		select {
 		case err := <-got:
+			var notFound *serviceerror.NotFound
+			if errors.As(err, &notFound) {
+				return res, fmt.Errorf("%w: %s", ErrNoGoal, sessionID)
+			}
 			if err != nil {
 				return res, fmt.Errorf("goal %s: %w", sessionID, err)
 			}

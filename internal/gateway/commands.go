@@ -30,6 +30,8 @@ var Commands = []CommandInfo{
 	{"usage", "/usage", "tokens used in this session"},
 	{"model", "/model [NAME]", "show or set this chat's model"},
 	{"compress", "/compress", "compact the conversation now"},
+	{"background", "/background TEXT", "run TEXT in a session of its own; the answer comes here"},
+	{"goal", "/goal GOAL", "work toward GOAL over many turns; the outcome comes here"},
 	{"sessions", "/sessions", "recent sessions of this chat"},
 	{"resume", "/resume ID", "go on with an earlier session"},
 	{"cron", "/cron list | add SCHEDULE | PROMPT | rm NAME", "scheduled jobs; a job added here delivers to this chat"},

@@ -1,0 +1,73 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// echoingModel answers every turn with "<its first user message> — done",
+// after delay.
+func echoingModel(delay time.Duration) *fakellm.Server {
+	return fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		first := ""
+		for _, m := range req.Body.Messages {
+			if m.Role == "user" {
+				first = m.Content
+				break
+			}
+		}
+		step := fakellm.TextStep(first + " — done")
+		step.Delay = delay
+		return step
+	}))
+}
+
+// TestRunBackground: run --background returns at once while serve runs
+// the task; its answer is delivered locally when it ends, and run --wait
+// reports how it ended. Without serve, --background is refused.
+func TestRunBackground(t *testing.T) {
+	model := echoingModel(2 * time.Second)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	if _, stderr, code := u.run(time.Minute, "run", "--background", "tidy up"); code != 2 || !strings.Contains(stderr, "needs a running 'talaria serve'") {
+		t.Fatalf("--background without serve: exit %d %q", code, stderr)
+	}
+	u.serve(0)
+	began := time.Now()
+	out, stderr, code := u.run(time.Minute, "run", "--background", "summarise the logs", "--session", "bg1")
+	if code != 0 || !strings.Contains(out, "started bg1 in the background; its outcome goes to local") || time.Since(began) > 10*time.Second {
+		t.Fatalf("run --background: exit %d after %s\n%s%s", code, time.Since(began), out, stderr)
+	}
+	stdout, stderr, code := u.run(time.Minute, "run", "--wait", "bg1", "--json")
+	res := decodeGoal(t, stdout, stderr)
+	if code != 0 || res.Outcome != workflows.GoalDone || res.TurnCount != 1 || !strings.HasPrefix(res.Delivered, "local → ") {
+		t.Fatalf("run --wait: exit %d %+v\n%s", code, res, stderr)
+	}
+	path := strings.TrimPrefix(res.Delivered, "local → ")
+	if data, err := os.ReadFile(path); err != nil || !strings.Contains(string(data), "summarise the logs — done") ||
+		!strings.HasPrefix(path, filepath.Join(u.home, "cron", "output")) {
+		t.Errorf("the delivered answer at %s: %q %v", path, data, err)
+	}
+	if _, stderr, code := u.run(time.Minute, "run", "--wait", "nosuch"); code != 1 || !strings.Contains(stderr, `no run in session "nosuch"`) {
+		t.Errorf("run --wait nosuch: exit %d %q", code, stderr)
+	}
+}
+
+// TestTelegramBackground: /background runs a task in a session of its own
+// and posts its answer to the chat when it is done.
+func TestTelegramBackground(t *testing.T) {
+	model := echoingModel(time.Second)
+	defer model.Close()
+	_, tg, _ := telegramServeConfig(t, model, "")
+	tg.Send(42, 0, "/background count the open issues")
+	waitText(t, tg, "Started in the background (session bg-", 30*time.Second)
+	waitText(t, tg, "count the open issues — done", time.Minute)
+	tg.Send(42, 0, "/goal")
+	waitText(t, tg, "Usage: /goal GOAL", 30*time.Second)
+}
