@@ -183,6 +183,11 @@ func TestDelegateStop(t *testing.T) {
 	if err := model.WaitRequests(ctx, 3); err != nil { // the parent's and both tasks'
 		t.Fatal(err)
 	}
+	// status shows the parent and, under it, both tasks.
+	if out, stderr, code := u.run(time.Minute, "status", "halt"); code != 0 || strings.Count(out, "  └ task halt.task1-1-") != 2 ||
+		!strings.Contains(out, "running delegate_task") {
+		t.Errorf("status halt: exit %d\n%s%s", code, out, stderr)
+	}
 	stopped := time.Now()
 	if out, stderr, code := u.run(time.Minute, "stop", "halt"); code != 0 {
 		t.Fatalf("stop: exit %d\n%s%s", code, out, stderr)

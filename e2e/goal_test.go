@@ -159,6 +159,10 @@ func TestGoalStop(t *testing.T) {
 	if err := model.WaitRequests(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
+	if out, stderr, code := u.run(time.Minute, "status", "gs"); code != 0 || !strings.Contains(out, "session gs: a run of 0 turns so far") ||
+		!strings.Contains(out, "running turn/gs/1") {
+		t.Errorf("status gs: exit %d\n%s%s", code, out, stderr)
+	}
 	if out, stderr, code := u.run(time.Minute, "stop", "gs"); code != 0 || !strings.Contains(out, "goal/gs") {
 		t.Fatalf("stop: exit %d\n%s%s", code, out, stderr)
 	}

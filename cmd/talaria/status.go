@@ -44,6 +44,11 @@ type statusReport struct {
 	Current *currentWork `json:"current,omitempty"`
 	// LastNotice is the turn's last wait notice (a retry, a slow model).
 	LastNotice *turnNotice `json:"last_notice,omitempty"`
+	// Goal is the progress of the goal or background task run in the
+	// session (talaria run), when there is one.
+	Goal *workflows.GoalProgress `json:"goal,omitempty"`
+	// Tasks are the delegated tasks of the session running now.
+	Tasks []taskStatus `json:"tasks,omitempty"`
 	// UI opens the session's turns in serve's Web UI (with its token).
 	UI string `json:"ui,omitempty"`
 }
@@ -191,11 +196,15 @@ func argsSummary(args string) string {
 
 // printStatus writes the report as text for session id. Pure.
 func printStatus(w io.Writer, id string, r statusReport, now time.Time) {
+	if r.Goal != nil {
+		printGoal(w, id, *r.Goal)
+	}
 	if r.Turn == nil {
 		fmt.Fprintf(w, "session %s: idle\n", id)
 	} else {
 		printTurn(w, id, r, now)
 	}
+	printTasks(w, r.Tasks)
 	for i, q := range r.Session.Queued {
 		fmt.Fprintf(w, "  queued %d: %s\n", i+1, clipLine(shown(q), shownText))
 	}
@@ -345,20 +354,28 @@ func sessionStatus(ctx context.Context, rt *engine.Runtime, id string) (statusRe
 		return r, err
 	}
 	r.Session = st
-	if st.Running == "" {
+	running := st.Running
+	if g, err := rt.GoalProgress(ctx, id); err == nil {
+		r.Goal = &g
+		if running == "" {
+			running = g.Running // a goal's turns run under it, not the coordinator
+		}
+	}
+	if running == "" {
 		return r, nil
 	}
-	p, err := rt.Progress(ctx, st.Running)
+	p, err := rt.Progress(ctx, running)
 	if err != nil {
 		return r, nil // the turn ended meanwhile: idle
 	}
 	r.Turn = &p
 	now := time.Now()
-	pending, _ := pendingActivities(ctx, rt.Client, st.Running)
+	pending, _ := pendingActivities(ctx, rt.Client, running)
 	r.Waits = describeWaits(pending, now)
 	var te turnEvents
 	if rt.Store != nil {
-		te, _ = scanTurnEvents(ctx, rt.Store, st.Running)
+		te, _ = scanTurnEvents(ctx, rt.Store, running)
+		r.Tasks = runningTasks(ctx, rt, p.ActiveSessionID, id)
 	}
 	r.Current = describeCurrent(&p, pending, te.running(), now)
 	r.LastNotice = te.notice

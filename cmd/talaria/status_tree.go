@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	enumspb "go.temporal.io/api/enums/v1"
+
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// taskStatus is a delegated task running now.
+type taskStatus struct {
+	Session   string `json:"session"`
+	TurnID    string `json:"turn_id"`
+	Iteration int    `json:"iteration"`
+	APICalls  int    `json:"api_calls"`
+	// Tool is the tool it runs now ("" between tools).
+	Tool string `json:"tool,omitempty"`
+}
+
+// runningTasks are the tasks delegated from the sessions named (a turn's
+// session and the one the user named) whose turn runs now.
+func runningTasks(ctx context.Context, rt *engine.Runtime, sessions ...string) []taskStatus {
+	var out []taskStatus
+	seen := map[string]bool{}
+	for _, s := range sessions {
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		tasks, err := rt.Store.Tasks(ctx, s)
+		if err != nil {
+			continue
+		}
+		for _, t := range tasks {
+			id := workflows.TurnWorkflowID(t.ID, 1)
+			desc, err := rt.Client.DescribeWorkflowExecution(ctx, id, "")
+			if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+				continue // ended: its session shows how
+			}
+			p, err := rt.Progress(ctx, id)
+			if err != nil {
+				continue
+			}
+			out = append(out, taskStatus{Session: t.ID, TurnID: id, Iteration: p.Iteration, APICalls: p.APICalls, Tool: p.CurrentTool})
+		}
+	}
+	return out
+}
+
+// printGoal writes where the session's goal or background task stands.
+// Pure.
+func printGoal(w io.Writer, id string, g workflows.GoalProgress) {
+	fmt.Fprintf(w, "session %s: a run of %d turns so far, %d model calls, %d tokens", id, g.TurnCount, g.Iterations, g.Usage.TotalTokens)
+	if g.CostUSD > 0 {
+		fmt.Fprintf(w, ", $%.4f", g.CostUSD)
+	}
+	fmt.Fprintln(w)
+	if n := len(g.Turns); n > 0 {
+		last := g.Turns[n-1]
+		line := fmt.Sprintf("  last turn %d: %s", last.Number, last.StopReason)
+		if last.Verdict != "" {
+			line += " — " + last.Verdict
+			if last.Reason != "" {
+				line += ": " + clipLine(shown(last.Reason), shownText)
+			}
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// printTasks writes the delegated tasks running now, one line each. Pure.
+func printTasks(w io.Writer, tasks []taskStatus) {
+	for _, t := range tasks {
+		line := fmt.Sprintf("  └ task %s: iteration %d, %d model calls", t.Session, t.Iteration, t.APICalls)
+		if t.Tool != "" {
+			line += ", running " + shown(t.Tool)
+		}
+		fmt.Fprintln(w, line)
+	}
+}
