@@ -287,3 +287,56 @@ func TestDelegateSurvivesServeKill(t *testing.T) {
 		t.Errorf("steps.log = %q; each task's command ran once", data)
 	}
 }
+
+// TestDelegateApproval: a task's command that needs approval waits; the
+// person following the parent sees it in status and approves it with
+// talaria approve PARENT; the task runs it and the parent completes.
+func TestDelegateApproval(t *testing.T) {
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		task := taskOf(req)
+		last, _ := req.LastMessage()
+		switch {
+		case task == "parent" && last.Role == "tool":
+			return fakellm.TextStep("The build directory is gone.")
+		case task == "parent":
+			return fakellm.ToolStep(fakellm.ToolCall{ID: "d1", Name: "delegate_task", Arguments: `{"tasks":[{"goal":"GOAL-ALPHA: remove ./build"}]}`})
+		case last.Role == "tool":
+			return fakellm.TextStep("GOAL-ALPHA done")
+		}
+		return fakellm.ToolStep(fakellm.ToolCall{ID: "rm1", Name: "terminal", Arguments: `{"command":"rm -rf ./build"}`})
+	}))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	writeConfig("approvals:\n  noninteractive: wait\n")(t, u)
+	if err := os.MkdirAll(filepath.Join(u.workdir, "build", "obj"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	u.serve(0)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	wait := u.background(ctx, "chat", "--json", "-q", "clean up", "--session", "ask")
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out, _, _ := u.run(time.Minute, "status", "ask")
+		if strings.Contains(out, "approval needed: rm -rf ./build") && strings.Contains(out, "approve: talaria approve ask") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("status never showed the task's approval:\n%s", out)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if out, stderr, code := u.run(time.Minute, "approve", "ask"); code != 0 || !strings.Contains(out, "approved: rm -rf ./build") {
+		t.Fatalf("approve: exit %d\n%s%s", code, out, stderr)
+	}
+	stdout, stderr, code := wait()
+	if res := decodeResult(t, stdout, stderr); code != 0 || !res.Completed {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(u.workdir, "build")); !os.IsNotExist(err) {
+		t.Errorf("./build is still there: %v", err)
+	}
+	if !strings.Contains(stderr, "a delegated task, session ask.task1-1-1") {
+		t.Errorf("chat did not say the approval was a task's:\n%s", stderr)
+	}
+}

@@ -134,8 +134,9 @@ func runDelegations(ctx, workCtx workflow.Context, in TurnInput, turnID string, 
 }
 
 // taskInput is the child turn of task t: the parent's settings, its own
-// session, message, budget and tools, one level deeper, unattended (its
-// commands that need approval are refused, unless approvals are off).
+// session, message, budget and tools, one level deeper, under the parent's
+// approvals (a command that needs approval waits for a person, who answers
+// it where they follow the parent: engine.Waiting).
 func taskInput(in TurnInput, d DelegationSettings, parentSession, session string, t turnapi.DelegateTask) TurnInput {
 	c := in
 	c.Resume = nil
@@ -144,9 +145,6 @@ func taskInput(in TurnInput, d DelegationSettings, parentSession, session string
 	c.MemoryReviewEvery = -1
 	c.Delegation = d
 	c.Delegation.Depth = d.Depth + 1
-	if c.Approvals.Mode != ApprovalOff {
-		c.Approvals.Mode = ApprovalDeny
-	}
 	return c
 }
 

@@ -40,13 +40,15 @@ func TestTaskInput(t *testing.T) {
 	d := parent.Delegation.withDefaults()
 	c := taskInput(parent, d, "boss", TaskSessionID("boss", 4, 1, 2), task)
 	if c.SessionID != "boss.task4-1-2" || c.TurnNumber != 1 || c.UserMessage != "do it" || c.DelegatedFrom != "boss" || c.Resume != nil ||
-		c.MaxIterations != 12 || !slices.Equal(c.Tools, []string{"a"}) || c.Approvals.Mode != ApprovalDeny || c.MemoryReviewEvery != -1 ||
+		c.MaxIterations != 12 || !slices.Equal(c.Tools, []string{"a"}) || c.Approvals.Mode != ApprovalAsk || c.MemoryReviewEvery != -1 ||
 		c.Delegation.Depth != 1 || c.Model != "m" {
 		t.Errorf("task input: %+v", c)
 	}
-	parent.Approvals.Mode = ApprovalOff
-	if c := taskInput(parent, d, "boss", "s", task); c.Approvals.Mode != ApprovalOff {
-		t.Errorf("approvals off: the task runs under %q", c.Approvals.Mode)
+	for _, mode := range []ApprovalMode{ApprovalOff, ApprovalDeny} {
+		parent.Approvals.Mode = mode
+		if c := taskInput(parent, d, "boss", "s", task); c.Approvals.Mode != mode {
+			t.Errorf("approvals %s: the task runs under %q", mode, c.Approvals.Mode)
+		}
 	}
 }
 

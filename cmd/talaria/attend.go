@@ -74,12 +74,15 @@ func (a *attendant) attend(ctx context.Context, run func() (workflows.Conversati
 // poll shows a new approval request or question, and answers it at once
 // when no one can (unattended deny).
 func (a *attendant) poll(ctx context.Context) {
-	p, err := a.rt.Running(ctx, a.session)
+	p, task, err := a.rt.Waiting(ctx, a.session)
 	if err != nil {
 		return
 	}
-	if p.TurnID != "" {
+	if p.TurnID != "" && task == "" {
 		a.turnID = p.TurnID
+	}
+	if task != "" && p.PendingApproval != nil && p.PendingApproval.CallID != a.asking {
+		fmt.Fprintf(a.errOut, "\n  (a delegated task, session %s:)", task)
 	}
 	switch {
 	case p.PendingApproval != nil && p.PendingApproval.CallID != a.asking:
@@ -162,7 +165,7 @@ func (a *attendant) reply(ctx context.Context, line string) {
 	if line == "" {
 		return
 	}
-	p, err := a.rt.Running(ctx, a.session)
+	p, _, err := a.rt.Waiting(ctx, a.session)
 	if err != nil {
 		a.ahead = append(a.ahead, line)
 		return

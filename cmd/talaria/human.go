@@ -14,9 +14,10 @@ import (
 	"github.com/talaria-agent/talaria/workflows"
 )
 
-// pending finds what a session's running turn waits for.
+// pending finds what a session's running turn waits for (or, while it
+// delegates, one of its tasks: engine.Waiting).
 func pending(cmd *cobra.Command, rt *engine.Runtime, session string) (workflows.Progress, error) {
-	p, err := rt.Running(cmd.Context(), session)
+	p, _, err := rt.Waiting(cmd.Context(), session)
 	if errors.Is(err, engine.ErrNoRunningTurn) || isNotFound(err) {
 		return p, &exitError{code: exitFailure, err: fmt.Errorf("session %s has no running turn", session)}
 	}

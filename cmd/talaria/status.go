@@ -204,7 +204,7 @@ func printStatus(w io.Writer, id string, r statusReport, now time.Time) {
 	} else {
 		printTurn(w, id, r, now)
 	}
-	printTasks(w, r.Tasks)
+	printTasks(w, id, r.Tasks)
 	for i, q := range r.Session.Queued {
 		fmt.Fprintf(w, "  queued %d: %s\n", i+1, clipLine(shown(q), shownText))
 	}

@@ -19,6 +19,8 @@ type taskStatus struct {
 	APICalls  int    `json:"api_calls"`
 	// Tool is the tool it runs now ("" between tools).
 	Tool string `json:"tool,omitempty"`
+	// Approval is the command it waits to have approved.
+	Approval string `json:"approval,omitempty"`
 }
 
 // runningTasks are the tasks delegated from the sessions named (a turn's
@@ -45,7 +47,11 @@ func runningTasks(ctx context.Context, rt *engine.Runtime, sessions ...string) [
 			if err != nil {
 				continue
 			}
-			out = append(out, taskStatus{Session: t.ID, TurnID: id, Iteration: p.Iteration, APICalls: p.APICalls, Tool: p.CurrentTool})
+			ts := taskStatus{Session: t.ID, TurnID: id, Iteration: p.Iteration, APICalls: p.APICalls, Tool: p.CurrentTool}
+			if p.PendingApproval != nil {
+				ts.Approval = p.PendingApproval.Command
+			}
+			out = append(out, ts)
 		}
 	}
 	return out
@@ -72,13 +78,20 @@ func printGoal(w io.Writer, id string, g workflows.GoalProgress) {
 	}
 }
 
-// printTasks writes the delegated tasks running now, one line each. Pure.
-func printTasks(w io.Writer, tasks []taskStatus) {
+// printTasks writes the delegated tasks of session id running now, one
+// line each, and how to answer one that waits for approval. Pure.
+func printTasks(w io.Writer, id string, tasks []taskStatus) {
 	for _, t := range tasks {
 		line := fmt.Sprintf("  └ task %s: iteration %d, %d model calls", t.Session, t.Iteration, t.APICalls)
 		if t.Tool != "" {
 			line += ", running " + shown(t.Tool)
 		}
+		if t.Approval != "" {
+			line += "; approval needed: " + clipLine(shown(t.Approval), shownArgs)
+		}
 		fmt.Fprintln(w, line)
+		if t.Approval != "" {
+			fmt.Fprintf(w, "      approve: talaria approve %s   deny: talaria deny %s\n", id, id)
+		}
 	}
 }

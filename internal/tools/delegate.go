@@ -21,7 +21,7 @@ var NotDelegated = []string{ClarifyName, "send_message", "memory"}
 const delegateDescription = `Hand work to sub-agents: each task runs as its own turn in a new session, with a fresh context, its own iteration budget and the tools you give it (toolsets), while you wait. ` +
 	`Several tasks run at the same time (up to the configured limit; the rest wait their turn). ` +
 	`Give each task a complete goal and the context it needs: it sees nothing of this conversation. ` +
-	`Sub-agents cannot ask the user, send messages or change memory, and run commands that need approval only when approvals are off. ` +
+	`Sub-agents cannot ask the user, send messages or change memory; a command of theirs that needs approval waits for the user, as yours would. ` +
 	`The result has one entry per task, in task order: its final answer, how it ended (stop_reason) and its usage. ` +
 	`Use it for independent pieces of a larger job; do small steps yourself.`
 

@@ -73,7 +73,7 @@ var approvals = map[string]string{
 	"send_message":  "home or this chat only",
 	"skill_manage":  "writes checked and scanned",
 	"memory":        "entries scanned",
-	"delegate_task": "its tasks run unattended: no clarify, send_message or memory; approvals only when off",
+	"delegate_task": "tasks get no clarify, send_message or memory; their approvals are asked in the parent's session",
 }
 
 // ApprovalOf says what bounds a built-in tool or makes it ask ("-": it
