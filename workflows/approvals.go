@@ -280,4 +280,14 @@ func recordEvent(ctx workflow.Context, kind string, payload any) {
 	if err := bookkeep(ctx, turnapi.RecordEventName, in).Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Warn("live event not recorded", "kind", kind, "error", err)
 	}
+	// A task's turn tells the turn its person follows, too.
+	if to, _ := ctx.Value(reportToKey{}).(string); to != "" {
+		in.TurnID = to
+		if err := bookkeep(ctx, turnapi.RecordEventName, in).Get(ctx, nil); err != nil {
+			workflow.GetLogger(ctx).Warn("live event not reported to the parent turn", "kind", kind, "error", err)
+		}
+	}
 }
+
+// reportToKey holds, in a task's turn context, the turn its person follows.
+type reportToKey struct{}

@@ -117,6 +117,7 @@ func runDelegations(ctx, workCtx workflow.Context, in TurnInput, turnID string, 
 		outcomes[c.ID] = make([]turnapi.DelegateOutcome, len(prep.Tasks))
 		for n, t := range prep.Tasks {
 			child := taskInput(in, d, st.Context.session(in.SessionID), TaskSessionID(in.SessionID, in.TurnNumber, st.Calls, len(jobs)+1), t)
+			child.ReportTo = orText(in.ReportTo, turnID)
 			outcomes[c.ID][n] = turnapi.DelegateOutcome{Goal: t.Goal, SessionID: child.SessionID, StopReason: NotStarted}
 			jobs = append(jobs, &taskJob{call: c.ID, n: n, in: child})
 		}

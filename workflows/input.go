@@ -65,6 +65,9 @@ type TurnInput struct {
 	// DelegatedFrom is the session whose delegate_task call started this
 	// turn (a sub-agent's); empty for every other turn.
 	DelegatedFrom string `json:",omitempty"`
+	// ReportTo is the turn a person follows, for a task's turn: the live
+	// events of what it asks a person (an approval) go there too.
+	ReportTo string `json:",omitempty"`
 	// Resume is the state carried across continue-as-new; nil when the turn
 	// starts.
 	Resume *TurnCarry

@@ -18,6 +18,9 @@ import (
 func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error) {
 	asked := in // what the sender set, before defaults
 	in = in.withDefaults()
+	if in.ReportTo != "" {
+		ctx = workflow.WithValue(ctx, reportToKey{}, in.ReportTo)
+	}
 	turnID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	startedAt := workflow.Now(ctx)
 	st := NewTurnState(in.MaxIterations)

@@ -113,3 +113,14 @@ func (g *Gateway) running(ctx context.Context, u Update) (workflows.Progress, er
 	}
 	return g.rt.Running(ctx, session)
 }
+
+// waiting is the progress of the chat's turn that waits on a person: its
+// running turn, or one of its delegated tasks waiting for an approval.
+func (g *Gateway) waiting(ctx context.Context, u Update) (workflows.Progress, error) {
+	session, err := g.sessionOf(ctx, u)
+	if err != nil {
+		return workflows.Progress{}, err
+	}
+	p, _, err := g.rt.Waiting(ctx, session)
+	return p, err
+}

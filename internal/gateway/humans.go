@@ -107,7 +107,7 @@ func (g *Gateway) press(ctx context.Context, p Platform, u Update) error {
 	kind, choice, ref, ok := parseButton(u.Button)
 	notice := "This button is no longer current."
 	if ok {
-		pr, err := g.running(ctx, u)
+		pr, err := g.waiting(ctx, u)
 		switch {
 		case err != nil:
 		case kind == "ap" && pr.PendingApproval != nil && callRef(pr.PendingApproval.CallID) == ref:
@@ -140,7 +140,7 @@ func (g *Gateway) press(ctx context.Context, p Platform, u Update) error {
 // decide answers /approve [session|always] and /deny for the command the
 // chat's running turn waits on.
 func (g *Gateway) decide(ctx context.Context, u Update, c turnapi.ApprovalChoice) (string, error) {
-	pr, err := g.running(ctx, u)
+	pr, err := g.waiting(ctx, u)
 	if err != nil || pr.PendingApproval == nil {
 		return "No command is waiting for approval.", nil
 	}
