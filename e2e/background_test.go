@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,4 +73,44 @@ func TestTelegramBackground(t *testing.T) {
 	waitText(t, tg, "count the open issues — done", time.Minute)
 	tg.Send(42, 0, "/goal")
 	waitText(t, tg, "Usage: /goal GOAL", 30*time.Second)
+}
+
+// TestAPIBackgroundRun: POST /v1/runs with background runs the input in a
+// session of its own, answers at once with the run's id (GET follows it as
+// any run), and delivers the answer to the webhook when it ends; a used
+// session is refused.
+func TestAPIBackgroundRun(t *testing.T) {
+	model := echoingModel(time.Second)
+	defer model.Close()
+	got := make(chan string, 4)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Text, Status string }
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		got <- body.Status + ": " + body.Text
+	}))
+	defer hook.Close()
+	u := newUser(t, model.URL())
+	_, base := u.apiServe()
+	id, session := startRun(t, base, map[string]any{"input": "collect the metrics", "background": true, "deliver": []string{"webhook:" + hook.URL}})
+	if id == "" || session == "" {
+		t.Fatalf("run %q in %q", id, session)
+	}
+	r := waitRun(t, base, id, time.Minute, func(r runInfo) bool { return r.Status == "completed" })
+	if r.FinalText == nil || *r.FinalText != "collect the metrics — done" {
+		t.Errorf("run: %+v", r)
+	}
+	select {
+	case delivered := <-got:
+		if delivered != "done: collect the metrics — done" {
+			t.Errorf("the webhook got %q", delivered)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the outcome never reached the webhook")
+	}
+	var refusal struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	if status := apiCall(t, http.MethodPost, base+"/v1/runs", map[string]any{"input": "again", "background": true, "session_id": session}, &refusal); status != http.StatusConflict || refusal.Error.Code != "session_in_use" {
+		t.Errorf("a background run in a used session: %d %+v", status, refusal)
+	}
 }

@@ -27,6 +27,10 @@ type runRequest struct {
 	// Mode is what the message does when a turn of the session runs:
 	// interrupt, queue or steer (default: busy_input_mode).
 	Mode string `json:"mode"`
+	// Background runs the input in a new session of its own and delivers
+	// the outcome to Deliver (default local) when it ends.
+	Background bool     `json:"background"`
+	Deliver    []string `json:"deliver"`
 }
 
 // runStarted answers POST /v1/runs.
@@ -60,8 +64,17 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 			return badRequest("invalid_mode", "mode %q is not one of interrupt, queue, steer", oneLine(req.Mode))
 		}
 	}
-	turnID, err := s.startTurn(r.Context(), turnRequest{session: session, input: req.Input, model: model,
-		maxIterations: req.MaxIterations, tools: req.Tools, mode: mode})
+	treq := turnRequest{session: session, input: req.Input, model: model, maxIterations: req.MaxIterations, tools: req.Tools, mode: mode}
+	start := s.startTurn
+	if req.Background || len(req.Deliver) > 0 {
+		if req.Mode != "" {
+			return badRequest("invalid_mode", "a background run has a session of its own: mode does not apply")
+		}
+		start = func(ctx context.Context, t turnRequest) (string, error) {
+			return s.startBackground(ctx, t, req.Deliver)
+		}
+	}
+	turnID, err := start(r.Context(), treq)
 	if err != nil {
 		return err
 	}

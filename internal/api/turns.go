@@ -107,15 +107,7 @@ func (s *Server) startTurn(ctx context.Context, req turnRequest) (string, error)
 	if err := s.checkTurnRequest(req); err != nil {
 		return "", err
 	}
-	in := engine.TurnTemplate(s.cfg, s.workdir)
-	in.SessionID, in.UserMessage, in.Tools = req.session, req.input, tools.ExpandToolsets(req.tools)
-	in.Model = req.model
-	if req.maxIterations > 0 {
-		in.MaxIterations = req.maxIterations
-	}
-	if req.approvals != "" {
-		in.Approvals.Mode = req.approvals
-	}
+	in := s.turnInput(req)
 	mode := req.mode
 	if mode == "" {
 		m, err := workflows.ParseBusyMode(s.cfg.BusyInputMode)
@@ -132,6 +124,20 @@ func (s *Server) startTurn(ctx context.Context, req turnRequest) (string, error)
 		return "", fmt.Errorf("start a turn in session %s: %w", req.session, err)
 	}
 	return turnID, nil
+}
+
+// turnInput is the turn a request asks for. Pure.
+func (s *Server) turnInput(req turnRequest) workflows.TurnInput {
+	in := engine.TurnTemplate(s.cfg, s.workdir)
+	in.SessionID, in.UserMessage, in.Tools = req.session, req.input, tools.ExpandToolsets(req.tools)
+	in.Model = req.model
+	if req.maxIterations > 0 {
+		in.MaxIterations = req.maxIterations
+	}
+	if req.approvals != "" {
+		in.Approvals.Mode = req.approvals
+	}
+	return in
 }
 
 // waitResult waits for a turn's result. A turn whose workflow failed,

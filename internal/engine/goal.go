@@ -121,3 +121,26 @@ func (rt *Runtime) interruptGoal(ctx context.Context, sessionID, reason string) 
 	}
 	return id, nil
 }
+
+// WaitStarted waits until the workflow id exists (a run's child turn
+// starts a moment after its run), within timeout.
+func (rt *Runtime) WaitStarted(ctx context.Context, id string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		_, err := rt.Client.DescribeWorkflowExecution(ctx, id, "")
+		var notFound *serviceerror.NotFound
+		switch {
+		case err == nil:
+			return nil
+		case !errors.As(err, &notFound):
+			return fmt.Errorf("wait for %s: %w", id, err)
+		case time.Now().After(deadline):
+			return fmt.Errorf("wait for %s: not started within %s", id, timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

@@ -1,0 +1,45 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/cronjob"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// startBackground runs a request as one turn in a new session of its own
+// (a GoalWorkflow run once) whose outcome goes to deliver (default local)
+// when it ends, and returns that turn's id once it has started.
+func (s *Server) startBackground(ctx context.Context, req turnRequest, deliver []string) (string, error) {
+	if err := s.checkTurnRequest(req); err != nil {
+		return "", err
+	}
+	if len(deliver) == 0 {
+		deliver = []string{engine.DefaultDelivery}
+	}
+	if err := cronjob.CheckDeliver(deliver); err != nil {
+		return "", badRequest("invalid_deliver", "%s", oneLine(err.Error()))
+	}
+	if slices.Contains(deliver, engine.OriginDelivery) {
+		return "", badRequest("invalid_deliver", "deliver origin: a run of the API has no chat of origin; name the target")
+	}
+	in := s.turnInput(req)
+	err := s.rt.StartGoal(ctx, workflows.GoalInput{SessionID: req.session, Goal: req.input, Once: true, Turn: in, Deliver: deliver})
+	if errors.Is(err, engine.ErrSessionInUse) {
+		return "", errorf(http.StatusConflict, typeConflict, "session_in_use", "session %s already has a conversation; a background run needs a new one", req.session)
+	}
+	if err != nil {
+		return "", fmt.Errorf("start a background run in session %s: %w", req.session, err)
+	}
+	turnID := workflows.TurnWorkflowID(req.session, 1)
+	if err := s.rt.WaitStarted(ctx, turnID, 30*time.Second); err != nil {
+		return "", err
+	}
+	return turnID, nil
+}
