@@ -340,3 +340,15 @@ func TestDelegateApproval(t *testing.T) {
 		t.Errorf("chat did not say the approval was a task's:\n%s", stderr)
 	}
 }
+
+// TestDelegateEvents: a turn's live events say when each task starts and
+// ends; chat shows them under the parent.
+func TestDelegateEvents(t *testing.T) {
+	model := delegatingModel([]map[string]any{{"goal": "GOAL-ALPHA: look around"}}, 0)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	_, stderr, code := u.run(3*time.Minute, "chat", "-q", "delegate it", "--session", "ev")
+	if code != 0 || !strings.Contains(stderr, "↳ task ev.task1-1-1: GOAL-ALPHA: look around") || !strings.Contains(stderr, "↳ task ev.task1-1-1 ended: text_response") {
+		t.Errorf("exit %d; stderr:\n%s", code, stderr)
+	}
+}

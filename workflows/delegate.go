@@ -167,6 +167,8 @@ func runTasks(ctx, workCtx workflow.Context, jobs []*taskJob, limit int, st *Tur
 			j.f = workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, j.in)
 			live = append(live, j)
 			st.note("task %s started", j.in.SessionID)
+			o := outcomes[j.call][j.n]
+			recordEvent(ctx, turnapi.EventTaskStart, turnapi.TaskEvent{Session: o.SessionID, Goal: o.Goal})
 		}
 		if len(live) == 0 {
 			return
@@ -191,8 +193,10 @@ func runTasks(ctx, workCtx workflow.Context, jobs []*taskJob, limit int, st *Tur
 		}
 		var res ConversationResult
 		err := done.f.Get(ctx, &res)
-		outcomes[done.call][done.n] = taskOutcome(outcomes[done.call][done.n], res, err)
+		o := taskOutcome(outcomes[done.call][done.n], res, err)
+		outcomes[done.call][done.n] = o
 		live = slices.DeleteFunc(live, func(j *taskJob) bool { return j == done })
+		recordEvent(ctx, turnapi.EventTaskEnd, turnapi.TaskEvent{Session: o.SessionID, Goal: o.Goal, StopReason: o.StopReason})
 	}
 }
 

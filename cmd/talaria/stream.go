@@ -10,6 +10,7 @@ import (
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -41,6 +42,20 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 		// A wait on a person: chat already prompts for it and shows the
 		// outcome from the turn's progress query, so it is not printed
 		// twice.
+	case events.KindTaskStart, events.KindTaskEnd:
+		var t turnapi.TaskEvent
+		if json.Unmarshal([]byte(ev.Data), &t) != nil {
+			return
+		}
+		if p.midLine {
+			fmt.Fprintln(p.out)
+			p.midLine = false
+		}
+		if ev.Kind == events.KindTaskStart {
+			fmt.Fprintf(p.errOut, "  ↳ task %s: %s\n", shown(t.Session), shown(t.Goal))
+		} else {
+			fmt.Fprintf(p.errOut, "  ↳ task %s ended: %s\n", shown(t.Session), shown(t.StopReason))
+		}
 	case events.KindToolStart, events.KindToolEnd:
 		var t activities.ToolEvent
 		if json.Unmarshal([]byte(ev.Data), &t) != nil {

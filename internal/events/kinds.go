@@ -33,6 +33,10 @@ const (
 	// {"call_id","answered"}; answered is false when the turn was
 	// interrupted first. The answer's text is not in the event.
 	KindAnswered = turnapi.EventAnswered
+	// KindTaskStart and KindTaskEnd: a delegated task's turn started or
+	// ended. Data: turnapi.TaskEvent, {"session","goal","stop_reason"}.
+	KindTaskStart = turnapi.EventTaskStart
+	KindTaskEnd   = turnapi.EventTaskEnd
 )
 
 // streamed reports whether events of kind carry pieces of one text, which

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -143,6 +144,14 @@ func (d *draft) apply(kind, data string) bool {
 	case events.KindWait:
 		d.text, d.wait = "", data
 		return true
+	case events.KindTaskStart, events.KindTaskEnd:
+		// A running task shows like a running tool: its goal.
+		var t turnapi.TaskEvent
+		if json.Unmarshal([]byte(data), &t) != nil {
+			return false
+		}
+		task, _ := json.Marshal(map[string]string{"id": "task:" + t.Session, "name": "task", "args": t.Goal})
+		return d.apply(map[string]string{events.KindTaskStart: events.KindToolStart, events.KindTaskEnd: events.KindToolEnd}[kind], string(task))
 	}
 	return false
 }

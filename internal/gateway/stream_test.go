@@ -111,6 +111,9 @@ func TestDraftApply(t *testing.T) {
 		{"text after a retry", []ev{{events.KindWait, "retrying"}, {events.KindDelta, "Whole"}}, "Whole", ""},
 		{"others ignored", []ev{{events.KindDelta, "x"}, {events.KindReasoning, "hmm"}, {events.KindStatus, "running"}}, "x", ""},
 		{"bad JSON ignored", []ev{{events.KindDelta, "x"}, {events.KindToolStart, "{"}}, "x", ""},
+		{"a task runs", []ev{{events.KindTaskStart, `{"session":"s.task1-1-1","goal":"count files"}`}}, "", "⏳ task: count files"},
+		{"a task ended", []ev{{events.KindTaskStart, `{"session":"s.task1-1-1","goal":"a"}`}, {events.KindTaskStart, `{"session":"s.task1-1-2","goal":"b"}`},
+			{events.KindTaskEnd, `{"session":"s.task1-1-2","goal":"b","stop_reason":"text_response"}`}}, "", "⏳ task: a"},
 	} {
 		var d draft
 		for _, e := range tt.evs {

@@ -20,7 +20,19 @@ const (
 	EventQuestion = "question"
 	// EventAnswered: the wait for an answer ended. Data: AnsweredEvent.
 	EventAnswered = "answered"
+	// EventTaskStart: a delegated task's turn started. Data: TaskEvent.
+	EventTaskStart = "task_start"
+	// EventTaskEnd: a delegated task's turn ended. Data: TaskEvent.
+	EventTaskEnd = "task_end"
 )
+
+// TaskEvent is the Data of an EventTaskStart or EventTaskEnd: the task's
+// session and goal (cut for display), and how it ended.
+type TaskEvent struct {
+	Session    string `json:"session"`
+	Goal       string `json:"goal"`
+	StopReason string `json:"stop_reason,omitempty"`
+}
 
 // ApprovalEvent is the Data of an EventApproval: the command waiting, as
 // the turn's progress query shows it (the same JSON names as
