@@ -42,6 +42,14 @@ func (a *Activities) AnswerCalls(ctx context.Context, in turnapi.AnswerCallsInpu
 			plan[tc.ID] = turnapi.CallPlan{ID: tc.ID, Action: turnapi.PlanRun}
 			continue
 		}
+		if p := plan.Get(tc.ID); p.Action == turnapi.PlanDelegated {
+			r, err := a.delegationResult(ctx, tc.ID, p.Tasks) // the tasks ran: their reports are the answer
+			if err != nil {
+				return turnapi.AnswerCallsResult{}, fmt.Errorf("answer calls: %w", err)
+			}
+			ran[tc.ID] = r
+			continue
+		}
 		if plan.Get(tc.ID).Action != turnapi.PlanRun {
 			continue // answered from the plan, as the batch would have
 		}

@@ -34,8 +34,8 @@ func (a *Activities) PrepareDelegation(ctx context.Context, in turnapi.PrepareDe
 	var out turnapi.PrepareDelegationResult
 	for n, s := range specs {
 		task := turnapi.DelegateTask{Goal: clipRunes(strings.TrimSpace(s.Goal), 160), Message: taskMessage(s), Tools: base, MaxIterations: s.MaxIterations}
-		if task.MaxIterations == 0 {
-			task.MaxIterations = in.MaxIterations
+		if task.MaxIterations == 0 || task.MaxIterations > in.MaxIterations {
+			task.MaxIterations = in.MaxIterations // delegation.max_iterations bounds a task
 		}
 		if len(s.Toolsets) > 0 {
 			want := tools.ExpandToolsets(s.Toolsets)
@@ -94,8 +94,9 @@ type taskReport struct {
 
 // delegationResult is a delegate_task call's result: one report per task,
 // in task order, each final answer read from the store and cut to its
-// share of the output cap. It is an error when no task completed.
-func (a *Activities) delegationResult(ctx context.Context, id string, outcomes []turnapi.DelegateOutcome) tools.Result {
+// share of the output cap. It is an error when no task completed; a
+// store that cannot give an answer fails the call, to be retried.
+func (a *Activities) delegationResult(ctx context.Context, id string, outcomes []turnapi.DelegateOutcome) (tools.Result, error) {
 	limit := a.MaxToolOutput
 	if limit <= 0 {
 		limit = tools.DefaultMaxOutputChars
@@ -106,11 +107,11 @@ func (a *Activities) delegationResult(ctx context.Context, id string, outcomes [
 	for i, o := range outcomes {
 		r := taskReport{Task: i + 1, Goal: o.Goal, Session: o.SessionID, StopReason: o.StopReason, Error: o.Error, APICalls: o.APICalls, Usage: o.Usage}
 		if o.FinalMessageID != 0 {
-			if m, err := a.Store.Message(ctx, o.FinalMessageID); err == nil {
-				r.FinalAnswer = clipRunes(strings.TrimSpace(m.Content), share)
-			} else if r.Error == "" {
-				r.Error = "its final answer could not be read: " + err.Error()
+			m, err := a.Store.Message(ctx, o.FinalMessageID)
+			if err != nil {
+				return tools.Result{}, fmt.Errorf("the answer of task %d (%s): %w", i+1, o.SessionID, err)
 			}
+			r.FinalAnswer = clipRunes(strings.TrimSpace(m.Content), share)
 		}
 		if o.StopReason == "text_response" {
 			completed++
@@ -119,7 +120,7 @@ func (a *Activities) delegationResult(ctx context.Context, id string, outcomes [
 	}
 	data, err := json.Marshal(map[string]any{"tasks": reports, "completed": completed})
 	if err != nil {
-		return tools.Result{CallID: id, Name: tools.DelegateTaskName, Content: errorResult(err.Error()), IsError: true}
+		return tools.Result{}, fmt.Errorf("encode the reports: %w", err)
 	}
-	return tools.Result{CallID: id, Name: tools.DelegateTaskName, Content: string(data), IsError: completed == 0}
+	return tools.Result{CallID: id, Name: tools.DelegateTaskName, Content: string(data), IsError: completed == 0}, nil
 }

@@ -97,7 +97,11 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 	for _, tc := range msg.ToolCalls {
 		if p := plan.Get(tc.ID); p.Action == turnapi.PlanDelegated {
 			if _, done := stored[tc.ID]; !done {
-				ran[tc.ID] = a.delegationResult(ctx, tc.ID, p.Tasks)
+				r, err := a.delegationResult(ctx, tc.ID, p.Tasks)
+				if err != nil {
+					return turnapi.ExecuteToolsResult{}, fmt.Errorf("execute tools: %w", err)
+				}
+				ran[tc.ID] = r
 			}
 		}
 	}

@@ -59,7 +59,9 @@ func (a *Activities) JudgeGoal(ctx context.Context, in turnapi.JudgeGoalInput) (
 	if err != nil {
 		return turnapi.JudgeGoalResult{}, fmt.Errorf("judge goal: %w", modelError(ctx, err, in.MaxRetryAfter))
 	}
-	return ParseVerdict(reply.Content), nil
+	v := ParseVerdict(reply.Content)
+	v.Usage = turnapi.Usage{PromptTokens: int64(reply.Usage.PromptTokens), CompletionTokens: int64(reply.Usage.CompletionTokens), TotalTokens: int64(reply.Usage.TotalTokens)}
+	return v, nil
 }
 
 // ParseVerdict reads the judge's answer: the first JSON object in it, or a

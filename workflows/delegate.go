@@ -123,6 +123,12 @@ func runDelegations(ctx, workCtx workflow.Context, in TurnInput, turnID string, 
 		}
 	}
 	runTasks(ctx, workCtx, jobs, d.MaxConcurrent, st, outcomes)
+	// What the tasks spent is the turn's spend too (a goal's --max-cost).
+	for _, c := range reply.ToolCalls {
+		for _, o := range outcomes[c.ID] {
+			st.Usage = st.Usage.Add(o.Usage)
+		}
+	}
 	out := make([]turnapi.CallPlan, 0, len(reply.ToolCalls))
 	for _, c := range reply.ToolCalls {
 		p := idx.Get(c.ID)
@@ -157,6 +163,14 @@ func runTasks(ctx, workCtx workflow.Context, jobs []*taskJob, limit int, st *Tur
 	next := 0
 	interrupted := st.Interrupted
 	for {
+		// An interrupt that arrived while the loop was busy (a task ending,
+		// an event being recorded) stops the rest from starting.
+		if !interrupted && (st.Interrupted || workCtx.Err() != nil) {
+			interrupted = true
+			for _, j := range live {
+				j.f.SignalChildWorkflow(ctx, SignalInterrupt, "the parent turn was interrupted")
+			}
+		}
 		for !interrupted && len(live) < limit && next < len(jobs) {
 			j := jobs[next]
 			next++

@@ -93,6 +93,8 @@ type GoalProgress struct {
 	CostUSD    float64       `json:"cost_usd"`
 	// Running is the turn running now ("" between turns).
 	Running string `json:"running,omitempty"`
+	// FinalMessageID is the last answer of its turns, in the store.
+	FinalMessageID int64 `json:"final_message_id,omitempty"`
 }
 
 // GoalResult is how a goal ended.
@@ -101,8 +103,6 @@ type GoalResult struct {
 	Outcome   GoalOutcome `json:"outcome"`
 	Reason    string      `json:"reason"`
 	GoalProgress
-	// FinalMessageID is the last turn's answer, in the store.
-	FinalMessageID int64 `json:"final_message_id,omitempty"`
 	// Delivered says where the outcome went; DeliveryError what failed.
 	Delivered     string `json:"delivered,omitempty"`
 	DeliveryError string `json:"delivery_error,omitempty"`
@@ -131,19 +131,20 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 			current.SignalChildWorkflow(gctx, SignalInterrupt, stopped)
 		}
 	})
-	end := func(o GoalOutcome, reason string, final int64) (GoalResult, error) {
+	end := func(o GoalOutcome, reason string) (GoalResult, error) {
 		p.Running = ""
-		res := GoalResult{SessionID: in.SessionID, Outcome: o, Reason: reason, GoalProgress: p, FinalMessageID: final}
+		res := GoalResult{SessionID: in.SessionID, Outcome: o, Reason: reason, GoalProgress: p}
 		res.Delivered, res.DeliveryError = deliverGoal(ctx, in, res)
 		return res, nil
 	}
-	var final int64
 	for run := 0; ; run++ {
+		// A stop that came with the last result is seen before going on.
+		yieldToHandlers(ctx)
 		if stopped != "" {
-			return end(GoalInterrupted, stopped, final)
+			return end(GoalInterrupted, stopped)
 		}
 		if why := goalBudgetSpent(in.Budget, p, workflow.Now(ctx)); why != "" {
-			return end(GoalBudgetSpent, why, final)
+			return end(GoalBudgetSpent, why)
 		}
 		if run == goalTurnsPerRun {
 			next := in
@@ -157,8 +158,22 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		}, turn))
 		current = workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn)
+		// The time budget also ends a turn that runs past it.
+		timeUp, cancelTimer := false, func() {}
+		if in.Budget.MaxDuration > 0 {
+			var tctx workflow.Context
+			tctx, cancelTimer = workflow.WithCancel(ctx)
+			child, left := current, in.Budget.MaxDuration-workflow.Now(ctx).Sub(p.StartedAt)
+			workflow.Go(tctx, func(g workflow.Context) {
+				if workflow.NewTimer(g, left).Get(g, nil) == nil {
+					timeUp = true
+					child.SignalChildWorkflow(g, SignalInterrupt, "the goal's time budget (--max-hours) is spent")
+				}
+			})
+		}
 		var res ConversationResult
 		err := current.Get(ctx, &res)
+		cancelTimer()
 		current = nil
 		gt := GoalTurn{Number: turn.TurnNumber, TurnID: p.Running, StopReason: res.TurnExitReason, APICalls: res.APICalls}
 		p.Running, p.TurnCount = "", turn.TurnNumber
@@ -166,25 +181,31 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 		p.Usage = p.Usage.Add(res.Usage)
 		p.CostUSD = goalCost(in.Budget, p.Usage)
 		if res.FinalMessageID != 0 {
-			final = res.FinalMessageID
+			p.FinalMessageID = res.FinalMessageID
 		}
 		switch {
 		case err != nil:
 			p.Turns = keepTurns(p.Turns, gt)
-			return end(GoalFailed, "turn "+fmt.Sprint(turn.TurnNumber)+" failed: "+errorMessage(err), final)
+			return end(GoalFailed, "turn "+fmt.Sprint(turn.TurnNumber)+" failed: "+errorMessage(err))
+		case res.Interrupted && timeUp && stopped == "":
+			p.Turns = keepTurns(p.Turns, gt)
+			return end(GoalBudgetSpent, orText(goalBudgetSpent(in.Budget, p, workflow.Now(ctx)), "the goal's time budget (--max-hours) is spent"))
 		case res.Interrupted || stopped != "":
 			p.Turns = keepTurns(p.Turns, gt)
-			return end(GoalInterrupted, orText(stopped, "the turn was interrupted"), final)
+			return end(GoalInterrupted, orText(stopped, "the turn was interrupted"))
 		case res.Failed:
 			p.Turns = keepTurns(p.Turns, gt)
-			return end(GoalFailed, "turn "+fmt.Sprint(turn.TurnNumber)+" failed: "+derefText(res.Error), final)
+			return end(GoalFailed, "turn "+fmt.Sprint(turn.TurnNumber)+" failed: "+derefText(res.Error))
 		}
 		if in.Once {
 			p.Turns = keepTurns(p.Turns, gt)
-			if res.Completed {
-				return end(GoalDone, "the task is done", final)
+			switch {
+			case res.Completed:
+				return end(GoalDone, "the task is done")
+			case res.TurnExitReason == StopMaxIterations && res.FinalMessageID != 0:
+				return end(GoalDone, "the task used its iteration budget; its answer is the summary of what it did")
 			}
-			return end(GoalFailed, "the turn ended "+string(res.TurnExitReason)+orPrefix(": ", derefText(res.Error)), final)
+			return end(GoalFailed, "the turn ended "+string(res.TurnExitReason)+orPrefix(": ", derefText(res.Error)))
 		}
 		var verdict turnapi.JudgeGoalResult
 		err = workflow.ExecuteActivity(modelOptions(ctx, in.Turn.withDefaults(), false), turnapi.JudgeGoalName, turnapi.JudgeGoalInput{
@@ -193,15 +214,17 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 		}).Get(ctx, &verdict)
 		if err != nil {
 			p.Turns = keepTurns(p.Turns, gt)
-			return end(GoalFailed, "the progress check failed: "+errorMessage(err), final)
+			return end(GoalFailed, "the progress check failed: "+errorMessage(err))
 		}
 		gt.Verdict, gt.Reason = verdict.Verdict, verdict.Reason
+		p.Usage = p.Usage.Add(verdict.Usage)
+		p.CostUSD = goalCost(in.Budget, p.Usage)
 		p.Turns = keepTurns(p.Turns, gt)
 		switch verdict.Verdict {
 		case turnapi.VerdictDone:
-			return end(GoalDone, orText(verdict.Reason, "the goal is reached"), final)
+			return end(GoalDone, orText(verdict.Reason, "the goal is reached"))
 		case turnapi.VerdictBlocked:
-			return end(GoalBlocked, orText(verdict.Reason, "the work cannot go on without help"), final)
+			return end(GoalBlocked, orText(verdict.Reason, "the work cannot go on without help"))
 		}
 	}
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/cronjob"
 	"github.com/talaria-agent/talaria/internal/engine"
@@ -118,6 +121,8 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 		return usagef("give a TASK or --goal GOAL, not both")
 	case goal == "":
 		return usagef("run needs a TASK or --goal GOAL")
+	case f.totalIters == 1:
+		return usagef("--max-iterations-total must be at least 2: a turn needs one model call and one for its summary")
 	case once && (f.maxHours > 0 || f.maxCost > 0 || f.totalIters > 0):
 		return usagef("--max-hours, --max-cost and --max-iterations-total bound a --goal; a TASK is one turn (--max-iterations bounds it)")
 	case f.maxHours < 0 || f.maxCost < 0 || f.totalIters < 0 || f.maxIterations < 0:
@@ -170,7 +175,10 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 		session = "goal-" + newSessionID()
 	}
 	turn := engine.WithModel(engine.TurnTemplate(cfg, workdir), f.model)
-	turn.Tools = tools.ExpandToolsets(f.tools)
+	turn.Tools = engine.UnattendedTools(cfg, tools.ExpandToolsets(f.tools))
+	if f.background {
+		turn.Approvals.Mode = workflows.ApprovalDeny // nobody waits at a terminal
+	}
 	err = rt.StartGoal(ctx, workflows.GoalInput{SessionID: session, Goal: goal, Turn: turn, Budget: budget, Once: once, Deliver: deliver})
 	if errors.Is(err, engine.ErrSessionInUse) {
 		return usageErr(err)
@@ -192,9 +200,11 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 // followGoal waits for the run of session, saying each turn on stderr as
 // it ends, and prints how it ended.
 func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON bool) error {
-	ctx := cmd.Context()
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
 	errOut := cmd.ErrOrStderr()
 	fmt.Fprintf(errOut, "session: %s\n", session)
+	go sayApprovals(ctx, rt, session, errOut)
 	res, err := rt.WaitGoal(ctx, session, func(t workflows.GoalTurn) {
 		line := fmt.Sprintf("turn %d: %s, %d model calls", t.Number, t.StopReason, t.APICalls)
 		if t.Verdict != "" {
@@ -216,6 +226,11 @@ func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON b
 			return err
 		}
 	} else {
+		if res.FinalMessageID != 0 {
+			if m, err := rt.Store.Message(ctx, res.FinalMessageID); err == nil {
+				fmt.Fprintln(cmd.OutOrStdout(), activities.FinalText(m))
+			}
+		}
 		fmt.Fprintf(cmd.OutOrStdout(), "goal %s: %s (%d turns, %d model calls, %d tokens, $%.4f)\n",
 			res.Outcome, res.Reason, res.TurnCount, res.Iterations, res.Usage.TotalTokens, res.CostUSD)
 	}
@@ -223,4 +238,25 @@ func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON b
 		return &exitError{code: exitFailure}
 	}
 	return nil
+}
+
+// sayApprovals tells, once per command, that the run waits for an
+// approval and how to give it, until ctx ends.
+func sayApprovals(ctx context.Context, rt *engine.Runtime, session string, w io.Writer) {
+	said := ""
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		p, _, err := rt.Waiting(ctx, session)
+		if err != nil || p.PendingApproval == nil || p.PendingApproval.CallID == said {
+			continue
+		}
+		said = p.PendingApproval.CallID
+		fmt.Fprintf(w, "  ⚠ waiting for approval: %s\n    %s\n", shown(p.PendingApproval.Command), approveHow(session, false))
+	}
 }

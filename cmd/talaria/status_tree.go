@@ -37,7 +37,7 @@ func runningTasks(ctx context.Context, rt *engine.Runtime, sessions ...string) [
 		if err != nil {
 			continue
 		}
-		for _, t := range tasks {
+		for _, t := range engine.RecentTasks(tasks) {
 			id := workflows.TurnWorkflowID(t.ID, 1)
 			desc, err := rt.Client.DescribeWorkflowExecution(ctx, id, "")
 			if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {

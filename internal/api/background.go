@@ -30,6 +30,9 @@ func (s *Server) startBackground(ctx context.Context, req turnRequest, deliver [
 		return "", badRequest("invalid_deliver", "deliver origin: a run of the API has no chat of origin; name the target")
 	}
 	in := s.turnInput(req)
+	// Nobody answers in its session: no questions, and commands that need
+	// approval are refused.
+	in.Tools, in.Approvals.Mode = engine.UnattendedTools(s.cfg, in.Tools), workflows.ApprovalDeny
 	err := s.rt.StartGoal(ctx, workflows.GoalInput{SessionID: req.session, Goal: req.input, Once: true, Turn: in, Deliver: deliver})
 	if errors.Is(err, engine.ErrSessionInUse) {
 		return "", errorf(http.StatusConflict, typeConflict, "session_in_use", "session %s already has a conversation; a background run needs a new one", req.session)

@@ -5,6 +5,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -52,7 +53,7 @@ func (rt *Runtime) waitingTask(ctx context.Context, depth int, sessions ...strin
 		if err != nil {
 			continue
 		}
-		for _, t := range tasks {
+		for _, t := range RecentTasks(tasks) {
 			id := workflows.TurnWorkflowID(t.ID, 1)
 			desc, err := rt.Client.DescribeWorkflowExecution(ctx, id, "")
 			if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
@@ -71,4 +72,14 @@ func (rt *Runtime) waitingTask(ctx context.Context, depth int, sessions ...strin
 		}
 	}
 	return workflows.Progress{}, "", false
+}
+
+// recentTasks bounds the tasks looked at for a running delegation: those
+// made last (a delegation makes at most turnapi.MaxDelegatedTasks a call).
+const recentTasks = 24
+
+// RecentTasks are the last tasks of a session's, oldest first: where a
+// running delegation's are. Pure.
+func RecentTasks(tasks []models.Session) []models.Session {
+	return tasks[max(0, len(tasks)-recentTasks):]
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"log/slog"
+	"maps"
 	"slices"
 	"sort"
 
@@ -98,4 +99,17 @@ func ToolCatalog(cfg config.Config) ([]CatalogEntry, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Tool.Name() < out[j].Tool.Name() })
 	return out, nil
+}
+
+// UnattendedTools is the tool list of a run nobody answers questions in (a
+// goal, a background task): list, or every tool when it is empty (the
+// built-in ones and each MCP server's), without clarify. Pure.
+func UnattendedTools(cfg config.Config, list []string) []string {
+	if len(list) == 0 {
+		list = ToolNames()
+		for _, server := range slices.Sorted(maps.Keys(cfg.MCPServers)) {
+			list = append(list, tools.MCPToolset(server))
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(list), func(n string) bool { return n == tools.ClarifyName })
 }

@@ -53,6 +53,9 @@ func (g *Gateway) startRun(ctx context.Context, p Platform, u Update, text strin
 	session := kind + "-" + hex.EncodeToString(sum[:8])
 	in := workflows.GoalInput{SessionID: session, Goal: text, Once: once, Deliver: []string{origin(p, u)},
 		Turn: engine.WithModel(engine.TurnTemplate(g.cfg, g.workdir()), chat.Model)}
+	// Nobody answers in its session: no questions, and commands that need
+	// approval are refused.
+	in.Turn.Tools, in.Turn.Approvals.Mode = engine.UnattendedTools(g.cfg, nil), workflows.ApprovalDeny
 	if !once {
 		in.Budget = workflows.GoalBudget{MaxIterations: chatGoalIterations, MaxDuration: chatGoalHours * time.Hour}
 	}

@@ -30,4 +30,6 @@ type JudgeGoalInput struct {
 type JudgeGoalResult struct {
 	Verdict string
 	Reason  string `json:",omitempty"`
+	// Usage is the check's own model call.
+	Usage Usage `json:",omitempty"`
 }
