@@ -244,19 +244,12 @@ func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON b
 // approval and how to give it, until ctx ends.
 func sayApprovals(ctx context.Context, rt *engine.Runtime, session string, w io.Writer) {
 	said := ""
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	engine.Every(ctx, time.Second, func(ctx context.Context) {
 		p, _, err := rt.Waiting(ctx, session)
 		if err != nil || p.PendingApproval == nil || p.PendingApproval.CallID == said {
-			continue
+			return
 		}
 		said = p.PendingApproval.CallID
 		fmt.Fprintf(w, "  ⚠ waiting for approval: %s\n    %s\n", shown(p.PendingApproval.Command), approveHow(session, false))
-	}
+	})
 }

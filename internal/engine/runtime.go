@@ -262,14 +262,7 @@ func reapProcesses(ps *tools.Processes, retired tools.RetiredFunc, interval time
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
+		Every(ctx, interval, func(ctx context.Context) {
 			n, err := ps.Reap(ctx, retired)
 			switch {
 			case err != nil && ctx.Err() == nil:
@@ -277,9 +270,23 @@ func reapProcesses(ps *tools.Processes, retired tools.RetiredFunc, interval time
 			case n > 0:
 				logger.Info("background processes: killed those of reset sessions", "killed", n)
 			}
-		}
+		})
 	}()
 	return func() { cancel(); <-done }
+}
+
+// Every calls f every interval until ctx ends, and then returns.
+func Every(ctx context.Context, interval time.Duration, f func(context.Context)) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			f(ctx)
+		}
+	}
 }
 
 // promptBuilder builds a new session's system prompt from $TALARIA_HOME
