@@ -44,10 +44,10 @@ $TALARIA_HOME/cron/output; also home, telegram:<chat>, slack:<channel>,
 webhook:<url>, email:<address>). run --wait SESSION follows a run started
 before, or prints how it ended.
 
-run --goal runs a turn with the goal;
-when the turn ends (its answer, or its iteration budget spent and summarised)
-the model is asked, without tools, whether the goal is done, can go on, or is
-blocked, and while it can go on another turn continues the same conversation.
+run --goal runs a turn with the goal; when the turn ends (its answer, or its
+iteration budget spent and summarised) the model is asked, without tools,
+whether the goal is done, can go on, or is blocked, and while it can go on
+another turn continues the same conversation.
 Each turn is printed on stderr as it ends. Compaction keeps the conversation
 bounded over hours, and the goal is durable: it goes on across restarts of
 serve. 'talaria stop SESSION' ends it, interrupting the running turn.
@@ -58,8 +58,8 @@ model's price: config.yaml's prices, else the built-in list prices), or
 --max-iterations-total (model calls of all turns). Without a budget a goal
 stops after 24 hours or 1000 model calls.
 
-Exit status: 0 when the goal is done, 1 when it ended otherwise, 2 for usage
-or configuration errors.`,
+Exit status: 0 when the task or goal is done, 1 when it ended otherwise, 2 for
+usage or configuration errors.`,
 		Example: `  talaria run --goal "make every test in ./pkg pass" --max-hours 2
   talaria run --goal "migrate the 40 handlers to the new API" --max-iterations 30 --max-cost 5
   talaria run --background "summarise the logs in ./logs" --deliver home
@@ -74,7 +74,7 @@ or configuration errors.`,
 		},
 	}
 	f.common.register(c)
-	c.Flags().StringVar(&f.goal, "goal", "", "the goal to pursue (required)")
+	c.Flags().StringVar(&f.goal, "goal", "", "a goal to pursue over as many turns as it takes (instead of a TASK)")
 	c.Flags().StringVar(&f.session, "session", "", "the goal's session id, which must be new (default: a fresh id)")
 	c.Flags().StringVarP(&f.model, "model", "m", "", "model name (env TALARIA_MODEL)")
 	c.Flags().StringSliceVar(&f.tools, "tools", nil, "tools or toolsets the turns may use (default: all)")
