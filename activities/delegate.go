@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
@@ -33,7 +33,7 @@ func (a *Activities) PrepareDelegation(ctx context.Context, in turnapi.PrepareDe
 	base := delegatedTools(a.allowed(in.Tools), in.Delegate)
 	var out turnapi.PrepareDelegationResult
 	for n, s := range specs {
-		task := turnapi.DelegateTask{Goal: clipRunes(strings.TrimSpace(s.Goal), 160), Message: taskMessage(s), Tools: base, MaxIterations: s.MaxIterations}
+		task := turnapi.DelegateTask{Goal: textline.Of(s.Goal, 160), Message: taskMessage(s), Tools: base, MaxIterations: s.MaxIterations}
 		if task.MaxIterations == 0 || task.MaxIterations > in.MaxIterations {
 			task.MaxIterations = in.MaxIterations // delegation.max_iterations bounds a task
 		}
@@ -72,14 +72,6 @@ func taskMessage(s tools.TaskSpec) string {
 	return msg
 }
 
-// clipRunes cuts s to n runes, marking the cut. Pure.
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	return string([]rune(s)[:n]) + "…"
-}
-
 // taskReport is one task's entry in a delegate_task result.
 type taskReport struct {
 	Task        int           `json:"task"`
@@ -111,7 +103,7 @@ func (a *Activities) delegationResult(ctx context.Context, id string, outcomes [
 			if err != nil {
 				return tools.Result{}, fmt.Errorf("the answer of task %d (%s): %w", i+1, o.SessionID, err)
 			}
-			r.FinalAnswer = clipRunes(strings.TrimSpace(m.Content), share)
+			r.FinalAnswer = clip(strings.TrimSpace(m.Content), share)
 		}
 		if o.StopReason == "text_response" {
 			completed++

@@ -9,6 +9,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
@@ -38,7 +39,7 @@ func (a *Activities) JudgeGoal(ctx context.Context, in turnapi.JudgeGoalInput) (
 		if text == "" || m.Hidden || m.Role == openai.ChatMessageRoleSystem {
 			continue
 		}
-		line := m.Role + ": " + clipRunes(text, 2000)
+		line := m.Role + ": " + clip(text, 2000)
 		lines = append([]string{line}, lines...)
 		size += len(line)
 	}
@@ -71,7 +72,7 @@ func ParseVerdict(text string) turnapi.JudgeGoalResult {
 	if i, j := strings.Index(text, "{"), strings.LastIndex(text, "}"); i >= 0 && j > i && json.Unmarshal([]byte(text[i:j+1]), &v) == nil {
 		switch verdict := strings.ToLower(strings.TrimSpace(v.Verdict)); verdict {
 		case turnapi.VerdictDone, turnapi.VerdictContinue, turnapi.VerdictBlocked:
-			return turnapi.JudgeGoalResult{Verdict: verdict, Reason: clipRunes(strings.TrimSpace(v.Reason), 300)}
+			return turnapi.JudgeGoalResult{Verdict: verdict, Reason: textline.Of(v.Reason, 300)}
 		}
 	}
 	word := strings.ToLower(strings.Trim(strings.TrimSpace(text), ".!\"'`*"))
@@ -80,5 +81,5 @@ func ParseVerdict(text string) turnapi.JudgeGoalResult {
 			return turnapi.JudgeGoalResult{Verdict: verdict}
 		}
 	}
-	return turnapi.JudgeGoalResult{Verdict: turnapi.VerdictContinue, Reason: "the check's answer could not be read: " + clipRunes(strings.TrimSpace(text), 120)}
+	return turnapi.JudgeGoalResult{Verdict: turnapi.VerdictContinue, Reason: "the check's answer could not be read: " + textline.Of(text, 120)}
 }

@@ -158,22 +158,7 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		}, turn))
 		current = workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn)
-		// The time budget also ends a turn that runs past it.
-		timeUp, cancelTimer := false, func() {}
-		if in.Budget.MaxDuration > 0 {
-			var tctx workflow.Context
-			tctx, cancelTimer = workflow.WithCancel(ctx)
-			child, left := current, in.Budget.MaxDuration-workflow.Now(ctx).Sub(p.StartedAt)
-			workflow.Go(tctx, func(g workflow.Context) {
-				if workflow.NewTimer(g, left).Get(g, nil) == nil {
-					timeUp = true
-					child.SignalChildWorkflow(g, SignalInterrupt, "the goal's time budget (--max-hours) is spent")
-				}
-			})
-		}
-		var res ConversationResult
-		err := current.Get(ctx, &res)
-		cancelTimer()
+		res, err, timeUp := waitTurn(ctx, current, in.Budget.MaxDuration-workflow.Now(ctx).Sub(p.StartedAt), in.Budget.MaxDuration > 0)
 		current = nil
 		gt := GoalTurn{Number: turn.TurnNumber, TurnID: p.Running, StopReason: res.TurnExitReason, APICalls: res.APICalls}
 		p.Running, p.TurnCount = "", turn.TurnNumber
@@ -183,29 +168,12 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 		if res.FinalMessageID != 0 {
 			p.FinalMessageID = res.FinalMessageID
 		}
-		switch {
-		case err != nil:
-			p.Turns = keepTurns(p.Turns, gt)
-			return end(GoalFailed, "turn "+fmt.Sprint(turn.TurnNumber)+" failed: "+errorMessage(err))
-		case res.Interrupted && timeUp && stopped == "":
-			p.Turns = keepTurns(p.Turns, gt)
-			return end(GoalBudgetSpent, orText(goalBudgetSpent(in.Budget, p, workflow.Now(ctx)), "the goal's time budget (--max-hours) is spent"))
-		case res.Interrupted || stopped != "":
-			p.Turns = keepTurns(p.Turns, gt)
-			return end(GoalInterrupted, orText(stopped, "the turn was interrupted"))
-		case res.Failed:
-			p.Turns = keepTurns(p.Turns, gt)
-			return end(GoalFailed, "turn "+fmt.Sprint(turn.TurnNumber)+" failed: "+derefText(res.Error))
-		}
-		if in.Once {
-			p.Turns = keepTurns(p.Turns, gt)
-			switch {
-			case res.Completed:
-				return end(GoalDone, "the task is done")
-			case res.TurnExitReason == StopMaxIterations && res.FinalMessageID != 0:
-				return end(GoalDone, "the task used its iteration budget; its answer is the summary of what it did")
+		if o, why, over := afterGoalTurn(in.Once, turn.TurnNumber, res, err, timeUp, stopped); over {
+			if o == GoalBudgetSpent {
+				why = orText(goalBudgetSpent(in.Budget, p, workflow.Now(ctx)), why)
 			}
-			return end(GoalFailed, "the turn ended "+string(res.TurnExitReason)+orPrefix(": ", derefText(res.Error)))
+			p.Turns = keepTurns(p.Turns, gt)
+			return end(o, why)
 		}
 		var verdict turnapi.JudgeGoalResult
 		err = workflow.ExecuteActivity(modelOptions(ctx, in.Turn.withDefaults(), false), turnapi.JudgeGoalName, turnapi.JudgeGoalInput{
@@ -323,4 +291,46 @@ func goalKind(in GoalInput) string {
 		return "Background task " + in.SessionID
 	}
 	return "Goal " + in.SessionID
+}
+
+// waitTurn waits for a goal's turn; with a time budget (bounded), a turn
+// still running after left is interrupted, and timeUp says so.
+func waitTurn(ctx workflow.Context, turn workflow.ChildWorkflowFuture, left time.Duration, bounded bool) (res ConversationResult, err error, timeUp bool) {
+	if bounded {
+		tctx, cancelTimer := workflow.WithCancel(ctx)
+		defer cancelTimer()
+		workflow.Go(tctx, func(g workflow.Context) {
+			if workflow.NewTimer(g, left).Get(g, nil) == nil {
+				timeUp = true
+				turn.SignalChildWorkflow(g, SignalInterrupt, "the goal's time budget (--max-hours) is spent")
+			}
+		})
+	}
+	err = turn.Get(ctx, &res)
+	return res, err, timeUp
+}
+
+// afterGoalTurn says whether a goal ends with the turn just done, and how:
+// a failed or interrupted turn ends it (the time budget's interrupt as
+// budget_spent), and a task run once ends with its one turn. over is false
+// when the progress check decides. Pure.
+func afterGoalTurn(once bool, n int, res ConversationResult, err error, timeUp bool, stopped string) (o GoalOutcome, why string, over bool) {
+	failed := func(why string) string { return "turn " + fmt.Sprint(n) + " failed: " + why }
+	switch {
+	case err != nil:
+		return GoalFailed, failed(errorMessage(err)), true
+	case res.Interrupted && timeUp && stopped == "":
+		return GoalBudgetSpent, "the goal's time budget (--max-hours) is spent", true
+	case res.Interrupted || stopped != "":
+		return GoalInterrupted, orText(stopped, "the turn was interrupted"), true
+	case res.Failed:
+		return GoalFailed, failed(derefText(res.Error)), true
+	case !once:
+		return "", "", false
+	case res.Completed:
+		return GoalDone, "the task is done", true
+	case res.TurnExitReason == StopMaxIterations && res.FinalMessageID != 0:
+		return GoalDone, "the task used its iteration budget; its answer is the summary of what it did", true
+	}
+	return GoalFailed, "the turn ended " + string(res.TurnExitReason) + orPrefix(": ", derefText(res.Error)), true
 }

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +54,39 @@ func TestGoalTurn(t *testing.T) {
 	}
 	if len(turns) != goalTurnsKept || turns[0].Number != 6 {
 		t.Errorf("kept %d turns from %d", len(turns), turns[0].Number)
+	}
+}
+
+// TestAfterGoalTurn: which turns end a goal, and how.
+func TestAfterGoalTurn(t *testing.T) {
+	msg := "boom"
+	done := ConversationResult{Completed: true, TurnExitReason: StopTextResponse, FinalMessageID: 3}
+	spent := ConversationResult{TurnExitReason: StopMaxIterations, FinalMessageID: 4}
+	for _, tt := range []struct {
+		name    string
+		once    bool
+		res     ConversationResult
+		err     error
+		timeUp  bool
+		stopped string
+		outcome GoalOutcome
+		why     string
+		over    bool
+	}{
+		{"a goal's completed turn goes to the check", false, done, nil, false, "", "", "", false},
+		{"a goal's spent turn goes to the check", false, spent, nil, false, "", "", "", false},
+		{"the turn's workflow failed", false, ConversationResult{}, errors.New("lost"), false, "", GoalFailed, "turn 2 failed: lost", true},
+		{"the turn failed", false, ConversationResult{Failed: true, Error: &msg}, nil, false, "", GoalFailed, "turn 2 failed: boom", true},
+		{"stopped", false, ConversationResult{Interrupted: true}, nil, false, "by hand", GoalInterrupted, "by hand", true},
+		{"stopped as the time ran out", false, ConversationResult{Interrupted: true}, nil, true, "by hand", GoalInterrupted, "by hand", true},
+		{"the time ran out", false, ConversationResult{Interrupted: true}, nil, true, "", GoalBudgetSpent, "--max-hours", true},
+		{"a task done", true, done, nil, false, "", GoalDone, "the task is done", true},
+		{"a task's budget spent, with its summary", true, spent, nil, false, "", GoalDone, "its answer is the summary", true},
+		{"a task without an answer", true, ConversationResult{TurnExitReason: StopBudgetExhausted}, nil, false, "", GoalFailed, "ended budget_exhausted", true},
+	} {
+		o, why, over := afterGoalTurn(tt.once, 2, tt.res, tt.err, tt.timeUp, tt.stopped)
+		if o != tt.outcome || over != tt.over || !strings.Contains(why, tt.why) {
+			t.Errorf("%s: %q %q %v, want %q %q %v", tt.name, o, why, over, tt.outcome, tt.why, tt.over)
+		}
 	}
 }

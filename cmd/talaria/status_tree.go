@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	enumspb "go.temporal.io/api/enums/v1"
-
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -27,32 +25,12 @@ type taskStatus struct {
 // session and the one the user named) whose turn runs now.
 func runningTasks(ctx context.Context, rt *engine.Runtime, sessions ...string) []taskStatus {
 	var out []taskStatus
-	seen := map[string]bool{}
-	for _, s := range sessions {
-		if s == "" || seen[s] {
-			continue
+	for _, t := range rt.RunningTasks(ctx, sessions...) {
+		ts := taskStatus{Session: t.Session, TurnID: t.TurnID, Iteration: t.Iteration, APICalls: t.APICalls, Tool: t.CurrentTool}
+		if t.PendingApproval != nil {
+			ts.Approval = t.PendingApproval.Command
 		}
-		seen[s] = true
-		tasks, err := rt.Store.Tasks(ctx, s)
-		if err != nil {
-			continue
-		}
-		for _, t := range engine.RecentTasks(tasks) {
-			id := workflows.TurnWorkflowID(t.ID, 1)
-			desc, err := rt.Client.DescribeWorkflowExecution(ctx, id, "")
-			if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-				continue // ended: its session shows how
-			}
-			p, err := rt.Progress(ctx, id)
-			if err != nil {
-				continue
-			}
-			ts := taskStatus{Session: t.ID, TurnID: id, Iteration: p.Iteration, APICalls: p.APICalls, Tool: p.CurrentTool}
-			if p.PendingApproval != nil {
-				ts.Approval = p.PendingApproval.Command
-			}
-			out = append(out, ts)
-		}
+		out = append(out, ts)
 	}
 	return out
 }

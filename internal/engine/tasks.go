@@ -40,9 +40,37 @@ func (rt *Runtime) Waiting(ctx context.Context, sessionID string) (workflows.Pro
 // waitingTask finds a running task of the sessions (or of its own tasks)
 // that waits for an approval.
 func (rt *Runtime) waitingTask(ctx context.Context, depth int, sessions ...string) (workflows.Progress, string, bool) {
-	if depth == 0 || rt.Store == nil {
+	if depth == 0 {
 		return workflows.Progress{}, "", false
 	}
+	for _, t := range rt.RunningTasks(ctx, sessions...) {
+		if t.PendingApproval != nil {
+			return t.Progress, t.Session, true
+		}
+		if deeper, task, ok := rt.waitingTask(ctx, depth-1, t.Session, t.ActiveSessionID); ok {
+			return deeper, task, true
+		}
+	}
+	return workflows.Progress{}, "", false
+}
+
+// TaskRun is a delegated task whose turn runs now, and its progress.
+type TaskRun struct {
+	Session string
+	workflows.Progress
+}
+
+// recentTasks bounds the tasks looked at for a running delegation: those
+// made last (a delegation makes at most turnapi.MaxDelegatedTasks a call).
+const recentTasks = 24
+
+// RunningTasks are the tasks delegated from the sessions named (the recent
+// ones of each) whose turn runs now, oldest first.
+func (rt *Runtime) RunningTasks(ctx context.Context, sessions ...string) []TaskRun {
+	if rt.Store == nil {
+		return nil
+	}
+	var out []TaskRun
 	seen := map[string]bool{}
 	for _, s := range sessions {
 		if s == "" || seen[s] {
@@ -53,33 +81,21 @@ func (rt *Runtime) waitingTask(ctx context.Context, depth int, sessions ...strin
 		if err != nil {
 			continue
 		}
-		for _, t := range RecentTasks(tasks) {
+		for _, t := range recent(tasks) {
 			id := workflows.TurnWorkflowID(t.ID, 1)
 			desc, err := rt.Client.DescribeWorkflowExecution(ctx, id, "")
 			if err != nil || desc.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-				continue
+				continue // ended: its session shows how
 			}
-			tp, err := rt.Progress(ctx, id)
-			if err != nil {
-				continue
-			}
-			if tp.PendingApproval != nil {
-				return tp, t.ID, true
-			}
-			if deeper, task, ok := rt.waitingTask(ctx, depth-1, t.ID, tp.ActiveSessionID); ok {
-				return deeper, task, true
+			if p, err := rt.Progress(ctx, id); err == nil {
+				out = append(out, TaskRun{Session: t.ID, Progress: p})
 			}
 		}
 	}
-	return workflows.Progress{}, "", false
+	return out
 }
 
-// recentTasks bounds the tasks looked at for a running delegation: those
-// made last (a delegation makes at most turnapi.MaxDelegatedTasks a call).
-const recentTasks = 24
-
-// RecentTasks are the last tasks of a session's, oldest first: where a
-// running delegation's are. Pure.
-func RecentTasks(tasks []models.Session) []models.Session {
+// recent are the last recentTasks of tasks, oldest first. Pure.
+func recent(tasks []models.Session) []models.Session {
 	return tasks[max(0, len(tasks)-recentTasks):]
 }

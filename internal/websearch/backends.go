@@ -14,22 +14,31 @@ type SearXNG struct{ httpAPI }
 
 // Search implements Backend.
 func (s SearXNG) Search(ctx context.Context, query string, limit int) ([]Result, error) {
-	var ans struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
+	var ans contentAnswer
 	q := url.Values{"q": {query}, "format": {"json"}}
 	if err := s.exchange(ctx, "/search?"+q.Encode(), nil, nil, &ans); err != nil {
 		return nil, err
 	}
-	out := make([]Result, 0, len(ans.Results))
-	for _, r := range ans.Results {
+	return ans.results(limit), nil
+}
+
+// contentAnswer is the answer SearXNG and Tavily share: results with a
+// title, an address and the matching content.
+type contentAnswer struct {
+	Results []struct {
+		Title   string `json:"title"`
+		URL     string `json:"url"`
+		Content string `json:"content"`
+	} `json:"results"`
+}
+
+// results are the answer's results, at most limit.
+func (a contentAnswer) results(limit int) []Result {
+	out := make([]Result, 0, len(a.Results))
+	for _, r := range a.Results {
 		out = append(out, Result{Title: r.Title, URL: r.URL, Snippet: r.Content})
 	}
-	return keep(out, limit), nil
+	return keep(out, limit)
 }
 
 // Brave searches with the Brave Search API: GET /res/v1/web/search with
@@ -63,22 +72,12 @@ type Tavily struct{ httpAPI }
 
 // Search implements Backend.
 func (t Tavily) Search(ctx context.Context, query string, limit int) ([]Result, error) {
-	var ans struct {
-		Results []struct {
-			Title   string `json:"title"`
-			URL     string `json:"url"`
-			Content string `json:"content"`
-		} `json:"results"`
-	}
+	var ans contentAnswer
 	body := map[string]any{"query": query, "max_results": min(limit, 20)}
 	if err := t.exchange(ctx, "/search", map[string]string{"Authorization": "Bearer " + t.key}, body, &ans); err != nil {
 		return nil, err
 	}
-	out := make([]Result, 0, len(ans.Results))
-	for _, r := range ans.Results {
-		out = append(out, Result{Title: r.Title, URL: r.URL, Snippet: r.Content})
-	}
-	return keep(out, limit), nil
+	return ans.results(limit), nil
 }
 
 // Exa searches with the Exa API: POST /search with the key in x-api-key,

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/talaria-agent/talaria/config"
 )
@@ -181,14 +182,11 @@ func clip(s string) string {
 		return s
 	}
 	cut := maxSnippet
-	for cut > 0 && !utf8Start(s[cut]) {
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
 	return s[:cut] + "…"
 }
-
-// utf8Start reports whether b begins a UTF-8 sequence.
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // keep drops results without an address and bounds the rest to limit.
 func keep(rs []Result, limit int) []Result {
