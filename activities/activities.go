@@ -11,6 +11,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/modelinfo"
 	"github.com/talaria-agent/talaria/internal/telemetry"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/turnapi"
@@ -24,7 +25,10 @@ type Activities struct {
 	// Providers resolves the providers serving a model name, primary first,
 	// then fallbacks in order; nil, an error or an empty list makes model
 	// calls fail non-retryably.
-	Providers func(model string) ([]llm.Provider, error)
+	Providers func(model string) ([]llm.Endpoint, error)
+	// Price is a model's price as this worker knows it (configuration,
+	// discovery); nil or false: the bundled table's.
+	Price func(model string) (modelinfo.Price, bool)
 	// Worker reports this worker's model configuration now (it may change
 	// while the worker runs: serve reloads config.yaml). Nil: Stream and
 	// MaxTokens, and no model of the worker's own.

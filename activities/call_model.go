@@ -35,7 +35,7 @@ const ContinuationPrompt = "[System: Your previous response was cut off by the o
 func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (turnapi.CallModelResult, error) {
 	key := replyKey(in.TurnID, in.Call)
 	if stored, err := a.Store.MessageByKey(ctx, key); err == nil {
-		res := a.describeReply(stored, usageOf(stored), false, in.Tools)
+		res := a.describeReply(stored, a.recordedUsage(ctx, key, stored), false, in.Tools)
 		system, history, err := a.loadContext(ctx, in.SessionID)
 		if err != nil {
 			return turnapi.CallModelResult{}, fmt.Errorf("call model: %w", err)
@@ -83,6 +83,11 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	}
 	a.closePublisher(ctx, pub)
 
+	usage, err := a.recordCall(ctx, callRecord{Key: key, Purpose: models.PurposeTurn, SessionID: in.SessionID, TurnID: in.TurnID},
+		provider, reply.Usage)
+	if err != nil {
+		return turnapi.CallModelResult{}, fmt.Errorf("call model: %w", err)
+	}
 	content, calls := BoundReply(reply.Content, RepairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)), a.allowed(in.Tools)))
 	msg := models.Message{
 		SessionID:        in.SessionID,
@@ -95,13 +100,14 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 		FinishReason:     reply.FinishReason,
 		PromptTokens:     int64(reply.Usage.PromptTokens),
 		CompletionTokens: int64(reply.Usage.CompletionTokens),
+		Replay:           replayText(reply.Replay),
 	}
 	msg.Hidden = classify(&msg).Discarded() || hasInvalidArgs(calls)
 	rows, err := a.Store.AppendMessages(ctx, []models.Message{msg})
 	if err != nil {
 		return turnapi.CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
 	}
-	res := a.describeReply(&rows[0], usageOf(&rows[0]), false, in.Tools)
+	res := a.describeReply(&rows[0], usage, false, in.Tools)
 	if !rows[0].Hidden {
 		history = append(history, rows[0])
 	}
@@ -339,7 +345,7 @@ func callDigest(name, args string) string {
 
 // buildRequest assembles the chat request from stored history and the
 // request-only additions of this call.
-func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in turnapi.CallModelInput) (openai.ChatCompletionRequest, error) {
+func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in turnapi.CallModelInput) (llm.Request, error) {
 	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+3)
 	if system != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
@@ -348,7 +354,7 @@ func (a *Activities) buildRequest(ctx context.Context, system string, history []
 	if len(in.ContinueFrom) > 0 {
 		text, err := a.joinParts(ctx, in.ContinueFrom)
 		if err != nil {
-			return openai.ChatCompletionRequest{}, err
+			return llm.Request{}, err
 		}
 		msgs = append(msgs,
 			openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text},
@@ -360,11 +366,11 @@ func (a *Activities) buildRequest(ctx context.Context, system string, history []
 	if in.PrefillFrom != 0 {
 		m, err := a.Store.Message(ctx, in.PrefillFrom)
 		if err != nil {
-			return openai.ChatCompletionRequest{}, fmt.Errorf("call model: load prefill %d: %w", in.PrefillFrom, err)
+			return llm.Request{}, fmt.Errorf("call model: load prefill %d: %w", in.PrefillFrom, err)
 		}
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: prefillText(m)})
 	}
-	req := openai.ChatCompletionRequest{Messages: transcript.Repair(msgs), MaxTokens: a.workerModel("").MaxTokens}
+	req := llm.Request{Messages: transcript.Repair(msgs), MaxTokens: a.workerModel("").MaxTokens, Replay: replays(history)}
 	if in.MaxTokens > 0 {
 		req.MaxTokens = in.MaxTokens
 	}
@@ -400,10 +406,10 @@ func (a *Activities) joinParts(ctx context.Context, ids []int64) (string, error)
 }
 
 // provider resolves the index-th provider for model (0: primary).
-func (a *Activities) provider(model string, index int) (llm.Provider, error) {
+func (a *Activities) provider(model string, index int) (llm.Endpoint, error) {
 	list, err := a.providers(model)
 	if err != nil {
-		return llm.Provider{}, err
+		return llm.Endpoint{}, err
 	}
 	if index < 0 || index >= len(list) {
 		index = len(list) - 1
@@ -411,7 +417,7 @@ func (a *Activities) provider(model string, index int) (llm.Provider, error) {
 	return list[index], nil
 }
 
-func (a *Activities) providers(model string) ([]llm.Provider, error) {
+func (a *Activities) providers(model string) ([]llm.Endpoint, error) {
 	if a.Providers == nil {
 		return nil, temporal.NewNonRetryableApplicationError(
 			"no model endpoint is configured on this worker", string(turnapi.ClassAuth), nil)

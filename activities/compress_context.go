@@ -131,7 +131,7 @@ func (a *Activities) summarise(ctx context.Context, in turnapi.CompressContextIn
 	if err != nil {
 		return "", err
 	}
-	req := openai.ChatCompletionRequest{Messages: []openai.ChatCompletionMessage{
+	req := llm.Request{Messages: []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleUser, Content: compress.SummaryRequest(middle, previous)},
 	}}
 	stop := a.heartbeat(ctx, func() any { return "summary" })
@@ -139,6 +139,11 @@ func (a *Activities) summarise(ctx context.Context, in turnapi.CompressContextIn
 	stop()
 	if err != nil {
 		return "", fmt.Errorf("summary call: %w", modelError(ctx, err, in.MaxRetryAfter))
+	}
+	rec := callRecord{Key: activityKey(ctx, models.PurposeCompress), Purpose: models.PurposeCompress,
+		SessionID: in.SessionID, TurnID: in.TurnID}
+	if _, err := a.recordCall(ctx, rec, provider, reply.Usage); err != nil {
+		return "", fmt.Errorf("summary call: %w", err)
 	}
 	text, ok := compress.NormalizeSummary(reply.Content)
 	if !ok {

@@ -228,8 +228,8 @@ func TestSummaryCallIsBoundedLikeAModelCall(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := &Activities{Store: store, CompactKeepFirst: 1, CompactKeepLast: 2,
-				Providers: func(string) ([]llm.Provider, error) {
-					return []llm.Provider{{BaseURL: srv.URL(), APIKey: "k", Model: "m"}}, nil
+				Providers: func(string) ([]llm.Endpoint, error) {
+					return []llm.Endpoint{{BaseURL: srv.URL(), APIKey: "k", Model: "m"}}, nil
 				}}
 			res, err := a.CompressContext(ctx, turnapi.CompressContextInput{TurnID: "t", SessionID: "s", Model: "m",
 				IdleTimeout: 300 * time.Millisecond, MaxRetryAfter: 2 * time.Second})

@@ -11,6 +11,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
 )
 
 // judgeTranscriptBytes bounds the end of the conversation the judge reads.
@@ -53,15 +54,20 @@ func (a *Activities) JudgeGoal(ctx context.Context, in turnapi.JudgeGoalInput) (
 		return turnapi.JudgeGoalResult{}, fmt.Errorf("judge goal: %w", err)
 	}
 	stop := a.heartbeat(ctx, func() any { return "judge" })
-	reply, err := a.callModel(ctx, provider, openai.ChatCompletionRequest{Messages: []openai.ChatCompletionMessage{
+	reply, err := a.callModel(ctx, provider, llm.Request{Messages: []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleUser, Content: prompt},
 	}}, llm.Options{IdleTimeout: orDefault(in.IdleTimeout, DefaultModelIdleTimeout)})
 	stop()
 	if err != nil {
 		return turnapi.JudgeGoalResult{}, fmt.Errorf("judge goal: %w", modelError(ctx, err, in.MaxRetryAfter))
 	}
+	usage, err := a.recordCall(ctx, callRecord{Key: activityKey(ctx, models.PurposeJudge), Purpose: models.PurposeJudge,
+		SessionID: in.SessionID}, provider, reply.Usage)
+	if err != nil {
+		return turnapi.JudgeGoalResult{}, fmt.Errorf("judge goal: %w", err)
+	}
 	v := ParseVerdict(reply.Content)
-	v.Usage = turnapi.Usage{PromptTokens: int64(reply.Usage.PromptTokens), CompletionTokens: int64(reply.Usage.CompletionTokens), TotalTokens: int64(reply.Usage.TotalTokens)}
+	v.Usage = usage
 	return v, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
@@ -19,7 +18,7 @@ import (
 
 // callModel is llm.Call counted: the call, its time and outcome, and the
 // tokens the provider reported.
-func (a *Activities) callModel(ctx context.Context, p llm.Provider, req openai.ChatCompletionRequest, opts llm.Options) (llm.Reply, error) {
+func (a *Activities) callModel(ctx context.Context, p llm.Endpoint, req llm.Request, opts llm.Options) (llm.Reply, error) {
 	began := time.Now()
 	reply, err := llm.Call(ctx, p, req, opts)
 	a.Metrics.ModelCall(ctx, p.BaseURL, modelOutcome(err), time.Since(began))
@@ -43,15 +42,11 @@ func modelOutcome(err error) string {
 }
 
 // countTokens counts the usage a provider reported, by kind.
-func countTokens(ctx context.Context, m *telemetry.Metrics, u openai.Usage) {
+func countTokens(ctx context.Context, m *telemetry.Metrics, u llm.Usage) {
 	m.Tokens(ctx, telemetry.TokensPrompt, int64(u.PromptTokens))
 	m.Tokens(ctx, telemetry.TokensCompletion, int64(u.CompletionTokens))
-	if u.CompletionTokensDetails != nil {
-		m.Tokens(ctx, telemetry.TokensReasoning, int64(u.CompletionTokensDetails.ReasoningTokens))
-	}
-	if u.PromptTokensDetails != nil {
-		m.Tokens(ctx, telemetry.TokensCached, int64(u.PromptTokensDetails.CachedTokens))
-	}
+	m.Tokens(ctx, telemetry.TokensReasoning, int64(u.ReasoningTokens))
+	m.Tokens(ctx, telemetry.TokensCached, int64(u.CacheReadTokens))
 }
 
 // toolOutcome is the outcome label of one call of a batch: how the plan

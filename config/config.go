@@ -28,9 +28,13 @@ const (
 
 // Model is how the language model is reached.
 type Model struct {
-	// BaseURL of an OpenAI-compatible endpoint (OpenAI, OpenRouter, Ollama, vLLM, ...).
+	ProviderOptions `yaml:",inline"`
+	// BaseURL of the endpoint (OpenAI, OpenRouter, Ollama, vLLM, an
+	// Anthropic proxy, ...); empty: the provider's own.
 	BaseURL string `yaml:"base_url"`
-	APIKey  string `yaml:"api_key"`
+	// APIKey is the key; several keys may be given separated by commas
+	// (or as api_keys): a pool.
+	APIKey string `yaml:"api_key"`
 	// APIKeyEnv names the environment variable holding the key, read by
 	// the process that calls the model, when api_key is not set.
 	APIKeyEnv string `yaml:"api_key_env"`
@@ -55,24 +59,43 @@ type Model struct {
 // Streaming reports whether model calls stream.
 func (m Model) Streaming() bool { return m.Stream == nil || *m.Stream }
 
-// Configured reports whether an endpoint is set.
-func (m Model) Configured() bool { return m.BaseURL != "" || m.APIKey != "" }
+// Configured reports whether an endpoint is set: a base URL, a key, or a
+// provider that needs none (a local Ollama).
+func (m Model) Configured() bool {
+	return m.BaseURL != "" || m.APIKey != "" || len(m.APIKeys) > 0 || m.IsOllama()
+}
 
-// Endpoint is the effective base URL: the OpenAI API when only a key is set.
+// Endpoint is the effective base URL: the provider's own (the OpenAI API
+// by default) when only a key is set.
 func (m Model) Endpoint() string {
 	if m.BaseURL != "" {
 		return strings.TrimRight(m.BaseURL, "/")
 	}
-	return "https://api.openai.com/v1"
+	return m.DefaultEndpoint()
 }
+
+// Keys is the model's key pool, in order.
+func (m Model) Keys() []string { return Keys(m.APIKey, m.APIKeys) }
 
 // Provider is a fallback model endpoint.
 type Provider struct {
-	BaseURL string `yaml:"base_url"`
-	APIKey  string `yaml:"api_key"`
+	ProviderOptions `yaml:",inline"`
+	BaseURL         string `yaml:"base_url"`
+	APIKey          string `yaml:"api_key"`
 	// Model is the model id to use there; empty: the turn's model.
 	Model string `yaml:"model"`
 }
+
+// Endpoint is the fallback's base URL: its provider's own when empty.
+func (p Provider) Endpoint() string {
+	if p.BaseURL != "" {
+		return strings.TrimRight(p.BaseURL, "/")
+	}
+	return p.DefaultEndpoint()
+}
+
+// Keys is the fallback's key pool, in order.
+func (p Provider) Keys() []string { return Keys(p.APIKey, p.APIKeys) }
 
 // Approvals configure dangerous-command approval.
 type Approvals struct {
@@ -262,10 +285,13 @@ func (c Config) Validate() error {
 	if c.DB == "" {
 		problems = append(problems, "db must not be empty")
 	}
+	problems = append(problems, c.Model.problems("model")...)
 	for i, p := range c.FallbackProviders {
-		if p.BaseURL == "" {
-			problems = append(problems, fmt.Sprintf("fallback_providers[%d] needs a base_url", i))
+		where := fmt.Sprintf("fallback_providers[%d]", i)
+		if p.BaseURL == "" && p.Provider == "" {
+			problems = append(problems, where+" needs a base_url or a provider")
 		}
+		problems = append(problems, p.problems(where)...)
 	}
 	problems = append(problems, checkMCP(c.MCPServers)...)
 	if c.HeartbeatTimeout < time.Second {

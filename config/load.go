@@ -21,7 +21,8 @@ const FileName = "config.yaml"
 // envKeys are the environment variables Talaria reads. The same names are
 // accepted as top-level keys in config.yaml.
 var envKeys = []string{
-	"OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL", "TEMPORAL_ADDRESS",
+	"OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL", "TALARIA_PROVIDER", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL",
+	"TEMPORAL_ADDRESS",
 	"TEMPORAL_NAMESPACE", "TEMPORAL_TLS_CLIENT_CERT_PATH", "TEMPORAL_TLS_CLIENT_KEY_PATH", "TEMPORAL_TLS_SERVER_CA_CERT_PATH",
 	"TEMPORAL_TLS_SERVER_NAME", "TEMPORAL_TLS", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA",
 	"TEMPORAL_API_KEY", "TALARIA_DB", "TALARIA_MAX_ITERATIONS", "TALARIA_LOG_LEVEL", "TALARIA_HEARTBEAT_TIMEOUT",
@@ -139,8 +140,23 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 			*dst = v
 		}
 	}
-	set("OPENAI_API_KEY", &cfg.Model.APIKey)
-	set("OPENAI_BASE_URL", &cfg.Model.BaseURL)
+	set("TALARIA_PROVIDER", &cfg.Model.Provider)
+	if cfg.Model.Wire() == ProviderAnthropic {
+		set("ANTHROPIC_API_KEY", &cfg.Model.APIKey)
+		set("ANTHROPIC_BASE_URL", &cfg.Model.BaseURL)
+	} else {
+		set("OPENAI_API_KEY", &cfg.Model.APIKey)
+		set("OPENAI_BASE_URL", &cfg.Model.BaseURL)
+	}
+	// A fallback without a key of its own uses its provider's variable.
+	for i := range cfg.FallbackProviders {
+		f := &cfg.FallbackProviders[i]
+		if f.APIKey == "" && len(f.APIKeys) == 0 {
+			if f.Wire() == ProviderAnthropic {
+				set("ANTHROPIC_API_KEY", &f.APIKey)
+			}
+		}
+	}
 	set("TALARIA_MODEL", &cfg.Model.Name)
 	// Temporal's standard variables, through the SDK's envconfig (see temporalenv.go).
 	if err := applyTemporalEnv(&cfg.Temporal, getenv); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -47,7 +48,7 @@ func TestLoadBytes(t *testing.T) {
 				t.Fatal(err)
 			}
 			fromFile, err := Load(home, env(nil))
-			if err != nil || fromFile.Model != got.Model {
+			if err != nil || !reflect.DeepEqual(fromFile.Model, got.Model) {
 				t.Fatalf("Load = %+v, %v; LoadBytes = %+v", fromFile.Model, err, got.Model)
 			}
 		})

@@ -71,6 +71,10 @@ type Message struct {
 	// for the call that produced an assistant message.
 	PromptTokens     int64
 	CompletionTokens int64
+	// Replay is provider state the reply must be sent back with (JSON of
+	// llm.Replay: Anthropic's signed thinking blocks, the Responses API's
+	// reasoning items); empty for most messages.
+	Replay string `gorm:"type:text;serializer:text"`
 	// Hidden keeps a message out of the conversation (Messages) while keeping
 	// it for the record: a reply the loop discarded and asked again for.
 	Hidden bool `gorm:"not null;default:false"`
@@ -108,4 +112,4 @@ type todoList struct {
 func (todoList) TableName() string { return "todos" }
 
 // schema lists the tables Open migrates.
-var schema = []any{&Session{}, &Message{}, &Turn{}, &todoList{}, &approvalGrant{}, &toolClaim{}, &CronJob{}, &CronRun{}, &SchedulerBeat{}, &outboxEntry{}, &lease{}, &pairingCode{}, &pairedUser{}, &Chat{}, &homeChat{}, &retiredLineage{}}
+var schema = []any{&Session{}, &Message{}, &Turn{}, &todoList{}, &approvalGrant{}, &toolClaim{}, &CronJob{}, &CronRun{}, &SchedulerBeat{}, &outboxEntry{}, &lease{}, &pairingCode{}, &pairedUser{}, &Chat{}, &homeChat{}, &retiredLineage{}, &ModelCall{}}

@@ -214,7 +214,7 @@ func checkEndpoint(ctx context.Context, configured bool, endpoint, key string) e
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := llm.Ping(pingCtx, llm.Provider{BaseURL: endpoint, APIKey: key}); err != nil {
+	if err := llm.Ping(pingCtx, llm.Endpoint{BaseURL: endpoint, APIKey: key}); err != nil {
 		return usagef("%v (set the endpoint with 'talaria model set --base-url URL', or OPENAI_BASE_URL where no serve runs)", err)
 	}
 	return nil

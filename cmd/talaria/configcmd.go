@@ -37,6 +37,7 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 				return err
 			}
 			cfg.Model.APIKey = mask(cfg.Model.APIKey)
+			cfg.Model.APIKeys = maskAll(cfg.Model.APIKeys)
 			cfg.Model.BaseURL = llm.RedactURL(cfg.Model.BaseURL) // a URL may hold a key
 			cfg.Temporal.APIKey = mask(cfg.Temporal.APIKey)
 			cfg.API.Key = mask(cfg.API.Key)
@@ -48,6 +49,7 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 			s.BraveAPIKey, s.TavilyAPIKey, s.ExaAPIKey = mask(s.BraveAPIKey), mask(s.TavilyAPIKey), mask(s.ExaAPIKey)
 			for i := range cfg.FallbackProviders {
 				cfg.FallbackProviders[i].APIKey = mask(cfg.FallbackProviders[i].APIKey)
+				cfg.FallbackProviders[i].APIKeys = maskAll(cfg.FallbackProviders[i].APIKeys)
 				cfg.FallbackProviders[i].BaseURL = llm.RedactURL(cfg.FallbackProviders[i].BaseURL)
 			}
 			cfg.DB = redactDSN(cfg.DB)
@@ -104,6 +106,15 @@ func mask(secret string) string {
 		return ""
 	}
 	return "********"
+}
+
+// maskAll masks each key of a pool.
+func maskAll(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = mask(k)
+	}
+	return out
 }
 
 // maskedMCP is servers with their env values and headers masked: they

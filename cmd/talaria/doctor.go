@@ -209,7 +209,7 @@ func checkModel(ctx context.Context, cfg config.Config, info engine.ServeInfo, s
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
-	if err := llm.Ping(ctx, llm.Provider{BaseURL: endpoint, APIKey: key}); err != nil {
+	if err := llm.Ping(ctx, llm.Endpoint{BaseURL: endpoint, APIKey: key}); err != nil {
 		return doctorCheck{"model", checkFail, oneLine(err), "start the endpoint, or set another with 'talaria model set --base-url URL'"}
 	}
 	return doctorCheck{"model", checkOK, whose + " endpoint " + llm.RedactURL(endpoint) + " answers", ""}

@@ -19,7 +19,7 @@ const endpointCheckTimeout = 5 * time.Second
 func unreachable(ctx context.Context, endpoint, key string) string {
 	ctx, cancel := context.WithTimeout(ctx, endpointCheckTimeout)
 	defer cancel()
-	if err := llm.Ping(ctx, llm.Provider{BaseURL: endpoint, APIKey: key}); err != nil {
+	if err := llm.Ping(ctx, llm.Endpoint{BaseURL: endpoint, APIKey: key}); err != nil {
 		return clipLine(oneLine(err), 400)
 	}
 	return ""

@@ -149,7 +149,7 @@ func setModel(cmd *cobra.Command, change modelChange) error {
 	errOut := cmd.ErrOrStderr()
 	ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
 	defer cancel()
-	if err := llm.Ping(ctx, llm.Provider{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey}); err != nil {
+	if err := llm.Ping(ctx, llm.Endpoint{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey}); err != nil {
 		fmt.Fprintf(errOut, "talaria: warning: %s; saved anyway\n", oneLine(err)) // llm.Ping redacts the URL
 	}
 	written := time.Now() // serve's next read of the file is later

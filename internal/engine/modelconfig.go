@@ -52,7 +52,7 @@ func (m *ModelConfig) Current() (config.Model, []config.Provider) {
 
 // Providers resolves the endpoints for a model name (empty: the configured
 // model): the primary, then the fallbacks in order.
-func (m *ModelConfig) Providers(model string) ([]llm.Provider, error) {
+func (m *ModelConfig) Providers(model string) ([]llm.Endpoint, error) {
 	cur, fallbacks := m.Current()
 	return providerList(cur, fallbacks, model)
 }
@@ -72,28 +72,39 @@ func (m *ModelConfig) Settings() ModelSettings {
 }
 
 // providerList is the provider list of a model configuration. Pure.
-func providerList(cur config.Model, fallbacks []config.Provider, model string) ([]llm.Provider, error) {
+func providerList(cur config.Model, fallbacks []config.Provider, model string) ([]llm.Endpoint, error) {
 	if !cur.Configured() {
 		return nil, errors.New(NoEndpointHelp)
 	}
 	if model == "" {
 		model = cur.Name
 	}
-	list := []llm.Provider{{BaseURL: cur.Endpoint(), APIKey: cur.APIKey, Model: model}}
+	list := []llm.Endpoint{endpointOf(cur.ProviderOptions, cur.Endpoint(), cur.Keys(), model)}
 	for _, f := range fallbacks {
 		name := f.Model
 		if name == "" {
 			name = model
 		}
-		list = append(list, llm.Provider{BaseURL: f.BaseURL, APIKey: f.APIKey, Model: name})
+		list = append(list, endpointOf(f.ProviderOptions, f.Endpoint(), f.Keys(), name))
 	}
 	return list, nil
+}
+
+// endpointOf is the endpoint of a configured provider. Pure.
+func endpointOf(o config.ProviderOptions, baseURL string, keys []string, model string) llm.Endpoint {
+	e := llm.Endpoint{Wire: llm.Wire(o.Wire()), BaseURL: baseURL, Keys: keys, Model: model,
+		Caching: o.Caching, ThinkingBudget: o.ThinkingBudget, ReasoningEffort: o.ReasoningEffort}
+	if len(keys) > 0 {
+		e.APIKey = keys[0]
+	}
+	return e
 }
 
 // ModelSettings are the model settings a process uses, as shown to users:
 // whether a key is set, never the key.
 type ModelSettings struct {
 	Configured    bool               `json:"configured"`
+	Provider      string             `json:"provider"`
 	BaseURL       string             `json:"base_url"`
 	Model         string             `json:"model"`
 	APIKeySet     bool               `json:"api_key_set"`
@@ -108,6 +119,7 @@ type ModelSettings struct {
 
 // FallbackSettings show one fallback provider.
 type FallbackSettings struct {
+	Provider  string `json:"provider"`
 	BaseURL   string `json:"base_url"`
 	Model     string `json:"model,omitempty"`
 	APIKeySet bool   `json:"api_key_set"`
@@ -117,7 +129,7 @@ type FallbackSettings struct {
 // their credentials redacted (RedactURL). Pure.
 func SettingsOf(cfg config.Config) ModelSettings {
 	m := cfg.Model
-	s := ModelSettings{Configured: m.Configured(), BaseURL: llm.RedactURL(m.Endpoint()), Model: m.Name, APIKeySet: m.APIKey != "",
+	s := ModelSettings{Configured: m.Configured(), Provider: m.Wire(), BaseURL: llm.RedactURL(m.Endpoint()), Model: m.Name, APIKeySet: len(m.Keys()) > 0,
 		APIKeyEnv: m.APIKeyEnv, Stream: m.Streaming(), MaxTokens: m.MaxTokens,
 		Timeout:       orDefault(m.Timeout, workflows.DefaultModelTimeout).String(),
 		MaxRetryAfter: orDefault(m.MaxRetryAfter, workflows.DefaultMaxRetryAfter).String(),
@@ -126,7 +138,7 @@ func SettingsOf(cfg config.Config) ModelSettings {
 		s.BaseURL = ""
 	}
 	for _, f := range cfg.FallbackProviders {
-		s.Fallbacks = append(s.Fallbacks, FallbackSettings{BaseURL: llm.RedactURL(f.BaseURL), Model: f.Model, APIKeySet: f.APIKey != ""})
+		s.Fallbacks = append(s.Fallbacks, FallbackSettings{Provider: f.Wire(), BaseURL: llm.RedactURL(f.Endpoint()), Model: f.Model, APIKeySet: len(f.Keys()) > 0})
 	}
 	return s
 }
@@ -150,7 +162,8 @@ func (s ModelSettings) Summary() string {
 
 // liveKeys are the configuration keys a running serve applies to new model
 // calls when config.yaml changes.
-var liveKeys = []string{"model", "fallback_providers", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL"}
+var liveKeys = []string{"model", "fallback_providers", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL",
+	"TALARIA_PROVIDER", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"}
 
 // clientKeys are the configuration keys serve does not use: they shape
 // what a client (chat, send) does while it waits on a turn, read by each

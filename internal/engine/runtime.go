@@ -321,8 +321,8 @@ func providerHost(endpoint string) string {
 
 // providersFor resolves the configured endpoints for a model name: the
 // primary, then the fallbacks in order.
-func providersFor(cfg config.Config) func(string) ([]llm.Provider, error) {
-	return func(model string) ([]llm.Provider, error) {
+func providersFor(cfg config.Config) func(string) ([]llm.Endpoint, error) {
+	return func(model string) ([]llm.Endpoint, error) {
 		return providerList(cfg.Model, cfg.FallbackProviders, model)
 	}
 }

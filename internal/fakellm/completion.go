@@ -34,8 +34,8 @@ func completionBody(p plan) wireCompletion {
 
 // writeCompletion writes a JSON answer. It reports whether the answer was
 // deliberately broken (Step.BreakAfterChunks).
-func writeCompletion(w http.ResponseWriter, p plan) (cancelled, broken bool) {
-	b, err := json.Marshal(completionBody(p))
+func writeCompletion(w http.ResponseWriter, p plan, body any) (cancelled, broken bool) {
+	b, err := json.Marshal(body)
 	if err != nil {
 		http.Error(w, "fakellm: encoding answer: "+err.Error(), http.StatusInternalServerError)
 		return false, false

@@ -14,6 +14,18 @@
 //     later deltas. Usage is always present in JSON answers and, in streams,
 //     sent as a final chunk with empty choices when the request asks for it
 //     with stream_options.include_usage.
+//   - POST /v1/responses is the OpenAI Responses API, as the openai-go SDK
+//     parses it: a JSON response object whose output holds a reasoning item
+//     (Step.Reasoning as its summary, with an encrypted_content the server
+//     signs when the request includes "reasoning.encrypted_content"), a
+//     message item (Step.Text) and function_call items (Step.ToolCalls);
+//     or named SSE events from response.created to response.completed
+//     (response.incomplete for the finish reasons "length" and
+//     "content_filter"). The request is checked as the real API checks it:
+//     a model; every function_call_output after its function_call, every
+//     function_call with an output; and a call issued with a reasoning item
+//     sent back after that reasoning item, whose encrypted content must be
+//     the server's. Refusals are HTTP 400 invalid_request_error.
 //   - Error statuses carry the OpenAI error body
 //     {"error":{"message":...,"type":...,"param":null,"code":...}} and an
 //     optional Retry-After header.

@@ -2,7 +2,6 @@ package fakellm
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,13 +23,16 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer s.handlers.Done()
 
-	switch path := r.URL.Path; {
-	case path == "/v1/chat/completions":
+	if f, ok := s.formats[r.URL.Path]; ok {
 		if r.Method != http.MethodPost {
 			writeMethodNotAllowed(w, r, http.MethodPost)
 			return
 		}
-		s.handleChat(w, r)
+		s.handleChat(w, r, f)
+		return
+	}
+	switch path := r.URL.Path; {
+	case s.serveExtra(w, r):
 	case path == "/v1/models":
 		if r.Method != http.MethodGet {
 			writeMethodNotAllowed(w, r, http.MethodGet)
@@ -63,8 +65,9 @@ func writeMethodNotAllowed(w http.ResponseWriter, r *http.Request, allowed strin
 }
 
 // authorized reports whether the request carries the configured API key.
+// The model list takes the key as any of the formats sends it.
 func (s *Server) authorized(r *http.Request) bool {
-	return s.apiKey == "" || r.Header.Get("Authorization") == "Bearer "+s.apiKey
+	return s.apiKey == "" || r.Header.Get("Authorization") == "Bearer "+s.apiKey || r.Header.Get("X-Api-Key") == s.apiKey
 }
 
 var errUnauthorized = apiError{
@@ -101,22 +104,21 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request, id string)
 	writeJSON(w, http.StatusOK, list)
 }
 
-// handleChat records a chat completion request, picks its step and serves it.
-func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
+// handleChat records a model request in format f, picks its step and
+// serves it.
+func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, f format) {
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
 	if err != nil {
-		writeAPIError(w, apiError{
+		f.writeError(w, apiError{
 			status:  http.StatusBadRequest,
 			message: fmt.Sprintf("fakellm: reading request body: %v", err),
 			typ:     "invalid_request_error",
 		})
 		return
 	}
-	rec := &Request{Raw: raw, Header: r.Header.Clone(), Received: time.Now()}
-	decodeErr := json.Unmarshal(raw, &rec.Body)
-	if decodeErr != nil {
-		rec.Body = openai.ChatCompletionRequest{}
-	}
+	rec := &Request{Wire: f.wire(), Raw: raw, Header: r.Header.Clone(), Received: time.Now()}
+	in, decodeErr := f.decode(raw)
+	rec.Body = in.chat
 
 	var (
 		st        Step
@@ -127,12 +129,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	rec.Index = len(s.requests)
 	s.requests = append(s.requests, rec)
 	switch {
-	case !s.authorized(r):
+	case !f.authorized(r, s.apiKey):
 		reject = &errUnauthorized
 	case decodeErr != nil:
 		reject = &apiError{
 			status:  http.StatusBadRequest,
-			message: fmt.Sprintf("fakellm: request body is not a valid chat completion request: %v", decodeErr),
+			message: fmt.Sprintf("fakellm: request body is not a valid %s request: %v", f.wire(), decodeErr),
 			typ:     "invalid_request_error",
 		}
 	case len(s.script) > 0:
@@ -167,7 +169,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}()
 
 	if reject != nil {
-		writeAPIError(w, *reject)
+		f.writeError(w, *reject)
 		return
 	}
 	if responder != nil {
@@ -179,7 +181,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	if status < 200 || status > 599 {
 		s.update(rec, func(r *Request) { r.Status = http.StatusInternalServerError })
-		writeAPIError(w, apiError{
+		f.writeError(w, apiError{
 			status:  http.StatusInternalServerError,
 			message: fmt.Sprintf("fakellm: invalid scripted status %d for request #%d", st.Status, rec.Index),
 			typ:     "server_error",
@@ -189,8 +191,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 	}
 	s.update(rec, func(r *Request) { r.Status = status })
 
-	p := s.plan(snapshot, st, status)
-	cancelled, broken = s.serveStep(r.Context(), w, p)
+	p := s.plan(snapshot, st, status, in)
+	cancelled, broken = s.serveStep(r.Context(), w, p, f)
 }
 
 // plan is everything needed to write the answer of one step.
@@ -205,18 +207,21 @@ type plan struct {
 	usage        openai.Usage
 	stream       bool
 	includeUsage bool
+	// native is the format's own reading of the request (decoded.native).
+	native any
 }
 
 // plan resolves the defaults of a step for a request.
-func (s *Server) plan(req Request, st Step, status int) plan {
+func (s *Server) plan(req Request, st Step, status int, in decoded) plan {
 	p := plan{
 		step:         st,
 		status:       status,
 		model:        req.Body.Model,
 		created:      req.Received.Unix(),
 		finish:       st.finishReason(),
-		stream:       req.Body.Stream,
-		includeUsage: req.Body.Stream && req.Body.StreamOptions != nil && req.Body.StreamOptions.IncludeUsage,
+		stream:       in.stream,
+		includeUsage: in.includeUsage,
+		native:       in.native,
 	}
 	if p.model == "" {
 		p.model = s.models[0]
@@ -241,7 +246,7 @@ func (s *Server) plan(req Request, st Step, status int) plan {
 // serveStep waits, hangs or writes the answer of a step. It reports whether
 // the client went away before the answer was complete and whether the
 // answer was deliberately broken.
-func (s *Server) serveStep(ctx context.Context, w http.ResponseWriter, p plan) (cancelled, broken bool) {
+func (s *Server) serveStep(ctx context.Context, w http.ResponseWriter, p plan, f format) (cancelled, broken bool) {
 	st := p.step
 	if st.Delay > 0 {
 		if why := s.sleep(ctx, st.Delay); why != wakeTimer {
@@ -259,13 +264,23 @@ func (s *Server) serveStep(ctx context.Context, w http.ResponseWriter, p plan) (
 		return writeRaw(w, p)
 	}
 	if st.isError() {
-		writeAPIError(w, stepError(st))
+		f.writeError(w, stepError(st))
 		return false, false
 	}
 	if p.stream {
-		return s.writeStream(ctx, w, p)
+		events, err := f.events(p)
+		if err != nil {
+			http.Error(w, "fakellm: "+err.Error(), http.StatusInternalServerError)
+			return false, false
+		}
+		return s.writeStream(ctx, w, p, events)
 	}
-	return writeCompletion(w, p)
+	body, err := f.body(p)
+	if err != nil {
+		http.Error(w, "fakellm: encoding answer: "+err.Error(), http.StatusInternalServerError)
+		return false, false
+	}
+	return writeCompletion(w, p, body)
 }
 
 // wake tells why a wait ended.

@@ -11,7 +11,13 @@ import (
 type Request struct {
 	// Index is the request's position in arrival order, starting at 0.
 	Index int
-	// Body is the decoded request (zero when the body was not valid JSON).
+	// Wire is the wire format the request came in (the endpoint it was
+	// sent to).
+	Wire Wire
+	// Body is the decoded request in chat-completions form, whatever its
+	// wire format: an Anthropic or Responses request is read into the
+	// messages, tools and limits it amounts to (zero when the body was not
+	// a valid request).
 	Body openai.ChatCompletionRequest
 	// Raw is the request body as sent.
 	Raw []byte

@@ -24,9 +24,10 @@ var ErrClosed = errors.New("fakellm: server closed")
 // Server is a running fake OpenAI-compatible server. Create it with New or
 // Start and Close it when done.
 type Server struct {
-	apiKey string
-	models []string
-	url    string
+	apiKey  string
+	models  []string
+	url     string
+	formats map[string]format
 
 	srv       *http.Server
 	serveDone chan struct{}
@@ -73,6 +74,7 @@ func Start(opts ...Option) (*Server, error) {
 	s := &Server{
 		apiKey:    c.apiKey,
 		models:    c.models,
+		formats:   newFormats(),
 		url:       "http://" + ln.Addr().String() + "/v1",
 		serveDone: make(chan struct{}),
 		done:      make(chan struct{}),

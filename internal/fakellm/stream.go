@@ -16,9 +16,11 @@ const (
 	chunkTail                     // finish chunk, usage chunk, [DONE]
 )
 
-// sseEvent is one "data:" line of a stream.
+// sseEvent is one event of a stream: its "data:" line and, for the wire
+// formats that name their events, its "event:" line.
 type sseEvent struct {
 	kind chunkKind
+	name string
 	data []byte
 }
 
@@ -100,12 +102,7 @@ func streamEvents(p plan) ([]sseEvent, error) {
 // writeStream writes a streamed answer as Server-Sent Events. It reports
 // whether the client went away before the stream was complete and whether
 // the stream was deliberately broken.
-func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, p plan) (cancelled, broken bool) {
-	events, err := streamEvents(p)
-	if err != nil {
-		http.Error(w, "fakellm: "+err.Error(), http.StatusInternalServerError)
-		return false, false
-	}
+func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, p plan, events []sseEvent) (cancelled, broken bool) {
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -140,6 +137,11 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, p plan)
 		}
 		if ctx.Err() != nil {
 			return true, false
+		}
+		if ev.name != "" {
+			if _, err := fmt.Fprintf(w, "event: %s\n", ev.name); err != nil {
+				return true, false
+			}
 		}
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", ev.data); err != nil {
 			return true, false

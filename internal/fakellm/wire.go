@@ -118,9 +118,6 @@ func stepError(st Step) apiError {
 	if e.message == "" {
 		e.message = "fakellm: scripted error: " + http.StatusText(e.status)
 	}
-	if e.typ == "" {
-		e.typ = defaultErrorType(e.status)
-	}
 	if e.code == "" {
 		switch e.status {
 		case http.StatusTooManyRequests:
@@ -146,6 +143,9 @@ func defaultErrorType(status int) string {
 
 // writeAPIError writes an OpenAI error answer.
 func writeAPIError(w http.ResponseWriter, e apiError) {
+	if e.typ == "" {
+		e.typ = defaultErrorType(e.status)
+	}
 	body := wireErrorBody{Error: wireError{Message: e.message, Type: e.typ}}
 	if e.code != "" {
 		code := e.code

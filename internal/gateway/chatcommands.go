@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/modelinfo"
 	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -142,7 +144,34 @@ func (g *Gateway) cmdUsage(ctx context.Context, _ Platform, u Update, _ Command)
 	for _, t := range turns {
 		prompt, completion = prompt+t.PromptTokens, completion+t.CompletionTokens
 	}
-	return fmt.Sprintf("This session: %d turns, %d prompt and %d completion tokens.", len(turns), prompt, completion), nil
+	text := fmt.Sprintf("This session: %d turns, %d prompt and %d completion tokens.", len(turns), prompt, completion)
+	rows, err := g.rt.Store.Usage(ctx, models.UsageFilter{SessionID: session})
+	if err != nil {
+		return "", err
+	}
+	return text + usageCost(rows), nil
+}
+
+// usageCost tells what a session's model calls cost and how much of their
+// input a prompt cache served ("" when nothing is recorded). Pure.
+func usageCost(rows []models.UsageRow) string {
+	var calls, unpriced, prompt, cached int64
+	var cost float64
+	for _, r := range rows {
+		calls, unpriced, prompt, cached = calls+r.Calls, unpriced+r.Unpriced, prompt+r.PromptTokens, cached+r.CacheReadTokens
+		cost += r.CostUSD
+	}
+	if calls == 0 {
+		return ""
+	}
+	text := fmt.Sprintf(" Cost: %s for %d model calls", modelinfo.FormatUSD(cost), calls)
+	if unpriced > 0 {
+		text += fmt.Sprintf(" (%d without a known price)", unpriced)
+	}
+	if cached > 0 && prompt > 0 {
+		text += fmt.Sprintf("; %d%% of the input came from the prompt cache", cached*100/prompt)
+	}
+	return text + "."
 }
 
 func (g *Gateway) cmdModel(ctx context.Context, _ Platform, u Update, c Command) (string, error) {

@@ -5,55 +5,27 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"sort"
 	"strings"
-	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
-// Reply is a model's complete answer to one request.
-type Reply struct {
-	Content      string
-	Reasoning    string
-	ToolCalls    []openai.ToolCall
-	FinishReason string
-	Usage        openai.Usage
-	// Streamed is the text received before a stream broke (set with an error).
-	Streamed string
-}
+// chatProvider speaks OpenAI chat completions, with go-openai.
+type chatProvider struct{ e Endpoint }
 
-// Options tune one call.
-type Options struct {
-	// Stream uses SSE streaming; OnDelta receives each content delta.
-	Stream  bool
-	OnDelta func(content string)
-	// OnChunk is called for every chunk of a stream, text or not: the
-	// model is making progress.
-	OnChunk func()
-	// IdleTimeout, when positive, ends the call with ClassTimeout once this
-	// long passes without progress: without the answer of a plain call,
-	// without a chunk of a stream. A stream stays alive while chunks arrive.
-	IdleTimeout time.Duration
-	// Transport overrides the HTTP transport (nil: http.DefaultTransport).
-	Transport http.RoundTripper
-}
-
-// Call sends req to p once. The returned error, when not nil, is an *Error.
-//
-// A stream that ends, or whose connection breaks, after some chunks but
+// Call sends req once. A stream that ends, or whose connection breaks, after some chunks but
 // before a finish reason or the end-of-stream marker is a cut-off reply
 // (ClassTruncatedReply, the text received so far in Error.Streamed); a body
 // that is not the protocol is ClassInvalidResponse.
-func Call(ctx context.Context, p Provider, req openai.ChatCompletionRequest, opts Options) (Reply, error) {
+func (c chatProvider) Call(ctx context.Context, in Request, opts Options) (Reply, error) {
 	ctx, idle := withIdleTimeout(ctx, opts.IdleTimeout)
 	defer idle.stop()
-	client, rec := newClient(p, traced(ctx, opts.Transport))
-	req.Model = p.Model
+	client, rec := newClient(c.e, withExtraBody(traced(ctx, opts.Transport), c.e.ExtraBody))
+	req := openai.ChatCompletionRequest{Model: c.e.Model, Messages: in.Messages, Tools: in.Tools, MaxTokens: in.MaxTokens}
 	if !opts.Stream {
 		req.Stream = false
 		resp, err := client.CreateChatCompletion(ctx, req)
@@ -120,7 +92,7 @@ func (a *accumulator) ended(ctx context.Context, err error, rec *headerRecorder)
 func replyFromResponse(resp openai.ChatCompletionResponse, rec *headerRecorder) (Reply, error) {
 	if len(resp.Choices) == 0 {
 		r := rec.last()
-		return Reply{Usage: resp.Usage}, &Error{Class: turnapi.ClassInvalidResponse, Status: r.status,
+		return Reply{Usage: chatUsage(resp.Usage)}, &Error{Class: turnapi.ClassInvalidResponse, Status: r.status,
 			Message: invalidMessage("it has no choices", r)}
 	}
 	c := resp.Choices[0]
@@ -129,13 +101,13 @@ func replyFromResponse(resp openai.ChatCompletionResponse, rec *headerRecorder) 
 		Reasoning:    c.Message.ReasoningContent,
 		ToolCalls:    c.Message.ToolCalls,
 		FinishReason: string(c.FinishReason),
-		Usage:        resp.Usage,
+		Usage:        chatUsage(resp.Usage),
 	}, nil
 }
 
 // Ping checks that the endpoint answers HTTP at all (any status counts),
 // so an unreachable endpoint is reported before a turn starts.
-func Ping(ctx context.Context, p Provider) error {
+func Ping(ctx context.Context, p Endpoint) error {
 	client, _ := newClient(p, nil)
 	_, err := client.ListModels(ctx)
 	if err == nil {
@@ -226,6 +198,18 @@ func (a *accumulator) reply() Reply {
 		Reasoning:    a.reasoning.String(),
 		ToolCalls:    calls,
 		FinishReason: a.finish,
-		Usage:        a.usage,
+		Usage:        chatUsage(a.usage),
 	}
+}
+
+// chatUsage is a chat completion's usage, normalised. Pure.
+func chatUsage(u openai.Usage) Usage {
+	out := Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	if u.PromptTokensDetails != nil {
+		out.CacheReadTokens = u.PromptTokensDetails.CachedTokens
+	}
+	if u.CompletionTokensDetails != nil {
+		out.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
+	}
+	return out
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
-func request() openai.ChatCompletionRequest {
-	return openai.ChatCompletionRequest{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hi"}}}
+func request() Request {
+	return Request{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: "hi"}}}
 }
 
 func TestCallTextAndTools(t *testing.T) {
@@ -28,7 +28,7 @@ func TestCallTextAndTools(t *testing.T) {
 				),
 			)
 			defer srv.Close()
-			p := Provider{BaseURL: srv.URL(), APIKey: "k", Model: "fake-model"}
+			p := Endpoint{BaseURL: srv.URL(), APIKey: "k", Model: "fake-model"}
 			var deltas string
 			opts := Options{Stream: stream, OnDelta: func(s string) { deltas += s }}
 
@@ -39,7 +39,7 @@ func TestCallTextAndTools(t *testing.T) {
 			if r.Content != "hello there" || r.Reasoning != "thinking it over" || r.FinishReason != "stop" {
 				t.Fatalf("reply = %+v", r)
 			}
-			if r.Usage.TotalTokens == 0 {
+			if r.Usage.Total() == 0 {
 				t.Fatal("usage missing")
 			}
 			if stream && deltas != "hello there" {
@@ -72,7 +72,7 @@ func TestCallErrors(t *testing.T) {
 		fakellm.Step{Text: "one two three four five", BreakAfterChunks: 2},
 	)
 	defer srv.Close()
-	p := Provider{BaseURL: srv.URL(), APIKey: "k", Model: "m"}
+	p := Endpoint{BaseURL: srv.URL(), APIKey: "k", Model: "m"}
 	want := []struct {
 		class  turnapi.ErrorClass
 		status int
@@ -104,7 +104,7 @@ func TestCallCancelled(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err := Call(ctx, Provider{BaseURL: srv.URL(), Model: "m"}, request(), Options{Stream: true})
+	_, err := Call(ctx, Endpoint{BaseURL: srv.URL(), Model: "m"}, request(), Options{Stream: true})
 	var e *Error
 	if !errors.As(err, &e) || e.Class != turnapi.ClassTimeout {
 		t.Fatalf("err = %v", err)
@@ -114,12 +114,12 @@ func TestCallCancelled(t *testing.T) {
 func TestPing(t *testing.T) {
 	srv := fakellm.New()
 	defer srv.Close()
-	if err := Ping(context.Background(), Provider{BaseURL: srv.URL()}); err != nil {
+	if err := Ping(context.Background(), Endpoint{BaseURL: srv.URL()}); err != nil {
 		t.Fatalf("ping live server: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := Ping(ctx, Provider{BaseURL: "http://127.0.0.1:1/v1"}); err == nil {
+	if err := Ping(ctx, Endpoint{BaseURL: "http://127.0.0.1:1/v1"}); err == nil {
 		t.Fatal("ping of a closed port succeeded")
 	}
 }

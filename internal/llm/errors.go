@@ -127,7 +127,9 @@ func classifyStatus(status int, message, code, typ string) turnapi.ErrorClass {
 		strings.Contains(text, "context_length_exceeded"),
 		strings.Contains(text, "context length"),
 		strings.Contains(text, "maximum context"),
-		strings.Contains(text, "too many tokens"):
+		strings.Contains(text, "too many tokens"),
+		strings.Contains(text, "prompt is too long"),
+		strings.Contains(text, "exceed context limit"):
 		return turnapi.ClassContextOverflow
 	case status == http.StatusPaymentRequired,
 		strings.Contains(text, "insufficient_quota"),

@@ -65,7 +65,7 @@ func FuzzCallAnswers(f *testing.F) {
 		if stream {
 			ct = "text/event-stream"
 		}
-		r, err := Call(context.Background(), Provider{BaseURL: "http://fake.invalid/v1", Model: "m"}, request(),
+		r, err := Call(context.Background(), Endpoint{BaseURL: "http://fake.invalid/v1", Model: "m"}, request(),
 			Options{Stream: stream, Transport: bodyTransport{status: code, contentType: ct, body: body}})
 		if err == nil {
 			if code >= 400 {

@@ -65,7 +65,7 @@ func TestCallClassifiesAnswers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := fakellm.New(tt.step)
 			defer srv.Close()
-			p := Provider{BaseURL: srv.URL(), APIKey: "k", Model: "m"}
+			p := Endpoint{BaseURL: srv.URL(), APIKey: "k", Model: "m"}
 			_, err := Call(context.Background(), p, request(), Options{Stream: tt.stream})
 			var e *Error
 			if !errors.As(err, &e) {
@@ -104,7 +104,7 @@ func TestStreamEndMarkerWithoutFinishReason(t *testing.T) {
 		"\n\ndata: [DONE]\n\n"
 	srv := fakellm.New(fakellm.Step{Body: body, ContentType: "text/event-stream"})
 	defer srv.Close()
-	r, err := Call(context.Background(), Provider{BaseURL: srv.URL(), Model: "m"}, request(), Options{Stream: true})
+	r, err := Call(context.Background(), Endpoint{BaseURL: srv.URL(), Model: "m"}, request(), Options{Stream: true})
 	if err != nil || r.Content != "hi" {
 		t.Fatalf("reply %+v, err %v", r, err)
 	}
@@ -117,7 +117,7 @@ func TestStreamFinishedWithoutEndMarker(t *testing.T) {
 		"\n\n" + `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
 	srv := fakellm.New(fakellm.Step{Body: body, ContentType: "text/event-stream"})
 	defer srv.Close()
-	r, err := Call(context.Background(), Provider{BaseURL: srv.URL(), Model: "m"}, request(), Options{Stream: true})
+	r, err := Call(context.Background(), Endpoint{BaseURL: srv.URL(), Model: "m"}, request(), Options{Stream: true})
 	if err != nil || r.Content != "hi" || r.FinishReason != "stop" {
 		t.Fatalf("reply %+v, err %v", r, err)
 	}
@@ -132,7 +132,7 @@ func TestIdleTimeout(t *testing.T) {
 		fakellm.Step{Text: "one two three four five six", ChunkDelay: 100 * time.Millisecond},
 	)
 	defer srv.Close()
-	p := Provider{BaseURL: srv.URL(), Model: "m"}
+	p := Endpoint{BaseURL: srv.URL(), Model: "m"}
 	opts := Options{IdleTimeout: 400 * time.Millisecond}
 	for i, stream := range []bool{false, true} {
 		opts.Stream = stream

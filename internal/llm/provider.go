@@ -10,13 +10,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 )
 
-// Provider is one OpenAI-compatible endpoint.
-type Provider struct {
-	BaseURL string
-	APIKey  string
-	Model   string
-}
-
 // headerRecorder is an openai.HTTPDoer that keeps what go-openai does not
 // expose about the last response: its status, Retry-After header, content
 // type and a watch over its body (the first bytes, the end of the stream,
@@ -85,7 +78,7 @@ func isHTML(contentType string) bool {
 }
 
 // newClient builds a go-openai client for one call, recording headers.
-func newClient(p Provider, transport http.RoundTripper) (*openai.Client, *headerRecorder) {
+func newClient(p Endpoint, transport http.RoundTripper) (*openai.Client, *headerRecorder) {
 	cfg := openai.DefaultConfig(p.APIKey)
 	if p.BaseURL != "" {
 		cfg.BaseURL = strings.TrimRight(p.BaseURL, "/")

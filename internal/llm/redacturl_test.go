@@ -27,7 +27,7 @@ func TestRedactURL(t *testing.T) {
 // TestPingErrorIsRedacted: an unreachable endpoint whose URL holds a key is
 // named without it.
 func TestPingErrorIsRedacted(t *testing.T) {
-	err := Ping(t.Context(), Provider{BaseURL: "http://user:s3cret@127.0.0.1:1/v1?api-key=s3cret"})
+	err := Ping(t.Context(), Endpoint{BaseURL: "http://user:s3cret@127.0.0.1:1/v1?api-key=s3cret"})
 	if err == nil {
 		t.Fatal("no error from an unreachable endpoint")
 	}

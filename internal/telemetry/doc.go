@@ -11,6 +11,7 @@
 //	talaria_model_calls_total{provider,outcome}
 //	talaria_model_call_seconds{provider,outcome}   (histogram)
 //	talaria_tokens_total{kind}
+//	talaria_cost_usd_total{provider}               (at the models' prices)
 //	talaria_tool_calls_total{tool,outcome}
 //	talaria_approvals_total{choice}                 (counted in workflow code, replay-safe)
 //	talaria_cron_runs_total{status}

@@ -109,7 +109,7 @@ func StopReasonLabel(reason string) string { return oneOf(reason, stopReasons) }
 
 // TokenKindLabel bounds a token kind. Pure.
 func TokenKindLabel(kind string) string {
-	return oneOf(kind, []string{TokensPrompt, TokensCompletion, TokensReasoning, TokensCached})
+	return oneOf(kind, []string{TokensPrompt, TokensCompletion, TokensReasoning, TokensCached, TokensCacheWrite})
 }
 
 // Outcomes of a tool call.

@@ -16,6 +16,7 @@ const (
 	MetricModelCalls     = "talaria_model_calls_total"
 	MetricModelCallTime  = "talaria_model_call_seconds"
 	MetricTokens         = "talaria_tokens_total"
+	MetricCost           = "talaria_cost_usd_total"
 	MetricToolCalls      = "talaria_tool_calls_total"
 	MetricApprovals      = "talaria_approvals_total"
 	MetricCronRuns       = "talaria_cron_runs_total"
@@ -36,6 +37,7 @@ type Metrics struct {
 	modelCalls metric.Int64Counter
 	modelTime  metric.Float64Histogram
 	tokens     metric.Int64Counter
+	cost       metric.Float64Counter
 	toolCalls  metric.Int64Counter
 	cronRuns   metric.Int64Counter
 }
@@ -51,9 +53,13 @@ func newMetrics(m metric.Meter) (*Metrics, error) {
 	}
 	out.turns = counter(MetricTurns, "Turns ended, by stop reason.")
 	out.modelCalls = counter(MetricModelCalls, "Model calls, by provider class and outcome (ok or the error class).")
-	out.tokens = counter(MetricTokens, "Tokens the model reported, by kind (prompt, completion, reasoning, cached).")
+	out.tokens = counter(MetricTokens, "Tokens the model reported, by kind (prompt, completion, reasoning, cached, cache_write).")
 	out.toolCalls = counter(MetricToolCalls, "Tool calls answered, by tool and outcome.")
 	out.cronRuns = counter(MetricCronRuns, "Scheduled job runs finished, by status.")
+	cost, err := m.Float64Counter(MetricCost, metric.WithUnit("USD"),
+		metric.WithDescription("What model calls cost at the models' prices, in US dollars, by provider class."))
+	out.cost = cost
+	errs = append(errs, err)
 	h, err := m.Float64Histogram(MetricModelCallTime, metric.WithUnit("s"),
 		metric.WithDescription(modelCallDescription), metric.WithExplicitBucketBoundaries(latencyBuckets...))
 	out.modelTime = h
@@ -89,6 +95,7 @@ const (
 	TokensCompletion = "completion"
 	TokensReasoning  = "reasoning"
 	TokensCached     = "cached"
+	TokensCacheWrite = "cache_write"
 )
 
 // Tokens counts n tokens of kind (one of the Tokens* kinds); n <= 0 is
@@ -98,6 +105,15 @@ func (m *Metrics) Tokens(ctx context.Context, kind string, n int64) {
 		return
 	}
 	m.tokens.Add(ctx, n, metric.WithAttributes(attribute.String(labelKind, TokenKindLabel(kind))))
+}
+
+// Cost counts usd spent on a model call to the endpoint baseURL; zero or
+// less is not counted.
+func (m *Metrics) Cost(ctx context.Context, baseURL string, usd float64) {
+	if m == nil || usd <= 0 {
+		return
+	}
+	m.cost.Add(ctx, usd, metric.WithAttributes(attribute.String(labelProvider, ProviderClass(baseURL))))
 }
 
 // ToolCall counts one answered tool call; tool is bounded by known (the

@@ -1,0 +1,101 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+
+	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/modelinfo"
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
+)
+
+// callRecord names a model call whose usage is recorded.
+type callRecord struct {
+	Key, Purpose, SessionID, TurnID string
+}
+
+// priceOf is the price of model: the worker's (configuration, discovery)
+// when it has one, else the bundled table's.
+func (a *Activities) priceOf(model string) (modelinfo.Price, bool) {
+	if a.Price != nil {
+		if p, ok := a.Price(model); ok {
+			return p, true
+		}
+	}
+	info, ok := modelinfo.Bundled(model)
+	return info.Price, ok && info.Price.Known()
+}
+
+// recordCall stores what a model call that answered used and cost, once
+// per key, counts the cost, and returns the usage as a turn sums it.
+func (a *Activities) recordCall(ctx context.Context, rec callRecord, ep llm.Endpoint, u llm.Usage) (turnapi.Usage, error) {
+	price, priced := a.priceOf(ep.Model)
+	cost := 0.0
+	if priced {
+		cost = price.Cost(u)
+	}
+	row := models.ModelCall{Key: rec.Key, SessionID: rec.SessionID, TurnID: rec.TurnID, Purpose: rec.Purpose,
+		Provider: string(wireOf(ep)), Endpoint: hostOf(ep.BaseURL), Model: ep.Model,
+		PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens),
+		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens),
+		ReasoningTokens: int64(u.ReasoningTokens), CostUSD: cost, Priced: priced}
+	if err := a.Store.RecordModelCall(ctx, row); err != nil {
+		return turnapi.Usage{}, fmt.Errorf("record model usage: %w", err)
+	}
+	a.Metrics.Cost(ctx, ep.BaseURL, cost)
+	return usageOfCall(row), nil
+}
+
+// recordedUsage is the usage recorded under key, for a retry that finds
+// its reply stored; the stored reply's tokens when none was recorded.
+func (a *Activities) recordedUsage(ctx context.Context, key string, m *models.Message) turnapi.Usage {
+	row, err := a.Store.ModelCallByKey(ctx, key)
+	if err != nil {
+		if !errors.Is(err, models.ErrNotFound) {
+			a.logger().Warn("model usage not read", "key", key, "error", err)
+		}
+		return usageOf(m)
+	}
+	return usageOfCall(row)
+}
+
+// usageOfCall is a recorded call's usage as a turn sums it. Pure.
+func usageOfCall(c models.ModelCall) turnapi.Usage {
+	return turnapi.Usage{PromptTokens: c.PromptTokens, CompletionTokens: c.CompletionTokens,
+		TotalTokens: c.PromptTokens + c.CompletionTokens, CacheReadTokens: c.CacheReadTokens,
+		CacheWriteTokens: c.CacheWriteTokens, CostUSD: c.CostUSD}
+}
+
+// wireOf is an endpoint's wire format (openai when unset). Pure.
+func wireOf(ep llm.Endpoint) llm.Wire {
+	if ep.Wire == "" {
+		return llm.WireOpenAI
+	}
+	return ep.Wire
+}
+
+// hostOf is an endpoint's host, without credentials, path or query. Pure.
+func hostOf(baseURL string) string {
+	if u, err := url.Parse(baseURL); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return ""
+}
+
+// activityKey is the usage key of the model call of this activity: the
+// same for every attempt of one scheduled activity; outside an activity
+// (a direct call), unique to the call.
+func activityKey(ctx context.Context, purpose string) string {
+	if activity.IsActivity(ctx) {
+		info := activity.GetInfo(ctx)
+		return purpose + ":" + info.WorkflowExecution.ID + ":" + info.WorkflowExecution.RunID + ":" + info.ActivityID
+	}
+	return purpose + ":direct:" + strconv.FormatInt(time.Now().UnixNano(), 36)
+}

@@ -1,0 +1,133 @@
+package modelinfo
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/talaria-agent/talaria/internal/llm"
+)
+
+// Price is a model's price in US dollars per million tokens. A cache
+// price of zero is the input price (the provider bills cached tokens as
+// any other input).
+type Price struct {
+	Input      float64 `json:"input" yaml:"input"`
+	Output     float64 `json:"output" yaml:"output"`
+	CacheRead  float64 `json:"cache_read,omitempty" yaml:"cache_read"`
+	CacheWrite float64 `json:"cache_write,omitempty" yaml:"cache_write"`
+}
+
+// Known reports whether any price is set.
+func (p Price) Known() bool { return p != Price{} }
+
+// Cost is what usage costs at p, in US dollars. Pure.
+func (p Price) Cost(u llm.Usage) float64 {
+	read, write := p.CacheRead, p.CacheWrite
+	if read == 0 {
+		read = p.Input
+	}
+	if write == 0 {
+		write = p.Input
+	}
+	plain := max(u.PromptTokens-u.CacheReadTokens-u.CacheWriteTokens, 0)
+	return (float64(plain)*p.Input + float64(u.CacheReadTokens)*read +
+		float64(u.CacheWriteTokens)*write + float64(u.CompletionTokens)*p.Output) / 1e6
+}
+
+// Info is what is known of a model; zero fields are unknown.
+type Info struct {
+	ContextWindow int   `json:"context_window,omitempty" yaml:"context_window"`
+	MaxOutput     int   `json:"max_output,omitempty" yaml:"max_output"`
+	Price         Price `json:"price" yaml:",inline"`
+}
+
+// Merge is i with the fields o knows in place of i's. Pure.
+func (i Info) Merge(o Info) Info {
+	if o.ContextWindow > 0 {
+		i.ContextWindow = o.ContextWindow
+	}
+	if o.MaxOutput > 0 {
+		i.MaxOutput = o.MaxOutput
+	}
+	if o.Price.Known() {
+		i.Price = o.Price
+	}
+	return i
+}
+
+// bundled are list prices and limits of common models, as published when
+// written (US dollars per million tokens). Keys are normalised names
+// (Normalize); a model matches the longest key its name begins with.
+var bundled = map[string]Info{
+	"gpt-4o":            {128000, 16384, Price{2.50, 10.00, 1.25, 0}},
+	"gpt-4o-mini":       {128000, 16384, Price{0.15, 0.60, 0.075, 0}},
+	"gpt-4.1":           {1047576, 32768, Price{2.00, 8.00, 0.50, 0}},
+	"gpt-4.1-mini":      {1047576, 32768, Price{0.40, 1.60, 0.10, 0}},
+	"gpt-4.1-nano":      {1047576, 32768, Price{0.10, 0.40, 0.025, 0}},
+	"gpt-5":             {400000, 128000, Price{1.25, 10.00, 0.125, 0}},
+	"gpt-5-mini":        {400000, 128000, Price{0.25, 2.00, 0.025, 0}},
+	"gpt-5-nano":        {400000, 128000, Price{0.05, 0.40, 0.005, 0}},
+	"o3":                {200000, 100000, Price{2.00, 8.00, 0.50, 0}},
+	"o3-mini":           {200000, 100000, Price{1.10, 4.40, 0.55, 0}},
+	"o4-mini":           {200000, 100000, Price{1.10, 4.40, 0.275, 0}},
+	"claude-opus-4":     {200000, 32000, Price{15.00, 75.00, 1.50, 18.75}},
+	"claude-opus-4-5":   {200000, 64000, Price{5.00, 25.00, 0.50, 6.25}},
+	"claude-sonnet-4":   {200000, 64000, Price{3.00, 15.00, 0.30, 3.75}},
+	"claude-3-7-sonnet": {200000, 64000, Price{3.00, 15.00, 0.30, 3.75}},
+	"claude-3-5-sonnet": {200000, 8192, Price{3.00, 15.00, 0.30, 3.75}},
+	"claude-haiku-4-5":  {200000, 64000, Price{1.00, 5.00, 0.10, 1.25}},
+	"claude-3-5-haiku":  {200000, 8192, Price{0.80, 4.00, 0.08, 1.00}},
+	"deepseek-chat":     {128000, 8192, Price{0.27, 1.10, 0.07, 0}},
+	"deepseek-reasoner": {128000, 65536, Price{0.55, 2.19, 0.14, 0}},
+}
+
+// bundledKeys are the table's keys, longest first.
+var bundledKeys = func() []string {
+	keys := make([]string, 0, len(bundled))
+	for k := range bundled {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if len(keys[i]) != len(keys[j]) {
+			return len(keys[i]) > len(keys[j])
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}()
+
+// dateSuffix is a model snapshot's date: -20250514, -2024-08-06.
+var dateSuffix = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2})$`)
+
+// Normalize is the name a model is looked up by: lower case, without a
+// router's vendor prefix (openai/, anthropic/), a snapshot date, a
+// -latest or :tag suffix, with Anthropic's dotted versions as dashes
+// (claude-sonnet-4.5 is claude-sonnet-4-5). Pure.
+func Normalize(model string) string {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	if i := strings.Index(m, ":"); i >= 0 {
+		m = m[:i]
+	}
+	m = strings.TrimSuffix(m, "-latest")
+	m = dateSuffix.ReplaceAllString(m, "")
+	if strings.HasPrefix(m, "claude") {
+		m = strings.ReplaceAll(m, ".", "-")
+	}
+	return m
+}
+
+// Bundled is the table's entry for model: the longest key the normalised
+// name equals or begins with followed by a dash; false when none does.
+func Bundled(model string) (Info, bool) {
+	m := Normalize(model)
+	for _, k := range bundledKeys {
+		if m == k || strings.HasPrefix(m, k+"-") {
+			return bundled[k], true
+		}
+	}
+	return Info{}, false
+}
