@@ -33,6 +33,11 @@ type Activities struct {
 	// while the worker runs: serve reloads config.yaml). Nil: Stream and
 	// MaxTokens, and no model of the worker's own.
 	Worker func() turnapi.WorkerModel
+	// ContextWindow is a model's context window as this worker knows it
+	// (configuration, discovery, the bundled table; 0: unknown), for the
+	// compaction threshold of turns that leave it to the model. Nil: no
+	// window is known.
+	ContextWindow func(ctx context.Context, model string) int
 	// Guardrail is a pluggable check run before every tool call (nil: none).
 	Guardrail loop.Hook
 	// Stream selects SSE streaming for model calls.
@@ -69,6 +74,8 @@ type Activities struct {
 	// Metrics count what the activities do (model calls, tokens, tool
 	// calls, turns and scheduled runs ended); nil counts nothing.
 	Metrics *telemetry.Metrics
+	// Clock is the time of the key pools' cool-downs (nil: time.Now).
+	Clock func() time.Time
 }
 
 // Register registers every activity under its stable name.

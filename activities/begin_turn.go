@@ -23,7 +23,7 @@ func (a *Activities) BeginTurn(ctx context.Context, in turnapi.BeginTurnInput) (
 		// Unattended turns (cron) work in a directory of their own.
 		_ = os.MkdirAll(in.Workdir, 0o755)
 	}
-	worker := a.workerModel(in.Model)
+	worker := a.withWindow(ctx, a.workerModel(in.Model), in.CompactionRatio)
 	if in.Model == "" {
 		in.Model = worker.Name // the turn uses this worker's model
 	}

@@ -20,7 +20,7 @@ import (
 // tokens the provider reported.
 func (a *Activities) callModel(ctx context.Context, p llm.Endpoint, req llm.Request, opts llm.Options) (llm.Reply, error) {
 	began := time.Now()
-	reply, err := llm.Call(ctx, p, req, opts)
+	reply, err := a.callKeys(ctx, p, req, opts)
 	a.Metrics.ModelCall(ctx, p.BaseURL, modelOutcome(err), time.Since(began))
 	if err == nil {
 		countTokens(ctx, a.Metrics, reply.Usage)

@@ -9,6 +9,7 @@ import (
 
 // Compression defaults.
 const (
+	// DefaultContextWindow is the window of a model nothing is known of.
 	DefaultContextWindow        = compress.DefaultContextWindow
 	DefaultCompressionThreshold = compress.DefaultRatio
 	DefaultKeepFirst            = compress.DefaultKeepFirst
@@ -25,7 +26,9 @@ type Compression struct {
 	// threshold (default true). Off, a conversation is compacted only when
 	// the provider refuses a request as too long.
 	Enabled bool `yaml:"enabled"`
-	// ContextWindow is the model's context window in tokens.
+	// ContextWindow is the model's context window in tokens; 0 (the
+	// default): the model's as known (models: in config.yaml, what the
+	// endpoint tells, the bundled table), else DefaultContextWindow.
 	ContextWindow int `yaml:"context_window"`
 	// Threshold is the share of (context_window - model.max_tokens) at
 	// which compaction runs.
@@ -47,7 +50,7 @@ type Compression struct {
 // DefaultCompression returns the built-in compression settings.
 func DefaultCompression() Compression {
 	return Compression{
-		Enabled: true, ContextWindow: DefaultContextWindow, Threshold: DefaultCompressionThreshold,
+		Enabled: true, Threshold: DefaultCompressionThreshold,
 		KeepFirst: DefaultKeepFirst, KeepLast: DefaultKeepLast,
 		OverflowAttempts: DefaultOverflowAttempts, SummaryCooldown: DefaultSummaryCooldown,
 	}
@@ -56,8 +59,8 @@ func DefaultCompression() Compression {
 // problems lists what is wrong with the settings.
 func (c Compression) problems() []string {
 	var out []string
-	if c.ContextWindow < 1024 {
-		out = append(out, fmt.Sprintf("compression.context_window must be at least 1024 tokens (got %d)", c.ContextWindow))
+	if c.ContextWindow != 0 && c.ContextWindow < minContextWindow {
+		out = append(out, fmt.Sprintf("compression.context_window must be at least %d tokens, or 0 for the model's (got %d)", minContextWindow, c.ContextWindow))
 	}
 	if !(c.Threshold > 0 && c.Threshold <= 1) {
 		out = append(out, fmt.Sprintf("compression.threshold must be above 0 and at most 1 (got %g)", c.Threshold))

@@ -11,7 +11,7 @@ import (
 )
 
 func TestCompressionDefaults(t *testing.T) {
-	want := Compression{Enabled: true, ContextWindow: 128000, Threshold: 0.5, KeepFirst: 3, KeepLast: 20,
+	want := Compression{Enabled: true, Threshold: 0.5, KeepFirst: 3, KeepLast: 20,
 		OverflowAttempts: 3, SummaryCooldown: 10 * time.Minute}
 	if got := DefaultCompression(); got != want {
 		t.Fatalf("DefaultCompression() = %+v, want %+v", got, want)
@@ -33,7 +33,8 @@ func TestValidateCompression(t *testing.T) {
 		{"defaults", func(*Compression) {}, ""},
 		{"disabled", func(c *Compression) { c.Enabled = false }, ""},
 		{"context window 1023", func(c *Compression) { c.ContextWindow = 1023 }, "compression.context_window"},
-		{"context window 0", func(c *Compression) { c.ContextWindow = 0 }, "compression.context_window"},
+		{"context window 0: the model's", func(c *Compression) { c.ContextWindow = 0 }, ""},
+		{"context window -1", func(c *Compression) { c.ContextWindow = -1 }, "compression.context_window"},
 		{"context window 1024", func(c *Compression) { c.ContextWindow = 1024 }, ""},
 		{"threshold 0", func(c *Compression) { c.Threshold = 0 }, "compression.threshold"},
 		{"threshold -0.1", func(c *Compression) { c.Threshold = -0.1 }, "compression.threshold"},
@@ -97,16 +98,16 @@ func TestLoadCompression(t *testing.T) {
 	}{
 		{"no block keeps the defaults", "max_iterations: 5\n", def},
 		{"threshold only", "compression:\n  threshold: 0.7\n",
-			Compression{Enabled: true, ContextWindow: 128000, Threshold: 0.7, KeepFirst: 3, KeepLast: 20,
+			Compression{Enabled: true, Threshold: 0.7, KeepFirst: 3, KeepLast: 20,
 				OverflowAttempts: 3, SummaryCooldown: 10 * time.Minute}},
 		{"disabled only", "compression:\n  enabled: false\n",
-			Compression{ContextWindow: 128000, Threshold: 0.5, KeepFirst: 3, KeepLast: 20,
+			Compression{Threshold: 0.5, KeepFirst: 3, KeepLast: 20,
 				OverflowAttempts: 3, SummaryCooldown: 10 * time.Minute}},
 		{"every key", "compression:\n  enabled: false\n  context_window: 32000\n  threshold: 0.8\n  keep_first: 2\n" +
 			"  keep_last: 10\n  overflow_attempts: 0\n  summary_cooldown: 90s\n",
 			Compression{ContextWindow: 32000, Threshold: 0.8, KeepFirst: 2, KeepLast: 10, SummaryCooldown: 90 * time.Second}},
 		{"beside other blocks", "model:\n  name: llama\ncompression:\n  keep_last: 8\n  summary_cooldown: 1h\nmax_iterations: 5\n",
-			Compression{Enabled: true, ContextWindow: 128000, Threshold: 0.5, KeepFirst: 3, KeepLast: 8,
+			Compression{Enabled: true, Threshold: 0.5, KeepFirst: 3, KeepLast: 8,
 				OverflowAttempts: 3, SummaryCooldown: time.Hour}},
 	}
 	for _, tt := range tests {

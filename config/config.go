@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/modelinfo"
 	"os"
 	"path/filepath"
 	"strings"
@@ -176,8 +177,13 @@ type Config struct {
 	Web Web `yaml:"web"`
 	// Delegation bounds delegate_task's sub-agents.
 	Delegation Delegation `yaml:"delegation"`
-	// Prices are models' token prices, for a goal's --max-cost; they
-	// replace the built-in ones (DefaultPrices) model by model.
+	// Models are what is known of models, by name: context window,
+	// output cap and prices (US dollars per million tokens). They win
+	// over what an endpoint tells and over the bundled table, part by
+	// part (ModelOverrides).
+	Models map[string]modelinfo.Info `yaml:"models"`
+	// Prices are models' token prices (the older spelling of models:
+	// NAME: {input, output}); a models: entry's prices win.
 	Prices map[string]Price `yaml:"prices"`
 	// MCPServers are the MCP servers whose tools the agent gets, by name.
 	MCPServers map[string]MCPServer `yaml:"mcp_servers"`
@@ -327,6 +333,7 @@ func (c Config) Validate() error {
 	problems = append(problems, c.Tools.problems()...)
 	problems = append(problems, c.Web.problems()...)
 	problems = append(problems, c.Delegation.problems()...)
+	problems = append(problems, modelProblems(c.Models, c.Prices)...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

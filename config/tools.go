@@ -252,29 +252,3 @@ func (d Delegation) problems() []string {
 	sort.Strings(out)
 	return out
 }
-
-// Price is a model's price in USD per million tokens.
-type Price struct {
-	Input  float64 `yaml:"input"`
-	Output float64 `yaml:"output"`
-}
-
-// DefaultPrices are list prices of common models (USD per million tokens,
-// as published when written): a goal's --max-cost uses them unless prices
-// in config.yaml says otherwise.
-var DefaultPrices = map[string]Price{
-	"gpt-4o-mini":  {Input: 0.15, Output: 0.60},
-	"gpt-4o":       {Input: 2.50, Output: 10.00},
-	"gpt-4.1":      {Input: 2.00, Output: 8.00},
-	"gpt-4.1-mini": {Input: 0.40, Output: 1.60},
-	"gpt-4.1-nano": {Input: 0.10, Output: 0.40},
-}
-
-// PriceOf is model's price: the configured one, else the built-in one.
-func (c Config) PriceOf(model string) (Price, bool) {
-	if p, ok := c.Prices[model]; ok {
-		return p, true
-	}
-	p, ok := DefaultPrices[model]
-	return p, ok
-}

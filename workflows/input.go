@@ -78,6 +78,11 @@ type CompactionSettings struct {
 	// Threshold: before a model call, compact when the context is larger
 	// than this many tokens (0: only when the provider refuses a request).
 	Threshold int
+	// Ratio, when set with Threshold, makes the threshold the model's:
+	// this share of the context window the worker knows for the turn's
+	// model, less the reply cap. Threshold is what holds when the worker
+	// knows no window (or does not say).
+	Ratio float64 `json:",omitempty"`
 	// OverflowAttempts bounds the compactions tried for one model call the
 	// provider refused as too long (0: the call fails the turn).
 	OverflowAttempts int

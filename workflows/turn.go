@@ -43,7 +43,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		err := bookkeep(ctx, turnapi.BeginTurnName, turnapi.BeginTurnInput{
 			TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber,
 			Model: in.Model, UserMessage: in.UserMessage, StartedAt: startedAt, Workdir: in.Workdir, Tools: in.Tools,
-			DelegatedFrom: in.DelegatedFrom,
+			DelegatedFrom: in.DelegatedFrom, CompactionRatio: askedRatio(in.Compaction),
 		}).Get(ctx, &begun)
 		if err != nil {
 			return ConversationResult{}, err

@@ -25,7 +25,22 @@ func withWorkerModel(in, asked TurnInput, w *turnapi.WorkerModel) TurnInput {
 		// double the cap the worker's requests have.
 		in.Limits.BaseMaxTokens = w.MaxTokens
 	}
+	if askedRatio(in.Compaction) > 0 && w.CompactionThreshold > 0 {
+		// The model's window, as the worker that calls it knows it.
+		in.Compaction.Threshold = w.CompactionThreshold
+	}
 	return in
+}
+
+// askedRatio is the share of the model's window a turn's compaction
+// threshold is to be, when the sender left the window to the worker; 0
+// when the threshold is the sender's (or compaction before a call is
+// off). Pure.
+func askedRatio(c CompactionSettings) float64 {
+	if c.Threshold <= 0 || !(c.Ratio > 0) {
+		return 0
+	}
+	return c.Ratio
 }
 
 // workerModelName is the model the worker would use for the turn. Pure.

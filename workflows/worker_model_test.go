@@ -62,3 +62,35 @@ func TestModelUsed(t *testing.T) {
 		t.Fatal("workerModelName")
 	}
 }
+
+// TestWorkerCompactionThreshold: a sender that leaves the window to the
+// model gets the worker's threshold; a sender's own threshold, a worker
+// that knows no window and a result recorded before workers reported one
+// keep the sender's.
+func TestWorkerCompactionThreshold(t *testing.T) {
+	fallback := CompactionSettings{Threshold: 61952, Ratio: 0.5, OverflowAttempts: 3}
+	for _, tt := range []struct {
+		name  string
+		asked CompactionSettings
+		w     *turnapi.WorkerModel
+		want  int
+		ratio float64
+	}{
+		{"the worker's window", fallback, &turnapi.WorkerModel{ContextWindow: 32768, CompactionThreshold: 14336}, 14336, 0.5},
+		{"the worker knows no window", fallback, &turnapi.WorkerModel{Name: "w"}, 61952, 0.5},
+		{"recorded before workers reported", fallback, nil, 61952, 0.5},
+		{"the sender's window", CompactionSettings{Threshold: 9000}, &turnapi.WorkerModel{CompactionThreshold: 14336}, 9000, 0},
+		{"compaction before calls off", CompactionSettings{Ratio: 0.5}, &turnapi.WorkerModel{CompactionThreshold: 14336}, 0, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			asked := TurnInput{Compaction: tt.asked}
+			if r := askedRatio(tt.asked); r != tt.ratio {
+				t.Fatalf("askedRatio = %g, want %g", r, tt.ratio)
+			}
+			got := withWorkerModel(asked.withDefaults(), asked, tt.w)
+			if got.Compaction.Threshold != tt.want || got.Compaction.OverflowAttempts != tt.asked.OverflowAttempts {
+				t.Fatalf("compaction = %+v, want threshold %d", got.Compaction, tt.want)
+			}
+		})
+	}
+}

@@ -51,6 +51,9 @@ type statusReport struct {
 	Tasks []taskStatus `json:"tasks,omitempty"`
 	// UI opens the session's turns in serve's Web UI (with its token).
 	UI string `json:"ui,omitempty"`
+	// KeyPools are the session's model endpoints that have several keys,
+	// each key ready or cooling down.
+	KeyPools []keyPoolStatus `json:"key_pools,omitempty"`
 }
 
 // currentWork is the step of a turn running now.
@@ -211,6 +214,7 @@ func printStatus(w io.Writer, id string, r statusReport, now time.Time) {
 	if r.UI != "" {
 		fmt.Fprintf(w, "  web UI: %s\n", r.UI)
 	}
+	printKeyPools(w, r.KeyPools)
 }
 
 // printTurn writes the running turn: its counters, the step running now,
@@ -317,7 +321,9 @@ func newStatusCommand() *cobra.Command {
 or tool running now and for how long, what it waits for (a model call's next
 attempt and why the last one failed, a call running for a while, the last retry
 notice), an approval or question waiting for a person with the commands that
-answer it, pending steers, and the messages waiting in its queue.
+answer it, pending steers, the messages waiting in its queue, and each model
+endpoint with several keys: every key by position and digest, ready or cooling
+down (rate limited, refused) and for how long.
 Exit status 1 for a session the store does not hold.`, 1,
 		format.register,
 		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error {
@@ -330,6 +336,7 @@ Exit status 1 for a session the store does not hold.`, 1,
 				return err
 			}
 			r.UI = sessionUILink(cfg.Home, cfg.Temporal.Namespace, args[0])
+			r.KeyPools = keyPools(cmd.Context(), cfg, rt.Store, args[0], time.Now())
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}

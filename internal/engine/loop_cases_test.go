@@ -10,16 +10,63 @@ import (
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
-// Each test here is one case of the conversation loop, end to end: the real
-// workflow on the embedded server, the real store, the scripted model.
+// Each case here is one case of the conversation loop, end to end: the real
+// workflow on the embedded server, the real store, the scripted model. Every
+// case runs once for each wire format (chat completions, Anthropic Messages,
+// the Responses API): the same script, served by the fake in that format
+// and read back by that provider, must make the loop decide the same.
 
-func TestLoopToolNameRepair(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{
+// loopCases are the cases, each run for every wire format.
+var loopCases = []struct {
+	name string
+	run  func(t *testing.T, w llm.Wire)
+}{
+	{"ToolNameRepair", loopToolNameRepair},
+	{"UnknownTool", loopUnknownTool},
+	{"InvalidJSONRetriedSilently", loopInvalidJSONRetriedSilently},
+	{"InvalidJSONFedBackAfterRetries", loopInvalidJSONFedBackAfterRetries},
+	{"TruncatedToolCall", loopTruncatedToolCall},
+	{"LengthContinuation", loopLengthContinuation},
+	{"LengthExhaustedIsTruncated", loopLengthExhaustedIsTruncated},
+	{"ThinkingExhausted", loopThinkingExhausted},
+	{"StreamBrokenIsRetried", loopStreamBrokenIsRetried},
+	{"HousekeepingTextReused", loopHousekeepingTextReused},
+	{"EmptyAfterToolsNudgedOnce", loopEmptyAfterToolsNudgedOnce},
+	{"ReasoningOnlyPrefilled", loopReasoningOnlyPrefilled},
+	{"EmptyExhausted", loopEmptyExhausted},
+	{"EmptyFallsBackToNextProvider", loopEmptyFallsBackToNextProvider},
+	{"GuardrailHalt", loopGuardrailHalt},
+	{"GuardrailHaltsRepeatedIdenticalResults", loopGuardrailHaltsRepeatedIdenticalResults},
+	{"GuardrailHook", loopGuardrailHook},
+	{"GraceCallFailsIsBudgetExhausted", loopGraceCallFailsIsBudgetExhausted},
+	{"RateLimitRetryAfter", loopRateLimitRetryAfter},
+	{"AuthErrorNotRetried", loopAuthErrorNotRetried},
+	{"ServerErrorsExhausted", loopServerErrorsExhausted},
+	{"RateLimitFallsBackAndNextTurnStartsOnPrimary", loopRateLimitFallsBackAndNextTurnStartsOnPrimary},
+	{"BillingAndAuthFallBack", loopBillingAndAuthFallBack},
+	{"BrokenProviderFallsBack", loopBrokenProviderFallsBack},
+	{"SequenceRepairAfterFailedTurn", loopSequenceRepairAfterFailedTurn},
+}
+
+func TestLoopCases(t *testing.T) {
+	for _, w := range llm.Wires {
+		t.Run(string(w), func(t *testing.T) {
+			t.Parallel()
+			for _, c := range loopCases {
+				t.Run(c.name, func(t *testing.T) { c.run(t, w) })
+			}
+		})
+	}
+}
+
+func loopToolNameRepair(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{
 		toolStep("TodoTool_tool", `{"todos":[{"id":"1","content":"write it","status":"pending"}]}`),
 		toolStep("WriteFile", `{"path":"out.txt","content":"x"}`),
 		fakellm.TextStep("Done."),
@@ -38,8 +85,8 @@ func TestLoopToolNameRepair(t *testing.T) {
 	}
 }
 
-func TestLoopUnknownTool(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{
+func loopUnknownTool(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{
 		fakellm.ToolStep(fakellm.ToolCall{Name: "frobnicate", Arguments: `{}`}, fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
 		toolStep("frobnicate", `{}`),
 		toolStep("frobnicate", `{}`),
@@ -60,8 +107,8 @@ func TestLoopUnknownTool(t *testing.T) {
 	assertAnswered(t, msgs)
 }
 
-func TestLoopInvalidJSONRetriedSilently(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{
+func loopInvalidJSONRetriedSilently(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{
 		toolStep("write_file", `not json`),
 		toolStep("write_file", `{'path': 'x'}`),
 		toolStep("write_file", `{"path":"ok.txt","content":"fine"}`),
@@ -80,12 +127,12 @@ func TestLoopInvalidJSONRetriedSilently(t *testing.T) {
 	}
 }
 
-func TestLoopInvalidJSONFedBackAfterRetries(t *testing.T) {
+func loopInvalidJSONFedBackAfterRetries(t *testing.T, w llm.Wire) {
 	steps := []fakellm.Step{}
 	for range 4 {
 		steps = append(steps, toolStep("write_file", `[1,2]`))
 	}
-	l := newLoopRun(t, append(steps, fakellm.TextStep("I give up on that file.")))
+	l := newWireRun(t, w, append(steps, fakellm.TextStep("I give up on that file.")))
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopTextResponse, true, false, 5)
 	msgs := l.transcript("s")
@@ -100,16 +147,22 @@ func TestLoopInvalidJSONFedBackAfterRetries(t *testing.T) {
 	}
 }
 
-func TestLoopTruncatedToolCall(t *testing.T) {
+func loopTruncatedToolCall(t *testing.T, w llm.Wire) {
 	var steps []fakellm.Step
 	for range 4 {
 		steps = append(steps, fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: "write_file", Arguments: `{"path":"a.txt","content":"abc`}}, FinishReason: "length"})
 	}
-	l := newLoopRun(t, steps)
+	l := newWireRun(t, w, steps)
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopTruncated, false, true, 4)
 	reqs := l.model.Requests()
-	for i, want := range []int{0, 8192, 16384, 32768} {
+	wants := []int{0, 8192, 16384, 32768}
+	if w == llm.WireAnthropic {
+		// The Messages API requires max_tokens: with none from the loop,
+		// the provider sends its default.
+		wants[0] = llm.AnthropicDefaultMaxTokens
+	}
+	for i, want := range wants {
 		if reqs[i].Body.MaxTokens != want {
 			t.Fatalf("request %d max_tokens = %d, want %d", i, reqs[i].Body.MaxTokens, want)
 		}
@@ -119,8 +172,8 @@ func TestLoopTruncatedToolCall(t *testing.T) {
 	}
 }
 
-func TestLoopLengthContinuation(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{
+func loopLengthContinuation(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{
 		{Text: "Part one, ", FinishReason: "length"},
 		{Text: "part two.", FinishReason: "stop"},
 	})
@@ -143,12 +196,12 @@ func TestLoopLengthContinuation(t *testing.T) {
 	}
 }
 
-func TestLoopLengthExhaustedIsTruncated(t *testing.T) {
+func loopLengthExhaustedIsTruncated(t *testing.T, w llm.Wire) {
 	var steps []fakellm.Step
 	for _, s := range []string{"a ", "b ", "c ", "d"} {
 		steps = append(steps, fakellm.Step{Text: s, FinishReason: "length"})
 	}
-	l := newLoopRun(t, steps)
+	l := newWireRun(t, w, steps)
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopTruncated, false, true, 4)
 	if got := finalText(t, res); got != "a b c d" {
@@ -156,16 +209,16 @@ func TestLoopLengthExhaustedIsTruncated(t *testing.T) {
 	}
 }
 
-func TestLoopThinkingExhausted(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{{Reasoning: "Let me think about this at length", FinishReason: "length"}})
+func loopThinkingExhausted(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{{Reasoning: "Let me think about this at length", FinishReason: "length"}})
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopThinkingExhausted, false, true, 1)
 }
 
 // A stream cut off before its finish reason is not an answer: it is asked
 // again, and when every attempt is cut off the turn ends truncated.
-func TestLoopStreamBrokenIsRetried(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{
+func loopStreamBrokenIsRetried(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{
 		{Text: "The answer is forty two and more", BreakAfterChunks: 4},
 		fakellm.TextStep("The answer is forty two."),
 	})
@@ -177,7 +230,7 @@ func TestLoopStreamBrokenIsRetried(t *testing.T) {
 	if len(l.model.Requests()) != 2 {
 		t.Fatal("a cut-off stream must be asked again")
 	}
-	l = newLoopRun(t, []fakellm.Step{
+	l = newWireRun(t, w, []fakellm.Step{
 		{Text: "The answer is forty two and more", BreakAfterChunks: 4},
 		{Text: "The answer is forty two and more", EndAfterChunks: 3},
 	})
@@ -188,8 +241,8 @@ func TestLoopStreamBrokenIsRetried(t *testing.T) {
 	}
 }
 
-func TestLoopHousekeepingTextReused(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{
+func loopHousekeepingTextReused(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{
 		{Text: "All set: the plan is recorded.", ToolCalls: []fakellm.ToolCall{{Name: "todo", Arguments: `{"todos":[{"id":"1","content":"x","status":"completed"}]}`}}},
 		{},
 	})
@@ -200,8 +253,8 @@ func TestLoopHousekeepingTextReused(t *testing.T) {
 	}
 }
 
-func TestLoopEmptyAfterToolsNudgedOnce(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{toolStep("todo", `{}`), {}, fakellm.TextStep("Here is the summary.")})
+func loopEmptyAfterToolsNudgedOnce(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{toolStep("todo", `{}`), {}, fakellm.TextStep("Here is the summary.")})
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopTextResponse, true, false, 3)
 	if n := l.sent(workflows.PostToolNudge); n != 1 {
@@ -216,8 +269,8 @@ func TestLoopEmptyAfterToolsNudgedOnce(t *testing.T) {
 	}
 }
 
-func TestLoopReasoningOnlyPrefilled(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{{Reasoning: "The user wants a greeting."}, fakellm.TextStep("Hello!")})
+func loopReasoningOnlyPrefilled(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{{Reasoning: "The user wants a greeting."}, fakellm.TextStep("Hello!")})
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopTextResponse, true, false, 2)
 	if m := l.lastSent(1); m.Role != "assistant" || !strings.Contains(m.Content, "The user wants a greeting.") {
@@ -228,8 +281,8 @@ func TestLoopReasoningOnlyPrefilled(t *testing.T) {
 	}
 }
 
-func TestLoopEmptyExhausted(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{{}, {}, {}, {}, fakellm.TextStep("too late")})
+func loopEmptyExhausted(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{{}, {}, {}, {}, fakellm.TextStep("too late")})
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopEmptyResponseExhausted, false, true, 4)
 	if n := l.sent(workflows.EmptyNudge); n != 3 {
@@ -245,16 +298,18 @@ func TestLoopEmptyExhausted(t *testing.T) {
 	}
 }
 
-func withFallback(fb *fakellm.Server) func(*config.Config, *Options) {
+// withFallback adds fb as the fallback provider, speaking w.
+func withFallback(fb *fakellm.Server, w llm.Wire) func(*config.Config, *Options) {
 	return func(c *config.Config, _ *Options) {
-		c.FallbackProviders = []config.Provider{{BaseURL: fb.URL(), APIKey: "k2", Model: "backup-model"}}
+		c.FallbackProviders = []config.Provider{{ProviderOptions: config.ProviderOptions{Provider: string(w)},
+			BaseURL: fb.URL(), APIKey: "k2", Model: "backup-model"}}
 	}
 }
 
-func TestLoopEmptyFallsBackToNextProvider(t *testing.T) {
+func loopEmptyFallsBackToNextProvider(t *testing.T, w llm.Wire) {
 	fb := fakellm.New(fakellm.TextStep("from the fallback"))
 	defer fb.Close()
-	l := newLoopRun(t, []fakellm.Step{{}, {}, {}, {}}, withFallback(fb))
+	l := newWireRun(t, w, []fakellm.Step{{}, {}, {}, {}}, withFallback(fb, w))
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopTextResponse, true, false, 5)
 	if got := finalText(t, res); got != "from the fallback" {
@@ -265,12 +320,12 @@ func TestLoopEmptyFallsBackToNextProvider(t *testing.T) {
 	}
 }
 
-func TestLoopGuardrailHalt(t *testing.T) {
+func loopGuardrailHalt(t *testing.T, w llm.Wire) {
 	var steps []fakellm.Step
 	for range 5 {
 		steps = append(steps, toolStep("read_file", `{"path":"missing.txt"}`))
 	}
-	l := newLoopRun(t, steps)
+	l := newWireRun(t, w, steps)
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopGuardrailHalt, false, true, 5)
 	msgs := l.transcript("s")
@@ -293,12 +348,12 @@ func TestLoopGuardrailHalt(t *testing.T) {
 	}
 }
 
-func TestLoopGuardrailHaltsRepeatedIdenticalResults(t *testing.T) {
+func loopGuardrailHaltsRepeatedIdenticalResults(t *testing.T, w llm.Wire) {
 	var steps []fakellm.Step
 	for range 7 {
 		steps = append(steps, toolStep("todo", `{}`))
 	}
-	l := newLoopRun(t, steps)
+	l := newWireRun(t, w, steps)
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopGuardrailHalt, false, true, 6)
 	var warned int
@@ -312,14 +367,14 @@ func TestLoopGuardrailHaltsRepeatedIdenticalResults(t *testing.T) {
 	}
 }
 
-func TestLoopGuardrailHook(t *testing.T) {
+func loopGuardrailHook(t *testing.T, w llm.Wire) {
 	hook := loop.HookFunc(func(c loop.ToolCall) *loop.Decision {
 		if c.Name == "terminal" && strings.Contains(c.Arguments, "rm -rf") {
 			return &loop.Decision{Verdict: loop.Halt, Reason: "recursive deletes are not allowed here"}
 		}
 		return nil
 	})
-	l := newLoopRun(t, []fakellm.Step{
+	l := newWireRun(t, w, []fakellm.Step{
 		fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"keep.txt","content":"x"}`},
 			fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"rm -rf ."}`}),
 	}, func(c *config.Config, o *Options) { o.Guardrail = hook; c.Approvals.Mode = "off" })
@@ -334,8 +389,8 @@ func TestLoopGuardrailHook(t *testing.T) {
 	}
 }
 
-func TestLoopGraceCallFailsIsBudgetExhausted(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{toolStep("todo", `{}`), {}})
+func loopGraceCallFailsIsBudgetExhausted(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{toolStep("todo", `{}`), {}})
 	res := l.turn("s", "go", func(in *workflows.TurnInput) { in.MaxIterations = 1 })
 	expect(t, res, workflows.StopBudgetExhausted, false, true, 2)
 	if res.FinalResponse != nil {
@@ -346,8 +401,8 @@ func TestLoopGraceCallFailsIsBudgetExhausted(t *testing.T) {
 	}
 }
 
-func TestLoopRateLimitRetryAfter(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{{Status: 429, ErrorMessage: "slow down", RetryAfter: "2"}, fakellm.TextStep("ok")})
+func loopRateLimitRetryAfter(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{{Status: 429, ErrorMessage: "slow down", RetryAfter: "2"}, fakellm.TextStep("ok")})
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopTextResponse, true, false, 1)
 	reqs := l.model.Requests()
@@ -356,8 +411,8 @@ func TestLoopRateLimitRetryAfter(t *testing.T) {
 	}
 }
 
-func TestLoopAuthErrorNotRetried(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{{Status: 401, ErrorMessage: "Incorrect API key provided"}})
+func loopAuthErrorNotRetried(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{{Status: 401, ErrorMessage: "Incorrect API key provided"}})
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopError, false, false, 1)
 	if !res.Failed || res.Error == nil || !strings.Contains(*res.Error, "Incorrect API key provided") {
@@ -368,8 +423,8 @@ func TestLoopAuthErrorNotRetried(t *testing.T) {
 	}
 }
 
-func TestLoopServerErrorsExhausted(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{{Status: 500, ErrorMessage: "upstream exploded"}, {Status: 500, ErrorMessage: "upstream exploded"}})
+func loopServerErrorsExhausted(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{{Status: 500, ErrorMessage: "upstream exploded"}, {Status: 500, ErrorMessage: "upstream exploded"}})
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopError, false, false, 1)
 	if res.Error == nil || !strings.Contains(*res.Error, "upstream exploded") {
@@ -380,10 +435,10 @@ func TestLoopServerErrorsExhausted(t *testing.T) {
 	}
 }
 
-func TestLoopRateLimitFallsBackAndNextTurnStartsOnPrimary(t *testing.T) {
+func loopRateLimitFallsBackAndNextTurnStartsOnPrimary(t *testing.T, w llm.Wire) {
 	fb := fakellm.New(fakellm.TextStep("fallback answer"))
 	defer fb.Close()
-	l := newLoopRun(t, []fakellm.Step{{Status: 429, ErrorMessage: "rate limited", RetryAfter: "30"}, fakellm.TextStep("primary again")}, withFallback(fb))
+	l := newWireRun(t, w, []fakellm.Step{{Status: 429, ErrorMessage: "rate limited", RetryAfter: "30"}, fakellm.TextStep("primary again")}, withFallback(fb, w))
 	res := l.turn("s", "one")
 	expect(t, res, workflows.StopTextResponse, true, false, 2)
 	if got := finalText(t, res); got != "fallback answer" {
@@ -395,7 +450,7 @@ func TestLoopRateLimitFallsBackAndNextTurnStartsOnPrimary(t *testing.T) {
 	}
 }
 
-func TestLoopBillingAndAuthFallBack(t *testing.T) {
+func loopBillingAndAuthFallBack(t *testing.T, w llm.Wire) {
 	for _, step := range []fakellm.Step{
 		{Status: 402, ErrorMessage: "insufficient credits"},
 		{Status: 401, ErrorMessage: "key revoked"},
@@ -405,7 +460,7 @@ func TestLoopBillingAndAuthFallBack(t *testing.T) {
 			fb := fakellm.New(fakellm.TextStep("fallback answer"))
 			defer fb.Close()
 			steps := []fakellm.Step{step, step, step}
-			l := newLoopRun(t, steps, withFallback(fb))
+			l := newWireRun(t, w, steps, withFallback(fb, w))
 			res := l.turn("s", "go")
 			expect(t, res, workflows.StopTextResponse, true, false, 2)
 			if got := finalText(t, res); got != "fallback answer" {
@@ -415,15 +470,15 @@ func TestLoopBillingAndAuthFallBack(t *testing.T) {
 	}
 }
 
-// TestLoopBrokenProviderFallsBack: a primary that answers with an HTML page
+// loopBrokenProviderFallsBack: a primary that answers with an HTML page
 // is tried as often as the turn allows (2 here; never more than
 // invalid_response's own 3), then the turn goes on with the fallback
 // provider.
-func TestLoopBrokenProviderFallsBack(t *testing.T) {
+func loopBrokenProviderFallsBack(t *testing.T, w llm.Wire) {
 	fb := fakellm.New(fakellm.TextStep("fallback answer"))
 	defer fb.Close()
 	page := fakellm.HTMLStep("502 Bad Gateway")
-	l := newLoopRun(t, []fakellm.Step{page, page, page, page}, withFallback(fb))
+	l := newWireRun(t, w, []fakellm.Step{page, page, page, page}, withFallback(fb, w))
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopTextResponse, true, false, 2)
 	if got := finalText(t, res); got != "fallback answer" {
@@ -434,8 +489,8 @@ func TestLoopBrokenProviderFallsBack(t *testing.T) {
 	}
 }
 
-func TestLoopSequenceRepairAfterFailedTurn(t *testing.T) {
-	l := newLoopRun(t, []fakellm.Step{{Status: 401, ErrorMessage: "bad key"}, fakellm.TextStep("hi")})
+func loopSequenceRepairAfterFailedTurn(t *testing.T, w llm.Wire) {
+	l := newWireRun(t, w, []fakellm.Step{{Status: 401, ErrorMessage: "bad key"}, fakellm.TextStep("hi")})
 	expect(t, l.turn("s", "first"), workflows.StopError, false, false, 1)
 	expect(t, l.turn("s", "second"), workflows.StopTextResponse, true, false, 1)
 	msgs := l.model.Requests()[1].Body.Messages

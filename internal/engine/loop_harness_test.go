@@ -10,6 +10,7 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -25,9 +26,16 @@ type loopRun struct {
 
 func newLoopRun(t *testing.T, steps []fakellm.Step, tune ...func(*config.Config, *Options)) *loopRun {
 	t.Helper()
+	return newWireRun(t, llm.WireOpenAI, steps, tune...)
+}
+
+// newWireRun is newLoopRun with the model reached in wire format w.
+func newWireRun(t *testing.T, w llm.Wire, steps []fakellm.Step, tune ...func(*config.Config, *Options)) *loopRun {
+	t.Helper()
 	model := fakellm.New(fakellm.WithSteps(steps...))
 	t.Cleanup(model.Close)
-	return &loopRun{t: t, rt: startRuntime(t, model, tune...), model: model, workdir: t.TempDir()}
+	wire := func(c *config.Config, _ *Options) { c.Model.Provider = string(w) }
+	return &loopRun{t: t, rt: startRuntime(t, model, append([]func(*config.Config, *Options){wire}, tune...)...), model: model, workdir: t.TempDir()}
 }
 
 // turn runs one turn of session and returns its result.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/modelinfo"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -27,6 +28,10 @@ type ModelConfig struct {
 	mu        sync.RWMutex
 	model     config.Model
 	fallbacks []config.Provider
+	// meta is what is known of the models (modelmeta.go); discoverer
+	// keeps what endpoints told across reloads.
+	meta       modelMeta
+	discoverer *modelinfo.Discoverer
 }
 
 // NewModelConfig holds cfg's model settings.
@@ -41,6 +46,7 @@ func (m *ModelConfig) Set(cfg config.Config) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.model, m.fallbacks = cfg.Model, slices.Clone(cfg.FallbackProviders)
+	m.setMeta(cfg)
 }
 
 // Current returns the model settings and fallbacks in use.
@@ -54,7 +60,12 @@ func (m *ModelConfig) Current() (config.Model, []config.Provider) {
 // model): the primary, then the fallbacks in order.
 func (m *ModelConfig) Providers(model string) ([]llm.Endpoint, error) {
 	cur, fallbacks := m.Current()
-	return providerList(cur, fallbacks, model)
+	list, err := providerList(cur, fallbacks, model)
+	if err != nil {
+		return nil, err
+	}
+	// Ollama endpoints are sent their model's window (num_ctx).
+	return m.withExtraBody(list, cur, fallbacks), nil
 }
 
 // Worker is what BeginTurn reports to a turn and the activities read for

@@ -202,18 +202,21 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	// Tool outputs kept longer than their retention go before any turn runs.
 	PruneOutputs(cfg.Home, time.Now(), rt.logger)
 	rt.Models = NewModelConfig(cfg)
+	rt.Models.SetLogger(rt.logger)
 	acts := &activities.Activities{
-		Store:        rt.Store,
-		Home:         cfg.Home,
-		Tools:        registry,
-		BuildPrompt:  promptBuilder(cfg.Home, rt.Models, registry.Names(), rt.logger),
-		Providers:    rt.Models.Providers,
-		Worker:       rt.Models.Worker,
-		Stream:       cfg.Model.Streaming(),
-		MaxTokens:    cfg.Model.MaxTokens,
-		SystemPrompt: DefaultSystemPrompt,
-		Guardrail:    guardrail,
-		Logger:       rt.logger,
+		Store:         rt.Store,
+		Home:          cfg.Home,
+		Tools:         registry,
+		BuildPrompt:   promptBuilder(cfg.Home, rt.Models, registry.Names(), rt.logger),
+		Providers:     rt.Models.Providers,
+		Worker:        rt.Models.Worker,
+		Price:         rt.Models.Price,
+		ContextWindow: rt.Models.ContextWindow,
+		Stream:        cfg.Model.Streaming(),
+		MaxTokens:     cfg.Model.MaxTokens,
+		SystemPrompt:  DefaultSystemPrompt,
+		Guardrail:     guardrail,
+		Logger:        rt.logger,
 
 		CompactKeepFirst: cfg.Compression.KeepFirst,
 		CompactKeepLast:  cfg.Compression.KeepLast,

@@ -29,13 +29,18 @@ type (
 		ID        string          `json:"id,omitempty"`
 		Name      string          `json:"name,omitempty"`
 		Input     json.RawMessage `json:"input,omitempty"`
+		// args is a tool_use's argument text as the script gives it: a
+		// stream sends it as it is, pieces of partial_json (a model cut
+		// off, or one that writes bad JSON, streams what it wrote); a JSON
+		// answer can only carry an object (Input).
+		args string
 	}
 	antWireUsage struct {
-		InputTokens              int                `json:"input_tokens"`
-		CacheCreationInputTokens int                `json:"cache_creation_input_tokens"`
-		CacheReadInputTokens     int                `json:"cache_read_input_tokens"`
-		OutputTokens             int                `json:"output_tokens"`
-		OutputTokensDetails      *antOutputDetails  `json:"output_tokens_details,omitempty"`
+		InputTokens              int               `json:"input_tokens"`
+		CacheCreationInputTokens int               `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int               `json:"cache_read_input_tokens"`
+		OutputTokens             int               `json:"output_tokens"`
+		OutputTokensDetails      *antOutputDetails `json:"output_tokens_details,omitempty"`
 	}
 	antOutputDetails struct {
 		ThinkingTokens int `json:"thinking_tokens"`
@@ -104,7 +109,7 @@ func (f *anthropicFormat) messageBody(p plan) antWireMessage {
 		content = append(content, antWireBlock{Type: "text", Text: &text})
 	}
 	for _, c := range p.calls {
-		content = append(content, antWireBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: toolInputJSON(c.Arguments)})
+		content = append(content, antWireBlock{Type: "tool_use", ID: c.ID, Name: c.Name, Input: toolInputJSON(c.Arguments), args: c.Arguments})
 	}
 	stop := anthropicStop(p.finish)
 	return antWireMessage{
@@ -202,7 +207,7 @@ func streamBlock(b antWireBlock, chunkSize int) (antWireBlock, []antWireDelta) {
 		deltas = append(deltas, antWireDelta{Type: "signature_delta", Signature: b.Signature})
 		return antWireBlock{Type: "thinking", Thinking: &empty, Signature: &empty}, deltas
 	case "tool_use":
-		for _, piece := range splitArguments(string(b.Input), chunkSize) {
+		for _, piece := range splitArguments(b.args, chunkSize) {
 			deltas = append(deltas, antWireDelta{Type: "input_json_delta", PartialJSON: &piece})
 		}
 		return antWireBlock{Type: "tool_use", ID: b.ID, Name: b.Name, Input: json.RawMessage("{}")}, deltas

@@ -1,10 +1,13 @@
-// Package fakellm is a scripted, in-process fake of an OpenAI-compatible
-// chat completions server. It is the only model fake in Talaria: unit tests,
-// integration tests and benchmarks start one, point a go-openai client (or a
-// separately built talaria binary, through OPENAI_BASE_URL) at Server.URL,
-// and script what the "model" answers.
+// Package fakellm is a scripted, in-process fake of a model provider: an
+// OpenAI-compatible chat completions server that also speaks Anthropic
+// Messages and the OpenAI Responses API, each at its own endpoint, from the
+// same script. It is the only model fake in Talaria: unit tests,
+// integration tests and benchmarks start one, point a client (go-openai,
+// anthropic-sdk-go, openai-go, or a separately built talaria binary,
+// through OPENAI_BASE_URL or a provider's base_url) at Server.URL, and
+// script what the "model" answers.
 //
-// The server speaks the real wire protocol as the go-openai client parses it:
+// The server speaks each real wire protocol as its official client parses it:
 //
 //   - POST /v1/chat/completions answers with a JSON chat.completion object,
 //     or, when the request has "stream": true, with Server-Sent Events
@@ -29,7 +32,34 @@
 //   - Error statuses carry the OpenAI error body
 //     {"error":{"message":...,"type":...,"param":null,"code":...}} and an
 //     optional Retry-After header.
-//   - GET /v1/models and GET /v1/models/{id} list the configured model names.
+//   - GET /v1/models and GET /v1/models/{id} list the configured model names,
+//     with the fields WithModelInfo adds (a router's context_length and
+//     pricing, vLLM's max_model_len, llama.cpp's meta).
+//   - With WithOllamaContext (or WithOllamaParameter) the server is an
+//     Ollama too: POST /api/show describes each listed model in Ollama's
+//     shape (model_info's llama.context_length, the Modelfile parameters).
+//     With WithLlamaCppProps, GET /props answers as llama.cpp's does.
+//     ExtraRequests counts the requests of these endpoints.
+//   - POST /v1/messages speaks Anthropic Messages from the same script. It
+//     wants the key as x-api-key (or, as the official SDK sends it, a bearer
+//     token) and an anthropic-version header, and refuses with HTTP 400 what
+//     the real API refuses: no model or max_tokens, roles that do not
+//     alternate or do not start with the user, empty text blocks, a final
+//     assistant message ending in white space, tool_result and tool_use
+//     blocks that do not pair up with the message before or after, a bad
+//     thinking budget, a tool-use loop continued with thinking on but without
+//     a thinking block this server signed, more than four cache_control
+//     blocks. Answers are a JSON message or named events (message_start,
+//     content_block_start/delta/stop, message_delta, message_stop); a step's
+//     Reasoning becomes a signed thinking block, its finish reason a
+//     stop_reason (stop→end_turn, length→max_tokens, tool_calls→tool_use,
+//     content_filter→refusal, others as they are). Errors take Anthropic's
+//     shape, typed by status. Prompt caching is simulated: the prefixes the
+//     cache_control breakpoints mark (tools, system, messages; 1024 tokens
+//     at least) are remembered for the server's lifetime, and usage reports
+//     cache_read_input_tokens and cache_creation_input_tokens accordingly.
+//     Request.Body holds the request in chat-completions form;
+//     Request.CacheBreakpoints lists where its breakpoints are.
 //
 // A script is a queue of Step values consumed one per chat request, in the
 // order the requests arrive. When the script is exhausted the Responder set

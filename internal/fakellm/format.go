@@ -35,6 +35,21 @@ type format interface {
 	events(p plan) ([]sseEvent, error)
 }
 
+// headerChecker is a format that refuses some requests by their
+// headers alone (Anthropic's missing anthropic-version).
+type headerChecker interface {
+	checkHeaders(h http.Header) *apiError
+}
+
+// headerError is the refusal of a request's headers by f, nil when f
+// accepts them or does not check them.
+func headerError(f format, h http.Header) *apiError {
+	if c, ok := f.(headerChecker); ok {
+		return c.checkHeaders(h)
+	}
+	return nil
+}
+
 // decoded is what a format read from a request.
 type decoded struct {
 	// chat is the request in chat-completions form (Request.Body).

@@ -83,9 +83,9 @@ func (s *Server) handleModels(w http.ResponseWriter, r *http.Request, id string)
 		writeAPIError(w, errUnauthorized)
 		return
 	}
-	list := wireModelList{Object: "list", Data: make([]wireModel, 0, len(s.models))}
+	list := wireEntries{Object: "list", Data: make([]any, 0, len(s.models))}
 	for _, name := range s.models {
-		m := wireModel{ID: name, Object: "model", Created: 1700000000, OwnedBy: "fakellm"}
+		m := s.modelEntry(wireModel{ID: name, Object: "model", Created: 1700000000, OwnedBy: "fakellm"})
 		if id == name {
 			writeJSON(w, http.StatusOK, m)
 			return
@@ -131,6 +131,8 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, f format) {
 	switch {
 	case !f.authorized(r, s.apiKey):
 		reject = &errUnauthorized
+	case headerError(f, r.Header) != nil:
+		reject = headerError(f, r.Header)
 	case decodeErr != nil:
 		reject = &apiError{
 			status:  http.StatusBadRequest,

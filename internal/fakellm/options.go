@@ -12,6 +12,8 @@ type config struct {
 	models    []string
 	steps     []Step
 	responder Responder
+	// extra are the endpoints beside the model calls (extra.go).
+	extra extras
 }
 
 // DefaultModel is the model name listed when WithModels is not used.
@@ -28,9 +30,10 @@ func WithSteps(steps ...Step) Option {
 	return optionFunc(func(c *config) { c.steps = append(c.steps, steps...) })
 }
 
-// WithAPIKey makes the server require "Authorization: Bearer <key>" on every
-// endpoint; other requests get HTTP 401 with code "invalid_api_key". An
-// empty key disables the check (the default).
+// WithAPIKey makes the server require the key on every endpoint, as each
+// wire format sends it ("Authorization: Bearer <key>"; for Anthropic
+// Messages also "x-api-key: <key>"); other requests get HTTP 401. An empty
+// key disables the check (the default).
 func WithAPIKey(key string) Option {
 	return optionFunc(func(c *config) { c.apiKey = key })
 }

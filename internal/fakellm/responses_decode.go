@@ -169,10 +169,11 @@ func (c *conversation) assistant() *openai.ChatCompletionMessage {
 	return &c.msgs[len(c.msgs)-1]
 }
 
-// add appends a message that is not the assistant's.
+// add appends a message that is not the assistant's; reasoning that
+// waited for an assistant message is dropped.
 func (c *conversation) add(m openai.ChatCompletionMessage) {
 	c.msgs = append(c.msgs, m)
-	c.joinable = false
+	c.joinable, c.reasoning = false, nil
 }
 
 // chatMessages reads the instructions and the input items into chat-form
@@ -217,8 +218,11 @@ func (f *responsesFormat) chatMessages(req rsRequest, items []rsItem) ([]openai.
 				}
 			}
 		case "function_call":
-			if it.CallID == "" || it.Name == "" {
-				return nil, refuse("Missing required parameter: 'input[%d].%s'.", i, map[bool]string{true: "call_id", false: "name"}[it.CallID == ""])
+			if it.CallID == "" {
+				return nil, refuse("Missing required parameter: 'input[%d].call_id'.", i)
+			}
+			if it.Name == "" {
+				return nil, refuse("Missing required parameter: 'input[%d].name'.", i)
 			}
 			if iss, ok := f.issuedCall(it.CallID); ok && iss.reasoning != "" && !reasoning[iss.reasoning] {
 				return nil, refuse("Item '%s' of type 'function_call' was provided without its required 'reasoning' item: '%s'.",

@@ -35,9 +35,9 @@ func responsesParams(text string) responses.ResponseNewParams {
 	}
 }
 
-// sdkAnswer is what a response (or a stream of events) said, as the SDK
+// responsesAnswer is what a response (or a stream of events) said, as the SDK
 // read it.
-type sdkAnswer struct {
+type responsesAnswer struct {
 	status, incomplete string
 	text, reasoning    string
 	types              []string // output item types in order
@@ -46,9 +46,9 @@ type sdkAnswer struct {
 	usage              responses.ResponseUsage
 }
 
-// readResponse summarises a response object.
-func readResponse(r *responses.Response) sdkAnswer {
-	a := sdkAnswer{status: string(r.Status), incomplete: r.IncompleteDetails.Reason, text: r.OutputText(), usage: r.Usage}
+// readResponsesAnswer summarises a response object.
+func readResponsesAnswer(r *responses.Response) responsesAnswer {
+	a := responsesAnswer{status: string(r.Status), incomplete: r.IncompleteDetails.Reason, text: r.OutputText(), usage: r.Usage}
 	for _, it := range r.Output {
 		a.types = append(a.types, it.Type)
 		switch it.Type {
@@ -64,31 +64,31 @@ func readResponse(r *responses.Response) sdkAnswer {
 	return a
 }
 
-var sdkCases = []struct {
+var responsesSDKCases = []struct {
 	name string
 	step fakellm.Step
-	want sdkAnswer
+	want responsesAnswer
 }{
 	{"text", fakellm.TextStep("Hello there, world."),
-		sdkAnswer{status: "completed", text: "Hello there, world.", types: []string{"message"}}},
+		responsesAnswer{status: "completed", text: "Hello there, world.", types: []string{"message"}}},
 	{"reasoning and calls", fakellm.Step{Reasoning: "Think first.", Text: "Looking.", ToolCalls: []fakellm.ToolCall{
 		{ID: "call_a", Name: "read_file", Arguments: `{"path":"größe.txt"}`}, {ID: "call_b", Name: "list_dir"}}},
-		sdkAnswer{status: "completed", text: "Looking.", reasoning: "Think first.", encrypted: true,
+		responsesAnswer{status: "completed", text: "Looking.", reasoning: "Think first.", encrypted: true,
 			types: []string{"reasoning", "message", "function_call", "function_call"},
 			calls: []string{`call_a read_file {"path":"größe.txt"}`, "call_b list_dir {}"}}},
 	{"length", fakellm.Step{Text: "cut", FinishReason: "length"},
-		sdkAnswer{status: "incomplete", incomplete: "max_output_tokens", text: "cut", types: []string{"message"}}},
+		responsesAnswer{status: "incomplete", incomplete: "max_output_tokens", text: "cut", types: []string{"message"}}},
 	{"content filter", fakellm.Step{FinishReason: "content_filter"},
-		sdkAnswer{status: "incomplete", incomplete: "content_filter", types: []string{"message"}}},
+		responsesAnswer{status: "incomplete", incomplete: "content_filter", types: []string{"message"}}},
 	{"usage", fakellm.Step{Text: "ok", Usage: &openai.Usage{PromptTokens: 50, CompletionTokens: 7,
 		PromptTokensDetails: &openai.PromptTokensDetails{CachedTokens: 40}}},
-		sdkAnswer{status: "completed", text: "ok", types: []string{"message"},
+		responsesAnswer{status: "completed", text: "ok", types: []string{"message"},
 			usage: responses.ResponseUsage{InputTokens: 50, OutputTokens: 7, TotalTokens: 57,
 				InputTokensDetails: responses.ResponseUsageInputTokensDetails{CachedTokens: 40}}}},
 }
 
-// checkAnswer compares what the SDK read with the case's expectation.
-func checkAnswer(t *testing.T, got, want sdkAnswer) {
+// checkResponsesAnswer compares what the SDK read with the case's expectation.
+func checkResponsesAnswer(t *testing.T, got, want responsesAnswer) {
 	t.Helper()
 	if got.status != want.status || got.incomplete != want.incomplete || got.text != want.text ||
 		got.reasoning != want.reasoning || got.encrypted != want.encrypted {
@@ -109,7 +109,7 @@ func checkAnswer(t *testing.T, got, want sdkAnswer) {
 }
 
 func TestResponsesSDK(t *testing.T) {
-	for _, tc := range sdkCases {
+	for _, tc := range responsesSDKCases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startServer(t, tc.step)
 			resp, err := newResponses(t, s, "k").New(testCtx(t), responsesParams("hi"))
@@ -119,13 +119,13 @@ func TestResponsesSDK(t *testing.T) {
 			if !strings.HasPrefix(resp.ID, "resp_") || resp.Object != "response" || resp.Model != "fake-model" {
 				t.Errorf("envelope: id %q object %q model %q", resp.ID, resp.Object, resp.Model)
 			}
-			checkAnswer(t, readResponse(resp), tc.want)
+			checkResponsesAnswer(t, readResponsesAnswer(resp), tc.want)
 		})
 	}
 }
 
 func TestResponsesSDKStream(t *testing.T) {
-	for _, tc := range sdkCases {
+	for _, tc := range responsesSDKCases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startServer(t, tc.step)
 			stream := newResponses(t, s, "k").NewStreaming(testCtx(t), responsesParams("hi"))
@@ -175,8 +175,8 @@ func TestResponsesSDKStream(t *testing.T) {
 				types[len(types)-1] != "response."+tc.want.status {
 				t.Fatalf("events %v", types)
 			}
-			got := readResponse(final)
-			checkAnswer(t, got, tc.want)
+			got := readResponsesAnswer(final)
+			checkResponsesAnswer(t, got, tc.want)
 			if text.String() != tc.want.text || reasoning.String() != tc.want.reasoning {
 				t.Errorf("streamed text %q reasoning %q", text.String(), reasoning.String())
 			}

@@ -36,15 +36,15 @@ func postResponses(t *testing.T, s *fakellm.Server, body string) (int, []byte) {
 	return resp.StatusCode, b
 }
 
-// issued is what a tool-call answer of the fake handed out: the reasoning
-// item and the call it came with.
-type issued struct {
+// responsesIssued is what a tool-call answer of the fake handed out: the
+// reasoning item and the call it came with.
+type responsesIssued struct {
 	reasoningID, encrypted, callID, name string
 }
 
-// issueCall makes the fake answer a tool call with reasoning and returns
-// what it issued.
-func issueCall(t *testing.T, s *fakellm.Server) issued {
+// issueResponsesCall makes the fake answer a tool call with reasoning and
+// returns what it issued.
+func issueResponsesCall(t *testing.T, s *fakellm.Server) responsesIssued {
 	t.Helper()
 	s.Push(fakellm.Step{Reasoning: "let me see", ToolCalls: []fakellm.ToolCall{{Name: "list_dir"}}})
 	status, b := postResponses(t, s, `{"model":"fake-model","input":"hi","store":false,"include":["reasoning.encrypted_content"]}`)
@@ -61,7 +61,7 @@ func issueCall(t *testing.T, s *fakellm.Server) issued {
 	if err := json.Unmarshal(b, &resp); err != nil {
 		t.Fatal(err)
 	}
-	var got issued
+	var got responsesIssued
 	for _, o := range resp.Output {
 		switch o.Type {
 		case "reasoning":
@@ -76,15 +76,15 @@ func issueCall(t *testing.T, s *fakellm.Server) issued {
 	return got
 }
 
-// input is a request body with the given input items (JSON texts).
-func input(store string, items ...string) string {
+// responsesBody is a request body with the given input items (JSON texts).
+func responsesBody(store string, items ...string) string {
 	return fmt.Sprintf(`{"model":"fake-model","store":%s,"input":[{"role":"user","content":"hi"},%s]}`,
 		store, strings.Join(items, ","))
 }
 
 func TestResponsesValidation(t *testing.T) {
 	s := startServer(t)
-	iss := issueCall(t, s)
+	iss := issueResponsesCall(t, s)
 	reasoning := func(id, enc string) string {
 		return fmt.Sprintf(`{"type":"reasoning","id":%q,"summary":[],"encrypted_content":%q}`, id, enc)
 	}
@@ -98,28 +98,28 @@ func TestResponsesValidation(t *testing.T) {
 		{"no model", `{"input":"hi"}`, "Missing required parameter: 'model'."},
 		{"invalid json", `{"model":`, "reading the JSON body"},
 		{"input of the wrong type", `{"model":"m","input":42}`, "Invalid type for 'input'"},
-		{"output without its call", input("false", `{"type":"function_call_output","call_id":"call_zz","output":"x"}`),
+		{"output without its call", responsesBody("false", `{"type":"function_call_output","call_id":"call_zz","output":"x"}`),
 			"No tool call found for function call output with call_id call_zz."},
-		{"output before its call", input("false", output, call), "No tool call found for function call output with call_id " + iss.callID},
-		{"call without its output", input("false", `{"type":"function_call","call_id":"call_q","name":"f","arguments":"{}"}`),
+		{"output before its call", responsesBody("false", output, call), "No tool call found for function call output with call_id " + iss.callID},
+		{"call without its output", responsesBody("false", `{"type":"function_call","call_id":"call_q","name":"f","arguments":"{}"}`),
 			"No tool output found for function call call_q."},
-		{"call without its reasoning", input("false", call, output),
+		{"call without its reasoning", responsesBody("false", call, output),
 			"of type 'function_call' was provided without its required 'reasoning' item: '" + iss.reasoningID + "'."},
-		{"reasoning after the call", input("false", call, reasoning(iss.reasoningID, iss.encrypted), output),
+		{"reasoning after the call", responsesBody("false", call, reasoning(iss.reasoningID, iss.encrypted), output),
 			"without its required 'reasoning' item"},
-		{"reasoning of another id", input("false", reasoning("rs_other", iss.encrypted), call, output), "could not be verified"},
-		{"forged encrypted content", input("false", reasoning(iss.reasoningID, "Zm9yZ2Vk"), call, output),
+		{"reasoning of another id", responsesBody("false", reasoning("rs_other", iss.encrypted), call, output), "could not be verified"},
+		{"forged encrypted content", responsesBody("false", reasoning(iss.reasoningID, "Zm9yZ2Vk"), call, output),
 			"The encrypted content for item " + iss.reasoningID + " could not be verified."},
-		{"reasoning without encrypted content, stateless", input("false",
+		{"reasoning without encrypted content, stateless", responsesBody("false",
 			fmt.Sprintf(`{"type":"reasoning","id":%q,"summary":[]}`, iss.reasoningID), call, output),
 			"Items are not persisted when `store` is set to false."},
-		{"unknown item", input("false", `{"type":"item_reference","id":"x"}`), "Invalid value: 'item_reference'"},
-		{"unknown role", input("false", `{"role":"robot","content":"x"}`), "Invalid value: 'robot'"},
+		{"unknown item", responsesBody("false", `{"type":"item_reference","id":"x"}`), "Invalid value: 'item_reference'"},
+		{"unknown role", responsesBody("false", `{"role":"robot","content":"x"}`), "Invalid value: 'robot'"},
 		{"tool without a name", `{"model":"m","input":"hi","tools":[{"type":"function"}]}`, "'tools[0].name'"},
-		{"carried reasoning", input("false", reasoning(iss.reasoningID, iss.encrypted), call, output), ""},
-		{"unknown reasoning item, stored", input("true", `{"type":"reasoning","id":"rs_zz","summary":[]}`),
+		{"carried reasoning", responsesBody("false", reasoning(iss.reasoningID, iss.encrypted), call, output), ""},
+		{"unknown reasoning item, stored", responsesBody("true", `{"type":"reasoning","id":"rs_zz","summary":[]}`),
 			"Item with id 'rs_zz' not found."},
-		{"reasoning without encrypted content, stored", input("true",
+		{"reasoning without encrypted content, stored", responsesBody("true",
 			fmt.Sprintf(`{"type":"reasoning","id":%q,"summary":[]}`, iss.reasoningID), call, output), ""},
 	}
 	for _, tc := range tests {
@@ -147,14 +147,14 @@ func TestResponsesValidation(t *testing.T) {
 	}
 }
 
-// TestResponsesCallWithoutReasoning: a call the fake issued without a
+// TestResponsesCallWithoutReasoning: a call the fake responsesIssued without a
 // reasoning item goes back without one.
 func TestResponsesCallWithoutReasoning(t *testing.T) {
 	s := startServer(t, fakellm.ToolStep(fakellm.ToolCall{ID: "call_plain", Name: "f"}), fakellm.TextStep("ok"))
 	if status, b := postResponses(t, s, `{"model":"m","input":"hi","store":false}`); status != http.StatusOK {
 		t.Fatalf("status %d: %s", status, b)
 	}
-	body := input("false", `{"type":"function_call","call_id":"call_plain","name":"f","arguments":"{}"}`,
+	body := responsesBody("false", `{"type":"function_call","call_id":"call_plain","name":"f","arguments":"{}"}`,
 		`{"type":"function_call_output","call_id":"call_plain","output":"x"}`)
 	if status, b := postResponses(t, s, body); status != http.StatusOK {
 		t.Fatalf("status %d: %s", status, b)
@@ -220,9 +220,9 @@ func TestResponsesRequestRecord(t *testing.T) {
 // the assistant message that follows it.
 func TestResponsesReasoningRecord(t *testing.T) {
 	s := startServer(t)
-	iss := issueCall(t, s)
+	iss := issueResponsesCall(t, s)
 	s.Push(fakellm.TextStep("ok"))
-	body := input("false",
+	body := responsesBody("false",
 		fmt.Sprintf(`{"type":"reasoning","id":%q,"summary":[{"type":"summary_text","text":"let me see"}],"encrypted_content":%q}`,
 			iss.reasoningID, iss.encrypted),
 		fmt.Sprintf(`{"type":"function_call","call_id":%q,"name":%q,"arguments":"{}"}`, iss.callID, iss.name),

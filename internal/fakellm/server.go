@@ -28,6 +28,7 @@ type Server struct {
 	models  []string
 	url     string
 	formats map[string]format
+	extra   extras
 
 	srv       *http.Server
 	serveDone chan struct{}
@@ -81,7 +82,9 @@ func Start(opts ...Option) (*Server, error) {
 		script:    c.steps,
 		responder: c.responder,
 		changed:   make(chan struct{}),
+		extra:     c.extra,
 	}
+	s.extra.hits = &hitCounter{}
 	s.srv = &http.Server{
 		Handler:           http.HandlerFunc(s.serveHTTP),
 		ReadHeaderTimeout: 10 * time.Second,

@@ -88,7 +88,9 @@ func newAnthropicClient(e Endpoint, transport http.RoundTripper) (anthropic.Mess
 		option.WithoutOpenTelemetry(),
 	}
 	if e.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(e.APIKey))
+		// The SDK sends the key as a bearer token; the Messages API
+		// documents x-api-key, which proxies in front of it read: both go.
+		opts = append(opts, option.WithAPIKey(e.APIKey), option.WithHeader("x-api-key", e.APIKey))
 	}
 	client := anthropic.NewClient(opts...)
 	return client.Messages, rec
@@ -175,14 +177,14 @@ func toolArguments(input string) string {
 
 // joinReasoning appends the text of one more thinking block to the
 // reasoning so far, a blank line between them. Pure.
-func joinReasoning(so, more string) string {
+func joinReasoning(sofar, more string) string {
 	switch {
-	case so == "":
+	case sofar == "":
 		return more
 	case more == "":
-		return so
+		return sofar
 	}
-	return so + "\n\n" + more
+	return sofar + "\n\n" + more
 }
 
 // anthropicFinish maps a stop_reason to the chat-completions finish

@@ -13,9 +13,9 @@ import (
 
 // Limits of an Anthropic request.
 const (
-	// defaultAnthropicMaxTokens is max_tokens when the request sets none:
+	// AnthropicDefaultMaxTokens is max_tokens when the request sets none:
 	// the API requires one.
-	defaultAnthropicMaxTokens = 8192
+	AnthropicDefaultMaxTokens = 8192
 	// minThinkingBudget is the smallest thinking budget the API accepts.
 	minThinkingBudget = 1024
 	// cachedMessages is how many of the last messages get a cache
@@ -32,7 +32,7 @@ func anthropicParams(e Endpoint, in Request) (anthropic.MessageNewParams, error)
 	}
 	maxTokens := in.MaxTokens
 	if maxTokens <= 0 {
-		maxTokens = defaultAnthropicMaxTokens
+		maxTokens = AnthropicDefaultMaxTokens
 	}
 	params := anthropic.MessageNewParams{Model: anthropic.Model(e.Model), System: system, Tools: tools}
 	if e.ThinkingBudget > 0 && thinkingAllowed(turns) {

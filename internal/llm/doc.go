@@ -1,4 +1,11 @@
-// Package llm calls OpenAI-compatible chat completion endpoints with go-openai.
+// Package llm calls model endpoints in their own wire formats: OpenAI chat
+// completions (go-openai), Anthropic Messages (anthropic-sdk-go) and the
+// OpenAI Responses API (openai-go). Each is a Provider that takes the same
+// Request (chat-completions-shaped messages, tools, a token cap, and the
+// replay state earlier replies asked to get back) and returns the same
+// normalised Reply (text, reasoning, tool calls, a finish reason in
+// chat-completions words, usage with prompt-cache tokens), so the loop,
+// its recovery ladder and its tests do not depend on the provider.
 //
 // One Call is one HTTP request: the client never retries by itself, because
 // retries belong to Temporal (the model-call activity). Errors are classified

@@ -109,7 +109,7 @@ func notProtocol(err error, body bodyState) bool {
 // invalidMessage describes a body that is not the protocol: why, its
 // content type and its first bytes, clipped and printable. Pure.
 func invalidMessage(why string, r response) string {
-	msg := "the answer is not a chat completion: " + printable(why, maxHead)
+	msg := "the answer is not the provider's protocol: " + printable(why, maxHead)
 	if r.contentType != "" && !strings.Contains(why, r.contentType) {
 		msg += " (content type " + printable(r.contentType, 80) + ")"
 	}

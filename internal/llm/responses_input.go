@@ -121,6 +121,9 @@ func (b *inputBuilder) assistant(m openai.ChatCompletionMessage) error {
 			return fmt.Errorf("reading the replayed reasoning of call %s: %w", ReplayKey(m), err)
 		}
 		for _, r := range reasoning {
+			if r.EncryptedContent == "" {
+				continue // without it a stateless request cannot name the item
+			}
 			b.items = append(b.items, reasoningItem(r))
 		}
 	}

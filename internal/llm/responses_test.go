@@ -14,8 +14,8 @@ import (
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
-// modes are the two ways a call is made: a JSON answer and a stream.
-var modes = []struct {
+// responsesModes are the two ways a call is made: a JSON answer and a stream.
+var responsesModes = []struct {
 	name   string
 	stream bool
 }{{"json", false}, {"stream", true}}
@@ -35,8 +35,8 @@ func callResponses(t *testing.T, e Endpoint, req Request, stream bool) (Reply, s
 	return r, deltas.String(), err
 }
 
-// asError returns err as an *Error, failing the test when it is not one.
-func asError(t *testing.T, err error) *Error {
+// asResponsesError returns err as an *Error, failing the test when it is not one.
+func asResponsesError(t *testing.T, err error) *Error {
 	t.Helper()
 	var e *Error
 	if !errors.As(err, &e) {
@@ -46,7 +46,7 @@ func asError(t *testing.T, err error) *Error {
 }
 
 func TestResponsesText(t *testing.T) {
-	for _, m := range modes {
+	for _, m := range responsesModes {
 		t.Run(m.name, func(t *testing.T) {
 			srv := fakellm.New(fakellm.Step{Text: "hello there, world", Reasoning: "thinking it over"})
 			defer srv.Close()
@@ -132,7 +132,7 @@ func TestResponsesRequestBody(t *testing.T) {
 }
 
 func TestResponsesParallelToolCalls(t *testing.T) {
-	for _, m := range modes {
+	for _, m := range responsesModes {
 		t.Run(m.name, func(t *testing.T) {
 			srv := fakellm.New(fakellm.Step{ChunkSize: 4, ToolCalls: []fakellm.ToolCall{
 				{ID: "call_a", Name: "read_file", Arguments: `{"path":"x.txt","limit":10}`},
@@ -156,9 +156,9 @@ func TestResponsesParallelToolCalls(t *testing.T) {
 	}
 }
 
-// toolTurn is the conversation after a reply with tool calls: the
+// responsesToolTurn is the conversation after a reply with tool calls: the
 // request, the assistant message with the calls and their results.
-func toolTurn(r Reply) Request {
+func responsesToolTurn(r Reply) Request {
 	msgs := []openai.ChatCompletionMessage{{Role: "user", Content: "look around"},
 		{Role: "assistant", Content: r.Content, ToolCalls: r.ToolCalls}}
 	for _, c := range r.ToolCalls {
@@ -171,7 +171,7 @@ func toolTurn(r Reply) Request {
 // Reply.Replay and, sent back, satisfy the fake as they do the real API;
 // without them the fake refuses the request.
 func TestResponsesReplay(t *testing.T) {
-	for _, m := range modes {
+	for _, m := range responsesModes {
 		t.Run(m.name, func(t *testing.T) {
 			srv := fakellm.New(
 				fakellm.Step{Reasoning: "I should list the files.", Text: "Let me look.",
@@ -194,9 +194,9 @@ func TestResponsesReplay(t *testing.T) {
 				t.Fatalf("replay data %s: %v", first.Replay.Data, err)
 			}
 
-			next := toolTurn(first)
+			next := responsesToolTurn(first)
 			_, _, err = callResponses(t, e, next, m.stream)
-			if e := asError(t, err); e.Class != turnapi.ClassBadRequest || e.Status != 400 ||
+			if e := asResponsesError(t, err); e.Class != turnapi.ClassBadRequest || e.Status != 400 ||
 				!strings.Contains(e.Message, "without its required 'reasoning' item") {
 				t.Fatalf("without replay: %v", err)
 			}
@@ -285,7 +285,7 @@ func TestResponsesFinishAndUsage(t *testing.T) {
 			&Usage{PromptTokens: 1200, CompletionTokens: 80, CacheReadTokens: 1000, ReasoningTokens: 30}},
 	}
 	for _, tt := range tests {
-		for _, m := range modes {
+		for _, m := range responsesModes {
 			t.Run(tt.name+"/"+m.name, func(t *testing.T) {
 				srv := fakellm.New(tt.step)
 				defer srv.Close()
@@ -349,7 +349,7 @@ func TestResponsesErrors(t *testing.T) {
 			srv := fakellm.New(tt.step)
 			defer srv.Close()
 			_, _, err := callResponses(t, responsesEndpoint(srv), request(), tt.stream)
-			e := asError(t, err)
+			e := asResponsesError(t, err)
 			if e.Class != tt.class || e.Status != tt.status || e.RetryAfter != tt.retry {
 				t.Fatalf("class %s status %d retry %v, want %s %d %v: %v", e.Class, e.Status, e.RetryAfter,
 					tt.class, tt.status, tt.retry, e)
@@ -368,7 +368,7 @@ func TestResponsesWrongKey(t *testing.T) {
 	srv := fakellm.New(fakellm.WithAPIKey("right"), fakellm.TextStep("never"))
 	defer srv.Close()
 	_, _, err := callResponses(t, responsesEndpoint(srv), request(), false)
-	if e := asError(t, err); e.Class != turnapi.ClassAuth || e.Status != 401 {
+	if e := asResponsesError(t, err); e.Class != turnapi.ClassAuth || e.Status != 401 {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -379,7 +379,59 @@ func TestResponsesIdleTimeout(t *testing.T) {
 	var chunks int
 	_, err := Call(context.Background(), responsesEndpoint(srv), request(),
 		Options{Stream: true, IdleTimeout: 300 * time.Millisecond, OnChunk: func() { chunks++ }})
-	if e := asError(t, err); e.Class != turnapi.ClassTimeout || chunks == 0 {
+	if e := asResponsesError(t, err); e.Class != turnapi.ClassTimeout || chunks == 0 {
 		t.Fatalf("err = %v after %d chunks", err, chunks)
+	}
+}
+
+// TestResponsesStreamWithoutFinalOutput: a server whose final event does
+// not repeat the output still gives the reply its events built.
+func TestResponsesStreamWithoutFinalOutput(t *testing.T) {
+	ev := func(typ, rest string) string {
+		return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"," + rest + "}\n\n"
+	}
+	body := ev("response.created", `"response":{"id":"r","status":"in_progress","output":[]}`) +
+		ev("response.output_item.added", `"output_index":0,"item":{"id":"rs_1","type":"reasoning","summary":[]}`) +
+		ev("response.reasoning_summary_text.delta", `"output_index":0,"item_id":"rs_1","summary_index":0,"delta":"first"`) +
+		ev("response.reasoning_summary_text.delta", `"output_index":0,"item_id":"rs_1","summary_index":1,"delta":"second"`) +
+		ev("response.output_item.done", `"output_index":0,"item":{"id":"rs_1","type":"reasoning","encrypted_content":"e1","summary":[{"type":"summary_text","text":"first"}]}`) +
+		ev("response.output_text.delta", `"output_index":1,"item_id":"m","content_index":0,"delta":"hel"`) +
+		ev("response.output_text.delta", `"output_index":1,"item_id":"m","content_index":0,"delta":"lo"`) +
+		ev("response.output_item.added", `"output_index":2,"item":{"id":"fc","type":"function_call","call_id":"c9","name":"f","arguments":""}`) +
+		ev("response.function_call_arguments.delta", `"output_index":2,"item_id":"fc","delta":"{\"a\""`) +
+		ev("response.function_call_arguments.delta", `"output_index":2,"item_id":"fc","delta":":1}"`) +
+		ev("response.completed", `"response":{"id":"r","status":"completed","output":[],"usage":{"input_tokens":9,"output_tokens":4,"input_tokens_details":{"cached_tokens":3},"output_tokens_details":{"reasoning_tokens":0},"total_tokens":13}}`)
+	srv := fakellm.New(fakellm.Step{Body: body, ContentType: "text/event-stream"})
+	defer srv.Close()
+	r, deltas, err := callResponses(t, responsesEndpoint(srv), request(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Content != "hello" || deltas != "hello" || r.Reasoning != "first\n\nsecond" || r.FinishReason != "tool_calls" ||
+		len(r.ToolCalls) != 1 || r.ToolCalls[0].ID != "c9" || r.ToolCalls[0].Function.Arguments != `{"a":1}` ||
+		r.Usage != (Usage{PromptTokens: 9, CompletionTokens: 4, CacheReadTokens: 3}) {
+		t.Fatalf("reply = %+v", r)
+	}
+	if r.Replay == nil || string(r.Replay.Data) != `[{"id":"rs_1","encrypted_content":"e1","summary":["first"]}]` {
+		t.Fatalf("replay = %+v", r.Replay)
+	}
+}
+
+// TestResponsesUserImages: the parts of a multi-part user message travel
+// as input text and images.
+func TestResponsesUserImages(t *testing.T) {
+	srv := fakellm.New(fakellm.TextStep("a cat"))
+	defer srv.Close()
+	req := Request{Messages: []openai.ChatCompletionMessage{{Role: "user", MultiContent: []openai.ChatMessagePart{
+		{Type: openai.ChatMessagePartTypeText, Text: "what is this?"},
+		{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: "data:image/png;base64,AAAA"}},
+	}}}}
+	if _, _, err := callResponses(t, responsesEndpoint(srv), req, false); err != nil {
+		t.Fatal(err)
+	}
+	parts := srv.Requests()[0].Body.Messages[0].MultiContent
+	if len(parts) != 2 || parts[0].Text != "what is this?" || parts[1].ImageURL == nil ||
+		parts[1].ImageURL.URL != "data:image/png;base64,AAAA" || parts[1].ImageURL.Detail != "auto" {
+		t.Fatalf("parts = %+v", parts)
 	}
 }

@@ -74,6 +74,10 @@ type BeginTurnInput struct {
 	// DelegatedFrom is the session whose delegate_task call started this
 	// turn's session (a task's child turn); empty otherwise.
 	DelegatedFrom string `json:",omitempty"`
+	// CompactionRatio, when set, asks the worker for the turn's compaction
+	// threshold: this share of the model's context window as the worker
+	// knows it, less the reply cap (WorkerModel.CompactionThreshold).
+	CompactionRatio float64 `json:",omitempty"`
 }
 
 // BeginTurnResult names the persisted user message.

@@ -18,4 +18,13 @@ type WorkerModel struct {
 	// (loop.Limits.BaseMaxTokens), so BeginTurn reports it.
 	Stream    bool `json:"-"`
 	MaxTokens int  `json:",omitempty"`
+	// ContextWindow is the turn's model's context window as the worker
+	// knows it (compression.context_window, models: in config.yaml, what
+	// the endpoint tells, the bundled table); 0: unknown. BeginTurn
+	// reports it when the turn asks for a threshold.
+	ContextWindow int `json:",omitempty"`
+	// CompactionThreshold is the threshold the turn asked for
+	// (BeginTurnInput.CompactionRatio) from ContextWindow; 0: the worker
+	// knows no window, the sender's threshold holds.
+	CompactionThreshold int `json:",omitempty"`
 }

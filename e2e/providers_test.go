@@ -1,0 +1,133 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/fakellm"
+)
+
+// TestFallbackFromOpenAIToAnthropicMidTurn (issue #19, criterion 3): the
+// primary speaks chat completions; it makes two calls at once, then
+// refuses the key. The turn goes on with the fallback, which speaks
+// Anthropic Messages with extended thinking on, through the real binary.
+// The Anthropic fake checks every request as the API does (roles
+// alternate, each tool_use answered by a tool_result in the next message,
+// a tool-use loop's assistant message starts with a signed thinking block
+// when thinking is on); every request must pass, the earlier calls and
+// results reach it paired, the first request goes without thinking (the
+// assistant message it continues came from the other format), the next one
+// with the thinking block the fallback signed, and the turn's usage carries
+// its cost.
+func TestFallbackFromOpenAIToAnthropicMidTurn(t *testing.T) {
+	primary := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"a.txt"}`},
+			fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"b.txt"}`}),
+		fakellm.Step{Status: 401, ErrorMessage: "key revoked"},
+		fakellm.Step{Status: 401, ErrorMessage: "key revoked"},
+	)
+	defer primary.Close()
+	fallback := fakellm.New(
+		fakellm.Step{Reasoning: "Both files are read; c.txt is next.", ToolCalls: []fakellm.ToolCall{{Name: "read_file", Arguments: `{"path":"c.txt"}`}}},
+		fakellm.TextStep("A, B and C are read."),
+	)
+	defer fallback.Close()
+	u := newUser(t, primary.URL())
+	u.env["TALARIA_MODEL"] = "gpt-4o-mini"
+	u.env["ANTHROPIC_API_KEY"] = "anthropic-key"
+	writeConfig("tools:\n  enabled: [read_file]\nfallback_providers:\n  - provider: anthropic\n    base_url: " + fallback.URL() +
+		"\n    model: claude-sonnet-4-5\n    thinking_budget: 2048\n")(t, u)
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		if err := os.WriteFile(filepath.Join(u.workdir, f), []byte("contents of "+f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	res, stderr, code := u.chatJSON(2*time.Minute, "-q", "read a, b and c", "--session", "mixed")
+	if code != 0 || !res.Completed || res.FinalResponse == nil || *res.FinalResponse != "A, B and C are read." {
+		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
+	}
+	reqs := fallback.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("fallback requests = %d, want 2", len(reqs))
+	}
+	for i, r := range reqs {
+		if r.Wire != fakellm.WireAnthropic || r.Status != 200 {
+			t.Fatalf("fallback request %d: wire %s, status %d (refused: the transcript was not valid)", i, r.Wire, r.Status)
+		}
+		if got := r.Header.Get("X-Api-Key"); got != "anthropic-key" {
+			t.Fatalf("fallback request %d sent key %q", i, got)
+		}
+	}
+	// The first request continues the primary's calls: both results in one
+	// user message, each paired with its call, and no thinking (the
+	// assistant message it continues has no signed thinking block).
+	first := nativeRequest(t, reqs[0].Raw)
+	if first.Thinking != nil {
+		t.Fatalf("first fallback request has thinking on: %s", reqs[0].Raw)
+	}
+	if n := countBlocks(first, "user", "tool_result"); n != 2 {
+		t.Fatalf("first fallback request carries %d tool results, want 2: %s", n, reqs[0].Raw)
+	}
+	// The next request continues the fallback's own call: thinking on, and
+	// the assistant message starts with the thinking block it signed.
+	second := nativeRequest(t, reqs[1].Raw)
+	if second.Thinking == nil {
+		t.Fatalf("second fallback request has thinking off: %s", reqs[1].Raw)
+	}
+	last := second.Messages[len(second.Messages)-2]
+	if last.Role != "assistant" || len(last.Content) == 0 || last.Content[0].Type != "thinking" || last.Content[0].Signature == "" {
+		t.Fatalf("the fallback's tool-use message is not replayed with its thinking block: %s", reqs[1].Raw)
+	}
+	msgs := u.shownMessages("mixed")
+	var roles []string
+	for _, m := range msgs {
+		roles = append(roles, m.Role)
+	}
+	if got := strings.Join(roles, ","); got != "user,assistant,tool,tool,assistant,tool,assistant" {
+		t.Fatalf("transcript = %s", got)
+	}
+	if res.Usage.CostUSD <= 0 {
+		t.Fatalf("usage = %+v: the fallback's calls have a price", res.Usage)
+	}
+}
+
+// anthropicRequest is what the test reads of a Messages request.
+type anthropicRequest struct {
+	Thinking *struct {
+		Type string `json:"type"`
+	} `json:"thinking"`
+	Messages []struct {
+		Role    string `json:"role"`
+		Content []struct {
+			Type      string `json:"type"`
+			Signature string `json:"signature"`
+		} `json:"content"`
+	} `json:"messages"`
+}
+
+func nativeRequest(t *testing.T, raw []byte) anthropicRequest {
+	t.Helper()
+	var r anthropicRequest
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatalf("request is not a Messages request: %v\n%s", err, raw)
+	}
+	return r
+}
+
+// countBlocks counts the blocks of a type in the messages of a role.
+func countBlocks(r anthropicRequest, role, typ string) int {
+	n := 0
+	for _, m := range r.Messages {
+		for _, c := range m.Content {
+			if m.Role == role && c.Type == typ {
+				n++
+			}
+		}
+	}
+	return n
+}
