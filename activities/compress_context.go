@@ -60,7 +60,7 @@ func (a *Activities) CompressContext(ctx context.Context, in turnapi.CompressCon
 	previous := compress.PreviousSummary(append(append([]models.Message(nil), plan.Head...), plan.Middle...))
 	summary, err := "", errors.New("the summariser is cooling down after a failure")
 	if !in.SkipSummary {
-		summary, err = a.summarise(ctx, in, compress.Prune(plan.Middle, a.CompactPruneChars), previous)
+		summary, res.Usage, err = a.summarise(ctx, in, compress.Prune(plan.Middle, a.CompactPruneChars), previous)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -126,10 +126,10 @@ func withoutUsage(m models.Message) models.Message {
 // summarise asks the model for the structured summary of middle. The call
 // is bounded as CallModel's: it ends after in.IdleTimeout without progress,
 // and a provider's Retry-After is reported capped at in.MaxRetryAfter.
-func (a *Activities) summarise(ctx context.Context, in turnapi.CompressContextInput, middle []models.Message, previous string) (string, error) {
+func (a *Activities) summarise(ctx context.Context, in turnapi.CompressContextInput, middle []models.Message, previous string) (string, turnapi.Usage, error) {
 	provider, err := a.provider(in.Model, in.Provider)
 	if err != nil {
-		return "", err
+		return "", turnapi.Usage{}, err
 	}
 	req := llm.Request{Messages: []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleUser, Content: compress.SummaryRequest(middle, previous)},
@@ -138,18 +138,19 @@ func (a *Activities) summarise(ctx context.Context, in turnapi.CompressContextIn
 	reply, err := a.callModel(ctx, provider, req, llm.Options{IdleTimeout: orDefault(in.IdleTimeout, DefaultModelIdleTimeout)})
 	stop()
 	if err != nil {
-		return "", fmt.Errorf("summary call: %w", modelError(ctx, err, in.MaxRetryAfter))
+		return "", turnapi.Usage{}, fmt.Errorf("summary call: %w", modelError(ctx, err, in.MaxRetryAfter))
 	}
 	rec := callRecord{Key: activityKey(ctx, models.PurposeCompress), Purpose: models.PurposeCompress,
 		SessionID: in.SessionID, TurnID: in.TurnID}
-	if _, err := a.recordCall(ctx, rec, provider, reply.Usage); err != nil {
-		return "", fmt.Errorf("summary call: %w", err)
+	usage, err := a.recordCall(ctx, rec, provider, reply.Usage)
+	if err != nil {
+		return "", turnapi.Usage{}, fmt.Errorf("summary call: %w", err)
 	}
 	text, ok := compress.NormalizeSummary(reply.Content)
 	if !ok {
-		return "", errors.New("the summariser replied with nothing")
+		return "", usage, errors.New("the summariser replied with nothing")
 	}
-	return text, nil
+	return text, usage, nil
 }
 
 // copyTodos gives the child session the parent's todo list, unless the

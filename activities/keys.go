@@ -21,7 +21,8 @@ import (
 // error is a rate limit whose RetryAfter is the wait until the first is
 // ready again, so the next attempt comes exactly then (or, when every key
 // was refused, the refusal). Only this endpoint's pool is read and
-// written: a fallback's keys are a pool of their own.
+// written: a fallback's keys are a pool of their own. Each request is
+// counted once (the last by callModel).
 func (a *Activities) callKeys(ctx context.Context, p llm.Endpoint, req llm.Request, opts llm.Options) (llm.Reply, error) {
 	if len(p.Keys) < 2 {
 		return llm.Call(ctx, p, req, opts)
@@ -30,13 +31,21 @@ func (a *Activities) callKeys(ctx context.Context, p llm.Endpoint, req llm.Reque
 	cooling := a.poolCooldowns(ctx, pool)
 	var last *llm.Error
 	var lastErr error
+	var lastTook time.Duration
 	for range p.Keys {
 		c := keypool.Pick(pool.Keys, cooling, a.now())
 		if !c.Ready() {
 			return llm.Reply{}, keypool.Exhausted(pool, c, last)
 		}
+		if lastErr != nil {
+			// callModel counts the call's last request; the key
+			// given up before it is counted here.
+			a.Metrics.ModelCall(ctx, p.BaseURL, modelOutcome(lastErr), lastTook)
+		}
 		p.APIKey = p.Keys[c.Index]
+		began := time.Now()
 		reply, err := llm.Call(ctx, p, req, opts)
+		lastTook = time.Since(began)
 		cd, cools := keypool.Cool(pool.Keys[c.Index], err, a.now())
 		if !cools {
 			return reply, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -345,14 +346,4 @@ func TestKeyPoolRealTime(t *testing.T) {
 }
 
 // equalKeys reports whether got is want, in order.
-func equalKeys(got []string, want ...string) bool {
-	if len(got) != len(want) {
-		return false
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			return false
-		}
-	}
-	return true
-}
+func equalKeys(got []string, want ...string) bool { return slices.Equal(got, want) }

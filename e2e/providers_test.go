@@ -18,11 +18,13 @@ import (
 // The Anthropic fake checks every request as the API does (roles
 // alternate, each tool_use answered by a tool_result in the next message,
 // a tool-use loop's assistant message starts with a signed thinking block
-// when thinking is on); every request must pass, the earlier calls and
-// results reach it paired, the first request goes without thinking (the
-// assistant message it continues came from the other format), the next one
-// with the thinking block the fallback signed, and the turn's usage carries
-// its cost.
+// when thinking is on); every request must pass. The earlier calls and
+// results reach the fallback paired. The tool-use loop the other format
+// began goes on without thinking (its assistant message has no signed
+// thinking block, and the API does not let thinking start mid-loop); the
+// next turn, on the fallback again, thinks, and its tool-use message goes
+// back with the thinking block the fallback signed. The turn's usage
+// carries the fallback's cost.
 func TestFallbackFromOpenAIToAnthropicMidTurn(t *testing.T) {
 	primary := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"a.txt"}`},
@@ -34,6 +36,8 @@ func TestFallbackFromOpenAIToAnthropicMidTurn(t *testing.T) {
 	fallback := fakellm.New(
 		fakellm.Step{Reasoning: "Both files are read; c.txt is next.", ToolCalls: []fakellm.ToolCall{{Name: "read_file", Arguments: `{"path":"c.txt"}`}}},
 		fakellm.TextStep("A, B and C are read."),
+		fakellm.Step{Reasoning: "The user wants a.txt again.", ToolCalls: []fakellm.ToolCall{{Name: "read_file", Arguments: `{"path":"a.txt"}`}}},
+		fakellm.TextStep("Read a again."),
 	)
 	defer fallback.Close()
 	u := newUser(t, primary.URL())
@@ -51,9 +55,13 @@ func TestFallbackFromOpenAIToAnthropicMidTurn(t *testing.T) {
 	if code != 0 || !res.Completed || res.FinalResponse == nil || *res.FinalResponse != "A, B and C are read." {
 		t.Fatalf("exit %d, result %+v\n%s", code, res, stderr)
 	}
+	res2, stderr, code := u.chatJSON(2*time.Minute, "-q", "read a again", "--session", "mixed")
+	if code != 0 || !res2.Completed || res2.FinalResponse == nil || *res2.FinalResponse != "Read a again." {
+		t.Fatalf("second turn: exit %d, result %+v\n%s", code, res2, stderr)
+	}
 	reqs := fallback.Requests()
-	if len(reqs) != 2 {
-		t.Fatalf("fallback requests = %d, want 2", len(reqs))
+	if len(reqs) != 4 {
+		t.Fatalf("fallback requests = %d, want 4", len(reqs))
 	}
 	for i, r := range reqs {
 		if r.Wire != fakellm.WireAnthropic || r.Status != 200 {
@@ -64,31 +72,35 @@ func TestFallbackFromOpenAIToAnthropicMidTurn(t *testing.T) {
 		}
 	}
 	// The first request continues the primary's calls: both results in one
-	// user message, each paired with its call, and no thinking (the
-	// assistant message it continues has no signed thinking block).
+	// user message, each paired with its call; no thinking, in this loop.
 	first := nativeRequest(t, reqs[0].Raw)
-	if first.Thinking != nil {
-		t.Fatalf("first fallback request has thinking on: %s", reqs[0].Raw)
-	}
 	if n := countBlocks(first, "user", "tool_result"); n != 2 {
 		t.Fatalf("first fallback request carries %d tool results, want 2: %s", n, reqs[0].Raw)
 	}
-	// The next request continues the fallback's own call: thinking on, and
-	// the assistant message starts with the thinking block it signed.
-	second := nativeRequest(t, reqs[1].Raw)
-	if second.Thinking == nil {
-		t.Fatalf("second fallback request has thinking off: %s", reqs[1].Raw)
+	for i := 0; i < 2; i++ {
+		if nativeRequest(t, reqs[i].Raw).Thinking != nil {
+			t.Fatalf("fallback request %d has thinking on in a loop begun without it: %s", i, reqs[i].Raw)
+		}
 	}
-	last := second.Messages[len(second.Messages)-2]
+	// The next turn starts with the user: thinking on; its tool-use message
+	// goes back led by the thinking block the fallback signed.
+	if nativeRequest(t, reqs[2].Raw).Thinking == nil {
+		t.Fatalf("the second turn's first request has thinking off: %s", reqs[2].Raw)
+	}
+	fourth := nativeRequest(t, reqs[3].Raw)
+	if fourth.Thinking == nil {
+		t.Fatalf("the second turn's second request has thinking off: %s", reqs[3].Raw)
+	}
+	last := fourth.Messages[len(fourth.Messages)-2]
 	if last.Role != "assistant" || len(last.Content) == 0 || last.Content[0].Type != "thinking" || last.Content[0].Signature == "" {
-		t.Fatalf("the fallback's tool-use message is not replayed with its thinking block: %s", reqs[1].Raw)
+		t.Fatalf("the fallback's tool-use message is not replayed with its thinking block: %s", reqs[3].Raw)
 	}
 	msgs := u.shownMessages("mixed")
 	var roles []string
 	for _, m := range msgs {
 		roles = append(roles, m.Role)
 	}
-	if got := strings.Join(roles, ","); got != "user,assistant,tool,tool,assistant,tool,assistant" {
+	if got := strings.Join(roles, ","); got != "user,assistant,tool,tool,assistant,tool,assistant,user,assistant,tool,assistant" {
 		t.Fatalf("transcript = %s", got)
 	}
 	if res.Usage.CostUSD <= 0 {

@@ -85,6 +85,7 @@ func compact(ctx workflow.Context, in TurnInput, turnID string, st *TurnState, r
 		st.note("compaction (%s) failed: %s", reason, errorMessage(err))
 		return false
 	}
+	st.Usage = st.Usage.Add(res.Usage)
 	st.Context = afterCompaction(st.Context, res, in.Compaction.Threshold, now, in.Compaction.Cooldown)
 	st.note("compaction (%s): %d → %d tokens", reason, res.Before, res.After)
 	return res.Compacted

@@ -231,8 +231,14 @@ func goalBudgetSpent(b GoalBudget, p GoalProgress, now time.Time) string {
 	return ""
 }
 
-// goalCost is the spend of usage at the budget's prices. Pure.
+// goalCost is the spend of usage: what its calls cost at their own
+// models' prices (each call's, fallbacks and prompt caching included) when
+// the activities priced them, else the tokens at the budget's prices (the
+// primary model's). Pure.
 func goalCost(b GoalBudget, u turnapi.Usage) float64 {
+	if u.CostUSD > 0 {
+		return u.CostUSD
+	}
 	return (float64(u.PromptTokens)*b.InputPrice + float64(u.CompletionTokens)*b.OutputPrice) / 1e6
 }
 

@@ -34,6 +34,10 @@ func TestGoalBudgetSpent(t *testing.T) {
 	if c := goalCost(GoalBudget{InputPrice: 2, OutputPrice: 10}, turnapi.Usage{PromptTokens: 500_000, CompletionTokens: 100_000}); c != 2 {
 		t.Errorf("cost %v, want 2", c)
 	}
+	// Calls the activities priced (at each call's own model) count as priced.
+	if c := goalCost(GoalBudget{InputPrice: 2, OutputPrice: 10}, turnapi.Usage{PromptTokens: 500_000, CompletionTokens: 100_000, CostUSD: 0.25}); c != 0.25 {
+		t.Errorf("cost %v, want the recorded 0.25", c)
+	}
 }
 
 // TestGoalTurn: the first turn carries the goal, the next ones ask to go

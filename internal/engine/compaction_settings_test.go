@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/modelinfo"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -15,17 +16,24 @@ func TestCompactionFor(t *testing.T) {
 		tune func(*config.Config)
 		want workflows.CompactionSettings
 	}{
-		{"defaults: half of 128000 minus the default reply cap", func(*config.Config) {},
-			workflows.CompactionSettings{Threshold: (128000 - 4096) / 2, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
+		{"defaults: half of the model's 128000 minus the default reply cap, the worker's window asked", func(*config.Config) {},
+			workflows.CompactionSettings{Threshold: (128000 - 4096) / 2, Ratio: 0.5, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
 		{"the configured reply cap is left out", func(c *config.Config) { c.Model.MaxTokens = 8000 },
-			workflows.CompactionSettings{Threshold: (128000 - 8000) / 2, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
-		{"window and share", func(c *config.Config) {
+			workflows.CompactionSettings{Threshold: (128000 - 8000) / 2, Ratio: 0.5, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
+		{"the bundled window of the model", func(c *config.Config) { c.Model.Name = "claude-sonnet-4-20250514" },
+			workflows.CompactionSettings{Threshold: (200000 - 4096) / 2, Ratio: 0.5, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
+		{"the configured window of the model", func(c *config.Config) {
+			c.Model.Name, c.Models = "local", map[string]modelinfo.Info{"local": {ContextWindow: 32768}}
+		}, workflows.CompactionSettings{Threshold: (32768 - 4096) / 2, Ratio: 0.5, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
+		{"a model nothing is known of: 128000", func(c *config.Config) { c.Model.Name = "mystery" },
+			workflows.CompactionSettings{Threshold: (128000 - 4096) / 2, Ratio: 0.5, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
+		{"window and share: the sender's", func(c *config.Config) {
 			c.Compression.ContextWindow, c.Compression.Threshold, c.Model.MaxTokens = 32000, 0.75, 2000
 		}, workflows.CompactionSettings{Threshold: 22500, OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
 		{"disabled: only overflows compact", func(c *config.Config) { c.Compression.Enabled = false },
 			workflows.CompactionSettings{OverflowAttempts: 3, Cooldown: 10 * time.Minute}},
 		{"no overflow attempts", func(c *config.Config) { c.Compression.OverflowAttempts, c.Compression.SummaryCooldown = 0, time.Minute },
-			workflows.CompactionSettings{Threshold: (128000 - 4096) / 2, Cooldown: time.Minute}},
+			workflows.CompactionSettings{Threshold: (128000 - 4096) / 2, Ratio: 0.5, Cooldown: time.Minute}},
 	} {
 		cfg := config.Default(t.TempDir())
 		tt.tune(&cfg)

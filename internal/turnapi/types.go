@@ -332,4 +332,6 @@ type CompressContextResult struct {
 	// SummaryError says why.
 	Fallback     bool   `json:",omitempty"`
 	SummaryError string `json:",omitempty"`
+	// Usage is the summary call's (zero when none was made).
+	Usage Usage `json:",omitempty"`
 }
