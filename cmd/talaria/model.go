@@ -17,6 +17,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/modelinfo"
 )
 
 // modelSetFlags are the flags of 'model set' and 'setup'.
@@ -311,6 +312,9 @@ them). Keys are never printed, only whether one is set. It only reads.`,
 			if err != nil {
 				return err
 			}
+			if view.Settings.Configured {
+				view.Known = modelKnowledge(cmd.Context(), view.Settings.Model)
+			}
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), view)
 			}
@@ -330,6 +334,9 @@ type modelView struct {
 	Settings engine.ModelSettings `json:"settings"`
 	// ServeEnv names serve's variables that override config.yaml.
 	ServeEnv []string `json:"serve_env,omitempty"`
+	// Known is what this configuration knows of the model: window, output
+	// cap and prices, with where each comes from (model show only).
+	Known *modelinfo.Resolved `json:"model_info,omitempty"`
 }
 
 // effectiveModel reads serve's settings when a serve runs, else the
@@ -378,6 +385,7 @@ func printModelView(w io.Writer, v modelView) {
 		key += " from $" + s.APIKeyEnv
 	}
 	fmt.Fprintf(w, "  base_url: %s\n  model: %s\n  api_key: %s\n", s.BaseURL, s.Model, key)
+	printModelKnowledge(w, v.Known)
 	if s.Timeout != "" {
 		fmt.Fprintf(w, "  timeout: %s\n  max_retry_after: %s\n  attempts: %d\n  stream: %t\n", s.Timeout, s.MaxRetryAfter, s.Attempts, s.Stream)
 	}

@@ -156,7 +156,7 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 	if price, ok := cfg.PriceOf(cfg.Model.Name); ok {
 		budget.InputPrice, budget.OutputPrice = price.Input, price.Output
 	} else if f.maxCost > 0 {
-		return usagef("--max-cost: no price is known for the model %q; set prices.%s.input and .output (USD per million tokens) in config.yaml", cfg.Model.Name, cfg.Model.Name)
+		return usagef("--max-cost: no price is known for the model %q; set models.%s.input and .output (USD per million tokens) in config.yaml (or prices.%s.input and .output)", cfg.Model.Name, cfg.Model.Name, cfg.Model.Name)
 	}
 	workdir, err := os.Getwd()
 	if err != nil {

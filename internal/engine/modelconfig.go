@@ -173,7 +173,7 @@ func (s ModelSettings) Summary() string {
 
 // liveKeys are the configuration keys a running serve applies to new model
 // calls when config.yaml changes.
-var liveKeys = []string{"model", "fallback_providers", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL",
+var liveKeys = []string{"model", "fallback_providers", "models", "prices", "OPENAI_API_KEY", "OPENAI_BASE_URL", "TALARIA_MODEL",
 	"TALARIA_PROVIDER", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"}
 
 // clientKeys are the configuration keys serve does not use: they shape

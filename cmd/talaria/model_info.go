@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/modelinfo"
+)
+
+// modelKnowledge is what this configuration knows of model (empty: the
+// configured one): context window, output cap and prices, each with where
+// it comes from (config, discovered, bundled, unknown). The configured
+// endpoint is asked when the configuration leaves something unknown, for
+// a few seconds at most; nil when the configuration does not load.
+func modelKnowledge(ctx context.Context, model string) *modelinfo.Resolved {
+	home, err := config.HomeDir(os.Getenv)
+	if err != nil {
+		return nil
+	}
+	cfg, err := config.Load(home, os.Getenv)
+	if err != nil {
+		return nil
+	}
+	r := engine.NewModelConfig(cfg).ModelInfo(ctx, model)
+	return &r
+}
+
+// printModelKnowledge prints r under model show's settings; nothing when
+// r is nil.
+func printModelKnowledge(w io.Writer, r *modelinfo.Resolved) {
+	if r == nil {
+		return
+	}
+	window := "unknown"
+	if r.ContextWindow > 0 {
+		window = fmt.Sprintf("%d tokens (%s)", r.ContextWindow, r.ContextWindowFrom)
+	}
+	fmt.Fprintf(w, "  context_window: %s\n", window)
+	if r.MaxOutput > 0 {
+		fmt.Fprintf(w, "  max_output: %d tokens (%s)\n", r.MaxOutput, r.MaxOutputFrom)
+	}
+	if !r.Price.Known() {
+		fmt.Fprintln(w, "  prices: unknown (set models.<name>.input and .output in config.yaml)")
+		return
+	}
+	p := r.Price
+	fmt.Fprintf(w, "  prices per million tokens (%s): input %s, output %s", r.PriceFrom, usd(p.Input), usd(p.Output))
+	if p.CacheRead > 0 {
+		fmt.Fprintf(w, ", cache read %s", usd(p.CacheRead))
+	}
+	if p.CacheWrite > 0 {
+		fmt.Fprintf(w, ", cache write %s", usd(p.CacheWrite))
+	}
+	fmt.Fprintln(w)
+}
+
+// usd is a price per million tokens as shown: $0.15, $2.50, $0.075.
+func usd(v float64) string {
+	s := fmt.Sprintf("%.3f", v)
+	if s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	return "$" + s
+}
