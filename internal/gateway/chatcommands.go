@@ -164,14 +164,25 @@ func usageCost(rows []models.UsageRow) string {
 	if calls == 0 {
 		return ""
 	}
-	text := fmt.Sprintf(" Cost: %s for %d model calls", modelinfo.FormatUSD(cost), calls)
-	if unpriced > 0 {
+	text := fmt.Sprintf(" Cost: %s for %s", modelinfo.FormatUSD(cost), plural(calls, "model call"))
+	switch {
+	case unpriced == calls:
+		text = fmt.Sprintf(" Cost: unknown for %s (no price is known for the model: models: in config.yaml sets one)", plural(calls, "model call"))
+	case unpriced > 0:
 		text += fmt.Sprintf(" (%d without a known price)", unpriced)
 	}
 	if cached > 0 && prompt > 0 {
 		text += fmt.Sprintf("; %d%% of the input came from the prompt cache", cached*100/prompt)
 	}
 	return text + "."
+}
+
+// plural is "1 thing" or "n things". Pure.
+func plural(n int64, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func (g *Gateway) cmdModel(ctx context.Context, _ Platform, u Update, c Command) (string, error) {
