@@ -106,6 +106,44 @@ func TestFallbackFromOpenAIToAnthropicMidTurn(t *testing.T) {
 	if res.Usage.CostUSD <= 0 {
 		t.Fatalf("usage = %+v: the fallback's calls have a price", res.Usage)
 	}
+	// talaria usage sums the recorded calls by provider and model: the
+	// primary's one answer and the fallback's four.
+	out, stderr, code := u.run(time.Minute, "usage", "--session", "mixed", "--since", "7d", "-o", "json")
+	if code != 0 {
+		t.Fatalf("usage: exit %d %s", code, stderr)
+	}
+	var report struct {
+		Models []struct {
+			Provider string  `json:"provider"`
+			Model    string  `json:"model"`
+			Calls    int     `json:"calls"`
+			Cost     float64 `json:"cost_usd"`
+		} `json:"models"`
+		Total struct {
+			Calls int     `json:"calls"`
+			Cost  float64 `json:"cost_usd"`
+		} `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("usage -o json: %v\n%s", err, out)
+	}
+	calls := map[string]int{}
+	for _, m := range report.Models {
+		calls[m.Provider+" "+m.Model] = m.Calls
+	}
+	if calls["anthropic claude-sonnet-4-5"] != 4 || calls["openai gpt-4o-mini"] != 1 || report.Total.Calls != 5 {
+		t.Fatalf("usage = %s", out)
+	}
+	if want := res.Usage.CostUSD + res2.Usage.CostUSD; report.Total.Cost < want*0.999 || report.Total.Cost > want*1.001 {
+		t.Fatalf("usage total cost %v, the turns' %v", report.Total.Cost, want)
+	}
+	text, _, code := u.run(time.Minute, "usage")
+	if code != 0 || !strings.Contains(text, "claude-sonnet-4-5") || !strings.Contains(text, "CACHE READ") {
+		t.Fatalf("usage text:\n%s", text)
+	}
+	if _, stderr, code := u.run(time.Minute, "usage", "--since", "soon"); code != 2 || !strings.Contains(stderr, "--since") {
+		t.Fatalf("a bad --since: exit %d %s", code, stderr)
+	}
 }
 
 // anthropicRequest is what the test reads of a Messages request.
