@@ -45,6 +45,9 @@ func TestMetricsServed(t *testing.T) {
 	m.ModelCall(ctx, "https://user:sk-abc@api.openai.com/v1", "ok", 1500*time.Millisecond)
 	m.Tokens(ctx, TokensPrompt, 120)
 	m.Tokens(ctx, TokensCompletion, 0)
+	m.Cost(ctx, "https://api.anthropic.com", 0.25)
+	m.Cost(ctx, "https://api.anthropic.com", 0.5)
+	m.Cost(ctx, "https://api.anthropic.com", 0)
 	m.ToolCall(ctx, "terminal", []string{"terminal"}, ToolOK)
 	m.CronRun(ctx, "missed")
 	tel.ClientMetricsHandler().WithTags(map[string]string{"choice": "once"}).Counter(MetricApprovals).Inc(1)
@@ -58,6 +61,7 @@ func TestMetricsServed(t *testing.T) {
 		`talaria_model_call_seconds_bucket{otel_scope_name="talaria",otel_scope_version="",outcome="ok",provider="openai",le="1"} 0`,
 		`talaria_tokens_total{kind="prompt",otel_scope_name="talaria",otel_scope_version=""} 120`,
 		`talaria_tool_calls_total{otel_scope_name="talaria",otel_scope_version="",outcome="ok",tool="terminal"} 1`,
+		`talaria_cost_usd_total{otel_scope_name="talaria",otel_scope_version="",provider="anthropic"} 0.75`,
 		`talaria_cron_runs_total{otel_scope_name="talaria",otel_scope_version="",status="missed"} 1`,
 		`talaria_approvals_total{choice="once",otel_scope_name="temporal-sdk",otel_scope_version=""} 1`,
 		`talaria_process="worker"`,
