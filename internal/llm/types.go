@@ -18,17 +18,21 @@ type Wire string
 
 // The wire formats Talaria speaks.
 const (
-	// WireOpenAI is OpenAI chat completions (OpenAI, OpenRouter, Ollama,
-	// vLLM, llama.cpp and most OpenAI-compatible servers).
+	// WireOpenAI is OpenAI chat completions (OpenAI, OpenRouter, vLLM,
+	// llama.cpp and most OpenAI-compatible servers).
 	WireOpenAI Wire = "openai"
 	// WireAnthropic is Anthropic's Messages API.
 	WireAnthropic Wire = "anthropic"
 	// WireResponses is OpenAI's Responses API.
 	WireResponses Wire = "responses"
+	// WireOllama is Ollama's native chat API (POST /api/chat), which,
+	// unlike Ollama's OpenAI-compatible endpoint, honours a per-request
+	// context size (options.num_ctx).
+	WireOllama Wire = "ollama"
 )
 
 // Wires lists the wire formats, in the order they are documented.
-var Wires = []Wire{WireOpenAI, WireAnthropic, WireResponses}
+var Wires = []Wire{WireOpenAI, WireAnthropic, WireResponses, WireOllama}
 
 // ParseWire reads a wire format's name; empty is WireOpenAI.
 func ParseWire(s string) (Wire, error) {
@@ -39,8 +43,10 @@ func ParseWire(s string) (Wire, error) {
 		return WireAnthropic, nil
 	case WireResponses, "openai_responses", "codex_responses":
 		return WireResponses, nil
+	case WireOllama, "ollama_chat":
+		return WireOllama, nil
 	}
-	return "", fmt.Errorf("unknown model provider %q (want openai, anthropic or responses)", s)
+	return "", fmt.Errorf("unknown model provider %q (want openai, anthropic, responses or ollama)", s)
 }
 
 // Caching layouts of Anthropic prompt caching.
@@ -91,6 +97,8 @@ func For(e Endpoint) (Provider, error) {
 		return anthropicProvider{e: e}, nil
 	case WireResponses:
 		return responsesProvider{e: e}, nil
+	case WireOllama:
+		return ollamaProvider{e: e}, nil
 	}
 	return nil, fmt.Errorf("unknown model provider %q", e.Wire)
 }
