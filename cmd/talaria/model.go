@@ -22,14 +22,15 @@ import (
 
 // modelSetFlags are the flags of 'model set' and 'setup'.
 type modelSetFlags struct {
-	baseURL, model, apiKeyEnv string
+	provider, baseURL, model, apiKeyEnv string
 	apiKeyStdin               bool
 }
 
 // change is the change the flags ask for; the key is read from in with
 // --api-key-stdin (asked on prompt when in is a terminal).
 func (f *modelSetFlags) change(in io.Reader, prompt io.Writer) (modelChange, error) {
-	change := modelChange{BaseURL: strings.TrimRight(f.baseURL, "/"), Name: f.model, APIKeyEnv: f.apiKeyEnv}
+	change := modelChange{Provider: strings.ToLower(strings.TrimSpace(f.provider)), BaseURL: strings.TrimRight(f.baseURL, "/"),
+		Name: f.model, APIKeyEnv: f.apiKeyEnv}
 	if f.apiKeyStdin {
 		key, err := readKey(in, prompt)
 		if err != nil {
@@ -41,7 +42,8 @@ func (f *modelSetFlags) change(in io.Reader, prompt io.Writer) (modelChange, err
 }
 
 func (f *modelSetFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&f.baseURL, "base-url", "", "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (Ollama), https://api.openai.com/v1")
+	c.Flags().StringVar(&f.provider, "provider", "", "wire format: openai (chat completions, the default), anthropic, responses or ollama (docs/providers.md)")
+	c.Flags().StringVar(&f.baseURL, "base-url", "", "endpoint, e.g. http://localhost:11434/v1 (Ollama), https://api.openai.com/v1; empty: the provider's own")
 	c.Flags().StringVar(&f.model, "model", "", "model name sent with each request, e.g. llama3.1")
 	c.Flags().StringVar(&f.apiKeyEnv, "api-key-env", "", "name of the environment variable holding the API key (the process running turns reads it)")
 	c.Flags().BoolVar(&f.apiKeyStdin, "api-key-stdin", false, "read the API key from standard input and store it in config.yaml (mode 0600)")

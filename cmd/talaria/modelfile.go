@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -17,7 +18,7 @@ import (
 // modelChange is what 'talaria model set' writes; empty fields are left
 // as the file has them.
 type modelChange struct {
-	BaseURL, Name, APIKeyEnv, APIKey string
+	Provider, BaseURL, Name, APIKeyEnv, APIKey string
 }
 
 // envNamePattern is a portable environment variable name.
@@ -26,7 +27,10 @@ var envNamePattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // checkChange refuses a change that cannot work, in one line. Pure.
 func checkChange(c modelChange) error {
 	if c == (modelChange{}) {
-		return errors.New("nothing to set: give --base-url, --model, --api-key-env or --api-key-stdin")
+		return errors.New("nothing to set: give --provider, --base-url, --model, --api-key-env or --api-key-stdin")
+	}
+	if c.Provider != "" && !slices.Contains(config.Providers, c.Provider) {
+		return fmt.Errorf("--provider %q is not one of %s", c.Provider, strings.Join(config.Providers, ", "))
 	}
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
@@ -82,6 +86,7 @@ func applyModelChange(data []byte, c modelChange) (out []byte, notes []string, e
 			setScalar(model, key, value)
 		}
 	}
+	set("provider", c.Provider)
 	set("base_url", c.BaseURL)
 	set("name", c.Name)
 	set("api_key_env", c.APIKeyEnv)
@@ -158,6 +163,9 @@ func removeKey(m *yaml.Node, key string) bool {
 // settings alone (no environment), whether they name an endpoint. Pure.
 func savedLine(c modelChange, file config.Model, path string) string {
 	var what []string
+	if c.Provider != "" {
+		what = append(what, "provider "+c.Provider)
+	}
 	if c.BaseURL != "" {
 		what = append(what, "base_url "+llm.RedactURL(c.BaseURL))
 	}
@@ -175,14 +183,14 @@ func savedLine(c modelChange, file config.Model, path string) string {
 		saved = strings.Join(what[:n-1], ", ") + " and " + what[n-1]
 	}
 	var uses string
-	openai := config.Model{APIKey: "x"}.Endpoint()
+	openai := config.Model{ProviderOptions: file.ProviderOptions, APIKey: "x"}.Endpoint()
 	switch {
-	case file.BaseURL != "":
+	case file.BaseURL != "" || file.IsOllama():
 		uses = fmt.Sprintf("turns use model %s at %s", file.Name, llm.RedactURL(file.Endpoint()))
 	case file.APIKey != "":
-		uses = fmt.Sprintf("no base_url is set, so turns use model %s at %s (OpenAI's, as a key is set)", file.Name, openai)
+		uses = fmt.Sprintf("no base_url is set, so turns use model %s at %s (the provider's own, as a key is set)", file.Name, openai)
 	case file.APIKeyEnv != "":
-		uses = fmt.Sprintf("no base_url is set, so turns use model %s at %s (OpenAI's) when %s is set where they run; "+
+		uses = fmt.Sprintf("no base_url is set, so turns use model %s at %s (the provider's own) when %s is set where they run; "+
 			"for another endpoint give --base-url URL", file.Name, openai, file.APIKeyEnv)
 	default:
 		uses = "no model endpoint is configured yet: give --base-url URL"

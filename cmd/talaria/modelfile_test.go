@@ -26,6 +26,9 @@ func TestApplyModelChange(t *testing.T) {
 		{name: "empty file", change: modelChange{BaseURL: "http://h:1/v1", Name: "m"},
 			want: []string{"model:\n  base_url: http://h:1/v1\n  name: m\n"},
 			load: func(c config.Config) bool { return c.Model.BaseURL == "http://h:1/v1" && c.Model.Name == "m" }},
+		{name: "provider", change: modelChange{Provider: "anthropic", Name: "claude-sonnet-4-5"},
+			want: []string{"model:\n  provider: anthropic\n  name: claude-sonnet-4-5\n"},
+			load: func(c config.Config) bool { return c.Model.Wire() == config.ProviderAnthropic }},
 		{name: "only comments", file: "# my settings\n", change: modelChange{Name: "m"},
 			want: []string{"# my settings", "name: m"}},
 		{name: "keeps other keys and comments",
@@ -102,6 +105,8 @@ func TestCheckChange(t *testing.T) {
 		{modelChange{BaseURL: "http://h/v1?api-version=1"}, ""},
 		{modelChange{APIKeyEnv: "MY-KEY"}, "not a variable name"},
 		{modelChange{APIKeyEnv: "K", APIKey: "k"}, "exclude"},
+		{modelChange{Provider: "claude"}, "--provider \"claude\" is not one of openai, anthropic, responses, ollama"},
+		{modelChange{Provider: "anthropic", Name: "claude-sonnet-4-5"}, ""},
 		{modelChange{BaseURL: "http://localhost:11434/v1", Name: "llama3.1", APIKeyEnv: "OPENAI_API_KEY"}, ""},
 	} {
 		err := checkChange(tt.c)
