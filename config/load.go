@@ -141,6 +141,9 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		}
 	}
 	set("TALARIA_PROVIDER", &cfg.Model.Provider)
+	// Anthropic has variables of its own; openai, responses and ollama
+	// (whose base URL may name its /v1, as OpenAI-style setups do) read
+	// OPENAI_*.
 	if cfg.Model.Wire() == ProviderAnthropic {
 		set("ANTHROPIC_API_KEY", &cfg.Model.APIKey)
 		set("ANTHROPIC_BASE_URL", &cfg.Model.BaseURL)

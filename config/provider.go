@@ -14,8 +14,9 @@ const (
 	ProviderAnthropic = "anthropic"
 	// ProviderResponses speaks the OpenAI Responses API.
 	ProviderResponses = "responses"
-	// ProviderOllama is chat completions at an Ollama server, whose
-	// context length is asked and sent (num_ctx) with each request.
+	// ProviderOllama speaks Ollama's native chat API (POST /api/chat),
+	// whose context length is asked and sent (options.num_ctx) with each
+	// request: Ollama's OpenAI-compatible endpoint ignores num_ctx.
 	ProviderOllama = "ollama"
 )
 
@@ -49,11 +50,12 @@ type ProviderOptions struct {
 	ReasoningEffort string `yaml:"reasoning_effort"`
 }
 
-// Wire is the wire format the provider speaks: openai, anthropic or
-// responses (ollama speaks openai).
+// Wire is the wire format the provider speaks: openai, anthropic,
+// responses or ollama (Ollama's native chat API); an unknown name is
+// openai.
 func (o ProviderOptions) Wire() string {
 	switch p := o.providerName(); p {
-	case ProviderAnthropic, ProviderResponses:
+	case ProviderAnthropic, ProviderResponses, ProviderOllama:
 		return p
 	}
 	return ProviderOpenAI

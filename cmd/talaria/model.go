@@ -23,7 +23,7 @@ import (
 // modelSetFlags are the flags of 'model set' and 'setup'.
 type modelSetFlags struct {
 	provider, baseURL, model, apiKeyEnv string
-	apiKeyStdin               bool
+	apiKeyStdin                         bool
 }
 
 // change is the change the flags ask for; the key is read from in with

@@ -35,7 +35,15 @@ func newWireRun(t *testing.T, w llm.Wire, steps []fakellm.Step, tune ...func(*co
 	model := fakellm.New(fakellm.WithSteps(steps...))
 	t.Cleanup(model.Close)
 	wire := func(c *config.Config, _ *Options) { c.Model.Provider = string(w) }
-	return &loopRun{t: t, rt: startRuntime(t, model, append([]func(*config.Config, *Options){wire}, tune...)...), model: model, workdir: t.TempDir()}
+	l := &loopRun{t: t, rt: startRuntime(t, model, append([]func(*config.Config, *Options){wire}, tune...)...), model: model, workdir: t.TempDir()}
+	t.Cleanup(func() {
+		for _, r := range model.Requests() {
+			if r.Wire != fakellm.Wire(w) {
+				t.Errorf("request %d came in wire format %s, want %s", r.Index, r.Wire, w)
+			}
+		}
+	})
+	return l
 }
 
 // turn runs one turn of session and returns its result.

@@ -89,9 +89,10 @@ func numCtx(extra map[string]any) int {
 
 // TestOllamaWindowCompacts (criterion: model discovery): a fake Ollama
 // whose /api/show reports a 32768-token window gets that window as
-// "options":{"num_ctx":32768} in every request, and a turn whose sender
-// left the window to the model compacts at 32768's threshold, where the
-// 128000 it would have assumed never would.
+// "options":{"num_ctx":32768} in every request, at its native /api/chat
+// (its OpenAI-compatible /v1 would ignore the option), and a turn whose
+// sender left the window to the model compacts at 32768's threshold,
+// where the 128000 it would have assumed never would.
 func TestOllamaWindowCompacts(t *testing.T) {
 	const window, files = 32768, 60
 	m := &compactingModel{}
@@ -139,6 +140,9 @@ func TestOllamaWindowCompacts(t *testing.T) {
 	}
 	t.Logf("base %d tokens, threshold %d (window %d): %d compactions in %d model calls", base, threshold, window, res.Compactions, res.APICalls)
 	for i, r := range model.Requests() {
+		if r.Wire != fakellm.WireOllama {
+			t.Fatalf("request %d went to the %s endpoint, want Ollama's /api/chat", i, r.Wire)
+		}
 		if got := numCtxOf(t, r.Raw); got != window {
 			t.Fatalf("request %d carries num_ctx %d, want %d", i, got, window)
 		}

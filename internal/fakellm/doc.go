@@ -1,7 +1,7 @@
 // Package fakellm is a scripted, in-process fake of a model provider: an
 // OpenAI-compatible chat completions server that also speaks Anthropic
-// Messages and the OpenAI Responses API, each at its own endpoint, from the
-// same script. It is the only model fake in Talaria: unit tests,
+// Messages, the OpenAI Responses API and Ollama's native chat API, each at
+// its own endpoint, from the same script. It is the only model fake in Talaria: unit tests,
 // integration tests and benchmarks start one, point a client (go-openai,
 // anthropic-sdk-go, openai-go, or a separately built talaria binary,
 // through OPENAI_BASE_URL or a provider's base_url) at Server.URL, and
@@ -60,6 +60,25 @@
 //     cache_read_input_tokens and cache_creation_input_tokens accordingly.
 //     Request.Body holds the request in chat-completions form;
 //     Request.CacheBreakpoints lists where its breakpoints are.
+//   - POST /api/chat is Ollama's native chat API (Request.Wire WireOllama).
+//     It refuses with HTTP 400 {"error": "..."} what Ollama refuses: no
+//     model, a role other than system, user, assistant and tool, tool call
+//     arguments that are not a JSON object. It streams unless the request
+//     says "stream": false, as NDJSON: one JSON object a line, the
+//     reasoning as "thinking" and the text in several lines, the tool calls
+//     complete on one line (Ollama does not stream argument pieces;
+//     arguments that are not an object are sent as {}; an id only when the
+//     script names one, as newer Ollama versions send), then a "done": true
+//     line with done_reason ("length" for the finish reason length, else
+//     "stop"), prompt_eval_count and eval_count. Without streaming the
+//     answer is that done line with the whole message. Request.Body holds
+//     the request in chat-completions form: calls without an id get one
+//     derived from their place (the same each time the history is sent),
+//     tool results the id of the call they answer (by tool_call_id, else
+//     by tool_name and order), options.num_predict as max_tokens. Errors
+//     are {"error": "..."} with the step's status and Retry-After;
+//     BreakAfterChunks, EndAfterChunks and StallAfterChunks count the
+//     lines before the done line.
 //
 // A script is a queue of Step values consumed one per chat request, in the
 // order the requests arrive. When the script is exhausted the Responder set

@@ -56,7 +56,8 @@ func (h *hitCounter) get(path string) int {
 // WithOllamaContext makes the server an Ollama too: POST /api/show
 // answers for each listed model in Ollama's shape, its model_info naming
 // the llama architecture with llama.context_length n (n <= 0: no context
-// length). The model calls stay at /v1 as Ollama's OpenAI-compatible ones.
+// length). The model calls are served, with or without it, at Ollama's
+// native POST /api/chat and at the OpenAI-compatible /v1 endpoints.
 func WithOllamaContext(n int) Option {
 	return optionFunc(func(c *config) { c.extra.ollama, c.extra.ollamaContext = true, n })
 }

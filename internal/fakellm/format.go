@@ -18,6 +18,8 @@ const (
 	WireAnthropic Wire = "anthropic"
 	// WireResponses is the OpenAI Responses API: POST /v1/responses.
 	WireResponses Wire = "responses"
+	// WireOllama is Ollama's native chat API: POST /api/chat.
+	WireOllama Wire = "ollama"
 )
 
 // format is one wire format: how its requests are read and its answers
@@ -67,6 +69,7 @@ func newFormats() map[string]format {
 		"/v1/chat/completions": chatFormat{},
 		"/v1/messages":         newAnthropicFormat(),
 		"/v1/responses":        newResponsesFormat(),
+		"/api/chat":            ollamaFormat{},
 	}
 }
 

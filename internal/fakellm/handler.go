@@ -204,6 +204,7 @@ type plan struct {
 	id           string
 	model        string
 	created      int64
+	received     time.Time
 	calls        []ToolCall // with ids and arguments defaulted
 	finish       string
 	usage        openai.Usage
@@ -220,6 +221,7 @@ func (s *Server) plan(req Request, st Step, status int, in decoded) plan {
 		status:       status,
 		model:        req.Body.Model,
 		created:      req.Received.Unix(),
+		received:     req.Received,
 		finish:       st.finishReason(),
 		stream:       in.stream,
 		includeUsage: in.includeUsage,
@@ -275,7 +277,7 @@ func (s *Server) serveStep(ctx context.Context, w http.ResponseWriter, p plan, f
 			http.Error(w, "fakellm: "+err.Error(), http.StatusInternalServerError)
 			return false, false
 		}
-		return s.writeStream(ctx, w, p, events)
+		return s.writeStream(ctx, w, p, events, streamsNDJSON(f))
 	}
 	body, err := f.body(p)
 	if err != nil {

@@ -15,7 +15,7 @@ type Request struct {
 	// sent to).
 	Wire Wire
 	// Body is the decoded request in chat-completions form, whatever its
-	// wire format: an Anthropic or Responses request is read into the
+	// wire format: an Anthropic, Responses or Ollama request is read into the
 	// messages, tools and limits it amounts to (zero when the body was not
 	// a valid request).
 	Body openai.ChatCompletionRequest

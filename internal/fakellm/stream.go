@@ -17,7 +17,8 @@ const (
 )
 
 // sseEvent is one event of a stream: its "data:" line and, for the wire
-// formats that name their events, its "event:" line.
+// formats that name their events, its "event:" line; in an NDJSON stream
+// (ndjsonStreamer) its data is one line as it is.
 type sseEvent struct {
 	kind chunkKind
 	name string
@@ -99,14 +100,43 @@ func streamEvents(p plan) ([]sseEvent, error) {
 	return events, nil
 }
 
-// writeStream writes a streamed answer as Server-Sent Events. It reports
-// whether the client went away before the stream was complete and whether
-// the stream was deliberately broken.
-func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, p plan, events []sseEvent) (cancelled, broken bool) {
+// ndjsonStreamer is a format whose streams are NDJSON (one JSON object a
+// line, no SSE framing), as Ollama's native API streams.
+type ndjsonStreamer interface {
+	ndjson()
+}
+
+// streamsNDJSON reports whether f streams NDJSON rather than SSE.
+func streamsNDJSON(f format) bool {
+	_, ok := f.(ndjsonStreamer)
+	return ok
+}
+
+// frame is the bytes of one event on the wire: SSE "event:" and "data:"
+// lines, or (ndjson) the data as one line. Pure.
+func frame(ev sseEvent, ndjson bool) []byte {
+	if ndjson {
+		return append(append([]byte(nil), ev.data...), '\n')
+	}
+	var b []byte
+	if ev.name != "" {
+		b = fmt.Appendf(b, "event: %s\n", ev.name)
+	}
+	return fmt.Appendf(b, "data: %s\n\n", ev.data)
+}
+
+// writeStream writes a streamed answer as Server-Sent Events or, ndjson,
+// as NDJSON lines. It reports whether the client went away before the
+// stream was complete and whether the stream was deliberately broken.
+func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, p plan, events []sseEvent, ndjson bool) (cancelled, broken bool) {
 	rc := http.NewResponseController(w)
 	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
+	if ndjson {
+		h.Set("Content-Type", "application/x-ndjson")
+	} else {
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+	}
 	w.WriteHeader(p.status)
 	if err := rc.Flush(); err != nil {
 		return true, false
@@ -138,12 +168,7 @@ func (s *Server) writeStream(ctx context.Context, w http.ResponseWriter, p plan,
 		if ctx.Err() != nil {
 			return true, false
 		}
-		if ev.name != "" {
-			if _, err := fmt.Fprintf(w, "event: %s\n", ev.name); err != nil {
-				return true, false
-			}
-		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", ev.data); err != nil {
+		if _, err := w.Write(frame(ev, ndjson)); err != nil {
 			return true, false
 		}
 		if err := rc.Flush(); err != nil {

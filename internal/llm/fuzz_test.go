@@ -94,3 +94,45 @@ func FuzzCallAnswers(f *testing.F) {
 		}
 	})
 }
+
+// FuzzOllamaAnswers: whatever an Ollama endpoint answers, Call does not
+// panic; a failure has a known class and one printable line of bounded
+// size; a success is an answer that reached its done line.
+func FuzzOllamaAnswers(f *testing.F) {
+	line := `{"model":"m","created_at":"t","message":{"role":"assistant","content":"hi"},"done":false}` + "\n"
+	done := `{"model":"m","created_at":"t","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}` + "\n"
+	for _, seed := range []struct {
+		body   string
+		status uint16
+	}{
+		{line + done, 200},
+		{line, 200},
+		{`{"model":"m","message":{"tool_calls":[{"function":{"name":"f","arguments":{"a":1}}}]},"done":true}`, 200},
+		{`{"error":"model 'x' not found"}`, 404},
+		{line + `{"error":"runner failed"}`, 200},
+		{"<!DOCTYPE html><html>\x00\x1b</html>", 200},
+		{"\xff\xfe garbage", 200},
+		{"", 200},
+	} {
+		f.Add([]byte(seed.body), seed.status)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, status uint16) {
+		code := 200 + int(status)%400
+		_, err := Call(context.Background(), Endpoint{Wire: WireOllama, BaseURL: "http://fake.invalid", Model: "m"}, request(),
+			Options{Stream: true, Transport: bodyTransport{status: code, contentType: "application/x-ndjson", body: body}})
+		if err == nil {
+			if code/100 != 2 || !bytes.Contains(body, []byte(`"done"`)) {
+				t.Fatalf("status %d answered %q without an error", code, body)
+			}
+			return
+		}
+		var e *Error
+		if !errors.As(err, &e) || !knownClasses[e.Class] {
+			t.Fatalf("error %v (%T)", err, err)
+		}
+		msg := e.Error()
+		if len(msg) > 1200 || !utf8.ValidString(msg) || strings.ContainsFunc(msg, unicode.IsControl) {
+			t.Fatalf("message %q", msg)
+		}
+	})
+}

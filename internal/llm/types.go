@@ -174,7 +174,8 @@ type Reply struct {
 
 // Options tune one call.
 type Options struct {
-	// Stream uses SSE streaming; OnDelta receives each content delta.
+	// Stream streams the reply (SSE; NDJSON for Ollama); OnDelta receives
+	// each content delta.
 	Stream  bool
 	OnDelta func(content string)
 	// OnChunk is called for every chunk of a stream, text or not: the

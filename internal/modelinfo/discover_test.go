@@ -22,7 +22,7 @@ func TestDiscoverOllama(t *testing.T) {
 	srv := fakellm.New(fakellm.WithModels("llama3.1:8b"), fakellm.WithOllamaContext(32768))
 	defer srv.Close()
 	d := &Discoverer{}
-	target := Target{BaseURL: srv.URL(), Model: "llama3.1:8b", Ollama: true}
+	target := Target{BaseURL: srv.URL(), Model: "llama3.1:8b", Wire: llm.WireOllama, Ollama: true}
 	var wg sync.WaitGroup
 	for range 5 {
 		wg.Add(1)
