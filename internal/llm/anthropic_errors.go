@@ -9,11 +9,8 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
-
-	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // classifyAnthropic turns an anthropic-sdk-go error into an *Error: an API
@@ -23,44 +20,18 @@ import (
 // an error status came without an Anthropic error body, and a complete
 // 2xx body that the SDK could not decode counted as not the protocol.
 func classifyAnthropic(ctx context.Context, err error, rec *headerRecorder) *Error {
-	r := rec.last()
 	var apiErr *anthropic.Error
-	if ctx.Err() == nil && errors.As(err, &apiErr) {
-		status, typ := apiErr.StatusCode, string(apiErr.Type())
-		msg := strings.TrimSpace(apiErr.Message)
-		if msg == "" && status >= 400 {
-			msg = bodyText(r, status)
-		}
-		if msg == "" {
-			msg = "the stream reported an error"
-		}
-		if status < 400 {
-			status = anthropicErrorStatus(typ)
-		}
-		return &Error{
-			Class:      classifyStatus(status, msg, "", typ),
-			Status:     status,
-			Message:    printable(msg, maxMessage),
-			RetryAfter: parseRetryAfter(r.retryAfter, time.Now()),
-			Err:        err,
-		}
+	if ctx.Err() != nil || !errors.As(err, &apiErr) {
+		return sdkFailure(ctx, err, rec)
 	}
-	e := classify(ctx, err, rec)
-	if ctx.Err() != nil {
-		return e
+	status, typ, msg := apiErr.StatusCode, string(apiErr.Type()), strings.TrimSpace(apiErr.Message)
+	if msg == "" && status < 400 {
+		msg = "the stream reported an error"
 	}
-	switch {
-	case r.status >= 400:
-		// The SDK read the body and found no Anthropic error in it.
-		e.Status = r.status
-		e.Message = printable(bodyText(r, r.status), maxMessage)
-		e.Class = classifyStatus(r.status, e.Message, "", "")
-	case e.Class == turnapi.ClassNetwork && r.status/100 == 2 && r.body.EOF && r.body.Err == nil:
-		// The whole body was read and still did not decode.
-		e.Status, e.Class = r.status, turnapi.ClassInvalidResponse
-		e.Message = invalidMessage(err.Error(), r)
+	if status < 400 {
+		status = anthropicErrorStatus(typ)
 	}
-	return e
+	return apiFailure(rec, status, msg, "", typ, err)
 }
 
 // anthropicErrorStatus is the HTTP status an Anthropic error type stands

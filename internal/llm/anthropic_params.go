@@ -5,8 +5,6 @@ package llm
 // cache breakpoints.
 
 import (
-	"fmt"
-
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -139,22 +137,13 @@ func markCache(system []anthropic.TextBlockParam, turns []antTurn) {
 
 // anthropicTools converts function tools; other tool types are skipped.
 func anthropicTools(tools []openai.Tool) ([]anthropic.ToolUnionParam, error) {
-	var out []anthropic.ToolUnionParam
-	for _, t := range tools {
-		if t.Function == nil || (t.Type != "" && t.Type != openai.ToolTypeFunction) {
-			continue
+	return functionTools(tools, func(fn *openai.FunctionDefinition, schema map[string]any) anthropic.ToolUnionParam {
+		tool := anthropic.ToolParam{Name: fn.Name, InputSchema: inputSchema(schema)}
+		if fn.Description != "" {
+			tool.Description = anthropic.String(fn.Description)
 		}
-		schema, err := toolSchema(t.Function.Parameters)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", t.Function.Name, err)
-		}
-		tool := anthropic.ToolParam{Name: t.Function.Name, InputSchema: inputSchema(schema)}
-		if t.Function.Description != "" {
-			tool.Description = anthropic.String(t.Function.Description)
-		}
-		out = append(out, anthropic.ToolUnionParam{OfTool: &tool})
-	}
-	return out, nil
+		return anthropic.ToolUnionParam{OfTool: &tool}
+	})
 }
 
 // inputSchema is a JSON schema object as the SDK's input_schema: its

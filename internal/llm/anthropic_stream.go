@@ -6,7 +6,6 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -170,16 +169,9 @@ func (a *anthropicStream) ended(ctx context.Context, err error, rec *headerRecor
 		e = &Error{Class: turnapi.ClassInvalidResponse, Status: r.status,
 			Message: invalidMessage("the stream ended without an event", r)}
 	case err == nil:
-		e = &Error{Class: turnapi.ClassTruncatedReply,
-			Message: fmt.Sprintf("the reply was cut off: the stream ended after %d events (%d characters of text) "+
-				"without a stop reason", a.events, a.content.Len())}
+		e = streamCut(a.events, "events", a.content.Len(), "a stop reason")
 	default:
-		e = classifyAnthropic(ctx, err, rec)
-		if e.Class == turnapi.ClassNetwork && a.events > 0 {
-			e.Class = turnapi.ClassTruncatedReply
-			e.Message = fmt.Sprintf("the reply was cut off: the stream broke after %d events (%d characters of text): %s",
-				a.events, a.content.Len(), e.Message)
-		}
+		e = streamBroke(classifyAnthropic(ctx, err, rec), a.events, "events", a.content.Len())
 	}
 	e.Streamed = a.content.String()
 	return Reply{Streamed: e.Streamed}, e

@@ -73,17 +73,11 @@ func (a *accumulator) ended(ctx context.Context, err error, rec *headerRecorder)
 			e.Class, e.Status = turnapi.ClassInvalidResponse, r.status
 			e.Message = invalidMessage("the stream ended without a chunk", r)
 		default:
-			e.Class = turnapi.ClassTruncatedReply
-			e.Message = fmt.Sprintf("the reply was cut off: the stream ended after %d chunks (%d characters of text) "+
-				"without a finish reason", a.chunks, a.content.Len())
+			e = streamCut(a.chunks, "chunks", a.content.Len(), "a finish reason")
+			e.Err = err
 		}
 	} else {
-		e = classify(ctx, err, rec)
-		if e.Class == turnapi.ClassNetwork && a.chunks > 0 {
-			e.Class = turnapi.ClassTruncatedReply
-			e.Message = fmt.Sprintf("the reply was cut off: the stream broke after %d chunks (%d characters of text): %s",
-				a.chunks, a.content.Len(), e.Message)
-		}
+		e = streamBroke(classify(ctx, err, rec), a.chunks, "chunks", a.content.Len())
 	}
 	e.Streamed = a.content.String()
 	return Reply{Streamed: e.Streamed}, e

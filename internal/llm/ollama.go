@@ -21,6 +21,8 @@ import (
 	"strings"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
@@ -168,19 +170,9 @@ func objectOf(v any) (map[string]any, error) {
 // ollamaTools is a request's function tools in Ollama's shape; other
 // tool types are skipped. Pure.
 func ollamaTools(in Request) ([]ollamaTool, error) {
-	var out []ollamaTool
-	for _, t := range in.Tools {
-		if t.Function == nil || (t.Type != "" && t.Type != "function") {
-			continue
-		}
-		schema, err := toolSchema(t.Function.Parameters)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", t.Function.Name, err)
-		}
-		out = append(out, ollamaTool{Type: "function", Function: ollamaFunction{
-			Name: t.Function.Name, Description: t.Function.Description, Parameters: schema}})
-	}
-	return out, nil
+	return functionTools(in.Tools, func(fn *openai.FunctionDefinition, schema map[string]any) ollamaTool {
+		return ollamaTool{Type: "function", Function: ollamaFunction{Name: fn.Name, Description: fn.Description, Parameters: schema}}
+	})
 }
 
 // ollamaChatURL is the chat endpoint of a base URL given as Ollama's root

@@ -156,16 +156,10 @@ func (a *ollamaAnswer) ended(ctx context.Context, err error, rec *headerRecorder
 		}
 		e = &Error{Class: turnapi.ClassInvalidResponse, Status: r.status, Message: invalidMessage(why, r), Err: err}
 	case ended:
-		e = &Error{Class: turnapi.ClassTruncatedReply, Err: err,
-			Message: fmt.Sprintf("the reply was cut off: the stream ended after %d lines (%d characters of text) "+
-				"without its done line", a.lines, a.content.Len())}
+		e = streamCut(a.lines, "lines", a.content.Len(), "its done line")
+		e.Err = err
 	default:
-		e = classify(ctx, err, rec)
-		if e.Class == turnapi.ClassNetwork && a.lines > 0 {
-			e.Class = turnapi.ClassTruncatedReply
-			e.Message = fmt.Sprintf("the reply was cut off: the stream broke after %d lines (%d characters of text): %s",
-				a.lines, a.content.Len(), e.Message)
-		}
+		e = streamBroke(classify(ctx, err, rec), a.lines, "lines", a.content.Len())
 	}
 	e.Streamed = a.content.String()
 	return Reply{Streamed: e.Streamed}, e

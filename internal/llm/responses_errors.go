@@ -10,11 +10,8 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/openai/openai-go/v3/responses"
-
-	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // classifyResponses turns an openai-go error into an *Error: an API error
@@ -23,36 +20,11 @@ import (
 // without an OpenAI error body, and a complete 2xx body that the SDK
 // could not decode counted as not the protocol.
 func classifyResponses(ctx context.Context, err error, rec *headerRecorder) *Error {
-	r := rec.last()
 	var apiErr *responses.Error
-	if ctx.Err() == nil && errors.As(err, &apiErr) {
-		msg := strings.TrimSpace(apiErr.Message)
-		if msg == "" {
-			msg = bodyText(r, apiErr.StatusCode)
-		}
-		return &Error{
-			Class:      classifyStatus(apiErr.StatusCode, msg, apiErr.Code, apiErr.Type),
-			Status:     apiErr.StatusCode,
-			Message:    printable(msg, maxMessage),
-			RetryAfter: parseRetryAfter(r.retryAfter, time.Now()),
-			Err:        err,
-		}
+	if ctx.Err() != nil || !errors.As(err, &apiErr) {
+		return sdkFailure(ctx, err, rec)
 	}
-	e := classify(ctx, err, rec)
-	if ctx.Err() != nil {
-		return e
-	}
-	switch {
-	case r.status >= 400:
-		// The SDK read the body and found no OpenAI error in it.
-		e.Status = r.status
-		e.Message = printable(bodyText(r, r.status), maxMessage)
-		e.Class = classifyStatus(r.status, e.Message, "", "")
-	case e.Class == turnapi.ClassNetwork && r.status/100 == 2 && r.body.EOF && r.body.Err == nil:
-		e.Status, e.Class = r.status, turnapi.ClassInvalidResponse
-		e.Message = invalidMessage(err.Error(), r)
-	}
-	return e
+	return apiFailure(rec, apiErr.StatusCode, apiErr.Message, apiErr.Code, apiErr.Type, err)
 }
 
 // bodyText is what to say about an error answer without an error

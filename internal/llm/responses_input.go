@@ -240,22 +240,13 @@ func messageText(m openai.ChatCompletionMessage) string {
 
 // responsesTools converts function tools; other tool types are skipped.
 func responsesTools(tools []openai.Tool) ([]responses.ToolUnionParam, error) {
-	var out []responses.ToolUnionParam
-	for _, t := range tools {
-		if t.Function == nil || (t.Type != "" && t.Type != openai.ToolTypeFunction) {
-			continue
+	return functionTools(tools, func(fn *openai.FunctionDefinition, schema map[string]any) responses.ToolUnionParam {
+		ft := responses.FunctionToolParam{Name: fn.Name, Parameters: schema, Strict: param.NewOpt(false)}
+		if fn.Description != "" {
+			ft.Description = param.NewOpt(fn.Description)
 		}
-		schema, err := toolSchema(t.Function.Parameters)
-		if err != nil {
-			return nil, fmt.Errorf("tool %s: %w", t.Function.Name, err)
-		}
-		ft := responses.FunctionToolParam{Name: t.Function.Name, Parameters: schema, Strict: param.NewOpt(false)}
-		if t.Function.Description != "" {
-			ft.Description = param.NewOpt(t.Function.Description)
-		}
-		out = append(out, responses.ToolUnionParam{OfFunction: &ft})
-	}
-	return out, nil
+		return responses.ToolUnionParam{OfFunction: &ft}
+	})
 }
 
 // toolSchema is a tool's parameters as a JSON object (an empty object

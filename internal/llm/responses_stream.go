@@ -5,7 +5,6 @@ package llm
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -168,19 +167,15 @@ func (a *responsesStream) ended(ctx context.Context, err error, rec *headerRecor
 		e.Err = err
 	case err != nil:
 		e = classifyResponses(ctx, err, rec)
-		if e.Class == turnapi.ClassNetwork && a.known > 0 {
-			e.Class = turnapi.ClassTruncatedReply
-			e.Message = fmt.Sprintf("the reply was cut off: the stream broke after %d events (%d characters of text): %s",
-				a.events, a.content.Len(), e.Message)
+		if a.known > 0 {
+			e = streamBroke(e, a.events, "events", a.content.Len())
 		}
 	case a.known == 0:
 		r := rec.last()
 		e = &Error{Class: turnapi.ClassInvalidResponse, Status: r.status,
 			Message: invalidMessage("the stream ended without a Responses API event", r)}
 	default:
-		e = &Error{Class: turnapi.ClassTruncatedReply, Message: fmt.Sprintf(
-			"the reply was cut off: the stream ended after %d events (%d characters of text) "+
-				"before the response was complete", a.events, a.content.Len())}
+		e = streamCut(a.events, "events", a.content.Len(), "the end of the response")
 	}
 	e.Streamed = a.content.String()
 	return Reply{Streamed: e.Streamed}, e
