@@ -23,16 +23,6 @@ func ollamaEndpoint(srv *fakellm.Server) Endpoint {
 	return Endpoint{Wire: WireOllama, BaseURL: srv.URL(), Model: "llama3.1:8b"}
 }
 
-// ollamaRaw is the native body of request r.
-func ollamaRaw(t *testing.T, r fakellm.Request) map[string]any {
-	t.Helper()
-	var body map[string]any
-	if err := json.Unmarshal(r.Raw, &body); err != nil {
-		t.Fatalf("request body: %v", err)
-	}
-	return body
-}
-
 func TestOllamaText(t *testing.T) {
 	for _, m := range responsesModes {
 		t.Run(m.name, func(t *testing.T) {
@@ -53,7 +43,7 @@ func TestOllamaText(t *testing.T) {
 				t.Fatalf("deltas = %q, want %q", deltas, want)
 			}
 			req := srv.Requests()[0]
-			body := ollamaRaw(t, req)
+			body := rawBody(t, req)
 			if req.Wire != fakellm.WireOllama || body["stream"] != m.stream || body["model"] != "llama3.1:8b" {
 				t.Fatalf("request: wire %s, body %s", req.Wire, req.Raw)
 			}
