@@ -223,6 +223,8 @@ func TestSetupAsksOnATerminal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	term := u.terminal(ctx, "setup")
+	term.waitScreen("Provider (openai, anthropic, responses, ollama) [openai]", 30*time.Second)
+	term.type_("\r")
 	term.waitScreen("Model endpoint", 30*time.Second)
 	term.type_(model.URL() + "\r")
 	term.waitScreen("Model name", 10*time.Second)

@@ -408,8 +408,9 @@ func newSetupCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "setup",
 		Short: "Set up the model endpoint, asking on a terminal",
-		Long: `setup asks, on a terminal, for the model endpoint, the model name and the
-variable holding the API key, and writes them like 'talaria model set'. Without
+		Long: `setup asks, on a terminal, for the provider (its wire format), the model endpoint,
+the model name and the variable holding the API key, and writes them like
+'talaria model set'. Without
 a terminal it takes the same flags as 'talaria model set'.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -458,10 +459,24 @@ func askModel(cmd *cobra.Command) (modelChange, error) {
 	}
 	var c modelChange
 	var err error
-	if c.BaseURL, err = ask("Model endpoint (any OpenAI-compatible base URL)", cur.BaseURL); err != nil {
+	provider := cur.Provider
+	if provider == "" {
+		provider = config.ProviderOpenAI
+	}
+	if c.Provider, err = ask("Provider ("+strings.Join(config.Providers, ", ")+")", provider); err != nil {
 		return c, err
 	}
-	if c.Name, err = ask("Model name", cur.Model); err != nil {
+	c.Provider = strings.ToLower(c.Provider)
+	endpoint, name := cur.BaseURL, cur.Model
+	if c.Provider != provider {
+		// Another provider: its own endpoint and a model it serves.
+		opts := config.ProviderOptions{Provider: c.Provider}
+		endpoint, name = opts.DefaultEndpoint(), suggestedModel[c.Provider]
+	}
+	if c.BaseURL, err = ask("Model endpoint (base URL)", endpoint); err != nil {
+		return c, err
+	}
+	if c.Name, err = ask("Model name", name); err != nil {
 		return c, err
 	}
 	if c.APIKeyEnv, err = ask("Variable holding the API key (empty: none)", cur.APIKeyEnv); err != nil {
@@ -469,6 +484,14 @@ func askModel(cmd *cobra.Command) (modelChange, error) {
 	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	return c, nil
+}
+
+// suggestedModel is the model setup offers for a provider chosen anew.
+var suggestedModel = map[string]string{
+	config.ProviderOpenAI:    "gpt-4.1-mini",
+	config.ProviderAnthropic: "claude-sonnet-4-5",
+	config.ProviderResponses: "o4-mini",
+	config.ProviderOllama:    "llama3.1",
 }
 
 // ttyInput reports whether r is a terminal.
