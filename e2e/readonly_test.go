@@ -34,6 +34,7 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 		{[]string{"cron", "output", "j"}, 1, "does not exist"},
 		{[]string{"model", "show"}, 0, ""},
 		{[]string{"memory", "show"}, 0, "does not exist"},
+		{[]string{"usage", "--since", "7d"}, 0, "does not exist"},
 		{[]string{"logs"}, 1, "no logs yet"},
 		{[]string{"logs", "-f", "--file", "serve"}, 1, "no logs yet"},
 	}
@@ -52,6 +53,10 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 		}
 	}
 }
+
+// emptyUsage is usage -o json with nothing recorded.
+const emptyUsage = `{"models":[],"total":{"provider":"all","model":"all","calls":0,"prompt_tokens":0,` +
+	`"completion_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0,"unpriced_calls":0}}`
 
 // TestReadOnlyCommandsAfterModelSet: a home made by 'model set' has no
 // database yet; listings say so, print an empty JSON list when asked for
@@ -72,6 +77,7 @@ func TestReadOnlyCommandsAfterModelSet(t *testing.T) {
 		{[]string{"sessions", "search", "plan", "-o", "json"}, 0, "[]"},
 		{[]string{"sessions", "show", "s1"}, 1, ""},
 		{[]string{"cron", "show", "j"}, 1, ""},
+		{[]string{"usage", "-o", "json"}, 0, emptyUsage},
 	} {
 		out, stderr, code := u.run(time.Minute, c.args...)
 		if code != c.code || strings.TrimSpace(out) != c.out || !strings.Contains(stderr, "no database at") {

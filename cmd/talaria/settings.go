@@ -96,7 +96,11 @@ func (f *commonFlags) loadConfig() (config.Config, error) {
 	if readOnly {
 		if err := nothingYet(cfg, need); err != nil {
 			if !need.lookup && need.store && wantsJSON(f.cmd) {
-				fmt.Fprintln(f.cmd.OutOrStdout(), "[]") // an empty listing, for a program reading it
+				empty := need.empty
+				if empty == "" {
+					empty = "[]"
+				}
+				fmt.Fprintln(f.cmd.OutOrStdout(), empty) // an empty listing, for a program reading it
 			}
 			return cfg, err
 		}
@@ -126,6 +130,8 @@ type readNeed struct {
 	// lookup: the command asks for one thing (exit 1 when nothing
 	// exists); otherwise it lists (exit 0).
 	lookup bool
+	// empty is a listing's JSON when there is nothing ("" : []).
+	empty string
 }
 
 // readOnlyCommands are the commands that only read: they never create
@@ -142,6 +148,7 @@ var readOnlyCommands = map[string]readNeed{
 	"cron runs":       {store: true, lookup: true},
 	"cron output":     {store: true, lookup: true},
 	"memory show":     {home: true},
+	"usage":           {store: true, empty: emptyUsageJSON},
 }
 
 // nothingYet reports, as one line, that what a read-only command reads

@@ -71,6 +71,11 @@ in config.yaml). A model without a known price counts its tokens and no cost.
 	return c
 }
 
+// emptyUsageJSON is usage -o json when nothing is recorded yet (no
+// database): the report of no calls.
+const emptyUsageJSON = `{"models":[],"total":{"provider":"all","model":"all","calls":0,"prompt_tokens":0,` +
+	`"completion_tokens":0,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0,"unpriced_calls":0}}`
+
 // usageReport is usage -o json.
 type usageReport struct {
 	Rows  []models.UsageRow `json:"models"`

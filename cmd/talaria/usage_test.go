@@ -51,3 +51,15 @@ func TestCostText(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyUsageJSON: the report of nothing, said when there is no
+// database yet, is the report an empty store gives.
+func TestEmptyUsageJSON(t *testing.T) {
+	var b strings.Builder
+	if err := writeJSON(&b, usageReport{Rows: nonNil(nil), Total: sumUsage(nil)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(strings.Fields(b.String()), ""); got != emptyUsageJSON {
+		t.Fatalf("empty report = %s\nwant %s", got, emptyUsageJSON)
+	}
+}
