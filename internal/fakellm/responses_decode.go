@@ -126,7 +126,18 @@ func (f *responsesFormat) decode(raw []byte) (decoded, error) {
 	for _, inc := range req.Include {
 		n.encrypted = n.encrypted || inc == "reasoning.encrypted_content"
 	}
+	if n.encrypted && !reasoningModel(req.Model) {
+		// As the real API answers for gpt-4o, gpt-4.1 and the like.
+		return decoded{}, refuse("Encrypted content is not supported with this model.")
+	}
 	return decoded{chat: chat, stream: req.Stream, includeUsage: true, native: n}, nil
+}
+
+// reasoningModel reports whether a model reasons, as far as the fake is
+// concerned: every model but the GPT-4 family (gpt-4o, gpt-4.1, ...),
+// which the real API refuses encrypted reasoning for. Pure.
+func reasoningModel(model string) bool {
+	return !strings.HasPrefix(strings.ToLower(model), "gpt-4")
 }
 
 // inputItems reads the input: a string is one user message.

@@ -30,6 +30,9 @@ type Error struct {
 	Status     int
 	Message    string
 	RetryAfter time.Duration
+	// Param is the request parameter an error answer names, when it
+	// names one (the OpenAI error body's param).
+	Param string
 	// Streamed is text received before a stream broke.
 	Streamed string
 	Err      error

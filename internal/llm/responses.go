@@ -32,10 +32,30 @@ type responsesProvider struct{ e Endpoint }
 // (ClassTruncatedReply, the text received so far in Error.Streamed); a
 // body that is not the protocol is ClassInvalidResponse; response.failed
 // and error events are classified like HTTP errors. It never retries.
+//
+// What the endpoint refuses for the model of the optional parts (the
+// encrypted reasoning, which models without reasoning refuse; reasoning
+// summaries, which an unverified organisation may not have) is left out
+// and the request sent again at once, and left out of every later request
+// of this process to that endpoint and model.
 func (p responsesProvider) Call(ctx context.Context, in Request, opts Options) (Reply, error) {
+	omit := refusedParts(p.e)
+	for {
+		reply, err := p.call(ctx, in, opts, omit)
+		next, again := omitRefused(omit, reply, err)
+		if !again {
+			return reply, err
+		}
+		omit = next
+		rememberRefused(p.e, omit)
+	}
+}
+
+// call is one request, without the parts in omit.
+func (p responsesProvider) call(ctx context.Context, in Request, opts Options, omit responsesOmit) (Reply, error) {
 	ctx, idle := withIdleTimeout(ctx, opts.IdleTimeout)
 	defer idle.stop()
-	params, err := responsesParams(p.e, in)
+	params, err := responsesParams(p.e, in, omit)
 	if err != nil {
 		return Reply{}, &Error{Class: turnapi.ClassBadRequest, Message: "building the request: " + err.Error(), Err: err}
 	}

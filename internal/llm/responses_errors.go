@@ -24,7 +24,9 @@ func classifyResponses(ctx context.Context, err error, rec *headerRecorder) *Err
 	if ctx.Err() != nil || !errors.As(err, &apiErr) {
 		return sdkFailure(ctx, err, rec)
 	}
-	return apiFailure(rec, apiErr.StatusCode, apiErr.Message, apiErr.Code, apiErr.Type, err)
+	e := apiFailure(rec, apiErr.StatusCode, apiErr.Message, apiErr.Code, apiErr.Type, err)
+	e.Param = apiErr.Param
+	return e
 }
 
 // bodyText is what to say about an error answer without an error

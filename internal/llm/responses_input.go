@@ -30,7 +30,7 @@ type responsesReasoning struct {
 // responsesParams is the Responses API request for in at e: stateless
 // (store=false, with the encrypted reasoning asked for so that it travels
 // in the requests), the model, limits, reasoning effort and tools.
-func responsesParams(e Endpoint, in Request) (responses.ResponseNewParams, error) {
+func responsesParams(e Endpoint, in Request, omit responsesOmit) (responses.ResponseNewParams, error) {
 	instructions, items, err := responsesInput(in)
 	if err != nil {
 		return responses.ResponseNewParams{}, err
@@ -41,10 +41,12 @@ func responsesParams(e Endpoint, in Request) (responses.ResponseNewParams, error
 	}
 	p := responses.ResponseNewParams{
 		Model:   e.Model,
-		Store:   param.NewOpt(false),
-		Include: []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent},
-		Input:   responses.ResponseNewParamsInputUnion{OfInputItemList: items},
-		Tools:   tools,
+		Store: param.NewOpt(false),
+		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: items},
+		Tools: tools,
+	}
+	if !omit.include {
+		p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
 	}
 	if instructions != "" {
 		p.Instructions = param.NewOpt(instructions)
@@ -53,9 +55,9 @@ func responsesParams(e Endpoint, in Request) (responses.ResponseNewParams, error
 		p.MaxOutputTokens = param.NewOpt(int64(in.MaxTokens))
 	}
 	if effort := strings.ToLower(strings.TrimSpace(e.ReasoningEffort)); effort != "" {
-		p.Reasoning = shared.ReasoningParam{
-			Effort:  shared.ReasoningEffort(effort),
-			Summary: shared.ReasoningSummaryAuto,
+		p.Reasoning = shared.ReasoningParam{Effort: shared.ReasoningEffort(effort)}
+		if !omit.summary {
+			p.Reasoning.Summary = shared.ReasoningSummaryAuto
 		}
 	}
 	return p, nil
