@@ -63,7 +63,7 @@ func (m Model) Streaming() bool { return m.Stream == nil || *m.Stream }
 // Configured reports whether an endpoint is set: a base URL, a key, or a
 // provider that needs none (a local Ollama).
 func (m Model) Configured() bool {
-	return m.BaseURL != "" || m.APIKey != "" || len(m.APIKeys) > 0 || m.IsOllama()
+	return m.BaseURL != "" || len(m.Keys()) > 0 || m.IsOllama()
 }
 
 // Endpoint is the effective base URL: the provider's own (the OpenAI API

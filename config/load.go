@@ -141,25 +141,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		}
 	}
 	set("TALARIA_PROVIDER", &cfg.Model.Provider)
-	// Anthropic has variables of its own; openai, responses and ollama
-	// (whose base URL may name its /v1, as OpenAI-style setups do) read
-	// OPENAI_*.
-	if cfg.Model.Wire() == ProviderAnthropic {
-		set("ANTHROPIC_API_KEY", &cfg.Model.APIKey)
-		set("ANTHROPIC_BASE_URL", &cfg.Model.BaseURL)
-	} else {
-		set("OPENAI_API_KEY", &cfg.Model.APIKey)
-		set("OPENAI_BASE_URL", &cfg.Model.BaseURL)
-	}
-	// A fallback without a key of its own uses its provider's variable.
-	for i := range cfg.FallbackProviders {
-		f := &cfg.FallbackProviders[i]
-		if f.APIKey == "" && len(f.APIKeys) == 0 {
-			if f.Wire() == ProviderAnthropic {
-				set("ANTHROPIC_API_KEY", &f.APIKey)
-			}
-		}
-	}
+	applyKeyEnv(cfg, getenv)
 	set("TALARIA_MODEL", &cfg.Model.Name)
 	// Temporal's standard variables, through the SDK's envconfig (see temporalenv.go).
 	if err := applyTemporalEnv(&cfg.Temporal, getenv); err != nil {

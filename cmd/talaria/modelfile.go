@@ -86,6 +86,12 @@ func applyModelChange(data []byte, c modelChange) (out []byte, notes []string, e
 			setScalar(model, key, value)
 		}
 	}
+	if c.Provider != "" && c.BaseURL == "" && scalar(model, "provider", config.ProviderOpenAI) != c.Provider && removeKey(model, "base_url") {
+		// The old endpoint speaks another wire format, and would be sent
+		// the new provider's key.
+		notes = append(notes, "removed model.base_url (it was the endpoint of another provider): turns use "+
+			c.Provider+"'s own endpoint; give --base-url for another")
+	}
 	set("provider", c.Provider)
 	set("base_url", c.BaseURL)
 	set("name", c.Name)
@@ -146,6 +152,16 @@ func setScalar(m *yaml.Node, key, value string) {
 	}
 	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key},
 		&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value})
+}
+
+// scalar is the value of key in m, def when absent or empty.
+func scalar(m *yaml.Node, key, def string) string {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key && m.Content[i+1].Kind == yaml.ScalarNode && m.Content[i+1].Value != "" {
+			return strings.ToLower(m.Content[i+1].Value)
+		}
+	}
+	return def
 }
 
 // removeKey removes key from m; false when it was not there.

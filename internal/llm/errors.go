@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -52,7 +53,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // the response, if there was one.
 func classify(ctx context.Context, err error, rec *headerRecorder) *Error {
 	r := rec.last()
-	e := &Error{Err: err, Message: printable(err.Error(), maxMessage), RetryAfter: parseRetryAfter(r.retryAfter, time.Now())}
+	e := &Error{Err: err, Message: printable(errorText(err), maxMessage), RetryAfter: parseRetryAfter(r.retryAfter, time.Now())}
 	var apiErr *openai.APIError
 	var reqErr *openai.RequestError
 	var idle *idleError
@@ -89,6 +90,17 @@ func classify(ctx context.Context, err error, rec *headerRecorder) *Error {
 		}
 	}
 	return e
+}
+
+// errorText is err's text with the URL of a failed request redacted (a
+// base URL may hold a key in its user info or query), the text that
+// reaches errors, logs and workflow history. Pure.
+func errorText(err error) string {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) {
+		return urlErr.Op + " " + RedactURL(urlErr.URL) + ": " + urlErr.Err.Error()
+	}
+	return err.Error()
 }
 
 // notProtocol reports whether err says the body read was not the protocol,

@@ -35,3 +35,15 @@ func TestPingErrorIsRedacted(t *testing.T) {
 		t.Fatalf("error = %q", err)
 	}
 }
+
+// TestCallErrorIsRedacted: a model call to an unreachable endpoint whose
+// URL holds a key says so without the key, in every wire format.
+func TestCallErrorIsRedacted(t *testing.T) {
+	for _, w := range Wires {
+		e := Endpoint{Wire: w, BaseURL: "http://user:s3cret@127.0.0.1:1/v1?api-key=s3cret", Model: "m"}
+		_, err := Call(t.Context(), e, request(), Options{})
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("%s: %v", w, err)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -211,6 +212,10 @@ func (d *Discoverer) do(ctx context.Context, method, target, key string, in any)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
+		var urlErr *url.Error
+		if errors.As(err, &urlErr) {
+			err = urlErr.Err // its text names the URL, which may hold a key
+		}
 		return nil, fmt.Errorf("%s %s: %w", method, llm.RedactURL(target), err)
 	}
 	defer resp.Body.Close()
