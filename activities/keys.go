@@ -34,8 +34,16 @@ func (a *Activities) callKeys(ctx context.Context, p llm.Endpoint, req llm.Reque
 	var lastTook time.Duration
 	for range p.Keys {
 		c := keypool.Pick(pool.Keys, cooling, a.now())
+		probe := false
 		if !c.Ready() {
-			return llm.Reply{}, keypool.Exhausted(pool, c, last)
+			if lastErr != nil || c.Class == turnapi.ClassRateLimit {
+				return llm.Reply{}, keypool.Exhausted(pool, c, last)
+			}
+			// Every key was refused (or out of credit) earlier: the
+			// first is tried once, so that a key renewed or topped up
+			// since is used again rather than refused unasked for an
+			// hour.
+			c, probe = keypool.Choice{Index: 0}, true
 		}
 		if lastErr != nil {
 			// callModel counts the call's last request; the key
@@ -48,6 +56,9 @@ func (a *Activities) callKeys(ctx context.Context, p llm.Endpoint, req llm.Reque
 		lastTook = time.Since(began)
 		cd, cools := keypool.Cool(pool.Keys[c.Index], err, a.now())
 		if !cools {
+			if probe && err == nil {
+				a.readyKey(ctx, pool, c.Index)
+			}
 			return reply, err
 		}
 		cooling[cd.KeyID] = cd
@@ -104,6 +115,21 @@ func (a *Activities) coolKey(ctx context.Context, pool keypool.Pool, index int, 
 		Class: string(cd.Class), Status: cd.Status}
 	if err := a.Store.SetKeyCooldown(ctx, row); err != nil {
 		a.logger().Warn("key cool-down not stored", "endpoint", pool.Endpoint, "pool", pool.ID,
+			"key", keypool.Position(index, len(pool.Keys)), "error", err)
+	}
+}
+
+// readyKey records that the index-th key of pool, refused before, was
+// taken again: its cool-down ends now.
+func (a *Activities) readyKey(ctx context.Context, pool keypool.Pool, index int) {
+	a.logger().Info("model key taken again", "endpoint", pool.Endpoint, "pool", pool.ID,
+		"key", keypool.Position(index, len(pool.Keys)), "key_id", pool.Keys[index])
+	if a.Store == nil {
+		return
+	}
+	row := models.KeyCooldown{Pool: pool.ID, KeyID: pool.Keys[index], Endpoint: pool.Endpoint, Until: a.now()}
+	if err := a.Store.SetKeyCooldown(ctx, row); err != nil {
+		a.logger().Warn("key cool-down not cleared", "endpoint", pool.Endpoint, "pool", pool.ID,
 			"key", keypool.Position(index, len(pool.Keys)), "error", err)
 	}
 }

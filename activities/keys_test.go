@@ -274,6 +274,20 @@ func TestKeyPoolRefused(t *testing.T) {
 		!errors.As(applicationError(le, 1, DefaultMaxRetryAfter), &appErr) || !appErr.NonRetryable() {
 		t.Errorf("every key refused: %v; want a refusal that is not retried", err)
 	}
+
+	// A minute on, every key is still cooling for its refusal: the first
+	// is tried once (it was renewed meanwhile), and used from then on.
+	clock.Add(time.Minute)
+	before := len(srv.keysSince(0))
+	if _, err := ask(t, a, e); err != nil {
+		t.Fatalf("a renewed key: %v", err)
+	}
+	if _, err := ask(t, a, e); err != nil {
+		t.Fatal(err)
+	}
+	if got := srv.keysSince(before); !equalKeys(got, keyAlpha, keyAlpha) {
+		t.Errorf("keys sent after every key was refused = %v; want the first, tried again and kept", got)
+	}
 }
 
 // TestKeyPoolFallbackApart: a fallback endpoint's rate limit cools its own

@@ -123,7 +123,7 @@ func (o ProviderOptions) problems(where string) []string {
 	if o.ThinkingBudget != 0 && o.ThinkingBudget < 1024 {
 		out = append(out, fmt.Sprintf("%s thinking_budget must be at least 1024 tokens (or 0 for off), got %d", where, o.ThinkingBudget))
 	}
-	switch o.ReasoningEffort {
+	switch strings.ToLower(strings.TrimSpace(o.ReasoningEffort)) {
 	case "", "minimal", "low", "medium", "high":
 	default:
 		out = append(out, fmt.Sprintf("%s reasoning_effort %q is not one of minimal, low, medium, high", where, o.ReasoningEffort))

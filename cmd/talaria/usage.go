@@ -89,6 +89,9 @@ func nonNil(rows []models.UsageRow) []models.UsageRow {
 	return rows
 }
 
+// maxSince bounds a look-back (a hundred years: everything).
+const maxSince = 100 * 365 * 24 * time.Hour
+
 // parseSince reads a look-back: a Go duration or a number of days (d) or
 // weeks (w). Pure.
 func parseSince(s string) (time.Duration, error) {
@@ -102,7 +105,7 @@ func parseSince(s string) (time.Duration, error) {
 	}
 	if unit > 0 {
 		n, err := strconv.ParseFloat(strings.TrimSpace(s[:len(s)-1]), 64)
-		if err == nil && n > 0 {
+		if err == nil && n > 0 && n*float64(unit) < float64(maxSince) {
 			return time.Duration(n * float64(unit)), nil
 		}
 	} else if d, err := time.ParseDuration(s); err == nil && d > 0 {

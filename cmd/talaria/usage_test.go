@@ -24,6 +24,9 @@ func TestParseSince(t *testing.T) {
 		{"soon", 0, true},
 		{"d", 0, true},
 		{"", 0, true},
+		{"1e300d", 0, true},
+		{"Infd", 0, true},
+		{"NaNd", 0, true},
 	} {
 		got, err := parseSince(tt.in)
 		if (err != nil) != tt.err || got != tt.want {
