@@ -40,7 +40,7 @@ func responsesParams(e Endpoint, in Request, omit responsesOmit) (responses.Resp
 		return responses.ResponseNewParams{}, err
 	}
 	p := responses.ResponseNewParams{
-		Model:   e.Model,
+		Model: e.Model,
 		Store: param.NewOpt(false),
 		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: items},
 		Tools: tools,

@@ -8,7 +8,9 @@ import (
 )
 
 func TestOmitRefused(t *testing.T) {
-	bad := func(param, msg string) error { return &Error{Class: "bad_request", Status: 400, Param: param, Message: msg} }
+	bad := func(param, msg string) error {
+		return &Error{Class: "bad_request", Status: 400, Param: param, Message: msg}
+	}
 	for _, tt := range []struct {
 		name  string
 		omit  responsesOmit
