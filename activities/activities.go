@@ -26,9 +26,10 @@ type Activities struct {
 	// then fallbacks in order; nil, an error or an empty list makes model
 	// calls fail non-retryably.
 	Providers func(model string) ([]llm.Endpoint, error)
-	// Price is a model's price as this worker knows it (configuration,
-	// discovery); nil or false: the bundled table's.
-	Price func(model string) (modelinfo.Price, bool)
+	// Price is the price of the model an endpoint served, as this worker
+	// knows it (configuration, that endpoint's discovery); nil or false:
+	// the bundled table's.
+	Price func(ctx context.Context, ep llm.Endpoint) (modelinfo.Price, bool)
 	// Worker reports this worker's model configuration now (it may change
 	// while the worker runs: serve reloads config.yaml). Nil: Stream and
 	// MaxTokens, and no model of the worker's own.

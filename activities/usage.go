@@ -21,22 +21,23 @@ type callRecord struct {
 	Key, Purpose, SessionID, TurnID string
 }
 
-// priceOf is the price of model: the worker's (configuration, discovery)
-// when it has one, else the bundled table's.
-func (a *Activities) priceOf(model string) (modelinfo.Price, bool) {
+// priceOf is the price of the model ep served: the worker's
+// (configuration, discovery at ep) when it has one, else the bundled
+// table's.
+func (a *Activities) priceOf(ctx context.Context, ep llm.Endpoint) (modelinfo.Price, bool) {
 	if a.Price != nil {
-		if p, ok := a.Price(model); ok {
+		if p, ok := a.Price(ctx, ep); ok {
 			return p, true
 		}
 	}
-	info, ok := modelinfo.Bundled(model)
+	info, ok := modelinfo.Bundled(ep.Model)
 	return info.Price, ok && info.Price.Known()
 }
 
 // recordCall stores what a model call that answered used and cost, once
 // per key, counts the cost, and returns the usage as a turn sums it.
 func (a *Activities) recordCall(ctx context.Context, rec callRecord, ep llm.Endpoint, u llm.Usage) (turnapi.Usage, error) {
-	price, priced := a.priceOf(ep.Model)
+	price, priced := a.priceOf(ctx, ep)
 	cost := 0.0
 	if priced {
 		cost = price.Cost(u)

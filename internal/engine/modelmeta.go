@@ -95,6 +95,16 @@ func (m *ModelConfig) Price(model string) (modelinfo.Price, bool) {
 	return r.Price, r.Price.Known()
 }
 
+// PriceAt is the price of the model an endpoint served, as this worker
+// knows it: the configuration, what that endpoint tells (asked once per
+// process: a fallback router's prices are its own), the bundled table.
+func (m *ModelConfig) PriceAt(ctx context.Context, ep llm.Endpoint) (modelinfo.Price, bool) {
+	meta, _ := m.knowledge()
+	t := targetOf(config.ProviderOptions{Provider: string(ep.Wire)}, ep.BaseURL, ep.Keys, ep.Model)
+	r := meta.catalog.Lookup(ctx, t)
+	return r.Price, r.Price.Known()
+}
+
 // withExtraBody gives each Ollama endpoint of list (the primary, then the
 // fallbacks, as providerList builds them) the num_ctx of its model's
 // window; other endpoints are left as they are.

@@ -157,3 +157,26 @@ func TestOllamaWindowCompacts(t *testing.T) {
 		t.Fatalf("/api/show asked %d times, want once for the worker", n)
 	}
 }
+
+// TestPriceAtTheServingEndpoint: a call a fallback router served is
+// priced at what that router lists, not at what the primary knows.
+func TestPriceAtTheServingEndpoint(t *testing.T) {
+	router := fakellm.New(fakellm.WithModels("vendor/big"),
+		fakellm.WithModelInfo("vendor/big", map[string]any{"pricing": map[string]any{"prompt": "0.000002", "completion": "0.000008"}}))
+	defer router.Close()
+	cfg := config.Default(t.TempDir())
+	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = "http://127.0.0.1:9/v1", "k", "vendor/big"
+	cfg.FallbackProviders = []config.Provider{{BaseURL: router.URL(), APIKey: "k2"}}
+	m := NewModelConfig(cfg)
+	list, err := m.Providers("")
+	if err != nil || len(list) != 2 {
+		t.Fatalf("endpoints = %+v, %v", list, err)
+	}
+	p, ok := m.PriceAt(context.Background(), list[1])
+	if !ok || p.Input != 2 || p.Output != 8 {
+		t.Fatalf("price at the router = %+v %v, want its listed $2/$8 per million", p, ok)
+	}
+	if _, ok := m.PriceAt(context.Background(), list[0]); ok {
+		t.Fatal("the unreachable primary knows no price for vendor/big")
+	}
+}

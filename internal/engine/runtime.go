@@ -210,7 +210,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		BuildPrompt:   promptBuilder(cfg.Home, rt.Models, registry.Names(), rt.logger),
 		Providers:     rt.Models.Providers,
 		Worker:        rt.Models.Worker,
-		Price:         rt.Models.Price,
+		Price:         rt.Models.PriceAt,
 		ContextWindow: rt.Models.ContextWindow,
 		Stream:        cfg.Model.Streaming(),
 		MaxTokens:     cfg.Model.MaxTokens,
