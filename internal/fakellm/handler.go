@@ -116,7 +116,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, f format) {
 		})
 		return
 	}
-	rec := &Request{Wire: f.wire(), Raw: raw, Header: r.Header.Clone(), Received: time.Now()}
+	rec := &Request{Wire: f.wire(), Raw: raw, Header: r.Header.Clone(), Query: r.URL.Query(), Received: time.Now()}
 	in, decodeErr := f.decode(raw)
 	rec.Body = in.chat
 

@@ -2,6 +2,7 @@ package fakellm
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -21,6 +22,8 @@ type Request struct {
 	Body openai.ChatCompletionRequest
 	// Raw is the request body as sent.
 	Raw []byte
+	// Query is the request URL's query.
+	Query url.Values
 	// Header holds the request headers.
 	Header http.Header
 	// Received is when the request arrived.
@@ -61,5 +64,11 @@ func (r Request) clone() Request {
 	c := r
 	c.Raw = append([]byte(nil), r.Raw...)
 	c.Header = r.Header.Clone()
+	if r.Query != nil {
+		c.Query = url.Values{}
+		for k, v := range r.Query {
+			c.Query[k] = append([]string(nil), v...)
+		}
+	}
 	return c
 }

@@ -80,12 +80,16 @@ func (p anthropicProvider) Call(ctx context.Context, in Request, opts Options) (
 // defaults, so no ANTHROPIC_* variable of the worker reaches the request.
 func newAnthropicClient(e Endpoint, transport http.RoundTripper) (anthropic.MessageService, *headerRecorder) {
 	rec := &headerRecorder{base: http.Client{Transport: transport}}
+	base, query := splitQuery(e.BaseURL)
 	opts := []option.RequestOption{
 		option.WithoutEnvironmentDefaults(),
-		option.WithBaseURL(anthropicBaseURL(e.BaseURL)),
+		option.WithBaseURL(anthropicBaseURL(base)),
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(rec),
 		option.WithoutOpenTelemetry(),
+	}
+	for _, kv := range query {
+		opts = append(opts, option.WithQueryAdd(kv[0], kv[1]))
 	}
 	if e.APIKey != "" {
 		// The SDK sends the key as a bearer token; the Messages API

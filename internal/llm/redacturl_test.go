@@ -3,6 +3,8 @@ package llm
 import (
 	"strings"
 	"testing"
+
+	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
 // TestRedactURL: credentials in an endpoint URL are never shown.
@@ -44,6 +46,25 @@ func TestCallErrorIsRedacted(t *testing.T) {
 		_, err := Call(t.Context(), e, request(), Options{})
 		if err == nil || strings.Contains(err.Error(), "s3cret") {
 			t.Errorf("%s: %v", w, err)
+		}
+	}
+}
+
+// TestBaseURLQueryKept: a base URL's query (Azure's ?api-version=, a
+// proxy's parameter) goes with every request of the SDK-based providers,
+// and the path is still the format's own.
+func TestBaseURLQueryKept(t *testing.T) {
+	for _, w := range []Wire{WireAnthropic, WireResponses} {
+		srv := fakellm.New(fakellm.TextStep("ok"))
+		e := Endpoint{Wire: w, BaseURL: srv.URL() + "?api-version=2025-04-01&tenant=a%20b", APIKey: "k", Model: "fake-model"}
+		r, err := Call(t.Context(), e, request(), Options{})
+		srv.Close()
+		if err != nil || r.Content != "ok" {
+			t.Fatalf("%s: %q, %v", w, r.Content, err)
+		}
+		req := srv.Requests()[0]
+		if req.Query.Get("api-version") != "2025-04-01" || req.Query.Get("tenant") != "a b" {
+			t.Errorf("%s: query sent %v", w, req.Query)
 		}
 	}
 }

@@ -96,18 +96,21 @@ func (p responsesProvider) call(ctx context.Context, in Request, opts Options, o
 // the SDK's environment defaults, so no OPENAI_* variable of the worker
 // reaches the request.
 func newResponsesClient(e Endpoint, transport http.RoundTripper) (responses.ResponseService, *headerRecorder) {
-	base := strings.TrimRight(e.BaseURL, "/")
-	if base == "" {
+	base, query := splitQuery(e.BaseURL)
+	if base = strings.TrimRight(base, "/"); base == "" {
 		base = defaultResponsesURL
 	}
 	rec := &headerRecorder{base: http.Client{Transport: transport}}
-	svc := responses.NewResponseService(
+	opts := []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithAPIKey(e.APIKey),
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(rec),
-	)
-	return svc, rec
+	}
+	for _, kv := range query {
+		opts = append(opts, option.WithQueryAdd(kv[0], kv[1]))
+	}
+	return responses.NewResponseService(opts...), rec
 }
 
 // replyFromResponses reads the reply of a complete response object; a

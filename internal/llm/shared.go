@@ -7,6 +7,8 @@ package llm
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -90,4 +92,29 @@ func sdkFailure(ctx context.Context, err error, rec *headerRecorder) *Error {
 		e.Message = invalidMessage(err.Error(), r)
 	}
 	return e
+}
+
+// splitQuery is a base URL without its query, and the query's parameters
+// in order of their names (an SDK adds them to each request: Azure's
+// ?api-version=, a proxy's key); a URL that does not parse is as it is.
+// Pure.
+func splitQuery(raw string) (string, [][2]string) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.RawQuery == "" {
+		return raw, nil
+	}
+	q := u.Query()
+	u.RawQuery, u.ForceQuery = "", false
+	names := make([]string, 0, len(q))
+	for k := range q {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var params [][2]string
+	for _, k := range names {
+		for _, v := range q[k] {
+			params = append(params, [2]string{k, v})
+		}
+	}
+	return u.String(), params
 }
