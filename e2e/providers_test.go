@@ -42,9 +42,11 @@ func TestFallbackFromOpenAIToAnthropicMidTurn(t *testing.T) {
 	defer fallback.Close()
 	u := newUser(t, primary.URL())
 	u.env["TALARIA_MODEL"] = "gpt-4o-mini"
-	u.env["ANTHROPIC_API_KEY"] = "anthropic-key"
+	// ANTHROPIC_API_KEY is not for an Anthropic-compatible endpoint
+	// elsewhere: the fallback names its own key.
+	u.env["ANTHROPIC_API_KEY"] = "not-for-this-endpoint"
 	writeConfig("tools:\n  enabled: [read_file]\nfallback_providers:\n  - provider: anthropic\n    base_url: "+fallback.URL()+
-		"\n    model: claude-sonnet-4-5\n    thinking_budget: 2048\n")(t, u)
+		"\n    api_key: anthropic-key\n    model: claude-sonnet-4-5\n    thinking_budget: 2048\n")(t, u)
 	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
 		if err := os.WriteFile(filepath.Join(u.workdir, f), []byte("contents of "+f+"\n"), 0o644); err != nil {
 			t.Fatal(err)
