@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
 	"time"
 
@@ -43,7 +42,7 @@ func (a *Activities) recordCall(ctx context.Context, rec callRecord, ep llm.Endp
 		cost = price.Cost(u)
 	}
 	row := models.ModelCall{Key: rec.Key, SessionID: rec.SessionID, TurnID: rec.TurnID, Purpose: rec.Purpose,
-		Provider: string(wireOf(ep)), Endpoint: hostOf(ep.BaseURL), Model: ep.Model,
+		Provider: string(wireOf(ep)), Endpoint: llm.Host(ep.BaseURL), Model: ep.Model,
 		PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens),
 		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens),
 		ReasoningTokens: int64(u.ReasoningTokens), CostUSD: cost, Priced: priced}
@@ -80,14 +79,6 @@ func wireOf(ep llm.Endpoint) llm.Wire {
 		return llm.WireOpenAI
 	}
 	return ep.Wire
-}
-
-// hostOf is an endpoint's host, without credentials, path or query. Pure.
-func hostOf(baseURL string) string {
-	if u, err := url.Parse(baseURL); err == nil && u.Host != "" {
-		return u.Host
-	}
-	return ""
 }
 
 // activityKey is the usage key of the model call of this activity: the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"time"
@@ -316,8 +315,8 @@ func promptBuilder(home string, models *ModelConfig, toolNames []string, logger 
 
 // providerHost names the provider by its endpoint's host.
 func providerHost(endpoint string) string {
-	if u, err := url.Parse(endpoint); err == nil && u.Host != "" {
-		return u.Host
+	if host := llm.Host(endpoint); host != "" {
+		return host
 	}
 	return endpoint
 }

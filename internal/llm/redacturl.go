@@ -37,3 +37,12 @@ func RedactURL(raw string) string {
 	u.Fragment, u.RawFragment = "", ""
 	return u.String()
 }
+
+// Host is an endpoint's host and port, without credentials, path or
+// query; "" when baseURL names none. Pure.
+func Host(baseURL string) string {
+	if u, err := url.Parse(baseURL); err == nil {
+		return u.Host
+	}
+	return ""
+}
