@@ -30,7 +30,7 @@ RUN --mount=type=cache,target=/go/pkg/mod \
 # which reaps the processes those tools leave behind when talaria is PID 1.
 FROM debian:trixie-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends ca-certificates bash git curl tini \
+    && apt-get install -y --no-install-recommends ca-certificates bash git curl tini bubblewrap \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --uid 10001 --user-group talaria \
     && install -d -o talaria -g talaria /home/talaria/work

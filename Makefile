@@ -31,11 +31,14 @@ release:
 	@echo "built $(BIN) ($$(du -h $(BIN) | cut -f1)): run ./$(BIN) version"
 
 serve: build
+	@scripts/ensure-bwrap.sh
 	./$(BIN) serve
 
-# The whole suite, after the workflow determinism check; a throwaway
-# PostgreSQL is started for the store tests.
+# The whole suite, after the workflow determinism check; bubblewrap is
+# installed for the sandbox tests and a throwaway PostgreSQL is started for
+# the store tests.
 test: workflowcheck
+	scripts/ensure-bwrap.sh
 	scripts/with-postgres.sh go test -count=1 -timeout 25m ./...
 
 test-short:

@@ -203,6 +203,8 @@ type Config struct {
 	Gateway Gateway `yaml:"gateway"`
 	// Delivery: where cron results go besides files, webhooks and chats.
 	Delivery Delivery `yaml:"delivery"`
+	// Sandbox: the kernel sandbox the model's commands run in.
+	Sandbox Sandbox `yaml:"sandbox"`
 }
 
 // Metrics configure the Prometheus metrics of serve, worker, scheduler
@@ -333,6 +335,7 @@ func (c Config) Validate() error {
 	problems = append(problems, c.Tools.problems()...)
 	problems = append(problems, c.Web.problems()...)
 	problems = append(problems, c.Delegation.problems()...)
+	problems = append(problems, c.Sandbox.problems(c.Home)...)
 	problems = append(problems, modelProblems(c.Models, c.Prices)...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

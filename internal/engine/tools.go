@@ -21,6 +21,7 @@ func ToolPolicy(cfg config.Config) tools.Policy {
 		ReadRoots:      cfg.Tools.ReadRoots,
 		Home:           cfg.Home,
 		OutputQuota:    int64(cfg.Tools.OutputQuota),
+		Sandbox:        cfg.SandboxSettings(),
 
 		AllowPrivateNetwork: cfg.Web.AllowPrivate,
 	}

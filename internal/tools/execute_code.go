@@ -251,7 +251,7 @@ func (t ExecuteCodeTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 	}
 	environ = append(environ, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1")
 	res, err := runCommand(ctx, "exec "+shellQuote(interp)+" "+shellQuote(program), dir, environ,
-		time.Duration(call.timeout)*time.Second, max(env.maxOutput()-200, env.maxOutput()/2), env.spillTarget())
+		time.Duration(call.timeout)*time.Second, max(env.maxOutput()-200, env.maxOutput()/2), env.spillTarget(), env.commandSandbox(dir, scratch))
 	if err != nil {
 		return "", fmt.Errorf("execute_code: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/talaria-agent/talaria/internal/sandbox"
 )
 
 // runTool runs a tool with raw JSON arguments.
@@ -67,3 +69,7 @@ func expectError(t *testing.T, out string, err, wantErr error, errHas string) bo
 	}
 	return true
 }
+
+// unsandboxed runs commands unconfined (sandbox.mode: off), for the tests
+// that follow a command's processes by their host pids.
+var unsandboxed = Policy{Sandbox: sandbox.Settings{Mode: sandbox.ModeOff}}

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"os"
+
+	"github.com/talaria-agent/talaria/internal/sandbox"
 	"slices"
 	"strings"
 )
@@ -35,6 +37,9 @@ type Policy struct {
 	// AllowPrivateNetwork lets web_fetch reach non-public addresses
 	// (web.allow_private).
 	AllowPrivateNetwork bool
+	// Sandbox is the kernel sandbox of every command a tool starts
+	// (sandbox.*); the zero value is workspace-write without network.
+	Sandbox sandbox.Settings
 }
 
 // BaseEnv are the variables every tool subprocess inherits from the worker.

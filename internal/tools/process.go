@@ -228,7 +228,7 @@ func (ps *Processes) start(env Env, a args) (processView, error) {
 		return processView{}, fmt.Errorf("process: log file: %w", err)
 	}
 	jail := newConfinement()
-	cmd, err := startShell(command, dir, env.processEnv(), out, jail)
+	cmd, wait, err := startShell(command, dir, env.processEnv(), out, jail, env.commandSandbox(dir))
 	out.Close()
 	if err != nil {
 		jail.release()
@@ -238,7 +238,7 @@ func (ps *Processes) start(env Env, a args) (processView, error) {
 		pgid: cmd.Process.Pid, jail: jail, done: make(chan struct{})}
 	jail.started(p.pgid)
 	go func() {
-		waitErr := cmd.Wait()
+		waitErr := wait()
 		code, err := exitCode(cmd, waitErr)
 		if err != nil {
 			code = -1

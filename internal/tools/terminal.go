@@ -14,6 +14,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/talaria-agent/talaria/internal/sandbox"
 )
 
 // terminal limits, in seconds.
@@ -87,7 +89,7 @@ func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("terminal: %w: %w", ErrCancelled, err)
 	}
-	res, err := runCommand(ctx, call.command, dir, env.processEnv(), time.Duration(call.timeout)*time.Second, env.maxOutput(), env.spillTarget())
+	res, err := runCommand(ctx, call.command, dir, env.processEnv(), time.Duration(call.timeout)*time.Second, env.maxOutput(), env.spillTarget(), env.commandSandbox(dir))
 	if err != nil {
 		return "", fmt.Errorf("terminal: %w", err)
 	}
@@ -120,7 +122,7 @@ func RunScript(ctx context.Context, script, dir string, timeout time.Duration, m
 	if err := ctx.Err(); err != nil {
 		return "", -1, fmt.Errorf("%w: %w", ErrCancelled, err)
 	}
-	res, err := runCommand(ctx, script, dir, ToolEnviron(os.Environ(), p), timeout, maxChars, spillTarget{})
+	res, err := runCommand(ctx, script, dir, ToolEnviron(os.Environ(), p), timeout, maxChars, spillTarget{}, nil)
 	if err != nil {
 		return "", -1, err
 	}
@@ -142,8 +144,9 @@ func shellPath() string {
 // process it started outlives the call, in its group or not. An output
 // longer than maxChars (counted once escaped in JSON) is returned as its
 // head and tail; when spill has a directory, the whole output is kept in a
-// file there, which the result names.
-func runCommand(ctx context.Context, command, dir string, environ []string, timeout time.Duration, maxChars int, spill spillTarget) (terminalResult, error) {
+// file there, which the result names. box, when set, is the sandbox it runs
+// in; nil runs it unconfined (what the owner configured).
+func runCommand(ctx context.Context, command, dir string, environ []string, timeout time.Duration, maxChars int, spill spillTarget, box *sandbox.Command) (terminalResult, error) {
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return terminalResult{}, fmt.Errorf("create output pipe: %w", err)
@@ -151,7 +154,7 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 	defer pr.Close()
 
 	jail := newConfinement()
-	cmd, err := startShell(command, dir, environ, pw, jail)
+	cmd, wait, err := startShell(command, dir, environ, pw, jail, box)
 	pw.Close() // the children hold the only write ends now
 	if err != nil {
 		return terminalResult{}, err
@@ -168,7 +171,7 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 		_, _ = io.Copy(io.MultiWriter(out, kept), pr)
 	}()
 	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
+	go func() { waited <- wait() }()
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -215,10 +218,11 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 	return res, nil
 }
 
-// startShell starts the shell running command, confined; when the start
-// fails inside a cgroup it is tried once more without one.
-func startShell(command, dir string, environ []string, out *os.File, jail *confinement) (*exec.Cmd, error) {
-	build := func() *exec.Cmd {
+// startShell starts the shell running command, confined, in the sandbox
+// box when it is set; when the start fails inside a cgroup it is tried
+// once more without one. wait waits for the shell (instead of cmd.Wait).
+func startShell(command, dir string, environ []string, out *os.File, jail *confinement, box *sandbox.Command) (cmd *exec.Cmd, wait func() error, err error) {
+	build := func() (*exec.Cmd, error) {
 		cmd := exec.Command(shellPath(), "-c", command)
 		cmd.Dir = dir
 		cmd.Stdin = nil // the null device
@@ -227,20 +231,33 @@ func startShell(command, dir string, environ []string, out *os.File, jail *confi
 		cmd.Env = slices.Clone(environ)
 		cmd.SysProcAttr = processGroupAttr()
 		jail.prepare(cmd)
-		return cmd
+		if box != nil {
+			if err := sandbox.Wrap(cmd, *box); err != nil {
+				return nil, err
+			}
+		}
+		return cmd, nil
 	}
-	cmd := build()
-	err := cmd.Start()
+	settings := sandbox.Settings{Mode: sandbox.ModeOff}
+	if box != nil {
+		settings = box.Settings
+	}
+	if cmd, err = build(); err != nil {
+		return nil, nil, err
+	}
+	wait, err = sandbox.Start(cmd, settings)
 	if err != nil && jail.inCgroup() {
 		slog.Debug("terminal: starting in a cgroup failed; using the process scan", "err", err)
 		jail.withoutCgroup()
-		cmd = build()
-		err = cmd.Start()
+		if cmd, err = build(); err != nil {
+			return nil, nil, err
+		}
+		wait, err = sandbox.Start(cmd, settings)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("start %s: %w", cmd.Path, err)
+		return nil, nil, fmt.Errorf("start %s: %w", cmd.Path, err)
 	}
-	return cmd, nil
+	return cmd, wait, nil
 }
 
 // exitCode turns Wait's outcome into a shell-style exit code: the exit

@@ -142,7 +142,7 @@ func TestTerminalTimeoutKillsProcessGroup(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, mustJSON(t, map[string]any{"command": tc.command, "timeout": 1}))
+			out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir(), Policy: unsandboxed}, mustJSON(t, map[string]any{"command": tc.command, "timeout": 1}))
 			elapsed := time.Since(start)
 			if err != nil {
 				t.Fatal(err)
@@ -181,7 +181,7 @@ func TestTerminalContextCancellationKillsProcess(t *testing.T) {
 		cancel()
 	}()
 	start := time.Now()
-	out, err := TerminalTool{}.Run(ctx, Env{Workdir: dir}, []byte(`{"command":"echo $$ > pid; sleep 30"}`))
+	out, err := TerminalTool{}.Run(ctx, Env{Workdir: dir, Policy: unsandboxed}, []byte(`{"command":"echo $$ > pid; sleep 30"}`))
 	elapsed := time.Since(start)
 	if err == nil {
 		t.Fatalf("expected a cancellation error, got %s", out)
@@ -215,7 +215,7 @@ func TestTerminalAlreadyCancelledDoesNotRun(t *testing.T) {
 
 func TestTerminalKillsBackgroundLeftovers(t *testing.T) {
 	start := time.Now()
-	out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, `{"command":"sleep 30 & echo $!"}`)
+	out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir(), Policy: unsandboxed}, `{"command":"sleep 30 & echo $!"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestTerminalDoesNotHangOnEscapedProcess(t *testing.T) {
 	// setsid leaves the process group but keeps the output pipe open; the
 	// call must still return shortly after the shell exits.
 	start := time.Now()
-	out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, `{"command":"setsid sleep 3 & sleep 0.3; echo started"}`)
+	out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir(), Policy: unsandboxed}, `{"command":"setsid sleep 3 & sleep 0.3; echo started"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
