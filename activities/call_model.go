@@ -190,7 +190,7 @@ func classify(m *models.Message) loop.ReplyKind {
 
 // describeReply builds the activity result from a stored reply.
 func (a *Activities) describeReply(m *models.Message, usage turnapi.Usage, recovered bool, allow []string) turnapi.CallModelResult {
-	res := DescribeReply(m, a.allowed(allow))
+	res := DescribeReplyIn(m, a.allowed(allow), a.commandsRun())
 	res.Usage, res.Recovered = usage, recovered
 	for i := range res.ToolCalls {
 		res.ToolCalls[i].Quick = !res.ToolCalls[i].Unknown && a.Tools.Quick(res.ToolCalls[i].Name)
@@ -202,6 +202,12 @@ func (a *Activities) describeReply(m *models.Message, usage turnapi.Usage, recov
 // names: its kind, the visible text length and each call's name, validity
 // and guardrail key. Pure.
 func DescribeReply(m *models.Message, known []string) turnapi.CallModelResult {
+	return DescribeReplyIn(m, known, approval.Where{})
+}
+
+// DescribeReplyIn is DescribeReply for commands that run where w says: a
+// command's risk is assessed for it (approval.AssessIn). Pure.
+func DescribeReplyIn(m *models.Message, known []string, w approval.Where) turnapi.CallModelResult {
 	res := turnapi.CallModelResult{
 		MessageID:      m.ID,
 		FinishReason:   m.FinishReason,
@@ -226,7 +232,7 @@ func DescribeReply(m *models.Message, known []string) turnapi.CallModelResult {
 			// A name as sent may be anything: the ref keeps its beginning.
 			ref.Name = turnapi.BoundText(ref.Name, turnapi.MaxNameBytes)
 		}
-		describeCall(&ref, tc.Function.Arguments)
+		describeCallIn(&ref, tc.Function.Arguments, w)
 		res.ToolCalls = append(res.ToolCalls, ref)
 	}
 	fitRefs(res.ToolCalls)
@@ -236,6 +242,12 @@ func DescribeReply(m *models.Message, known []string) turnapi.CallModelResult {
 // describeCall adds what the workflow needs to decide on a call before it
 // runs: a terminal command's risk, a clarify call's question.
 func describeCall(ref *turnapi.ToolCallRef, args string) {
+	describeCallIn(ref, args, approval.Where{})
+}
+
+// describeCallIn is describeCall for commands that run where w says.
+func describeCallIn(ref *turnapi.ToolCallRef, args string, w approval.Where) {
+	assessCommand := func(ref *turnapi.ToolCallRef, text string) { assessCommandIn(ref, text, w) }
 	switch ref.Name {
 	case "terminal":
 		if cmd, workdir, ok := tools.TerminalCall(args); ok {
@@ -263,9 +275,10 @@ func describeCall(ref *turnapi.ToolCallRef, args string) {
 	}
 }
 
-// assessCommand sets the risk of a call that runs the shell command text.
-func assessCommand(ref *turnapi.ToolCallRef, text string) {
-	ref.Risk = approval.Assess(text)
+// assessCommandIn sets the risk of a call that runs the shell command
+// text where w says.
+func assessCommandIn(ref *turnapi.ToolCallRef, text string, w approval.Where) {
+	ref.Risk = approval.AssessIn(text, w)
 	// The pattern keys grants and the reason is shown; both may quote the
 	// command (approval.MaxPattern bounds the pattern's bytes, not their
 	// JSON escapes).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/talaria-agent/talaria/internal/approval"
+	"github.com/talaria-agent/talaria/internal/sandbox"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
@@ -23,8 +24,9 @@ func allowedTool(allow []string) func(string) bool {
 // the model what to do instead.
 func (a *Activities) commandGate(turnMode string) func(command, workdir string) error {
 	unattended := turnMode == "off" && a.approvalPolicy() == "off"
+	where := a.commandsRun()
 	return func(command, workdir string) error {
-		risk := approval.Assess(tools.TerminalAssessText(command, workdir))
+		risk := approval.AssessIn(tools.TerminalAssessText(command, workdir), where)
 		switch {
 		case risk.Risk == turnapi.RiskBlocked:
 			return fmt.Errorf("refused: %s; this command is never run", risk.Reason)
@@ -33,4 +35,14 @@ func (a *Activities) commandGate(turnMode string) func(command, workdir string) 
 		}
 		return nil
 	}
+}
+
+// commandsRun is where this worker runs the model's commands, for their
+// assessment: in the configured sandbox, or unconfined (sandbox.mode: off).
+func (a *Activities) commandsRun() approval.Where {
+	s, err := a.toolPolicy().Sandbox.Normalized()
+	if err != nil || s.Mode == sandbox.ModeOff {
+		return approval.Where{}
+	}
+	return approval.Where{Sandboxed: true, Writable: s.Mode == sandbox.ModeWorkspaceWrite, Network: s.Network == sandbox.NetworkOn}
 }

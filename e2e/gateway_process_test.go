@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
@@ -64,7 +65,7 @@ func TestTelegramTaskApproval(t *testing.T) {
 	}))
 	defer model.Close()
 	u, tg, _ := telegramServe(t, model)
-	stale := filepath.Join(u.home, "workspace", "stale")
+	stale := filepath.Join(config.Default(u.home).WorkspaceDir(), "stale")
 	if err := os.MkdirAll(stale, 0o755); err != nil {
 		t.Fatal(err)
 	}

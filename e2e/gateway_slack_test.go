@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/fakeslack"
 )
@@ -137,7 +138,7 @@ func TestSlackControls(t *testing.T) {
 	)
 	defer model.Close()
 	u, fs, _ := slackServe(t, model)
-	work := filepath.Join(u.home, "workspace")
+	work := config.Default(u.home).WorkspaceDir()
 	for _, d := range []string{"first", "second"} {
 		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/faketelegram"
 )
@@ -146,7 +147,7 @@ func TestTelegramControls(t *testing.T) {
 	)
 	defer model.Close()
 	u, tg, _ := telegramServe(t, model)
-	work := filepath.Join(u.home, "workspace")
+	work := config.Default(u.home).WorkspaceDir()
 	for _, d := range []string{"first", "second"} {
 		if err := os.MkdirAll(filepath.Join(work, d), 0o755); err != nil {
 			t.Fatal(err)

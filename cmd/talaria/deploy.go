@@ -71,6 +71,11 @@ func daemonCommand(name, short, long string, opts engine.Options,
 			if opts.Worker && !cfg.Model.Configured() {
 				logger.Warn("turns will fail until a model is configured", "hint", engine.NoEndpointHelp)
 			}
+			if opts.Worker {
+				if line, _ := engine.SandboxLine(cfg); line != "" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "talaria %s: %s\n", name, line)
+				}
+			}
 			opts.Logger = logger
 			tel, err := startTelemetry(cmd.Context(), name, cfg, true)
 			if err != nil {

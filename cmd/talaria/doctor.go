@@ -18,6 +18,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/sandbox"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -101,6 +102,7 @@ func runDoctor(ctx context.Context, cmd *cobra.Command, common commonFlags, w io
 	add(checkTemporal(ctx, cfg, info, serving))
 	add(checkModel(ctx, cfg, info, serving))
 	add(checkDisk(cfg.Home))
+	add(checkSandbox(cfg))
 	return checks
 }
 
@@ -120,6 +122,18 @@ func configSource(home string) string {
 		return "defaults and environment (no " + path + ")"
 	}
 	return path + ", the environment and flags"
+}
+
+// checkSandbox says which sandbox the model's commands run in.
+func checkSandbox(cfg config.Config) doctorCheck {
+	line, ok := engine.SandboxLine(cfg)
+	switch {
+	case !ok:
+		return doctorCheck{"sandbox", checkWarn, line, "install bubblewrap (apt-get install bubblewrap), or set sandbox.mode: off"}
+	case cfg.SandboxSettings().Mode == sandbox.ModeOff:
+		return doctorCheck{"sandbox", checkWarn, line, "set sandbox.mode: workspace-write to confine them"}
+	}
+	return doctorCheck{"sandbox", checkOK, line, ""}
 }
 
 func checkHome(home string) doctorCheck {

@@ -92,6 +92,9 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 	if !cfg.Model.Configured() {
 		fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", engine.NoEndpointHelp) // one line; serve starts anyway
 	}
+	if line, _ := engine.SandboxLine(cfg); line != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", line) // the sandbox in force, or why commands are refused
+	}
 	tel, err := startTelemetry(ctx, "serve", cfg, true)
 	if err != nil {
 		return usageErr(err)

@@ -60,6 +60,10 @@ type assessor struct {
 	// "); it starts every pattern reported meanwhile.
 	ctx    string
 	fields int // fields expanded, see maxTotalFields
+	// filtered: only Blocked findings and Dangerous ones of keep count
+	// (AssessIn, inside a sandbox).
+	filtered bool
+	keep     []string
 }
 
 // scope is what a script has set up so far: variables with a known value,
@@ -231,6 +235,9 @@ func (sc *scope) procFile(text string, ok bool) string {
 // report records a finding. The first finding of the strongest risk gives
 // the verdict; every Dangerous finding adds its pattern.
 func (a *assessor) report(r turnapi.Risk, rule, reason, pattern string) {
+	if a.filtered && r == turnapi.RiskDangerous && !slices.Contains(a.keep, rule) {
+		return
+	}
 	if r == turnapi.RiskDangerous {
 		a.parts = append(a.parts, a.ctx+pattern)
 	}

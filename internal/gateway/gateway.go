@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -251,9 +250,10 @@ func (g *Gateway) startOnce(ctx context.Context, id, workflow string, in any) er
 }
 
 // workdir is where chat turns resolve relative paths and may write:
-// $TALARIA_HOME/workspace, made private when missing.
+// sandbox.workspace (talaria-workspace beside $TALARIA_HOME by default),
+// outside the home that commands never see; made private when missing.
 func (g *Gateway) workdir() string {
-	dir := filepath.Join(g.cfg.Home, "workspace")
+	dir := g.cfg.WorkspaceDir()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		g.logger.Warn("gateway: make the chats' workspace", "dir", dir, "error", err)
 	}

@@ -11,10 +11,10 @@ import (
 type kind int
 
 const (
-	writable kind = iota // the host path, writable
-	readOnly             // the host path, read-only
-	hiddenDir            // an empty directory
-	hiddenFile           // an empty file (/dev/null, read-only)
+	writable   kind = iota // the host path, writable
+	readOnly               // the host path, read-only
+	hiddenDir              // an empty directory
+	hiddenFile             // an empty file (/dev/null, read-only)
 )
 
 // mount is one path of the sandbox's view: dst shows src (the host path;

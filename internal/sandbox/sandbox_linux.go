@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-
 	"fmt"
 	"os"
 	"os/exec"
@@ -320,7 +319,3 @@ func portRuleset(ports []int) (int, error) {
 	rulesets[key] = fd
 	return fd, nil
 }
-
-
-
-

@@ -243,7 +243,7 @@ func startShell(command, dir string, environ []string, out *os.File, jail *confi
 		settings = box.Settings
 	}
 	if cmd, err = build(); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("refused: %w", err)
 	}
 	wait, err = sandbox.Start(cmd, settings)
 	if err != nil && jail.inCgroup() {
@@ -253,6 +253,9 @@ func startShell(command, dir string, environ []string, out *os.File, jail *confi
 			return nil, nil, err
 		}
 		wait, err = sandbox.Start(cmd, settings)
+	}
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return nil, nil, fmt.Errorf("refused: %w", err)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("start %s: %w", cmd.Path, err)

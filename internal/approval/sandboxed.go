@@ -1,0 +1,53 @@
+package approval
+
+import (
+	"github.com/talaria-agent/talaria/internal/turnapi"
+)
+
+// Where is where a command runs, for [AssessIn].
+type Where struct {
+	// Sandboxed: in the kernel sandbox, which holds writes to the
+	// writable roots and hides Talaria's home and the user's credentials.
+	Sandboxed bool
+	// Writable: the sandbox lets it write the working directory and the
+	// write roots (workspace-write); false in read-only mode.
+	Writable bool
+	// Network: the sandbox lets it reach the network.
+	Network bool
+}
+
+// sandboxAsk are the Dangerous rules that still ask inside a sandbox that
+// can write: what the command can destroy lies in the writable roots.
+var sandboxAsk = []string{RuleRecursiveDelete, RuleGitClean, RuleGitResetHard, RuleGitDiscard}
+
+// sandboxAskNetwork still ask when the sandbox reaches the network: they
+// change or read things elsewhere.
+var sandboxAskNetwork = []string{RuleGitForcePush, RuleSQLDrop, RuleCloudMetadata}
+
+// AssessIn classifies command as Assess does, for where it runs. Outside a
+// sandbox it is Assess. Inside one, the kernel is the boundary: Blocked
+// stays Blocked (it never runs), and of the Dangerous findings only those
+// about what the sandbox leaves within reach still ask — deleting or
+// discarding work in the writable roots, and, with the network on, force
+// pushes, SQL drops and cloud metadata; every other command is Safe.
+func AssessIn(command string, w Where) (out turnapi.Assessment) {
+	if !w.Sandboxed {
+		return Assess(command)
+	}
+	var keep []string
+	if w.Writable {
+		keep = append(keep, sandboxAsk...)
+	}
+	if w.Network {
+		keep = append(keep, sandboxAskNetwork...)
+	}
+	defer func() {
+		if recover() != nil {
+			// Text the analyzer cannot read: the sandbox still holds it.
+			out = turnapi.Assessment{Risk: turnapi.RiskSafe}
+		}
+	}()
+	a := &assessor{keep: keep, filtered: true}
+	a.script(command, newScope(), 0)
+	return a.result()
+}
