@@ -83,7 +83,8 @@ func TestHostileCommandsStayInTheSandbox(t *testing.T) {
 		"skills/known/SKILL.md": "---\nname: known\ndescription: a known skill\n---\nRun the tests.\n",
 	}
 	writeTree(t, home, homeFiles)
-	before := map[string]string{"outside": treeSum(t, out), "home files": homeSum(t, home, homeFiles), "user": treeSum(t, user)}
+	before := map[string]string{"outside": treeSum(t, out), "user": treeSum(t, user)}
+	homeTree := listTree(home, "skills", "memories")
 
 	llmHost, _, _ := strings.Cut(strings.TrimPrefix(model.URL(), "http://"), "/")
 	_, llmPort, _ := net.SplitHostPort(llmHost)
@@ -115,11 +116,14 @@ func TestHostileCommandsStayInTheSandbox(t *testing.T) {
 		t.Fatalf("the turn did not complete: %s after %d model calls", res.TurnExitReason, res.APICalls)
 	}
 
-	after := map[string]string{"outside": treeSum(t, out), "home files": homeSum(t, home, homeFiles), "user": treeSum(t, user)}
+	after := map[string]string{"outside": treeSum(t, out), "user": treeSum(t, user)}
 	for k := range before {
 		if before[k] != after[k] {
 			t.Errorf("%s changed", k)
 		}
+	}
+	if got := listTree(home, "skills", "memories"); got != homeTree {
+		t.Errorf("the skills and memories of Talaria's home changed:\n%s\nwas\n%s", got, homeTree)
 	}
 	for name, text := range homeFiles {
 		if b, err := os.ReadFile(filepath.Join(home, name)); err != nil || string(b) != text {
@@ -262,22 +266,24 @@ func treeSum(t *testing.T, dir string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// homeSum digests the planted files of Talaria's home and the names of its
-// skills and memories (the worker writes its own files next to them).
-func homeSum(t *testing.T, home string, files map[string]string) string {
-	t.Helper()
-	h := sha256.New()
-	for _, sub := range []string{"skills", "memories"} {
-		fmt.Fprintln(h, treeSum(t, filepath.Join(home, sub)))
+// listTree lists the files below home's subdirectories subs, with their
+// sizes.
+func listTree(home string, subs ...string) string {
+	var b strings.Builder
+	for _, sub := range subs {
+		filepath.WalkDir(filepath.Join(home, sub), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				fmt.Fprintf(&b, "%s: %v\n", p, err)
+				return nil
+			}
+			info, _ := d.Info()
+			if info != nil {
+				fmt.Fprintf(&b, "%s %v %d\n", strings.TrimPrefix(p, home), info.Mode(), info.Size())
+			}
+			return nil
+		})
 	}
-	for name := range files {
-		b, err := os.ReadFile(filepath.Join(home, name))
-		fmt.Fprintf(h, "%s %v %q\n", name, err, b)
-	}
-	if _, err := os.Stat(filepath.Join(home, "SOUL.md")); err != nil {
-		fmt.Fprintln(h, err)
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	return b.String()
 }
 
 // readCorpus reads testdata/hostile.txt with its placeholders filled in.

@@ -2,6 +2,7 @@ package injection
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -86,4 +87,28 @@ var commentRules = []rule{
 		`\b(?:instructions?|rules|guidelines|prompts?|safety|restrictions|approvals?)\b`)},
 	{name: "order-to-agent", kind: HiddenComment, re: re(`(?s)\b(?:ai|assistant|agent|llm|chatbot|language\s+model|claude|gpt|copilot)s?\b.{0,60}?` +
 		`\b(?:must|should|shall|always|never|needs?\s+to|have\s+to|is\s+to|are\s+to)\b`)},
+}
+
+// instructionRules recognise, in text that instructs the agent in every
+// session or task (SOUL.md, skills), orders to run a download or to read
+// secrets: legitimate in a project's install notes, not in standing
+// instructions.
+var instructionRules = []rule{
+	{name: "download-and-run", kind: Exfiltration, re: re(`\b(?:curl|wget|fetch|iwr|invoke-webrequest)\b[^\n|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b|` +
+		`\b(?:ba|z)?sh\s+(?:-c\s+)?["']?\s*(?:<\(|\$\()\s*(?:curl|wget)\b|\b(?:curl|wget)\b[^\n]*\|\s*(?:python3?|perl|ruby|node)\b`)},
+	{name: "run-first", kind: Override, re: re(`\b(?:before\s+(?:anything|everything|doing\s+anything|you\s+do\s+anything)(?:\s+else)?|first\s+of\s+all|` +
+		`always\s+start\s+by|at\s+the\s+start\s+of\s+every\s+(?:task|session|conversation))\b[^\n]{0,80}?\b(?:run|execute|curl|wget|download|install|send|upload)\b`)},
+	{name: "read-secrets", kind: Exfiltration, re: re(`\b(?:read|print|cat|show|send|upload|post|copy|include|paste|exfiltrate)\b[^\n]{0,60}?` +
+		`(?:\.env\b|\bid_(?:rsa|ed25519|ecdsa)\b|private\s+keys?|api[\s_-]?keys?|\bcredentials\b|\bpasswords?\b|\bsecrets?\b|config\.yaml|talaria\.pem|/etc/shadow)`)},
+}
+
+// ScanInstructions is Scan for standing instructions (SOUL.md, a skill):
+// it also reports orders to run downloads, to run something before
+// anything else, and to read or send secrets.
+func ScanInstructions(text string) []Finding {
+	out := Scan(text)
+	_, masked := scanComments(text)
+	out = append(out, matchRules(text, masked, instructionRules)...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].offset < out[j].offset })
+	return out
 }

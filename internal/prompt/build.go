@@ -74,9 +74,9 @@ const (
 // Build assembles the system prompt from in and the files under in.Home
 // and around in.Workdir.
 func Build(in Inputs) (Prompt, error) {
-	identity, identityUnread := identitySection(in.Home)
+	identity, identityUnread, identityRefused := identitySection(in.Home)
 	memory, memoryRefused, memoryUnread := memorySection(in.Home)
-	skills, skillsUnread := skillsSection(in.Home)
+	skills, skillsUnread, skillsRefused := skillsSection(in.Home)
 	project, projectRefused, projectUnread, err := contextSection(in.Workdir)
 	if err != nil {
 		return Prompt{}, err
@@ -91,7 +91,7 @@ func Build(in Inputs) (Prompt, error) {
 		{SectionDate, dateLine(in)},
 	}
 	p := assemble(parts)
-	p.Refused = append(memoryRefused, projectRefused...)
+	p.Refused = append(append(append(identityRefused, memoryRefused...), skillsRefused...), projectRefused...)
 	p.Unread = unread
 	warnRefused(in.Logger, p.Refused)
 	warnUnread(in.Logger, p.Unread)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/talaria-agent/talaria/internal/injection"
 )
 
 // SoulFile is the identity file under $TALARIA_HOME.
@@ -19,19 +21,24 @@ const DefaultIdentity = `You are Talaria, an autonomous agent that gets work don
 // identitySection returns SOUL.md (trimmed, capped at ContextCap) or the
 // default identity when it is missing or empty. A SOUL.md that exists but
 // cannot be read (a directory, a FIFO, no permission) gives the default
-// identity followed by one line saying so, and is returned as unread.
-func identitySection(home string) (string, []Unread) {
+// identity followed by one line saying so, and is returned as unread; one
+// that looks like a prompt injection (injection.ScanInstructions) gives
+// the default identity and a line saying so, and is returned as refused.
+func identitySection(home string) (string, []Unread, []Refusal) {
 	if home == "" {
-		return DefaultIdentity, nil
+		return DefaultIdentity, nil, nil
 	}
 	path := filepath.Join(home, SoulFile)
 	text, ok, err := readOptional(path)
 	if err != nil {
-		return DefaultIdentity + "\n\n" + unreadNote(SoulFile), []Unread{{Path: path, Err: fmt.Errorf("identity: %w", err)}}
+		return DefaultIdentity + "\n\n" + unreadNote(SoulFile), []Unread{{Path: path, Err: fmt.Errorf("identity: %w", err)}}, nil
 	}
 	text = strings.TrimSpace(text)
 	if !ok || text == "" {
-		return DefaultIdentity, nil
+		return DefaultIdentity, nil, nil
 	}
-	return capText(text, ContextCap), nil
+	if findings := injection.ScanInstructions(text); len(findings) > 0 {
+		return DefaultIdentity + "\n\n" + refusedNote(SoulFile, findings), nil, []Refusal{{Path: path, Findings: findings}}
+	}
+	return capText(text, ContextCap), nil, nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/talaria-agent/talaria/internal/injection"
 )
 
 // SkillsDir holds one directory per skill, each with a SkillFile.
@@ -27,6 +29,7 @@ type Skill struct {
 	Name        string
 	Description string
 	Path        string // the SKILL.md file
+	text        string // its whole text, for the injection scan
 }
 
 // FrontMatter is the YAML header of a SKILL.md.
@@ -174,7 +177,7 @@ func loadSkills(home string) ([]Skill, []Unread) {
 			continue
 		}
 		name, desc := ParseSkill(e.Name(), text)
-		skills = append(skills, Skill{Name: name, Description: desc, Path: path})
+		skills = append(skills, Skill{Name: name, Description: desc, Path: path, text: text})
 	}
 	sort.SliceStable(skills, func(i, j int) bool {
 		if skills[i].Name != skills[j].Name {
@@ -188,11 +191,11 @@ func loadSkills(home string) ([]Skill, []Unread) {
 // skillsSection renders the skills index. A skills directory or a SKILL.md
 // that exists but cannot be read is left out with one line saying so
 // (named relative to home), and returned as unread.
-func skillsSection(home string) (string, []Unread) {
+func skillsSection(home string) (string, []Unread, []Refusal) {
 	if home == "" {
-		return "", nil
+		return "", nil, nil
 	}
-	skills, unread := loadSkills(home)
+	all, unread := loadSkills(home)
 	var b bytes.Buffer
 	for i, u := range unread {
 		if i > 0 {
@@ -200,8 +203,23 @@ func skillsSection(home string) (string, []Unread) {
 		}
 		b.WriteString(unreadNote(homeRelative(home, u.Path)))
 	}
+	// A skill whose text looks like a prompt injection is left out of the
+	// index, with a line saying so.
+	var skills []Skill
+	var refused []Refusal
+	for _, s := range all {
+		if findings := injection.ScanInstructions(s.text); len(findings) > 0 {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(refusedNote(homeRelative(home, s.Path), findings))
+			refused = append(refused, Refusal{Path: s.Path, Findings: findings})
+			continue
+		}
+		skills = append(skills, s)
+	}
 	if len(skills) == 0 {
-		return b.String(), unread
+		return b.String(), unread, refused
 	}
 	if b.Len() > 0 {
 		b.WriteString("\n\n")
@@ -217,7 +235,7 @@ func skillsSection(home string) (string, []Unread) {
 		}
 		fmt.Fprintf(&b, " (%s)", s.Path)
 	}
-	return b.String(), unread
+	return b.String(), unread, refused
 }
 
 // homeRelative names path relative to home with slashes, or by its base

@@ -81,7 +81,7 @@ func Check(name, text string) (Skill, error) {
 // Screen refuses text the injection scan flags: a skill enters the
 // prompt of every session.
 func Screen(text string) error {
-	if findings := injection.Scan(text); len(findings) > 0 {
+	if findings := injection.ScanInstructions(text); len(findings) > 0 {
 		return fmt.Errorf("%w: %s; a skill must be plain instructions, without hidden text, directives to ignore rules or commands that send secrets; nothing was changed",
 			ErrSuspicious, injection.Details(findings))
 	}
