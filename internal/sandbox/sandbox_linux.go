@@ -168,6 +168,9 @@ func hostMounts(c Command) []mount {
 	}
 	if c.Mode == ModeWorkspaceWrite {
 		add(writable, c.Writable...)
+	} else {
+		// Read-only: the roots are still seen (one below /tmp too).
+		add(readOnly, c.Writable...)
 	}
 	add(writable, c.Binds...)
 	if c.Cache != "" {

@@ -1,0 +1,128 @@
+package tools
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/talaria-agent/talaria/internal/sandbox"
+)
+
+// TestEverydayWorkInTheSandbox: the commands of everyday work run in the
+// default sandbox as they do outside it: Go builds and tests, make, npm,
+// git, pytest and grep in the workspace; with the network on, git clone
+// and curl of a server on this machine that is not one of Talaria's.
+func TestEverydayWorkInTheSandbox(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and tests projects in a sandbox")
+	}
+	t.Parallel()
+	if err := sandbox.Check(sandbox.Settings{}); err != nil {
+		t.Fatalf("no sandbox here (make test installs bubblewrap): %v", err)
+	}
+	ws := t.TempDir()
+	home := t.TempDir()
+	cache := hostCacheDir(t)
+	writeFiles(t, ws, map[string]string{
+		"go.mod":          "module example.com/work\n\ngo 1.22\n",
+		"main.go":         "package main\n\nfunc main() { println(add(2, 3)) }\n\nfunc add(a, b int) int { return a + b }\n",
+		"main_test.go":    "package main\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif add(2, 3) != 5 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n",
+		"Makefile":        "out.txt: main.go\n\tcp main.go out.txt\n",
+		"package.json":    `{"name":"work","version":"1.0.0","scripts":{"test":"node -e \"require('assert').strictEqual(1+1,2); console.log('npm ok')\""}}`,
+		"test_calc.py":    "def test_add():\n    assert 1 + 1 == 2\n",
+		"notes/todo.txt":  "first line\nTODO: write the docs\n",
+		"notes/other.txt": "nothing here\n",
+	})
+	run := func(t *testing.T, policy Policy, command string) terminalResult {
+		t.Helper()
+		policy.Home = home
+		out, err := runTool(t, TerminalTool{}, Env{Workdir: ws, Policy: policy}, mustJSON(t, map[string]any{"command": command, "timeout": 600}))
+		if err != nil {
+			t.Fatalf("%s: %v", command, err)
+		}
+		return decode[terminalResult](t, out)
+	}
+	policy := Policy{Sandbox: sandbox.Settings{Cache: cache}}
+	for _, tc := range []struct{ command, want string }{
+		{"go build -o app . && ./app 2>&1", "5"},
+		{"go test ./...", "ok"},
+		{"go vet ./...", ""},
+		{"make && cat out.txt", "package main"},
+		{"npm test", "npm ok"},
+		{"git init -q && git add -A && git -c user.name=a -c user.email=a@b commit -qm first && echo changed >> notes/other.txt && git status --short && git diff --stat", "notes/other.txt"},
+		{"git -c user.name=a -c user.email=a@b commit -qam second && git log --oneline | wc -l", "2"},
+		{"/usr/bin/python3 -m pytest -q -p no:cacheprovider test_calc.py", "1 passed"},
+		{"grep -rn TODO .", "notes/todo.txt:2:TODO"},
+	} {
+		t.Run(strings.Fields(tc.command)[0], func(t *testing.T) {
+			r := run(t, policy, tc.command)
+			if r.ExitCode != 0 || !strings.Contains(r.Output, tc.want) {
+				t.Errorf("%s: exit %d, output %q, want %q", tc.command, r.ExitCode, r.Output, tc.want)
+			}
+		})
+	}
+
+	// A repository and a file served over HTTP by this machine.
+	srv := t.TempDir()
+	bare := filepath.Join(srv, "repo.git")
+	gitRun(t, "", "clone", "-q", "--bare", ws, bare)
+	gitRun(t, bare, "update-server-info")
+	if err := os.WriteFile(filepath.Join(srv, "hello.txt"), []byte("hello from outside\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: http.FileServer(http.Dir(srv))}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	url := "http://" + ln.Addr().String()
+	on := Policy{Sandbox: sandbox.Settings{Network: sandbox.NetworkOn, Ports: []int{7233}, Cache: cache}}
+	if r := run(t, on, "curl -sS "+url+"/hello.txt"); !strings.Contains(r.Output, "hello from outside") {
+		t.Errorf("curl with the network on: %+v", r)
+	}
+	if r := run(t, on, "git clone -q "+url+"/repo.git cloned && ls cloned"); !strings.Contains(r.Output, "main.go") {
+		t.Errorf("git clone with the network on: %+v", r)
+	}
+	if r := run(t, policy, "curl -sS --max-time 5 "+url+"/hello.txt"); r.ExitCode == 0 || strings.Contains(r.Output, "hello from outside") {
+		t.Errorf("curl with the network off reached the server: %+v", r)
+	}
+}
+
+// hostCacheDir is this machine's ~/.cache, which the test lends the
+// sandbox so that its Go builds start warm.
+func hostCacheDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func gitRun(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, b)
+	}
+}
