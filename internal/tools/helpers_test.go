@@ -13,7 +13,7 @@ import (
 )
 
 // runTool runs a tool with raw JSON arguments.
-func runTool(t *testing.T, tool Tool, env Env, args string) (string, error) {
+func runTool(t testing.TB, tool Tool, env Env, args string) (string, error) {
 	t.Helper()
 	return tool.Run(context.Background(), env, json.RawMessage(args))
 }
@@ -41,7 +41,7 @@ func writeTestFile(t *testing.T, dir, name, content string) string {
 	return p
 }
 
-func mustJSON(t *testing.T, v any) string {
+func mustJSON(t testing.TB, v any) string {
 	t.Helper()
 	data, err := json.Marshal(v)
 	if err != nil {

@@ -126,3 +126,25 @@ func gitRun(t *testing.T, dir string, args ...string) {
 		t.Fatalf("git %v: %v: %s", args, err, b)
 	}
 }
+
+// BenchmarkSandboxCost is the cost of the sandbox per command: true and ls
+// run by the terminal tool unconfined and in the default sandbox.
+func BenchmarkSandboxCost(b *testing.B) {
+	if err := sandbox.Check(sandbox.Settings{}); err != nil {
+		b.Skipf("no sandbox here: %v", err)
+	}
+	ws := b.TempDir()
+	for _, mode := range []sandbox.Mode{sandbox.ModeOff, sandbox.ModeWorkspaceWrite} {
+		for _, command := range []string{"true", "ls -la"} {
+			b.Run(string(mode)+"/"+strings.Fields(command)[0], func(b *testing.B) {
+				env := Env{Workdir: ws, Policy: Policy{Home: b.TempDir(), Sandbox: sandbox.Settings{Mode: mode}}}
+				args := mustJSON(b, map[string]any{"command": command})
+				for b.Loop() {
+					if _, err := runTool(b, TerminalTool{}, env, args); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
