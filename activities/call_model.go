@@ -253,7 +253,16 @@ func describeCallIn(ref *turnapi.ToolCallRef, args string, w approval.Where) {
 		if cmd, workdir, ok := tools.TerminalCall(args); ok {
 			// A workdir argument is where the command runs: it is assessed
 			// (and shown) as a cd before the command.
-			assessCommand(ref, tools.TerminalAssessText(cmd, workdir))
+			text := tools.TerminalAssessText(cmd, workdir)
+			if reason, outside := tools.TerminalEscalation(args); outside {
+				assessCommandIn(ref, text, approval.Where{})
+				ref.Risk = approval.Escalation(ref.Risk, text, reason)
+				ref.Risk.Pattern = boundPattern(ref.Risk.Pattern)
+				ref.Risk.Reason = turnapi.BoundText(ref.Risk.Reason, maxReasonBytes)
+				ref.Command = clipMiddle(text, 300, 200)
+				break
+			}
+			assessCommand(ref, text)
 		}
 	case tools.ExecuteCodeName:
 		// A program is assessed as the command that would run it

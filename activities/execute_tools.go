@@ -61,6 +61,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 		Policy:         a.toolPolicy(),
 		Allowed:        allowedTool(in.Tools),
 		CommandGate:    a.commandGate(in.ApprovalMode),
+		Escalated:      escalated(toRun),
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
 	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
@@ -219,6 +220,19 @@ func (a *Activities) toolPolicy() tools.Policy {
 		return *a.Policy
 	}
 	return tools.Policy{Home: a.Home}
+}
+
+// escalated says which calls may run their command outside the sandbox:
+// the calls of the model's batch, which the workflow runs only once their
+// assessment (for outside_sandbox: a person's approval) allows it. A call
+// a program makes (execute_code's tool calls) has an id of its own and
+// never may. Pure.
+func escalated(batch []tools.Call) func(string) bool {
+	ids := make(map[string]bool, len(batch))
+	for _, c := range batch {
+		ids[c.ID] = true
+	}
+	return func(id string) bool { return ids[id] }
 }
 
 // OutcomeUnknown answers a call whose side effects may have happened: an

@@ -51,3 +51,22 @@ func AssessIn(command string, w Where) (out turnapi.Assessment) {
 	a.script(command, newScope(), 0)
 	return a.result()
 }
+
+// RuleOutsideSandbox: the model asks to run a command outside the sandbox.
+const RuleOutsideSandbox = "outside_sandbox"
+
+// Escalation is the verdict on a request to run command outside the
+// sandbox, for reason, given its assessment outside it (a): Blocked stays
+// Blocked; anything else is Dangerous, asked of a person, and a grant of
+// it covers this one command pattern outside the sandbox.
+func Escalation(a turnapi.Assessment, command, reason string) turnapi.Assessment {
+	if a.Risk == turnapi.RiskBlocked {
+		return a
+	}
+	pattern := a.Pattern
+	if pattern == "" {
+		pattern = rawPattern(command)
+	}
+	return turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: RuleOutsideSandbox,
+		Reason: "asks to run outside the sandbox: " + short(reason), Pattern: boundPattern("outside the sandbox: " + pattern)}
+}

@@ -255,6 +255,7 @@ func (t ExecuteCodeTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 	if err != nil {
 		return "", fmt.Errorf("execute_code: %w", err)
 	}
+	res.Sandbox = sandboxHint(res, env.Policy.Sandbox)
 	out := codeResult{terminalResult: res}
 	if rpc != nil {
 		out.ToolCalls = rpc.count()

@@ -148,3 +148,21 @@ func BenchmarkSandboxCost(b *testing.B) {
 		}
 	}
 }
+
+func TestSandboxHint(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		res  terminalResult
+		hint bool
+	}{
+		{terminalResult{Output: "touch: cannot touch '/opt/x': Read-only file system\n", ExitCode: 1}, true},
+		{terminalResult{Output: "curl: (6) Could not resolve host: example.com\n", ExitCode: 6}, true},
+		{terminalResult{Output: "cat: /root/.ssh/id_rsa: No such file or directory\n", ExitCode: 1}, true},
+		{terminalResult{Output: "FAIL: TestAdd\n", ExitCode: 1}, false},
+		{terminalResult{Output: "Read-only file system, but it worked\n", ExitCode: 0}, false},
+	} {
+		if got := sandboxHint(tc.res, sandbox.Settings{}) != ""; got != tc.hint {
+			t.Errorf("%q (exit %d): hint %v, want %v", tc.res.Output, tc.res.ExitCode, got, tc.hint)
+		}
+	}
+}

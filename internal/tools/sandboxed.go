@@ -120,3 +120,23 @@ func sensitiveHomeNames() (files, dirs []string) {
 	}
 	return files, dirs
 }
+
+// sandboxSigns are what a command prints when the sandbox stopped it: a
+// write outside the writable roots, a hidden path, no network.
+var sandboxSigns = []string{"read-only file system", "permission denied", "operation not permitted", "no such file or directory",
+	"network is unreachable", "could not resolve host", "temporary failure in name resolution", "name or service not known",
+	"couldn't connect to server", "connection refused", "cannot open", "not found"}
+
+// sandboxHint is the line a failed command's result carries when its
+// output looks like the sandbox stopped it; "" otherwise. Pure.
+func sandboxHint(res terminalResult, s sandbox.Settings) string {
+	if res.ExitCode == 0 {
+		return ""
+	}
+	out := strings.ToLower(res.Output)
+	if !slices.ContainsFunc(sandboxSigns, func(sign string) bool { return strings.Contains(out, sign) }) {
+		return ""
+	}
+	return "This ran in the sandbox (" + s.Describe() + "). If it failed because of that, and only then, call terminal again " +
+		`with "outside_sandbox": true and a "reason": a person is asked to let this one command run outside it.`
+}

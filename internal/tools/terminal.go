@@ -41,12 +41,16 @@ const terminalDescription = `Run a shell command with bash -c (sh when bash is m
 	`Long output keeps its beginning and end, with the middle replaced by a "[... N characters omitted ...]" marker. ` +
 	`The result is JSON: {"output","exit_code"} plus "error" when the command timed out; a non-zero exit_code is reported, not treated as a failure. ` +
 	`The command sees a minimal environment (PATH, HOME, LANG, TERM, USER, SHELL, TMPDIR, TZ and configured extras); Talaria's own keys and secrets are never in it. ` +
+	`It runs in a sandbox: by default it may write only the working directory, the write roots and /tmp, has no network, and does not see Talaria's home or the user's credentials. ` +
+	`When a command fails because of the sandbox (a read-only file system, no network, a path that is not there), call it again with outside_sandbox: true and a reason: a person is asked to let that one command run outside. ` +
 	`Prefer read_file and write_file for reading and writing files.`
 
 const terminalSchema = `{"type":"object","properties":{` +
 	`"command":{"type":"string","description":"The shell command to run, e.g. \"go test ./...\" or \"ls -la src\"."},` +
 	`"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"Seconds before the command is killed. Default 180, at most 3600."},` +
-	`"workdir":{"type":"string","description":"Directory to run the command in, absolute or relative to the working directory; it must lie under the working directory or a configured write root. Default: the working directory."}` +
+	`"workdir":{"type":"string","description":"Directory to run the command in, absolute or relative to the working directory; it must lie under the working directory or a configured write root. Default: the working directory."},` +
+	`"outside_sandbox":{"type":"boolean","description":"Ask a person to let this command run outside the sandbox; only after it failed because of the sandbox. Needs a reason."},` +
+	`"reason":{"type":"string","description":"With outside_sandbox: why the command cannot run in the sandbox."}` +
 	`},"required":["command"],"additionalProperties":false}`
 
 // TerminalTool is the terminal tool. The zero value is ready to use.
@@ -59,6 +63,9 @@ type terminalResult struct {
 	// FullOutput is the file keeping the whole output when Output is only
 	// its head and tail (Env.OutputDir).
 	FullOutput string `json:"full_output,omitempty"`
+	// Sandbox says, when a failure looks like the sandbox's doing, what
+	// the sandbox allows and how to ask to run outside it.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Name implements Tool.
@@ -89,9 +96,19 @@ func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("terminal: %w: %w", ErrCancelled, err)
 	}
-	res, err := runCommand(ctx, call.command, dir, env.processEnv(), time.Duration(call.timeout)*time.Second, env.maxOutput(), env.spillTarget(), env.commandSandbox(dir))
+	box := env.commandSandbox(dir)
+	if call.outside {
+		if env.Escalated == nil || !env.Escalated(env.CallID) {
+			return "", fmt.Errorf("terminal: refused: a command runs outside the sandbox only when a person approves it, which this call cannot ask for")
+		}
+		box = nil // a person let this one command step outside
+	}
+	res, err := runCommand(ctx, call.command, dir, env.processEnv(), time.Duration(call.timeout)*time.Second, env.maxOutput(), env.spillTarget(), box)
 	if err != nil {
 		return "", fmt.Errorf("terminal: %w", err)
+	}
+	if box != nil {
+		res.Sandbox = sandboxHint(res, box.Settings)
 	}
 	return marshalResult(res)
 }

@@ -13,6 +13,10 @@ type terminalArgs struct {
 	command string
 	workdir string // as written; "" when absent or blank
 	timeout int    // seconds, defaulted and capped
+	// outside asks to run the command outside the sandbox, for reason:
+	// it runs only when a person approves it.
+	outside bool
+	reason  string
 }
 
 // decodeTerminal is the one reading of a terminal call's arguments, shared
@@ -25,7 +29,7 @@ func decodeTerminal(raw json.RawMessage) (terminalArgs, error) {
 	// A known argument spelt in another case ("WORKDIR") is refused rather
 	// than ignored: it would run somewhere the model did not ask for.
 	for name := range a.fields {
-		for _, known := range []string{"command", "workdir", "timeout"} {
+		for _, known := range []string{"command", "workdir", "timeout", "outside_sandbox", "reason"} {
 			if name != known && strings.EqualFold(name, known) {
 				return terminalArgs{}, a.errorf("unknown argument %q; did you mean %q?", name, known)
 			}
@@ -55,7 +59,29 @@ func decodeTerminal(raw json.RawMessage) (terminalArgs, error) {
 	if timeout < 0 {
 		return terminalArgs{}, a.errorf(`"timeout" must be a positive number of seconds, got %d`, timeout)
 	}
-	return terminalArgs{command: command, workdir: workdir, timeout: min(timeout, TerminalMaxTimeout)}, nil
+	outside, _, err := a.boolean("outside_sandbox")
+	if err != nil {
+		return terminalArgs{}, err
+	}
+	reason, _, err := a.str("reason")
+	if err != nil {
+		return terminalArgs{}, err
+	}
+	reason = strings.Join(strings.Fields(reason), " ")
+	if outside && reason == "" {
+		return terminalArgs{}, a.errorf(`"outside_sandbox" needs a "reason": say why the command cannot run in the sandbox`)
+	}
+	return terminalArgs{command: command, workdir: workdir, timeout: min(timeout, TerminalMaxTimeout), outside: outside, reason: reason}, nil
+}
+
+// TerminalEscalation reports whether a terminal call's arguments ask to
+// run its command outside the sandbox, and why.
+func TerminalEscalation(args string) (reason string, outside bool) {
+	t, err := decodeTerminal(json.RawMessage(args))
+	if err != nil || !t.outside {
+		return "", false
+	}
+	return t.reason, true
 }
 
 // TerminalCall reads a terminal call's command and workdir exactly as the

@@ -78,6 +78,11 @@ type Env struct {
 	// refusal the snippet reads. A nil CommandGate refuses every such
 	// command.
 	CommandGate func(command, workdir string) error
+	// Escalated says whether the call with this id may run its command
+	// outside the sandbox (terminal's outside_sandbox): true only for a
+	// call of the model's batch that went through the approval step, whose
+	// assessment asks a person for exactly that. Nil: no call may.
+	Escalated func(callID string) bool
 }
 
 // outputsKey is the directory key of the conversation's kept outputs.
