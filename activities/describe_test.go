@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talaria-agent/talaria/internal/approval"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
@@ -38,27 +39,34 @@ func TestDescribeTerminalWorkdir(t *testing.T) {
 }
 
 // TestDescribeExecuteCode: a program is assessed as the command that runs
-// it, and a person asked sees that command.
+// it, where it runs, and a person asked sees that command. Outside the
+// sandbox only a program known to only read runs without asking; inside,
+// only what destroys work in the writable roots asks.
 func TestDescribeExecuteCode(t *testing.T) {
 	cases := []struct {
-		args string
-		risk turnapi.Risk
-		has  string // in what the person is shown, when asked
+		args           string
+		off, sandboxed turnapi.Risk
+		has            string // in what the person is shown, when asked outside
 	}{
-		{`{"code":"print(sum(range(10)))"}`, turnapi.RiskSafe, ""},
-		{`{"code":"import talaria_tools as t\nprint(t.read_file('a.txt'))"}`, turnapi.RiskSafe, ""},
-		{`{"code":"import subprocess\nsubprocess.run(['ls'])"}`, turnapi.RiskDangerous, "python3 -c"},
-		{`{"code":"import shutil\nshutil.rmtree('build')"}`, turnapi.RiskDangerous, "rmtree"},
-		{`{"code":"require('child_process').execSync('ls')","language":"node"}`, turnapi.RiskDangerous, "node -e"},
-		{`{"code":"rm -rf ./build","language":"bash"}`, turnapi.RiskDangerous, "rm -rf ./build"},
-		{`{"code":"rm -rf /","language":"bash"}`, turnapi.RiskBlocked, "rm -rf /"},
-		{`{"code":"echo hi","language":"bash","workdir":"sub"}`, turnapi.RiskSafe, ""},
+		{`{"code":"print(sum(range(10)))"}`, turnapi.RiskDangerous, turnapi.RiskSafe, "python3 -c"},
+		{`{"code":"import talaria_tools as t\nprint(t.read_file('a.txt'))"}`, turnapi.RiskDangerous, turnapi.RiskSafe, "python3 -c"},
+		{`{"code":"import subprocess\nsubprocess.run(['ls'])"}`, turnapi.RiskDangerous, turnapi.RiskSafe, "python3 -c"},
+		{`{"code":"import shutil\nshutil.rmtree('build')"}`, turnapi.RiskDangerous, turnapi.RiskSafe, "rmtree"},
+		{`{"code":"require('child_process').execSync('ls')","language":"node"}`, turnapi.RiskDangerous, turnapi.RiskSafe, "node -e"},
+		{`{"code":"rm -rf ./build","language":"bash"}`, turnapi.RiskDangerous, turnapi.RiskDangerous, "rm -rf ./build"},
+		{`{"code":"rm -rf /","language":"bash"}`, turnapi.RiskBlocked, turnapi.RiskBlocked, "rm -rf /"},
+		{`{"code":"echo hi","language":"bash","workdir":"sub"}`, turnapi.RiskSafe, turnapi.RiskSafe, ""},
 	}
 	for _, c := range cases {
 		ref := turnapi.ToolCallRef{Name: "execute_code"}
 		describeCall(&ref, c.args)
-		if ref.Risk.Risk != c.risk || !strings.Contains(ref.Command, c.has) {
-			t.Errorf("%s: risk %v (%s), shown %q; want %v, showing %q", c.args, ref.Risk.Risk, ref.Risk.Reason, ref.Command, c.risk, c.has)
+		if ref.Risk.Risk != c.off || !strings.Contains(ref.Command, c.has) {
+			t.Errorf("%s outside the sandbox: risk %v (%s), shown %q; want %v, showing %q", c.args, ref.Risk.Risk, ref.Risk.Reason, ref.Command, c.off, c.has)
+		}
+		in := turnapi.ToolCallRef{Name: "execute_code"}
+		describeCallIn(&in, c.args, approval.Where{Sandboxed: true, Writable: true})
+		if in.Risk.Risk != c.sandboxed {
+			t.Errorf("%s in the sandbox: risk %v (%s), want %v", c.args, in.Risk.Risk, in.Risk.Reason, c.sandboxed)
 		}
 	}
 }

@@ -32,14 +32,18 @@ const maxScripts = 4096
 // nested shells and interpreters. Blocked wins over Dangerous; among
 // findings of the strongest risk the first one, in the order the text is
 // read, gives Rule and Reason.
-func Assess(command string) (out turnapi.Assessment) {
+func Assess(command string) turnapi.Assessment {
+	return assessWith(command, &assessor{})
+}
+
+// assessWith is Assess with the assessor a (its filters set).
+func assessWith(command string, a *assessor) (out turnapi.Assessment) {
 	defer func() {
 		if recover() != nil {
 			out = turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: RuleUnparsable,
 				Reason: "could not analyse the command", Pattern: boundPattern(rawPattern(command))}
 		}
 	}()
-	a := &assessor{}
 	a.script(command, newScope(), 0)
 	if a.tooDeep {
 		a.report(turnapi.RiskDangerous, RuleTooComplex, "command nests shells or substitutions too deeply to check", rawPattern(command))
@@ -64,6 +68,9 @@ type assessor struct {
 	// (AssessIn, inside a sandbox).
 	filtered bool
 	keep     []string
+	// allowlist: outside a sandbox only commands known to only read are
+	// Safe (AssessIn without a sandbox).
+	allowlist bool
 }
 
 // scope is what a script has set up so far: variables with a known value,
@@ -241,7 +248,9 @@ func (a *assessor) report(r turnapi.Risk, rule, reason, pattern string) {
 	if r == turnapi.RiskDangerous {
 		a.parts = append(a.parts, a.ctx+pattern)
 	}
-	if r > a.best.Risk {
+	// A finding of a specific rule says more than "not known to only
+	// read": it gives Rule and Reason at the same risk.
+	if r > a.best.Risk || r == a.best.Risk && a.best.Rule == RuleNotReadOnly && rule != RuleNotReadOnly {
 		a.best = turnapi.Assessment{Risk: r, Rule: rule, Reason: reason}
 	}
 }

@@ -172,6 +172,7 @@ func (a *assessor) run(base call, f []field) cmdInfo {
 			}
 		}
 		if w := wrappers[name]; w != nil {
+			a.wrapperCheck(name, f[1:])
 			base = a.wrapperContext(base, name, strs(f[1:]))
 			saved := a.ctx
 			a.ctx += base.via
@@ -223,6 +224,7 @@ func (a *assessor) dispatch(base call, name string, f []field) cmdInfo {
 	if h := handlerFor(name); h != nil {
 		h(a, c)
 	}
+	a.readOnlyCheck(c)
 	a.metadata(c)
 	a.outputFiles(c)
 	a.secretArgs(c)

@@ -24,15 +24,17 @@ var sandboxAsk = []string{RuleRecursiveDelete, RuleGitClean, RuleGitResetHard, R
 // change or read things elsewhere.
 var sandboxAskNetwork = []string{RuleGitForcePush, RuleSQLDrop, RuleCloudMetadata}
 
-// AssessIn classifies command as Assess does, for where it runs. Outside a
-// sandbox it is Assess. Inside one, the kernel is the boundary: Blocked
+// AssessIn classifies command for where it runs. Outside a sandbox it is
+// Assess with an allowlist: what Assess finds, and every command that is
+// not known to only read (rule not_read_only: writes, network clients,
+// interpreters, builds, talaria itself) asks. Inside one, the kernel is the boundary: Blocked
 // stays Blocked (it never runs), and of the Dangerous findings only those
 // about what the sandbox leaves within reach still ask — deleting or
 // discarding work in the writable roots, and, with the network on, force
 // pushes, SQL drops and cloud metadata; every other command is Safe.
 func AssessIn(command string, w Where) (out turnapi.Assessment) {
 	if !w.Sandboxed {
-		return Assess(command)
+		return assessWith(command, &assessor{allowlist: true})
 	}
 	var keep []string
 	if w.Writable {

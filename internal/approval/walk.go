@@ -248,10 +248,15 @@ func (a *assessor) redirects(s *syntax.Stmt, sc *scope, depth int) bool {
 			continue
 		}
 		t, ok := d.literal(r.Word)
-		if !ok || (r.Op == syntax.DplOut && isFD(t)) {
+		if r.Op == syntax.DplOut && ok && isFD(t) {
+			continue
+		}
+		if !ok {
+			a.writeCheck(printNode(r.Word), rawPattern(printNode(s)))
 			continue
 		}
 		t = sc.resolve(t)
+		a.writeCheck(t, rawPattern(printNode(s)))
 		a.remember(s, r.Op, t, sc, depth)
 		if pat == "" {
 			pat = rawPattern(printNode(s))

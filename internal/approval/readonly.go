@@ -1,0 +1,163 @@
+package approval
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
+)
+
+// RuleNotReadOnly: outside the sandbox, a command that is not known to
+// only read. Without the kernel as the boundary, nothing else runs without
+// a person's approval.
+const RuleNotReadOnly = "not_read_only"
+
+// readOnlyPrograms only read and print, whatever their operands, but for
+// the options readOnlyCheck refuses.
+var readOnlyPrograms = []string{
+	"cat", "tac", "ls", "dir", "tree", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "ag", "zgrep", "zcat", "bzcat", "xzcat",
+	"file", "stat", "du", "df", "pwd", "echo", "printf", "true", "false", "test", "[", ":", "date", "cal", "whoami", "id", "groups",
+	"uname", "hostname", "uptime", "which", "type", "basename", "dirname", "realpath", "readlink", "diff", "cmp", "comm", "cut",
+	"tr", "sort", "uniq", "nl", "fold", "fmt", "column", "paste", "join", "expand", "unexpand", "rev", "od", "xxd", "hexdump",
+	"strings", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "base64", "base32",
+	"seq", "sleep", "printenv", "jq", "find", "awk", "gawk", "mawk", "sed", "git", "go", "tar", "ps", "free", "nproc", "lscpu",
+	"getconf", "locale", "cd", "pushd", "popd", "dirs", "export", "local", "declare", "typeset", "readonly", "shift", "set",
+	"unset", "exit", "return", "wait", "break", "continue", "read", "let", "shopt", "times", "umask", "hash", "alias",
+	"bash", "sh", "dash", "zsh", "ksh", "eval", "trap",
+}
+
+// readOnlyWrappers run their command and nothing else: the command they
+// run is checked on its own.
+var readOnlyWrappers = []string{"env", "nice", "ionice", "nohup", "timeout", "time", "command", "builtin", "exec", "stdbuf", "xargs", "setsid", "eval", "trap"}
+
+// gitReadOnly are git's subcommands that only read (some with options of
+// their own refused below).
+var gitReadOnly = []string{"status", "diff", "log", "show", "blame", "grep", "ls-files", "ls-tree", "rev-parse", "describe",
+	"shortlog", "cat-file", "rev-list", "merge-base", "name-rev", "for-each-ref", "count-objects", "whatchanged", "version", "help",
+	"branch", "tag", "remote", "config", "stash", "reflog"}
+
+// readOnly reports whether c only reads. Pure.
+func readOnly(c *cmd) bool {
+	if !slices.Contains(readOnlyPrograms, c.name) {
+		return false
+	}
+	has := func(prefixes ...string) bool {
+		return slices.ContainsFunc(c.args, func(a string) bool {
+			return slices.ContainsFunc(prefixes, func(p string) bool { return a == p || strings.HasPrefix(a, p) && strings.HasPrefix(p, "--") })
+		})
+	}
+	switch c.name {
+	case "bash", "sh", "dash", "zsh", "ksh":
+		// sh -c SCRIPT: the script is checked command by command; a
+		// script file or an interactive shell is not known to only read.
+		return slices.Contains(c.args, "-c") || slices.ContainsFunc(c.args, func(a string) bool {
+			return len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'c')
+		})
+	case "sed":
+		return !has("-i", "--in-place") && !slices.ContainsFunc(c.args, func(a string) bool {
+			return strings.HasPrefix(a, "-i") || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'i')
+		}) && !slices.ContainsFunc(c.args, func(a string) bool { return strings.ContainsAny(a, "we") && strings.Contains(a, "/") })
+	case "sort":
+		return !has("-o", "--output") && !slices.ContainsFunc(c.args, func(a string) bool { return strings.HasPrefix(a, "-o") })
+	case "find":
+		return !has("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls")
+	case "awk", "gawk", "mawk":
+		return !slices.ContainsFunc(c.args, func(a string) bool { return strings.ContainsAny(a, ">|") || strings.Contains(a, "system") }) &&
+			!has("-f", "--file", "-i", "--include", "-l", "--load")
+	case "tar":
+		return slices.ContainsFunc(c.args, func(a string) bool {
+			return a == "--list" || len(a) > 0 && a[0] != '-' && strings.ContainsRune(a, 't') && !strings.ContainsAny(a, "cxru") ||
+				strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 't') && !strings.ContainsAny(a, "cxru")
+		}) && !has("--to-command", "--checkpoint-action", "--use-compress-program", "-I")
+	case "go":
+		return len(c.args) > 0 && slices.Contains([]string{"version", "env", "list", "doc", "help"}, c.args[0]) && !has("-w", "-u", "-exec", "-toolexec")
+	case "git":
+		return gitReadOnlyArgs(c.args)
+	case "date":
+		return !has("-s", "--set")
+	case "hostname":
+		return len(c.args) == 0 || strings.HasPrefix(c.args[0], "-") && !has("-F", "--file", "-b", "--boot")
+	}
+	return true
+}
+
+// gitReadOnlyArgs reports whether git's arguments only read: no -c (which
+// may name a program to run), a read-only subcommand, and none of the
+// options that write, run a helper or name another program.
+func gitReadOnlyArgs(args []string) bool {
+	i := 0
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		switch a := args[i]; {
+		case a == "-c" || strings.HasPrefix(a, "-c") || strings.HasPrefix(a, "--config-env") || strings.HasPrefix(a, "--exec-path="):
+			return false
+		case a == "-C" || a == "--git-dir" || a == "--work-tree" || a == "--namespace":
+			i += 2
+			continue
+		}
+		i++
+	}
+	if i >= len(args) || !slices.Contains(gitReadOnly, args[i]) {
+		return false
+	}
+	sub, rest := args[i], args[i+1:]
+	for _, a := range rest {
+		if strings.HasPrefix(a, "--output") || strings.HasPrefix(a, "--ext-diff") || strings.HasPrefix(a, "--textconv") ||
+			strings.HasPrefix(a, "--exec") || strings.HasPrefix(a, "--upload-pack") || strings.HasPrefix(a, "--open-files-in-pager") || a == "-O" {
+			return false
+		}
+	}
+	listOnly := func(flags ...string) bool {
+		for _, a := range rest {
+			if !slices.Contains(flags, a) {
+				return false
+			}
+		}
+		return true
+	}
+	switch sub {
+	case "branch":
+		return listOnly("-a", "-r", "-v", "-vv", "--list", "--all", "--remotes", "--show-current", "--verbose", "--no-color", "--color")
+	case "tag":
+		return listOnly("-l", "--list", "-n")
+	case "remote":
+		return listOnly("-v", "--verbose")
+	case "config":
+		return len(rest) > 0 && slices.ContainsFunc(rest, func(a string) bool {
+			return a == "--get" || a == "--get-all" || a == "--list" || a == "-l" || a == "--get-regexp"
+		})
+	case "stash":
+		return len(rest) > 0 && (rest[0] == "list" || rest[0] == "show")
+	case "reflog":
+		return len(rest) == 0 || rest[0] == "show" || strings.HasPrefix(rest[0], "-")
+	}
+	return true
+}
+
+// readOnlyCheck reports, when the assessor checks for a place without a
+// sandbox, a program that is not known to only read.
+func (a *assessor) readOnlyCheck(c *cmd) {
+	if !a.allowlist || readOnly(c) {
+		return
+	}
+	a.report(turnapi.RiskDangerous, RuleNotReadOnly, "runs "+short(c.name)+", which is not known to only read (outside the sandbox every such command asks)",
+		strings.TrimSpace(c.name+" "+strings.Join(c.args, " ")))
+}
+
+// wrapperCheck reports a wrapper outside readOnlyWrappers (sudo, ssh,
+// chroot, ...) when the assessor checks for a place without a sandbox.
+func (a *assessor) wrapperCheck(name string, args []field) {
+	if !a.allowlist || slices.Contains(readOnlyWrappers, name) {
+		return
+	}
+	a.report(turnapi.RiskDangerous, RuleNotReadOnly, "runs "+short(name)+", which is not known to only read (outside the sandbox every such command asks)",
+		strings.TrimSpace(name+" "+strings.Join(strs(args), " ")))
+}
+
+// writeCheck reports a redirection that writes a file, when the assessor
+// checks for a place without a sandbox.
+func (a *assessor) writeCheck(target, pattern string) {
+	if !a.allowlist || target == "/dev/null" || target == "/dev/stdout" || target == "/dev/stderr" {
+		return
+	}
+	a.report(turnapi.RiskDangerous, RuleNotReadOnly, "writes "+short(target)+" (outside the sandbox every write asks)", pattern)
+}
