@@ -53,12 +53,17 @@ func assessWith(command string, a *assessor) (out turnapi.Assessment) {
 
 // assessor accumulates the findings of one Assess call.
 type assessor struct {
-	best    turnapi.Assessment
-	parts   []string // patterns of the Dangerous findings
-	tooDeep bool
-	scripts int
-	calls   int // function calls checked again, see maxCalls
-	decoded int // bytes decoded, see maxDecoded
+	best  turnapi.Assessment
+	parts []string // patterns of the Dangerous findings
+	// weak are the not_read_only findings, by the command (seq) they are
+	// about; strong marks the commands that have a finding of their own.
+	weak      []weakPart
+	strong    map[int]bool
+	seq, nseq int
+	tooDeep   bool
+	scripts   int
+	calls     int // function calls checked again, see maxCalls
+	decoded   int // bytes decoded, see maxDecoded
 	// ctx is where the command being checked runs, when that is not the
 	// working directory of this machine ("sudo ", "ssh host: ", "cd /x &&
 	// "); it starts every pattern reported meanwhile.
@@ -71,6 +76,12 @@ type assessor struct {
 	// allowlist: outside a sandbox only commands known to only read are
 	// Safe (AssessIn without a sandbox).
 	allowlist bool
+}
+
+// weakPart is a not_read_only finding about command seq.
+type weakPart struct {
+	seq     int
+	pattern string
 }
 
 // scope is what a script has set up so far: variables with a known value,
@@ -245,8 +256,15 @@ func (a *assessor) report(r turnapi.Risk, rule, reason, pattern string) {
 	if a.filtered && r == turnapi.RiskDangerous && !slices.Contains(a.keep, rule) {
 		return
 	}
-	if r == turnapi.RiskDangerous {
+	switch {
+	case r == turnapi.RiskDangerous && rule == RuleNotReadOnly:
+		a.weak = append(a.weak, weakPart{a.seq, a.ctx + pattern})
+	case r == turnapi.RiskDangerous:
 		a.parts = append(a.parts, a.ctx+pattern)
+		if a.strong == nil {
+			a.strong = map[int]bool{}
+		}
+		a.strong[a.seq] = true
 	}
 	// A finding of a specific rule says more than "not known to only
 	// read": it gives Rule and Reason at the same risk.
@@ -259,7 +277,16 @@ func (a *assessor) report(r turnapi.Risk, rule, reason, pattern string) {
 func (a *assessor) result() turnapi.Assessment {
 	out := a.best
 	if out.Risk == turnapi.RiskDangerous {
+		// The patterns of specific findings key a grant, and those of
+		// commands "not known to only read" that have none, so that a
+		// grant of "rm -rf ./build" still covers "rm -fr build/" but not
+		// "rm -rf ./build; python3 x.py".
 		parts := slices.Clone(a.parts)
+		for _, w := range a.weak {
+			if !a.strong[w.seq] {
+				parts = append(parts, w.pattern)
+			}
+		}
 		slices.Sort(parts)
 		out.Pattern = boundPattern(strings.Join(slices.Compact(parts), " ; "))
 	}

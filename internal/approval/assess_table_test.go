@@ -52,11 +52,29 @@ func TestAssessTable(t *testing.T) {
 		t.Fatalf("only %d commands in the table", len(cases))
 	}
 	counts := map[turnapi.Risk]int{}
+	sandboxed := Where{Sandboxed: true, Writable: true}
 	for _, tc := range cases {
 		counts[tc.risk]++
+		// The table's verdicts hold where they still apply: a Blocked
+		// command is Blocked everywhere; a Dangerous one asks outside the
+		// sandbox (where it also asks when it does not only read); a Safe
+		// one runs without asking in the sandbox.
 		got := Assess(tc.cmd)
-		if got.Risk != tc.risk {
-			t.Errorf("line %d: Assess(%q) = %v %s (%s), want %v", tc.line, tc.cmd, got.Risk, got.Rule, got.Reason, tc.risk)
+		switch tc.risk {
+		case turnapi.RiskBlocked:
+			if got.Risk != tc.risk || AssessIn(tc.cmd, sandboxed).Risk != tc.risk {
+				t.Errorf("line %d: Assess(%q) = %v %s (%s), want blocked in and out of the sandbox", tc.line, tc.cmd, got.Risk, got.Rule, got.Reason)
+			}
+			continue
+		case turnapi.RiskDangerous:
+			got = AssessIn(tc.cmd, Where{})
+			if got.Risk < tc.risk {
+				t.Errorf("line %d: AssessIn(%q, outside) = %v %s (%s), want dangerous", tc.line, tc.cmd, got.Risk, got.Rule, got.Reason)
+			}
+		case turnapi.RiskSafe:
+			if in := AssessIn(tc.cmd, sandboxed); in.Risk != tc.risk {
+				t.Errorf("line %d: AssessIn(%q, sandboxed) = %v %s (%s), want safe", tc.line, tc.cmd, in.Risk, in.Rule, in.Reason)
+			}
 		}
 		if got.Risk == turnapi.RiskDangerous && got.Pattern == "" {
 			t.Errorf("line %d: Assess(%q) is dangerous without a pattern", tc.line, tc.cmd)

@@ -135,6 +135,11 @@ const maxWrappers = 64
 // word that is not a literal is reported, and its decoded value is
 // checked all the same.
 func (a *assessor) run(base call, f []field) cmdInfo {
+	// One command, its wrappers included: what its findings are about.
+	saved := a.seq
+	a.nseq++
+	a.seq = a.nseq
+	defer func() { a.seq = saved }()
 	dynamic := false
 	for n := 0; len(f) > 0; n++ {
 		if n == maxWrappers {
@@ -298,8 +303,6 @@ func handlerFor(name string) func(*assessor, *cmd) {
 		return (*assessor).interpreter
 	case strings.HasPrefix(name, "mkfs."):
 		return (*assessor).mkfs
-	case strings.HasPrefix(name, "pip"):
-		return (*assessor).packages
 	}
 	return nil
 }
@@ -340,7 +343,6 @@ func init() {
 	add((*assessor).git, "git")
 	add((*assessor).dd, "dd")
 	add((*assessor).mkfs, "mkfs", "mke2fs", "mkfs.ext4")
-	add((*assessor).diskTool, "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "parted", "wipefs", "mkswap", "blkdiscard")
 	add((*assessor).shred, "shred")
 	add((*assessor).copies, "cp", "mv", "install", "ln", "tee")
 	add((*assessor).rsync, "rsync")
@@ -348,20 +350,11 @@ func init() {
 	add((*assessor).sed, "sed", "gsed")
 	add((*assessor).perms, "chmod", "chown", "chgrp")
 	add((*assessor).touches, "truncate", "touch", "mkdir", "rmdir", "unlink", "chattr", "setfacl")
-	add((*assessor).power, "shutdown", "reboot", "halt", "poweroff", "init", "telinit")
-	add((*assessor).systemctl, "systemctl")
-	add((*assessor).service, "service")
-	add((*assessor).kill, "kill")
-	add((*assessor).killall, "killall", "killall5", "pkill")
-	add((*assessor).crontab, "crontab")
-	add((*assessor).history, "history")
-	add((*assessor).firewall, "iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy", "iptables-nft", "ip6tables-nft", "nft", "ufw")
+	add((*assessor).crontabInstall, "crontab")
 	add((*assessor).sqlClient, "psql", "mysql", "mariadb", "sqlite3", "sqlite", "sqlcmd", "clickhouse-client", "clickhouse", "cockroach", "duckdb", "dropdb", "mysqladmin")
 	add((*assessor).downloader, "curl", "wget", "fetch", "http", "https", "xh", "lwp-request", "aria2c")
 	add((*assessor).decoderCmd, "base64", "base32", "basenc", "xxd", "rev", "openssl", "gunzip", "zcat", "gzip",
 		"bzip2", "bunzip2", "bzcat", "xz", "unxz", "xzcat", "zstd", "unzstd", "zstdcat", "lzma", "unlzma", "uudecode", "tr")
-	add((*assessor).packages, "apt", "apt-get", "aptitude", "dpkg", "yum", "dnf", "microdnf", "tdnf", "zypper",
-		"pacman", "apk", "snap", "brew", "gem", "conda", "mamba", "npm", "pnpm", "yarn")
 }
 
 // shellNames are the shells run by name.

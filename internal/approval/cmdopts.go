@@ -340,6 +340,11 @@ var harmlessValues = map[string]bool{"": true, "cat": true, "less": true, "less 
 
 // runsVar checks NAME=value that makes programs run or load value.
 func (a *assessor) runsVar(name, value string, lit bool, sc *scope, depth int) {
+	if a.allowlist && (name == "PATH" || isRunsVar(name)) {
+		// Outside the sandbox a name that picks what runs is not known
+		// to only read, whatever its value.
+		a.report(turnapi.RiskDangerous, RuleNotReadOnly, "sets "+name+", which picks what programs run or load (outside the sandbox it asks)", name+"="+value)
+	}
 	if !isRunsVar(name) || lit && harmlessValues[value] && !strings.HasPrefix(name, "LD_") {
 		return
 	}

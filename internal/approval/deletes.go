@@ -56,9 +56,6 @@ func (a *assessor) rm(c *cmd) {
 		}
 		a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "recursive delete (rm -r)", pat)
 	}
-	for _, t := range targets {
-		a.sensitiveTarget(t, "rm", "deletes", pat)
-	}
 }
 
 // cd remembers the directory later relative paths are in.
@@ -120,9 +117,6 @@ func (a *assessor) find(c *cmd) {
 		}
 	}
 	a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "recursive delete (find -delete)", pat)
-	for _, s := range starts {
-		a.sensitiveTarget(s, "find -delete", "deletes in", pat)
-	}
 }
 
 // findTakes are the find primaries that take an argument.
@@ -240,7 +234,6 @@ func (a *assessor) shred(c *cmd) {
 		if isDisk(c.sc.resolve(t)) {
 			a.report(turnapi.RiskBlocked, RuleRawDiskWrite, "overwrites a disk device (shred "+short(t)+")", c.pattern())
 		}
-		a.sensitiveTarget(c.sc.resolve(t), "shred", "destroys", c.pattern())
 	}
 }
 

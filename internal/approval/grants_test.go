@@ -133,20 +133,20 @@ func TestGrantPerCommand(t *testing.T) {
 		{"echo x >> ~/.bashrc", "echo x >>~/.bashrc", true},
 		{"echo x >> ~/.bashrc", "echo y >> ~/.bashrc", false},
 		{"cp a /etc/x", "cp b /etc/x", false},
-		{"kill -9 -1", "kill -9 -1", true},
+		{"git reset --hard", "git reset --hard", true},
 		{"echo x >> ~/.bashrc", "echo y >> ~/.zshrc", false},
 		{"$X -rf ./build", "$Y -rf ./build", false},
 	}
 	for _, tt := range tests {
-		granted := Assess(tt.granted)
+		granted := AssessIn(tt.granted, Where{})
 		if granted.Risk != turnapi.RiskDangerous || granted.Pattern == "" {
 			t.Fatalf("Assess(%q) = %+v, want dangerous with a pattern", tt.granted, granted)
 		}
 		for _, c := range []turnapi.ApprovalChoice{turnapi.ChoiceSession, turnapi.ChoiceAlways} {
 			g := turnapi.Grants{}.With(c, granted.GrantKey())
-			if got := g.Allows(Assess(tt.cmd)); got != tt.want {
+			if got := g.Allows(AssessIn(tt.cmd, Where{})); got != tt.want {
 				t.Errorf("%s grant for %q (key %q): Allows(%q) = %v (pattern %q), want %v",
-					c, tt.granted, granted.GrantKey(), tt.cmd, got, Assess(tt.cmd).Pattern, tt.want)
+					c, tt.granted, granted.GrantKey(), tt.cmd, got, AssessIn(tt.cmd, Where{}).Pattern, tt.want)
 			}
 		}
 	}

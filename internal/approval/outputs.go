@@ -95,14 +95,10 @@ func (a *assessor) outputFiles(c *cmd) {
 }
 
 // extractDir checks where an archive is unpacked: onto / or a system
-// directory is Blocked, onto a home Dangerous.
+// directory is Blocked.
 func (a *assessor) extractDir(c *cmd, dir string) {
-	dir = c.sc.resolve(dir)
-	switch {
-	case isRootTarget(dir) || isSystemDir(dir):
+	if dir = c.sc.resolve(dir); isRootTarget(dir) || isSystemDir(dir) {
 		a.report(turnapi.RiskBlocked, RuleRootOverwrite, "extracts an archive over the root filesystem or a system directory ("+c.name+" "+short(dir)+")", c.pattern())
-	case isHomeRoot(dir):
-		a.report(turnapi.RiskDangerous, RuleDotfileWrite, "extracts an archive over a home directory ("+c.name+" "+short(dir)+")", c.pattern())
 	}
 }
 
@@ -121,9 +117,6 @@ func (a *assessor) gitCloneDir(c *cmd, rest []string) {
 	p := opts{short: "obuc", permute: true, long: longs("origin=", "branch=", "upload-pack=", "template=",
 		"reference=", "reference-if-able=", "depth=", "shallow-since=", "shallow-exclude=", "config=",
 		"separate-git-dir=", "jobs=", "server-option=", "filter=", "bundle-uri=", "ref-format=")}.parse(rest)
-	if len(p.operands) >= 2 {
-		a.sensitiveTarget(c.sc.resolve(p.operands[1]), "git clone", "writes to", c.pattern())
-	}
 	for _, v := range append(p.values["-u"], p.values["--upload-pack"]...) {
 		a.runsOption(c, "git clone --upload-pack", v, true)
 	}
@@ -141,17 +134,6 @@ func (a *assessor) wholeTreeMove(c *cmd, sources []string) {
 		case isSystemDir(s):
 			a.report(turnapi.RiskBlocked, RuleSystemDirDelete, "moves a system directory away ("+c.name+" "+short(s)+")", c.pattern())
 		}
-	}
-}
-
-// overHome reports a recursive copy onto a home directory or /, which
-// replaces login and credential files.
-func (a *assessor) overHome(c *cmd, dest string) {
-	switch {
-	case isHomeRoot(dest):
-		a.report(turnapi.RiskDangerous, RuleDotfileWrite, "copies a tree over a home directory ("+c.name+" "+short(dest)+")", c.pattern())
-	case isRootTarget(dest) || isSystemDir(dest):
-		a.report(turnapi.RiskDangerous, RuleSystemWrite, "copies a tree over the root filesystem or a system directory ("+c.name+" "+short(dest)+")", c.pattern())
 	}
 }
 
@@ -177,11 +159,3 @@ func (a *assessor) linkMade(c *cmd, ops []string) {
 
 // maxLinks bounds the symbolic links remembered.
 const maxLinks = 64
-
-// isWorkspaceGit reports a git hook or the git config of a repository,
-// which run commands at the next git command.
-func isWorkspaceGit(p string) bool {
-	c := "/" + strings.TrimPrefix(path.Clean(p), "/")
-	return strings.HasSuffix(c, "/.git/config") || strings.HasSuffix(c, "/.git/hooks") ||
-		strings.Contains(c, "/.git/hooks/")
-}

@@ -54,9 +54,20 @@ func readOnly(c *cmd) bool {
 			return len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'c')
 		})
 	case "sed":
-		return !has("-i", "--in-place") && !slices.ContainsFunc(c.args, func(a string) bool {
-			return strings.HasPrefix(a, "-i") || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 'i')
-		}) && !slices.ContainsFunc(c.args, func(a string) bool { return strings.ContainsAny(a, "we") && strings.Contains(a, "/") })
+		// The script's w and e commands are checked as writes and runs
+		// (sedRuns); a script from a file is not known.
+		return !has("-i", "--in-place", "-f", "--file") && !slices.ContainsFunc(c.args, func(a string) bool {
+			return strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "if")
+		})
+	case "uniq", "xxd":
+		// uniq IN OUT and xxd IN OUT write OUT.
+		return len(operandsOf(c.args)) < 2
+	case "tree":
+		return !has("-o") && !slices.ContainsFunc(c.args, func(a string) bool { return strings.HasPrefix(a, "-o") })
+	case "file":
+		return !has("-C", "--compile")
+	case "rg":
+		return !has("--pre", "--pre-glob", "--search-zip", "-z")
 	case "sort":
 		return !has("-o", "--output") && !slices.ContainsFunc(c.args, func(a string) bool { return strings.HasPrefix(a, "-o") })
 	case "find":
@@ -65,10 +76,7 @@ func readOnly(c *cmd) bool {
 		return !slices.ContainsFunc(c.args, func(a string) bool { return strings.ContainsAny(a, ">|") || strings.Contains(a, "system") }) &&
 			!has("-f", "--file", "-i", "--include", "-l", "--load")
 	case "tar":
-		return slices.ContainsFunc(c.args, func(a string) bool {
-			return a == "--list" || len(a) > 0 && a[0] != '-' && strings.ContainsRune(a, 't') && !strings.ContainsAny(a, "cxru") ||
-				strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsRune(a, 't') && !strings.ContainsAny(a, "cxru")
-		}) && !has("--to-command", "--checkpoint-action", "--use-compress-program", "-I")
+		return tarLists(c.args)
 	case "go":
 		return len(c.args) > 0 && slices.Contains([]string{"version", "env", "list", "doc", "help"}, c.args[0]) && !has("-w", "-u", "-exec", "-toolexec")
 	case "git":
@@ -79,6 +87,53 @@ func readOnly(c *cmd) bool {
 		return len(c.args) == 0 || strings.HasPrefix(c.args[0], "-") && !has("-F", "--file", "-b", "--boot")
 	}
 	return true
+}
+
+// tarLists reports whether tar's arguments only list an archive: -t (in a
+// cluster, or the traditional first word) or --list, and no other
+// operation or option that writes or runs a program.
+func tarLists(args []string) bool {
+	list := false
+	for i, a := range args {
+		switch {
+		case a == "--list":
+			list = true
+		case strings.HasPrefix(a, "--") && (a == "--extract" || a == "--create" || a == "--append" || a == "--update" || a == "--get" ||
+			a == "--delete" || a == "--catenate" || a == "--concatenate" || a == "--diff" || strings.HasPrefix(a, "--to-command") ||
+			strings.HasPrefix(a, "--checkpoint-action") || strings.HasPrefix(a, "--use-compress-program") || strings.HasPrefix(a, "--info-script") ||
+			strings.HasPrefix(a, "--new-volume-script") || strings.HasPrefix(a, "--rsh-command") || strings.HasPrefix(a, "--index-file")):
+			return false
+		case strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") || i == 0 && !strings.HasPrefix(a, "-"):
+			// A cluster: stop at the first letter that takes a value
+			// (f, C, I ...): the rest is that value.
+			for _, r := range strings.TrimPrefix(a, "-") {
+				if strings.ContainsRune("cxruAdI", r) {
+					return false
+				}
+				if r == 't' {
+					list = true
+				}
+				if strings.ContainsRune("fCbFgKLNTVXH", r) {
+					break
+				}
+			}
+		}
+	}
+	return list
+}
+
+// operandsOf are the arguments that are not options (all after "--").
+func operandsOf(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if a == "-" || !strings.HasPrefix(a, "-") {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // gitReadOnlyArgs reports whether git's arguments only read: no -c (which
@@ -146,7 +201,14 @@ func (a *assessor) readOnlyCheck(c *cmd) {
 // wrapperCheck reports a wrapper outside readOnlyWrappers (sudo, ssh,
 // chroot, ...) when the assessor checks for a place without a sandbox.
 func (a *assessor) wrapperCheck(name string, args []field) {
-	if !a.allowlist || slices.Contains(readOnlyWrappers, name) {
+	if !a.allowlist {
+		return
+	}
+	// time -o FILE and --output write the timing there.
+	writes := name == "time" && slices.ContainsFunc(args, func(f field) bool {
+		return f.s == "-o" || f.s == "-a" || strings.HasPrefix(f.s, "--output") || strings.HasPrefix(f.s, "--append")
+	})
+	if slices.Contains(readOnlyWrappers, name) && !writes {
 		return
 	}
 	a.report(turnapi.RiskDangerous, RuleNotReadOnly, "runs "+short(name)+", which is not known to only read (outside the sandbox every such command asks)",

@@ -76,3 +76,101 @@ func TestReadOnlyAllowlist(t *testing.T) {
 		}
 	}
 }
+
+// TestSystemCommandsAskOutside: what used to have a rule of its own
+// (writes to system paths, dotfiles, git hooks or Talaria's home, chmod
+// 777, shutdown, services, kills, package removal, crontab -r, history -c,
+// disk and firewall tools) asks outside the sandbox as a command that does
+// not only read, and runs inside it, where the kernel holds it.
+func TestSystemCommandsAskOutside(t *testing.T) {
+	t.Parallel()
+	for _, c := range []string{
+		`echo x > /etc/hosts`,
+		`echo x >> /etc/environment`,
+		`echo 'nameserver 1.1.1.1' | sudo tee /etc/resolv.conf`,
+		`sudo cp app /usr/local/bin/`,
+		`mv build/lib.so /lib/x86_64-linux-gnu/`,
+		`sudo sed -i 's/a/b/' /etc/ssh/sshd_config`,
+		`sed -i.bak s/a/b/ /etc/fstab`,
+		`chmod 600 /etc/shadow`,
+		`sudo chown root /opt/app`,
+		`ln -sf /tmp/x /usr/bin/python`,
+		`echo 1 > /proc/sys/vm/drop_caches`,
+		`cat x > /tmp/../etc/passwd`,
+		`rm /etc/nginx/sites-enabled/default`,
+		`chmod -R 777 .`,
+		`chmod -R a+rwx ~/site`,
+		`echo 'alias ls=rm' > ~/.bashrc`,
+		`echo key > ~/.ssh/authorized_keys`,
+		`echo key >> ~/.ssh/authorized_keys`,
+		`printf '' > $HOME/.profile`,
+		`cp evil ~/.zshrc`,
+		`echo key >> ~/.bashrc`,
+		`echo x > ~/.talaria/SOUL.md`,
+		`shutdown -h now`,
+		`sudo reboot`,
+		`halt`,
+		`poweroff`,
+		`init 0`,
+		`init 6`,
+		`systemctl reboot`,
+		`sudo systemctl stop nginx`,
+		`systemctl --now disable docker`,
+		`systemctl mask sshd`,
+		`service nginx stop`,
+		`kill -9 -1`,
+		`kill -KILL -1`,
+		`kill -s KILL -1`,
+		`killall node`,
+		`pkill -9 python`,
+		`pkill --signal KILL -f server`,
+		`sudo apt-get remove -y nginx`,
+		`apt purge nginx`,
+		`apt-get -y autoremove`,
+		`pip uninstall -y requests`,
+		`python3 -m pip uninstall requests`,
+		`npm uninstall -g typescript`,
+		`yum remove httpd`,
+		`pacman -Rns foo`,
+		`crontab -r`,
+		`crontab -u bob -r`,
+		`history -c`,
+		`fdisk /dev/sda`,
+		`parted /dev/sda mklabel gpt`,
+		`wipefs -a /dev/sdb`,
+		`mkswap /dev/sdb2`,
+		`mkfs.ext4 disk.img`,
+		`iptables -F`,
+		`sudo iptables -t nat --flush`,
+		`ufw disable`,
+	} {
+		if got := AssessIn(c, Where{}); got.Risk != turnapi.RiskDangerous {
+			t.Errorf("AssessIn(%q, outside) = %v %s, want dangerous", c, got.Risk, got.Rule)
+		}
+		if got := AssessIn(c, Where{Sandboxed: true, Writable: true}); got.Risk != turnapi.RiskSafe {
+			t.Errorf("AssessIn(%q, sandboxed) = %v %s, want safe", c, got.Risk, got.Rule)
+		}
+	}
+}
+
+// TestGrantsOutsideCoverOneCommand: outside the sandbox a grant of a
+// command with a rule of its own still covers its other spellings, and
+// never a command added to it that asks only as not read-only.
+func TestGrantsOutsideCoverOneCommand(t *testing.T) {
+	t.Parallel()
+	g := turnapi.Grants{}.With(turnapi.ChoiceSession, AssessIn("rm -rf ./build", Where{}).GrantKey())
+	for _, tc := range []struct {
+		command string
+		allowed bool
+	}{
+		{"rm -fr build/", true},
+		{"sudo rm -rf ./build", false},
+		{"rm -rf ./build; python3 x.py", false},
+		{"rm -rf ./build > log.txt", false},
+		{"talaria approve s", false},
+	} {
+		if got := g.Allows(AssessIn(tc.command, Where{})); got != tc.allowed {
+			t.Errorf("a grant of rm -rf ./build allows %q: %v, want %v (pattern %q)", tc.command, got, tc.allowed, AssessIn(tc.command, Where{}).Pattern)
+		}
+	}
+}

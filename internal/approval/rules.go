@@ -16,30 +16,18 @@ const (
 
 // Rule ids of Dangerous commands: run only after a human approves.
 const (
-	RuleRecursiveDelete = "recursive_delete"   // rm -r DIR, find -delete, find -exec rm
-	RuleGitClean        = "git_clean"          // git clean -f
-	RuleGitResetHard    = "git_reset_hard"     // git reset --hard
-	RuleGitForcePush    = "git_force_push"     // git push --force, -f, +refspec, :branch, --mirror, --delete
-	RuleGitDiscard      = "git_discard"        // git branch -D, git reflog expire, git gc --prune=now, git rm -r
-	RuleCurlPipeShell   = "curl_pipe_shell"    // curl URL | sh, bash <(curl URL), sh -c "$(curl URL)"
-	RuleSystemWrite     = "system_write"       // > /etc/x, tee /usr/..., cp/mv/sed -i/chmod/chown on system paths
-	RuleChmod777        = "chmod_777"          // chmod -R 777 DIR
-	RuleShutdown        = "shutdown"           // shutdown, reboot, halt, poweroff, init 0|6
-	RuleServiceStop     = "service_stop"       // systemctl stop|disable|mask|kill, service X stop
-	RuleKillAll         = "kill_all"           // kill -9 -1, killall, pkill -9
-	RulePackageRemove   = "package_remove"     // apt remove, pip uninstall, npm uninstall -g ...
-	RuleSQLDrop         = "sql_drop"           // DROP TABLE|DATABASE|SCHEMA, TRUNCATE through a SQL client
-	RuleCrontabRemove   = "crontab_remove"     // crontab -r
-	RuleHistoryClear    = "history_clear"      // history -c
-	RuleDiskTool        = "disk_tool"          // fdisk, parted, wipefs, mkswap, mkfs on a file
-	RuleFirewallFlush   = "firewall_flush"     // iptables -F, nft flush, ufw disable|reset
-	RuleDotfileWrite    = "dotfile_overwrite"  // >> ~/.bashrc, > ~/.ssh/authorized_keys, cp x ~/.aws/credentials
-	RuleTooComplex      = "too_complex"        // shells nested too deeply to check
-	RuleDynamicCommand  = "dynamic_command"    // $X -rf ., $(echo rm) x, {rm,-rf,x}: what runs is not literal
-	RuleUnparsable      = "unparsable"         // text a shell would not run as written
-	RuleDecodeExec      = "decode_exec"        // base64 -d | sh, xxd -r | bash, rev | sh
-	RuleInlineCode      = "inline_code"        // python -c, perl -e, awk system() ... that write, delete or run
-	RuleTalariaWrite    = "talaria_home_write" // writes into $TALARIA_HOME (~/.talaria)
-	RuleCloudMetadata   = "cloud_metadata"     // curl 169.254.169.254, metadata.google.internal
-	RuleSecretRead      = "secret_read"        // cat ~/.talaria/config.yaml, curl -d @~/.ssh/id_rsa
+	RuleRecursiveDelete = "recursive_delete" // rm -r DIR, find -delete, find -exec rm
+	RuleGitClean        = "git_clean"        // git clean -f
+	RuleGitResetHard    = "git_reset_hard"   // git reset --hard
+	RuleGitForcePush    = "git_force_push"   // git push --force, -f, +refspec, :branch, --mirror, --delete
+	RuleGitDiscard      = "git_discard"      // git branch -D, git reflog expire, git gc --prune=now, git rm -r
+	RuleCurlPipeShell   = "curl_pipe_shell"  // curl URL | sh, bash <(curl URL), sh -c "$(curl URL)"
+	RuleSQLDrop         = "sql_drop"         // DROP TABLE|DATABASE|SCHEMA, TRUNCATE through a SQL client
+	RuleTooComplex      = "too_complex"      // shells nested too deeply to check
+	RuleDynamicCommand  = "dynamic_command"  // $X -rf ., $(echo rm) x, {rm,-rf,x}: what runs is not literal
+	RuleUnparsable      = "unparsable"       // text a shell would not run as written
+	RuleDecodeExec      = "decode_exec"      // base64 -d | sh, xxd -r | bash, rev | sh
+	RuleInlineCode      = "inline_code"      // python -c, perl -e, awk system() ... that write, delete or run
+	RuleCloudMetadata   = "cloud_metadata"   // curl 169.254.169.254, metadata.google.internal
+	RuleSecretRead      = "secret_read"      // cat ~/.talaria/config.yaml, curl -d @~/.ssh/id_rsa
 )

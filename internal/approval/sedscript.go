@@ -29,6 +29,7 @@ func (a *assessor) sedRuns(c *cmd) {
 				}
 			case 'w':
 				a.writeTarget(c.sc.resolve(r.text), c.name+" w", c.pattern(), false)
+				a.writeCheck(c.sc.resolve(r.text), c.pattern())
 			}
 		}
 	}

@@ -9,32 +9,15 @@ import (
 )
 
 // writeTarget checks a file a command writes: onto a disk device is
-// Blocked; into a system path, a login or credential file of a home
-// directory, or Talaria's own directory is Dangerous. how names the write
-// in reasons and patterns ("> ", "tee", "cp").
+// Blocked. (Any other write asks outside the sandbox, rule not_read_only,
+// and inside it the kernel holds it to the writable roots.) how names the
+// write in reasons and patterns ("> ", "tee", "cp").
 func (a *assessor) writeTarget(t, how, pat string, redirect bool) {
 	switch {
 	case isDisk(t) && redirect:
 		a.report(turnapi.RiskBlocked, RuleDiskRedirect, "redirects output onto a disk device ("+how+" "+short(t)+")", pat)
 	case isDisk(t):
 		a.report(turnapi.RiskBlocked, RuleRawDiskWrite, "writes raw data onto a disk device ("+how+" "+short(t)+")", pat)
-	default:
-		a.sensitiveTarget(t, how, "writes to", pat)
-	}
-}
-
-// sensitiveTarget checks a path a command writes, deletes or changes;
-// pat is the pattern of the command.
-func (a *assessor) sensitiveTarget(t, how, verb, pat string) {
-	switch {
-	case isSystemPath(t):
-		a.report(turnapi.RiskDangerous, RuleSystemWrite, verb+" a system path ("+how+" "+short(t)+")", pat)
-	case isTalariaHome(t):
-		a.report(turnapi.RiskDangerous, RuleTalariaWrite, verb+" Talaria's own files ("+how+" "+short(t)+")", pat)
-	case isHomeSensitive(t):
-		a.report(turnapi.RiskDangerous, RuleDotfileWrite, verb+" a login, SSH or credential file in the home directory ("+how+" "+short(t)+")", pat)
-	case isWorkspaceGit(t):
-		a.report(turnapi.RiskDangerous, RuleDotfileWrite, verb+" a git hook or git config, which run commands ("+how+" "+short(t)+")", pat)
 	}
 }
 
@@ -72,10 +55,6 @@ func (a *assessor) copies(c *cmd) {
 			} else if len(p.operands) >= 2 {
 				a.wholeTreeMove(c, p.operands[:len(p.operands)-1])
 			}
-		}
-		if c.name == "cp" && (clusterHas(c.args, 'r') || clusterHas(c.args, 'R') || clusterHas(c.args, 'a') ||
-			hasAny(c.args, "--recursive", "--archive")) && len(p.operands) >= 2 {
-			a.overHome(c, c.sc.resolve(p.operands[len(p.operands)-1]))
 		}
 	}
 	for _, d := range dests {
@@ -148,7 +127,6 @@ func (a *assessor) rsync(c *cmd) {
 	for _, f := range p.flags {
 		del = del || strings.HasPrefix(f, "--del")
 	}
-	a.overHome(c, dest)
 	if p.has("--remove-source-files") {
 		for _, s := range p.operands[:len(p.operands)-1] {
 			s = c.sc.resolve(s)
@@ -208,9 +186,6 @@ func (a *assessor) tar(c *cmd) {
 			}
 		}
 	case p.has("-x", "--extract", "--get"):
-		if p.has("-P", "--absolute-names") {
-			a.danger(c, RuleSystemWrite, "extracts an archive with absolute paths (tar -P)")
-		}
 		dir, _ := p.value("-C", "--directory")
 		if dir == "" {
 			dir = "."
@@ -220,13 +195,8 @@ func (a *assessor) tar(c *cmd) {
 			return
 		}
 		pat := "tar -x -f " + cleanArg(archive) + " -C " + cleanArg(dir)
-		switch {
-		case isRootTarget(dir) || isDisk(dir) || isSystemDir(dir):
+		if isRootTarget(dir) || isDisk(dir) || isSystemDir(dir) {
 			a.report(turnapi.RiskBlocked, RuleRootOverwrite, "extracts an archive over the root filesystem or a system directory (tar -C "+short(dir)+")", pat)
-		case isHomeRoot(dir):
-			a.report(turnapi.RiskDangerous, RuleDotfileWrite, "extracts an archive over a home directory (tar -C "+short(dir)+")", pat)
-		default:
-			a.sensitiveTarget(dir, "tar -x -C", "extracts into", c.pattern())
 		}
 	}
 }
@@ -234,49 +204,9 @@ func (a *assessor) tar(c *cmd) {
 var sedOpts = opts{short: "efl", permute: true, long: longs("expression=", "file=", "line-length=", "in-place", "quiet",
 	"silent", "regexp-extended", "separate", "null-data", "unbuffered", "debug", "sandbox", "posix", "follow-symlinks")}
 
-// sed -i edits its file operands; see sedRuns for the commands and
-// files its script names.
-func (a *assessor) sed(c *cmd) {
-	a.sedRuns(c)
-	edit := false
-	for _, arg := range c.args {
-		if arg == "--" {
-			break
-		}
-		if strings.HasPrefix(arg, "--in-place") {
-			edit = true
-		}
-		if len(arg) > 1 && arg[0] == '-' && arg[1] != '-' {
-			if i := strings.IndexByte(arg, 'i'); i > 0 && !strings.ContainsAny(arg[1:i], "efl") {
-				edit = true
-			}
-		}
-	}
-	if !edit {
-		return
-	}
-	var clean []string
-	for _, arg := range c.args {
-		if !strings.HasPrefix(arg, "-i") && !strings.HasPrefix(arg, "--in-place") {
-			clean = append(clean, arg)
-		}
-	}
-	p := sedOpts.parse(clean)
-	files := p.operands
-	if !p.has("-e", "--expression", "-f", "--file") && len(files) > 0 {
-		files = files[1:]
-	}
-	for _, f := range files {
-		a.sensitiveTarget(c.sc.resolve(f), c.name+" -i", "edits in place", c.pattern())
-	}
-}
-
-// inPlaceFiles checks the files perl -i or ruby -i edit.
-func (a *assessor) inPlaceFiles(c *cmd, files []string) {
-	for _, f := range files {
-		a.sensitiveTarget(c.sc.resolve(f), c.name+" -i", "edits in place", c.pattern())
-	}
-}
+// sed runs what its script's e and s///e commands name; an edit in place
+// asks outside the sandbox (not_read_only) like any write.
+func (a *assessor) sed(c *cmd) { a.sedRuns(c) }
 
 // touches: truncate, touch, mkdir ... change the paths they name.
 func (a *assessor) touches(c *cmd) {
@@ -286,11 +216,6 @@ func (a *assessor) touches(c *cmd) {
 		if c.name == "setfacl" && (clusterHas(c.args, 'R') || hasAny(c.args, "--recursive")) &&
 			(isRootTarget(t) || isSystemDir(t) || isHomeRoot(t)) {
 			a.report(turnapi.RiskBlocked, RuleRootChmod, "recursive ACL change of the root filesystem, a home or a system directory (setfacl -R "+short(t)+")", c.pattern())
-		}
-		if c.name == "truncate" || c.name == "unlink" {
-			a.sensitiveTarget(t, c.name, "changes", c.pattern())
-		} else if isSystemPath(t) {
-			a.report(turnapi.RiskDangerous, RuleSystemWrite, "changes a system path ("+c.name+" "+short(t)+")", c.pattern())
 		}
 	}
 }
@@ -337,19 +262,8 @@ func (a *assessor) perms(c *cmd) {
 				}
 			}
 		}
-		if c.name == "chmod" && chmodModes[mode] {
-			a.report(turnapi.RiskDangerous, RuleChmod777, "makes files world-writable recursively (chmod -R "+mode+")", pat)
-		}
-	}
-	for _, t := range ops {
-		// Opening a key to other users, or handing Talaria's files or a
-		// login script to another owner, is a change of who may read or
-		// run them.
-		a.sensitiveTarget(t, c.name, "changes the permissions of", pat)
 	}
 }
-
-var chmodModes = map[string]bool{"777": true, "0777": true, "a+rwx": true, "a=rwx": true, "ugo+rwx": true, "ugo=rwx": true}
 
 // cleanAll cleans every path of a list.
 func cleanAll(ps []string) []string {

@@ -60,6 +60,7 @@ func trial(s Settings) error {
 		}
 	}
 	s.Bwrap = path
+	s.Cache = "" // a trial makes nothing on disk
 	cmd, err := command(Command{Settings: s, Dir: "/"}, "true")
 	if err != nil {
 		return err
