@@ -20,7 +20,7 @@ func TestDoctor(t *testing.T) {
 		t.Fatalf("doctor on a fresh home: exit %d\n%s%s", code, out, stderr)
 	}
 	for _, want := range []string{"✓ config:", "! home:", "does not exist yet", "! store:", "! temporal: no talaria serve",
-		"✗ model: model endpoint http://127.0.0.1:9/v1 is unreachable", "talaria model set", "disk:"} {
+		"✗ model: model endpoint http://127.0.0.1:9/v1 is unreachable", "talaria model set", "disk:", "✓ sandbox: sandbox workspace-write (bubblewrap)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("doctor output lacks %q:\n%s", want, out)
 		}
@@ -45,7 +45,7 @@ func TestDoctor(t *testing.T) {
 			t.Errorf("with serve running, %s is %s: %s (%s)", c.Name, c.Status, c.Detail, c.Fix)
 		}
 	}
-	if strings.Join(names, ",") != "config,home,store,temporal,model,disk" {
+	if strings.Join(names, ",") != "config,home,store,temporal,model,disk,sandbox" {
 		t.Fatalf("checks %v", names)
 	}
 }
