@@ -14,6 +14,7 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/sandbox"
 )
 
 // Limits of the server.
@@ -129,6 +130,7 @@ func (s *Server) Listen(addr string) error {
 	if err != nil {
 		return fmt.Errorf("%w on %s for the API: %v", ErrListen, addr, err)
 	}
+	sandbox.ProtectPorts(l.Addr().(*net.TCPAddr).Port) // out of the model's commands' reach
 	s.listener = l
 	s.http = &http.Server{
 		Handler:           s.handler,

@@ -19,6 +19,8 @@ import (
 	"go.temporal.io/server/common/config"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
+
+	"github.com/talaria-agent/talaria/internal/sandbox"
 )
 
 const (
@@ -131,6 +133,9 @@ func (s *Server) newTemporal(o Options, sqlCfg *config.SQL) (temporal.Server, po
 	if err != nil {
 		return nil, p, err
 	}
+	// No command the model runs may reach the server's services, even with
+	// the sandbox's network on.
+	sandbox.ProtectPorts(p.frontend, p.history, p.matching, p.worker)
 	srv, err := temporal.NewServer(append(serverOptions(o, p, sqlCfg), tlsOptions(o)...)...)
 	if err != nil {
 		return nil, p, fmt.Errorf("create temporal server: %w", err)

@@ -19,6 +19,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/talaria-agent/talaria/internal/sandbox"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	"github.com/temporalio/ui-server/v2/server/csrf"
 	"github.com/temporalio/ui-server/v2/server/route"
@@ -89,6 +90,7 @@ func (s *Server) StartUI(ctx context.Context, o UIOptions) (*UI, error) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrUIPortUnavailable, addr, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
+	sandbox.ProtectPorts(port)
 	u := &UI{
 		ln:    ln,
 		open:  !net.ParseIP(o.IP).IsLoopback(),

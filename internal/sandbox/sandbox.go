@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Mode says what a sandboxed command may write.
@@ -126,4 +127,38 @@ func (s Settings) Describe() string {
 		net = "network on, Talaria's own ports out of reach"
 	}
 	return fmt.Sprintf("sandbox %s (bubblewrap): commands write %s; %s; Talaria's home and credentials are hidden", s.Mode, writes, net)
+}
+
+// ownPorts are the TCP ports this process listens on for Talaria itself
+// (the embedded Temporal server's services, ...), added to every
+// command's Settings.Ports.
+var ownPorts struct {
+	sync.Mutex
+	ports []int
+}
+
+// ProtectPorts adds ports this process listens on for Talaria itself: no
+// sandboxed command, even with the network on, may connect to or bind
+// them.
+func ProtectPorts(ports ...int) {
+	ownPorts.Lock()
+	defer ownPorts.Unlock()
+	for _, p := range ports {
+		if p > 0 && p <= 65535 && !slices.Contains(ownPorts.ports, p) {
+			ownPorts.ports = append(ownPorts.ports, p)
+		}
+	}
+}
+
+// protected is ports with those of ProtectPorts.
+func protected(ports []int) []int {
+	ownPorts.Lock()
+	defer ownPorts.Unlock()
+	out := slices.Clone(ports)
+	for _, p := range ownPorts.ports {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -236,7 +236,7 @@ func start(cmd *exec.Cmd, s Settings) (func() error, error) {
 		closeExtra(cmd)
 		return cmd.Wait, nil
 	}
-	fd, err := portRuleset(s.Ports)
+	fd, err := portRuleset(protected(s.Ports))
 	if err != nil {
 		closeExtra(cmd)
 		return nil, err

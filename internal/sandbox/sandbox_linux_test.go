@@ -81,6 +81,13 @@ func TestNetwork(t *testing.T) {
 	if out, _ := run(t, on, connect(own)+"; python3 -c \"import socket; s=socket.socket(); s.bind(('127.0.0.1', "+strconv.Itoa(own)+"))\" 2>&1 | tail -1"); !strings.Contains(out, "rc=1") || !strings.Contains(out, "Permission denied") {
 		t.Errorf("network on reached or bound Talaria's port %d: %s", own, out)
 	}
+	// A port this process protects (an embedded server's service) is out
+	// of reach as well.
+	served, servedSeen := listen(t)
+	ProtectPorts(served)
+	if out, _ := run(t, on, connect(served)); !strings.Contains(out, "rc=1") || servedSeen.Load() != 0 {
+		t.Errorf("network on reached a protected port %d: %s", served, out)
+	}
 	if ownSeen.Load() != 0 || otherSeen.Load() != 1 {
 		t.Errorf("connections: own %d (want 0), other %d (want 1)", ownSeen.Load(), otherSeen.Load())
 	}

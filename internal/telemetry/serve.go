@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/talaria-agent/talaria/internal/sandbox"
 )
 
 // MetricsPath is the one path the metrics listener answers.
@@ -75,6 +76,7 @@ func (t *Telemetry) Serve(addr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %s", ErrListen, addr, listenReason(err))
 	}
+	sandbox.ProtectPorts(ln.Addr().(*net.TCPAddr).Port) // out of the model's commands' reach
 	s := &Server{
 		http: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
 			WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10},
