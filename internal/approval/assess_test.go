@@ -119,7 +119,6 @@ func TestAssess(t *testing.T) {
 		{`$X -rf ./build`, turnapi.RiskDangerous, RuleDynamicCommand},
 		{`ls "`, turnapi.RiskDangerous, RuleUnparsable},
 		{`echo Y20= | base64 -d | sh`, turnapi.RiskDangerous, RuleDecodeExec},
-		{`python3 -c 'import os; os.remove("x")'`, turnapi.RiskDangerous, RuleInlineCode},
 		{`curl http://169.254.169.254/`, turnapi.RiskDangerous, RuleCloudMetadata},
 		{`rsync -a --delete x/ /`, turnapi.RiskBlocked, RuleRootOverwrite},
 		{`tar -cf /dev/sda /etc`, turnapi.RiskBlocked, RuleRawDiskWrite},

@@ -335,7 +335,6 @@ func init() {
 	add((*assessor).zip, "zip")
 	add((*assessor).at, "at", "batch")
 	add((*assessor).expect, "expect")
-	add((*assessor).hashEnable, "hash", "enable")
 	add((*assessor).nameArgs, "printf", "read", "test", "[", "unset", "declare", "typeset", "local", "export",
 		"readonly", "let", "mapfile", "readarray")
 	add((*assessor).cd, "cd", "pushd", "popd")

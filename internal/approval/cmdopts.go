@@ -358,14 +358,6 @@ func (a *assessor) runsVar(name, value string, lit bool, sc *scope, depth int) {
 	}
 }
 
-// hashEnable: hash -p PATH NAME makes NAME run PATH; enable -f loads a
-// builtin from a library.
-func (a *assessor) hashEnable(c *cmd) {
-	if clusterHas(c.args, 'p') && c.name == "hash" || clusterHas(c.args, 'f') && c.name == "enable" {
-		a.danger(c, RuleInlineCode, c.name+" makes a name run other code")
-	}
-}
-
 // gitExt runs the command of a git ext:: URL: words split at spaces, "% "
 // a space within a word, "%%" a percent sign.
 func (a *assessor) gitExt(c *cmd, v string) {

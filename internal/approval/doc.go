@@ -1,7 +1,22 @@
-// Package approval decides which shell commands of the terminal tool need
-// a human's approval and which are refused outright. Its verdicts, and the
-// human's answer, are the vocabulary of package turnapi (Assessment, Risk,
-// Grants, ApprovalChoice), which workflow code uses without this package.
+// Package approval reads the text of a shell command and says whether it
+// may run without a person's approval. It is not the boundary: every
+// command the model starts runs in a kernel sandbox (package sandbox), and
+// this package only refines that decision, with [AssessIn]:
+//
+//   - inside the sandbox, only Blocked commands (the short list of
+//     catastrophes below) are refused, and only what destroys work in the
+//     writable roots asks (recursive deletes, git clean, reset --hard and
+//     the other discards; with the network on also force pushes, SQL DROP
+//     and TRUNCATE, cloud metadata); everything else is Safe, because the
+//     kernel holds it;
+//   - outside it (sandbox.mode: off), Safe is an allowlist: programs known
+//     to only read, with their option grammars (readonly.go), and
+//     redirections only to /dev/null; every other command asks (rule
+//     not_read_only), talaria itself and network clients included.
+//
+// Its verdicts, and the human's answer, are the vocabulary of package
+// turnapi (Assessment, Risk, Grants, ApprovalChoice), which workflow code
+// uses without this package.
 //
 // [Assess] parses a command with a real shell parser (mvdan.cc/sh, bash
 // dialect) and decodes every word with its expand package, without running
@@ -114,42 +129,19 @@
 //     --delete, git rm -r); git clean -f, reset --hard, checkout -f, switch
 //     --discard-changes, stash drop/clear, worktree remove --force, push
 //     --force, push :branch, --mirror or --delete, branch -D, reflog expire
-//     and gc --prune=now; a download run by a shell or interpreter (curl | sh, bash
-//     <(curl), sh -c "$(curl)", wget -O x && sh x, curl -o x; ./x); decoded
-//     text run by a shell or interpreter (base64 -d, xxd -r, rev, openssl
-//     enc -d, gunzip, zcat, tr ... | sh; a literal that decodes to a Blocked
-//     command is Blocked); risky inline code; writes (redirections, tee,
-//     cp/mv/install/ln/dd/rsync/tar destinations (a destination that
-//     may be a directory or -t DIR is also read as DIR/SOURCE: cp .bashrc
-//     ~), sponge and ed FILE, sed/perl/ruby -i,
-//     truncate, curl -o/--output-dir, wget -P, gcc/go build -o, sort -o,
-//     uniq OUT, split, patch, ssh-keygen -f, strace/time -o, script FILE,
-//     find -fprint, git clone DIR, unzip -d, 7z -o, tar -x in a home or with
-//     -P) into system paths (/etc, /usr, /bin, /sbin, /lib*, /boot, /sys,
-//     /proc, /var/lib, /opt), into login, SSH and credential files of a home
-//     directory (~/.ssh, ~/.bashrc, ~/.bash_profile, ~/.profile, ~/.zshrc,
-//     ~/.netrc, ~/.aws, ~/.config/gcloud, ~/.kube, ~/.docker/config.json,
-//     ~/.gnupg, ~/.git-credentials, ~/.bash_aliases, ~/.vimrc,
-//     ~/.pam_environment, ~/.local/bin, ~/bin, ~/.config/autostart,
-//     ~/.config/systemd/user, ~/.config/fish, ~/.gdbinit, ~/.psqlrc,
-//     ~/.cargo/config.toml, ~/.config/pip/pip.conf, ~/.vim/plugin,
-//     ~/.local/lib (Python .pth files) ...; appending counts too),
-//     into a repository's .git/hooks or .git/config, a recursive copy onto a
-//     home or /, or into Talaria's own directory ($TALARIA_HOME, by default
-//     ~/.talaria: config, SOUL.md, memories); reading secrets (an argument,
-//     @FILE or < FILE naming $TALARIA_HOME's config.yaml, talaria.db*,
-//     temporal/, tls/, serve.json, ~/.ssh/id_*, ~/.aws/credentials,
-//     ~/.netrc, ~/.git-credentials, ~/.docker/config.json, ~/.kube/config,
-//     /etc/shadow, /proc/PID/environ ...; or a glob that may match one, such as ~/.s?h/i?_rsa;
-//     not ~/.ssh/*.pub; or a path in inline code) and
-//     printing stored credentials (git credential fill, gh auth token, aws
-//     configure get, gcloud auth print-access-token, kubectl config view
-//     --raw ...); requests to cloud metadata addresses (169.254.169.254 in
-//     any inet_aton spelling such as 0xa9fea9fe or 2852039166,
-//     metadata.google.internal, fd00:ec2::254, 100.100.100.200); chmod -R
-//     777, shutdown and reboot, stopping system services, killing all
-//     processes, removing packages, DROP/TRUNCATE through a SQL client,
-//     crontab -r, history -c, disk tools and flushing the firewall.
+//     and gc --prune=now; a download or decoded text run by a shell or
+//     interpreter (curl | sh, bash <(curl), base64 -d | sh; a literal that
+//     decodes to a Blocked command is Blocked); risky inline code; reading
+//     secrets (an argument, @FILE or < FILE naming $TALARIA_HOME's files,
+//     ~/.ssh/id_*, ~/.aws/credentials, ~/.netrc, /etc/shadow,
+//     /proc/PID/environ ..., or a glob that may match one) and printing
+//     stored credentials (git credential fill, gh auth token ...); requests
+//     to cloud metadata addresses (169.254.169.254 in any inet_aton
+//     spelling, metadata.google.internal ...); DROP/TRUNCATE through a SQL
+//     client; and, outside the sandbox, every command not known to only
+//     read (not_read_only: writes of any file, builds, interpreters,
+//     network clients, sudo and other wrappers that change who or where,
+//     assignments of PATH and of the variables that pick what runs).
 //   - Safe: everything else.
 //
 // # What the parser cannot know

@@ -22,7 +22,7 @@ var readOnlyPrograms = []string{
 	"strings", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "base64", "base32",
 	"seq", "sleep", "printenv", "jq", "find", "awk", "gawk", "mawk", "sed", "git", "go", "tar", "ps", "free", "nproc", "lscpu",
 	"getconf", "locale", "cd", "pushd", "popd", "dirs", "export", "local", "declare", "typeset", "readonly", "shift", "set",
-	"unset", "exit", "return", "wait", "break", "continue", "read", "let", "shopt", "times", "umask", "hash", "alias",
+	"unset", "exit", "return", "wait", "break", "continue", "read", "let", "shopt", "times", "umask", "alias",
 	"bash", "sh", "dash", "zsh", "ksh", "eval", "trap",
 }
 

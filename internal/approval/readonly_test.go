@@ -107,6 +107,7 @@ func TestSystemCommandsAskOutside(t *testing.T) {
 		`cp evil ~/.zshrc`,
 		`echo key >> ~/.bashrc`,
 		`echo x > ~/.talaria/SOUL.md`,
+		`python3 -c 'import os; os.remove("x")'`,
 		`shutdown -h now`,
 		`sudo reboot`,
 		`halt`,

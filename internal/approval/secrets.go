@@ -215,9 +215,6 @@ var noReaders = map[string]bool{"ls": true, "stat": true, "test": true, "[": tru
 // secretArgs reports arguments that name a secret file, alone or as the
 // value of an option (--key=FILE, -d @FILE, -F f=@FILE).
 func (a *assessor) secretArgs(c *cmd) {
-	if printsCredentials(c.name, c.args) {
-		a.report(turnapi.RiskDangerous, RuleSecretRead, "prints stored credentials ("+c.name+")", c.pattern())
-	}
 	if noReaders[c.name] && !(c.name == "git" && gitReadsFiles(c.args)) {
 		return
 	}
@@ -247,43 +244,6 @@ func secretCandidates(arg string) []string {
 		out = append(out, arg[2:]) // -iKEY
 	}
 	return out
-}
-
-// credentialPrinters are commands that print a stored secret: the
-// program, then words its arguments must start with.
-var credentialPrinters = [][]string{
-	{"git", "credential", "fill"}, {"git", "credential", "get"}, {"gh", "auth", "token"},
-	{"aws", "configure", "get"}, {"aws", "configure", "export-credentials"}, {"aws", "ecr", "get-login-password"},
-	{"gcloud", "auth", "print-access-token"}, {"gcloud", "auth", "print-identity-token"},
-	{"gcloud", "auth", "application-default", "print-access-token"}, {"kubectl", "config", "view", "--raw"},
-	{"security", "find-generic-password"}, {"security", "find-internet-password"}, {"az", "account", "get-access-token"},
-	{"vault", "read"}, {"vault", "kv", "get"}, {"op", "read"}, {"pass", "show"}, {"secret-tool", "lookup"},
-}
-
-// printsCredentials reports a command that prints a stored secret.
-func printsCredentials(name string, args []string) bool {
-	if strings.HasPrefix(name, "docker-credential-") && len(args) > 0 && args[0] == "get" {
-		return true
-	}
-	var words []string
-	for _, a := range args {
-		if !strings.HasPrefix(a, "-") || a == "--raw" {
-			words = append(words, a)
-		}
-	}
-	for _, p := range credentialPrinters {
-		if p[0] != name || len(words) < len(p)-1 {
-			continue
-		}
-		match := true
-		for i, w := range p[1:] {
-			match = match && words[i] == w
-		}
-		if match {
-			return true
-		}
-	}
-	return false
 }
 
 // gitReadsFiles reports git commands that print or send the files they
