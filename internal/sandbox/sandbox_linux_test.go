@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -171,4 +172,31 @@ func hostProcesses(s string) []string {
 		}
 	}
 	return out
+}
+
+// TestSeccomp: the system calls a command never needs fail with EPERM.
+func TestSeccomp(t *testing.T) {
+	t.Parallel()
+	needSandbox(t)
+	if runtime.GOARCH != "amd64" {
+		t.Skip("the numbers below are amd64's")
+	}
+	dir := t.TempDir()
+	// ptrace, mount, keyctl, bpf, io_uring_setup, unshare, perf_event_open
+	script := `python3 -c "
+import ctypes
+l = ctypes.CDLL(None, use_errno=True)
+for nr in (101, 165, 250, 321, 425, 272, 298):
+    r = l.syscall(nr, 0, 0, 0, 0, 0)
+    print(nr, r, ctypes.get_errno())
+"`
+	got, _ := run(t, Command{Dir: dir, Writable: []string{dir}}, script)
+	for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
+		if f := strings.Fields(line); len(f) != 3 || f[1] != "-1" || f[2] != "1" {
+			t.Errorf("system call %s: %q, want -1 with EPERM (1)", f[0], line)
+		}
+	}
+	if n := strings.Count(got, "\n"); n != 7 {
+		t.Errorf("output: %q", got)
+	}
 }

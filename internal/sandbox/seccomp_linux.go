@@ -19,7 +19,7 @@ var deniedSyscalls = []string{
 	"mount", "umount2", "pivot_root", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
 	"unshare", "setns", "chroot",
 	"keyctl", "add_key", "request_key",
-	"bpf", "perf_event_open", "userfaultfd",
+	"bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
 	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
 	"reboot", "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "syslog",
 	"open_by_handle_at", "name_to_handle_at", "lookup_dcookie",
