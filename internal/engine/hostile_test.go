@@ -92,7 +92,7 @@ func TestHostileCommandsStayInTheSandbox(t *testing.T) {
 	vars := strings.NewReplacer("{H}", home, "{O}", out, "{U}", user, "{P}", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port),
 		"{T}", temporalPort, "{L}", llmPort, "{W}", strconv.Itoa(os.Getpid()), "{S}", session)
 	corpus := readCorpus(t, vars)
-	if len(corpus) < 200 {
+	if len(corpus) < 300 {
 		t.Fatalf("the corpus has %d commands", len(corpus))
 	}
 	steps, calls := hostileSteps(corpus)

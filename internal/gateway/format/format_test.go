@@ -3,7 +3,6 @@ package format
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 type convCase struct {
@@ -102,15 +101,32 @@ func TestPlain(t *testing.T) {
 	})
 }
 
+// hugeInputs are a deeply nested document and a 1 MB paragraph of many
+// lines.
+func hugeInputs() (deep, long string) {
+	return strings.Repeat("> "+strings.Repeat("- ", 50)+"**x** [l](https://a.b)\n", 2000),
+		strings.Repeat("a *word* &\n", 100000)
+}
+
+// TestHugeInput: huge inputs convert and split into valid parts. How long
+// that takes is BenchmarkHugeInput's to measure, not a test's to assert.
 func TestHugeInput(t *testing.T) {
-	deep := strings.Repeat("> "+strings.Repeat("- ", 50)+"**x** [l](https://a.b)\n", 2000)
-	long := strings.Repeat("a *word* &\n", 100000) // one paragraph of many lines, 1 MB
+	deep, long := hugeInputs()
 	for _, f := range []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack} {
-		start := time.Now()
 		assertSplit(t, deep, f.Limit(), f)
 		assertSplit(t, long, f.Limit(), f)
-		if d := time.Since(start); d > 20*time.Second {
-			t.Errorf("%v: huge inputs took %v", f, d)
-		}
+	}
+}
+
+func BenchmarkHugeInput(b *testing.B) {
+	deep, long := hugeInputs()
+	for _, f := range []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack} {
+		b.Run(f.String(), func(b *testing.B) {
+			for b.Loop() {
+				Render(deep, f)
+				Split(deep, f.Limit(), f)
+				Split(long, f.Limit(), f)
+			}
+		})
 	}
 }
