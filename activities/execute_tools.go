@@ -61,7 +61,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 		Policy:         a.toolPolicy(),
 		Allowed:        allowedTool(in.Tools),
 		CommandGate:    a.commandGate(in.ApprovalMode),
-		Escalated:      escalated(toRun),
+		Escalated:      escalated(toRun, in.ApprovalMode == "off" && a.approvalPolicy() == "off"),
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
 	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
@@ -223,14 +223,18 @@ func (a *Activities) toolPolicy() tools.Policy {
 }
 
 // escalated says which calls may run their command outside the sandbox:
-// the calls of the model's batch, which the workflow runs only once their
-// assessment (for outside_sandbox: a person's approval) allows it. A call
-// a program makes (execute_code's tool calls) has an id of its own and
-// never may. Pure.
-func escalated(batch []tools.Call) func(string) bool {
-	ids := make(map[string]bool, len(batch))
+// the terminal calls of the model's batch that ask for it, which the
+// workflow runs only once their assessment (rule outside_sandbox) was
+// approved by a person or a person's grant. With approvals off for the
+// turn and the worker (unattended: nobody is asked) none may: stepping outside always takes a person. A call a
+// program makes (execute_code's tool calls) never may (tools.Env is
+// stripped of Escalated for them). Pure.
+func escalated(batch []tools.Call, unattended bool) func(string) bool {
+	ids := map[string]bool{}
 	for _, c := range batch {
-		ids[c.ID] = true
+		if _, outside := tools.TerminalEscalation(c.Arguments); c.Name == "terminal" && outside && !unattended {
+			ids[c.ID] = true
+		}
 	}
 	return func(id string) bool { return ids[id] }
 }

@@ -60,15 +60,13 @@ const RuleOutsideSandbox = "outside_sandbox"
 // Escalation is the verdict on a request to run command outside the
 // sandbox, for reason, given its assessment outside it (a): Blocked stays
 // Blocked; anything else is Dangerous, asked of a person, and a grant of
-// it covers this one command pattern outside the sandbox.
+// it covers this one command, as written, outside the sandbox.
 func Escalation(a turnapi.Assessment, command, reason string) turnapi.Assessment {
 	if a.Risk == turnapi.RiskBlocked {
 		return a
 	}
-	pattern := a.Pattern
-	if pattern == "" {
-		pattern = rawPattern(command)
-	}
+	// The whole command, as written (white space collapsed): a grant covers
+	// exactly it, never a command added to it that happens to be Safe.
 	return turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: RuleOutsideSandbox,
-		Reason: "asks to run outside the sandbox: " + short(reason), Pattern: boundPattern("outside the sandbox: " + pattern)}
+		Reason: "asks to run outside the sandbox: " + short(reason), Pattern: boundPattern("outside the sandbox: " + rawPattern(command))}
 }

@@ -43,6 +43,10 @@ func TestEscalation(t *testing.T) {
 	if got := Escalation(Assess("rm -rf /"), "rm -rf /", "x"); got.Risk != turnapi.RiskBlocked {
 		t.Errorf("a blocked command escalated: %+v", got)
 	}
+	// A grant covers the command as written, not one with more added.
+	if a, b := Escalation(AssessIn("make build", Where{}), "make build", "r"), Escalation(AssessIn("make build && git grep -O'sh -c x' y", Where{}), "make build && git grep -O'sh -c x' y", "r"); a.GrantKey() == b.GrantKey() {
+		t.Error("a grant of make build outside covers more")
+	}
 	got := Escalation(Assess("touch /opt/x"), "touch /opt/x", "needs /opt")
 	if got.Risk != turnapi.RiskDangerous || got.Rule != RuleOutsideSandbox || got.Pattern != "outside the sandbox: touch /opt/x" {
 		t.Errorf("escalation of a safe command: %+v", got)

@@ -30,6 +30,9 @@ func TestEscalationOutsideTheSandbox(t *testing.T) {
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "terminal", Arguments: `{"command":"touch ` + target + `"}`}),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "s2", Name: "terminal", Arguments: outside}),
+		// A program's call named after a call of the batch gains nothing.
+		fakellm.ToolStep(fakellm.ToolCall{ID: "e1", Name: tools.ExecuteCodeName, Arguments: viaCode},
+			fakellm.ToolCall{ID: "e1.code1", Name: "terminal", Arguments: `{"command":"true"}`}),
 		fakellm.TextStep("nobody answered"),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "s3", Name: tools.ExecuteCodeName, Arguments: viaCode}),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "s4", Name: "terminal", Arguments: outside}),
@@ -42,7 +45,7 @@ func TestEscalationOutsideTheSandbox(t *testing.T) {
 	ws := t.TempDir()
 	turn := func(session string, timeout time.Duration) workflows.ConversationResult {
 		res, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: session, UserMessage: "make the file", Model: fakellm.DefaultModel,
-			MaxIterations: 6, Workdir: ws, Approvals: workflows.ApprovalSettings{Mode: workflows.ApprovalAsk, Timeout: timeout}})
+			MaxIterations: 8, Workdir: ws, Approvals: workflows.ApprovalSettings{Mode: workflows.ApprovalAsk, Timeout: timeout}})
 		if err != nil || !res.Completed {
 			t.Fatalf("turn: %+v, %v", res, err)
 		}
@@ -58,6 +61,9 @@ func TestEscalationOutsideTheSandbox(t *testing.T) {
 	}
 	if r := results["s2"]; !strings.Contains(strings.ToLower(r), "not approved") && !strings.Contains(strings.ToLower(r), "refused") {
 		t.Errorf("an unanswered escalation: %s", r)
+	}
+	if r := results["e1"]; !strings.Contains(r, "cannot ask to run a command outside the sandbox") {
+		t.Errorf("a program escalated: %s", r)
 	}
 
 	approved := make(chan turnapi.Assessment, 1)
@@ -75,7 +81,7 @@ func TestEscalationOutsideTheSandbox(t *testing.T) {
 		t.Errorf("the approval asked: %+v", a)
 	}
 	results = toolResults(t, rt, "answered")
-	if r := results["s3"]; !strings.Contains(r, "only when a person approves it") {
+	if r := results["s3"]; !strings.Contains(r, "cannot ask to run a command outside the sandbox") {
 		t.Errorf("execute_code escalated: %s", r)
 	}
 	if _, err := os.Stat(target); err != nil {

@@ -78,6 +78,9 @@ func (s *codeRPC) call(ctx context.Context, name string, args json.RawMessage) c
 		args = json.RawMessage("{}")
 	}
 	if name == "terminal" {
+		if _, outside := TerminalEscalation(string(args)); outside {
+			return refused("a program cannot ask to run a command outside the sandbox; call the terminal tool with outside_sandbox instead")
+		}
 		if cmd, wd, ok := TerminalCall(string(args)); ok {
 			if s.env.CommandGate == nil {
 				return refused("terminal commands cannot run from execute_code here; call the terminal tool")
@@ -95,7 +98,10 @@ func (s *codeRPC) call(ctx context.Context, name string, args json.RawMessage) c
 	s.calls++
 	n := s.calls
 	s.mu.Unlock()
-	res := s.tools.Call(ctx, s.env, Call{ID: fmt.Sprintf("%s.code%d", s.env.CallID, n), Name: name, Arguments: string(args)})
+	// A program's calls never step outside the sandbox, whatever their id.
+	env := s.env
+	env.Escalated = nil
+	res := s.tools.Call(ctx, env, Call{ID: fmt.Sprintf("%s.code%d", s.env.CallID, n), Name: name, Arguments: string(args)})
 	return codeReply{Result: res.Content, Error: res.IsError}
 }
 
