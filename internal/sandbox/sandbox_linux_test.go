@@ -199,4 +199,19 @@ for nr in (101, 165, 250, 321, 425, 272, 298):
 	if n := strings.Count(got, "\n"); n != 7 {
 		t.Errorf("output: %q", got)
 	}
+	// A system call of another architecture (32-bit int 0x80) fails too.
+	if _, err := exec.LookPath("gcc"); err != nil {
+		return
+	}
+	src := filepath.Join(dir, "i386.c")
+	os.WriteFile(src, []byte(`#include <stdio.h>
+int main(void) { long r; __asm__ volatile ("int $0x80" : "=a"(r) : "a"(26), "b"(0), "c"(0), "d"(0)); printf("%ld\n", r); return 0; }`), 0o644)
+	if out, err := exec.Command("gcc", "-o", filepath.Join(dir, "i386"), src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v: %s", err, out)
+	}
+	// 26 is ptrace in the i386 table: -1 (EPERM) from the filter, not
+	// -3 (ESRCH) from the kernel.
+	if got, _ := run(t, Command{Dir: dir, Writable: []string{dir}}, "./i386"); strings.TrimSpace(got) != "-1" {
+		t.Errorf("a 32-bit ptrace returned %q, want -1 (EPERM)", got)
+	}
 }

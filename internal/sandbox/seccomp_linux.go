@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"sync"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -49,7 +50,7 @@ func seccompProgram() ([]byte, error) {
 			filterErr = fmt.Errorf("sandbox: seccomp filter: %w", err)
 			return
 		}
-		raw, err := bpf.Assemble(insts)
+		raw, err := bpf.Assemble(append(archGuard(), insts...))
 		if err != nil {
 			filterErr = fmt.Errorf("sandbox: seccomp filter: %w", err)
 			return
@@ -73,6 +74,34 @@ func knownSyscalls(names []string) []string {
 		if _, err := p.Assemble(); err == nil {
 			out = append(out, n)
 		}
+	}
+	return out
+}
+
+// auditArch is the seccomp architecture of this build's system calls.
+var auditArch = map[string]uint32{"amd64": unix.AUDIT_ARCH_X86_64, "arm64": unix.AUDIT_ARCH_AARCH64,
+	"386": unix.AUDIT_ARCH_I386, "arm": unix.AUDIT_ARCH_ARM, "riscv64": unix.AUDIT_ARCH_RISCV64,
+	"ppc64le": unix.AUDIT_ARCH_PPC64LE, "s390x": unix.AUDIT_ARCH_S390X}
+
+// archGuard comes first in the filter: a system call of another
+// architecture (a 32-bit int 0x80 on x86-64) or of the x32 ABI, which the
+// policy's numbers do not describe, fails with EPERM.
+func archGuard() []bpf.Instruction {
+	deny := bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)}
+	arch, ok := auditArch[runtime.GOARCH]
+	if !ok {
+		return nil
+	}
+	out := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: 4, Size: 4}, // seccomp_data.arch
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: arch, SkipTrue: 1},
+		deny,
+	}
+	if runtime.GOARCH == "amd64" {
+		out = append(out,
+			bpf.LoadAbsolute{Off: 0, Size: 4}, // seccomp_data.nr
+			bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: 0x40000000, SkipFalse: 1},
+			deny)
 	}
 	return out
 }
