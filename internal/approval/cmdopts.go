@@ -338,9 +338,26 @@ var harmlessValues = map[string]bool{"": true, "cat": true, "less": true, "less 
 	"nvim": true, "emacs": true, "emacs -nw": true, "micro": true, "hx": true, "less -S": true, "less -r": true,
 	"delta": true, "bat": true, "most": true}
 
+// picksWhatRuns reports variables that change which program runs or what
+// it loads: PATH and HOME (whose configuration files name programs), the
+// compilers and build flags, git's, Go's and the dynamic loader's.
+func picksWhatRuns(name string) bool {
+	switch name {
+	case "PATH", "HOME", "SHELL", "CC", "CXX", "CPP", "AR", "AS", "LD", "MAKEFLAGS", "MFLAGS", "PYTHONPATH", "NODE_PATH",
+		"RUBYLIB", "PERL5LIB", "PERLLIB", "CDPATH", "IFS":
+		return true
+	}
+	for _, p := range []string{"GIT_", "LD_", "GO", "XDG_", "CARGO_", "RUSTC", "NPM_", "npm_"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // runsVar checks NAME=value that makes programs run or load value.
 func (a *assessor) runsVar(name, value string, lit bool, sc *scope, depth int) {
-	if a.allowlist && (name == "PATH" || isRunsVar(name)) {
+	if a.allowlist && (picksWhatRuns(name) || isRunsVar(name)) {
 		// Outside the sandbox a name that picks what runs is not known
 		// to only read, whatever its value.
 		a.report(turnapi.RiskDangerous, RuleNotReadOnly, "sets "+name+", which picks what programs run or load (outside the sandbox it asks)", name+"="+value)

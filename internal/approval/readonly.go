@@ -41,9 +41,12 @@ func readOnly(c *cmd) bool {
 	if !slices.Contains(readOnlyPrograms, c.name) {
 		return false
 	}
-	has := func(prefixes ...string) bool {
+	// has reports an option of names: a short one as a word or with its
+	// value attached (-O'cmd'), a long one also abbreviated (GNU's getopt
+	// takes --in-pl for --in-place) or with =value.
+	has := func(names ...string) bool {
 		return slices.ContainsFunc(c.args, func(a string) bool {
-			return slices.ContainsFunc(prefixes, func(p string) bool { return a == p || strings.HasPrefix(a, p) && strings.HasPrefix(p, "--") })
+			return slices.ContainsFunc(names, func(n string) bool { return optionIs(a, n) })
 		})
 	}
 	switch c.name {
@@ -63,30 +66,50 @@ func readOnly(c *cmd) bool {
 		// uniq IN OUT and xxd IN OUT write OUT.
 		return len(operandsOf(c.args)) < 2
 	case "tree":
-		return !has("-o") && !slices.ContainsFunc(c.args, func(a string) bool { return strings.HasPrefix(a, "-o") })
+		return !has("-o")
 	case "file":
 		return !has("-C", "--compile")
 	case "rg":
-		return !has("--pre", "--pre-glob", "--search-zip", "-z")
+		return !has("--pre", "--pre-glob", "--search-zip", "-z", "--hostname-bin")
 	case "sort":
-		return !has("-o", "--output") && !slices.ContainsFunc(c.args, func(a string) bool { return strings.HasPrefix(a, "-o") })
+		return !has("-o", "--output", "--compress-program", "--files0-from")
 	case "find":
 		return !has("-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls")
 	case "awk", "gawk", "mawk":
-		return !slices.ContainsFunc(c.args, func(a string) bool { return strings.ContainsAny(a, ">|") || strings.Contains(a, "system") }) &&
-			!has("-f", "--file", "-i", "--include", "-l", "--load")
+		return !slices.ContainsFunc(c.args, func(a string) bool {
+			return strings.ContainsAny(a, ">|") || strings.Contains(a, "system") || strings.Contains(a, "@include") || strings.Contains(a, "@load")
+		}) && !has("-f", "--file", "-i", "--include", "-l", "--load", "-E", "--exec", "-W")
 	case "tar":
 		return tarLists(c.args)
 	case "go":
-		return len(c.args) > 0 && slices.Contains([]string{"version", "env", "list", "doc", "help"}, c.args[0]) && !has("-w", "-u", "-exec", "-toolexec")
+		// go list -export, -compiled ... build; go doc and go env -w write.
+		return len(c.args) > 0 && slices.Contains([]string{"version", "env", "help"}, c.args[0]) && !has("-w", "-u")
 	case "git":
 		return gitReadOnlyArgs(c.args)
 	case "date":
-		return !has("-s", "--set")
+		return !has("-s", "--set", "-f", "--file")
 	case "hostname":
 		return len(c.args) == 0 || strings.HasPrefix(c.args[0], "-") && !has("-F", "--file", "-b", "--boot")
 	}
 	return true
+}
+
+// optionIs reports whether the argument a is the option name: a short
+// one (-O) as the word, in a cluster or with its value attached (-Ocmd), a long one
+// (--output) whole, with =value, or abbreviated to any prefix of at least
+// one letter (--o, --out=FILE), as GNU's getopt takes it.
+func optionIs(a, name string) bool {
+	if strings.HasPrefix(name, "--") {
+		given, _, _ := strings.Cut(a, "=")
+		return strings.HasPrefix(given, "--") && len(given) > 2 && strings.HasPrefix(name, given)
+	}
+	// A short option may stand anywhere in a cluster (sort -ro FILE); a
+	// letter of another option's attached value counts too, which only
+	// ever asks more.
+	if len(name) > 2 {
+		return a == name // a primary of find, -delete, -exec ...
+	}
+	return strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.IndexByte(a[1:], name[1]) >= 0
 }
 
 // tarLists reports whether tar's arguments only list an archive: -t (in a
@@ -156,9 +179,10 @@ func gitReadOnlyArgs(args []string) bool {
 	}
 	sub, rest := args[i], args[i+1:]
 	for _, a := range rest {
-		if strings.HasPrefix(a, "--output") || strings.HasPrefix(a, "--ext-diff") || strings.HasPrefix(a, "--textconv") ||
-			strings.HasPrefix(a, "--exec") || strings.HasPrefix(a, "--upload-pack") || strings.HasPrefix(a, "--open-files-in-pager") || a == "-O" {
-			return false
+		for _, n := range []string{"--output", "--ext-diff", "--textconv", "--exec", "--upload-pack", "--open-files-in-pager", "-O", "--receive-pack"} {
+			if optionIs(a, n) {
+				return false
+			}
 		}
 	}
 	listOnly := func(flags ...string) bool {
