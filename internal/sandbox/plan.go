@@ -15,6 +15,7 @@ const (
 	readOnly               // the host path, read-only
 	hiddenDir              // an empty directory
 	hiddenFile             // an empty file (/dev/null, read-only)
+	emptyDir               // an empty read-only directory
 )
 
 // mount is one path of the sandbox's view: dst shows src (the host path;
@@ -32,7 +33,7 @@ var baseMounts = []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/pr
 // strength orders mounts of one path: the most restrictive wins.
 func (k kind) strength() int {
 	switch k {
-	case hiddenDir, hiddenFile:
+	case hiddenDir, hiddenFile, emptyDir:
 		return 2
 	case readOnly:
 		return 1
@@ -91,6 +92,8 @@ func mountArgs(ms []mount) []string {
 			out = append(out, "--tmpfs", m.dst)
 		case hiddenFile:
 			out = append(out, "--ro-bind", "/dev/null", m.dst)
+		case emptyDir:
+			out = append(out, "--tmpfs", m.dst, "--remount-ro", m.dst)
 		}
 	}
 	return out

@@ -107,6 +107,13 @@ type Command struct {
 	// Hidden are files and directories it may not see: each becomes an
 	// empty file or directory.
 	Hidden []string
+	// Anchors are directories inside the writable roots that hold a
+	// read-only or hidden path: each is mounted on itself, so that it
+	// cannot be renamed away and the path replaced (workspace-write).
+	Anchors []string
+	// Sealed are directories kept read-only: when one does not exist it
+	// is made an empty read-only directory (a repository's .git/hooks).
+	Sealed []string
 }
 
 // Describe says in one line what a command run with s may do.

@@ -169,6 +169,7 @@ func hostMounts(c Command) []mount {
 	}
 	if c.Mode == ModeWorkspaceWrite {
 		add(writable, c.Writable...)
+		add(writable, c.Anchors...)
 	} else {
 		// Read-only: the roots are still seen (one below /tmp too).
 		add(readOnly, c.Writable...)
@@ -183,6 +184,13 @@ func hostMounts(c Command) []mount {
 	}
 	add(readOnly, c.ReadOnly...)
 	add(hiddenDir, c.Hidden...)
+	for _, p := range c.Sealed {
+		if _, _, ok := resolve(p); ok {
+			add(readOnly, p)
+		} else if parent, info, ok := resolve(filepath.Dir(p)); ok && info.IsDir() && c.Mode == ModeWorkspaceWrite {
+			ms = append(ms, mount{kind: emptyDir, dst: filepath.Join(parent, filepath.Base(p))})
+		}
+	}
 	// /run is hidden; a resolver configuration kept there stays readable.
 	if real, info, ok := resolve("/etc/resolv.conf"); ok && info.Mode().IsRegular() && under(real, []string{"/run"}) {
 		ms = append(ms, mount{kind: readOnly, dst: real})

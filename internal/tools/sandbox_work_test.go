@@ -166,3 +166,80 @@ func TestSandboxHint(t *testing.T) {
 		}
 	}
 }
+
+// TestSandboxKeepsWhatRunsLater: what runs or instructs later outside the
+// sandbox cannot be planted from inside it: a repository's hooks and
+// configuration (nested ones and submodules too), neither in place nor by
+// renaming the .git directory or one of its parents away; a home's
+// start-up files, when the home is the working directory.
+func TestSandboxKeepsWhatRunsLater(t *testing.T) {
+	t.Parallel()
+	if err := sandbox.Check(sandbox.Settings{}); err != nil {
+		t.Fatalf("no sandbox here: %v", err)
+	}
+	ws := t.TempDir()
+	gitRun(t, ws, "init", "-q")
+	nested := filepath.Join(ws, "libs", "inner")
+	if err := os.MkdirAll(nested, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, nested, "init", "-q")
+	os.RemoveAll(filepath.Join(nested, ".git", "hooks")) // a repository without hooks
+	before := map[string]string{}
+	for _, g := range []string{filepath.Join(ws, ".git"), filepath.Join(nested, ".git")} {
+		b, _ := os.ReadFile(filepath.Join(g, "config"))
+		before[g] = string(b)
+	}
+	env := Env{Workdir: ws, Policy: Policy{Home: t.TempDir()}}
+	for _, command := range []string{
+		"printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit",
+		"echo '[core] fsmonitor = echo pwned' >> .git/config",
+		"mv .git .git-old",
+		"mv libs libs2",
+		"mkdir -p libs/inner/.git/hooks && echo x > libs/inner/.git/hooks/post-checkout",
+		"echo '[core] fsmonitor = x' >> libs/inner/.git/config",
+	} {
+		out, err := runTool(t, TerminalTool{}, env, mustJSON(t, map[string]any{"command": command}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := decode[terminalResult](t, out); r.ExitCode == 0 {
+			t.Errorf("%s: ran: %s", command, r.Output)
+		}
+	}
+	for g, text := range before {
+		if b, _ := os.ReadFile(filepath.Join(g, "config")); string(b) != text {
+			t.Errorf("%s/config changed", g)
+		}
+		hooks, _ := os.ReadDir(filepath.Join(g, "hooks"))
+		for _, h := range hooks {
+			if !strings.HasSuffix(h.Name(), ".sample") {
+				t.Errorf("a hook was planted: %s/hooks/%s", g, h.Name())
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git-old")); err == nil {
+		t.Error(".git was renamed")
+	}
+	// Everyday git still works.
+	out, _ := runTool(t, TerminalTool{}, env, mustJSON(t, map[string]any{"command": "echo a > f && git add f && git -c user.name=a -c user.email=a@b commit -qm one && git log --oneline | wc -l"}))
+	if r := decode[terminalResult](t, out); r.ExitCode != 0 || strings.TrimSpace(r.Output) != "1" {
+		t.Errorf("git commit in the sandbox: %+v", r)
+	}
+}
+
+func TestSandboxRoots(t *testing.T) {
+	t.Parallel()
+	homes := []string{"/home/u", "/root"}
+	home := t.TempDir()
+	os.MkdirAll(filepath.Join(home, "proj"), 0o755)
+	os.MkdirAll(filepath.Join(home, ".config"), 0o755)
+	got := sandboxRoots([]string{home, "/srv/work", "/home", "/talaria/x"}, "/talaria", append(homes, home))
+	want := []string{filepath.Join(home, "proj"), "/srv/work"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("sandboxRoots = %v, want %v", got, want)
+	}
+	if got := anchors([]string{"/w"}, []string{"/w/a/b/c"}); len(got) != 0 {
+		t.Errorf("anchors of a path that does not exist: %v", got)
+	}
+}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,32 +12,162 @@ import (
 )
 
 // commandSandbox is the sandbox of a command started in dir (resolved):
-// writable the write roots but nothing below $TALARIA_HOME; hidden
-// $TALARIA_HOME, the configured secret files and the user's credentials
-// (the files read_file refuses); read-only, inside the writable roots,
-// the project's context files, shell start-up files and git's hooks and
-// configuration, which run or instruct later outside the sandbox. binds
-// are directories of the tool's own that stay writable.
+// writable the write roots but nothing below $TALARIA_HOME (a home
+// directory only through its subdirectories that are not dot ones, so
+// that no start-up file can be planted; a root holding homes not at all);
+// hidden $TALARIA_HOME, the configured secret files and the user's
+// credentials (the files read_file refuses); read-only, inside the
+// writable roots, the project's context files and every repository's
+// hooks and configuration, which run or instruct later outside the
+// sandbox; and each directory between a writable root and such a path
+// anchored, so that it cannot be renamed away and the path replaced.
+// binds are directories of the tool's own that stay writable.
 func (e Env) commandSandbox(dir string, binds ...string) *sandbox.Command {
 	home := e.Policy.talariaHome()
 	roots, _, err := e.writeRoots()
 	if err != nil {
 		roots = nil
 	}
-	var writable []string
-	for _, r := range roots {
-		if home == "" || !within(r, home) {
-			writable = append(writable, r)
-		}
-	}
+	writable := sandboxRoots(roots, home, patternBases("."))
 	c := &sandbox.Command{Settings: e.Policy.Sandbox, Dir: dir, Writable: writable, Binds: binds}
 	if home != "" {
 		c.Hidden = append(c.Hidden, home)
 	}
 	c.Hidden = append(c.Hidden, resolvedRoots(e.Policy.SecretFiles)...)
 	c.Hidden = append(c.Hidden, credentialPaths()...)
-	c.ReadOnly = promptFiles(dir, writable)
+	c.ReadOnly = contextFiles(dir)
+	for _, g := range gitDirs(dir, writable) {
+		c.Sealed = append(c.Sealed, filepath.Join(g, "hooks"))
+		c.ReadOnly = append(c.ReadOnly, filepath.Join(g, "config"))
+		c.Anchors = append(c.Anchors, g)
+	}
+	c.Anchors = append(c.Anchors, anchors(writable, c.ReadOnly, c.Hidden, c.Sealed)...)
 	return c
+}
+
+// sandboxRoots are the writable roots of a sandbox: roots below home are
+// left out, a root that is a user's home directory is replaced by its
+// subdirectories that are not dot ones, and a root that holds homes is
+// left out. Pure but for reading the home directories.
+func sandboxRoots(roots []string, home string, homes []string) []string {
+	var out []string
+	for _, r := range roots {
+		switch {
+		case home != "" && within(r, home):
+		case slices.Contains(homes, r):
+			entries, _ := os.ReadDir(r)
+			for _, e := range entries {
+				if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+					out = append(out, filepath.Join(r, e.Name()))
+				}
+			}
+		case slices.ContainsFunc(homes, func(h string) bool { return within(h, r) }):
+		default:
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// anchors are the directories strictly between a writable root and a
+// protected path below it that exists.
+func anchors(roots []string, protected ...[]string) []string {
+	var out []string
+	for _, list := range protected {
+		for _, p := range list {
+			if _, err := os.Lstat(p); err != nil {
+				continue
+			}
+			for _, r := range roots {
+				if p == r || !within(p, r) {
+					continue
+				}
+				for d := filepath.Dir(p); d != r && within(d, r); d = filepath.Dir(d) {
+					if !slices.Contains(out, d) {
+						out = append(out, d)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// maxGitWalk bounds the directories looked at for repositories below
+// each writable root, and gitDepth how deep.
+const (
+	maxGitWalk = 4000
+	gitDepth   = 3
+)
+
+// gitDirs are the repositories' git directories the sandbox keeps the
+// hooks and configuration of: dir's own repository, those of the writable
+// roots and below them (a few levels deep), with their submodules' and
+// worktrees'.
+func gitDirs(dir string, roots []string) []string {
+	var out []string
+	add := func(g string) {
+		if info, err := os.Lstat(g); err == nil && info.IsDir() && !slices.Contains(out, g) {
+			out = append(out, g)
+			for _, sub := range []string{"modules", "worktrees"} {
+				more, _ := filepath.Glob(filepath.Join(g, sub, "*"))
+				for _, m := range more {
+					if info, err := os.Lstat(m); err == nil && info.IsDir() && !slices.Contains(out, m) {
+						out = append(out, m)
+					}
+				}
+			}
+		}
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			add(filepath.Join(d, ".git"))
+			break
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	for _, r := range roots {
+		seen := 0
+		_ = filepath.WalkDir(r, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return nil
+			}
+			if seen++; seen > maxGitWalk {
+				return filepath.SkipAll
+			}
+			if d.Name() == ".git" {
+				add(p)
+				return filepath.SkipDir
+			}
+			if p != r && (strings.Count(strings.TrimPrefix(p, r), "/") > gitDepth || skipWalk[d.Name()]) {
+				return filepath.SkipDir
+			}
+			return nil
+		})
+	}
+	return out
+}
+
+// skipWalk are directories that hold other people's trees, not the
+// owner's repositories.
+var skipWalk = map[string]bool{"node_modules": true, ".venv": true, "venv": true, "vendor": true, "target": true, ".cache": true}
+
+// contextFiles are the project context files the system prompt reads for
+// dir: from dir up to its git root (the whole way when there is none).
+func contextFiles(dir string) []string {
+	var out []string
+	names := append(slices.Clone(prompt.NearContextFiles), prompt.WorkdirContextFiles...)
+	for d := dir; ; d = filepath.Dir(d) {
+		for _, n := range names {
+			out = append(out, filepath.Join(d, n))
+		}
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil || d == filepath.Dir(d) {
+			break
+		}
+	}
+	return out
 }
 
 // credentialPaths are the credential files and directories of
@@ -74,51 +205,6 @@ func patternBases(pat string) []string {
 	}
 	others, _ := filepath.Glob("/home/*")
 	return append(homes, others...)
-}
-
-// promptFiles are the files inside the writable roots that must stay as
-// they are: the project context files the system prompt reads for dir,
-// each writable root's git hooks and configuration, and the start-up files
-// of a home directory that is a writable root or inside one.
-func promptFiles(dir string, writable []string) []string {
-	var out []string
-	names := append(slices.Clone(prompt.NearContextFiles), prompt.WorkdirContextFiles...)
-	for d := dir; ; d = filepath.Dir(d) {
-		for _, n := range names {
-			out = append(out, filepath.Join(d, n))
-		}
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil || d == filepath.Dir(d) {
-			break
-		}
-	}
-	files, dirs := sensitiveHomeNames()
-	for _, r := range writable {
-		out = append(out, filepath.Join(r, ".git", "hooks"), filepath.Join(r, ".git", "config"))
-		for _, h := range patternBases(".") {
-			if within(h, r) {
-				for _, f := range append(files, dirs...) {
-					out = append(out, filepath.Join(h, f))
-				}
-			}
-		}
-	}
-	return out
-}
-
-// sensitiveHomeNames are the start-up and credential files and
-// directories of a home directory that commands never write.
-func sensitiveHomeNames() (files, dirs []string) {
-	for _, p := range writeOnlyPatterns {
-		if strings.HasPrefix(p, "/") {
-			continue
-		}
-		if d, ok := strings.CutSuffix(p, "/**"); ok {
-			dirs = append(dirs, d)
-		} else {
-			files = append(files, p)
-		}
-	}
-	return files, dirs
 }
 
 // sandboxSigns are what a command prints when the sandbox stopped it: a
