@@ -99,6 +99,14 @@ func (c Config) OwnPorts() []int {
 		}
 	}
 	addHostPort(c.Temporal.Address)
+	if c.Temporal.Address != "" {
+		// An external Temporal server's other listeners, at their defaults:
+		// the frontend's HTTP API (unauthenticated in a dev cluster), the
+		// history, matching and worker services and their membership ports.
+		for _, p := range []int{7233, 7234, 7235, 7239, 7243, 7246, 6933, 6934, 6935, 6939} {
+			add(p)
+		}
+	}
 	addHostPort(c.API.Listen)
 	add(8642) // the API's default listener
 	addHostPort(c.Metrics.Listen)
