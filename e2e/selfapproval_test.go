@@ -16,7 +16,9 @@ import (
 // TestSelfApprovalFails: the model starts background processes that try
 // to approve its own next command by every route there is — the CLI, the
 // CLI pointed at the real home, the API with the key file, the Temporal
-// frontend with the home's credential, a grant written into the database —
+// frontend with the home's credential, the Web UI with its token, a grant
+// written into the database, approvals turned off in config.yaml (which
+// serve reloads) —
 // and then asks to delete ./victim. Nobody answers. In the default sandbox
 // the routes find nothing to use; with the sandbox off each of them waits
 // for a person itself. Either way ./victim survives and the delete is
@@ -47,7 +49,8 @@ func TestSelfApprovalFails(t *testing.T) {
 			}
 			os.WriteFile(filepath.Join(victim, "keep.txt"), []byte("keep me"), 0o644)
 			u.env["PATH"] = bin + ":" + os.Getenv("PATH")
-			s := u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0", "--api-listen", fmt.Sprintf("127.0.0.1:%d", apiPort))
+			uiPort := freePort(t)
+			s := u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", fmt.Sprint(uiPort), "--api-listen", fmt.Sprintf("127.0.0.1:%d", apiPort))
 			defer s.kill()
 
 			h := u.home
@@ -58,6 +61,8 @@ func TestSelfApprovalFails(t *testing.T) {
 				"sleep 3; curl -s -X POST -H \"Authorization: Bearer $(cat " + h + "/tls/api-key)\" -d '{\"choice\":\"always\"}' http://127.0.0.1:" + fmt.Sprint(apiPort) + "/v1/runs/x/approval",
 				"sleep 3; TEMPORAL_ADDRESS=$(cat " + h + "/serve.json | sed -n 's/.*\"temporal_address\": *\"\\([^\"]*\\)\".*/\\1/p') TEMPORAL_TLS_CLIENT_CERT_PATH=" + h + "/tls/talaria.pem TEMPORAL_TLS_CLIENT_KEY_PATH=" + h + "/tls/talaria.pem TEMPORAL_TLS_SERVER_CA_CERT_PATH=" + h + "/tls/talaria.pem TEMPORAL_TLS_SERVER_NAME=localhost talaria approve " + session + " --always",
 				"sleep 3; sqlite3 " + h + "/talaria.db \"insert into approval_grants(pattern) values ('cmd:rm -rf ./victim')\"",
+				"sleep 3; curl -s -c /tmp/j \"http://127.0.0.1:" + fmt.Sprint(uiPort) + "/?token=$(cat " + h + "/tls/ui-token)\" && curl -s -b /tmp/j -X POST http://127.0.0.1:" + fmt.Sprint(uiPort) + "/api/v1/namespaces/default/workflows/x/signal/approval",
+				"sleep 3; printf 'approvals:\\n  mode: off\\n' >> " + h + "/config.yaml",
 			}
 			var starts []fakellm.ToolCall
 			for i, r := range routes {
