@@ -34,11 +34,11 @@ serve: build
 	@scripts/ensure-bwrap.sh
 	./$(BIN) serve
 
-# The whole suite, after the workflow determinism check; bubblewrap is
-# installed for the sandbox tests and a throwaway PostgreSQL is started for
-# the store tests.
+# The whole suite, after the workflow determinism check; bubblewrap and
+# python3-pytest are installed for the sandbox tests and a throwaway
+# PostgreSQL is started for the store tests.
 test: workflowcheck
-	scripts/ensure-bwrap.sh
+	scripts/ensure-test-packages.sh
 	scripts/with-postgres.sh go test -count=1 -timeout 25m ./...
 
 test-short:
