@@ -239,13 +239,9 @@ func DescribeReplyIn(m *models.Message, known []string, w approval.Where) turnap
 	return res
 }
 
-// describeCall adds what the workflow needs to decide on a call before it
-// runs: a terminal command's risk, a clarify call's question.
-func describeCall(ref *turnapi.ToolCallRef, args string) {
-	describeCallIn(ref, args, approval.Where{})
-}
-
-// describeCallIn is describeCall for commands that run where w says.
+// describeCallIn adds what the workflow needs to decide on a call before
+// it runs: a terminal command's risk where w says it runs, a clarify
+// call's question.
 func describeCallIn(ref *turnapi.ToolCallRef, args string, w approval.Where) {
 	assessCommand := func(ref *turnapi.ToolCallRef, text string) { assessCommandIn(ref, text, w) }
 	switch ref.Name {

@@ -24,15 +24,15 @@ func TestDescribeTerminalWorkdir(t *testing.T) {
 	}
 	for _, c := range cases {
 		ref := turnapi.ToolCallRef{Name: "terminal"}
-		describeCall(&ref, c.args)
+		describeCallIn(&ref, c.args, approval.Where{})
 		if ref.Risk.Risk != c.risk || ref.Command != c.command {
 			t.Errorf("%s: risk %v, shown %q; want %v, %q", c.args, ref.Risk.Risk, ref.Command, c.risk, c.command)
 		}
 	}
 	// A grant for the command in one directory does not cover it in another.
 	here, there := turnapi.ToolCallRef{Name: "terminal"}, turnapi.ToolCallRef{Name: "terminal"}
-	describeCall(&here, `{"command":"rm -rf ./build"}`)
-	describeCall(&there, `{"command":"rm -rf ./build","workdir":"../other"}`)
+	describeCallIn(&here, `{"command":"rm -rf ./build"}`, approval.Where{})
+	describeCallIn(&there, `{"command":"rm -rf ./build","workdir":"../other"}`, approval.Where{})
 	if here.Risk.GrantKey() == there.Risk.GrantKey() || !strings.Contains(there.Command, "../other") {
 		t.Errorf("the same grant key %q covers both directories", here.Risk.GrantKey())
 	}
@@ -59,7 +59,7 @@ func TestDescribeExecuteCode(t *testing.T) {
 	}
 	for _, c := range cases {
 		ref := turnapi.ToolCallRef{Name: "execute_code"}
-		describeCall(&ref, c.args)
+		describeCallIn(&ref, c.args, approval.Where{})
 		if ref.Risk.Risk != c.off || !strings.Contains(ref.Command, c.has) {
 			t.Errorf("%s outside the sandbox: risk %v (%s), shown %q; want %v, showing %q", c.args, ref.Risk.Risk, ref.Risk.Reason, ref.Command, c.off, c.has)
 		}

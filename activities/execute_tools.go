@@ -226,9 +226,10 @@ func (a *Activities) toolPolicy() tools.Policy {
 // the terminal calls of the model's batch that ask for it, which the
 // workflow runs only once their assessment (rule outside_sandbox) was
 // approved by a person or a person's grant. With approvals off for the
-// turn and the worker (unattended: nobody is asked) none may: stepping outside always takes a person. A call a
-// program makes (execute_code's tool calls) never may (tools.Env is
-// stripped of Escalated for them). Pure.
+// turn and the worker (unattended: nobody is asked) none may: stepping
+// outside always takes a person. A call a program makes (execute_code's
+// tool calls) never may (tools.Env is stripped of Escalated for them).
+// Pure.
 func escalated(batch []tools.Call, unattended bool) func(string) bool {
 	ids := map[string]bool{}
 	for _, c := range batch {

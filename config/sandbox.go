@@ -40,16 +40,11 @@ func (s Sandbox) problems(home string) []string {
 	if s.Workspace != "" {
 		if !filepath.IsAbs(s.Workspace) {
 			out = append(out, fmt.Sprintf("sandbox.workspace %q must be an absolute path", s.Workspace))
-		} else if home != "" && within(filepath.Clean(s.Workspace), filepath.Clean(home)) {
+		} else if home != "" && sandbox.Within(filepath.Clean(s.Workspace), filepath.Clean(home)) {
 			out = append(out, fmt.Sprintf("sandbox.workspace %q must lie outside $TALARIA_HOME (%s), which commands never see", s.Workspace, home))
 		}
 	}
 	return out
-}
-
-// within reports whether p is root or below it.
-func within(p, root string) bool {
-	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
 }
 
 // WorkspaceDir is where chats and API turns without a directory of their

@@ -32,7 +32,7 @@ var sandboxAskNetwork = []string{RuleGitForcePush, RuleSQLDrop, RuleCloudMetadat
 // about what the sandbox leaves within reach still ask — deleting or
 // discarding work in the writable roots, and, with the network on, force
 // pushes, SQL drops and cloud metadata; every other command is Safe.
-func AssessIn(command string, w Where) (out turnapi.Assessment) {
+func AssessIn(command string, w Where) turnapi.Assessment {
 	if !w.Sandboxed {
 		return assessWith(command, &assessor{allowlist: true})
 	}
@@ -43,15 +43,7 @@ func AssessIn(command string, w Where) (out turnapi.Assessment) {
 	if w.Network {
 		keep = append(keep, sandboxAskNetwork...)
 	}
-	defer func() {
-		if recover() != nil {
-			// Text the analyzer cannot read: the sandbox still holds it.
-			out = turnapi.Assessment{Risk: turnapi.RiskSafe}
-		}
-	}()
-	a := &assessor{keep: keep, filtered: true}
-	a.script(command, newScope(), 0)
-	return a.result()
+	return assessWith(command, &assessor{keep: keep, filtered: true})
 }
 
 // RuleOutsideSandbox: the model asks to run a command outside the sandbox.

@@ -116,6 +116,11 @@ type Command struct {
 	Sealed []string
 }
 
+// Within reports whether the clean path p is root or below it.
+func Within(p, root string) bool {
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
+}
+
 // Describe says in one line what a command run with s may do.
 func (s Settings) Describe() string {
 	s, err := s.Normalized()

@@ -40,11 +40,7 @@ func Check(s Settings) error {
 		return err
 	}
 	err = trial(s)
-	if err == nil {
-		checks.Store(key, nil)
-	} else {
-		checks.Store(key, err)
-	}
+	checks.Store(key, err) // nil too: a sandbox can be made
 	return err
 }
 
@@ -216,9 +212,7 @@ func resolve(p string) (string, os.FileInfo, bool) {
 
 // under reports whether p is one of roots or below one.
 func under(p string, roots []string) bool {
-	return slices.ContainsFunc(roots, func(r string) bool {
-		return p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/")
-	})
+	return slices.ContainsFunc(roots, func(r string) bool { return Within(p, r) })
 }
 
 // Start starts cmd, made by Wrap for s, and returns the function that
