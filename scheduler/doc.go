@@ -16,9 +16,13 @@
 // that has to be retried. Tick depends only on the store and the minute it
 // is given, so tests drive it with any clock.
 //
-// Ticker runs Tick at second 0 of every minute with the cron library
-// (github.com/robfig/cron/v3), in UTC. Run one or several: replicas sharing
-// a store do not start a slot twice.
+// Ticker runs Tick once when it starts and then at second 0 of every minute
+// with the cron library (github.com/robfig/cron/v3), in UTC, one tick at a
+// time and in order. The tick at start means a restart within a minute, or
+// across one, runs the slot of the minute it starts in at once; only slots
+// due while no scheduler ticked are left to the job's catch-up policy
+// (models.CatchUpLast by default: after downtime the latest of them runs).
+// Run one or several: replicas sharing a store do not start a slot twice.
 //
 // Errors are wrapped with context; match ErrInvalidSchedule and
 // ErrTickerStarted with errors.Is, and a job's failure in a Tick with

@@ -14,9 +14,27 @@ import (
 // ErrTickerStarted reports a second Start of a Ticker.
 var ErrTickerStarted = errors.New("ticker already started")
 
-// Ticker runs Tick at second 0 of every minute (in UTC), with the minute
-// read from its clock. A tick that is still going when the next one is due
-// makes that one skip; the next tick catches up on its slots.
+// tickBacklog is how many ticks may wait behind one that is still going;
+// a tick due beyond it is dropped with a warning, and its slots are handled
+// by the next tick as a catch-up.
+const tickBacklog = 64
+
+// tickRequest is one tick to do: the time it was due (read from the clock
+// when it came due), and whether it is the tick of the start.
+type tickRequest struct {
+	at    time.Time
+	start bool
+}
+
+// Ticker ticks once when it starts and then at second 0 of every minute (in
+// UTC), with the minute read from its clock when the tick comes due. Ticks
+// run one at a time, in the order they came due: a tick due while the one
+// before is still going waits for it and then ticks its own minute, so a
+// slow tick delays the next one but never turns its slot into a catch-up.
+//
+// The tick at start is what makes a short restart lose nothing: the slot of
+// the minute the scheduler starts in runs at once, and only the slots due
+// while no scheduler was ticking are left to the job's catch-up policy.
 type Ticker struct {
 	st      Store
 	starter Starter
@@ -25,10 +43,11 @@ type Ticker struct {
 	opts    []Option
 
 	mu     sync.Mutex
-	beats  sync.WaitGroup // the first heartbeat, which Stop waits for
 	cron   *cron.Cron
 	cancel context.CancelFunc
-	ctx    context.Context
+	queue  chan tickRequest
+	stop   chan struct{} // closed by Stop: take no further tick
+	done   chan struct{} // closed when the ticking loop has ended
 }
 
 // NewTicker returns a Ticker over st; it ticks once started.
@@ -36,9 +55,10 @@ func NewTicker(st Store, starter Starter, running Running, opts ...Option) *Tick
 	return &Ticker{st: st, starter: starter, running: running, cfg: newConfig(opts), opts: opts}
 }
 
-// Start starts ticking. The ticks' store and Temporal calls use a context
-// derived from ctx. A Ticker starts once: a second Start yields
-// ErrTickerStarted, a malformed WithTickSpec an error.
+// Start starts ticking: a first tick at once, then the ticks of the tick
+// spec. The ticks' store and Temporal calls use a context derived from ctx.
+// A Ticker starts once: a second Start yields ErrTickerStarted, a malformed
+// WithTickSpec an error.
 func (t *Ticker) Start(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -50,43 +70,48 @@ func (t *Ticker) Start(ctx context.Context) error {
 		cron.WithLocation(time.UTC),
 		cron.WithSeconds(),
 		cron.WithLogger(logger),
-		cron.WithChain(cron.Recover(logger), cron.SkipIfStillRunning(logger)),
+		cron.WithChain(cron.Recover(logger)),
 	)
-	if _, err := c.AddFunc(t.cfg.spec, t.tick); err != nil {
+	if _, err := c.AddFunc(t.cfg.spec, t.due); err != nil {
 		return fmt.Errorf("scheduler: start: tick spec %q: %w", t.cfg.spec, err)
 	}
-	t.ctx, t.cancel = context.WithCancel(ctx)
+	var tctx context.Context
+	tctx, t.cancel = context.WithCancel(ctx)
+	t.queue = make(chan tickRequest, tickBacklog+1)
+	t.stop, t.done = make(chan struct{}), make(chan struct{})
+	t.queue <- tickRequest{at: t.cfg.clock(), start: true} // before any of the spec's
 	t.cron = c
+	go t.loop(tctx)
 	c.Start()
-	t.beats.Add(1)
-	go func(ctx context.Context) { // at once: the first tick may be a minute away
-		defer t.beats.Done()
-		t.heartbeat(ctx)
-	}(t.ctx)
 	return nil
 }
 
-// Stop stops ticking and waits for a tick (or the first heartbeat) in
-// progress to end, so nothing uses the store after it. When ctx ends
+// Stop stops ticking and waits for a tick in progress to end, so nothing
+// uses the store after it; ticks still waiting are dropped. When ctx ends
 // first, the tick is cancelled, and Stop returns ctx's error once it ended.
 // Stopping a Ticker that is not started does nothing.
 func (t *Ticker) Stop(ctx context.Context) error {
 	t.mu.Lock()
-	c, cancel := t.cron, t.cancel
+	c, cancel, stop, done := t.cron, t.cancel, t.stop, t.done
 	t.mu.Unlock()
 	if c == nil {
 		return nil
 	}
-	done := c.Stop().Done()
+	<-c.Stop().Done() // no tick comes due after this
+	t.mu.Lock()
+	select {
+	case <-stop:
+	default:
+		close(stop)
+	}
+	t.mu.Unlock()
 	select {
 	case <-done:
 		cancel()
-		t.beats.Wait()
 		return nil
 	case <-ctx.Done():
 		cancel()
 		<-done
-		t.beats.Wait()
 		return fmt.Errorf("scheduler: stop: %w", ctx.Err())
 	}
 }
@@ -96,19 +121,62 @@ func (t *Ticker) TickNow(ctx context.Context) (Result, error) {
 	return Tick(ctx, t.st, t.starter, t.running, t.cfg.clock(), t.opts...)
 }
 
-// tick is the cron job.
-func (t *Ticker) tick() {
+// due is the cron job: it queues the tick of the time it came due.
+func (t *Ticker) due() {
+	req := tickRequest{at: t.cfg.clock()}
+	select {
+	case t.queue <- req:
+	default:
+		t.cfg.logger.Warn("cron tick dropped: earlier ticks are still going; the next tick catches up on its slots",
+			"minute", minuteOf(req.at), "waiting", tickBacklog)
+	}
+}
+
+// loop runs the queued ticks one at a time until Stop or ctx ends.
+func (t *Ticker) loop(ctx context.Context) {
+	defer close(t.done)
+	for {
+		select {
+		case <-t.stop:
+			return
+		case <-ctx.Done():
+			return
+		case req := <-t.queue:
+			select {
+			case <-t.stop: // Stop won the race: no new tick
+				return
+			default:
+			}
+			t.safeTick(ctx, req)
+		}
+	}
+}
+
+// safeTick runs one tick; a panic in it is logged, and ticking goes on.
+func (t *Ticker) safeTick(ctx context.Context, req tickRequest) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.cfg.logger.Error("cron tick panicked", "minute", minuteOf(req.at), "panic", fmt.Sprint(r))
+		}
+	}()
+	t.tick(ctx, req)
+}
+
+// tick ticks the minute of req.at. The tick at start beats even while work
+// is paused: it tells others that a scheduler runs.
+func (t *Ticker) tick(ctx context.Context, req tickRequest) {
+	if req.start {
+		t.heartbeat(ctx)
+	}
 	if t.cfg.paused != nil && t.cfg.paused() {
 		t.cfg.logger.Debug("cron tick skipped: work is paused")
 		return
 	}
-	t.mu.Lock()
-	ctx := t.ctx
-	t.mu.Unlock()
-	t.heartbeat(ctx)
-	now := t.cfg.clock()
-	res, err := Tick(ctx, t.st, t.starter, t.running, now, t.opts...)
-	minute := now.UTC().Truncate(time.Minute).Format(time.RFC3339)
+	if !req.start {
+		t.heartbeat(ctx)
+	}
+	res, err := Tick(ctx, t.st, t.starter, t.running, req.at, t.opts...)
+	minute := minuteOf(req.at)
 	if err != nil {
 		t.cfg.logger.Error("cron tick failed", "minute", minute, "error", err)
 	}
@@ -116,11 +184,11 @@ func (t *Ticker) tick() {
 		t.cfg.logger.Error("cron job failed", "minute", minute, "error", jerr)
 	}
 	if n := len(res.Started) + len(res.Skipped) + len(res.Missed); n > 0 {
-		t.cfg.logger.Info("cron tick", "minute", minute,
+		t.cfg.logger.Info("cron tick", "minute", minute, "at_start", req.start,
 			"started", len(res.Started), "skipped", len(res.Skipped), "missed", len(res.Missed))
 	}
 	if t.cfg.housekeeping != nil {
-		if herr := t.cfg.housekeeping(ctx, now); herr != nil && ctx.Err() == nil {
+		if herr := t.cfg.housekeeping(ctx, req.at); herr != nil && ctx.Err() == nil {
 			t.cfg.logger.Warn("scheduler housekeeping failed", "minute", minute, "error", herr)
 		}
 	}
@@ -128,6 +196,9 @@ func (t *Ticker) tick() {
 		t.cfg.onTick(res, err)
 	}
 }
+
+// minuteOf is the minute of at, in UTC RFC 3339. Pure.
+func minuteOf(at time.Time) string { return at.UTC().Truncate(time.Minute).Format(time.RFC3339) }
 
 // heartbeatTimeout bounds one heartbeat, so that a store that does not
 // answer delays a tick by no more.
