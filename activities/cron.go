@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,7 +43,7 @@ func (a *Activities) Deliver(ctx context.Context, in turnapi.DeliverInput) (stri
 	d := a.deliverer(scheme)
 	if d == nil {
 		return "", temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("unknown delivery target %q (want local or webhook:<url>)", in.Target), "BadTarget", nil)
+			fmt.Sprintf("unknown delivery target %q (this worker delivers to %s)", in.Target, a.deliveryKinds()), "BadTarget", nil)
 	}
 	if in.MessageID != 0 {
 		m, err := a.Store.Message(ctx, in.MessageID)
@@ -52,6 +53,21 @@ func (a *Activities) Deliver(ctx context.Context, in turnapi.DeliverInput) (stri
 		in.Text = FinalText(m)
 	}
 	return d.Deliver(ctx, in)
+}
+
+// deliveryKinds names the kinds of target this worker delivers to: the
+// built-in ones and those plugged in, sorted.
+func (a *Activities) deliveryKinds() string {
+	kinds := []string{"local", "webhook:<url>"}
+	for scheme := range a.Deliverers {
+		if scheme == "home" || scheme == "origin" {
+			kinds = append(kinds, scheme)
+		} else {
+			kinds = append(kinds, scheme+":…")
+		}
+	}
+	slices.Sort(kinds)
+	return strings.Join(kinds, ", ")
 }
 
 func (a *Activities) deliverer(scheme string) Deliverer {

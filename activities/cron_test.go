@@ -2,11 +2,15 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"go.temporal.io/sdk/temporal"
+
 	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // TestPreRunScriptEnvironment: a job's script inherits the tools'
@@ -41,5 +45,20 @@ func TestClipMiddle(t *testing.T) {
 	}
 	if got := clip(strings.Repeat("é", 10), 5); !utf8.ValidString(got) {
 		t.Fatalf("clip cut a character: %q", got)
+	}
+}
+
+// TestDeliverUnknownTarget: a target of a kind this worker does not deliver
+// to is refused for good, naming the kinds it does deliver to.
+func TestDeliverUnknownTarget(t *testing.T) {
+	none := DelivererFunc(func(context.Context, turnapi.DeliverInput) (string, error) { return "", nil })
+	a := &Activities{Deliverers: map[string]Deliverer{"telegram": none, "home": none, "email": none}}
+	_, err := a.Deliver(context.Background(), turnapi.DeliverInput{Target: "pigeon:42"})
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || !app.NonRetryable() {
+		t.Fatalf("Deliver = %v, want a non-retryable error", err)
+	}
+	if want := `unknown delivery target "pigeon:42" (this worker delivers to email:…, home, local, telegram:…, webhook:<url>)`; app.Message() != want {
+		t.Fatalf("message = %q, want %q", app.Message(), want)
 	}
 }

@@ -18,21 +18,37 @@ import (
 	"github.com/talaria-agent/talaria/scheduler"
 )
 
+// cronTargetsHelp lists the delivery targets a job may have, as
+// cronjob.CheckDeliver accepts them.
+const cronTargetsHelp = `  local                a Markdown file under $TALARIA_HOME/cron/output/<job>/
+  webhook:<url>        a JSON POST to an http(s) URL, retried with backoff
+  telegram:<chat id>   a Telegram chat (negative id for a group), via the gateway
+  slack:<channel id>   a Slack channel or DM (C..., G..., D...), via the gateway
+  home                 the chat chosen with /sethome in the gateway
+  origin               the chat a job made with /cron add came from (not for cron add)
+  email:<address>      one address, through the SMTP server of delivery.smtp
+--deliver is repeatable; a job without it delivers locally. Each delivery's
+outcome, or its failure, is recorded on the run ('talaria cron runs JOB'). A
+final answer of [SILENT] is not delivered. 'talaria cron output JOB [RUN]'
+prints what a run answered.`
+
 func newCronCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "cron",
 		Short: "Scheduled agent jobs: add, list, show, pause, resume, run-now, rm, runs, output",
 		Long: `cron manages scheduled jobs. Each job's prompt runs as an unattended agent turn
 (dangerous commands are refused) at every slot of its schedule, exactly once per
-slot, and its answer is delivered to its targets:
-  local           a Markdown file under $TALARIA_HOME/cron/output/<job>/
-  webhook:<url>   a JSON POST, retried with backoff; failures are recorded
-A job without --deliver delivers locally. A final answer of [SILENT] is not
-delivered. 'talaria cron output JOB [RUN]' prints what a run answered.
+slot, and its answer is delivered to each of its targets:
+` + cronTargetsHelp + `
 Schedules: 5-field cron ("0 9 * * 1-5", with CRON_TZ=Europe/Berlin or --tz),
 @hourly/@daily/..., "every 2h", "@every 90m", one-shot "in 30m" or an RFC 3339
 time. 'run-now' starts an extra run at once, each time it is asked. The scheduler
-runs inside 'talaria serve' (or 'talaria scheduler').`,
+runs inside 'talaria serve' (or 'talaria scheduler'); it ticks when it starts and
+at second 0 of every minute. When it starts, the slots that came due while no
+scheduler ran are handled by --catch-up: last (the default) runs the latest one
+within --catch-up-window (1h) and records the others missed; all runs every one
+within the window, oldest first; none runs only a slot of the current minute.
+Slots older than the window are recorded missed ('talaria cron runs JOB').`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
@@ -48,18 +64,19 @@ func newCronAddCommand() *cobra.Command {
 	var window time.Duration
 	c := storeCommand("add", "Add a scheduled job", noArgs,
 		func(c *cobra.Command) {
+			c.Long = "add adds a scheduled job. Its answer at each slot is delivered to its targets:\n" + cronTargetsHelp
 			c.Flags().StringVar(&spec.Name, "name", "", "job name (unique)")
 			c.Flags().StringVar(&schedule, "schedule", "", `when: "0 9 * * 1-5", "@daily", "every 2h", "in 30m", an RFC 3339 time`)
 			c.Flags().StringVar(&tz, "tz", "", "time zone of a cron schedule, e.g. Europe/Berlin (default UTC)")
 			c.Flags().StringVar(&spec.Prompt, "prompt", "", "what the agent does at each slot")
-			c.Flags().StringArrayVar(&spec.Deliver, "deliver", nil, "delivery target, repeatable: local or webhook:<url> (default local)")
+			c.Flags().StringArrayVar(&spec.Deliver, "deliver", nil, "delivery target, repeatable: local, webhook:<url>, telegram:<chat id>, slack:<channel id>, home or email:<address> (default local)")
 			c.Flags().StringVarP(&spec.Model, "model", "m", "", "model for this job's turns (default: the model of the serve or worker that runs each one, at run time)")
 			c.Flags().IntVar(&spec.MaxIterations, "max-iterations", 0, "iteration budget of each run")
 			c.Flags().StringSliceVar(&spec.Toolsets, "tools", nil, "tools or toolsets the job may use, comma-separated (default: all; 'talaria tools' lists them)")
 			c.Flags().StringVar(&spec.PreRunScript, "pre-run", "", "shell script whose output is added to the prompt (alone: delivered as is, no model call)")
 			c.Flags().StringVar(&overlap, "overlap", "skip", "a slot due while the previous run still goes: skip or allow")
-			c.Flags().StringVar(&catchUp, "catch-up", "last", "after downtime: none, last (the last missed slot) or all")
-			c.Flags().DurationVar(&window, "catch-up-window", time.Hour, "how far back missed slots are caught up")
+			c.Flags().StringVar(&catchUp, "catch-up", "last", "slots that came due while no scheduler ran: last (run the latest, record the others missed), all (run each, oldest first) or none (only a slot of the current minute)")
+			c.Flags().DurationVar(&window, "catch-up-window", time.Hour, "how far back those slots are caught up; older ones are recorded missed")
 		},
 		func(cmd *cobra.Command, st *models.Store, _ []string) error {
 			now := time.Now().UTC()
@@ -254,7 +271,7 @@ arguments such as "code -w" works) and saves it when the editor exits.`
 			c.Flags().StringVar(&tz, "tz", "", "new time zone")
 			c.Flags().StringVar(&prompt, "prompt", "", "new prompt")
 			c.Flags().StringVarP(&model, "model", "m", "", "new model")
-			c.Flags().StringArrayVar(&deliver, "deliver", nil, "delivery targets (replace the old ones)")
+			c.Flags().StringArrayVar(&deliver, "deliver", nil, "delivery targets, as for add, plus origin for a job made in a chat (replace the old ones)")
 			c.Flags().StringSliceVar(&toolsets, "tools", nil, "tools or toolsets the job may use (replace)")
 			c.Flags().IntVar(&maxIterations, "max-iterations", 0, "new iteration budget")
 			c.Flags().StringVar(&overlap, "overlap", "", "skip or allow")
