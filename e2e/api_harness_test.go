@@ -46,23 +46,60 @@ func apiCall(t testing.TB, method, url string, body any, out any) int {
 	return status
 }
 
+// apiCallWith is apiCall with more request headers.
+func apiCallWith(t testing.TB, method, url string, body, out any, h http.Header) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	status, data, err := apiSend(ctx, method, url, testAPIKey, body, h)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	if out != nil && len(data) > 0 {
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("%s %s: %d, answer is not JSON: %v\n%s", method, url, status, err, data)
+		}
+	}
+	return status
+}
+
+// postRaw posts body with the test key and headers under ctx and returns
+// the status, or the error of a request that got no answer.
+func postRaw(ctx context.Context, url string, body any, h http.Header) (int, error) {
+	status, _, err := apiSend(ctx, http.MethodPost, url, testAPIKey, body, h)
+	return status, err
+}
+
 // apiRaw sends one request with key (empty: none) and returns the status
 // and the body.
 func apiRaw(t testing.TB, method, url, key string, body any) (int, []byte) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	status, data, err := apiSend(ctx, method, url, key, body, nil)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	return status, data
+}
+
+// apiSend sends one request with key (empty: none), body as JSON (nil:
+// none) and headers h, and returns the status and the body.
+func apiSend(ctx context.Context, method, url, key string, body any, h http.Header) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			t.Fatal(err)
+			return 0, nil, err
 		}
 		rd = bytes.NewReader(b)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
-		t.Fatal(err)
+		return 0, nil, err
+	}
+	for k, vs := range h {
+		req.Header[k] = vs
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -72,12 +109,23 @@ func apiRaw(t testing.TB, method, url, key string, body any) (int, []byte) {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, data
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, data, err
 }
+
+// errorField is a field of an answer in the JSON error shape ("" when
+// it is not one).
+func errorField(out map[string]any, name string) string {
+	e, _ := out["error"].(map[string]any)
+	v, _ := e[name].(string)
+	return v
+}
+
+// errorCode is the code of an answer in the JSON error shape.
+func errorCode(out map[string]any) string { return errorField(out, "code") }
 
 // sseEvent is one Server-Sent Event.
 type sseEvent struct {

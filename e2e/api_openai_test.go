@@ -117,7 +117,8 @@ func TestOpenAIClient(t *testing.T) {
 		t.Fatalf("wrong key: %v, want a 401", err)
 	}
 	// A client that keeps the conversation itself sends it whole and no
-	// header: a new session starts with the earlier messages.
+	// header: a new session starts with the earlier messages, and the
+	// system message is the turn's instructions.
 	var fresh *http.Response
 	c, err = client.Chat.Completions.New(ctx, openaisdk.ChatCompletionNewParams{
 		Model: "talaria",
@@ -140,8 +141,11 @@ func TestOpenAIClient(t *testing.T) {
 			roles = append(roles, m.Role+": "+m.Content)
 		}
 	}
-	if got := strings.Join(roles, " | "); got != "user: My name is Ada. | assistant: Hello Ada. | user: What is my name?" {
-		t.Errorf("the stateless turn's model request: %s", got)
+	// Its system message goes before the question, marked as what it is.
+	want := "user: My name is Ada. | assistant: Hello Ada. | user: [System message sent with this request]\n" +
+		"You are a helpful assistant.\n[End of the system message]\n\nWhat is my name?"
+	if got := strings.Join(roles, " | "); got != want {
+		t.Errorf("the stateless turn's model request: %q, want %q", got, want)
 	}
 
 	// Models: talaria first.

@@ -71,53 +71,6 @@ type chatRequest struct {
 	} `json:"stream_options"`
 }
 
-// lastUserText is the text of the last user message. Pure.
-func lastUserText(msgs []openai.ChatCompletionMessage) (string, bool) {
-	for i := len(msgs) - 1; i >= 0; i-- {
-		m := msgs[i]
-		if m.Role != openai.ChatMessageRoleUser {
-			continue
-		}
-		if len(m.MultiContent) == 0 {
-			return m.Content, true
-		}
-		var parts []string
-		for _, p := range m.MultiContent {
-			if p.Type == openai.ChatMessagePartTypeText {
-				parts = append(parts, p.Text)
-			}
-		}
-		return strings.Join(parts, "\n"), true
-	}
-	return "", false
-}
-
-// priorMessages are the user and assistant texts before the last user
-// message, oldest first: the conversation a stateless client carries.
-// System messages (Talaria has its own prompt), tool calls and results
-// are left out. Pure.
-func priorMessages(msgs []openai.ChatCompletionMessage) []models.Message {
-	last := -1
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == openai.ChatMessageRoleUser {
-			last = i
-			break
-		}
-	}
-	var out []models.Message
-	for _, m := range msgs[:max(last, 0)] {
-		if m.Role != openai.ChatMessageRoleUser && m.Role != openai.ChatMessageRoleAssistant {
-			continue
-		}
-		text, _ := lastUserText([]openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser, Content: m.Content, MultiContent: m.MultiContent}})
-		if strings.TrimSpace(text) == "" {
-			continue
-		}
-		out = append(out, models.Message{Role: m.Role, Content: text})
-	}
-	return out
-}
-
 // maxSeedMessages bounds the earlier messages a request may carry into a
 // new session.
 const maxSeedMessages = 1000
@@ -143,13 +96,16 @@ func (s *Server) seedSession(ctx context.Context, session, model string, msgs []
 		return fmt.Errorf("seed session %s: %w", session, err)
 	}
 	for i := range msgs {
-		msgs[i].SessionID, msgs[i].IdemKey = session, fmt.Sprintf("seed/%s/%d", session, i)
+		msgs[i].SessionID, msgs[i].IdemKey = session, fmt.Sprintf("%s%d", seedPrefix(session), i)
 	}
 	if _, err := s.rt.Store.AppendMessages(ctx, msgs); err != nil {
 		return fmt.Errorf("seed session %s: %w", session, err)
 	}
 	return nil
 }
+
+// seedPrefix begins the keys of a session's seeded messages. Pure.
+func seedPrefix(session string) string { return "seed/" + session + "/" }
 
 // completion is a chat.completion answer.
 type completion struct {
@@ -201,16 +157,18 @@ func usageOf(res workflows.ConversationResult) *usage {
 	return &usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens, TotalTokens: res.Usage.TotalTokens}
 }
 
-// handleChat answers POST /v1/chat/completions: the last user message is
-// a turn of the session the header names (a new one otherwise).
+// handleChat answers POST /v1/chat/completions: the last user message,
+// after the request's system messages, is a turn of the session the
+// header names (a new one otherwise). With an Idempotency-Key, a retry
+// answers from the same turn.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
 	var req chatRequest
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
-	text, ok := lastUserText(req.Messages)
-	if !ok {
-		return badRequest("no_user_message", "messages holds no user message")
+	asked, err := readChat(req.Messages)
+	if err != nil {
+		return err
 	}
 	model, err := s.modelFor(req.Model)
 	if err != nil {
@@ -220,20 +178,12 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	treq := turnRequest{session: session, input: text, model: model, approvals: workflows.ApprovalDeny, mode: s.ownTurnMode()}
-	if err := s.checkTurnRequest(treq); err != nil {
+	k, err := s.keyedOf(r, keyedChat, session)
+	if err != nil {
 		return err
 	}
-	if session == "" {
-		// A client that keeps the conversation itself (most front-ends)
-		// sends it whole each time: a new session starts with it.
-		session = newSessionID()
-		if err := s.seedSession(r.Context(), session, model, priorMessages(req.Messages)); err != nil {
-			return err
-		}
-		treq.session = session
-	}
-	turnID, err := s.startTurn(r.Context(), treq)
+	treq := turnRequest{session: session, input: asked.input(), model: model, approvals: workflows.ApprovalDeny, mode: s.ownTurnMode()}
+	turnID, session, err := s.startOwnTurn(r.Context(), k, treq, asked.prior)
 	if err != nil {
 		return err
 	}
@@ -412,11 +362,14 @@ func (s *Server) handleCapabilities(w http.ResponseWriter, _ *http.Request) erro
 		"chat_completions": map[string]any{
 			"streaming": true, "tool_progress_event": ToolEvent,
 			"session_header": "X-Talaria-Session-Id", "stop_on_disconnect_header": "X-Talaria-Stop-On-Disconnect",
-			"approvals": "deny",
+			"approvals": "deny", "idempotency_header": IdempotencyHeader,
+			"system_messages": "instructions", "content_parts": []string{"text"},
 		},
-		"responses": map[string]any{"streaming": false, "previous_response_id": true},
-		"runs":      map[string]any{"events": "sse", "resume": "Last-Event-ID", "controls": []string{"stop", "steer", "approval", "answer"}},
-		"sessions":  true, "jobs": true,
+		"responses": map[string]any{"streaming": false, "previous_response_id": true, "idempotency_header": IdempotencyHeader,
+			"content_parts": []string{"input_text", "output_text"}},
+		"runs": map[string]any{"events": "sse", "resume": "Last-Event-ID", "controls": []string{"stop", "steer", "approval", "answer"},
+			"idempotency_header": IdempotencyHeader},
+		"sessions": true, "jobs": true,
 		"models": s.modelIDs(),
 	})
 	return nil

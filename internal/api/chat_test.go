@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -37,40 +35,6 @@ func TestEndingOf(t *testing.T) {
 				t.Errorf("error %v, want none", e.err)
 			case tt.status != 0 && (e.err == nil || e.err.status != tt.status || e.err.Code != tt.code):
 				t.Errorf("error %+v, want %d %s", e.err, tt.status, tt.code)
-			}
-		})
-	}
-}
-
-func TestPriorMessages(t *testing.T) {
-	msg := func(role, content string) openai.ChatCompletionMessage {
-		return openai.ChatCompletionMessage{Role: role, Content: content}
-	}
-	for _, tt := range []struct {
-		name string
-		in   []openai.ChatCompletionMessage
-		want []string
-	}{
-		{"only the question", []openai.ChatCompletionMessage{msg("user", "q")}, nil},
-		{"system left out", []openai.ChatCompletionMessage{msg("system", "be nice"), msg("user", "q")}, nil},
-		{"a conversation", []openai.ChatCompletionMessage{msg("system", "s"), msg("user", "a"), msg("assistant", "b"), msg("user", "q")}, []string{"user:a", "assistant:b"}},
-		{"tool traffic and blanks left out", []openai.ChatCompletionMessage{msg("user", "a"), {Role: "assistant", ToolCalls: []openai.ToolCall{{ID: "1"}}},
-			msg("tool", "out"), msg("assistant", " "), msg("assistant", "b"), msg("user", "q")}, []string{"user:a", "assistant:b"}},
-		{"after the last user message nothing", []openai.ChatCompletionMessage{msg("user", "a"), msg("assistant", "b")}, nil},
-		{"parts", []openai.ChatCompletionMessage{{Role: "user", MultiContent: []openai.ChatMessagePart{{Type: "text", Text: "x"}, {Type: "image_url"}, {Type: "text", Text: "y"}}}, msg("user", "q")}, []string{"user:x\ny"}},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			var got []string
-			for _, m := range priorMessages(tt.in) {
-				got = append(got, m.Role+":"+m.Content)
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
-			for i := range got {
-				if got[i] != tt.want[i] {
-					t.Fatalf("got %q, want %q", got, tt.want)
-				}
 			}
 		})
 	}

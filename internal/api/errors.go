@@ -27,7 +27,10 @@ type apiError struct {
 	status  int
 	Message string `json:"message"`
 	Type    string `json:"type"`
-	Code    string `json:"code,omitempty"`
+	// Param names the request's field at fault, as OpenAI's errors do
+	// ("messages[0].content[1].type", a header's name).
+	Param string `json:"param,omitempty"`
+	Code  string `json:"code,omitempty"`
 }
 
 func (e *apiError) Error() string { return e.Message }
@@ -40,6 +43,14 @@ func errorf(status int, typ, code, format string, args ...any) *apiError {
 // badRequest is a 400 invalid_request_error.
 func badRequest(code, format string, args ...any) *apiError {
 	return errorf(http.StatusBadRequest, typeInvalidRequest, code, format, args...)
+}
+
+// badParam is a 400 invalid_request_error about the field param; the
+// message names it too.
+func badParam(param, code, format string, args ...any) *apiError {
+	e := badRequest(code, format, args...)
+	e.Param = param
+	return e
 }
 
 // notFound is a 404 not_found_error.

@@ -19,63 +19,21 @@ type responsesRequest struct {
 	Stream             bool            `json:"stream"`
 }
 
-// responsesInputText is the text of the last user input: the input
-// itself when it is a string, else the last user message's text (a
-// string or input_text parts). Pure.
-func responsesInputText(raw json.RawMessage) (string, error) {
-	var text string
-	if err := json.Unmarshal(raw, &text); err == nil {
-		return text, nil
-	}
-	var items []struct {
-		Type    string          `json:"type"`
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return "", badRequest("invalid_input", "input must be a string or a list of messages")
-	}
-	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		if it.Role != "user" || (it.Type != "" && it.Type != "message") {
-			continue
-		}
-		if err := json.Unmarshal(it.Content, &text); err == nil {
-			return text, nil
-		}
-		var parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(it.Content, &parts); err != nil {
-			return "", badRequest("invalid_input", "a message's content must be a string or a list of parts")
-		}
-		var texts []string
-		for _, p := range parts {
-			if p.Type == "input_text" || p.Type == "text" {
-				texts = append(texts, p.Text)
-			}
-		}
-		return strings.Join(texts, "\n"), nil
-	}
-	return "", badRequest("no_user_message", "input holds no user message")
-}
-
-// handleResponses answers POST /v1/responses: the input is a turn of the
-// session previous_response_id names (a new one otherwise); the answer's
-// id chains the next request onto the same session.
+// handleResponses answers POST /v1/responses: the input, after the
+// instructions and the request's system messages, is a turn of the
+// session previous_response_id names (a new one otherwise, which begins
+// with the input's earlier messages); the answer's id chains the next
+// request onto the same session. With an Idempotency-Key, a retry
+// answers from the same turn.
 func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) error {
 	var req responsesRequest
 	if err := decodeJSON(r, &req); err != nil {
 		return err
 	}
 	if req.Stream {
-		return badRequest("stream_unsupported", "/v1/responses does not stream here: use /v1/chat/completions with stream, or /v1/runs and its events")
+		return badParam("stream", "stream_unsupported", "/v1/responses does not stream here: use /v1/chat/completions with stream, or /v1/runs and its events")
 	}
-	if len(req.Input) == 0 {
-		return badRequest("no_user_message", "input is missing")
-	}
-	text, err := responsesInputText(req.Input)
+	asked, err := readResponses(req.Input, req.Instructions)
 	if err != nil {
 		return err
 	}
@@ -93,11 +51,12 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) error {
 	} else if session, err = sessionHeader(r); err != nil {
 		return err
 	}
-	if session == "" {
-		session = newSessionID()
+	k, err := s.keyedOf(r, keyedResponses, session)
+	if err != nil {
+		return err
 	}
-	turnID, err := s.startTurn(r.Context(), turnRequest{session: session, input: text, model: model, approvals: workflows.ApprovalDeny,
-		mode: s.ownTurnMode()})
+	treq := turnRequest{session: session, input: asked.input(), model: model, approvals: workflows.ApprovalDeny, mode: s.ownTurnMode()}
+	turnID, session, err := s.startOwnTurn(r.Context(), k, treq, asked.prior)
 	if err != nil {
 		return err
 	}

@@ -42,17 +42,17 @@ type runStarted struct {
 }
 
 // handleStartRun answers POST /v1/runs with 202 once the run's turn has
-// started; approvals wait for POST /v1/runs/{id}/approval.
+// started; approvals wait for POST /v1/runs/{id}/approval. A field the
+// API does not know is a 400, not ignored. With an Idempotency-Key, a
+// retry answers with the same run, as it stands now.
 func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 	var req runRequest
-	if err := decodeJSON(r, &req); err != nil {
+	if err := decodeStrict(r, &req); err != nil {
 		return err
 	}
 	session := req.SessionID
-	if session == "" {
-		session = newSessionID()
-	} else if !validSession(session) {
-		return badRequest("invalid_session_id", "session_id %q: use 1-128 letters, digits, '.', '_', '~' or '-'", oneLine(session))
+	if session != "" && !validSession(session) {
+		return badParam("session_id", "invalid_session_id", "session_id %q: use 1-128 letters, digits, '.', '_', '~' or '-'", oneLine(session))
 	}
 	model, err := s.modelFor(req.Model)
 	if err != nil {
@@ -61,26 +61,49 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 	var mode workflows.BusyMode
 	if req.Mode != "" {
 		if mode, err = workflows.ParseBusyMode(req.Mode); err != nil {
-			return badRequest("invalid_mode", "mode %q is not one of interrupt, queue, steer", oneLine(req.Mode))
+			return badParam("mode", "invalid_mode", "mode %q is not one of interrupt, queue, steer", oneLine(req.Mode))
 		}
 	}
-	treq := turnRequest{session: session, input: req.Input, model: model, maxIterations: req.MaxIterations, tools: req.Tools, mode: mode}
-	start := s.startTurn
-	if req.Background || len(req.Deliver) > 0 {
-		if req.Mode != "" {
-			return badRequest("invalid_mode", "a background run has a session of its own: mode does not apply")
-		}
-		start = func(ctx context.Context, t turnRequest) (string, error) {
-			return s.startBackground(ctx, t, req.Deliver)
-		}
-	}
-	turnID, err := start(r.Context(), treq)
+	k, err := s.keyedOf(r, keyedRuns, session)
 	if err != nil {
 		return err
 	}
+	if k != nil && mode == workflows.BusySteer {
+		return badParam("mode", "invalid_mode", "mode steer joins whatever turn runs, which is no run of the request's own: an %s does not apply to it", IdempotencyHeader)
+	}
+	derived := false
+	switch {
+	case session != "":
+	case k != nil:
+		session, derived = k.session, true
+	default:
+		session = newSessionID()
+	}
+	treq := turnRequest{session: session, input: req.Input, model: model, maxIterations: req.MaxIterations, tools: req.Tools, mode: mode}
+	var turnID string
+	switch background := req.Background || len(req.Deliver) > 0; {
+	case background && req.Mode != "":
+		return badParam("mode", "invalid_mode", "a background run has a session of its own: mode does not apply")
+	case background:
+		turnID, err = s.startBackground(r.Context(), treq, req.Deliver, k, derived)
+	case k != nil:
+		turnID, err = s.startKeyed(r.Context(), k, treq, derived)
+	default:
+		turnID, err = s.startTurn(r.Context(), treq)
+	}
+	if err != nil {
+		return err
+	}
+	status := "running"
+	if k != nil {
+		// A retry may find its run ended: the answer says so.
+		if t, err := s.turnOf(r.Context(), turnID, session); err == nil && t.EndedAt != nil {
+			status = t.Status
+		}
+	}
 	id := runID(runPrefix, turnID)
 	w.Header().Set("Location", "/v1/runs/"+id)
-	writeJSON(w, http.StatusAccepted, runStarted{RunID: id, SessionID: session, Status: "running", EventsURL: "/v1/runs/" + id + "/events"})
+	writeJSON(w, http.StatusAccepted, runStarted{RunID: id, SessionID: session, Status: status, EventsURL: "/v1/runs/" + id + "/events"})
 	return nil
 }
 

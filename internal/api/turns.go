@@ -8,6 +8,7 @@ import (
 
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -35,6 +36,9 @@ type turnRequest struct {
 	// (an OpenAI client) gets deny, so nothing waits on a person no one
 	// asks.
 	approvals workflows.ApprovalMode
+	// requestID is the message's request id when the request has an
+	// Idempotency-Key ("": a new one), so its session takes it once.
+	requestID string
 }
 
 // modelFor is the turn's explicit model for a requested model id ("": the
@@ -116,7 +120,13 @@ func (s *Server) startTurn(ctx context.Context, req turnRequest) (string, error)
 		}
 		mode = m
 	}
-	turnID, err := s.rt.StartMessage(ctx, in, mode)
+	var turnID string
+	var err error
+	if req.requestID != "" {
+		turnID, err = s.rt.Deliver(ctx, workflows.Message{RequestID: req.requestID, Text: in.UserMessage, Mode: mode, Turn: in})
+	} else {
+		turnID, err = s.rt.StartMessage(ctx, in, mode)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", errorf(499, typeInvalidRequest, "client_closed", "the client went away before the turn started")
@@ -124,6 +134,37 @@ func (s *Server) startTurn(ctx context.Context, req turnRequest) (string, error)
 		return "", fmt.Errorf("start a turn in session %s: %w", req.session, err)
 	}
 	return turnID, nil
+}
+
+// startOwnTurn starts the turn of a chat completion or a response in
+// req.session or, when it names none, in a new session that begins with
+// prior (a client that keeps the conversation itself sends it whole each
+// time). With a key, that new session is the key's own, and a retry gets
+// the same turn (see startKeyed). It returns the turn and its session.
+func (s *Server) startOwnTurn(ctx context.Context, k *keyed, req turnRequest, prior []models.Message) (turnID, session string, err error) {
+	if err := s.checkTurnRequest(req); err != nil {
+		return "", "", err
+	}
+	derived := false
+	if req.session == "" {
+		switch {
+		case k != nil:
+			req.session, derived = k.session, true
+			err = s.seedKeyed(ctx, k, req.session, req.model, prior)
+		default:
+			req.session = newSessionID()
+			err = s.seedSession(ctx, req.session, req.model, prior)
+		}
+		if err != nil {
+			return "", "", err
+		}
+	}
+	if k != nil {
+		turnID, err = s.startKeyed(ctx, k, req, derived)
+	} else {
+		turnID, err = s.startTurn(ctx, req)
+	}
+	return turnID, req.session, err
 }
 
 // turnInput is the turn a request asks for. Pure.
