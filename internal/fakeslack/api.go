@@ -34,6 +34,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
 		token = bearer
 	}
+	if !s.admit(r, method) {
+		return // held, and its client went away: never taken
+	}
 	s.mu.Lock()
 	if errs := s.failNext[method]; len(errs) > 0 {
 		s.failNext[method] = errs[1:]
@@ -68,6 +71,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.postMessage(w, params)
 	case "chat.update":
 		s.update(w, params)
+	case "chat.postEphemeral":
+		s.postEphemeral(w, params)
 	default:
 		writeError(w, "unknown_method")
 	}

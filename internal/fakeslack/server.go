@@ -42,6 +42,8 @@ type Server struct {
 	sent           []Message
 	failNext       map[string][]string
 	badAcks        []string
+	hold           *hold
+	ephemerals     []Ephemeral
 	closed         chan struct{}
 }
 

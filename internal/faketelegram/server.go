@@ -28,6 +28,11 @@ type Server struct {
 	sent    []Message
 	// editTimes are when each message was edited (by message id).
 	editTimes map[int64][]time.Time
+	// callbacks are the presses' callback query ids, with their updates.
+	callbacks map[string]int64
+	answers   []Answer
+	hold      *hold
+	failNext  map[string]int
 }
 
 // Message is a message the bot sent (or edited).
@@ -56,7 +61,7 @@ type update struct {
 // Start starts a fake Bot API for a bot with token and username.
 func Start(token, username string) *Server {
 	s := &Server{Token: token, Username: username, wake: make(chan struct{}), nextUpd: 1000, nextMsg: 1,
-		editTimes: map[int64][]time.Time{}}
+		editTimes: map[int64][]time.Time{}, callbacks: map[string]int64{}, failNext: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -76,10 +81,7 @@ func (s *Server) Send(user int64, chat int64, text string) int64 {
 	if chat == 0 {
 		chat = user
 	}
-	kind := "private"
-	if chat < 0 {
-		kind = "supergroup"
-	}
+	kind := chatType(chat)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	msgID := s.nextMsg
@@ -91,15 +93,27 @@ func (s *Server) Send(user int64, chat int64, text string) int64 {
 	}})
 }
 
-// Press queues a press on an inline button of message msg by user.
+// Press queues a press on an inline button of message msg by user (any
+// user: in a group every member sees the buttons).
 func (s *Server) Press(user int64, msg Message, data string) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	id := fmt.Sprintf("cb%d", s.nextUpd)
+	s.callbacks[id] = s.nextUpd
 	return s.pushLocked(map[string]any{"callback_query": map[string]any{
-		"id": fmt.Sprintf("cb%d", s.nextUpd), "data": data, "chat_instance": "ci",
+		"id": id, "data": data, "chat_instance": "ci",
 		"from":    map[string]any{"id": user, "is_bot": false, "first_name": fmt.Sprintf("user%d", user)},
-		"message": map[string]any{"message_id": msg.ID, "date": time.Now().Unix(), "chat": map[string]any{"id": msg.ChatID, "type": "private"}, "text": msg.Text},
+		"message": map[string]any{"message_id": msg.ID, "date": time.Now().Unix(), "chat": map[string]any{"id": msg.ChatID, "type": chatType(msg.ChatID)}, "text": msg.Text},
 	}})
+}
+
+// chatType is the type of a chat: private, or a supergroup for a
+// negative id. Pure.
+func chatType(chat int64) string {
+	if chat < 0 {
+		return "supergroup"
+	}
+	return "private"
 }
 
 func (s *Server) pushLocked(body map[string]any) int64 {
@@ -156,6 +170,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "Bad Request: "+err.Error(), 0)
 		return
 	}
+	if !s.admit(r, method) {
+		return // held, and its client went away: never taken
+	}
+	if s.failing(method) {
+		writeError(w, http.StatusTooManyRequests, "", 1)
+		return
+	}
 	switch method {
 	case "getMe":
 		writeResult(w, map[string]any{"id": 7000, "is_bot": true, "first_name": "Talaria", "username": s.Username})
@@ -167,7 +188,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.editMessage(w, params)
 	case "deleteMessage":
 		s.deleteMessage(w, params)
-	case "sendChatAction", "answerCallbackQuery", "setMyCommands", "deleteWebhook":
+	case "editMessageReplyMarkup":
+		s.editMarkup(w, params)
+	case "answerCallbackQuery":
+		s.answerCallback(w, params)
+	case "sendChatAction", "setMyCommands", "deleteWebhook":
 		writeResult(w, true)
 	default:
 		writeError(w, http.StatusNotFound, "Not Found: method not found", 0)
@@ -260,6 +285,28 @@ func (s *Server) editMessage(w http.ResponseWriter, p map[string]string) {
 			}
 			writeResult(w, map[string]any{"message_id": m.ID, "date": time.Now().Unix(), "text": m.Text,
 				"chat": map[string]any{"id": chat, "type": "private"}})
+			return
+		}
+	}
+	writeErrorLocked(w, http.StatusBadRequest, "Bad Request: message to edit not found")
+}
+
+// editMarkup replaces a message's inline keyboard (none: no buttons).
+func (s *Server) editMarkup(w http.ResponseWriter, p map[string]string) {
+	id, _ := strconv.ParseInt(p["message_id"], 10, 64)
+	chat, _ := strconv.ParseInt(p["chat_id"], 10, 64)
+	buttons := keyboard(p["reply_markup"])
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range s.sent {
+		if m := &s.sent[i]; m.ID == id && m.ChatID == chat && !m.Deleted {
+			if len(m.Buttons) == 0 && len(buttons) == 0 {
+				writeErrorLocked(w, http.StatusBadRequest, "Bad Request: message is not modified")
+				return
+			}
+			m.Buttons = buttons
+			writeResult(w, map[string]any{"message_id": m.ID, "date": time.Now().Unix(), "text": m.Text,
+				"chat": map[string]any{"id": chat, "type": chatType(chat)}})
 			return
 		}
 	}

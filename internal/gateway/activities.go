@@ -88,10 +88,15 @@ func (a *chatActivities) awaitTurn(ctx context.Context, in workflows.ChatMessage
 	return workflows.ChatTurnResult{FinalMessageID: res.FinalMessageID, StopReason: res.TurnExitReason, Completed: res.Completed}, nil
 }
 
-// reply sends the turn's answer to the chat, each part once: a part
-// recorded as sent is not sent again by a retry. When the turn has a draft
-// message (follow), the first part is edited into it instead of sent.
+// reply sends the turn's answer to the chat, every part in order, each
+// once: a part recorded as sent is not sent again by a retry, so a retry
+// after a crash between two parts sends only those not sent yet. When the
+// turn has a draft message (follow), the first part is edited into it
+// instead of sent; the other parts follow it as messages of their own.
 func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput) error {
+	if activity.IsActivity(ctx) {
+		defer heartbeat(ctx)()
+	}
 	p := a.g.platforms[in.Platform]
 	if p == nil {
 		return temporal.NewNonRetryableApplicationError("no platform "+in.Platform+" in this gateway", "NoPlatform", nil)
@@ -111,21 +116,35 @@ func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput)
 		text = "(stopped)" // an interrupted turn whose draft showed something
 	}
 	for i, part := range p.Parts(text) {
-		key := fmt.Sprintf("%s/%s/%s/part/%d", in.Platform, in.Account, in.TurnID, i)
+		key := partKey(in, i)
 		if i == 0 && drafted {
-			if done, err := a.editDraft(ctx, p, in, key, draftID, part); done || err != nil {
-				return err // else the draft is gone: the part is sent anew
+			done, err := a.editDraft(ctx, p, in, key, draftID, part)
+			if err != nil {
+				return err
 			}
+			if done {
+				continue
+			}
+			// The draft is gone: the part is sent anew.
 		}
 		out := Outgoing{ChatID: in.ChatID}
+		var pace func()
 		if i == 0 {
 			out.ReplyTo = in.ReplyTo
+		} else {
+			// The parts follow each other at the chat's pace.
+			pace = func() { a.rate.wait(ctx, in.ChatID) }
 		}
-		if _, _, err := a.sendOnce(ctx, p, key, out, part, nil); err != nil {
-			return err
+		if _, _, err := a.sendOnce(ctx, p, key, out, part, pace); err != nil {
+			return fmt.Errorf("send part %d of the reply: %w", i+1, err)
 		}
 	}
 	return nil
+}
+
+// partKey is the outbox key of part i of a turn's reply. Pure.
+func partKey(in workflows.ChatReplyInput, i int) string {
+	return fmt.Sprintf("%s/%s/%s/part/%d", in.Platform, in.Account, in.TurnID, i)
 }
 
 // editDraft makes the turn's draft message the reply's first part, once

@@ -171,6 +171,10 @@ func (g *Gateway) take(ctx context.Context, p Platform, u Update) error {
 		return nil // nothing this gateway handles (an edit, a join...)
 	}
 	if !g.allowed(ctx, p, u.User) {
+		if u.Button != "" {
+			g.refusePress(ctx, p, u)
+			return nil
+		}
 		if paired, err := g.tryPair(ctx, p, u); paired || err != nil {
 			return err
 		}

@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
@@ -100,41 +102,74 @@ func (a *chatActivities) showWait(ctx context.Context, p Platform, in workflows.
 	return true
 }
 
+// Notices a press is answered with when it decides nothing.
+const (
+	noticeStale    = "This button is no longer current."
+	noticeUnknown  = "This could not be checked just now; press it again."
+	noticeStranger = "Only the people allowed to use this assistant can answer it."
+)
+
 // press carries out a press on an approval or question button: it
 // decides the command the chat's running turn waits on (if the button is
-// for that command), or answers its question.
+// for that command), or answers its question. The press is answered with
+// a notice, and once it decided, the buttons are taken off the message. A
+// press that decides nothing leaves them: in a group they may be another
+// member's to press.
 func (g *Gateway) press(ctx context.Context, p Platform, u Update) error {
-	kind, choice, ref, ok := parseButton(u.Button)
-	notice := "This button is no longer current."
-	if ok {
-		pr, err := g.waiting(ctx, u)
-		switch {
-		case err != nil:
-		case kind == "ap" && pr.PendingApproval != nil && callRef(pr.PendingApproval.CallID) == ref:
-			c := turnapi.ApprovalChoice(choice)
-			if !c.Known() {
-				break
-			}
-			if err := g.rt.Signal(ctx, pr.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: pr.PendingApproval.CallID, Choice: c}); err != nil {
-				return err
-			}
-			notice = map[turnapi.ApprovalChoice]string{turnapi.ChoiceOnce: "Approved once.", turnapi.ChoiceSession: "Approved for this session.",
-				turnapi.ChoiceAlways: "Approved always.", turnapi.ChoiceDeny: "Denied."}[c]
-		case kind == "q" && pr.PendingQuestion != nil && callRef(pr.PendingQuestion.CallID) == ref:
-			var n int
-			if _, err := fmt.Sscan(choice, &n); err != nil || n < 0 || n >= len(pr.PendingQuestion.Choices) {
-				break
-			}
-			if err := g.rt.Signal(ctx, pr.TurnID, workflows.SignalAnswer, workflows.Answer{CallID: pr.PendingQuestion.CallID, Text: pr.PendingQuestion.Choices[n]}); err != nil {
-				return err
-			}
-			notice = "Answered: " + pr.PendingQuestion.Choices[n]
-		}
+	notice, decided, err := g.decidePress(ctx, u)
+	if err != nil {
+		return err
 	}
-	if err := p.AnswerButton(ctx, u.CallbackID, notice); err != nil {
+	if err := p.AnswerButton(ctx, u, notice, decided); err != nil {
 		g.logger.Debug("gateway: answer a button press", "error", err)
 	}
 	return nil
+}
+
+// decidePress carries out what a press decides, if anything, and says
+// so: notice is what its presser is told. An error is one of signalling
+// the turn: the press comes again.
+func (g *Gateway) decidePress(ctx context.Context, u Update) (notice string, decided bool, err error) {
+	kind, choice, ref, ok := parseButton(u.Button)
+	if !ok {
+		return noticeStale, false, nil
+	}
+	pr, err := g.waiting(ctx, u)
+	switch {
+	case errors.Is(err, engine.ErrNoRunningTurn):
+	case err != nil:
+		g.logger.Warn("gateway: look up what a button is for", "error", err)
+		return noticeUnknown, false, nil
+	case kind == "ap" && pr.PendingApproval != nil && callRef(pr.PendingApproval.CallID) == ref:
+		c := turnapi.ApprovalChoice(choice)
+		if !c.Known() {
+			break
+		}
+		if err := g.rt.Signal(ctx, pr.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: pr.PendingApproval.CallID, Choice: c}); err != nil {
+			return "", false, err
+		}
+		return map[turnapi.ApprovalChoice]string{turnapi.ChoiceOnce: "Approved once.", turnapi.ChoiceSession: "Approved for this session.",
+			turnapi.ChoiceAlways: "Approved always.", turnapi.ChoiceDeny: "Denied."}[c], true, nil
+	case kind == "q" && pr.PendingQuestion != nil && callRef(pr.PendingQuestion.CallID) == ref:
+		var n int
+		if _, err := fmt.Sscan(choice, &n); err != nil || n < 0 || n >= len(pr.PendingQuestion.Choices) {
+			break
+		}
+		if err := g.rt.Signal(ctx, pr.TurnID, workflows.SignalAnswer, workflows.Answer{CallID: pr.PendingQuestion.CallID, Text: pr.PendingQuestion.Choices[n]}); err != nil {
+			return "", false, err
+		}
+		return "Answered: " + pr.PendingQuestion.Choices[n], true, nil
+	}
+	return noticeStale, false, nil
+}
+
+// refusePress answers a stranger's press on a button: it decides
+// nothing, and the buttons stay for those who may press them.
+func (g *Gateway) refusePress(ctx context.Context, p Platform, u Update) {
+	if err := p.AnswerButton(ctx, u, noticeStranger, false); err != nil {
+		g.logger.Debug("gateway: answer a stranger's button press", "error", err)
+	}
+	g.logger.Info("gateway: a button press by a user who is not allowed", "platform", p.Name(), "user", u.User)
 }
 
 // decide answers /approve [session|always] and /deny for the command the

@@ -63,8 +63,12 @@ type Platform interface {
 	Edit(ctx context.Context, chatID, messageID, part string, buttons [][]Button) error
 	// Typing shows the bot as typing in a chat for a few seconds.
 	Typing(ctx context.Context, chatID string) error
-	// AnswerButton acknowledges a button press with a short notice.
-	AnswerButton(ctx context.Context, callbackID, text string) error
+	// AnswerButton answers a button press (an Update with a Button) with
+	// a short notice to its presser. With done, the message's buttons have
+	// had their say (the press decided, or they are stale) and are taken
+	// off it; without, they stay (a press that was not the presser's to
+	// make, or one to make again).
+	AnswerButton(ctx context.Context, press Update, notice string, done bool) error
 }
 
 // ErrNotEditable means the message cannot be edited any more (deleted, or

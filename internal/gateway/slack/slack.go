@@ -492,23 +492,27 @@ func (s *Slack) update(ctx context.Context, chatID, messageID string, opts []sla
 func (s *Slack) Typing(context.Context, string) error { return nil }
 
 // AnswerButton answers a press: the envelope's acknowledgement (Ack) is
-// what Slack waits for, and a block_actions press shows no notice, so the
-// notice goes into the message pressed, in place of its buttons (a press
-// decides once; the buttons would only be stale).
-func (s *Slack) AnswerButton(ctx context.Context, callbackID, text string) error {
+// what Slack waits for, and a block_actions press shows no notice. When
+// done, the notice goes into the message pressed, in place of its buttons
+// (they had their say); else it goes to the presser alone
+// (chat.postEphemeral), and the buttons stay.
+func (s *Slack) AnswerButton(ctx context.Context, u gateway.Update, notice string, done bool) error {
 	s.mu.Lock()
-	p, ok := s.presses[callbackID]
-	delete(s.presses, callbackID)
+	p, ok := s.presses[u.CallbackID]
+	delete(s.presses, u.CallbackID)
 	s.mu.Unlock()
+	if !done {
+		return s.tell(ctx, u, notice)
+	}
 	if !ok || p.ts == "" {
 		return nil
 	}
 	body := p.text
-	if text != "" {
-		body = strings.TrimRight(body, "\n") + "\n\n_" + format.SlackMrkdwn(markdownLiteral(text)) + "_"
+	if notice != "" {
+		body = strings.TrimRight(body, "\n") + "\n\n_" + format.SlackMrkdwn(markdownLiteral(notice)) + "_"
 	}
 	if len(body) > format.SlackLimit {
-		body = "_" + format.SlackMrkdwn(markdownLiteral(text)) + "_"
+		body = "_" + format.SlackMrkdwn(markdownLiteral(notice)) + "_"
 	}
 	err := s.update(ctx, p.channel, p.ts, []slack.MsgOption{slack.MsgOptionText(body, false),
 		slack.MsgOptionBlocks(slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, body, false, false), nil, nil))})
@@ -516,6 +520,22 @@ func (s *Slack) AnswerButton(ctx context.Context, callbackID, text string) error
 		return nil
 	}
 	return err
+}
+
+// tell shows notice to the presser of u alone, where they pressed.
+func (s *Slack) tell(ctx context.Context, u gateway.Update, notice string) error {
+	if notice == "" || u.User == "" {
+		return nil
+	}
+	channel, thread := splitChat(u.Chat.ID)
+	opts := []slack.MsgOption{slack.MsgOptionText(format.SlackMrkdwn(markdownLiteral(notice)), false)}
+	if thread != "" {
+		opts = append(opts, slack.MsgOptionTS(thread))
+	}
+	if _, err := s.api.PostEphemeralContext(ctx, channel, u.User, opts...); err != nil {
+		return errors.New("slack: chat.postEphemeral: " + redact(err, s.tokens))
+	}
+	return nil
 }
 
 // markdownLiteral makes text literal in Markdown. Pure.

@@ -126,7 +126,7 @@ func TestMentionThreadsAndButtons(t *testing.T) {
 	if p.Button != "ap:deny:abc" || p.User != "U42" || p.Chat.ID != u.Chat.ID || p.CallbackID == "" {
 		t.Fatalf("press %+v", p)
 	}
-	if err := s.AnswerButton(ctx, p.CallbackID, "Denied."); err != nil {
+	if err := s.AnswerButton(ctx, p, "Denied.", true); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Ack(ctx, p); err != nil {

@@ -231,10 +231,30 @@ func (t *Telegram) Typing(_ context.Context, chatID string) error {
 	return nil
 }
 
-// AnswerButton acknowledges a button press.
-func (t *Telegram) AnswerButton(_ context.Context, callbackID, text string) error {
-	if _, err := t.bot.Request(tgbotapi.NewCallback(callbackID, text)); err != nil {
+// AnswerButton answers a press (answerCallbackQuery: the notice shows
+// to the presser, and the button stops spinning) and, when done, takes the
+// buttons off the message pressed (editMessageReplyMarkup with none).
+func (t *Telegram) AnswerButton(_ context.Context, press gateway.Update, notice string, done bool) error {
+	if _, err := t.bot.Request(tgbotapi.NewCallback(press.CallbackID, notice)); err != nil {
 		return errors.New("telegram: answerCallbackQuery: " + redact(err, t.token))
 	}
-	return nil
+	if !done {
+		return nil
+	}
+	chat, err := strconv.ParseInt(press.Chat.ID, 10, 64)
+	if err != nil {
+		return fmt.Errorf("telegram: chat id %q", press.Chat.ID)
+	}
+	id, err := strconv.Atoi(press.MessageID)
+	if err != nil {
+		return fmt.Errorf("telegram: message id %q", press.MessageID)
+	}
+	none := tgbotapi.InlineKeyboardMarkup{InlineKeyboard: [][]tgbotapi.InlineKeyboardButton{}}
+	_, err = t.bot.Request(tgbotapi.NewEditMessageReplyMarkup(chat, id, none))
+	var apiErr *tgbotapi.Error
+	if err == nil || errors.As(err, &apiErr) && (strings.Contains(apiErr.Message, "message is not modified") ||
+		strings.Contains(apiErr.Message, "message to edit not found") || strings.Contains(apiErr.Message, "message can't be edited")) {
+		return nil // without buttons already, or gone
+	}
+	return errors.New("telegram: editMessageReplyMarkup: " + redact(err, t.token))
 }

@@ -1,0 +1,41 @@
+package gateway
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// NewForTest is a gateway over a store alone, without Temporal and
+// without a worker: enough for its reply activity and for the updates it
+// takes without starting a workflow.
+func NewForTest(st *models.Store, access map[string]*Access, ps ...Platform) *Gateway {
+	g := &Gateway{rt: &engine.Runtime{Store: st}, platforms: map[string]Platform{}, access: access, groups: GroupPerUser,
+		logger: slog.New(slog.DiscardHandler), holder: NewHolder(), reset: DefaultReset}
+	for _, p := range ps {
+		g.platforms[p.Name()] = p
+	}
+	return g
+}
+
+// Reply is one attempt of the reply activity, by a process of its own
+// (its own pace in each chat).
+func (g *Gateway) Reply(ctx context.Context, in workflows.ChatReplyInput) error {
+	return (&chatActivities{g: g}).reply(ctx, in)
+}
+
+// SendDraft sends the turn's first draft message as following the turn
+// does, and returns its id.
+func (g *Gateway) SendDraft(ctx context.Context, p Platform, in workflows.ChatReplyInput, part string) (string, error) {
+	id, _, err := (&chatActivities{g: g}).sendOnce(ctx, p, draftKey(in.Platform, in.Account, in.TurnID, 0), Outgoing{ChatID: in.ChatID}, part, nil)
+	return id, err
+}
+
+// Take takes one update as the gateway's poll does.
+func (g *Gateway) Take(ctx context.Context, p Platform, u Update) error { return g.take(ctx, p, u) }
+
+// NoticeStranger is what a stranger's press is answered with.
+const NoticeStranger = noticeStranger
