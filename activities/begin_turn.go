@@ -30,6 +30,11 @@ func (a *Activities) BeginTurn(ctx context.Context, in turnapi.BeginTurnInput) (
 	if _, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model); err != nil {
 		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
+	// Turns numbered without a reservation (a goal's, a cron job's, a
+	// sub-agent's) count too: the session's next reservation comes after.
+	if err := a.Store.CountTurn(ctx, in.SessionID, in.TurnNumber); err != nil {
+		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+	}
 	if in.DelegatedFrom != "" {
 		if err := a.Store.LinkTask(ctx, in.SessionID, in.DelegatedFrom); err != nil {
 			return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
@@ -80,6 +85,7 @@ func (a *Activities) BeginTurn(ctx context.Context, in turnapi.BeginTurnInput) (
 	}); err != nil {
 		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: record turn: %w", in.TurnID, err)
 	}
+	a.logger().InfoContext(ctx, "turn started", "session", in.SessionID, "turn", in.TurnID, "number", in.TurnNumber, "model", in.Model)
 	providers := 0
 	if list, err := a.providers(in.Model); err == nil {
 		providers = len(list)

@@ -37,6 +37,19 @@ func (s *Store) NextTurn(ctx context.Context, sessionID, model, key string) (int
 	return n, nil
 }
 
+// CountTurn makes turn n count among the session's turns: a session that
+// counts fewer counts n, and its latest reservation is forgotten (a retry
+// of it reserves anew rather than take a number now in use). Turns that
+// were reserved (NextTurn) are counted already.
+func (s *Store) CountTurn(ctx context.Context, sessionID string, n int) error {
+	err := s.db.WithContext(ctx).Exec(`UPDATE sessions SET turn_count = @n, last_reservation = '' WHERE id = @id AND turn_count < @n`,
+		map[string]any{"id": sessionID, "n": n}).Error
+	if err != nil {
+		return fmt.Errorf("models: count turn %d of session %q: %w", n, sessionID, err)
+	}
+	return nil
+}
+
 // EnsureSession returns the session, creating it with model if it does not
 // exist; an existing session without a model gets this one.
 func (s *Store) EnsureSession(ctx context.Context, sessionID, model string) (*Session, error) {

@@ -189,3 +189,29 @@ func TestNextTurnKeyedReservationCountsOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestCountTurn: a turn numbered without a reservation counts; the next
+// reservation comes after it, also for a retry of the one before.
+func TestCountTurn(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		ctx := t.Context()
+		if _, err := s.EnsureSession(ctx, "goal", "m"); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.NextTurn(ctx, "goal", "m", "req-a"); err != nil || n != 1 {
+			t.Fatalf("NextTurn = %d, %v", n, err)
+		}
+		for _, n := range []int{2, 3, 3, 1} { // retried, and an older turn's
+			if err := s.CountTurn(ctx, "goal", n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if sess, err := s.Session(ctx, "goal"); err != nil || sess.TurnCount != 3 {
+			t.Fatalf("session = %+v, %v; want 3 turns", sess, err)
+		}
+		if n, err := s.NextTurn(ctx, "goal", "m", "req-a"); err != nil || n != 4 {
+			t.Fatalf("NextTurn after counted turns = %d, %v; want 4", n, err)
+		}
+	})
+}

@@ -75,11 +75,14 @@ func ChatMessageWorkflow(ctx workflow.Context, in ChatMessageInput) error {
 	}
 	reply := ChatReplyInput{Platform: in.Platform, Account: in.Account, ChatID: in.ChatID, ReplyTo: in.MessageID,
 		TurnID: turn.TurnID, Result: res}
-	send := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	opts := workflow.ActivityOptions{
 		StartToCloseTimeout: 10 * time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 50},
-	})
-	return workflow.ExecuteActivity(send, ChatReplyName, reply).Get(ctx, nil)
+	}
+	if workflow.GetVersion(ctx, changeReplyHeartbeat, workflow.DefaultVersion, 1) >= 1 {
+		opts.HeartbeatTimeout = 30 * time.Second // a gateway killed between parts resumes soon
+	}
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ChatReplyName, reply).Get(ctx, nil)
 }
 
 // RegisterGateway registers the gateway's workflow under its stable name.

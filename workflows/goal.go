@@ -131,8 +131,13 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 			current.SignalChildWorkflow(gctx, SignalInterrupt, stopped)
 		}
 	})
+	steers := newGoalSteers()
+	if err := steers.listen(ctx, func() (string, workflow.ChildWorkflowFuture) { return p.Running, current }); err != nil {
+		return GoalResult{}, err
+	}
 	end := func(o GoalOutcome, reason string) (GoalResult, error) {
 		p.Running = ""
+		steers.handOn(ctx, in, p.TurnCount)
 		res := GoalResult{SessionID: in.SessionID, Outcome: o, Reason: reason, GoalProgress: p}
 		res.Delivered, res.DeliveryError = deliverGoal(ctx, in, res)
 		return res, nil
@@ -146,13 +151,16 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 		if why := goalBudgetSpent(in.Budget, p, workflow.Now(ctx)); why != "" {
 			return end(GoalBudgetSpent, why)
 		}
-		if run == goalTurnsPerRun {
+		if run >= goalTurnsPerRun && len(steers.pending) == 0 {
 			next := in
 			next.Resume = &p
 			return GoalResult{}, workflow.NewContinueAsNewError(ctx, GoalWorkflowName, next)
 		}
 		turn := goalTurn(in, p)
 		p.Running = TurnWorkflowID(in.SessionID, turn.TurnNumber)
+		if len(steers.pending) > 0 && goalSteersKept(ctx) {
+			turn.Steers = steers.take(p.Running)
+		}
 		cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
 			WorkflowID: p.Running, TaskQueue: TaskQueue,
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
@@ -160,6 +168,9 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 		current = workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn)
 		res, err, timeUp := waitTurn(ctx, current, in.Budget.MaxDuration-workflow.Now(ctx).Sub(p.StartedAt), in.Budget.MaxDuration > 0)
 		current = nil
+		if len(res.PendingSteers) > 0 && goalSteersKept(ctx) {
+			steers.handBack(res.PendingSteers)
+		}
 		gt := GoalTurn{Number: turn.TurnNumber, TurnID: p.Running, StopReason: res.TurnExitReason, APICalls: res.APICalls}
 		p.Running, p.TurnCount = "", turn.TurnNumber
 		p.Iterations += res.APICalls

@@ -68,6 +68,10 @@ type TurnInput struct {
 	// ReportTo is the turn a person follows, for a task's turn: the live
 	// events of what it asks a person (an approval) go there too.
 	ReportTo string `json:",omitempty"`
+	// Steers are steers the turn starts with (a goal's turn: those its
+	// previous turn handed back or that came between turns); its first
+	// model call delivers them.
+	Steers []string `json:",omitempty"`
 	// Resume is the state carried across continue-as-new; nil when the turn
 	// starts.
 	Resume *TurnCarry

@@ -251,8 +251,14 @@ func (s *session) accept(ctx workflow.Context, m Message) {
 	}
 	switch m.Mode {
 	case BusySteer:
+		err := workflow.SignalExternalWorkflow(ctx, s.running.id, "", SignalSteer, m.Text).Get(ctx, nil)
+		if err != nil && steerUndelivered(ctx) {
+			// The turn ended before the steer reached it: the text is the
+			// next message, and its sender learns the turn it became.
+			s.queue = append([]Message{m}, s.queue...)
+			return
+		}
 		s.assign(ctx, m.RequestID, s.running.id)
-		_ = workflow.SignalExternalWorkflow(ctx, s.running.id, "", SignalSteer, m.Text).Get(ctx, nil)
 	case BusyQueue:
 		s.queue = append(s.queue, m)
 	default: // interrupt: stop the running turn, then this message runs first

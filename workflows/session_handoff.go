@@ -132,7 +132,10 @@ func (s *session) take(ctx workflow.Context, m Message) (d Delivery, answered bo
 	s.accept(ctx, m)
 	switch m.Mode {
 	case BusySteer:
-		return Delivery{RequestID: m.RequestID, Outcome: DeliverySteered, TurnID: s.assigned[m.RequestID]}, true
+		if id, ok := s.assigned[m.RequestID]; ok {
+			return Delivery{RequestID: m.RequestID, Outcome: DeliverySteered, TurnID: id}, true
+		}
+		return Delivery{}, false // the turn ended first: the steer runs next
 	case BusyQueue:
 		return s.answer(ctx, m.RequestID), true
 	}

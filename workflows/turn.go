@@ -49,6 +49,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			return ConversationResult{}, err
 		}
 		st.Providers = begun.Providers
+		st.Steers = append(st.Steers, in.Steers...)
 		gate.grants = begun.Grants
 		// Model settings the sender left unset are the worker's.
 		in, st.Model = withWorkerModel(in, asked, begun.Worker), workerModelName(begun.Worker)
@@ -123,7 +124,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 	st.Steers = drainSteers(ctx, &st)
 	finishCtx, _ := workflow.NewDisconnectedContext(ctx)
 	markStopReason(finishCtx, st.Stop)
-	return finish(finishCtx, in, turnID, startedAt, st)
+	return finish(finishCtx, in, turnID, startedAt, &st)
 }
 
 // callModel makes one model call (with or without tools) and accounts for it.
@@ -272,10 +273,12 @@ func graceCall(ctx workflow.Context, in TurnInput, turnID string, st *TurnState)
 }
 
 // finish records the outcome in the store and builds the result.
-func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Time, st TurnState) (ConversationResult, error) {
+// Steers that arrive while the outcome is recorded are handed back too
+// (the signal listener holds st).
+func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Time, st *TurnState) (ConversationResult, error) {
 	var done turnapi.FinishTurnResult
 	err := bookkeep(ctx, turnapi.FinishTurnName, turnapi.FinishTurnInput{
-		TurnID: turnID, SessionID: st.Context.session(in.SessionID), TurnNumber: in.TurnNumber, Model: modelUsed(in, st),
+		TurnID: turnID, SessionID: st.Context.session(in.SessionID), TurnNumber: in.TurnNumber, Model: modelUsed(in, *st),
 		Status: st.Stop.Status(), ExitReason: string(st.Stop), Error: turnapi.BoundError(st.Err),
 		APICalls: st.Calls, Usage: st.Usage, FinalParts: st.Final,
 		StartedAt: startedAt, EndedAt: workflow.Now(ctx),
@@ -287,14 +290,17 @@ func finish(ctx workflow.Context, in TurnInput, turnID string, startedAt time.Ti
 	res := ConversationResult{
 		Completed: out.Completed, Partial: out.Partial, Interrupted: out.Interrupted, Failed: out.Failed,
 		TurnExitReason: st.Stop, APICalls: st.Calls,
-		SessionID: in.SessionID, TurnID: turnID, Model: modelUsed(in, st), Usage: st.Usage,
+		SessionID: in.SessionID, TurnID: turnID, Model: modelUsed(in, *st), Usage: st.Usage,
 		ActiveSessionID: st.Context.session(in.SessionID), Compactions: st.Context.Compactions,
 	}
 	if done.HasFinal {
 		res.FinalResponse = &done.FinalResponse
 		res.FinalMessageID, res.FinalClipped = done.FinalMessageID, done.Clipped
 	}
-	res.PendingSteers = st.Steers
+	// A steer can arrive with the record's answer, in the same workflow
+	// task: the listener takes it first, then the channel is emptied.
+	yieldToHandlers(ctx)
+	res.PendingSteers = drainSteers(ctx, st)
 	if st.Err != "" {
 		msg := turnapi.BoundError(st.Err)
 		res.Error = &msg

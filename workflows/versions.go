@@ -60,7 +60,35 @@ const (
 	// only where a turn starts such a wait, so no other history records the
 	// marker.
 	changeHumanEvents = "human-events"
+	// changeSteerUndelivered: a steer the coordinator could not signal to
+	// its running turn (the turn had just ended) becomes the session's next
+	// message, and its sender is answered with that turn (version 1);
+	// before, it was dropped although its sender was told "steered"
+	// (DefaultVersion). Asked only when the signal failed, so no other
+	// history records the marker.
+	changeSteerUndelivered = "steer-undelivered"
+	// changeGoalSteers: steers a goal's turn hands back, and those the
+	// goal holds (UpdateGoalSteer), start its next turn, and those left when
+	// it ends are sent to the session's coordinator (version 1); before,
+	// a goal dropped them (DefaultVersion). Asked only when a goal holds
+	// steers, so no other history records the marker.
+	changeGoalSteers = "goal-steers"
+	// changeReplyHeartbeat: a chat reply (ChatReply, which heartbeats
+	// between parts) has a 30 s heartbeat timeout, so a reply whose gateway
+	// died mid-way is retried within seconds (version 1); before, only its
+	// 10-minute start-to-close timeout moved it on (DefaultVersion).
+	changeReplyHeartbeat = "reply-heartbeat"
 )
+
+// goalSteersKept reports whether this run has changeGoalSteers.
+func goalSteersKept(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeGoalSteers, workflow.DefaultVersion, 1) >= 1
+}
+
+// steerUndelivered reports whether this run has changeSteerUndelivered.
+func steerUndelivered(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeSteerUndelivered, workflow.DefaultVersion, 1) >= 1
+}
 
 // unknownChoiceDenies reports whether this run has changeUnknownChoice.
 func unknownChoiceDenies(ctx workflow.Context) bool {

@@ -38,6 +38,11 @@ func (rt *Runtime) deliver(ctx context.Context, sessionID string, msg workflows.
 	if msg.RequestID == "" {
 		msg.RequestID = newRequestID()
 	}
+	if msg.Mode == workflows.BusySteer {
+		if d, ok, err := rt.steerGoal(ctx, sessionID, msg); ok {
+			return d, err
+		}
+	}
 	id := workflows.SessionWorkflowID(sessionID)
 	for {
 		var d workflows.Delivery
@@ -81,6 +86,9 @@ func (rt *Runtime) handoff(ctx context.Context, sessionID string, msg workflows.
 	}
 	if d.TurnID != "" {
 		return d.TurnID, nil
+	}
+	if d.RequestID != "" {
+		msg.RequestID = d.RequestID // a goal handed the steer on as this message
 	}
 	return rt.waitAssigned(ctx, sessionID, msg.RequestID)
 }
@@ -183,6 +191,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // of the worker beside the turn's activities: AwaitTurn.
 func (rt *Runtime) registerSessionActivities(w worker.Worker) {
 	w.RegisterActivityWithOptions(rt.awaitTurn, activity.RegisterOptions{Name: workflows.AwaitTurnName})
+	rt.registerGoalActivities(w)
 }
 
 // awaitHeartbeat is how often AwaitTurn heartbeats (its heartbeat timeout
