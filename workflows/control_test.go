@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
@@ -19,6 +20,8 @@ func controlEnv(t *testing.T, slow time.Duration, replies ...turnapi.CallModelRe
 	env := suite.NewTestWorkflowEnvironment()
 	Register(env)
 	(&activities.Activities{}).Register(env)
+	// The engine's AwaitTurn, for a coordinator's carried turn (mocked).
+	env.RegisterActivityWithOptions(func(context.Context, string) (TurnEnd, error) { return TurnEnd{}, nil }, activity.RegisterOptions{Name: AwaitTurnName})
 	var inputs []turnapi.CallModelInput
 	var finished turnapi.FinishTurnInput
 	env.OnActivity(turnapi.BeginTurnName, mock.Anything, mock.Anything).Return(turnapi.BeginTurnResult{Providers: 1}, nil)
