@@ -47,6 +47,7 @@ func readTable(t *testing.T, name string) []tableCase {
 }
 
 func TestAssessTable(t *testing.T) {
+	t.Parallel()
 	cases := readTable(t, "testdata/commands.txt")
 	if len(cases) < 300 {
 		t.Fatalf("only %d commands in the table", len(cases))

@@ -7,6 +7,7 @@ import (
 )
 
 func TestAssess(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cmd  string
 		risk turnapi.Risk

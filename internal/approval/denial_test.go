@@ -8,6 +8,7 @@ import (
 )
 
 func TestDenialMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		a      turnapi.Assessment
@@ -22,6 +23,7 @@ func TestDenialMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := turnapi.DenialMessage(tt.a, tt.denied)
 			for _, w := range tt.want {
 				if !strings.Contains(got, w) {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestGrantsWith(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		g      turnapi.Grants
@@ -31,6 +32,7 @@ func TestGrantsWith(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := tt.g.With(tt.choice, tt.rule); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("With(%q, %q) = %+v, want %+v", tt.choice, tt.rule, got, tt.want)
 			}
@@ -39,6 +41,7 @@ func TestGrantsWith(t *testing.T) {
 }
 
 func TestGrantsWithCopyOnWrite(t *testing.T) {
+	t.Parallel()
 	backing := make([]string, 2, 10) // spare capacity an append could reuse
 	backing[0], backing[1] = "a", "c"
 	g := turnapi.Grants{Session: backing, Always: []string{"x"}}
@@ -57,6 +60,7 @@ func TestGrantsWithCopyOnWrite(t *testing.T) {
 }
 
 func TestGrantsAllows(t *testing.T) {
+	t.Parallel()
 	g := turnapi.Grants{}.
 		With(turnapi.ChoiceSession, Assess("git clean -fd").GrantKey()).
 		With(turnapi.ChoiceAlways, Assess("rm -rf ./build").GrantKey()).
@@ -94,6 +98,7 @@ func TestGrantsAllows(t *testing.T) {
 // TestGrantPerCommand: a grant covers the command it was given for, spelt
 // any equivalent way, and nothing else.
 func TestGrantPerCommand(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		granted string
 		cmd     string
@@ -153,6 +158,7 @@ func TestGrantPerCommand(t *testing.T) {
 }
 
 func TestGrantKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a    turnapi.Assessment
 		want string
@@ -171,6 +177,7 @@ func TestGrantKey(t *testing.T) {
 }
 
 func TestGrantsJSON(t *testing.T) {
+	t.Parallel()
 	b, err := json.Marshal(turnapi.Grants{}.With(turnapi.ChoiceAlways, "b").With(turnapi.ChoiceAlways, "a"))
 	if err != nil {
 		t.Fatal(err)
@@ -206,6 +213,7 @@ func TestGrantsJSON(t *testing.T) {
 }
 
 func TestPatternBounded(t *testing.T) {
+	t.Parallel()
 	long := "rm -rf ./" + strings.Repeat("é", 400)
 	a := Assess(long)
 	b := Assess(long + "x")

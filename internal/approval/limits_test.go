@@ -1,9 +1,9 @@
 package approval
 
 import (
+	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
@@ -16,13 +16,19 @@ func nest(n int, inner string, wrap func(string) string) string {
 	return inner
 }
 
-func TestAssessLimits(t *testing.T) {
-	tests := []struct {
-		name string
-		cmd  string
-		risk turnapi.Risk
-		rule string
-	}{
+// limitCase is a command at or past one of Assess's bounds, and its verdict.
+type limitCase struct {
+	name string
+	cmd  string
+	risk turnapi.Risk
+	rule string
+}
+
+// limitCases are commands built to make a reader of shell text slow or deep:
+// TestAssessLimits checks their verdicts and BenchmarkAssessLimits measures
+// them.
+func limitCases() []limitCase {
+	return []limitCase{
 		{"nested substitutions", nest(10, "rm -rf /", func(s string) string { return "echo $(" + s + ")" }), turnapi.RiskBlocked, RuleRootDelete},
 		{"too deeply nested substitutions", nest(maxDepth+2, "ls", func(s string) string { return "echo $(" + s + ")" }), turnapi.RiskDangerous, RuleTooComplex},
 		{"too deep still finds blocked", "rm -rf / ; " + nest(maxDepth+2, "ls", func(s string) string { return "echo $(" + s + ")" }), turnapi.RiskBlocked, RuleRootDelete},
@@ -50,16 +56,53 @@ func TestAssessLimits(t *testing.T) {
 		{"some wrappers", strings.Repeat("sudo ", 50) + "rm -rf ./x", turnapi.RiskDangerous, RuleRecursiveDelete},
 		{"many evals", strings.Repeat("eval ", 30) + "ls", turnapi.RiskDangerous, RuleTooComplex},
 	}
-	for _, tt := range tests {
+}
+
+// TestAssessLimits checks the verdicts; how long they take is
+// BenchmarkAssessLimits' and BenchmarkAssessScaling's to show.
+func TestAssessLimits(t *testing.T) {
+	t.Parallel()
+	for _, tt := range limitCases() {
 		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
+			t.Parallel()
 			got := Assess(tt.cmd)
 			if got.Risk != tt.risk || got.Rule != tt.rule {
 				t.Errorf("Assess = %+v, want %v %q", got, tt.risk, tt.rule)
 			}
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("Assess took %v", d)
+		})
+	}
+}
+
+func BenchmarkAssessLimits(b *testing.B) {
+	for _, tt := range limitCases() {
+		b.Run(tt.name, func(b *testing.B) {
+			for b.Loop() {
+				Assess(tt.cmd)
 			}
 		})
+	}
+}
+
+// BenchmarkAssessScaling runs Assess on commands of n and 10n parts: a
+// time per op ten times as long (not a hundred) shows the reading is linear
+// in the command's length.
+func BenchmarkAssessScaling(b *testing.B) {
+	shapes := []struct {
+		name string
+		cmd  func(n int) string
+	}{
+		{"pipeline", func(n int) string { return strings.Repeat("echo a | ", n) + "cat" }},
+		{"sequence", func(n int) string { return strings.Repeat("ls ./x; ", n) + "ls" }},
+		{"functions", func(n int) string { return strings.Repeat("a(){ ", n) + "b|b" }},
+	}
+	for _, sh := range shapes {
+		for _, n := range []int{2000, 20000} {
+			cmd := sh.cmd(n)
+			b.Run(fmt.Sprintf("%s/%d", sh.name, n), func(b *testing.B) {
+				for b.Loop() {
+					Assess(cmd)
+				}
+			})
+		}
 	}
 }

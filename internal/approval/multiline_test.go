@@ -9,6 +9,7 @@ import (
 // TestAssessMultiline holds commands that span lines, which the one-line
 // table cannot express.
 func TestAssessMultiline(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cmd  string
 		risk turnapi.Risk
