@@ -111,10 +111,15 @@ func readIn(name string) func(dir string) string {
 	}
 }
 
-// settled reads with read once a background process had the time to run.
+// settled reads with read once a background process has written (read
+// gives something; a minute at most) and a duplicate has had half a second
+// more to show.
 func settled(read func(dir string) string) func(dir string) string {
 	return func(dir string) string {
-		time.Sleep(500 * time.Millisecond)
+		for giveUp := time.Now().Add(time.Minute); read(dir) == "" && time.Now().Before(giveUp); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(500 * time.Millisecond) // room for a second run to show
 		return read(dir)
 	}
 }

@@ -6,6 +6,8 @@ import (
 )
 
 func TestAPIValidation(t *testing.T) {
+	t.Parallel()
+
 	for _, tt := range []struct {
 		listen, key string
 		problem     string
@@ -28,6 +30,8 @@ func TestAPIValidation(t *testing.T) {
 }
 
 func TestLoopback(t *testing.T) {
+	t.Parallel()
+
 	for listen, want := range map[string]bool{
 		"127.0.0.1:8642": true, "127.1.2.3:1": true, "[::1]:8642": true, "localhost:8642": true,
 		":8642": false, "0.0.0.0:8642": false, "[::]:8642": false, "192.168.1.5:8642": false,

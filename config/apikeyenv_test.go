@@ -9,6 +9,8 @@ import (
 // TestAPIKeyEnv: model.api_key_env names the variable the key is read from;
 // a key in the file or OPENAI_API_KEY wins over it.
 func TestAPIKeyEnv(t *testing.T) {
+	t.Parallel()
+
 	for _, tt := range []struct {
 		name, file string
 		env        map[string]string
@@ -21,6 +23,8 @@ func TestAPIKeyEnv(t *testing.T) {
 		{"no variable named", "model:\n  name: m\n", map[string]string{"MY_KEY": "k1"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			home := t.TempDir()
 			if err := os.WriteFile(filepath.Join(home, FileName), []byte(tt.file), 0o600); err != nil {
 				t.Fatal(err)

@@ -3,6 +3,8 @@ package config
 import "testing"
 
 func TestParseByteSize(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct {
 		in   string
 		want ByteSize
@@ -31,6 +33,8 @@ func TestParseByteSize(t *testing.T) {
 }
 
 func TestOutputQuotaLoads(t *testing.T) {
+	t.Parallel()
+
 	home := t.TempDir()
 	writeConfigFile(t, home, "tools:\n  output_quota: 256MiB\n")
 	c, err := Load(home, env(nil))

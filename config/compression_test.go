@@ -11,6 +11,8 @@ import (
 )
 
 func TestCompressionDefaults(t *testing.T) {
+	t.Parallel()
+
 	want := Compression{Enabled: true, Threshold: 0.5, KeepFirst: 3, KeepLast: 20,
 		OverflowAttempts: 3, SummaryCooldown: 10 * time.Minute}
 	if got := DefaultCompression(); got != want {
@@ -25,6 +27,8 @@ func TestCompressionDefaults(t *testing.T) {
 }
 
 func TestValidateCompression(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct {
 		name   string
 		modify func(c *Compression)
@@ -55,6 +59,8 @@ func TestValidateCompression(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			c := Default("/h")
 			tt.modify(&c.Compression)
 			err := c.Validate()
@@ -73,6 +79,8 @@ func TestValidateCompression(t *testing.T) {
 
 // TestValidateCompressionAllProblems: every problem is reported at once.
 func TestValidateCompressionAllProblems(t *testing.T) {
+	t.Parallel()
+
 	c := Default("/h")
 	c.Compression = Compression{ContextWindow: 10, Threshold: 2, KeepFirst: 0, KeepLast: 0, OverflowAttempts: -2, SummaryCooldown: -1}
 	err := c.Validate()
@@ -90,6 +98,8 @@ func TestValidateCompressionAllProblems(t *testing.T) {
 }
 
 func TestLoadCompression(t *testing.T) {
+	t.Parallel()
+
 	def := DefaultCompression()
 	tests := []struct {
 		name string
@@ -112,6 +122,8 @@ func TestLoadCompression(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			home := t.TempDir()
 			if err := os.WriteFile(filepath.Join(home, FileName), []byte(tt.yaml), 0o600); err != nil {
 				t.Fatal(err)
@@ -133,6 +145,8 @@ func TestLoadCompression(t *testing.T) {
 // TestLoadCompressionInvalid: a loaded block with a bad value fails
 // validation, naming the key.
 func TestLoadCompressionInvalid(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct{ yaml, key string }{
 		{"compression:\n  threshold: 1.5\n", "compression.threshold"},
 		{"compression:\n  context_window: 512\n", "compression.context_window"},
@@ -159,6 +173,8 @@ func TestLoadCompressionInvalid(t *testing.T) {
 // (ErrInvalid naming the file) instead of being read as something else; a
 // bare number is not a duration in YAML (600 would otherwise be 600ns).
 func TestLoadCompressionBadValue(t *testing.T) {
+	t.Parallel()
+
 	for _, yaml := range []string{
 		"compression:\n  summary_cooldown: 600\n",
 		"compression:\n  summary_cooldown: soon\n",

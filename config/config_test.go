@@ -12,6 +12,8 @@ import (
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct {
 		name  string
 		yaml  string
@@ -55,6 +57,8 @@ func TestLoad(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			home := t.TempDir()
 			if tt.yaml != "" {
 				if err := os.WriteFile(filepath.Join(home, FileName), []byte(tt.yaml), 0o600); err != nil {
@@ -77,6 +81,8 @@ func TestLoad(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct {
 		name   string
 		modify func(c *Config)
@@ -92,6 +98,8 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			c := Default("/h")
 			tt.modify(&c)
 			err := c.Validate()
@@ -109,6 +117,8 @@ func TestValidate(t *testing.T) {
 }
 
 func TestNormalize(t *testing.T) {
+	t.Parallel()
+
 	wd, _ := os.Getwd()
 	tests := []struct{ in, want string }{
 		{"postgres://u@h/db", "postgres://u@h/db"},
@@ -125,6 +135,8 @@ func TestNormalize(t *testing.T) {
 }
 
 func TestHomeDir(t *testing.T) {
+	t.Parallel()
+
 	h, err := HomeDir(env(map[string]string{"TALARIA_HOME": "/tmp/th"}))
 	if err != nil || h != "/tmp/th" {
 		t.Fatalf("HomeDir = %q, %v", h, err)

@@ -16,6 +16,8 @@ var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
 // Blocks that are not Talaria configuration (a compose file, Prometheus
 // alerting rules) are skipped by their top-level key.
 func TestDocumentedExamplesLoad(t *testing.T) {
+	t.Parallel()
+
 	files, _ := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 	files = append(files, filepath.Join("..", "README.md"))
 	checked := 0

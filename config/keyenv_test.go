@@ -5,6 +5,8 @@ import "testing"
 // TestKeyEnvGoesWhereItBelongs: a provider's key variable reaches only
 // the endpoints it is for.
 func TestKeyEnvGoesWhereItBelongs(t *testing.T) {
+	t.Parallel()
+
 	env := map[string]string{"ANTHROPIC_API_KEY": "sk-ant", "OPENAI_API_KEY": "sk-oai", "DEEPSEEK_KEY": "sk-ds"}
 	for _, tt := range []struct {
 		name, yaml string

@@ -13,6 +13,8 @@ import (
 // file would (values, errors naming home/config.yaml and the line), and
 // the file on disk, if any, is not read.
 func TestLoadBytes(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct {
 		name, yaml string
 		model      string // the model name it gives, when it loads
@@ -25,6 +27,8 @@ func TestLoadBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			home := t.TempDir()
 			// A different file on disk: LoadBytes must not read it.
 			if err := os.WriteFile(filepath.Join(home, FileName), []byte("model:\n  name: on-disk\n"), 0o600); err != nil {

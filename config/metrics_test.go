@@ -6,6 +6,8 @@ import (
 )
 
 func TestMetricsListenValidation(t *testing.T) {
+	t.Parallel()
+
 	for _, tt := range []struct {
 		listen string
 		ok     bool
@@ -34,6 +36,8 @@ func TestMetricsListenValidation(t *testing.T) {
 }
 
 func TestMetricsListenFromFileAndFlag(t *testing.T) {
+	t.Parallel()
+
 	home := t.TempDir()
 	cfg, err := LoadBytes(home, []byte("metrics:\n  listen: 127.0.0.1:9464\n"), func(string) string { return "" })
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 // TestModelWaits: the model's idle timeout and the Retry-After cap have
 // bounded defaults, are read from the model section and must be positive.
 func TestModelWaits(t *testing.T) {
+	t.Parallel()
+
 	c := Default("/h")
 	if c.Model.Timeout != 5*time.Minute || c.Model.MaxRetryAfter != 5*time.Minute {
 		t.Fatalf("defaults: timeout %v, max_retry_after %v", c.Model.Timeout, c.Model.MaxRetryAfter)

@@ -12,6 +12,8 @@ import (
 // TestLoadModels: the models: key reads every field, prices: still
 // loads, and both feed ModelOverrides (a models: entry's prices win).
 func TestLoadModels(t *testing.T) {
+	t.Parallel()
+
 	home := t.TempDir()
 	writeConfigFile(t, home, `models:
   llama3.1:8b:
@@ -53,6 +55,8 @@ prices:
 
 // TestLoadModelsUnknownKey: a misspelt field of a models: entry is named.
 func TestLoadModelsUnknownKey(t *testing.T) {
+	t.Parallel()
+
 	home := t.TempDir()
 	writeConfigFile(t, home, "models:\n  m:\n    context_windw: 8192\n")
 	_, err := Load(home, env(nil))
@@ -62,6 +66,8 @@ func TestLoadModelsUnknownKey(t *testing.T) {
 }
 
 func TestModelProblems(t *testing.T) {
+	t.Parallel()
+
 	for _, tt := range []struct {
 		name    string
 		models  map[string]modelinfo.Info
@@ -83,6 +89,8 @@ func TestModelProblems(t *testing.T) {
 		{"negative prices: output", nil, map[string]Price{"m": {Output: -2}}, "prices.m.output must be a price of 0 or more"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			got := modelProblems(tt.models, tt.prices)
 			if tt.problem == "" {
 				if len(got) != 0 {
@@ -100,6 +108,8 @@ func TestModelProblems(t *testing.T) {
 // TestValidateNamesModelProblems: Validate reports a models: problem as
 // invalid configuration.
 func TestValidateNamesModelProblems(t *testing.T) {
+	t.Parallel()
+
 	c := Default(t.TempDir())
 	c.Models = map[string]modelinfo.Info{"m": {ContextWindow: -3}}
 	if err := c.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "models.m.context_window") {
@@ -108,6 +118,8 @@ func TestValidateNamesModelProblems(t *testing.T) {
 }
 
 func TestPriceOf(t *testing.T) {
+	t.Parallel()
+
 	c := Default(t.TempDir())
 	c.Models = map[string]modelinfo.Info{"local": {ContextWindow: 8192, Price: Price{Input: 0.5, Output: 1, CacheRead: 0.05}}}
 	c.Prices = map[string]Price{"old": {Input: 2, Output: 4}, "gpt-4o": {Input: 1, Output: 1}}

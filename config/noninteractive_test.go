@@ -11,6 +11,8 @@ import (
 // takes deny or wait, and anything else (or a misspelt key) is one line
 // naming the problem.
 func TestApprovalsNonInteractive(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct {
 		name string
 		yaml string
@@ -26,6 +28,8 @@ func TestApprovalsNonInteractive(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			home := t.TempDir()
 			if err := os.WriteFile(filepath.Join(home, FileName), []byte(tt.yaml), 0o600); err != nil {
 				t.Fatal(err)

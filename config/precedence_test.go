@@ -9,6 +9,8 @@ import (
 // TestPrecedence: defaults < config.yaml < environment < flags, and a
 // flag given empty clears a value.
 func TestPrecedence(t *testing.T) {
+	t.Parallel()
+
 	str := func(s string) *string { return &s }
 	tests := []struct {
 		name      string
@@ -41,6 +43,8 @@ func TestPrecedence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			home := t.TempDir()
 			if tt.yaml != "" {
 				if err := os.WriteFile(filepath.Join(home, FileName), []byte(tt.yaml), 0o600); err != nil {
@@ -63,6 +67,8 @@ func TestPrecedence(t *testing.T) {
 // TestEmptyDBFlagIsTheDefault: --db "" drops a configured database for
 // the default one in the home.
 func TestEmptyDBFlagIsTheDefault(t *testing.T) {
+	t.Parallel()
+
 	home := t.TempDir()
 	empty := ""
 	c, err := Resolve(home, env(map[string]string{"TALARIA_DB": "postgres://u@h/db"}), Overrides{DB: &empty})
@@ -77,6 +83,8 @@ func TestEmptyDBFlagIsTheDefault(t *testing.T) {
 // TestResolveValidates: an override that breaks the configuration is
 // refused like a bad file value.
 func TestResolveValidates(t *testing.T) {
+	t.Parallel()
+
 	empty := ""
 	if _, err := Resolve(t.TempDir(), env(nil), Overrides{Namespace: &empty}); err == nil {
 		t.Fatal("an empty namespace passed")
@@ -90,6 +98,8 @@ func TestResolveValidates(t *testing.T) {
 // TestLoadCreatesNothing: reading the configuration of a home that does
 // not exist leaves it not existing.
 func TestLoadCreatesNothing(t *testing.T) {
+	t.Parallel()
+
 	home := filepath.Join(t.TempDir(), "absent", ".talaria")
 	if _, err := Resolve(home, env(nil), Overrides{}); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,8 @@ import "testing"
 // TestProviderWire: each provider name's wire format, whether it is an
 // Ollama server and its default endpoint.
 func TestProviderWire(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct {
 		provider, wire string
 		ollama         bool

@@ -11,6 +11,8 @@ import (
 // TestStrictFile: every mistake in config.yaml is one line naming the
 // file, the line and, where there is one, the key.
 func TestStrictFile(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct {
 		name string
 		yaml string
@@ -57,6 +59,8 @@ func TestStrictFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			home := t.TempDir()
 			path := filepath.Join(home, FileName)
 			if err := os.WriteFile(path, []byte(tt.yaml), 0o600); err != nil {
@@ -84,6 +88,8 @@ func TestStrictFile(t *testing.T) {
 
 // TestStrictFileAccepts: everything Talaria documents still loads.
 func TestStrictFileAccepts(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct{ name, yaml string }{
 		{"empty", ""},
 		{"only comments", "# nothing yet\n"},
@@ -140,6 +146,8 @@ log_level: info
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			home := t.TempDir()
 			if err := os.WriteFile(filepath.Join(home, FileName), []byte(tt.yaml), 0o600); err != nil {
 				t.Fatal(err)
@@ -152,6 +160,8 @@ log_level: info
 }
 
 func TestClosest(t *testing.T) {
+	t.Parallel()
+
 	known := []string{"model", "max_iterations", "db", "log_level"}
 	tests := []struct{ key, want string }{
 		{"modle", "model"},

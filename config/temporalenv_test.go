@@ -11,6 +11,8 @@ import (
 // named by TEMPORAL_PROFILE/TEMPORAL_CONFIG_FILE < the environment (old
 // names and standard names alike) < flags.
 func TestTemporalSettingsPrecedence(t *testing.T) {
+	t.Parallel()
+
 	str := func(s string) *string { return &s }
 	const profile = `
 [profile.default]
@@ -80,6 +82,8 @@ client_key_path = "/p/key.pem"
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			home := t.TempDir()
 			if tt.yaml != "" {
 				if err := os.WriteFile(filepath.Join(home, FileName), []byte(tt.yaml), 0o600); err != nil {

@@ -9,6 +9,8 @@ import (
 )
 
 func TestToolSettingsLoad(t *testing.T) {
+	t.Parallel()
+
 	home := t.TempDir()
 	writeConfigFile(t, home, "terminal:\n  env_passthrough: [GOPATH, GITHUB_TOKEN]\ntools:\n  write_roots: [/srv/out, ~/scratch]\n  read_roots: [/srv]\n")
 	c, err := Load(home, env(nil))
@@ -25,6 +27,8 @@ func TestToolSettingsLoad(t *testing.T) {
 }
 
 func TestToolSettingsValidate(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct {
 		name     string
 		terminal Terminal
@@ -41,6 +45,8 @@ func TestToolSettingsValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			c := Default(t.TempDir())
 			c.Terminal, c.Tools = tt.terminal, tt.tools
 			err := c.Validate()
@@ -58,6 +64,8 @@ func TestToolSettingsValidate(t *testing.T) {
 }
 
 func TestSecrets(t *testing.T) {
+	t.Parallel()
+
 	tests := []struct {
 		name  string
 		edit  func(*Config)
@@ -77,6 +85,8 @@ func TestSecrets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+
 			c := Default("/h")
 			tt.edit(&c)
 			got := c.Secrets()

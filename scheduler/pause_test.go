@@ -41,14 +41,14 @@ func TestTickerSkipsTicksWhilePaused(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		_ = tk.Stop(ctx)
 	}()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for skipped.Load() < 2 {
 		if time.Now().After(deadline) {
-			t.Fatal("the paused ticker was not asked twice within 10s")
+			t.Fatal("the paused ticker was not asked twice within a minute")
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -69,7 +69,7 @@ func TestTickerSkipsTicksWhilePaused(t *testing.T) {
 		if got := refs(res.Started); !equal(got, []string{"j@10:00"}) {
 			t.Errorf("first tick after the pause started %v, want the slot that came due", got)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no tick within 10s of resuming")
+	case <-time.After(time.Minute):
+		t.Fatal("no tick within a minute of resuming")
 	}
 }

@@ -44,7 +44,7 @@ func TestReadKey(t *testing.T) {
 		done <- result{key, err}
 	}()
 	// Type only once the terminal no longer echoes.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for {
 		st, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
 		if err != nil {
@@ -73,7 +73,7 @@ func TestReadKey(t *testing.T) {
 	if err := unix.SetNonblock(fd, true); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // the line discipline's echo, if any, is queued by now
+	time.Sleep(100 * time.Millisecond) // room for the line discipline's echo, if any, to show
 	shown := make([]byte, 4096)
 	n, _ := unix.Read(fd, shown)
 	shown = shown[:max(n, 0)]

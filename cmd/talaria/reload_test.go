@@ -125,7 +125,7 @@ func TestReloaderStart(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); r.watch(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for cur, _ := r.models.Current(); cur.Name != "two"; cur, _ = r.models.Current() {
 		if time.Now().After(deadline) {
 			t.Fatalf("the change made during start never applied: model %q", cur.Name)

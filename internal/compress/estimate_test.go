@@ -8,6 +8,7 @@ import (
 )
 
 func TestEstimateTokens(t *testing.T) {
+	t.Parallel()
 	tc := models.Message{Role: "assistant", Content: "ab", Reasoning: "cd",
 		ToolCalls: []models.ToolCall{{ID: "x", Function: models.FunctionCall{Name: "read", Arguments: `{"p":1}`}}}}
 	tests := []struct {
@@ -30,6 +31,7 @@ func TestEstimateTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := EstimateTokens(tt.msgs, tt.schema); got != tt.want {
 				t.Errorf("EstimateTokens = %d, want %d", got, tt.want)
 			}
@@ -38,6 +40,7 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 func TestThreshold(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		window, out int
@@ -55,6 +58,7 @@ func TestThreshold(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := Threshold(tt.window, tt.out, tt.ratio); got != tt.want {
 				t.Errorf("Threshold = %d, want %d", got, tt.want)
 			}

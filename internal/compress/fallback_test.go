@@ -8,6 +8,7 @@ import (
 )
 
 func TestFallbackSummary(t *testing.T) {
+	t.Parallel()
 	withTools := []models.Message{
 		call("a"),
 		{Role: "assistant", ToolCalls: []models.ToolCall{
@@ -30,6 +31,7 @@ func TestFallbackSummary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := FallbackSummary(tt.head, tt.middle)
 			checkOrder(t, got)
 			if b := sectionBody(t, got, "Active Task"); b != tt.task {
@@ -49,6 +51,7 @@ func TestFallbackSummary(t *testing.T) {
 }
 
 func TestFallbackSummaryClipsTask(t *testing.T) {
+	t.Parallel()
 	got := FallbackSummary([]models.Message{user(strings.Repeat("q", 10000))}, nil)
 	if len(got) > 6000 {
 		t.Errorf("task not clipped: %d bytes", len(got))

@@ -38,6 +38,7 @@ func checkOrder(t *testing.T, s string) {
 }
 
 func TestNormalizeSummary(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		reply  string
@@ -61,6 +62,7 @@ func TestNormalizeSummary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, ok := NormalizeSummary(tt.reply)
 			if ok != tt.ok {
 				t.Fatalf("ok = %v, want %v", ok, tt.ok)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPrune(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", 5000)
 	tests := []struct {
 		name string
@@ -29,6 +30,7 @@ func TestPrune(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			in := []models.Message{tt.in}
 			out := Prune(in, tt.max)
 			if len(out) != 1 || out[0].Content != tt.want {

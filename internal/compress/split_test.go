@@ -16,6 +16,7 @@ func keys(ms []models.Message) string {
 }
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name            string
 		msgs            []models.Message
@@ -50,6 +51,7 @@ func TestSplit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			p := Split(tt.msgs, tt.first, tt.last)
 			if got := keys(p.Head); got != tt.head {
 				t.Errorf("head = %q, want %q", got, tt.head)
@@ -68,6 +70,7 @@ func TestSplit(t *testing.T) {
 func result2(id string) models.Message { return result(id) }
 
 func TestSplitDoesNotAlias(t *testing.T) {
+	t.Parallel()
 	msgs := numbered(user("a"), assistant("b"), user("c"), assistant("d"), user("e"))
 	p := Split(msgs, 1, 1)
 	p.Head[0].Content = "changed"

@@ -8,6 +8,7 @@ import (
 )
 
 func TestSummaryRequest(t *testing.T) {
+	t.Parallel()
 	middle := []models.Message{
 		user("please fix the build"),
 		{Role: "assistant", Content: "looking", ToolCalls: []models.ToolCall{{ID: "1", Function: models.FunctionCall{Name: "terminal", Arguments: `{"cmd":"go build"}`}}}},
@@ -31,6 +32,7 @@ func TestSummaryRequest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := SummaryRequest(tt.middle, tt.previous)
 			for _, c := range tt.contains {
 				if !strings.Contains(got, c) {
@@ -58,6 +60,7 @@ func TestSummaryRequest(t *testing.T) {
 }
 
 func TestPreviousSummary(t *testing.T) {
+	t.Parallel()
 	s1 := SummaryHeader + "\n## Goal\nfirst"
 	s2 := "\n " + SummaryHeader + "\n## Goal\nsecond"
 	tests := []struct {
@@ -73,6 +76,7 @@ func TestPreviousSummary(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := PreviousSummary(tt.msgs); got != tt.want {
 				t.Errorf("PreviousSummary = %q, want %q", got, tt.want)
 			}

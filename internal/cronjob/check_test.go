@@ -11,6 +11,7 @@ import (
 )
 
 func TestCheckDeliver(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		target string
 		ok     bool
@@ -65,6 +66,7 @@ func TestCheckDeliver(t *testing.T) {
 }
 
 func TestNewAndEdit(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	if _, _, err := New(Spec{Name: "n", Schedule: "@daily"}, now); !errors.Is(err, ErrIncomplete) {
 		t.Errorf("no prompt: %v", err)
@@ -99,6 +101,7 @@ func TestNewAndEdit(t *testing.T) {
 
 // TestCheckMCPTools: an MCP name must come from a configured server.
 func TestCheckMCPTools(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		names, servers []string
 		errHas         string

@@ -12,6 +12,7 @@ import (
 // default; "origin" is refused for a job made elsewhere, when made and
 // when edited.
 func TestOriginDelivery(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
 		name    string

@@ -419,6 +419,7 @@ func loopRateLimitRetryAfter(t *testing.T, w llm.Wire) {
 	res := l.turn("s", "go")
 	expect(t, res, workflows.StopTextResponse, true, false, 1)
 	reqs := l.model.Requests()
+	// wallclock: a lower bound: the retry's delay runs from the failure, after the first request arrived; load only lengthens the gap
 	if gap := reqs[1].Received.Sub(reqs[0].Received); gap < 2*time.Second {
 		t.Fatalf("retried after %v, Retry-After said 2s", gap)
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -213,8 +214,8 @@ func interruptDuringTools(t *testing.T, rt *Runtime) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for ctx.Err() == nil {
-		if p, err := rt.Running(ctx, "rec"); err == nil && p.CurrentTool != "" {
-			time.Sleep(300 * time.Millisecond) // the command has started
+		if p, err := rt.Running(ctx, "rec"); err == nil && p.CurrentTool != "" &&
+			exec.CommandContext(ctx, "pgrep", "-f", "sleep 30").Run() == nil { // the command has started
 			_, _ = rt.Interrupt(ctx, "rec", "stop")
 			return
 		}

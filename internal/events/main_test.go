@@ -82,7 +82,7 @@ func postgresTestDSN(t *testing.T) string { return pgtest.DSN(t, "events") }
 
 // openStore opens dsn with the events table migrated and closes the Store
 // when the test ends.
-func openStore(t *testing.T, dsn string) *models.Store {
+func openStore(t testing.TB, dsn string) *models.Store {
 	t.Helper()
 	s, err := models.Open(t.Context(), dsn)
 	if err != nil {

@@ -214,8 +214,8 @@ func TestPublisherFlushTriggers(t *testing.T) {
 		t.Helper()
 		select {
 		case <-sink.wrote:
-		case <-time.After(5 * time.Second):
-			t.Fatal("no write")
+		case <-time.After(time.Minute):
+			t.Fatal("no write within a minute")
 		}
 	}
 
@@ -227,6 +227,7 @@ func TestPublisherFlushTriggers(t *testing.T) {
 			p.Publish(KindDelta, fmt.Sprint(i))
 		}
 		waitWrite(t, sink)
+		// wallclock: a lower bound: the interval runs from the first publish, after start; load only delays the write
 		if waited := time.Since(start); waited < 29*time.Millisecond {
 			t.Errorf("written after %v, want after the 30ms interval", waited)
 		}
@@ -247,7 +248,7 @@ func TestPublisherFlushTriggers(t *testing.T) {
 		waitWrite(t, sink)
 		p.Publish(KindDelta, "5")
 		p.Publish(KindToolStart, "{}")
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // room for a wrong early write to show
 		if _, batches := sink.snapshot(); len(batches) != 1 || batches[0] != 5 {
 			t.Fatalf("batches before Close = %v, want [5]", batches)
 		}
@@ -309,15 +310,18 @@ func TestPublisherSurvivesFailingSink(t *testing.T) {
 			var logs syncBuffer
 			logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 			p := NewPublisher(tc.sink, "turn/f/1", WithMaxBatch(16), WithFlushEvery(time.Millisecond), WithLogger(logger))
-			start := time.Now()
-			for i := range 10000 {
-				p.Publish(KindDelta, "x")
-				if i%1000 == 0 {
-					p.Publish(KindToolStart, "{}")
-				}
-			}
-			if took := time.Since(start); took > 5*time.Second {
-				t.Errorf("publishing took %v", took)
+			// Publish never waits for the sink: a publisher stuck on
+			// the outage is given up after a minute. What a publish
+			// costs is BenchmarkPublishToFailingSink's to show.
+			published := make(chan struct{})
+			go func() {
+				defer close(published)
+				publishThroughOutage(p)
+			}()
+			select {
+			case <-published:
+			case <-time.After(time.Minute):
+				t.Fatal("Publish blocked on the failing sink for a minute")
 			}
 			err := p.Close(t.Context())
 			if !tc.wantErr(err) {
@@ -328,6 +332,17 @@ func TestPublisherSurvivesFailingSink(t *testing.T) {
 				t.Errorf("want one warning about the outage, logged:\n%.2000s", out)
 			}
 		})
+	}
+}
+
+// publishThroughOutage publishes 10,000 deltas and a tool start every
+// thousand.
+func publishThroughOutage(p *Publisher) {
+	for i := range 10000 {
+		p.Publish(KindDelta, "x")
+		if i%1000 == 0 {
+			p.Publish(KindToolStart, "{}")
+		}
 	}
 }
 
@@ -342,10 +357,13 @@ func TestPublisherCloseHonorsContext(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	start := time.Now()
-	err := p.Close(ctx)
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("Close took %v with a 50ms context", took)
+	closed := make(chan error, 1)
+	go func() { closed <- p.Close(ctx) }()
+	var err error
+	select {
+	case err = <-closed:
+	case <-time.After(time.Minute):
+		t.Fatal("Close with a 50ms context had not returned after a minute")
 	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Close = %v, want the canceled write", err)

@@ -126,13 +126,41 @@ func TestTailFollowsAnotherProcess(t *testing.T) {
 	}
 }
 
+// TestTailLatency: every delta a publisher sends reaches a tail on another
+// store, in order. How long each takes is BenchmarkTailLatency's to show.
 func TestTailLatency(t *testing.T) {
-	dsn := filepath.Join(t.TempDir(), "talaria.db")
-	worker, client := openStore(t, dsn), openStore(t, dsn)
-	tail := Tail(t.Context(), client, "turn/l/1", 0, 0)
+	latencies := tailLatencies(t, filepath.Join(t.TempDir(), "talaria.db"), 100)
+	slices.Sort(latencies)
+	n := len(latencies)
+	t.Logf("publish → tail latency with default FlushEvery %v and poll %v: p50 %v, p99 %v, max %v",
+		DefaultFlushEvery, DefaultTailInterval, latencies[n/2].Round(time.Millisecond),
+		latencies[n*99/100].Round(time.Millisecond), latencies[n-1].Round(time.Millisecond))
+}
+
+// BenchmarkTailLatency measures the time from Publish to the tail's
+// receipt of 100 deltas 5 ms apart, with the default flush interval and
+// poll, on one SQLite file; it reports the median, p99 and worst.
+func BenchmarkTailLatency(b *testing.B) {
+	var all []time.Duration
+	for b.Loop() {
+		all = append(all, tailLatencies(b, filepath.Join(b.TempDir(), "talaria.db"), 100)...)
+	}
+	slices.Sort(all)
+	n := len(all)
+	b.ReportMetric(float64(all[n/2].Microseconds())/1000, "ms-p50")
+	b.ReportMetric(float64(all[n*99/100].Microseconds())/1000, "ms-p99")
+	b.ReportMetric(float64(all[n-1].Microseconds())/1000, "ms-max")
+}
+
+// tailLatencies publishes n deltas 5 ms apart on one store of dsn, tails
+// them from another and returns each one's time from Publish to receipt;
+// a delta lost or out of order fails tb.
+func tailLatencies(tb testing.TB, dsn string, n int) []time.Duration {
+	tb.Helper()
+	worker, client := openStore(tb, dsn), openStore(tb, dsn)
+	tail := Tail(tb.Context(), client, "turn/l/1", 0, 0)
 	p := NewPublisher(worker, "turn/l/1")
 
-	const n = 100
 	var mu sync.Mutex // the store carries the events, not a Go channel
 	sent := make([]time.Time, n)
 	go func() {
@@ -154,7 +182,7 @@ func TestTailLatency(t *testing.T) {
 		}
 		for _, piece := range strings.Split(strings.TrimSuffix(ev.Data, ","), ",") {
 			if piece != fmt.Sprint(next) {
-				t.Fatalf("delta %q, want %d", piece, next)
+				tb.Fatalf("delta %q, want %d", piece, next)
 			}
 			mu.Lock()
 			latencies = append(latencies, now.Sub(sent[next]))
@@ -162,19 +190,13 @@ func TestTailLatency(t *testing.T) {
 			next++
 		}
 	}
-	if err := p.Close(t.Context()); err != nil {
-		t.Fatalf("Close: %v", err)
+	if err := p.Close(tb.Context()); err != nil {
+		tb.Fatalf("Close: %v", err)
 	}
 	if len(latencies) != n {
-		t.Fatalf("got %d deltas, want %d", len(latencies), n)
+		tb.Fatalf("got %d deltas, want %d", len(latencies), n)
 	}
-	slices.Sort(latencies)
-	p50, p99, worst := latencies[n/2], latencies[n*99/100], latencies[n-1]
-	t.Logf("publish → tail latency with default FlushEvery %v and poll %v: p50 %v, p99 %v, max %v",
-		DefaultFlushEvery, DefaultTailInterval, p50.Round(time.Millisecond), p99.Round(time.Millisecond), worst.Round(time.Millisecond))
-	if worst > 2*time.Second {
-		t.Errorf("worst latency %v", worst)
-	}
+	return latencies
 }
 
 func TestTailResumesAfterID(t *testing.T) {
@@ -207,11 +229,9 @@ func TestTailPagesWithoutWaiting(t *testing.T) {
 	if err := src.AppendEvents(t.Context(), evs); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
+	// A tail that waited its interval (an hour) between full pages would
+	// not end within collect's patience.
 	got := collect(t, Tail(t.Context(), src, "t", 0, time.Hour))
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("tailing full pages took %v", took)
-	}
 	if deltaText(got) != want.String() {
 		t.Errorf("paged tail lost or reordered events")
 	}
@@ -243,7 +263,7 @@ func TestTailStopsOnCancel(t *testing.T) {
 				}
 			}
 			cancel()
-			deadline := time.After(5 * time.Second)
+			deadline := time.After(time.Minute)
 			for {
 				select {
 				case _, ok := <-ch:

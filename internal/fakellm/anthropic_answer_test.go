@@ -56,6 +56,7 @@ const hello = `{"model":"claude-test","max_tokens":100,"messages":[{"role":"user
 var streamed = strings.Replace(hello, `"max_tokens"`, `"stream":true,"max_tokens"`, 1)
 
 func TestAnthropicJSONAnswer(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.Step{Reasoning: "hm", Text: "hello", ToolCalls: []fakellm.ToolCall{{ID: "toolu_7", Name: "f", Arguments: `{"a":1}`}}})
 	status, _, data := antPost(t, s, hello, nil)
 	if status != http.StatusOK {
@@ -81,6 +82,7 @@ func TestAnthropicJSONAnswer(t *testing.T) {
 }
 
 func TestAnthropicStopReasons(t *testing.T) {
+	t.Parallel()
 	for scripted, want := range map[string]string{
 		"": "end_turn", "stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use",
 		"content_filter": "refusal", "pause_turn": "pause_turn",
@@ -116,6 +118,7 @@ func sseEvents(t *testing.T, data []byte) (names []string, payloads []map[string
 }
 
 func TestAnthropicStream(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.Step{Reasoning: "hm", Text: "hello world", ToolCalls: []fakellm.ToolCall{{ID: "toolu_7", Name: "f", Arguments: `{"path":"x.txt"}`}}})
 	status, header, data := antPost(t, s, streamed, nil)
 	if status != http.StatusOK || header.Get("Content-Type") != "text/event-stream" {
@@ -151,6 +154,7 @@ func TestAnthropicStream(t *testing.T) {
 }
 
 func TestAnthropicStreamEndsEarly(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.Step{Text: "one two three", EndAfterChunks: 2})
 	_, _, data := antPost(t, s, streamed, nil)
 	names, _ := sseEvents(t, data)
@@ -160,6 +164,7 @@ func TestAnthropicStreamEndsEarly(t *testing.T) {
 }
 
 func TestAnthropicErrorTypes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		step fakellm.Step
 		typ  string
@@ -207,6 +212,7 @@ func cachedRequest(n int, question string) string {
 }
 
 func TestAnthropicPromptCache(t *testing.T) {
+	t.Parallel()
 	usage := func(t *testing.T, s *fakellm.Server, body string) antUsage {
 		t.Helper()
 		s.Push(fakellm.TextStep("ok"))

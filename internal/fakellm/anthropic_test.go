@@ -70,6 +70,7 @@ func toolLoop(thinking, assistant string) string {
 const toolUse = `{"type":"tool_use","id":"toolu_1","name":"read_file","input":{"path":"x"}}`
 
 func TestAnthropicValidation(t *testing.T) {
+	t.Parallel()
 	user := func(content string) string { return `{"role":"user","content":` + content + `}` }
 	asst := func(content string) string { return `{"role":"assistant","content":` + content + `}` }
 	req := func(msgs ...string) string {
@@ -123,6 +124,7 @@ func TestAnthropicValidation(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, fakellm.TextStep("should not be served"))
 			status, _, data := antPost(t, s, tc.body, nil)
 			if status != http.StatusBadRequest {
@@ -140,6 +142,7 @@ func TestAnthropicValidation(t *testing.T) {
 }
 
 func TestAnthropicValidRequests(t *testing.T) {
+	t.Parallel()
 	tests := map[string]string{
 		"string content": `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`,
 		"prefill":        `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"Sure:"}]}`,
@@ -155,6 +158,7 @@ func TestAnthropicValidRequests(t *testing.T) {
 	}
 	for name, body := range tests {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, fakellm.TextStep("ok"))
 			if status, _, data := antPost(t, s, body, nil); status != http.StatusOK {
 				t.Fatalf("status = %d: %s", status, data)
@@ -164,6 +168,7 @@ func TestAnthropicValidRequests(t *testing.T) {
 }
 
 func TestAnthropicSignedThinkingAccepted(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.Step{Reasoning: "let me read x", ToolCalls: []fakellm.ToolCall{{ID: "toolu_1", Name: "read_file", Arguments: `{"path":"x"}`}}},
 		fakellm.TextStep("x is 1"))
 	thinkingOn := `"thinking":{"type":"enabled","budget_tokens":1024},`
@@ -189,6 +194,7 @@ func TestAnthropicSignedThinkingAccepted(t *testing.T) {
 }
 
 func TestAnthropicHeaders(t *testing.T) {
+	t.Parallel()
 	body := `{"model":"m","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`
 	tests := []struct {
 		name    string
@@ -219,6 +225,7 @@ func TestAnthropicHeaders(t *testing.T) {
 }
 
 func TestAnthropicDecodedRequest(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.TextStep("ok"))
 	body := `{"model":"claude-test","max_tokens":2048,"stream":false,
 		"system":[{"type":"text","text":"be brief"},{"type":"text","text":"be kind"}],

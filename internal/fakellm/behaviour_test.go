@@ -40,6 +40,7 @@ func callStream(ctx context.Context, c *openai.Client) (string, error) {
 }
 
 func TestClientCancel(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		step fakellm.Step
@@ -53,6 +54,7 @@ func TestClientCancel(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, tc.step)
 			c := newClient(t, s, "k")
 			ctx, cancel := context.WithCancel(testCtx(t))
@@ -68,7 +70,7 @@ func TestClientCancel(t *testing.T) {
 			select {
 			case err := <-errc:
 				t.Fatalf("call returned before cancel: %v", err)
-			case <-time.After(50 * time.Millisecond):
+			case <-time.After(50 * time.Millisecond): // room for an early return to show
 			}
 			cancel()
 			if err := <-errc; !errors.Is(err, context.Canceled) {
@@ -85,8 +87,10 @@ func TestClientCancel(t *testing.T) {
 }
 
 func TestCloseReleasesHangingRequest(t *testing.T) {
+	t.Parallel()
 	for _, stream := range []bool{false, true} {
 		t.Run("stream="+strconv.FormatBool(stream), func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, fakellm.Step{Hang: true})
 			c := newClient(t, s, "k")
 			call := callJSON
@@ -116,6 +120,7 @@ func TestCloseReleasesHangingRequest(t *testing.T) {
 }
 
 func TestBreakAfterChunks(t *testing.T) {
+	t.Parallel()
 	s := startServer(t,
 		fakellm.Step{Text: "one two three four five six", BreakAfterChunks: 2},
 		fakellm.Step{Text: "one two", BreakAfterChunks: 5},
@@ -153,6 +158,7 @@ func TestBreakAfterChunks(t *testing.T) {
 }
 
 func TestChunkDelay(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.Step{Text: "a b c d", ChunkDelay: 20 * time.Millisecond})
 	c := newClient(t, s, "k")
 	start := time.Now()
@@ -161,12 +167,14 @@ func TestChunkDelay(t *testing.T) {
 		t.Fatalf("text %q err %v", text, err)
 	}
 	// Role chunk, four words, finish chunk and [DONE]: six pauses.
+	// wallclock: a lower bound: the server sleeps each pause; load only lengthens the stream
 	if d := time.Since(start); d < 6*20*time.Millisecond {
 		t.Errorf("stream took %v, want at least %v", d, 6*20*time.Millisecond)
 	}
 }
 
 func TestResponder(t *testing.T) {
+	t.Parallel()
 	// An agent loop: the scripted first step greets, then the responder
 	// calls a tool for every user message and answers every tool result.
 	s := startServer(t, fakellm.TextStep("hello"), fakellm.WithResponder(func(r fakellm.Request) fakellm.Step {
@@ -214,6 +222,7 @@ func TestResponder(t *testing.T) {
 }
 
 func TestConcurrentRequests(t *testing.T) {
+	t.Parallel()
 	const n = 8
 	tests := []struct {
 		name  string
@@ -246,6 +255,7 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t)
 			tc.setup(s)
 			c := newClient(t, s, "k")
@@ -290,6 +300,7 @@ func TestConcurrentRequests(t *testing.T) {
 }
 
 func TestModels(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		opts []fakellm.Option
@@ -300,6 +311,7 @@ func TestModels(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, append(tc.opts, fakellm.TextStep("x"))...)
 			c := newClient(t, s, "k")
 			ctx := testCtx(t)
@@ -333,6 +345,7 @@ func TestModels(t *testing.T) {
 }
 
 func TestWaitRequestsContext(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	ctx, cancel := context.WithTimeout(testCtx(t), 30*time.Millisecond)
 	defer cancel()
@@ -347,6 +360,7 @@ func TestWaitRequestsContext(t *testing.T) {
 // TestStreamWireFormat checks the raw Server-Sent Events a streaming client
 // receives.
 func TestStreamWireFormat(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.Step{Text: "hi there", ToolCalls: []fakellm.ToolCall{{Name: "f", Arguments: `{"a":1}`}}})
 	body := `{"model":"fake-model","stream":true,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"x"}]}`
 	req, err := http.NewRequestWithContext(testCtx(t), http.MethodPost, s.URL()+"/chat/completions", strings.NewReader(body))

@@ -120,8 +120,10 @@ func checkUsage(t *testing.T, got *openai.Usage, want *openai.Usage) {
 }
 
 func TestChatCompletion(t *testing.T) {
+	t.Parallel()
 	for _, tc := range answerCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, tc.step)
 			c := newClient(t, s, "test-key")
 			resp, err := c.CreateChatCompletion(testCtx(t), chatRequest("hi"))
@@ -157,8 +159,10 @@ func TestChatCompletion(t *testing.T) {
 }
 
 func TestChatCompletionStream(t *testing.T) {
+	t.Parallel()
 	for _, tc := range answerCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, tc.step)
 			c := newClient(t, s, "test-key")
 			req := chatRequest("hi")
@@ -210,6 +214,7 @@ func TestChatCompletionStream(t *testing.T) {
 }
 
 func TestStreamWithoutUsage(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.TextStep("no usage please"))
 	c := newClient(t, s, "test-key")
 	stream, err := c.CreateChatCompletionStream(testCtx(t), chatRequest("hi"))
@@ -230,6 +235,7 @@ func TestStreamWithoutUsage(t *testing.T) {
 }
 
 func TestRequestsAreRecorded(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.TextStep("one"), fakellm.TextStep("two"))
 	c := newClient(t, s, "secret")
 	ctx := testCtx(t)

@@ -14,6 +14,7 @@ import (
 )
 
 func TestErrorStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		step    fakellm.Step
@@ -51,6 +52,7 @@ func TestErrorStatus(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, tc.step, tc.step)
 			c := newClient(t, s, "k")
 			ctx := testCtx(t)
@@ -101,6 +103,7 @@ func TestErrorStatus(t *testing.T) {
 }
 
 func TestScriptExhausted(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.TextStep("only one"))
 	c := newClient(t, s, "k")
 	ctx := testCtx(t)
@@ -123,6 +126,7 @@ func TestScriptExhausted(t *testing.T) {
 }
 
 func TestAPIKey(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.WithAPIKey("right"), fakellm.TextStep("ok"))
 	ctx := testCtx(t)
 
@@ -145,6 +149,7 @@ func TestAPIKey(t *testing.T) {
 }
 
 func TestBadRequests(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.Step{Status: 42})
 	tests := []struct {
 		name, method, path, body string

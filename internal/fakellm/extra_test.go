@@ -46,6 +46,7 @@ type showAnswer struct {
 }
 
 func TestOllamaShow(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.WithModels("llama3.1:8b"), fakellm.WithOllamaContext(32768))
 	var got showAnswer
 	if code := do(t, s, http.MethodPost, "/api/show", `{"model":"llama3.1:8b"}`, &got); code != http.StatusOK {
@@ -75,6 +76,7 @@ func TestOllamaShow(t *testing.T) {
 }
 
 func TestOllamaParameter(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.WithModels("m"), fakellm.WithOllamaParameter("num_ctx", "8192"), fakellm.WithOllamaParameter("temperature", "0.2"))
 	var got showAnswer
 	do(t, s, http.MethodPost, "/api/show", `{"model":"m:latest"}`, &got)
@@ -89,6 +91,7 @@ func TestOllamaParameter(t *testing.T) {
 
 // TestNoOllamaByDefault: without the options the endpoints are unknown.
 func TestNoOllamaByDefault(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	for _, p := range []string{"/api/show", "/props"} {
 		if code := do(t, s, http.MethodPost, p, `{"model":"fake-model"}`, nil); code != http.StatusNotFound {
@@ -98,6 +101,7 @@ func TestNoOllamaByDefault(t *testing.T) {
 }
 
 func TestModelInfo(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.WithModels("a", "b"),
 		fakellm.WithModelInfo("", map[string]any{"context_length": 8192, "owned_by": "router"}),
 		fakellm.WithModelInfo("b", map[string]any{"context_length": 65536, "pricing": map[string]any{"prompt": "0.000001"}}))
@@ -126,6 +130,7 @@ func TestModelInfo(t *testing.T) {
 }
 
 func TestLlamaCppProps(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.WithLlamaCppProps(4096))
 	var props struct {
 		Settings struct {

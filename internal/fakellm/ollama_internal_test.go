@@ -9,6 +9,7 @@ import (
 )
 
 func TestFrame(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		ev     sseEvent
 		ndjson bool
@@ -27,6 +28,7 @@ func TestFrame(t *testing.T) {
 }
 
 func TestOllamaArguments(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in     string
 		object bool
@@ -51,6 +53,7 @@ func TestOllamaArguments(t *testing.T) {
 }
 
 func TestOptionInt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want int
@@ -72,6 +75,7 @@ func TestOptionInt(t *testing.T) {
 }
 
 func TestAnsweredCall(t *testing.T) {
+	t.Parallel()
 	pending := func() []pendingCall {
 		return []pendingCall{{id: "a", name: "read"}, {id: "b", name: "read"}, {id: "c", name: "todo"}}
 	}
@@ -99,6 +103,7 @@ func TestAnsweredCall(t *testing.T) {
 }
 
 func TestDerivedCallID(t *testing.T) {
+	t.Parallel()
 	a := derivedCallID(2, 0, "read", `{"p":1}`)
 	if a != derivedCallID(2, 0, "read", `{"p":1}`) {
 		t.Fatal("the same call got two ids")

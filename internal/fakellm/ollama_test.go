@@ -79,6 +79,7 @@ func ndjsonLines(t *testing.T, data []byte) []ollamaLine {
 const ollamaUser = `{"role":"user","content":"hi"}`
 
 func TestOllamaRefuses(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, body, in string }{
 		{"no model", `{"messages":[` + ollamaUser + `]}`, "model is required"},
 		{"unknown role", `{"model":"m","messages":[{"role":"bot","content":"hi"}]}`, `invalid role "bot"`},
@@ -91,6 +92,7 @@ func TestOllamaRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, fakellm.TextStep("never"))
 			status, _, data := postOllama(t, s, tt.body)
 			var body map[string]any
@@ -118,6 +120,7 @@ func TestOllamaRefuses(t *testing.T) {
 // no object as {}, no id unless the script names one), then the done line
 // with the done reason and the token counts. "stream" absent streams.
 func TestOllamaStreamShape(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.Step{Reasoning: "think it over", Text: "hello big world",
 		ToolCalls: []fakellm.ToolCall{{Name: "read_file", Arguments: `{"path": "a"}`}, {ID: "call_given", Name: "todo", Arguments: "not json"}},
 		Usage:     &openai.Usage{PromptTokens: 11, CompletionTokens: 7}})
@@ -159,6 +162,7 @@ func TestOllamaStreamShape(t *testing.T) {
 }
 
 func TestOllamaJSONAnswer(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.Step{Text: "cut here", Reasoning: "hmm", FinishReason: "length"})
 	status, h, data := postOllama(t, s, `{"model":"m","stream":false,"messages":[`+ollamaUser+`]}`)
 	lines := ndjsonLines(t, data)
@@ -176,6 +180,7 @@ func TestOllamaJSONAnswer(t *testing.T) {
 // of the call they answer (by id, else by tool name and order), the cap
 // is max_tokens.
 func TestOllamaRecordedForm(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.TextStep("a"), fakellm.TextStep("b"))
 	body := `{"model":"m","options":{"num_ctx":32768,"num_predict":256},
 		"tools":[{"type":"function","function":{"name":"read_file","description":"reads","parameters":{"type":"object"}}}],
@@ -220,6 +225,7 @@ func TestOllamaRecordedForm(t *testing.T) {
 // status and Retry-After; a stream ended early stops after that many
 // content lines, without its done line.
 func TestOllamaErrorsAndCuts(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.Step{Status: 429, ErrorMessage: "slow down", RetryAfter: "2"},
 		fakellm.Step{Text: "one two three four", EndAfterChunks: 2})
 	status, h, data := postOllama(t, s, `{"model":"m","messages":[`+ollamaUser+`]}`)

@@ -14,6 +14,7 @@ import (
 // with no finish chunk and no [DONE]; a JSON answer is a complete body of
 // malformed JSON.
 func TestEndAfterChunks(t *testing.T) {
+	t.Parallel()
 	s := startServer(t,
 		fakellm.Step{Text: "partial answer that goes on", EndAfterChunks: 2},
 		fakellm.Step{Text: "whole answer", EndAfterChunks: 1},
@@ -55,6 +56,7 @@ func TestEndAfterChunks(t *testing.T) {
 // TestRawBody: a step's Body is the whole answer, with its status and
 // content type, for streamed and plain requests alike.
 func TestRawBody(t *testing.T) {
+	t.Parallel()
 	page := fakellm.HTMLStep("502 Bad Gateway")
 	s := startServer(t, page,
 		fakellm.Step{Body: "data: not json at all\n\n", ContentType: "text/event-stream"},

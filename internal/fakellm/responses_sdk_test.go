@@ -109,8 +109,10 @@ func checkResponsesAnswer(t *testing.T, got, want responsesAnswer) {
 }
 
 func TestResponsesSDK(t *testing.T) {
+	t.Parallel()
 	for _, tc := range responsesSDKCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, tc.step)
 			resp, err := newResponses(t, s, "k").New(testCtx(t), responsesParams("hi"))
 			if err != nil {
@@ -125,8 +127,10 @@ func TestResponsesSDK(t *testing.T) {
 }
 
 func TestResponsesSDKStream(t *testing.T) {
+	t.Parallel()
 	for _, tc := range responsesSDKCases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			s := startServer(t, tc.step)
 			stream := newResponses(t, s, "k").NewStreaming(testCtx(t), responsesParams("hi"))
 			defer stream.Close()
@@ -196,6 +200,7 @@ func TestResponsesSDKStream(t *testing.T) {
 }
 
 func TestResponsesSDKErrors(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.WithAPIKey("right"),
 		fakellm.Step{Status: 429, ErrorMessage: "slow down", RetryAfter: "5"})
 	_, err := newResponses(t, s, "wrong").New(testCtx(t), responsesParams("hi"))

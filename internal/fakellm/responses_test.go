@@ -83,6 +83,7 @@ func responsesBody(store string, items ...string) string {
 }
 
 func TestResponsesValidation(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	iss := issueResponsesCall(t, s)
 	reasoning := func(id, enc string) string {
@@ -150,6 +151,7 @@ func TestResponsesValidation(t *testing.T) {
 // TestResponsesCallWithoutReasoning: a call the fake responsesIssued without a
 // reasoning item goes back without one.
 func TestResponsesCallWithoutReasoning(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.ToolStep(fakellm.ToolCall{ID: "call_plain", Name: "f"}), fakellm.TextStep("ok"))
 	if status, b := postResponses(t, s, `{"model":"m","input":"hi","store":false}`); status != http.StatusOK {
 		t.Fatalf("status %d: %s", status, b)
@@ -164,6 +166,7 @@ func TestResponsesCallWithoutReasoning(t *testing.T) {
 // TestResponsesRequestRecord: a Responses request is recorded in chat
 // form.
 func TestResponsesRequestRecord(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.TextStep("ok"))
 	body := `{"model":"fake-model","instructions":"be brief","max_output_tokens":99,"stream":false,
 		"reasoning":{"effort":"low","summary":"auto"},
@@ -219,6 +222,7 @@ func TestResponsesRequestRecord(t *testing.T) {
 // TestResponsesReasoningRecord: a reasoning item becomes the reasoning of
 // the assistant message that follows it.
 func TestResponsesReasoningRecord(t *testing.T) {
+	t.Parallel()
 	s := startServer(t)
 	iss := issueResponsesCall(t, s)
 	s.Push(fakellm.TextStep("ok"))
@@ -237,6 +241,7 @@ func TestResponsesReasoningRecord(t *testing.T) {
 }
 
 func TestResponsesAPIKey(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, fakellm.WithAPIKey("right"))
 	status, b := postResponses(t, s, `{"model":"m","input":"hi"}`)
 	var body openai.ErrorResponse

@@ -7,6 +7,7 @@ import (
 )
 
 func TestSplitText(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		text      string
@@ -22,6 +23,7 @@ func TestSplitText(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			got := splitText(tc.text, tc.chunkSize)
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("splitText(%q, %d) = %q, want %q", tc.text, tc.chunkSize, got, tc.want)
@@ -34,6 +36,7 @@ func TestSplitText(t *testing.T) {
 }
 
 func TestSplitArguments(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args      string
 		chunkSize int
@@ -53,6 +56,7 @@ func TestSplitArguments(t *testing.T) {
 }
 
 func TestUsageFor(t *testing.T) {
+	t.Parallel()
 	raw := []byte(strings.Repeat("x", 40))
 	tests := []struct {
 		name                     string

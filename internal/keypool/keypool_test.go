@@ -16,6 +16,7 @@ var now = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 // TestKeyID: a key's id is a short digest, stable, different per key, and
 // holds none of the key's characters as they are.
 func TestKeyID(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ a, b string }{
 		{"sk-one", "sk-two"},
 		{"KEY_1", "KEY_2"},
@@ -35,6 +36,7 @@ func TestKeyID(t *testing.T) {
 // TestOf: a pool is named by its wire, redacted URL and model, never a key;
 // endpoints that differ in any of them are different pools.
 func TestOf(t *testing.T) {
+	t.Parallel()
 	base := Of("openai", "https://api.example.com/v1", "m", []string{"secret-1", "secret-2"})
 	if base.Endpoint != "openai https://api.example.com/v1 m" || len(base.ID) != poolIDLen {
 		t.Fatalf("pool = %+v", base)
@@ -73,6 +75,7 @@ func TestOf(t *testing.T) {
 // TestCoolFor: rate limits rest for their Retry-After (a default without
 // one, capped), refusals for long, anything else not at all.
 func TestCoolFor(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		err  error
@@ -107,6 +110,7 @@ func TestCoolFor(t *testing.T) {
 // TestPick: the first key in order that is not cooling; when all cool,
 // none, with the shortest wait, a rate limit's before a refusal's.
 func TestPick(t *testing.T) {
+	t.Parallel()
 	keys := []string{"a", "b", "c"}
 	cool := func(id string, in time.Duration, class turnapi.ErrorClass) Cooldown {
 		return Cooldown{KeyID: id, Until: now.Add(in), Class: class}
@@ -144,6 +148,7 @@ func TestPick(t *testing.T) {
 
 // TestStates: each key by position and digest, ready or cooling and why.
 func TestStates(t *testing.T) {
+	t.Parallel()
 	p := Of("openai", "http://x/v1", "m", []string{"k1", "k2", "k3"})
 	cooling := ByKey([]Cooldown{
 		{KeyID: p.Keys[0], Until: now.Add(4200 * time.Millisecond), Class: turnapi.ClassRateLimit},
@@ -166,6 +171,7 @@ func TestStates(t *testing.T) {
 // retries when the first key is ready, or the refusal when all are
 // refused; the last key's failure is kept.
 func TestExhausted(t *testing.T) {
+	t.Parallel()
 	p := Of("openai", "http://x/v1", "m", []string{"k1", "k2"})
 	last := &llm.Error{Class: turnapi.ClassRateLimit, Status: 429, Message: "slow down", RetryAfter: time.Minute}
 	tests := []struct {
@@ -200,6 +206,7 @@ func TestExhausted(t *testing.T) {
 
 // TestReason names each class of rest.
 func TestReason(t *testing.T) {
+	t.Parallel()
 	for c, want := range map[turnapi.ErrorClass]string{
 		turnapi.ClassRateLimit: "rate limited", turnapi.ClassAuth: "refused", turnapi.ClassBilling: "billing",
 		"": "unknown", turnapi.ClassServer: "server_error",

@@ -15,6 +15,7 @@ import (
 )
 
 func TestAnthropicErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		step    fakellm.Step
@@ -63,6 +64,7 @@ func TestAnthropicErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv, e := anthropicServer(t, tc.step)
 			_, err := Call(context.Background(), e, request(), Options{Stream: tc.stream})
 			var ce *Error
@@ -90,6 +92,7 @@ func TestAnthropicErrors(t *testing.T) {
 }
 
 func TestAnthropicWrongKey(t *testing.T) {
+	t.Parallel()
 	_, e := anthropicServer(t)
 	e.APIKey = "wrong"
 	_, err := Call(context.Background(), e, request(), Options{})
@@ -100,6 +103,7 @@ func TestAnthropicWrongKey(t *testing.T) {
 }
 
 func TestAnthropicCancelled(t *testing.T) {
+	t.Parallel()
 	_, e := anthropicServer(t, fakellm.Step{Hang: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
@@ -116,6 +120,7 @@ func TestAnthropicCancelled(t *testing.T) {
 // assistant, same-role runs, empty text and a prefill ending in white
 // space. The fake checks the request as the API does.
 func TestAnthropicRepairsConversation(t *testing.T) {
+	t.Parallel()
 	srv, e := anthropicServer(t, fakellm.TextStep("fine"))
 	call := func(id, args string) openai.ToolCall {
 		return openai.ToolCall{ID: id, Type: "function", Function: openai.FunctionCall{Name: "read_file", Arguments: args}}
@@ -158,6 +163,7 @@ func TestAnthropicRepairsConversation(t *testing.T) {
 }
 
 func TestAnthropicToolID(t *testing.T) {
+	t.Parallel()
 	seen := map[string]string{}
 	for _, id := range []string{"toolu_01", "call-2", "functions.read:0", "functions_read_0", "functions:read:0", "", "é"} {
 		got := anthropicToolID(id)
@@ -178,6 +184,7 @@ func TestAnthropicToolID(t *testing.T) {
 }
 
 func TestAnthropicReplayIgnoresGarbage(t *testing.T) {
+	t.Parallel()
 	for _, data := range []string{`not json`, `[{"type":"thinking","thinking":"no signature"}]`, `[{"type":"other"}]`} {
 		if blocks := replayedThinking(json.RawMessage(data)); len(blocks) != 0 {
 			t.Fatalf("replayedThinking(%s) = %d blocks", data, len(blocks))

@@ -17,9 +17,11 @@ func request() Request {
 }
 
 func TestCallTextAndTools(t *testing.T) {
+	t.Parallel()
 	for _, stream := range []bool{false, true} {
 		name := map[bool]string{false: "json", true: "stream"}[stream]
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			srv := fakellm.New(
 				fakellm.Step{Text: "hello there", Reasoning: "thinking it over"},
 				fakellm.ToolStep(
@@ -65,6 +67,7 @@ func TestCallTextAndTools(t *testing.T) {
 }
 
 func TestCallErrors(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(
 		fakellm.Step{Status: 429, ErrorMessage: "slow down", RetryAfter: "3"},
 		fakellm.Step{Status: 401, ErrorMessage: "bad key"},
@@ -100,6 +103,7 @@ func TestCallErrors(t *testing.T) {
 }
 
 func TestCallCancelled(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(fakellm.Step{Hang: true})
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -112,6 +116,7 @@ func TestCallCancelled(t *testing.T) {
 }
 
 func TestPing(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New()
 	defer srv.Close()
 	if err := Ping(context.Background(), Endpoint{BaseURL: srv.URL()}); err != nil {

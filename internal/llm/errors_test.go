@@ -9,6 +9,7 @@ import (
 )
 
 func TestClassifyStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		status  int
 		message string
@@ -41,6 +42,7 @@ func TestClassifyStatus(t *testing.T) {
 }
 
 func TestClassRetryable(t *testing.T) {
+	t.Parallel()
 	retryable := map[turnapi.ErrorClass]bool{
 		turnapi.ClassRateLimit: true, turnapi.ClassOverloaded: true, turnapi.ClassServer: true, turnapi.ClassTimeout: true, turnapi.ClassNetwork: true,
 		turnapi.ClassAuth: false, turnapi.ClassBilling: false, turnapi.ClassContextOverflow: false, turnapi.ClassModelNotFound: false,
@@ -54,6 +56,7 @@ func TestClassRetryable(t *testing.T) {
 }
 
 func TestParseRetryAfter(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	tests := []struct {
 		in   string

@@ -14,6 +14,7 @@ import (
 )
 
 func TestOllamaChatURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"", "http://localhost:11434/api/chat"},
 		{"http://localhost:11434", "http://localhost:11434/api/chat"},
@@ -32,6 +33,7 @@ func TestOllamaChatURL(t *testing.T) {
 }
 
 func TestOllamaOptions(t *testing.T) {
+	t.Parallel()
 	type opts = map[string]any
 	tests := []struct {
 		name      string
@@ -52,6 +54,7 @@ func TestOllamaOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			options, rest, err := ollamaOptions(tt.extra, tt.maxTokens)
 			if (err != nil) != tt.err {
 				t.Fatalf("err = %v, want error %v", err, tt.err)
@@ -64,6 +67,7 @@ func TestOllamaOptions(t *testing.T) {
 }
 
 func TestOllamaArgumentText(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{``, `{}`},
 		{`null`, `{}`},
@@ -81,6 +85,7 @@ func TestOllamaArgumentText(t *testing.T) {
 }
 
 func TestOllamaFinish(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		reason string
 		calls  bool
@@ -101,6 +106,7 @@ func TestOllamaFinish(t *testing.T) {
 }
 
 func TestOllamaClass(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		status int
 		msg    string
@@ -122,6 +128,7 @@ func TestOllamaClass(t *testing.T) {
 }
 
 func TestOllamaErrorText(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{`{"error":"model 'x' not found"}`, "model 'x' not found"},
 		{`{"error":{"message":"from a proxy","type":"x"}}`, "from a proxy"},
@@ -137,6 +144,7 @@ func TestOllamaErrorText(t *testing.T) {
 }
 
 func TestOllamaCallID(t *testing.T) {
+	t.Parallel()
 	base := ollamaCallID("req", "m", "t1", 0, "todo", "{}")
 	if again := ollamaCallID("req", "m", "t1", 0, "todo", "{}"); again != base {
 		t.Fatalf("the same call got %s, then %s", base, again)
@@ -158,6 +166,7 @@ func TestOllamaCallID(t *testing.T) {
 
 // TestOllamaMessages: the conversion of a conversation, and its repairs.
 func TestOllamaMessages(t *testing.T) {
+	t.Parallel()
 	call := func(id, name, args string) openai.ToolCall {
 		return openai.ToolCall{ID: id, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}
 	}
@@ -217,6 +226,7 @@ func TestOllamaMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := ollamaMessages(tt.in)
 			a, _ := json.Marshal(got)
 			b, _ := json.Marshal(tt.want)

@@ -17,6 +17,7 @@ import (
 // a broken connection can produce maps to one class, with a message that
 // shows what came (clipped, printable).
 func TestCallClassifiesAnswers(t *testing.T) {
+	t.Parallel()
 	bigPage := "<!DOCTYPE html><html><body>" + strings.Repeat("<p>oops \x00\x1b[31m</p>\n", 50000) + "</body></html>"
 	tests := []struct {
 		name   string
@@ -63,6 +64,7 @@ func TestCallClassifiesAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			srv := fakellm.New(tt.step)
 			defer srv.Close()
 			p := Endpoint{BaseURL: srv.URL(), APIKey: "k", Model: "m"}
@@ -100,6 +102,7 @@ func clipForLog(s string) string {
 // TestStreamEndMarkerWithoutFinishReason: a stream that ends with [DONE]
 // but never names a finish reason is complete by the protocol.
 func TestStreamEndMarkerWithoutFinishReason(t *testing.T) {
+	t.Parallel()
 	body := `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}` +
 		"\n\ndata: [DONE]\n\n"
 	srv := fakellm.New(fakellm.Step{Body: body, ContentType: "text/event-stream"})
@@ -113,6 +116,7 @@ func TestStreamEndMarkerWithoutFinishReason(t *testing.T) {
 // TestStreamFinishedWithoutEndMarker: a stream that named its finish
 // reason and then ended without [DONE] lost nothing of the reply.
 func TestStreamFinishedWithoutEndMarker(t *testing.T) {
+	t.Parallel()
 	body := `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"}}]}` +
 		"\n\n" + `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
 	srv := fakellm.New(fakellm.Step{Body: body, ContentType: "text/event-stream"})
@@ -126,6 +130,7 @@ func TestStreamFinishedWithoutEndMarker(t *testing.T) {
 // TestIdleTimeout: a call with no progress for the idle timeout ends as a
 // timeout; a slow stream whose chunks keep coming lives longer than it.
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(
 		fakellm.Step{Hang: true},
 		fakellm.Step{Text: "one two three four five six", StallAfterChunks: 2},
@@ -147,6 +152,7 @@ func TestIdleTimeout(t *testing.T) {
 	if err != nil || r.Content != "one two three four five six" {
 		t.Fatalf("slow stream: %+v %v", r, err)
 	}
+	// wallclock: a lower bound, the test's premise: the server sleeps between chunks; load only lengthens the stream
 	if time.Since(start) < 400*time.Millisecond {
 		t.Fatal("the slow stream was not slower than the idle timeout: the test proves nothing")
 	}
@@ -161,6 +167,7 @@ func TestIdleTimeout(t *testing.T) {
 }
 
 func TestInvalidResponseAttempts(t *testing.T) {
+	t.Parallel()
 	for c, want := range map[turnapi.ErrorClass]int{turnapi.ClassInvalidResponse: 3, turnapi.ClassTimeout: 3, turnapi.ClassServer: 0, turnapi.ClassRateLimit: 0, turnapi.ClassNetwork: 0} {
 		if got := c.MaxAttempts(); got != want {
 			t.Errorf("%s.MaxAttempts() = %d, want %d (0: the caller's policy)", c, got, want)
@@ -174,6 +181,7 @@ func TestInvalidResponseAttempts(t *testing.T) {
 }
 
 func TestPrintable(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		max  int
@@ -196,6 +204,7 @@ func TestPrintable(t *testing.T) {
 }
 
 func TestIsDoneLine(t *testing.T) {
+	t.Parallel()
 	for line, want := range map[string]bool{
 		"data: [DONE]": true, "data:[DONE]": true, " data: [DONE] \r": true,
 		`data: {"content":"[DONE]"}`: false, "[DONE]": false, "event: done": false, "": false,
@@ -207,6 +216,7 @@ func TestIsDoneLine(t *testing.T) {
 }
 
 func TestNotProtocol(t *testing.T) {
+	t.Parallel()
 	broken := errors.New("connection reset")
 	tests := []struct {
 		name string

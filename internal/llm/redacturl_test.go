@@ -9,6 +9,7 @@ import (
 
 // TestRedactURL: credentials in an endpoint URL are never shown.
 func TestRedactURL(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ in, want string }{
 		{"", ""},
 		{"http://localhost:11434/v1", "http://localhost:11434/v1"},
@@ -29,6 +30,7 @@ func TestRedactURL(t *testing.T) {
 // TestPingErrorIsRedacted: an unreachable endpoint whose URL holds a key is
 // named without it.
 func TestPingErrorIsRedacted(t *testing.T) {
+	t.Parallel()
 	err := Ping(t.Context(), Endpoint{BaseURL: "http://user:s3cret@127.0.0.1:1/v1?api-key=s3cret"})
 	if err == nil {
 		t.Fatal("no error from an unreachable endpoint")
@@ -41,6 +43,7 @@ func TestPingErrorIsRedacted(t *testing.T) {
 // TestCallErrorIsRedacted: a model call to an unreachable endpoint whose
 // URL holds a key says so without the key, in every wire format.
 func TestCallErrorIsRedacted(t *testing.T) {
+	t.Parallel()
 	for _, w := range Wires {
 		e := Endpoint{Wire: w, BaseURL: "http://user:s3cret@127.0.0.1:1/v1?api-key=s3cret", Model: "m"}
 		_, err := Call(t.Context(), e, request(), Options{})
@@ -54,6 +57,7 @@ func TestCallErrorIsRedacted(t *testing.T) {
 // proxy's parameter) goes with every request of the SDK-based providers,
 // and the path is still the format's own.
 func TestBaseURLQueryKept(t *testing.T) {
+	t.Parallel()
 	for _, w := range []Wire{WireAnthropic, WireResponses} {
 		srv := fakellm.New(fakellm.TextStep("ok"))
 		e := Endpoint{Wire: w, BaseURL: srv.URL() + "?api-version=2025-04-01&tenant=a%20b", APIKey: "k", Model: "fake-model"}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestOmitRefused(t *testing.T) {
+	t.Parallel()
 	bad := func(param, msg string) error {
 		return &Error{Class: "bad_request", Status: 400, Param: param, Message: msg}
 	}
@@ -41,8 +42,10 @@ func TestOmitRefused(t *testing.T) {
 // it, and later calls to that endpoint and model leave it out from the
 // start.
 func TestResponsesLeavesOutRefusedReasoning(t *testing.T) {
+	t.Parallel()
 	for _, m := range responsesModes {
 		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
 			srv := fakellm.New(fakellm.TextStep("first"), fakellm.TextStep("second"))
 			defer srv.Close()
 			e := responsesEndpoint(srv)

@@ -46,8 +46,10 @@ func asResponsesError(t *testing.T, err error) *Error {
 }
 
 func TestResponsesText(t *testing.T) {
+	t.Parallel()
 	for _, m := range responsesModes {
 		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
 			srv := fakellm.New(fakellm.Step{Text: "hello there, world", Reasoning: "thinking it over"})
 			defer srv.Close()
 			req := Request{MaxTokens: 300, Messages: []openai.ChatCompletionMessage{
@@ -83,6 +85,7 @@ func TestResponsesText(t *testing.T) {
 // TestResponsesRequestBody: the request is stateless and asks for the
 // encrypted reasoning, the effort and a summary; tools are not strict.
 func TestResponsesRequestBody(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(fakellm.TextStep("ok"))
 	defer srv.Close()
 	e := responsesEndpoint(srv)
@@ -132,8 +135,10 @@ func TestResponsesRequestBody(t *testing.T) {
 }
 
 func TestResponsesParallelToolCalls(t *testing.T) {
+	t.Parallel()
 	for _, m := range responsesModes {
 		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
 			srv := fakellm.New(fakellm.Step{ChunkSize: 4, ToolCalls: []fakellm.ToolCall{
 				{ID: "call_a", Name: "read_file", Arguments: `{"path":"x.txt","limit":10}`},
 				{ID: "call_b", Name: "terminal", Arguments: `{"command":"echo hi"}`},
@@ -171,8 +176,10 @@ func responsesToolTurn(r Reply) Request {
 // Reply.Replay and, sent back, satisfy the fake as they do the real API;
 // without them the fake refuses the request.
 func TestResponsesReplay(t *testing.T) {
+	t.Parallel()
 	for _, m := range responsesModes {
 		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
 			srv := fakellm.New(
 				fakellm.Step{Reasoning: "I should list the files.", Text: "Let me look.",
 					ToolCalls: []fakellm.ToolCall{{Name: "list_dir"}, {Name: "read_file", Arguments: `{"path":"a"}`}}},
@@ -222,6 +229,7 @@ func TestResponsesReplay(t *testing.T) {
 // written by another wire format (no replay, an output without its call,
 // a call without an output) is made valid and accepted.
 func TestResponsesForeignHistory(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(fakellm.TextStep("fine"))
 	defer srv.Close()
 	call := func(id, name string) openai.ToolCall {
@@ -270,6 +278,7 @@ func TestResponsesForeignHistory(t *testing.T) {
 }
 
 func TestResponsesFinishAndUsage(t *testing.T) {
+	t.Parallel()
 	usage := &openai.Usage{PromptTokens: 1200, CompletionTokens: 80,
 		PromptTokensDetails:     &openai.PromptTokensDetails{CachedTokens: 1000},
 		CompletionTokensDetails: &openai.CompletionTokensDetails{ReasoningTokens: 30}}
@@ -305,6 +314,7 @@ func TestResponsesFinishAndUsage(t *testing.T) {
 }
 
 func TestResponsesErrors(t *testing.T) {
+	t.Parallel()
 	failed := "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_1\",\"status\":\"in_progress\",\"output\":[]}}\n\n" +
 		"event: response.failed\ndata: {\"type\":\"response.failed\",\"sequence_number\":1,\"response\":{\"id\":\"resp_1\",\"status\":\"failed\"," +
 		"\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\"},\"output\":[]}}\n\n"
@@ -346,6 +356,7 @@ func TestResponsesErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			srv := fakellm.New(tt.step)
 			defer srv.Close()
 			_, _, err := callResponses(t, responsesEndpoint(srv), request(), tt.stream)
@@ -365,6 +376,7 @@ func TestResponsesErrors(t *testing.T) {
 }
 
 func TestResponsesWrongKey(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(fakellm.WithAPIKey("right"), fakellm.TextStep("never"))
 	defer srv.Close()
 	_, _, err := callResponses(t, responsesEndpoint(srv), request(), false)
@@ -374,6 +386,7 @@ func TestResponsesWrongKey(t *testing.T) {
 }
 
 func TestResponsesIdleTimeout(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(fakellm.Step{Text: "one two three", StallAfterChunks: 1})
 	defer srv.Close()
 	var chunks int
@@ -387,6 +400,7 @@ func TestResponsesIdleTimeout(t *testing.T) {
 // TestResponsesStreamWithoutFinalOutput: a server whose final event does
 // not repeat the output still gives the reply its events built.
 func TestResponsesStreamWithoutFinalOutput(t *testing.T) {
+	t.Parallel()
 	ev := func(typ, rest string) string {
 		return "event: " + typ + "\ndata: {\"type\":\"" + typ + "\"," + rest + "}\n\n"
 	}
@@ -420,6 +434,7 @@ func TestResponsesStreamWithoutFinalOutput(t *testing.T) {
 // TestResponsesUserImages: the parts of a multi-part user message travel
 // as input text and images.
 func TestResponsesUserImages(t *testing.T) {
+	t.Parallel()
 	srv := fakellm.New(fakellm.TextStep("a cat"))
 	defer srv.Close()
 	req := Request{Messages: []openai.ChatCompletionMessage{{Role: "user", MultiContent: []openai.ChatMessagePart{

@@ -17,6 +17,7 @@ import (
 // (a key may be one), records the status, ends when the body is closed and
 // sends no trace header to the provider.
 func TestTracedKeepsSecretsOut(t *testing.T) {
+	t.Parallel()
 	var header http.Header
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		header = r.Header.Clone()
@@ -76,6 +77,7 @@ func TestTracedKeepsSecretsOut(t *testing.T) {
 // TestTracedWithoutSpan: without a span in the context the transport is
 // the one given, untouched.
 func TestTracedWithoutSpan(t *testing.T) {
+	t.Parallel()
 	base := http.DefaultTransport
 	if got := traced(context.Background(), base); got != base {
 		t.Fatalf("traced without a span = %T, want the base transport", got)

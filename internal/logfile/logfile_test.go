@@ -13,6 +13,7 @@ import (
 )
 
 func TestFormatLine(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		level slog.Level
@@ -31,6 +32,7 @@ func TestFormatLine(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			if got := FormatLine(c.level, c.msg, c.attrs); got != c.want {
 				t.Fatalf("got %q, want %q", got, c.want)
 			}
@@ -39,6 +41,7 @@ func TestFormatLine(t *testing.T) {
 }
 
 func TestParseLevel(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]slog.Level{"": slog.LevelWarn, "debug": slog.LevelDebug, "info": slog.LevelInfo,
 		"warn": slog.LevelWarn, "error": slog.LevelError, "loud": slog.LevelWarn} {
 		if got := ParseLevel(in); got != want {
@@ -51,8 +54,10 @@ func TestParseLevel(t *testing.T) {
 // the file and (at the level) the terminal as one line; at debug
 // everything reaches the terminal.
 func TestRouting(t *testing.T) {
+	t.Parallel()
 	for _, level := range []string{"warn", "debug"} {
 		t.Run(level, func(t *testing.T) {
+			t.Parallel()
 			home := t.TempDir()
 			var term bytes.Buffer
 			logs, err := Open(Options{Home: home, Kind: "chat", Level: level, Terminal: &term, CreateDir: true})
@@ -100,6 +105,7 @@ func TestRouting(t *testing.T) {
 // TestOpenWithoutCreateMakesNothing: a reading command logs to no file
 // when the log directory does not exist, and creates none.
 func TestOpenWithoutCreateMakesNothing(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "absent")
 	var term bytes.Buffer
 	logs, err := Open(Options{Home: home, Kind: "cli", Level: "warn", Terminal: &term})
@@ -117,6 +123,7 @@ func TestOpenWithoutCreateMakesNothing(t *testing.T) {
 }
 
 func TestLastLines(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		text string
 		n    int
@@ -136,6 +143,7 @@ func TestLastLines(t *testing.T) {
 }
 
 func TestTailReadsAcrossChunks(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.log")
 	var b strings.Builder
 	for i := range 20000 {
@@ -154,6 +162,7 @@ func TestTailReadsAcrossChunks(t *testing.T) {
 }
 
 func TestTimestamp(t *testing.T) {
+	t.Parallel()
 	local := time.Date(2026, 1, 1, 10, 0, 2, 0, time.Local).UTC().Format(sortable)
 	cases := map[string]string{
 		"time=2026-01-01T10:00:01.5+01:00 level=INFO msg=a": "2026-01-01T09:00:01.500000000",
@@ -169,6 +178,7 @@ func TestTimestamp(t *testing.T) {
 }
 
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	got := Merge(map[string][]string{
 		"serve": {"time=2026-01-01T10:00:01.000Z level=INFO msg=a", "continuation", "time=2026-01-01T10:00:03.000Z msg=c"},
 		"chat":  {"time=2026-01-01T10:00:02.000Z msg=b", "time=2026-01-01T10:00:04.000Z msg=d"},
@@ -186,6 +196,7 @@ func TestMerge(t *testing.T) {
 // TestFollowAcrossRotation: lines written before and after the file is
 // renamed away and made again all arrive, once, in order.
 func TestFollowAcrossRotation(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if err := os.MkdirAll(Dir(home), 0o700); err != nil {
 		t.Fatal(err)
@@ -231,6 +242,7 @@ func TestFollowAcrossRotation(t *testing.T) {
 // TestFollowFindsNewFiles: following all logs picks up a file made while
 // following, from its start.
 func TestFollowFindsNewFiles(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	os.MkdirAll(Dir(home), 0o700)
 	os.WriteFile(Path(home, "serve"), []byte("before\n"), 0o600)

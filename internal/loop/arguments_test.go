@@ -66,6 +66,7 @@ var argumentCases = []struct {
 }
 
 func TestCheckArguments(t *testing.T) {
+	t.Parallel()
 	for _, tt := range argumentCases {
 		if got := CheckArguments(tt.args); got != tt.want {
 			t.Errorf("CheckArguments(%q) = %v, want %v", tt.args, got, tt.want)
@@ -74,6 +75,7 @@ func TestCheckArguments(t *testing.T) {
 }
 
 func TestCheckArgumentsDepth(t *testing.T) {
+	t.Parallel()
 	// encoding/json accepts 10000 nested containers and no more; a prefix
 	// nested deeper can never parse.
 	for _, tt := range []struct {
@@ -95,6 +97,7 @@ func TestCheckArgumentsDepth(t *testing.T) {
 }
 
 func TestNormalizeArguments(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"", "{}"},
 		{" \n", "{}"},
@@ -110,6 +113,7 @@ func TestNormalizeArguments(t *testing.T) {
 }
 
 func TestArgsStatusString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    ArgsStatus
 		want string
@@ -163,6 +167,7 @@ func completion(sc prefixScanner) string {
 }
 
 func TestCompletionOfTruncatedCases(t *testing.T) {
+	t.Parallel()
 	for _, tt := range argumentCases {
 		if tt.want != ArgsTruncated {
 			continue

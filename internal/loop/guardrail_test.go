@@ -35,6 +35,7 @@ const guardPathA = `{"path":"a.txt"}`
 const guardPathB = `{"path":"b.txt"}`
 
 func TestGuardrailScenarios(t *testing.T) {
+	t.Parallel()
 	fail := func(args string, want Verdict) guardStep {
 		return guardStep{args: args, want: want, failed: true, digest: "err"}
 	}
@@ -89,11 +90,15 @@ func TestGuardrailScenarios(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { runGuardSteps(t, tt.limits, tt.steps) })
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			runGuardSteps(t, tt.limits, tt.steps)
+		})
 	}
 }
 
 func TestGuardrailReasons(t *testing.T) {
+	t.Parallel()
 	call := ToolCall{Name: "read_file", Arguments: guardPathA}
 	observe := func(n int, failed bool) GuardrailState {
 		var st GuardrailState
@@ -141,6 +146,7 @@ func TestGuardrailReasons(t *testing.T) {
 }
 
 func TestCallKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		a, b ToolCall
@@ -161,6 +167,7 @@ func TestCallKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			ka, kb := CallKey(tt.a), CallKey(tt.b)
 			if (ka == kb) != tt.same {
 				t.Fatalf("CallKey %q vs %q: same=%v, want %v", ka, kb, ka == kb, tt.same)
@@ -183,6 +190,7 @@ func TestCallKey(t *testing.T) {
 }
 
 func TestCombine(t *testing.T) {
+	t.Parallel()
 	allow := &Decision{Verdict: Allow, Reason: "allow1"}
 	allow2 := &Decision{Verdict: Allow, Reason: "allow2"}
 	warn := &Decision{Verdict: Warn, Reason: "warn1"}
@@ -207,6 +215,7 @@ func TestCombine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := Combine(tt.in...); got != tt.want {
 				t.Fatalf("Combine = %+v, want %+v", got, tt.want)
 			}
@@ -215,6 +224,7 @@ func TestCombine(t *testing.T) {
 }
 
 func TestHookBeatsControllerAllow(t *testing.T) {
+	t.Parallel()
 	deny := HookFunc(func(c ToolCall) *Decision {
 		if c.Name == "terminal" {
 			return &Decision{Verdict: Halt, Reason: "terminal is not allowed here"}
@@ -236,6 +246,7 @@ func TestHookBeatsControllerAllow(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			controller := CheckCall(GuardrailLimits{}, GuardrailState{}, tt.call)
 			if controller.Verdict != Allow {
 				t.Fatalf("controller on a fresh state: %+v", controller)
@@ -248,6 +259,7 @@ func TestHookBeatsControllerAllow(t *testing.T) {
 }
 
 func TestVerdictString(t *testing.T) {
+	t.Parallel()
 	for v, want := range []string{"allow", "warn", "halt"} {
 		if got := Verdict(v).String(); got != want {
 			t.Errorf("Verdict(%d) = %q, want %q", v, got, want)
@@ -259,6 +271,7 @@ func TestVerdictString(t *testing.T) {
 }
 
 func TestDefaultGuardrailLimits(t *testing.T) {
+	t.Parallel()
 	want := GuardrailLimits{WarnAfterFailures: 2, HaltAfterFailures: 4, WarnAfterRepeats: 3, HaltAfterRepeats: 5}
 	if got := DefaultGuardrailLimits(); got != want {
 		t.Fatalf("DefaultGuardrailLimits = %+v", got)
@@ -269,6 +282,7 @@ func TestDefaultGuardrailLimits(t *testing.T) {
 }
 
 func TestObserveDoesNotChangeItsInput(t *testing.T) {
+	t.Parallel()
 	a := ToolCall{Name: "read_file", Arguments: guardPathA}
 	b := ToolCall{Name: "read_file", Arguments: guardPathB}
 	base := Observe(Observe(Observe(GuardrailState{}, a, true, ""), b, false, "x"), a, true, "")
@@ -313,6 +327,7 @@ func cloneGuardState(st GuardrailState) GuardrailState {
 }
 
 func TestGuardrailStateJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	var st GuardrailState
 	st = Observe(st, ToolCall{Name: "read_file", Arguments: guardPathA}, true, "")
 	st = Observe(st, ToolCall{Name: "read_file", Arguments: guardPathB}, false, "abc")
@@ -341,6 +356,7 @@ func TestGuardrailStateJSONRoundTrip(t *testing.T) {
 }
 
 func TestGuardrailStateIsBounded(t *testing.T) {
+	t.Parallel()
 	call := func(i int) ToolCall {
 		return ToolCall{Name: "read_file", Arguments: `{"path":"f` + strconv.Itoa(i) + `"}`}
 	}
@@ -398,6 +414,7 @@ func TestGuardrailStateIsBounded(t *testing.T) {
 }
 
 func TestGuardrailOddInputs(t *testing.T) {
+	t.Parallel()
 	inputs := []ToolCall{
 		{},
 		{Name: "t", Arguments: strings.Repeat("[", 20000) + strings.Repeat("]", 20000)},

@@ -6,6 +6,7 @@ import (
 )
 
 func TestFindKeyClash(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		text string
@@ -29,6 +30,7 @@ func TestFindKeyClash(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, ok := FindKeyClash(tt.text)
 			if ok != tt.ok || got != tt.want {
 				t.Errorf("FindKeyClash(%s) = %+v, %v; want %+v, %v", tt.text, got, ok, tt.want, tt.ok)
@@ -38,6 +40,7 @@ func TestFindKeyClash(t *testing.T) {
 }
 
 func TestKeyClashError(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		clash KeyClash
 		has   []string
@@ -59,6 +62,7 @@ func TestKeyClashError(t *testing.T) {
 }
 
 func TestArgumentsProblem(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args string
 		has  string

@@ -3,6 +3,7 @@ package loop
 import "testing"
 
 func TestClassifyReply(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   ReplyShape
@@ -23,6 +24,7 @@ func TestClassifyReply(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := ClassifyReply(tt.in); got != tt.want {
 				t.Fatalf("ClassifyReply(%+v) = %s, want %s", tt.in, got, tt.want)
 			}
@@ -31,6 +33,7 @@ func TestClassifyReply(t *testing.T) {
 }
 
 func TestReplyKindDiscarded(t *testing.T) {
+	t.Parallel()
 	kept := map[ReplyKind]bool{ReplyText: true, ReplyToolCalls: true}
 	for k := ReplyText; k <= ReplyToolCallCutOff; k++ {
 		if k.Discarded() == kept[k] {

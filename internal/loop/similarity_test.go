@@ -38,6 +38,7 @@ var similarityCases = []struct {
 }
 
 func TestSimilarity(t *testing.T) {
+	t.Parallel()
 	for _, tt := range similarityCases {
 		if got := Similarity(tt.a, tt.b); math.Abs(got-tt.want) > 1e-12 {
 			t.Errorf("Similarity(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)

@@ -99,6 +99,7 @@ var nsTools = []string{
 }
 
 func TestSameOperation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		candidate, known string
 		want             bool
@@ -123,6 +124,7 @@ func TestSameOperation(t *testing.T) {
 }
 
 func TestEditDistance(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b string
 		want int
@@ -138,6 +140,7 @@ func TestEditDistance(t *testing.T) {
 }
 
 func TestUndoubled(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"terminalterminal", "terminal"},
 		{"read_fileread_file", "read_file"},
@@ -158,8 +161,10 @@ func TestUndoubled(t *testing.T) {
 }
 
 func TestRepairToolName(t *testing.T) {
+	t.Parallel()
 	for _, tt := range repairCases {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, ok := RepairToolName(tt.name, tt.known)
 			if got != tt.want || ok != tt.wantOK {
 				t.Fatalf("RepairToolName(%q) = %q, %v; want %q, %v", tt.name, got, ok, tt.want, tt.wantOK)
@@ -169,6 +174,7 @@ func TestRepairToolName(t *testing.T) {
 }
 
 func TestCamelToSnake(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"ReadFile", "read_file"},
 		{"TodoTool", "todo_tool"},
@@ -191,6 +197,7 @@ func TestCamelToSnake(t *testing.T) {
 }
 
 func TestStripToolSuffix(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 		ok       bool

@@ -11,6 +11,7 @@ import (
 )
 
 func TestCheckAddress(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]bool{
 		"ops@example.com": true, "a.b+c@sub.example.org": true,
 		"": false, "ops": false, "Ops <ops@example.com>": false, "a@x.com,b@x.com": false,
@@ -25,6 +26,7 @@ func TestCheckAddress(t *testing.T) {
 // TestSend: a Markdown report reaches a real SMTP server as one
 // multipart message with a text and an HTML part, raw HTML left out.
 func TestSend(t *testing.T) {
+	t.Parallel()
 	srv, err := fakesmtp.Start()
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 )
 
 func TestToolName(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ server, tool, want string }{
 		{"everything", "echo", "mcp_everything_echo"},
 		{"everything", "get-sum", "mcp_everything_get-sum"},
@@ -24,6 +25,7 @@ func TestToolName(t *testing.T) {
 }
 
 func TestKeep(t *testing.T) {
+	t.Parallel()
 	var srv config.MCPServer
 	if !keep(srv, "echo") {
 		t.Error("no lists: every tool is kept")
@@ -38,6 +40,7 @@ func TestKeep(t *testing.T) {
 }
 
 func TestRender(t *testing.T) {
+	t.Parallel()
 	res := &sdk.CallToolResult{Content: []sdk.Content{
 		&sdk.TextContent{Text: "Echo: hi"},
 		&sdk.ImageContent{MIMEType: "image/png", Data: []byte{1, 2, 3}},

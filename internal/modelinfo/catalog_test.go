@@ -7,6 +7,7 @@ import (
 )
 
 func TestResolve(t *testing.T) {
+	t.Parallel()
 	cfg := layer{Info{ContextWindow: 8192}, FromConfig}
 	found := layer{Info{ContextWindow: 32768, MaxOutput: 4096, Price: Price{Input: 1, Output: 2}}, FromDiscovery}
 	table := layer{Info{ContextWindow: 128000, MaxOutput: 16384, Price: Price{Input: 5, Output: 10}}, FromBundled}
@@ -33,6 +34,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestCatalogOverride(t *testing.T) {
+	t.Parallel()
 	c := NewCatalog(map[string]Info{
 		"gpt-4o":      {ContextWindow: 1000},
 		"llama3.1":    {ContextWindow: 2000},
@@ -72,6 +74,7 @@ func TestCatalogOverride(t *testing.T) {
 }
 
 func TestCatalogInfo(t *testing.T) {
+	t.Parallel()
 	c := NewCatalog(map[string]Info{"gpt-4o": {ContextWindow: 64000}}, nil)
 	r := c.Info("gpt-4o")
 	if r.ContextWindow != 64000 || r.ContextWindowFrom != FromConfig || r.Price.Input != 2.50 || r.PriceFrom != FromBundled ||
@@ -86,6 +89,7 @@ func TestCatalogInfo(t *testing.T) {
 // TestCatalogLookupSkipsDiscovery: a model the configuration tells
 // everything of is not asked about.
 func TestCatalogLookupSkipsDiscovery(t *testing.T) {
+	t.Parallel()
 	d := &Discoverer{}
 	whole := Info{ContextWindow: 8192, MaxOutput: 1024, Price: Price{Input: 1, Output: 1}}
 	c := NewCatalog(map[string]Info{"m": whole}, d)
@@ -100,6 +104,7 @@ func TestCatalogLookupSkipsDiscovery(t *testing.T) {
 }
 
 func TestOllamaExtraBody(t *testing.T) {
+	t.Parallel()
 	want := map[string]any{"options": map[string]any{"num_ctx": 32768}}
 	for _, tt := range []struct {
 		name string

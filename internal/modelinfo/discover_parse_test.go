@@ -3,6 +3,7 @@ package modelinfo
 import "testing"
 
 func TestParseModelList(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name     string
 		body     string
@@ -43,6 +44,7 @@ func TestParseModelList(t *testing.T) {
 		{"empty list", `{"data":[]}`, "m", Info{}, false, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := parseModelList([]byte(tt.body), tt.model)
 			if err != nil {
 				t.Fatal(err)
@@ -60,6 +62,7 @@ func TestParseModelList(t *testing.T) {
 }
 
 func TestParseProps(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		body string
 		want int
@@ -81,6 +84,7 @@ func TestParseProps(t *testing.T) {
 }
 
 func TestParseShow(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		body string
@@ -97,6 +101,7 @@ func TestParseShow(t *testing.T) {
 		{"a num_ctx that is not a number", `{"parameters":"num_ctx lots","model_info":{"general.architecture":"llama","llama.context_length":2048}}`, 2048},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := parseShow([]byte(tt.body))
 			if err != nil || got.ContextWindow != tt.want || got.MaxOutput != 0 || got.Price.Known() {
 				t.Fatalf("parseShow = %+v, %v; want window %d", got, err, tt.want)
@@ -109,6 +114,7 @@ func TestParseShow(t *testing.T) {
 }
 
 func TestNumCtxParameter(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		params string
 		want   int
@@ -128,6 +134,7 @@ func TestNumCtxParameter(t *testing.T) {
 }
 
 func TestURLs(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		base, joined, root string
 	}{

@@ -8,6 +8,7 @@ import (
 )
 
 func TestBuildSections(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		files     map[string]string // under a temp dir holding home/ and work/
@@ -67,6 +68,7 @@ func TestBuildSections(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			writeFiles(t, root, map[string]string{"work/": ""})
 			writeFiles(t, root, tt.files)
@@ -93,6 +95,7 @@ func TestBuildSections(t *testing.T) {
 }
 
 func TestBuildFullPromptText(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	home, work := filepath.Join(root, "home"), filepath.Join(root, "repo", "sub")
 	writeFiles(t, root, map[string]string{
@@ -124,6 +127,7 @@ func TestBuildFullPromptText(t *testing.T) {
 }
 
 func TestBuildDeterministic(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	files := map[string]string{"home/SOUL.md": "Soul.", "work/AGENTS.md": "Agents."}
 	for i := range 12 {
@@ -153,6 +157,7 @@ func TestBuildDeterministic(t *testing.T) {
 }
 
 func TestBuildDateLine(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   Inputs
@@ -167,6 +172,7 @@ func TestBuildDateLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := dateLine(tt.in); got != tt.want {
 				t.Errorf("dateLine = %q, want %q", got, tt.want)
 			}
@@ -175,6 +181,7 @@ func TestBuildDateLine(t *testing.T) {
 }
 
 func TestBuildToolGuidance(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		tools   []string
@@ -189,6 +196,7 @@ func TestBuildToolGuidance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got := toolGuidance(tt.tools)
 			if tt.isEmpty != (got == "") {
 				t.Fatalf("guidance = %q", got)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestBuildContextFile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		files   map[string]string // under a temp root; the workdir is repo/a/b
@@ -54,6 +55,7 @@ func TestBuildContextFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			// A .git at the temp root bounds the search, so that files in
 			// the real ancestors cannot change the outcome.
 			root := t.TempDir()
@@ -88,6 +90,7 @@ func TestBuildContextFile(t *testing.T) {
 }
 
 func TestBuildContextCap(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		content    string
@@ -102,6 +105,7 @@ func TestBuildContextCap(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			writeFiles(t, root, map[string]string{".git/": "", "AGENTS.md": tt.content})
 			p, err := Build(Inputs{Workdir: root, Now: fixedNow})

@@ -15,6 +15,7 @@ func captureLog() (*slog.Logger, *bytes.Buffer) {
 }
 
 func TestBuildContextInjection(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		file     string // the context file's name in the workdir
@@ -39,6 +40,7 @@ func TestBuildContextInjection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			writeFiles(t, root, map[string]string{".git/": "", tt.file: tt.content})
 			log, buf := captureLog()
@@ -72,6 +74,7 @@ func TestBuildContextInjection(t *testing.T) {
 }
 
 func TestBuildMemoryInjection(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		memory      []string
@@ -91,6 +94,7 @@ func TestBuildMemoryInjection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			home := t.TempDir()
 			writeFiles(t, home, map[string]string{
 				"memories/MEMORY.md": FormatEntries(tt.memory), "memories/USER.md": FormatEntries(tt.user),

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPromptSplitEntries(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		text string
@@ -23,6 +24,7 @@ func TestPromptSplitEntries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if got := SplitEntries(tt.text); !slices.Equal(got, tt.want) {
 				t.Errorf("SplitEntries = %q, want %q", got, tt.want)
 			}
@@ -31,6 +33,7 @@ func TestPromptSplitEntries(t *testing.T) {
 }
 
 func TestPromptFormatEntriesRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, entries := range [][]string{nil, {"a"}, {"a", "b\nc", "d"}} {
 		text := FormatEntries(entries)
 		if got := SplitEntries(text); !slices.Equal(got, entries) {
@@ -46,6 +49,7 @@ func TestPromptFormatEntriesRoundTrip(t *testing.T) {
 }
 
 func TestPromptFitEntries(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		entries     []string
@@ -64,6 +68,7 @@ func TestPromptFitEntries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			kept, omitted := FitEntries(tt.entries, tt.limit)
 			if len(kept) != tt.wantKept || omitted != tt.wantOmitted {
 				t.Errorf("FitEntries kept %d, omitted %d; want %d, %d", len(kept), omitted, tt.wantKept, tt.wantOmitted)
@@ -73,6 +78,7 @@ func TestPromptFitEntries(t *testing.T) {
 }
 
 func TestBuildMemoryCaps(t *testing.T) {
+	t.Parallel()
 	// Entries of 100 characters take 103 each in the file ("\n§\n" or "\n").
 	tests := []struct {
 		name       string
@@ -101,6 +107,7 @@ func TestBuildMemoryCaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			home := t.TempDir()
 			files := map[string]string{}
 			if tt.memory != nil {
@@ -146,6 +153,7 @@ func TestBuildMemoryCaps(t *testing.T) {
 }
 
 func TestBuildMemoryHandEditedFile(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	writeFiles(t, home, map[string]string{
 		filepath.Join("memories", "MEMORY.md"): "\n\n  first  \n\n§\n§\nsecond\r\n§\n",

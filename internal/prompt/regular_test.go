@@ -17,8 +17,10 @@ import (
 // cases: TestBuildSkipsUnreadableHomeFile and
 // TestBuildSkipsUnreadableContextFile.)
 func TestBuildDoesNotBlockOnAFIFO(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"home/memories/MEMORY.md", "home/SOUL.md"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			root := t.TempDir()
 			writeFiles(t, root, map[string]string{"work/": "", "home/memories/": ""})
 			if err := syscall.Mkfifo(filepath.Join(root, filepath.FromSlash(name)), 0o644); err != nil {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestPromptParseSkill(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		text     string
@@ -35,6 +36,7 @@ func TestPromptParseSkill(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			name, desc := ParseSkill("dir", tt.text)
 			if name != tt.wantName || desc != tt.wantDesc {
 				t.Errorf("ParseSkill = %q, %q; want %q, %q", name, desc, tt.wantName, tt.wantDesc)
@@ -44,6 +46,7 @@ func TestPromptParseSkill(t *testing.T) {
 }
 
 func TestBuildSkillsIndex(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	writeFiles(t, home, map[string]string{
 		"skills/zeta/SKILL.md":     "---\nname: alpha\ndescription: First by name\n---\n",

@@ -21,6 +21,7 @@ import (
 // rest of the prompt is built as usual (the default identity for SOUL.md,
 // the other memory file, the other skills).
 func TestBuildSkipsUnreadableHomeFile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		files   map[string]string
@@ -52,6 +53,7 @@ func TestBuildSkipsUnreadableHomeFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if tt.chmod != "" && os.Geteuid() == 0 {
 				t.Skip("root reads any file")
 			}

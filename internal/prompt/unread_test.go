@@ -18,6 +18,7 @@ import (
 // line in the prompt and a warning naming it, and the search goes on to
 // the next candidate.
 func TestBuildSkipsUnreadableContextFile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		files    map[string]string
@@ -39,6 +40,7 @@ func TestBuildSkipsUnreadableContextFile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			if tt.chmod != "" && os.Geteuid() == 0 {
 				t.Skip("root reads any file")
 			}

@@ -15,6 +15,7 @@ import (
 // device and a directory are refused at once, naming their kind; a missing
 // file is fs.ErrNotExist.
 func TestRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	if err := os.WriteFile(file, []byte("text"), 0o600); err != nil {
@@ -52,6 +53,7 @@ func TestRead(t *testing.T) {
 }
 
 func TestKind(t *testing.T) {
+	t.Parallel()
 	for mode, want := range map[fs.FileMode]string{
 		fs.ModeDir: "a directory", fs.ModeNamedPipe: "a named pipe (FIFO)", fs.ModeSocket: "a socket",
 		fs.ModeDevice | fs.ModeCharDevice: "a character device", fs.ModeDevice: "a block device",

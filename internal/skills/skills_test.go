@@ -13,6 +13,7 @@ import (
 const deploy = "---\nname: deploy\ndescription: Ship the service to production\nversion: 2\n---\n1. Run the tests.\n2. Tag and push.\n"
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, skill, text string
 		wantErr           error
@@ -32,6 +33,7 @@ func TestCheck(t *testing.T) {
 		{"hidden text", "deploy", "---\nname: deploy\ndescription: x\n---\nsteps\u200b\u200bhere\n", ErrSuspicious, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := checked(tt.skill, tt.text)
 			if tt.wantErr == nil {
 				if err != nil {
@@ -56,6 +58,7 @@ func fmtErr(err error) string {
 // TestLifecycle: create, list, view, write a file, replace, delete; the
 // prompt's index lists what was made.
 func TestLifecycle(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if _, err := Create(home, "deploy", deploy); err != nil {
 		t.Fatal(err)
@@ -101,6 +104,7 @@ func TestLifecycle(t *testing.T) {
 // files and leaving links and hidden files out; a link inside the skills
 // directory is never read through.
 func TestInstallAndLinks(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	write := func(rel, text string) {
 		p := filepath.Join(src, rel)

@@ -3,6 +3,7 @@ package textline
 import "testing"
 
 func TestOf(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		max  int

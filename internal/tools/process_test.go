@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,15 +27,20 @@ func TestProcessTool(t *testing.T) {
 		}
 		return decode[processView](t, out)
 	}
-	began := time.Now()
-	short := run(env, `{"action":"start","command":"echo hi; sleep 0.3; echo bye; exit 3"}`)
-	if short.Status != "running" || time.Since(began) > 2*time.Second {
-		t.Fatalf("start: %+v after %s", short, time.Since(began))
+	// The process ends once the test creates "go": start returns while
+	// it runs, however slow the machine.
+	const held = `{"action":"start","command":"echo hi; while [ ! -e go ]; do sleep 0.05; done; echo bye; exit 3"}`
+	short := run(env, held)
+	if short.Status != "running" {
+		t.Fatalf("start: %+v", short)
 	}
-	if again := run(env, `{"action":"start","command":"echo hi; sleep 0.3; echo bye; exit 3"}`); again.ID != short.ID {
+	if again := run(env, held); again.ID != short.ID {
 		t.Errorf("the same call started a second process: %s, %s", short.ID, again.ID)
 	}
-	done := run(env, `{"action":"wait","id":"`+short.ID+`","timeout":10}`)
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := run(env, `{"action":"wait","id":"`+short.ID+`","timeout":60}`)
 	if done.Status != "exited" || done.ExitCode == nil || *done.ExitCode != 3 || done.Output != "hi\nbye\n" {
 		t.Errorf("wait: %+v", done)
 	}
@@ -46,9 +53,16 @@ func TestProcessTool(t *testing.T) {
 
 	env.CallID = "c2"
 	long := run(env, `{"action":"start","command":"sleep 60 & while true; do echo tick; sleep 0.1; done"}`)
-	time.Sleep(300 * time.Millisecond)
-	if p := run(env, `{"action":"poll","id":"`+long.ID+`"}`); p.Status != "running" || !strings.Contains(p.Output, "tick") {
-		t.Errorf("poll of a running process: %+v", p)
+	var ticked processView // polled until its first tick shows
+	for giveUp := time.Now().Add(time.Minute); time.Now().Before(giveUp); time.Sleep(20 * time.Millisecond) {
+		p := run(env, `{"action":"poll","id":"`+long.ID+`"}`)
+		ticked.Status, ticked.Output = p.Status, ticked.Output+p.Output
+		if p.Status != "running" || strings.Contains(ticked.Output, "tick") {
+			break
+		}
+	}
+	if ticked.Status != "running" || !strings.Contains(ticked.Output, "tick") {
+		t.Errorf("poll of a running process: %+v", ticked)
 	}
 	if k := run(env, `{"action":"kill","id":"`+long.ID+`"}`); k.Status != "exited" {
 		t.Errorf("kill: %+v", k)

@@ -70,7 +70,7 @@ func TestQuickFileToolsRefuseSpecialFiles(t *testing.T) {
 	kinds["/dev/zero"] = "character device"
 	for name, kind := range kinds {
 		t.Run("read_file "+name, func(t *testing.T) {
-			out, err := runWithin(t, 5*time.Second, ReadFileTool{}, Env{Workdir: dir}, mustJSON(t, map[string]string{"path": name}))
+			out, err := runWithin(t, time.Minute, ReadFileTool{}, Env{Workdir: dir}, mustJSON(t, map[string]string{"path": name}))
 			if err == nil {
 				t.Fatalf("read %s: got %s, want a refusal", name, out)
 			}
@@ -86,7 +86,7 @@ func TestQuickFileToolsRefuseSpecialFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := runWithin(t, 5*time.Second, WriteFileTool{}, Env{Workdir: dir}, mustJSON(t, map[string]string{"path": name, "content": "x"}))
+			out, err := runWithin(t, time.Minute, WriteFileTool{}, Env{Workdir: dir}, mustJSON(t, map[string]string{"path": name, "content": "x"}))
 			if err == nil {
 				t.Fatalf("write %s: got %s, want a refusal", name, out)
 			}
@@ -169,7 +169,7 @@ func TestQuickToolDeadline(t *testing.T) {
 		var res []Result
 		select {
 		case res = <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(time.Minute):
 			t.Fatal("the batch waited for a stuck quick call")
 		}
 		for _, i := range []int{0, 1} {
@@ -206,7 +206,7 @@ func TestMemoryRefusesAFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(home, "memories", "MEMORY.md"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runWithin(t, 5*time.Second, MemoryTool{Home: home}, Env{}, `{"action":"add","target":"memory","content":"x"}`)
+	out, err := runWithin(t, time.Minute, MemoryTool{Home: home}, Env{}, `{"action":"add","target":"memory","content":"x"}`)
 	if err == nil || !strings.Contains(err.Error(), "named pipe (FIFO), not a regular file") {
 		t.Fatalf("memory on a FIFO: %q, %v", out, err)
 	}

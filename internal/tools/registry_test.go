@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -325,9 +327,7 @@ func TestRunBatchOrderAndConcurrency(t *testing.T) {
 		{ID: "c", Name: "sleep", Arguments: `{"id":"c","ms":50}`},
 		{ID: "d", Name: "nope", Arguments: `{}`},
 	}
-	start := time.Now()
 	results := r.RunBatch(context.Background(), Env{}, calls)
-	elapsed := time.Since(start)
 
 	if len(results) != len(calls) {
 		t.Fatalf("%d results for %d calls", len(results), len(calls))
@@ -345,8 +345,9 @@ func TestRunBatchOrderAndConcurrency(t *testing.T) {
 	if !results[3].IsError {
 		t.Error("unknown tool in a batch did not fail")
 	}
-	// They overlapped: every call started before the slowest finished, and
-	// the batch took far less than the sum.
+	// They overlapped: every call started before the slowest finished.
+	// That the batch takes the longest call's time, not the sum, is
+	// BenchmarkRunBatchConcurrency's to show.
 	a := st.spans["a"]
 	for _, id := range []string{"b", "c"} {
 		if sp := st.spans[id]; !sp[0].Before(a[1]) {
@@ -355,9 +356,6 @@ func TestRunBatchOrderAndConcurrency(t *testing.T) {
 	}
 	if c := st.spans["c"]; !c[1].Before(a[1]) {
 		t.Error("the fastest call did not finish before the slowest")
-	}
-	if elapsed >= 600*time.Millisecond {
-		t.Errorf("batch took %v; the calls did not run concurrently", elapsed)
 	}
 }
 
@@ -420,8 +418,8 @@ func TestRunBatchCancellation(t *testing.T) {
 		var results []Result
 		select {
 		case results = <-done:
-		case <-time.After(5 * time.Second):
-			t.Fatal("RunBatch did not return after cancellation")
+		case <-time.After(time.Minute):
+			t.Fatal("RunBatch did not return within a minute of the cancellation")
 		}
 		notStarted := 0
 		for i, res := range results {
@@ -446,18 +444,27 @@ func TestRunBatchCancellationKillsTerminals(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Each command sleeps two minutes: a cancellation that did not kill
+	// them would not end the batch within a minute.
 	calls := []Call{
-		{ID: "t1", Name: "terminal", Arguments: `{"command":"echo $$ > pid1; sleep 30"}`},
-		{ID: "t2", Name: "terminal", Arguments: `{"command":"echo $$ > pid2; sleep 30"}`},
+		{ID: "t1", Name: "terminal", Arguments: `{"command":"echo $$ > pid1; sleep 120"}`},
+		{ID: "t2", Name: "terminal", Arguments: `{"command":"echo $$ > pid2; sleep 120"}`},
 	}
-	go func() {
-		time.Sleep(300 * time.Millisecond)
+	go func() { // cancel once both commands have written their pids
+		for giveUp := time.Now().Add(time.Minute); time.Now().Before(giveUp); time.Sleep(10 * time.Millisecond) {
+			if pidWritten(filepath.Join(dir, "pid1")) && pidWritten(filepath.Join(dir, "pid2")) {
+				break
+			}
+		}
 		cancel()
 	}()
-	start := time.Now()
-	results := r.RunBatch(ctx, Env{Workdir: dir, Policy: unsandboxed}, calls)
-	if elapsed := time.Since(start); elapsed > 3*time.Second {
-		t.Errorf("cancellation took %v", elapsed)
+	done := make(chan []Result, 1)
+	go func() { done <- r.RunBatch(ctx, Env{Workdir: dir, Policy: unsandboxed}, calls) }()
+	var results []Result
+	select {
+	case results = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the cancelled batch still ran a minute later")
 	}
 	for i, res := range results {
 		if res.CallID != calls[i].ID || !res.IsError || !strings.Contains(res.Content, "cancelled") {
@@ -473,6 +480,12 @@ func TestRunBatchCancellationKillsTerminals(t *testing.T) {
 		pgid := firstInt(t, line)
 		assertGroupGone(t, pgid, pgid)
 	}
+}
+
+// pidWritten reports whether the file at path holds a whole line.
+func pidWritten(path string) bool {
+	data, err := os.ReadFile(path)
+	return err == nil && strings.HasSuffix(string(data), "\n")
 }
 
 func TestQuickTools(t *testing.T) {

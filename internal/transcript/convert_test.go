@@ -10,6 +10,7 @@ import (
 )
 
 func TestToOpenAIFoldsSteers(t *testing.T) {
+	t.Parallel()
 	msgs := []models.Message{
 		{Role: "user", Content: "do it"},
 		{Role: "assistant", ToolCalls: []models.ToolCall{{ID: "a", Type: "function", Function: models.FunctionCall{Name: "terminal"}}}},
@@ -32,6 +33,7 @@ func TestToOpenAIFoldsSteers(t *testing.T) {
 }
 
 func TestToolCallsFromOpenAIIDs(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", MaxToolCallIDLen+1)
 	calls := []openai.ToolCall{{ID: "a"}, {ID: ""}, {ID: "a"}, {ID: long}, {ID: "b"}}
 	got := ToolCallsFromOpenAI(calls, "call_7_")
@@ -46,6 +48,7 @@ func TestToolCallsFromOpenAIIDs(t *testing.T) {
 // Every stored call id is unique in its reply, even when the ids the model
 // sent collide with the ones given to calls without one.
 func TestToolCallsFromOpenAIIDsUnique(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		ids  []string
@@ -58,6 +61,7 @@ func TestToolCallsFromOpenAIIDsUnique(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			calls := make([]openai.ToolCall, len(tt.ids))
 			for i, id := range tt.ids {
 				calls[i].ID = id

@@ -11,6 +11,7 @@ import (
 // Talaria's own type with the JSON clients read before, the chat completion
 // message's: the same bytes for every kind of message.
 func TestToMessagesJSONAsOpenAI(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		msgs []models.Message
@@ -34,6 +35,7 @@ func TestToMessagesJSONAsOpenAI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			got, err := json.Marshal(ToMessages(tt.msgs))
 			if err != nil {
 				t.Fatal(err)

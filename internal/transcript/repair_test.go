@@ -38,6 +38,7 @@ func user(s string) openai.ChatCompletionMessage {
 }
 
 func TestRepair(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   []openai.ChatCompletionMessage
@@ -141,6 +142,7 @@ func TestRepair(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			in := cloneMessages(tt.in)
 			got := Repair(tt.in)
 			if !reflect.DeepEqual(got, tt.want) {
@@ -166,6 +168,7 @@ func cloneMessages(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionM
 }
 
 func TestStripThinking(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"hello", "hello"},
 		{"<think>plan</think>answer", "answer"},

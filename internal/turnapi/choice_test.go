@@ -5,6 +5,7 @@ import (
 )
 
 func TestParseChoice(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want ApprovalChoice
@@ -38,6 +39,7 @@ func TestParseChoice(t *testing.T) {
 }
 
 func TestRiskString(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		r    Risk
 		want string

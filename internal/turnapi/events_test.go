@@ -9,6 +9,7 @@ import (
 // TestEventPayloadsJSON: the payloads of the live events of a wait on a
 // person have the JSON names clients read.
 func TestEventPayloadsJSON(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		v    any
 		want string
@@ -33,6 +34,7 @@ func TestEventPayloadsJSON(t *testing.T) {
 // within MaxEventDataBytes; small texts are kept as they are, and the
 // input's choices are not modified.
 func TestBoundedEventsFit(t *testing.T) {
+	t.Parallel()
 	huge := strings.Repeat("<é>\n", 50_000)
 	many := make([]string, 100)
 	for i := range many {

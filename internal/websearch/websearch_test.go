@@ -26,6 +26,7 @@ func backendConfig(api, url, key string) config.WebSearch {
 // TestBackends: each backend sends its API's request and reads its
 // answer into the same results; its failures are one line each.
 func TestBackends(t *testing.T) {
+	t.Parallel()
 	hits := []fakesearch.Hit{
 		{Title: "Go", URL: "https://go.dev/", Snippet: "The Go   programming\nlanguage"},
 		{Title: "Tour", URL: "https://go.dev/tour", Snippet: "A tour of Go &amp; more"},
@@ -92,6 +93,7 @@ func TestBackends(t *testing.T) {
 // TestSearXNGWithoutJSON: an instance that does not serve format=json
 // (403) is told apart from a refused key.
 func TestSearXNGWithoutJSON(t *testing.T) {
+	t.Parallel()
 	fake := fakesearch.New("")
 	defer fake.Close()
 	b, _ := FromConfig(config.WebSearch{SearXNGURL: fake.URL()}, nil)
@@ -104,6 +106,7 @@ func TestSearXNGWithoutJSON(t *testing.T) {
 // TestFromConfig: the named backend, or the first configured; none says
 // which keys to set.
 func TestFromConfig(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		cfg     config.WebSearch
 		want    string

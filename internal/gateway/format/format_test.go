@@ -25,6 +25,7 @@ func runConv(t *testing.T, f Flavour, cases []convCase) {
 }
 
 func TestTelegramHTML(t *testing.T) {
+	t.Parallel()
 	runConv(t, FlavourTelegramHTML, []convCase{
 		{"heading", "# Title\n\ntext", "<b>Title</b>\n\ntext"},
 		{"nested emphasis", "**bold _it_ ~~st~~**", "<b>bold <i>it</i> <s>st</s></b>"},
@@ -54,6 +55,7 @@ func TestTelegramHTML(t *testing.T) {
 }
 
 func TestTelegramMarkdownV2(t *testing.T) {
+	t.Parallel()
 	runConv(t, FlavourTelegramMarkdownV2, []convCase{
 		{"heading", "## Title!", "*Title\\!*"},
 		{"specials escaped", "a_b*c[d]e(f)g~h`i>j#k+l-m=n|o{p}q.r!s\\t", "a\\_b\\*c\\[d\\]e\\(f\\)g\\~h\\`i\\>j\\#k\\+l\\-m\\=n\\|o\\{p\\}q\\.r\\!s\\\\t"},
@@ -73,6 +75,7 @@ func TestTelegramMarkdownV2(t *testing.T) {
 }
 
 func TestSlackMrkdwn(t *testing.T) {
+	t.Parallel()
 	runConv(t, FlavourSlack, []convCase{
 		{"heading", "# Title", "*Title*"},
 		{"emphasis", "**b** _i_ ~~s~~", "*b* _i_ ~s~"},
@@ -93,6 +96,7 @@ func TestSlackMrkdwn(t *testing.T) {
 }
 
 func TestPlain(t *testing.T) {
+	t.Parallel()
 	runConv(t, FlavourPlain, []convCase{
 		{"formatting dropped", "# T\n\n**b** _i_ `c`", "T\n\nb i c"},
 		{"link", "[site](https://x.y) and https://z.w", "site (https://x.y) and https://z.w"},
@@ -111,6 +115,7 @@ func hugeInputs() (deep, long string) {
 // TestHugeInput: huge inputs convert and split into valid parts. How long
 // that takes is BenchmarkHugeInput's to measure, not a test's to assert.
 func TestHugeInput(t *testing.T) {
+	t.Parallel()
 	deep, long := hugeInputs()
 	for _, f := range []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack} {
 		assertSplit(t, deep, f.Limit(), f)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	code := "```python\n" + strings.Repeat("print('line')  # `x` \\ <y>\n", 40) + "```"
 	cases := []struct {
 		name  string
@@ -158,6 +159,7 @@ func TestSplit(t *testing.T) {
 }
 
 func TestSplitSmallLimit(t *testing.T) {
+	t.Parallel()
 	for _, f := range []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack} {
 		parts := Split("**&&&&** [a](https://b.c/d) `x`", 1, f)
 		for _, p := range parts {

@@ -43,6 +43,16 @@ func poll(t *testing.T, ctx context.Context, s *Slack, n int) []gateway.Update {
 	}
 }
 
+// redelivered reports whether the fake delivered an envelope again.
+func redelivered(fs *fakeslack.Server) bool {
+	for _, e := range fs.Envelopes() {
+		if e.RetryAttempt > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func TestDMAckedOnce(t *testing.T) {
 	s, fs, ctx := connect(t)
 	if s.Account() != fakeslack.TeamID+"."+fakeslack.BotUserID || s.BotName() != "talaria" {
@@ -56,7 +66,11 @@ func TestDMAckedOnce(t *testing.T) {
 		t.Fatalf("update %+v", u)
 	}
 	// Not acknowledged: Slack delivers it again, and it is the same update.
-	time.Sleep(time.Second)
+	for giveUp := time.Now().Add(time.Minute); !redelivered(fs); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(giveUp) {
+			t.Fatalf("nothing delivered again within a minute: %+v", fs.Envelopes())
+		}
+	}
 	ups = poll(t, ctx, s, 1)
 	if len(ups) != 1 || ups[0].ID != u.ID {
 		t.Fatalf("after a redelivery: %+v", ups)
@@ -72,7 +86,7 @@ func TestDMAckedOnce(t *testing.T) {
 	if err := s.Edit(ctx, u.Chat.ID, id, s.Parts("Hi **again**")[0], nil); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for fs.Pending() > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -82,13 +96,7 @@ func TestDMAckedOnce(t *testing.T) {
 	if bad := fs.BadAcks(); len(bad) > 0 {
 		t.Errorf("acks of unknown envelopes: %v", bad)
 	}
-	retried := 0
-	for _, e := range fs.Envelopes() {
-		if e.RetryAttempt > 0 {
-			retried++
-		}
-	}
-	if retried == 0 {
+	if !redelivered(fs) {
 		t.Errorf("no envelope was delivered again: %+v", fs.Envelopes())
 	}
 	sent := fs.Sent()
