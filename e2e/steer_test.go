@@ -21,7 +21,7 @@ import (
 // verdicts in order.
 type steerModel struct {
 	*fakellm.Server
-	final   chan int
+	final   chan fakellm.Request
 	release chan struct{}
 	done    chan struct{}
 	checks  atomic.Int32
@@ -34,7 +34,7 @@ func (m *steerModel) Close() {
 }
 
 func newSteerModel(verdicts ...string) *steerModel {
-	m := &steerModel{final: make(chan int, 16), release: make(chan struct{}, 16), done: make(chan struct{})}
+	m := &steerModel{final: make(chan fakellm.Request, 16), release: make(chan struct{}, 16), done: make(chan struct{})}
 	m.Server = fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		last, _ := req.LastMessage()
 		switch {
@@ -46,7 +46,7 @@ func newSteerModel(verdicts ...string) *steerModel {
 		case !ranTool(req):
 			return fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"sleep 1; echo worked"}`})
 		}
-		m.final <- req.Index
+		m.final <- req
 		select {
 		case <-m.release:
 		case <-m.done:
@@ -71,13 +71,14 @@ func ranTool(req fakellm.Request) bool {
 	return false
 }
 
-// nextFinal waits for the next turn's last model call; it shows the
-// requests so far when none comes.
-func (m *steerModel) nextFinal(t *testing.T) int {
+// nextFinal waits for the next turn's last model call and returns its
+// request (held, so not yet among Requests); it shows the requests so far
+// when none comes.
+func (m *steerModel) nextFinal(t *testing.T) fakellm.Request {
 	t.Helper()
 	select {
-	case i := <-m.final:
-		return i
+	case r := <-m.final:
+		return r
 	case <-time.After(3 * time.Minute):
 		for _, r := range m.Requests() {
 			last, _ := r.LastMessage()
@@ -85,7 +86,7 @@ func (m *steerModel) nextFinal(t *testing.T) int {
 		}
 		t.Fatal("no last model call came")
 	}
-	return 0
+	return fakellm.Request{}
 }
 
 // mentions counts text in a request's messages.
@@ -157,7 +158,7 @@ func TestSteersReachAGoal(t *testing.T) {
 
 	// Turn 2's last call; the check after it says done.
 	for range 8 {
-		if mentions(m.Requests()[m.nextFinal(t)], "second steer") > 0 {
+		if mentions(m.nextFinal(t), "second steer") > 0 {
 			break
 		}
 		m.release <- struct{}{}
