@@ -45,6 +45,7 @@ func (a *Activities) FinishTurn(ctx context.Context, in turnapi.FinishTurnInput)
 		return res, fmt.Errorf("finish turn %s: %w", in.TurnID, err)
 	}
 	a.Metrics.TurnEnded(ctx, in.ExitReason)
+	a.logTurnEnd(ctx, in)
 	// The last live event: followers stop here.
 	if err := a.Store.AppendEvents(ctx, []models.Event{{TurnID: in.TurnID, Kind: events.KindDone, Data: in.ExitReason}}); err != nil {
 		a.logger().Debug("live done event not written", "turn", in.TurnID, "error", err)
@@ -86,3 +87,14 @@ func (a *Activities) finalText(ctx context.Context, in turnapi.FinishTurnInput) 
 // FinalText is the full text of a final answer stored as message id, as
 // FinishTurn computed it (reasoning blocks removed).
 func FinalText(m *models.Message) string { return transcript.StripThinking(m.Content) }
+
+// logTurnEnd says in one line how a turn ended: its session, turn and stop
+// reason (and the error of a failed turn).
+func (a *Activities) logTurnEnd(ctx context.Context, in turnapi.FinishTurnInput) {
+	attrs := []any{"session", in.SessionID, "turn", in.TurnID, "number", in.TurnNumber, "status", in.Status,
+		"stop_reason", in.ExitReason, "model_calls", in.APICalls}
+	if in.Error != "" {
+		attrs = append(attrs, "error", turnapi.BoundText(in.Error, 300))
+	}
+	a.logger().InfoContext(ctx, "turn ended", attrs...)
+}

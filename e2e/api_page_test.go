@@ -239,6 +239,11 @@ func pageModel(req fakellm.Request) fakellm.Step {
 			ChunkDelay: 20 * time.Millisecond}
 	case strings.Contains(user, "hang"):
 		return fakellm.Step{Hang: true}
+	case strings.Contains(user, "sleep a while"):
+		if toolResults == 0 {
+			return fakellm.ToolStep(fakellm.ToolCall{ID: "call_sleep", Name: "terminal", Arguments: `{"command":"sleep 37.25"}`})
+		}
+		return fakellm.TextStep("Slept.")
 	case strings.Contains(user, "scratch"):
 		if toolResults == 0 {
 			return fakellm.ToolStep(fakellm.ToolCall{ID: "call_rm", Name: "terminal", Arguments: `{"command":"rm -rf ./scratch"}`})
@@ -449,6 +454,69 @@ func TestWebPage(t *testing.T) {
 		t.Errorf("the narrow page is %dpx wide", w)
 	}
 	b.screenshot("web-page-narrow.png")
+	if p := b.problems(); len(p) > 0 {
+		t.Errorf("the page's console reported:\n%s", strings.Join(p, "\n"))
+	}
+}
+
+// TestWebPageStoppedToolAfterReload: a tool killed by Stop shows as
+// stopped, never as done: while the run ends, and after a reload, when the
+// page rebuilds the turn from the stored messages.
+func TestWebPageStoppedToolAfterReload(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives a browser")
+	}
+	t.Parallel()
+	model := fakellm.New(fakellm.WithResponder(pageModel))
+	defer model.Close()
+	u := newUser(t, model.URL())
+	_, base := u.apiServe()
+	b := newBrowser(t)
+	defer func() {
+		if t.Failed() {
+			b.screenshot("web-page-stopped-tool-failed.png")
+		}
+	}()
+	b.do(30*time.Second, chromedp.Navigate(base+"/#key="+testAPIKey), chromedp.WaitVisible(chromedp.ID("input")))
+	send(b, "please sleep a while")
+	b.waitFor("the running tool", `[...document.querySelectorAll(".msg.assistant .tool-line.running")].some(e => e.textContent === "running terminal: sleep 37.25")`, 60*time.Second)
+	waitFor(t, time.Minute, func() bool { return exec.Command("pgrep", "-f", "sleep 37.25").Run() == nil })
+	b.do(10*time.Second, chromedp.Click(chromedp.ID("stop")))
+	b.waitFor("the interrupted status", `document.getElementById("status").textContent.includes("interrupted")`, 30*time.Second)
+	lineState := `(() => { const l = [...document.querySelectorAll(".msg.assistant .tool-line")].pop();
+		return l.className + " | " + l.textContent + " | " + getComputedStyle(l, "::before").content; })()`
+	if got := eval[string](b, lineState); strings.Contains(got, "done") || strings.Contains(got, "✓") || strings.Contains(got, "running") {
+		t.Errorf("the stopped tool's line as the run ends: %s", got)
+	}
+	session := eval[string](b, `localStorage.getItem("talaria.session") || ""`)
+
+	// The stored result says how the call ended.
+	var msgs struct {
+		Data []struct {
+			Role    string `json:"role"`
+			Outcome string `json:"outcome"`
+			Content string `json:"content"`
+		} `json:"data"`
+	}
+	if status := apiCall(t, http.MethodGet, base+"/api/sessions/"+session+"/messages", nil, &msgs); status != http.StatusOK {
+		t.Fatalf("GET the session's messages: %d", status)
+	}
+	outcomes := ""
+	for _, m := range msgs.Data {
+		if m.Role == "tool" {
+			outcomes += m.Outcome + " "
+		}
+	}
+	if outcomes != "stopped " {
+		t.Errorf("the tool results' outcomes: %q (%+v)", outcomes, msgs.Data)
+	}
+
+	// A reload rebuilds the turn from the store: the call shows stopped.
+	b.do(30*time.Second, chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("input")))
+	b.waitFor("the stored tool line", `document.querySelector(".msg.assistant .tool-line[data-outcome]")`, 20*time.Second)
+	if got := eval[string](b, lineState); got != `tool-line stopped | terminal: sleep 37.25 — stopped | "■"` {
+		t.Errorf("the stopped tool's line after a reload: %s", got)
+	}
 	if p := b.problems(); len(p) > 0 {
 		t.Errorf("the page's console reported:\n%s", strings.Join(p, "\n"))
 	}

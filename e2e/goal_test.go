@@ -75,6 +75,14 @@ func TestGoalRunsUntilDone(t *testing.T) {
 			t.Errorf("turn %d: %+v", i+1, tn)
 		}
 	}
+	// What each turn does shows as it runs: every tool call of the three
+	// turns (five each), before the line of the turn's end.
+	if n := strings.Count(stderr, "⚙ read_file"); n != 15 {
+		t.Errorf("stderr shows %d read_file calls, want 15:\n%s", n, stderr)
+	}
+	if i, j := strings.Index(stderr, "⚙ read_file"), strings.Index(stderr, "turn 1: "); i < 0 || j < i {
+		t.Errorf("turn 1's tools do not show before its end:\n%s", stderr)
+	}
 	for _, line := range []string{"turn 1: max_iterations, 6 model calls — continue: check 1", "turn 3: max_iterations, 6 model calls — done: check 3"} {
 		if !strings.Contains(stderr, line) {
 			t.Errorf("stderr lacks %q:\n%s", line, stderr)

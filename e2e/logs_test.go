@@ -172,6 +172,18 @@ func TestNoTemporalLogsOnTerminal(t *testing.T) {
 		!strings.Contains(logsOut, "Activity error.") {
 		t.Fatalf("talaria logs: exit %d\n%s\n%s", code, logsOut, logsErr)
 	}
+	// A line per message handed over and per turn ended; a stop is no error.
+	for _, want := range []string{`msg="message handed to the session" session=served`, `msg="turn ended" session=served`,
+		`msg="turn ended" session=stopped`, "stop_reason=interrupted"} {
+		if !strings.Contains(logsOut, want) {
+			t.Errorf("talaria logs lacks %q", want)
+		}
+	}
+	for _, line := range strings.Split(logsOut, "\n") {
+		if strings.Contains(line, "level=ERROR") && strings.Contains(strings.ToLower(line), "cancel") {
+			t.Errorf("a routine stop logged as an error: %s", line)
+		}
+	}
 	follow := u.startLogged(ctx, "logs", "-f", "-n", "0")
 	time.Sleep(time.Second) // following from the current end
 	if _, stderr, code := u.run(2*time.Minute, "chat", "-q", "retry with a follower", "--session", "followme"); code != 0 {

@@ -110,7 +110,7 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 			return err
 		}
 		defer release()
-		return followGoal(cmd, rt, f.wait, f.jsonOut)
+		return followGoal(cmd, rt, f.wait, f.jsonOut, false)
 	}
 	goal, once := strings.TrimSpace(f.goal), false
 	if task != "" {
@@ -194,17 +194,20 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 			session, strings.Join(deliver, ", "), session, session)
 		return nil
 	}
-	return followGoal(cmd, rt, session, f.jsonOut)
+	return followGoal(cmd, rt, session, f.jsonOut, true)
 }
 
-// followGoal waits for the run of session, saying each turn on stderr as
-// it ends, and prints how it ended.
-func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON bool) error {
+// followGoal waits for the run of session, showing on stderr what each
+// turn does as it runs (its tools, waits and delegated tasks; from the
+// first turn when fromStart, else from the one running now) and a line
+// for each turn as it ends, and prints how it ended.
+func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON, fromStart bool) error {
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
-	errOut := cmd.ErrOrStderr()
+	errOut := &syncWriter{w: cmd.ErrOrStderr()}
 	fmt.Fprintf(errOut, "session: %s\n", session)
 	go sayApprovals(ctx, rt, session, errOut)
+	finish := followGoalTurns(ctx, rt, session, errOut, fromStart)
 	res, err := rt.WaitGoal(ctx, session, func(t workflows.GoalTurn) {
 		line := fmt.Sprintf("turn %d: %s, %d model calls", t.Number, t.StopReason, t.APICalls)
 		if t.Verdict != "" {
@@ -215,6 +218,7 @@ func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON b
 		}
 		fmt.Fprintln(errOut, line)
 	})
+	finish(res.GoalProgress)
 	if errors.Is(err, engine.ErrNoGoal) {
 		return &exitError{code: exitFailure, err: fmt.Errorf("no run in session %q (talaria run starts one)", session)}
 	}

@@ -100,6 +100,9 @@ func newSessionsListCommand() *cobra.Command {
 				return err
 			}
 			sessions, err := st.SessionPage(cmd.Context(), 0, limit, all)
+			if err == nil {
+				sessions, err = sessionview.WithTurnCounts(cmd.Context(), st, sessions)
+			}
 			if err != nil {
 				return err
 			}
@@ -153,13 +156,20 @@ func newSessionsShowCommand() *cobra.Command {
 				return err
 			}
 			lineage, err := st.Lineage(ctx, sess.ID)
+			if err == nil {
+				lineage, err = sessionview.WithTurnCounts(ctx, st, lineage)
+			}
 			if err != nil {
 				return err
 			}
 			tasks, err := st.Tasks(ctx, sess.ID)
+			if err == nil {
+				tasks, err = sessionview.WithTurnCounts(ctx, st, tasks)
+			}
 			if err != nil {
 				return err
 			}
+			sess.TurnCount = sessionview.TurnCount(*sess, turns)
 			if asJSON {
 				d := sessionview.NewDetail(sess, lineage, turns, msgs, sessionview.FirstMessage(ctx, st))
 				d.Tasks = sessionview.NewSessions(tasks, sessionview.FirstMessage(ctx, st))
@@ -203,13 +213,13 @@ func printSession(w io.Writer, sess *models.Session, lineage []models.Session, t
 		fmt.Fprintf(w, "  a delegated task of session %s\n", sess.DelegatedFrom)
 	}
 	for _, t := range turns {
-		fmt.Fprintf(w, "  turn %d: %s (%s), %d model calls, %d tokens\n", t.Number, t.Status, t.ExitReason, t.APICalls, t.TotalTokens)
+		fmt.Fprintf(w, "  %s\n", turnLine(t))
 	}
 	fmt.Fprintln(w)
 	for _, m := range msgs {
 		switch {
 		case m.Role == "tool":
-			fmt.Fprintf(w, "  [%s result] %s\n", m.Name, oneLineText(m.Content, 200))
+			fmt.Fprintf(w, "  [%s %s] %s\n", m.Name, resultWord(sessionview.ToolOutcome(m.Content)), oneLineText(m.Content, 200))
 		case len(m.ToolCalls) > 0:
 			for _, c := range m.ToolCalls {
 				fmt.Fprintf(w, "assistant → %s %s\n", c.Function.Name, oneLineText(c.Function.Arguments, 200))
@@ -221,6 +231,33 @@ func printSession(w io.Writer, sess *models.Session, lineage []models.Session, t
 			fmt.Fprintf(w, "%s: %s\n", m.Role, m.Content)
 		}
 	}
+}
+
+// turnLine is a turn of `sessions show`: "turn N: STATUS (EXIT REASON), C
+// model calls, T tokens", the exit reason left out when there is none or
+// it only repeats the status. Pure.
+func turnLine(t models.Turn) string {
+	state := t.Status
+	if t.ExitReason != "" && t.ExitReason != t.Status {
+		state += " (" + t.ExitReason + ")"
+	}
+	return fmt.Sprintf("turn %d: %s, %d model calls, %d tokens", t.Number, state, t.APICalls, t.TotalTokens)
+}
+
+// resultWord names a tool result by how its call ended: "result" for one
+// that ran to its end, else its outcome ("failed", "stopped", "not run",
+// "outcome unknown").
+// Pure.
+func resultWord(outcome string) string {
+	switch outcome {
+	case sessionview.OutcomeDone:
+		return "result"
+	case sessionview.OutcomeNotRun:
+		return "not run"
+	case sessionview.OutcomeUnknown:
+		return "outcome unknown"
+	}
+	return outcome
 }
 
 // lineageLine describes where sess stands in its lineage: "lineage ROOT,

@@ -108,8 +108,20 @@ func (s *Server) handleListSessions(w http.ResponseWriter, r *http.Request) erro
 	if more {
 		sessions = sessions[:limit]
 	}
+	if sessions, err = sessionview.WithTurnCounts(r.Context(), s.rt.Store, sessions); err != nil {
+		return err
+	}
 	writeJSON(w, http.StatusOK, newList(sessionview.NewSessions(sessions, sessionview.FirstMessage(r.Context(), s.rt.Store)), more))
 	return nil
+}
+
+// sessionView is a session as the API shows it, its turns counted.
+func (s *Server) sessionView(r *http.Request, sess *models.Session) (sessionview.Session, error) {
+	counted, err := sessionview.WithTurnCounts(r.Context(), s.rt.Store, []models.Session{*sess})
+	if err != nil {
+		return sessionview.Session{}, err
+	}
+	return sessionview.NewSessions(counted, sessionview.FirstMessage(r.Context(), s.rt.Store))[0], nil
 }
 
 // loadSession is the session of the path, or a 404.
@@ -132,7 +144,11 @@ func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, sessionview.NewSessions([]models.Session{*sess}, sessionview.FirstMessage(r.Context(), s.rt.Store))[0])
+	v, err := s.sessionView(r, sess)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, v)
 	return nil
 }
 
@@ -250,7 +266,11 @@ func (s *Server) handleForkSession(w http.ResponseWriter, r *http.Request) error
 	case err != nil:
 		return err
 	}
+	v, err := s.sessionView(r, fork)
+	if err != nil {
+		return err
+	}
 	w.Header().Set("Location", "/api/sessions/"+fork.ID)
-	writeJSON(w, http.StatusCreated, sessionview.NewSessions([]models.Session{*fork}, sessionview.FirstMessage(r.Context(), s.rt.Store))[0])
+	writeJSON(w, http.StatusCreated, v)
 	return nil
 }

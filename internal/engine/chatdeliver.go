@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -20,6 +21,25 @@ import (
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
+
+// loggedDeliverers are deliverers that each say in one line what they
+// delivered (job, slot, target and where it went) or why an attempt failed.
+func loggedDeliverers(logger *slog.Logger, ds map[string]activities.Deliverer) map[string]activities.Deliverer {
+	out := make(map[string]activities.Deliverer, len(ds))
+	for scheme, d := range ds {
+		out[scheme] = activities.DelivererFunc(func(ctx context.Context, in turnapi.DeliverInput) (string, error) {
+			where, err := d.Deliver(ctx, in)
+			attrs := []any{"job", in.JobName, "job_id", in.JobID, "slot", in.Slot.UTC().Format(time.RFC3339), "target", in.Target}
+			if err != nil {
+				logger.InfoContext(ctx, "delivery attempt failed", append(attrs, "error", err)...)
+				return where, err
+			}
+			logger.InfoContext(ctx, "delivered", append(attrs, "to", where)...)
+			return where, nil
+		})
+	}
+	return out
+}
 
 // chatDeliveryTimeout is how long a delivery to a chat may wait for a
 // gateway to take it before it is given up (and recorded failed).

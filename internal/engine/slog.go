@@ -2,7 +2,10 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/internal/logfile"
 )
@@ -52,12 +55,60 @@ func (h sdkHandler) WithGroup(n string) slog.Handler {
 
 // quiet is the logger given to the Temporal SDK. A logger made by
 // logfile.Open routes every SDK record to the log file only (and to the
-// terminal too at debug level), as the SDK logs it. Any other logger keeps
-// the SDK's info logs and its routine per-attempt errors out of the
-// terminal (the latter show with debug logging).
+// terminal too at debug level), as the SDK logs it, except that routine
+// stops are info lines (stopsHandler). Any other logger keeps the SDK's
+// info logs and its routine per-attempt errors out of the terminal (the
+// latter show with debug logging).
 func quiet(l *slog.Logger) *slog.Logger {
 	if h, ok := logfile.ForTemporal(l); ok {
-		return slog.New(h)
+		return slog.New(stopsHandler{h})
 	}
 	return slog.New(sdkHandler{l.Handler(), slog.LevelWarn})
+}
+
+// stopsHandler lowers to info the SDK's records of routine stops
+// (routineStop): an activity cancelled because its turn was interrupted,
+// its workflow ended or its worker stopped is what a stop does, not an
+// error. The turn's own "turn ended" line says why it stopped.
+type stopsHandler struct{ slog.Handler }
+
+func (h stopsHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level > slog.LevelInfo && routineStop(r) {
+		r.Level = slog.LevelInfo
+		if !h.Handler.Enabled(ctx, r.Level) {
+			return nil
+		}
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h stopsHandler) WithAttrs(a []slog.Attr) slog.Handler {
+	return stopsHandler{h.Handler.WithAttrs(a)}
+}
+
+func (h stopsHandler) WithGroup(n string) slog.Handler {
+	return stopsHandler{h.Handler.WithGroup(n)}
+}
+
+// sdkErrorKey is the key of the error the SDK attaches to its records.
+const sdkErrorKey = "Error"
+
+// routineStop says whether r is the SDK's record of an activity attempt
+// (its error, or a heartbeat's answer) that ended because it was
+// cancelled: its error is a cancellation (context.Canceled, or Temporal's
+// CanceledError). The error's type decides, never its text. Pure.
+func routineStop(r slog.Record) bool {
+	if !sdkRoutine[r.Message] {
+		return false
+	}
+	stop := false
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key != sdkErrorKey {
+			return true
+		}
+		err, ok := a.Value.Resolve().Any().(error)
+		stop = ok && (errors.Is(err, context.Canceled) || temporal.IsCanceledError(err))
+		return false
+	})
+	return stop
 }

@@ -2,13 +2,16 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
 	"testing"
 
 	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/internal/logfile"
 )
@@ -97,5 +100,64 @@ func TestSDKLogsGoToTheLogFile(t *testing.T) {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("log file lacks %q:\n%s", want, data)
 		}
+	}
+}
+
+// TestSDKRoutineStopsAreNotErrors: in the log file, an activity attempt
+// that ended because it was cancelled (an interrupt, a stop) is an info
+// line, told by its error's type; every other activity error stays an
+// error, even one whose text only reads like a cancellation.
+func TestSDKRoutineStopsAreNotErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		log   func(sdklog.Logger)
+		level string
+	}{
+		{"activity cancelled by an interrupt", func(l sdklog.Logger) {
+			l.Error("Activity error.", "ActivityType", "ExecuteTools", "Error", fmt.Errorf("execute tools: %w", context.Canceled))
+		}, "INFO"},
+		{"activity answered cancelled", func(l sdklog.Logger) {
+			l.Error("Activity error.", "ActivityType", "CallModel", "Error", temporal.NewCanceledError())
+		}, "INFO"},
+		{"heartbeat answered cancelled", func(l sdklog.Logger) {
+			l.Warn("RecordActivityHeartbeat with error", "Error", temporal.NewCanceledError())
+		}, "INFO"},
+		{"a cancellation in words only", func(l sdklog.Logger) {
+			l.Error("Activity error.", "ActivityType", "CallModel", "Error", errors.New("context canceled"))
+		}, "ERROR"},
+		{"activity timed out", func(l sdklog.Logger) {
+			l.Error("Activity error.", "ActivityType", "CallModel", "Error", context.DeadlineExceeded)
+		}, "ERROR"},
+		{"model call failed", func(l sdklog.Logger) {
+			l.Error("Activity error.", "ActivityType", "CallModel", "Error", errors.New("upstream exploded"))
+		}, "ERROR"},
+		{"heartbeat failed", func(l sdklog.Logger) {
+			l.Warn("RecordActivityHeartbeat with error", "Error", errors.New("unavailable"))
+		}, "WARN"},
+		{"a panic with a cancelled error", func(l sdklog.Logger) {
+			l.Error("Activity panic.", "Error", context.Canceled)
+		}, "ERROR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			var term bytes.Buffer
+			logs, err := logfile.Open(logfile.Options{Home: home, Kind: "worker", Level: "warn", Terminal: &term, CreateDir: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer logs.Close()
+			tt.log(sdklog.With(sdklog.NewStructuredLogger(quiet(logs.Logger)), "WorkerID", "w1"))
+			data, err := os.ReadFile(logfile.Path(home, "worker"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := string(data); strings.Count(got, "\n") != 1 || !strings.Contains(got, "level="+tt.level+" ") || !strings.Contains(got, "WorkerID=w1") {
+				t.Errorf("log file: %q, want one %s line", got, tt.level)
+			}
+			if term.Len() != 0 {
+				t.Errorf("reached the terminal: %q", term.String())
+			}
+		})
 	}
 }

@@ -64,8 +64,24 @@ func (rt *Runtime) Send(ctx context.Context, sessionID string, msg workflows.Mes
 // send delivers msg to the coordinator of a conversation (a resolved id)
 // and returns once the coordinator has accepted it (it is durable).
 func (rt *Runtime) send(ctx context.Context, sessionID string, msg workflows.Message) error {
+	if msg.RequestID == "" {
+		msg.RequestID = newRequestID() // as deliver would, so that the log line names it
+	}
 	_, err := rt.deliver(ctx, sessionID, msg, client.WorkflowUpdateStageAccepted)
+	if err == nil {
+		rt.logHandoff(ctx, sessionID, msg, "")
+	}
 	return err
+}
+
+// logHandoff says in one line that the session took msg: its request,
+// mode and size (never its text) and, once known, the turn it became.
+func (rt *Runtime) logHandoff(ctx context.Context, sessionID string, msg workflows.Message, turnID string) {
+	attrs := []any{"session", sessionID, "request", msg.RequestID, "mode", string(msg.Mode), "chars", len(msg.Text)}
+	if turnID != "" {
+		attrs = append(attrs, "turn", turnID)
+	}
+	rt.logger.InfoContext(ctx, "message handed to the session", attrs...)
 }
 
 // RunTurn sends in.UserMessage to the session, queued behind any running
@@ -101,13 +117,21 @@ func (rt *Runtime) Deliver(ctx context.Context, msg workflows.Message) (string, 
 		return "", err
 	}
 	msg.Turn.SessionID = conversation
-	return rt.handoff(ctx, conversation, msg)
+	turnID, err := rt.handoff(ctx, conversation, msg)
+	if err == nil {
+		rt.logHandoff(ctx, conversation, msg, turnID)
+	}
+	return turnID, err
 }
 
 // startMessage is StartMessage for a resolved conversation id.
 func (rt *Runtime) startMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode) (string, error) {
 	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
-	return rt.handoff(ctx, in.SessionID, msg)
+	turnID, err := rt.handoff(ctx, in.SessionID, msg)
+	if err == nil {
+		rt.logHandoff(ctx, in.SessionID, msg, turnID)
+	}
+	return turnID, err
 }
 
 // RunMessage sends in.UserMessage with a busy-input mode and waits for the

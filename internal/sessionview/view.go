@@ -98,7 +98,10 @@ type Message struct {
 	PromptTokens     int64             `json:"prompt_tokens,omitempty"`
 	CompletionTokens int64             `json:"completion_tokens,omitempty"`
 	Steer            bool              `json:"steer,omitempty"`
-	CreatedAt        time.Time         `json:"created_at"`
+	// Outcome is how the call a tool result answers ended (ToolOutcome:
+	// done, failed, stopped, not_run); only on tool results.
+	Outcome   string    `json:"outcome,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
 }
 
 // SearchGroup is one conversation of a search's hits.
@@ -116,10 +119,13 @@ type SearchHit struct {
 	After   []Message `json:"after"`
 }
 
-// NewDetail describes a session, its lineage, turns and messages.
+// NewDetail describes a session, its lineage, turns and messages; the
+// session counts its turns (TurnCount).
 func NewDetail(sess *models.Session, lineage []models.Session, turns []models.Turn, msgs []models.Message,
 	first func(id string) string) Detail {
-	v := Detail{Session: NewSessions([]models.Session{*sess}, first)[0], SystemPrompt: sess.SystemPrompt,
+	counted := *sess
+	counted.TurnCount = TurnCount(*sess, turns)
+	v := Detail{Session: NewSessions([]models.Session{counted}, first)[0], SystemPrompt: sess.SystemPrompt,
 		Lineage: NewSessions(lineage, func(string) string { return "" }), Messages: NewMessages(msgs),
 		Turns: make([]Turn, len(turns))}
 	for i, t := range turns {
@@ -138,6 +144,9 @@ func NewMessages(msgs []models.Message) []Message {
 			Reasoning: m.Reasoning, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name,
 			FinishReason: m.FinishReason, PromptTokens: m.PromptTokens, CompletionTokens: m.CompletionTokens,
 			Steer: m.Steer, CreatedAt: m.CreatedAt.UTC()}
+		if m.Role == "tool" {
+			out[i].Outcome = ToolOutcome(m.Content)
+		}
 	}
 	return out
 }

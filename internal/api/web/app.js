@@ -298,14 +298,40 @@
       calls.forEach(function (c) {
         var fn = c["function"] || c;
         var line = document.createElement("div");
-        line.className = "tool-line done";
-        line.textContent = "ran " + (fn.name || "tool") + summarize(fn.arguments);
+        // How the call ended is its result's, which follows: until then
+        // the line claims no outcome.
+        line.className = "tool-line";
+        line.dataset.callId = c.id || "";
+        line.dataset.what = (fn.name || "tool") + summarize(fn.arguments);
+        line.textContent = line.dataset.what;
         el.appendChild(line);
       });
       return el;
+    } else if (m.role === "tool" && prev && prev.classList.contains("assistant")) {
+      storedOutcome(prev, m);
+      return prev;
     }
     return null;
   }
+
+  // storedOutcome marks the tool line of the call a stored tool result
+  // answers with how the call ended (the result's outcome).
+  function storedOutcome(el, m) {
+    var lines = el.querySelectorAll(".tool-line");
+    for (var i = 0; i < lines.length; i++) {
+      var line = lines[i];
+      if (line.dataset.callId === (m.tool_call_id || "") && !line.dataset.outcome) {
+        var state = OUTCOME_STATE[m.outcome] || "done";
+        line.dataset.outcome = m.outcome || "done";
+        line.className = "tool-line " + state;
+        line.textContent = toolText({ name: line.dataset.what, summary: "", state: state });
+        return;
+      }
+    }
+  }
+
+  // OUTCOME_STATE is the tool line's state for a stored result's outcome.
+  var OUTCOME_STATE = { done: "done", failed: "failed", stopped: "stopped", not_run: "refused", unknown: "unknown" };
 
   function textOf(content) {
     if (typeof content === "string") {
@@ -461,6 +487,8 @@
       case "running": return "running " + what;
       case "failed": return what + " — failed";
       case "refused": return what + " — refused: " + (p.note || "not run");
+      case "stopped": return what + " — stopped";
+      case "unknown": return what + " — outcome unknown";
       default: return what + " — done";
     }
   }
@@ -479,6 +507,23 @@
     var d = {};
     try { d = ev.data ? JSON.parse(ev.data) : {}; } catch (e) { d = { text: ev.data }; }
     switch (ev.event) {
+      case "attempt":
+        // A model call's attempt streams its text from the start: a new
+        // attempt of the same call replaces what the earlier one showed.
+        // (Its text may have gone on the last part before it: that part
+        // is cut back to where the call began.)
+        if (run.attempt && run.attempt.call === d.call) {
+          run.parts.length = run.attempt.len;
+          var before = run.parts[run.parts.length - 1];
+          if (before && typeof before.text === "string") {
+            before.text = before.text.slice(0, run.attempt.tail);
+          }
+          renderRun(run);
+        } else {
+          var last = run.parts[run.parts.length - 1];
+          run.attempt = { call: d.call, len: run.parts.length, tail: last && typeof last.text === "string" ? last.text.length : 0 };
+        }
+        break;
       case "delta":
         addText(run, "text", d.text || "");
         break;
@@ -743,6 +788,12 @@
     if (!ok) {
       run.parts.push({ t: "note", text: text.toLowerCase() });
     }
+    // A tool still running when its run ended was stopped with it.
+    run.parts.forEach(function (p) {
+      if (p.t === "tool" && p.state === "running") {
+        p.state = "stopped";
+      }
+    });
     renderRun(run);
     setStatus(text, ok ? "" : "ended");
     run.el.dataset.stopReason = reason;
