@@ -62,13 +62,28 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 		return turnapi.CallModelResult{}, err
 	}
 	stop := a.heartbeat(ctx, func() any { return in.Call })
-	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
+	// The events of this attempt begin with its KindAttempt: a door shows
+	// the call's text anew, and a superseded attempt shows nothing more.
+	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()), events.WithAttempt(in.Call, attemptNumber(ctx)))
 	idle := orDefault(in.IdleTimeout, DefaultModelIdleTimeout)
 	slow := watchSlow(pub, slowModelAfter, idle)
-	reply, err := a.callModel(ctx, provider, req, llm.Options{
+	// An attempt a later one superseded (its heartbeat was refused while
+	// it still ran) stops its request at its next piece of text.
+	callCtx, cancelCall := context.WithCancelCause(ctx)
+	reply, err := a.callModel(callCtx, provider, req, llm.Options{
 		Stream: a.workerModel("").Stream, IdleTimeout: idle, OnChunk: slow.progress,
-		OnDelta: func(d string) { pub.Publish(events.KindDelta, d) },
+		OnDelta: func(d string) {
+			if pub.Superseded() {
+				cancelCall(errSuperseded)
+				return
+			}
+			pub.Publish(events.KindDelta, d)
+		},
 	})
+	if context.Cause(callCtx) == errSuperseded {
+		err = errSuperseded
+	}
+	cancelCall(nil)
 	slow.progress()
 	stop()
 	if err != nil {
@@ -460,3 +475,12 @@ func filterTools(defs []openai.Tool, allow []string) []openai.Tool {
 	}
 	return out
 }
+
+// attemptNumber is the activity's attempt number (1 outside an activity).
+func attemptNumber(ctx context.Context) int {
+	n, _ := attemptOf(ctx)
+	return int(n)
+}
+
+// errSuperseded ends an attempt of a model call a later attempt replaced.
+var errSuperseded = temporal.NewNonRetryableApplicationError("a later attempt of this model call began; this one stopped", "Superseded", nil)

@@ -23,6 +23,10 @@ var (
 	// ErrSessionExists reports that the ID CompactSession derives for a
 	// child session is already taken by a session that is not that child.
 	ErrSessionExists = errors.New("session already exists")
+
+	// ErrSuperseded reports events of a model call's attempt that a later
+	// attempt has replaced: they are not stored (see KindAttempt).
+	ErrSuperseded = errors.New("a later attempt superseded these events")
 )
 
 // changedRow is the outcome of an update or delete that must touch a row:

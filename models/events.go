@@ -20,11 +20,23 @@ import (
 // seen every event up to an ID asks for the ones after it (EventsAfter).
 type Event struct {
 	ID     int64     `gorm:"primaryKey;autoIncrement;index:idx_event_turn_id,priority:2"`
-	TurnID string    `gorm:"index:idx_event_turn_id,priority:1;size:256"`
-	Kind   string    `gorm:"size:32"` // "delta", "reasoning", "tool_start", "tool_end", "status", "done", ...
+	TurnID string    `gorm:"index:idx_event_turn_id,priority:1;index:idx_event_turn_kind,priority:1;size:256"`
+	Kind   string    `gorm:"size:32;index:idx_event_turn_kind,priority:2"` // "delta", "reasoning", "tool_start", "tool_end", "status", "done", ...
 	Data   string    `gorm:"type:text;serializer:text"`
 	At     time.Time `gorm:"index:idx_event_at"`
+	// ModelCall and Attempt say which model call of the turn, and which
+	// attempt of it, published the event (0 for events of no model call).
+	// An attempt's events are refused once a later attempt of the turn has
+	// begun (see KindAttempt), so a superseded attempt can show nothing.
+	ModelCall int `gorm:"not null;default:0"`
+	Attempt   int `gorm:"not null;default:0"`
 }
+
+// KindAttempt is the event that begins an attempt of a model call: the
+// text of that call shown so far is to be replaced by what follows. The
+// store refuses events of an earlier attempt (or of an earlier call) of
+// the turn once it holds this one (ErrSuperseded).
+const KindAttempt = "attempt"
 
 // MaxEventKindLen is the longest Event.Kind the store accepts.
 const MaxEventKindLen = 32
@@ -137,15 +149,43 @@ func (s *Store) AppendEventUnlessRepeated(ctx context.Context, ev Event) (bool, 
 	return stored, nil
 }
 
-// insertEvents locks the turns of rows and inserts rows, within tx.
+// insertEvents locks the turns of rows and inserts rows, within tx. Rows
+// of a model call's attempt that a later attempt superseded are refused,
+// all of them (ErrSuperseded).
 func (s *Store) insertEvents(tx *gorm.DB, rows []Event) error {
 	if err := s.lockEventTurns(tx, rows); err != nil {
 		return fmt.Errorf("lock turns: %w", err)
+	}
+	if err := superseded(tx, rows); err != nil {
+		return err
 	}
 	for start := 0; start < len(rows); start += eventInsertBatch {
 		chunk := rows[start:min(start+eventInsertBatch, len(rows))]
 		if err := tx.Create(&chunk).Error; err != nil {
 			return fmt.Errorf("insert events %d..%d: %w", start, start+len(chunk)-1, err)
+		}
+	}
+	return nil
+}
+
+// superseded fails with ErrSuperseded when the store holds the beginning
+// of an attempt later than one of rows' (a later attempt of its call, or
+// an attempt of a later call of the turn), within tx under the turn's lock.
+func superseded(tx *gorm.DB, rows []Event) error {
+	var last Event
+	for _, ev := range rows {
+		if ev.Attempt == 0 || (ev.TurnID == last.TurnID && ev.ModelCall == last.ModelCall && ev.Attempt == last.Attempt) {
+			continue
+		}
+		last = ev
+		var n int64
+		err := tx.Model(&Event{}).Where("turn_id = ? AND kind = ? AND (model_call > ? OR (model_call = ? AND attempt > ?))",
+			ev.TurnID, KindAttempt, ev.ModelCall, ev.ModelCall, ev.Attempt).Limit(1).Count(&n).Error
+		if err != nil {
+			return fmt.Errorf("look for a later attempt: %w", err)
+		}
+		if n > 0 {
+			return fmt.Errorf("%w: call %d, attempt %d of turn %q", ErrSuperseded, ev.ModelCall, ev.Attempt, ev.TurnID)
 		}
 	}
 	return nil

@@ -22,16 +22,32 @@ type streamPrinter struct {
 	mu          sync.Mutex
 	text        strings.Builder
 	midLine     bool
+	// shown keeps a retried model call's text from being printed twice.
+	shown events.Shown
 }
 
 func (p *streamPrinter) onEvent(ev models.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch ev.Kind {
+	case events.KindAttempt:
+		p.shown.Attempt(ev.Data)
 	case events.KindDelta:
-		fmt.Fprint(p.out, ev.Data)
-		p.text.WriteString(ev.Data)
-		p.midLine = !strings.HasSuffix(ev.Data, "\n")
+		text, restarted := p.shown.Delta(ev.Data)
+		if restarted {
+			// A retried call answered differently: what was shown of it
+			// is not the answer; the new text follows on a line of its own.
+			if p.midLine {
+				fmt.Fprintln(p.out)
+			}
+			fmt.Fprintln(p.errOut, "  ⟲ the retried model call answered differently; its answer follows anew")
+		}
+		if text == "" {
+			return
+		}
+		fmt.Fprint(p.out, text)
+		p.text.WriteString(text)
+		p.midLine = !strings.HasSuffix(text, "\n")
 	case events.KindStatus, events.KindWait:
 		if p.midLine {
 			fmt.Fprintln(p.out)

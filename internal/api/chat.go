@@ -253,19 +253,31 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, turnID, id, 
 	if err := sse.data(chunk(&chatMessage{Role: role, Content: &empty}, nil)); err != nil {
 		return nil
 	}
-	// segment is the text streamed since the last tool call or retry
-	// notice: the final answer's beginning, if the answer came from it.
+	// shown follows what the client was sent of each model call's text: a
+	// retried call's attempt retraces it, and only what goes beyond it is
+	// sent. segment is the text sent since the last tool call: the final
+	// answer's beginning, if the answer came from it.
+	var shown events.Shown
 	var segment strings.Builder
-	streamedAny := false
+	streamedAny, differed := false, false
 	err = s.followEvents(r.Context(), turnID, 0, sse, func(ev eventOut) error {
 		switch ev.Kind {
+		case events.KindAttempt:
+			if shown.Attempt(string(ev.raw)) {
+				segment.Reset()
+			}
 		case events.KindDelta:
-			segment.WriteString(ev.text)
+			t, restarted := shown.Delta(ev.text)
+			if restarted {
+				differed = true
+				return errRetriedDifferently
+			}
+			if t == "" {
+				return nil
+			}
+			segment.WriteString(t)
 			streamedAny = true
-			t := ev.text
 			return sse.data(chunk(&chatMessage{Content: &t}, nil))
-		case events.KindWait:
-			segment.Reset()
 		case events.KindToolStart, events.KindToolEnd:
 			segment.Reset()
 			// A chunk without choices (as a usage chunk is), so that a
@@ -275,6 +287,14 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, turnID, id, 
 		}
 		return nil
 	})
+	if differed {
+		// What was sent cannot be taken back: the stream ends with an
+		// error naming where the whole answer is, and the turn goes on.
+		_ = sse.data(errorBody{Error: errorf(http.StatusConflict, typeTurn, "retried_differently",
+			"a retried model call answered differently from the text already sent; the turn goes on, and GET /v1/runs/%s has its answer", turnID)})
+		_ = sse.done()
+		return nil
+	}
 	if err != nil {
 		// The client went away (or a write to it failed): the turn goes
 		// on, unless the client asked otherwise.
@@ -319,6 +339,10 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, turnID, id, 
 	_ = sse.done()
 	return nil
 }
+
+// errRetriedDifferently stops a stream whose retried model call answered
+// differently from the text already sent.
+var errRetriedDifferently = errors.New("a retried model call answered differently")
 
 func deref(s *string) string {
 	if s == nil {

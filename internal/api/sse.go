@@ -112,6 +112,7 @@ func (e eventOut) payload() any {
 var jsonKinds = map[string]bool{
 	events.KindToolStart: true, events.KindToolEnd: true, events.KindApproval: true,
 	events.KindApprovalDecided: true, events.KindQuestion: true, events.KindAnswered: true,
+	events.KindAttempt: true,
 }
 
 // eventOf reads a stored event. The data of a JSON kind is passed on as

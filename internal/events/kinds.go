@@ -1,6 +1,9 @@
 package events
 
-import "github.com/talaria-agent/talaria/internal/turnapi"
+import (
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
+)
 
 // Kinds of events. Data is text for the streamed kinds and small JSON (or
 // nothing) for the others.
@@ -12,7 +15,16 @@ const (
 	KindStatus    = "status"     // a change of the turn's state
 	KindWait      = "wait"       // the turn waits: a retry's delay, a slow model (text)
 	KindDone      = "done"       // the turn ended; the last event of a turn
+	// KindAttempt begins an attempt of a model call (Data: AttemptEvent):
+	// the text of that call shown so far is replaced by what follows.
+	KindAttempt = models.KindAttempt
 )
+
+// AttemptEvent is the data of a KindAttempt event.
+type AttemptEvent struct {
+	Call    int `json:"call"`
+	Attempt int `json:"attempt"`
+}
 
 // Kinds of the events the turn's workflow records (through the RecordEvent
 // activity) while it waits on a person. Their names and JSON payloads are

@@ -19,6 +19,8 @@ type config struct {
 	bufferSize int
 	logger     *slog.Logger
 	clock      func() time.Time
+	// call and attempt mark every event (WithAttempt).
+	call, attempt int
 }
 
 // Option configures a Publisher.
@@ -87,4 +89,13 @@ func newConfig(opts []Option) config {
 		}
 	}
 	return c
+}
+
+// WithAttempt marks every event as published by attempt (counting from 1)
+// of the turn's model call number call, and makes the Publisher begin with
+// a KindAttempt event: a door replaces the call's text shown so far with
+// what follows. Once a later attempt began, the store refuses this one's
+// events and the Publisher discards the rest (Superseded).
+func WithAttempt(call, attempt int) Option {
+	return func(c *config) { c.call, c.attempt = call, max(attempt, 1) }
 }

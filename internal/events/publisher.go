@@ -2,6 +2,8 @@ package events
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -37,8 +39,10 @@ type Publisher struct {
 	merging bool
 	since   time.Time // when pending became non-empty
 	closed  bool
-	err     error // the first write error
-	failing int   // consecutive failed writes
+	// superseded: a later attempt of the model call began (WithAttempt).
+	superseded bool
+	err        error // the first write error
+	failing    int   // consecutive failed writes
 
 	wake         chan struct{} // a hint that pending changed; capacity 1
 	closing      chan struct{} // closed by Close
@@ -62,8 +66,23 @@ func NewPublisher(sink Sink, turnID string, opts ...Option) *Publisher {
 		writeCtx:     writeCtx,
 		cancelWrites: cancel,
 	}
+	if p.cfg.attempt > 0 {
+		data, _ := json.Marshal(AttemptEvent{Call: p.cfg.call, Attempt: p.cfg.attempt})
+		p.Publish(KindAttempt, string(data))
+	}
 	go p.run()
 	return p
+}
+
+// Superseded reports whether a later attempt of the Publisher's model call
+// began: its events are discarded from then on.
+func (p *Publisher) Superseded() bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.superseded
 }
 
 // Publish queues an event without waiting for the database. An empty piece
@@ -85,7 +104,7 @@ func (p *Publisher) Publish(kind, data string) {
 	at := p.cfg.clock()
 
 	p.mu.Lock()
-	if p.closed {
+	if p.closed || p.superseded {
 		p.mu.Unlock()
 		return
 	}
@@ -103,7 +122,7 @@ func (p *Publisher) Publish(kind, data string) {
 	if n == 0 {
 		p.since = time.Now()
 	}
-	p.pending = append(p.pending, models.Event{TurnID: p.turnID, Kind: kind, Data: data, At: at})
+	p.pending = append(p.pending, models.Event{TurnID: p.turnID, Kind: kind, Data: data, At: at, ModelCall: p.cfg.call, Attempt: p.cfg.attempt})
 	n++
 	p.mu.Unlock()
 	if n == 1 || n >= p.cfg.maxBatch {
@@ -226,6 +245,15 @@ func (p *Publisher) writeBatch() bool {
 	ctx, cancel := context.WithTimeout(p.writeCtx, writeTimeout)
 	err := p.append(ctx, batch)
 	cancel()
+	if errors.Is(err, models.ErrSuperseded) {
+		p.mu.Lock()
+		p.superseded, p.pending = true, nil
+		p.merged.Reset()
+		p.merging = false
+		p.mu.Unlock()
+		p.cfg.logger.Debug("events: a later attempt of the model call began; this one's events are discarded", "turn", p.turnID, "call", p.cfg.call, "attempt", p.cfg.attempt)
+		return true
+	}
 	if err != nil {
 		p.failed(len(batch), fmt.Errorf("events: write %d events of turn %q: %w", len(batch), p.turnID, err))
 		return true

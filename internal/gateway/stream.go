@@ -144,6 +144,11 @@ func (d *draft) apply(kind, data string) bool {
 	case events.KindWait:
 		d.text, d.wait = "", data
 		return true
+	case events.KindAttempt:
+		// A model call's attempt streams its text from the start: the
+		// draft shows that attempt's text alone.
+		d.text = ""
+		return true
 	case events.KindTaskStart, events.KindTaskEnd:
 		// A running task shows like a running tool: its goal.
 		var t turnapi.TaskEvent
