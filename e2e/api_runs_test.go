@@ -161,8 +161,9 @@ func TestRunsOverAPI(t *testing.T) {
 	if got := deltas(t, all); got != reply {
 		t.Fatalf("deltas across the resume = %q, want %q", got, reply)
 	}
-	if k := kinds(all); !strings.HasPrefix(k, "tool_start,tool_end,") || !strings.HasSuffix(k, "delta,done") {
-		t.Fatalf("event kinds %s, want tool_start,tool_end,...,delta,done", k)
+	// Each model call's events open with its attempt event.
+	if k, want := kinds(all), "attempt,tool_start,tool_end,attempt,delta,done"; k != want {
+		t.Fatalf("event kinds %s, want %s", k, want)
 	}
 	// The whole stream read again from the start is the same events.
 	whole := openEvents(t, base+"/v1/runs/"+id+"/events", "")

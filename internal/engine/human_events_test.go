@@ -32,13 +32,13 @@ func turnEventsOf(ctx context.Context, t *testing.T, rt *Runtime, turnID string)
 	}
 }
 
-// shownKinds lists the kinds of evs that are not streamed text or notices,
-// joined by spaces.
+// shownKinds lists the kinds of evs that are not streamed text or notices
+// (a model call's attempt event is a notice), joined by spaces.
 func shownKinds(evs []models.Event) string {
 	var kinds []string
 	for _, ev := range evs {
 		switch ev.Kind {
-		case events.KindDelta, events.KindReasoning, events.KindStatus, events.KindWait:
+		case events.KindDelta, events.KindReasoning, events.KindStatus, events.KindWait, events.KindAttempt:
 			continue
 		}
 		kinds = append(kinds, ev.Kind)
