@@ -291,7 +291,7 @@ func (s *Server) streamChat(w http.ResponseWriter, r *http.Request, turnID, id, 
 		// What was sent cannot be taken back: the stream ends with an
 		// error naming where the whole answer is, and the turn goes on.
 		_ = sse.data(errorBody{Error: errorf(http.StatusConflict, typeTurn, "retried_differently",
-			"a retried model call answered differently from the text already sent; the turn goes on, and GET /v1/runs/%s has its answer", turnID)})
+			"a retried model call answered differently from the text already sent; the turn goes on, and GET /v1/runs/%s has its answer", runID(runPrefix, turnID))})
 		_ = sse.done()
 		return nil
 	}
