@@ -106,45 +106,22 @@ func (a *Activities) logger() *slog.Logger {
 	return a.Logger
 }
 
-// heartbeat records a heartbeat every interval until the returned stop is
-// called, so a cancelled or timed-out activity learns it quickly.
-func (a *Activities) heartbeat(ctx context.Context, details func() any) (stop func()) {
+// heartbeat keeps the activity's attempt alive while it works (KeepAlive):
+// it returns the context to work in and a stop that ends the heartbeats.
+func (a *Activities) heartbeat(ctx context.Context, details func() any) (context.Context, func()) {
 	every := a.HeartbeatEvery
 	if every <= 0 {
 		every = 500 * time.Millisecond
 	}
-	return Heartbeat(ctx, every, details)
+	return KeepAlive(ctx, every, details, a.logger())
 }
 
 // Heartbeat records an activity's heartbeat (with details(), when set)
 // every interval until the returned stop is called; stop waits for the
-// last one.
+// last one. It is KeepAlive for work that runs in ctx itself.
 func Heartbeat(ctx context.Context, every time.Duration, details func() any) (stop func()) {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if details != nil {
-					activity.RecordHeartbeat(ctx, details())
-				} else {
-					activity.RecordHeartbeat(ctx)
-				}
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
+	_, stop = KeepAlive(ctx, every, details, nil)
+	return stop
 }
 
 // closePublisher flushes a turn's live events; they are best effort and

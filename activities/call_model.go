@@ -61,7 +61,9 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	if err != nil {
 		return turnapi.CallModelResult{}, err
 	}
-	stop := a.heartbeat(ctx, func() any { return in.Call })
+	// The call runs in work: it ends when the attempt must, not when one
+	// heartbeat went unanswered on a loaded machine.
+	work, stop := a.heartbeat(ctx, func() any { return in.Call })
 	// The events of this attempt begin with its KindAttempt: a door shows
 	// the call's text anew, and a superseded attempt shows nothing more.
 	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()), events.WithAttempt(in.Call, attemptNumber(ctx)))
@@ -69,7 +71,7 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	slow := watchSlow(pub, slowModelAfter, idle)
 	// An attempt a later one superseded (its heartbeat was refused while
 	// it still ran) stops its request at its next piece of text.
-	callCtx, cancelCall := context.WithCancelCause(ctx)
+	callCtx, cancelCall := context.WithCancelCause(work)
 	reply, err := a.callModel(callCtx, provider, req, llm.Options{
 		Stream: a.workerModel("").Stream, IdleTimeout: idle, OnChunk: slow.progress,
 		OnDelta: func(d string) {
@@ -91,14 +93,20 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 		// cut: the call is tried again, and when the attempts run out the
 		// turn ends truncated. The text already shown is followed by a
 		// notice of the next attempt.
-		err = modelError(ctx, err, in.MaxRetryAfter)
+		err = modelError(work, err, in.MaxRetryAfter)
 		announceRetry(ctx, pub, err)
 		a.closePublisher(ctx, pub)
 		return turnapi.CallModelResult{}, err
 	}
 	a.closePublisher(ctx, pub)
 
-	usage, err := a.recordCall(ctx, callRecord{Key: key, Purpose: models.PurposeTurn, SessionID: in.SessionID, TurnID: in.TurnID},
+	// The answer is in hand, and paid for: it is stored under its key
+	// whatever became of this attempt meanwhile (a heartbeat a loaded
+	// server was slow to take cancels the activity's context), so that no
+	// later attempt asks the model for it again.
+	keep, cancelKeep := context.WithTimeout(context.WithoutCancel(work), persistAttemptTimeout)
+	defer cancelKeep()
+	usage, err := a.recordCall(keep, callRecord{Key: key, Purpose: models.PurposeTurn, SessionID: in.SessionID, TurnID: in.TurnID},
 		provider, reply.Usage)
 	if err != nil {
 		return turnapi.CallModelResult{}, fmt.Errorf("call model: %w", err)
@@ -118,7 +126,7 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 		Replay:           replayText(reply.Replay),
 	}
 	msg.Hidden = classify(&msg).Discarded() || hasInvalidArgs(calls)
-	rows, err := a.Store.AppendMessages(ctx, []models.Message{msg})
+	rows, err := a.Store.AppendMessages(keep, []models.Message{msg})
 	if err != nil {
 		return turnapi.CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
 	}

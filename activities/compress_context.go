@@ -134,7 +134,7 @@ func (a *Activities) summarise(ctx context.Context, in turnapi.CompressContextIn
 	req := llm.Request{Messages: []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleUser, Content: compress.SummaryRequest(middle, previous)},
 	}}
-	stop := a.heartbeat(ctx, func() any { return "summary" })
+	ctx, stop := a.heartbeat(ctx, func() any { return "summary" })
 	reply, err := a.callModel(ctx, provider, req, llm.Options{IdleTimeout: orDefault(in.IdleTimeout, DefaultModelIdleTimeout)})
 	stop()
 	if err != nil {

@@ -63,7 +63,9 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 		CommandGate:    a.commandGate(in.ApprovalMode),
 		Escalated:      escalated(toRun, in.ApprovalMode == "off" && a.approvalPolicy() == "off"),
 	}
-	stop := a.heartbeat(ctx, func() any { return in.Call })
+	// The tools run in work: they end when the attempt must, not when one
+	// heartbeat went unanswered on a loaded machine.
+	work, stop := a.heartbeat(ctx, func() any { return in.Call })
 	pub := events.NewPublisher(a.Store, in.TurnID, events.WithLogger(a.logger()))
 	for _, c := range toRun {
 		pub.Publish(events.KindToolStart, toolEvent(c.ID, c.Name, c.Arguments, false))
@@ -78,10 +80,10 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 	}
 	ran := map[string]tools.Result{}
 	batchBegan := time.Now()
-	results := a.Tools.RunBatch(ctx, env, toRun)
+	results := a.Tools.RunBatch(work, env, toRun)
 	traceTools(ctx, batchBegan, results, a.toolNames())
 	for _, r := range results {
-		r = ExplainCancelled(r, ctx.Err())
+		r = ExplainCancelled(r, work.Err())
 		ran[r.CallID] = r
 		pub.Publish(events.KindToolEnd, toolEvent(r.CallID, r.Name, "", r.IsError))
 	}

@@ -53,7 +53,7 @@ func (a *Activities) JudgeGoal(ctx context.Context, in turnapi.JudgeGoalInput) (
 	if err != nil {
 		return turnapi.JudgeGoalResult{}, fmt.Errorf("judge goal: %w", err)
 	}
-	stop := a.heartbeat(ctx, func() any { return "judge" })
+	ctx, stop := a.heartbeat(ctx, func() any { return "judge" })
 	reply, err := a.callModel(ctx, provider, llm.Request{Messages: []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleUser, Content: prompt},
 	}}, llm.Options{IdleTimeout: orDefault(in.IdleTimeout, DefaultModelIdleTimeout)})
