@@ -132,8 +132,8 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 		out.ResultMessageIDs = append(out.ResultMessageIDs, m.ID)
 	}
 	out.AddedTokens = compress.EstimateTokens(rows, 0)
-	if ctx.Err() != nil {
-		return out, ctx.Err()
+	if err := work.Err(); err != nil {
+		return out, err
 	}
 	return out, nil
 }

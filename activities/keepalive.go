@@ -3,7 +3,9 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -13,119 +15,104 @@ import (
 
 // KeepAlive heartbeats an activity's attempt every interval (with
 // details(), when set) while it works, and returns the context the work
-// runs in and a stop that ends the heartbeats (and waits for the last).
-// The work's context stays usable after stop, to store what the work got.
+// runs in and a stop that ends the heartbeats (call it when the attempt's
+// work is done, its results stored). The work's context is the
+// activity's (its deadline, the worker's shutdown), ended besides when the
+// server's answer to a heartbeat says the attempt must end: the turn asked
+// it to stop, the attempt is no longer the one the server waits for (it
+// timed out and another began: a zombie stops at once), or it was paused
+// or reset. The SDK then learns the answer too, so the attempt is reported
+// as the server sees it.
 //
-// The work ends when the attempt must: when Temporal asks it to stop (the
-// turn was stopped), says the attempt is no longer the one it waits for (it
-// timed out and another began: a zombie stops at once), pauses or resets
-// it, or its deadline passes. It does not end when a heartbeat merely went
-// unanswered for a moment: the SDK cancels an activity's context when one
-// heartbeat call fails with a transient error (a loaded server answering
-// after the call's one-second bound), although the server still waits for
-// the attempt. The work then goes on, and its heartbeats are sent through
-// the client, whose answers say exactly what stands; when none is answered
-// for the heartbeat timeout the attempt has surely been given up, and the
-// work ends.
+// The heartbeats go through the worker's client rather than the SDK's
+// activity heartbeat: the SDK cancels an activity's context when a single
+// heartbeat call fails in transit (on a loaded machine, one answered after
+// its one-second bound), although the server still waits for the attempt,
+// and an answer the model had already given was lost with it. A heartbeat
+// that is not answered ends nothing by itself; the work ends only when no
+// heartbeat was answered for the attempt's heartbeat timeout, when the
+// server has given the attempt up. Outside a worker (no client, as in
+// tests) it is the SDK's heartbeat.
 func KeepAlive(ctx context.Context, every time.Duration, details func() any, log *slog.Logger) (context.Context, func()) {
 	if log == nil {
 		log = slog.Default()
 	}
-	work, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	work, cancel := context.WithCancelCause(ctx)
+	// A heartbeat in flight at stop is abandoned.
+	beatCtx, cancelBeat := context.WithCancel(context.WithoutCancel(ctx))
+	beats := newClientBeats(ctx)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		t := time.NewTicker(every)
 		defer t.Stop()
-		sdkDone := ctx.Done()
-		var own *ownBeats
-		var deadline <-chan time.Time // the attempt's deadline, once the SDK's context is gone
+		asked := false // the turn asked the attempt to stop
 		for {
 			select {
 			case <-done:
 				return
-			case <-deadline:
-				cancel(context.DeadlineExceeded)
-				return
-			case <-sdkDone:
-				cause := context.Cause(ctx)
-				if !unansweredBeat(ctx.Err(), cause) || !activity.IsActivity(ctx) {
-					cancel(cause)
-					return
-				}
-				own = newOwnBeats(ctx)
-				if own == nil {
-					cancel(cause)
-					return
-				}
-				sdkDone = nil
-				if dl, ok := ctx.Deadline(); ok {
-					deadline = time.After(time.Until(dl))
-				}
-				log.Info("a heartbeat went unanswered for a moment; the attempt goes on and checks its heartbeats itself",
-					"activity", activity.GetInfo(ctx).ActivityType.Name, "attempt", activity.GetInfo(ctx).Attempt, "error", cause)
 			case <-t.C:
-				var d []any
-				if details != nil {
-					d = []any{details()}
-				}
-				if own == nil {
-					activity.RecordHeartbeat(ctx, d...)
-					continue
-				}
-				if err := own.beat(work, d); err != nil {
-					cancel(err)
-					return
-				}
 			}
+			var d []any
+			if details != nil {
+				d = []any{details()}
+			}
+			if beats == nil {
+				activity.RecordHeartbeat(ctx, d...)
+				continue
+			}
+			err := beats.beat(beatCtx, d)
+			if err == nil || asked && isStopRequest(err) {
+				continue
+			}
+			log.Info("the attempt ends: the server's answer to its heartbeat says so",
+				"activity", activity.GetInfo(ctx).ActivityType.Name, "attempt", activity.GetInfo(ctx).Attempt, "reason", err)
+			// The SDK's own heartbeat gets the same answer and ends the
+			// activity's context for that reason: a stop is reported as a
+			// cancellation, and work in ctx ends too.
+			activity.RecordHeartbeat(ctx, d...)
+			cancel(err)
+			if !isStopRequest(err) {
+				return
+			}
+			// A stopped attempt is still the one the server waits for:
+			// its heartbeats go on while it winds down (stores what it
+			// did), until stop.
+			asked = true
 		}
 	}()
+	var once sync.Once
 	return work, func() {
-		close(done)
-		<-finished
+		once.Do(func() {
+			close(done)
+			cancelBeat()
+			<-finished
+		})
 	}
 }
 
-// unansweredBeat reports whether an activity's context ended (err, with
-// cause) only because one heartbeat call failed in transit: not a request
-// to stop, nor an attempt the server no longer has, nor a pause or reset,
-// a deadline or the worker's shutdown (whose cause is a bare
-// context.Canceled). Pure.
-func unansweredBeat(err, cause error) bool {
-	if !errors.Is(err, context.Canceled) || cause == nil || cause == context.Canceled {
-		return false
-	}
-	var canceled *temporal.CanceledError
-	var notFound *serviceerror.NotFound
-	var nsInactive *serviceerror.NamespaceNotActive
-	var nsMissing *serviceerror.NamespaceNotFound
-	switch {
-	case errors.As(cause, &canceled), errors.As(cause, &notFound), errors.As(cause, &nsInactive), errors.As(cause, &nsMissing),
-		errors.Is(cause, activity.ErrActivityPaused), errors.Is(cause, activity.ErrActivityReset):
-		return false
-	}
-	return true
-}
-
-// ownBeats sends an attempt's heartbeats through the client once the SDK
-// stopped sending them.
-type ownBeats struct {
+// clientBeats sends an attempt's heartbeats through the worker's client
+// and keeps the time of the last one the server answered.
+type clientBeats struct {
 	record  func(ctx context.Context, details ...any) error
 	timeout time.Duration // the attempt's heartbeat timeout
-	lastOK  time.Time
+	lastOK  time.Time     // when the last answered heartbeat was sent
 }
 
-// newOwnBeats is the client's heartbeat for the activity of ctx; nil
-// when there is no client or no heartbeat timeout to keep to.
-func newOwnBeats(ctx context.Context) *ownBeats {
+// newClientBeats is the client's heartbeat for the activity of ctx; nil
+// outside a worker's activity or without a heartbeat timeout.
+func newClientBeats(ctx context.Context) *clientBeats {
+	if !activity.IsActivity(ctx) {
+		return nil
+	}
 	info := activity.GetInfo(ctx)
 	c := activity.GetClient(ctx)
 	if c == nil || info.HeartbeatTimeout <= 0 || len(info.TaskToken) == 0 {
 		return nil
 	}
 	token := info.TaskToken
-	return &ownBeats{
+	return &clientBeats{
 		record: func(ctx context.Context, details ...any) error {
 			return c.RecordActivityHeartbeat(ctx, token, details...)
 		},
@@ -133,26 +120,54 @@ func newOwnBeats(ctx context.Context) *ownBeats {
 	}
 }
 
-// beat sends one heartbeat and says whether the work must end: nil while
-// the attempt stands, else why it ends.
-func (o *ownBeats) beat(ctx context.Context, details []any) error {
-	rpc, cancel := context.WithTimeout(ctx, o.timeout/2)
+// errSilent ends an attempt whose heartbeats went unanswered for its
+// heartbeat timeout: the server has given it up.
+var errSilent = errors.New("no heartbeat was answered within the heartbeat timeout")
+
+// beat sends one heartbeat; it returns why the attempt ends, or nil while
+// it stands. ctx ending (the work stops) ends nothing here.
+func (o *clientBeats) beat(ctx context.Context, details []any) error {
+	// The server times the attempt out a heartbeat timeout after the last
+	// heartbeat it recorded, which is no earlier than when that one was
+	// sent: the work ends no later than the server gives it up.
+	left := time.Until(o.lastOK.Add(o.timeout))
+	if left <= 0 {
+		return errSilent
+	}
+	sent := time.Now()
+	rpc, cancel := context.WithTimeout(ctx, min(o.timeout/2, left))
 	defer cancel()
 	err := o.record(rpc, details...)
-	if err == nil {
-		o.lastOK = time.Now()
+	switch {
+	case err == nil:
+		o.lastOK = sent
 		return nil
-	}
-	if ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
-	if !unansweredBeat(context.Canceled, err) {
+	case ctx.Err() != nil:
+		return nil
+	case endsAttempt(err):
 		return err
-	}
-	// wallclock: how long since the server last answered decides, as the
-	// server's own heartbeat timeout does.
-	if time.Since(o.lastOK) >= o.timeout {
-		return err
+	case time.Until(o.lastOK.Add(o.timeout)) <= 0:
+		return fmt.Errorf("%w: %w", errSilent, err)
 	}
 	return nil
+}
+
+// isStopRequest reports whether a heartbeat's answer is the turn's request
+// to stop the attempt. Pure.
+func isStopRequest(err error) bool {
+	var canceled *temporal.CanceledError
+	return errors.As(err, &canceled)
+}
+
+// endsAttempt reports whether a heartbeat's answer ends the attempt: a
+// request to stop, an attempt the server no longer has (or a namespace
+// gone), a pause or a reset. Anything else (a server slow or unreachable
+// for a moment) is a heartbeat not answered. Pure.
+func endsAttempt(err error) bool {
+	var canceled *temporal.CanceledError
+	var notFound *serviceerror.NotFound
+	var nsInactive *serviceerror.NamespaceNotActive
+	var nsMissing *serviceerror.NamespaceNotFound
+	return errors.As(err, &canceled) || errors.As(err, &notFound) || errors.As(err, &nsInactive) || errors.As(err, &nsMissing) ||
+		errors.Is(err, activity.ErrActivityPaused) || errors.Is(err, activity.ErrActivityReset)
 }

@@ -12,66 +12,85 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// TestUnansweredBeat: an activity's context that ended only because one
-// heartbeat call failed in transit is told apart from every reason the
-// attempt must end.
-func TestUnansweredBeat(t *testing.T) {
+// TestEndsAttempt: a heartbeat's answer ends the attempt when the server
+// says so; a heartbeat not answered (a server slow or away for a moment)
+// does not.
+func TestEndsAttempt(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name       string
-		err, cause error
-		want       bool
+		name string
+		err  error
+		want bool
 	}{
-		{"a heartbeat call past its bound", context.Canceled, context.DeadlineExceeded, true},
-		{"a server too busy to answer", context.Canceled, serviceerror.NewResourceExhausted(0, "busy"), true},
-		{"a server unavailable for a moment", context.Canceled, serviceerror.NewUnavailable("restarting"), true},
-		{"an unknown transport failure", context.Canceled, errors.New("connection reset"), true},
-		{"the turn asked the attempt to stop", context.Canceled, temporal.NewCanceledError(), false},
-		{"the server no longer has the attempt", context.Canceled, serviceerror.NewNotFound("invalid activityID or activity already timed out"), false},
-		{"a namespace gone", context.Canceled, serviceerror.NewNamespaceNotFound("default"), false},
-		{"paused", context.Canceled, activity.ErrActivityPaused, false},
-		{"reset", context.Canceled, activity.ErrActivityReset, false},
-		{"the worker shutting down", context.Canceled, context.Canceled, false},
-		{"the attempt's deadline", context.DeadlineExceeded, context.DeadlineExceeded, false},
-		{"a context not ended", nil, nil, false},
-		{"a wrapped stop", context.Canceled, fmt.Errorf("heartbeat: %w", temporal.NewCanceledError()), false},
+		{"the turn asked the attempt to stop", temporal.NewCanceledError(), true},
+		{"a wrapped stop", fmt.Errorf("heartbeat: %w", temporal.NewCanceledError()), true},
+		{"the server no longer has the attempt", serviceerror.NewNotFound("invalid activityID or activity already timed out"), true},
+		{"a namespace gone", serviceerror.NewNamespaceNotFound("default"), true},
+		{"a namespace not active here", serviceerror.NewNamespaceNotActive("default", "a", "b"), true},
+		{"paused", activity.ErrActivityPaused, true},
+		{"reset", activity.ErrActivityReset, true},
+		{"a heartbeat call past its bound", context.DeadlineExceeded, false},
+		{"a server too busy to answer", serviceerror.NewResourceExhausted(0, "busy"), false},
+		{"a server unavailable for a moment", serviceerror.NewUnavailable("restarting"), false},
+		{"a connection reset", errors.New("connection reset by peer"), false},
 	} {
-		if got := unansweredBeat(tt.err, tt.cause); got != tt.want {
-			t.Errorf("%s: unansweredBeat(%v, %v) = %v, want %v", tt.name, tt.err, tt.cause, got, tt.want)
+		if got := endsAttempt(tt.err); got != tt.want {
+			t.Errorf("%s: endsAttempt(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
 		}
 	}
 }
 
-// TestOwnBeats: once the attempt checks its heartbeats itself, a stop, a
-// vanished attempt or a pause end the work at once; a heartbeat that goes
-// unanswered does not, until none was answered for the heartbeat timeout.
-func TestOwnBeats(t *testing.T) {
+// TestClientBeats: a stop, a vanished attempt or a pause end the work at
+// once; a heartbeat that goes unanswered does not, until none was answered
+// for the heartbeat timeout; an answered one renews the attempt's time.
+func TestClientBeats(t *testing.T) {
 	t.Parallel()
 	transient := serviceerror.NewUnavailable("busy")
 	for _, tt := range []struct {
 		name    string
 		answer  error
-		since   time.Duration // since the last answered heartbeat
+		hang    bool          // the call is answered only when its bound ends
+		since   time.Duration // since the last answered heartbeat was sent
+		calls   int
 		wantEnd bool
 	}{
-		{"answered", nil, time.Hour, false},
-		{"unanswered once", transient, time.Second, false},
-		{"unanswered for the timeout", transient, 10 * time.Second, true},
-		{"stop", temporal.NewCanceledError(), 0, true},
-		{"the attempt timed out", serviceerror.NewNotFound("activity already timed out"), 0, true},
-		{"paused", activity.ErrActivityPaused, 0, true},
+		{"answered", nil, false, time.Second, 1, false},
+		{"unanswered once", transient, false, time.Second, 1, false},
+		{"unanswered as the timeout ends", transient, true, 10*time.Second - 20*time.Millisecond, 1, true},
+		{"silent for the timeout", nil, false, 10 * time.Second, 0, true},
+		{"stop", temporal.NewCanceledError(), false, 0, 1, true},
+		{"the attempt timed out", serviceerror.NewNotFound("activity already timed out"), false, 0, 1, true},
+		{"paused", activity.ErrActivityPaused, false, 0, 1, true},
 	} {
 		calls := 0
 		last := time.Now().Add(-tt.since)
-		o := &ownBeats{timeout: 10 * time.Second, lastOK: last,
-			record: func(context.Context, ...any) error { calls++; return tt.answer }}
+		o := &clientBeats{timeout: 10 * time.Second, lastOK: last,
+			record: func(ctx context.Context, _ ...any) error {
+				calls++
+				if tt.hang {
+					<-ctx.Done()
+				}
+				return tt.answer
+			}}
 		err := o.beat(context.Background(), []any{3})
-		if (err != nil) != tt.wantEnd || calls != 1 {
-			t.Errorf("%s: beat = %v after %d calls, want the work ended: %v", tt.name, err, calls, tt.wantEnd)
+		if (err != nil) != tt.wantEnd || calls != tt.calls {
+			t.Errorf("%s: beat = %v after %d calls, want the work ended: %v after %d", tt.name, err, calls, tt.wantEnd, tt.calls)
 		}
-		if tt.answer == nil && !o.lastOK.After(last) {
+		if tt.wantEnd && !endsAttempt(tt.answer) && !errors.Is(err, errSilent) {
+			t.Errorf("%s: ended for %v, want errSilent", tt.name, err)
+		}
+		if tt.answer == nil && tt.calls == 1 && !o.lastOK.After(last) {
 			t.Errorf("%s: an answered heartbeat did not renew the attempt's time", tt.name)
 		}
+	}
+
+	// A heartbeat in flight when the work stops ends nothing.
+	o := &clientBeats{timeout: 10 * time.Second, lastOK: time.Now(),
+		record: func(ctx context.Context, _ ...any) error { <-ctx.Done(); return ctx.Err() }}
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := o.beat(stopped, nil); err != nil {
+		t.Errorf("a heartbeat abandoned as the work stops: %v", err)
 	}
 }
 

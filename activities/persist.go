@@ -22,7 +22,9 @@ const persistAttemptTimeout = 30 * time.Second
 // a store that is gone, or a malformed row fails at once.
 func (a *Activities) persistResults(ctx context.Context, call int, rows []models.Message) ([]models.Message, error) {
 	base := context.WithoutCancel(ctx)
-	base, stop := a.heartbeat(base, func() any { return call })
+	// The results are stored even when the attempt is asked to stop: the
+	// heartbeats keep it alive, and its work is not theirs to end.
+	_, stop := a.heartbeat(base, func() any { return call })
 	defer stop()
 	deadline := time.Now().Add(maxPersistWait)
 	delay := 200 * time.Millisecond

@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-
 	enums "go.temporal.io/api/enums/v1"
 
 	"github.com/talaria-agent/talaria/internal/engine"
