@@ -116,14 +116,6 @@ func (a *Activities) heartbeat(ctx context.Context, details func() any) (context
 	return KeepAlive(ctx, every, details, a.logger())
 }
 
-// Heartbeat records an activity's heartbeat (with details(), when set)
-// every interval until the returned stop is called; stop waits for the
-// last one. It is KeepAlive for work that runs in ctx itself.
-func Heartbeat(ctx context.Context, every time.Duration, details func() any) (stop func()) {
-	_, stop = KeepAlive(ctx, every, details, nil)
-	return stop
-}
-
 // closePublisher flushes a turn's live events; they are best effort and
 // never fail the activity.
 func (a *Activities) closePublisher(ctx context.Context, p *events.Publisher) {

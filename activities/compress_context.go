@@ -134,15 +134,18 @@ func (a *Activities) summarise(ctx context.Context, in turnapi.CompressContextIn
 	req := llm.Request{Messages: []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleUser, Content: compress.SummaryRequest(middle, previous)},
 	}}
-	ctx, stop := a.heartbeat(ctx, func() any { return "summary" })
-	reply, err := a.callModel(ctx, provider, req, llm.Options{IdleTimeout: orDefault(in.IdleTimeout, DefaultModelIdleTimeout)})
+	work, stop := a.heartbeat(ctx, func() any { return "summary" })
+	reply, err := a.callModel(work, provider, req, llm.Options{IdleTimeout: orDefault(in.IdleTimeout, DefaultModelIdleTimeout)})
 	stop()
 	if err != nil {
-		return "", turnapi.Usage{}, fmt.Errorf("summary call: %w", modelError(ctx, err, in.MaxRetryAfter))
+		return "", turnapi.Usage{}, fmt.Errorf("summary call: %w", modelError(work, err, in.MaxRetryAfter))
 	}
+	// The call answered: it is recorded whatever became of the attempt.
+	keep, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistAttemptTimeout)
+	defer cancel()
 	rec := callRecord{Key: activityKey(ctx, models.PurposeCompress), Purpose: models.PurposeCompress,
 		SessionID: in.SessionID, TurnID: in.TurnID}
-	usage, err := a.recordCall(ctx, rec, provider, reply.Usage)
+	usage, err := a.recordCall(keep, rec, provider, reply.Usage)
 	if err != nil {
 		return "", turnapi.Usage{}, fmt.Errorf("summary call: %w", err)
 	}

@@ -100,7 +100,8 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 	for _, tc := range msg.ToolCalls {
 		if p := plan.Get(tc.ID); p.Action == turnapi.PlanDelegated {
 			if _, done := stored[tc.ID]; !done {
-				r, err := a.delegationResult(ctx, tc.ID, p.Tasks)
+				// Read even when the batch was stopped: its results are stored.
+				r, err := a.delegationResult(context.WithoutCancel(ctx), tc.ID, p.Tasks)
 				if err != nil {
 					return turnapi.ExecuteToolsResult{}, fmt.Errorf("execute tools: %w", err)
 				}

@@ -53,15 +53,18 @@ func (a *Activities) JudgeGoal(ctx context.Context, in turnapi.JudgeGoalInput) (
 	if err != nil {
 		return turnapi.JudgeGoalResult{}, fmt.Errorf("judge goal: %w", err)
 	}
-	ctx, stop := a.heartbeat(ctx, func() any { return "judge" })
-	reply, err := a.callModel(ctx, provider, llm.Request{Messages: []openai.ChatCompletionMessage{
+	work, stop := a.heartbeat(ctx, func() any { return "judge" })
+	reply, err := a.callModel(work, provider, llm.Request{Messages: []openai.ChatCompletionMessage{
 		{Role: openai.ChatMessageRoleUser, Content: prompt},
 	}}, llm.Options{IdleTimeout: orDefault(in.IdleTimeout, DefaultModelIdleTimeout)})
 	stop()
 	if err != nil {
-		return turnapi.JudgeGoalResult{}, fmt.Errorf("judge goal: %w", modelError(ctx, err, in.MaxRetryAfter))
+		return turnapi.JudgeGoalResult{}, fmt.Errorf("judge goal: %w", modelError(work, err, in.MaxRetryAfter))
 	}
-	usage, err := a.recordCall(ctx, callRecord{Key: activityKey(ctx, models.PurposeJudge), Purpose: models.PurposeJudge,
+	// The call answered: it is recorded whatever became of the attempt.
+	keep, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistAttemptTimeout)
+	defer cancel()
+	usage, err := a.recordCall(keep, callRecord{Key: activityKey(ctx, models.PurposeJudge), Purpose: models.PurposeJudge,
 		SessionID: in.SessionID}, provider, reply.Usage)
 	if err != nil {
 		return turnapi.JudgeGoalResult{}, fmt.Errorf("judge goal: %w", err)

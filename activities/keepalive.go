@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -15,8 +14,9 @@ import (
 
 // KeepAlive heartbeats an activity's attempt every interval (with
 // details(), when set) while it works, and returns the context the work
-// runs in and a stop that ends the heartbeats (call it when the attempt's
-// work is done, its results stored). The work's context is the
+// runs in and a stop that ends the heartbeats (call it once the attempt's
+// work is done, its results stored; it may be called again). The first
+// heartbeat goes at once. The work's context is the
 // activity's (its deadline, the worker's shutdown), ended besides when the
 // server's answer to a heartbeat says the attempt must end: the turn asked
 // it to stop, the attempt is no longer the one the server waits for (it
@@ -38,41 +38,47 @@ func KeepAlive(ctx context.Context, every time.Duration, details func() any, log
 		log = slog.Default()
 	}
 	work, cancel := context.WithCancelCause(ctx)
-	// A heartbeat in flight at stop is abandoned.
-	beatCtx, cancelBeat := context.WithCancel(context.WithoutCancel(ctx))
+	// stop ends the heartbeats; one in flight then is abandoned.
+	beatCtx, stopBeats := context.WithCancel(context.WithoutCancel(ctx))
 	beats := newClientBeats(ctx)
-	done := make(chan struct{})
+	if beats != nil {
+		every = min(every, beats.timeout/3)
+	}
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		t := time.NewTicker(every)
 		defer t.Stop()
 		asked := false // the turn asked the attempt to stop
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
+		for first := true; ; first = false {
+			if !first {
+				select {
+				case <-beatCtx.Done():
+					return
+				case <-t.C:
+				}
 			}
 			var d []any
 			if details != nil {
 				d = []any{details()}
 			}
 			if beats == nil {
-				activity.RecordHeartbeat(ctx, d...)
+				if !first {
+					activity.RecordHeartbeat(ctx, d...)
+				}
 				continue
 			}
 			err := beats.beat(beatCtx, d)
 			if err == nil || asked && isStopRequest(err) {
 				continue
 			}
+			cancel(err)
 			log.Info("the attempt ends: the server's answer to its heartbeat says so",
 				"activity", activity.GetInfo(ctx).ActivityType.Name, "attempt", activity.GetInfo(ctx).Attempt, "reason", err)
 			// The SDK's own heartbeat gets the same answer and ends the
-			// activity's context for that reason: a stop is reported as a
-			// cancellation, and work in ctx ends too.
+			// activity's context for that reason: a stop is then reported
+			// as a cancellation.
 			activity.RecordHeartbeat(ctx, d...)
-			cancel(err)
 			if !isStopRequest(err) {
 				return
 			}
@@ -82,13 +88,9 @@ func KeepAlive(ctx context.Context, every time.Duration, details func() any, log
 			asked = true
 		}
 	}()
-	var once sync.Once
 	return work, func() {
-		once.Do(func() {
-			close(done)
-			cancelBeat()
-			<-finished
-		})
+		stopBeats()
+		<-finished
 	}
 }
 
@@ -112,11 +114,18 @@ func newClientBeats(ctx context.Context) *clientBeats {
 		return nil
 	}
 	token := info.TaskToken
+	// The server counts the heartbeat timeout from the attempt's start
+	// until its first heartbeat (a start time that is not in the last
+	// heartbeat timeout is another clock's: then from now).
+	since := time.Now()
+	if age := time.Since(info.StartedTime); age >= 0 && age < info.HeartbeatTimeout {
+		since = info.StartedTime
+	}
 	return &clientBeats{
 		record: func(ctx context.Context, details ...any) error {
 			return c.RecordActivityHeartbeat(ctx, token, details...)
 		},
-		timeout: info.HeartbeatTimeout, lastOK: time.Now(),
+		timeout: info.HeartbeatTimeout, lastOK: since,
 	}
 }
 

@@ -195,9 +195,8 @@ func TestStreamsExactUnderLoad(t *testing.T) {
 	for _, n := range counts {
 		report = append(report, fmt.Sprintf("%d call(s) asked %d time(s)", histogram[n], n))
 	}
-	kept := strings.Count(serveOutput(srv)+readLogIfAny(host, "serve"), "a heartbeat went unanswered for a moment")
-	t.Logf("model requests per (turn, call), 4 busy loops per core, a worker killed mid-stream: %s; %d cut by the kill; %d streams ended retried_differently; %d attempts went on past an unanswered heartbeat",
-		strings.Join(report, ", "), len(cut), differently, kept)
+	t.Logf("model requests per (turn, call), 4 busy loops per core, a worker killed mid-stream: %s; %d cut by the kill; %d streams ended retried_differently",
+		strings.Join(report, ", "), len(cut), differently)
 }
 
 // streamingNow counts m's requests being answered now.

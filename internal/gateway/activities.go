@@ -29,16 +29,18 @@ func (a *chatActivities) register(w worker.ActivityRegistry) {
 	w.RegisterActivityWithOptions(a.reply, activity.RegisterOptions{Name: workflows.ChatReplyName})
 }
 
-// heartbeat records a heartbeat every few seconds until stop is called.
-func heartbeat(ctx context.Context) (stop func()) {
-	return turnacts.Heartbeat(ctx, 5*time.Second, nil)
+// heartbeat keeps the activity's attempt alive (activities.KeepAlive,
+// every few seconds) and returns the context to work in and its stop.
+func heartbeat(ctx context.Context) (context.Context, func()) {
+	return turnacts.KeepAlive(ctx, 5*time.Second, nil, nil)
 }
 
 // handoff delivers the message to its session (once, by the request id
 // the workflow gave it) and returns the turn it became, waiting while it
 // is queued.
 func (a *chatActivities) handoff(ctx context.Context, in workflows.ChatMessageInput) (workflows.ChatTurn, error) {
-	defer heartbeat(ctx)()
+	ctx, stop := heartbeat(ctx)
+	defer stop()
 	turnID, err := a.g.rt.Deliver(ctx, in.Message)
 	if err != nil {
 		return workflows.ChatTurn{}, fmt.Errorf("hand the chat message over: %w", err)
@@ -49,7 +51,8 @@ func (a *chatActivities) handoff(ctx context.Context, in workflows.ChatMessageIn
 // awaitTurn waits for the turn's result, showing the bot as typing and
 // following the turn's events (follow: its draft reply, what it waits for).
 func (a *chatActivities) awaitTurn(ctx context.Context, in workflows.ChatMessageInput, turn workflows.ChatTurn) (workflows.ChatTurnResult, error) {
-	defer heartbeat(ctx)()
+	ctx, stop := heartbeat(ctx)
+	defer stop()
 	if p := a.g.platforms[in.Platform]; p != nil {
 		tctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -95,7 +98,9 @@ func (a *chatActivities) awaitTurn(ctx context.Context, in workflows.ChatMessage
 // instead of sent; the other parts follow it as messages of their own.
 func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput) error {
 	if activity.IsActivity(ctx) {
-		defer heartbeat(ctx)()
+		var stop func()
+		ctx, stop = heartbeat(ctx)
+		defer stop()
 	}
 	p := a.g.platforms[in.Platform]
 	if p == nil {
