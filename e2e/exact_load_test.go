@@ -16,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	enums "go.temporal.io/api/enums/v1"
 
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/faketelegram"
 	"github.com/talaria-agent/talaria/internal/pgtest"
 )
 
@@ -43,16 +45,39 @@ func oversubscribe(t *testing.T, perCore int) {
 // longEchoModel answers every request with "reply for " and the last user
 // message, then a few sentences more, streamed in small pieces with a pause
 // between them: a stream lasts a couple of seconds, long enough to be cut.
-func longEchoModel() *fakellm.Server {
+// The first request for a text that begins "door:" (asked of any model
+// sharing cut) is cut after a few chunks, as a broken stream; a request
+// without tools (a session's title) gets a short title.
+func longEchoModel(cut *cutOnce) *fakellm.Server {
 	return fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
-		last := ""
-		for _, m := range req.Body.Messages {
-			if m.Role == "user" {
-				last = m.Content
-			}
+		if len(req.Body.Tools) == 0 {
+			return fakellm.TextStep("Exactness")
 		}
-		return fakellm.Step{Text: longReply(last), ChunkSize: 12, ChunkDelay: 40 * time.Millisecond}
+		last := lastUser(req)
+		step := fakellm.Step{Text: longReply(last), ChunkSize: 12, ChunkDelay: 40 * time.Millisecond}
+		if strings.HasPrefix(last, "door:") && cut.first(last) {
+			step.BreakAfterChunks = 5
+		}
+		return step
 	}))
+}
+
+// cutOnce remembers the texts whose first request was cut.
+type cutOnce struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+// first reports whether text is asked for the first time.
+func (c *cutOnce) first(text string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.seen == nil {
+		c.seen = map[string]bool{}
+	}
+	was := c.seen[text]
+	c.seen[text] = true
+	return !was
 }
 
 // longReply is longEchoModel's answer to text.
@@ -70,7 +95,10 @@ type streamOutcome struct {
 // TestStreamsExactUnderLoad: with four busy loops per core, 100
 // concurrent streaming completions through the official OpenAI SDK run on
 // two workers (serve's own and a worker process, each calling its own copy
-// of the model); the worker process is SIGKILLed while it streams. Every
+// of the model); the worker process is SIGKILLed while it streams, and a
+// Telegram chat and the web page (Chromium) ask at the same time, their
+// calls' first attempts cut. The chat's draft and the page show their
+// answer once. Every
 // client's text is the run's stored answer, or it ends with the documented
 // retried_differently error and the answer stays readable; each run's
 // /v1/runs events, folded as docs/api.md says (an attempt event starts the
@@ -83,7 +111,8 @@ func TestStreamsExactUnderLoad(t *testing.T) {
 	}
 	const streams = 100
 	dsn := pgtest.DSN(t, "exactload")
-	serveModel, workerModel := longEchoModel(), longEchoModel()
+	var doors cutOnce
+	serveModel, workerModel := longEchoModel(&doors), longEchoModel(&doors)
 	defer serveModel.Close()
 	defer workerModel.Close()
 
@@ -92,6 +121,9 @@ func TestStreamsExactUnderLoad(t *testing.T) {
 	host := newUser(t, serveModel.URL())
 	host.env["TALARIA_DB"] = dsn
 	host.env["TALARIA_HEARTBEAT_TIMEOUT"] = "3s"
+	tg := faketelegram.Start("123:secret-token", "talaria_test_bot")
+	defer tg.Close()
+	host.env["TELEGRAM_BOT_TOKEN"], host.env["TELEGRAM_API_URL"], host.env["TELEGRAM_ALLOWED_USERS"] = tg.Token, tg.URL(), "42"
 	srv, base := host.apiServe("--temporal-port", fmt.Sprint(temporalPort))
 	defer func() {
 		if t.Failed() {
@@ -122,6 +154,19 @@ func TestStreamsExactUnderLoad(t *testing.T) {
 		})
 	}
 
+	// A Telegram chat and the web page ask too; their calls' first attempts
+	// are cut, whichever worker runs them.
+	const fromChat, fromPage = "door: the chat's question", "door: the page's question"
+	tg.Send(42, 0, fromChat)
+	b := newBrowser(t)
+	defer func() {
+		if t.Failed() {
+			b.screenshot("exact-load-failed.png")
+		}
+	}()
+	b.do(time.Minute, chromedp.Navigate(base+"/#key="+testAPIKey), chromedp.WaitVisible(chromedp.ID("input")))
+	send(b, fromPage)
+
 	// The worker process is killed while it streams answers.
 	if err := workerModel.WaitRequests(ctx, 5); err != nil {
 		t.Fatalf("the worker process took no model call: %v", err)
@@ -130,6 +175,18 @@ func TestStreamsExactUnderLoad(t *testing.T) {
 	_ = worker.cmd.Process.Signal(syscall.SIGKILL)
 	killed := time.Now()
 	wg.Wait()
+
+	// The chat's draft and the page show the answer once.
+	chatAnswer := rendered(t, strings.TrimSpace(longReply(fromChat)))
+	waitExact(t, tg, chatAnswer, 3*time.Minute)
+	if msgs := to42(tg.Sent()); countText(msgs, "reply for "+fromChat) != 1 {
+		t.Errorf("the chat shows the answer in %d messages: %+v", countText(msgs, "reply for "+fromChat), msgs)
+	}
+	b.waitFor("the end of the page's turn", `document.getElementById("status").textContent === "Done"`, 3*time.Minute)
+	shown := eval[string](b, `[...[...document.querySelectorAll(".msg.assistant")].pop().querySelectorAll(".md")].map(e => e.textContent).join("")`)
+	if want := strings.TrimSpace(longReply(fromPage)); strings.TrimSpace(shown) != want {
+		t.Errorf("the page shows %q, want %q", shown, want)
+	}
 
 	// Which calls the kill cut: asked of the worker's model before the
 	// kill and not answered by then.
@@ -142,10 +199,17 @@ func TestStreamsExactUnderLoad(t *testing.T) {
 	asked := map[string]int{}
 	for _, m := range []*fakellm.Server{serveModel, workerModel} {
 		for _, r := range m.Requests() {
-			asked[lastUser(r)]++
+			if len(r.Body.Tools) > 0 {
+				asked[lastUser(r)]++
+			}
 		}
 	}
 
+	for _, door := range []string{fromChat, fromPage} {
+		if asked[door] < 2 {
+			t.Errorf("%q was asked %d times: its cut first attempt was not tried again", door, asked[door])
+		}
+	}
 	histogram := map[int]int{}
 	differently := 0
 	for i, o := range out {
