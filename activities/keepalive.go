@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -15,8 +16,7 @@ import (
 // KeepAlive heartbeats an activity's attempt every interval (with
 // details(), when set) while it works, and returns the context the work
 // runs in and a stop that ends the heartbeats (call it once the attempt's
-// work is done, its results stored; it may be called again). The first
-// heartbeat goes at once. The work's context is the
+// work is done, its results stored; it may be called again). The work's context is the
 // activity's (its deadline, the worker's shutdown), ended besides when the
 // server's answer to a heartbeat says the attempt must end: the turn asked
 // it to stop, the attempt is no longer the one the server waits for (it
@@ -38,34 +38,32 @@ func KeepAlive(ctx context.Context, every time.Duration, details func() any, log
 		log = slog.Default()
 	}
 	work, cancel := context.WithCancelCause(ctx)
-	// stop ends the heartbeats; one in flight then is abandoned.
-	beatCtx, stopBeats := context.WithCancel(context.WithoutCancel(ctx))
 	beats := newClientBeats(ctx)
 	if beats != nil {
 		every = min(every, beats.timeout/3)
 	}
+	// A heartbeat in flight at stop is let finish: a call abandoned midway
+	// leaves the server an update it logs as failed.
+	beatCtx := context.WithoutCancel(ctx)
+	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		t := time.NewTicker(every)
 		defer t.Stop()
 		asked := false // the turn asked the attempt to stop
-		for first := true; ; first = false {
-			if !first {
-				select {
-				case <-beatCtx.Done():
-					return
-				case <-t.C:
-				}
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
 			}
 			var d []any
 			if details != nil {
 				d = []any{details()}
 			}
 			if beats == nil {
-				if !first {
-					activity.RecordHeartbeat(ctx, d...)
-				}
+				activity.RecordHeartbeat(ctx, d...)
 				continue
 			}
 			err := beats.beat(beatCtx, d)
@@ -88,8 +86,9 @@ func KeepAlive(ctx context.Context, every time.Duration, details func() any, log
 			asked = true
 		}
 	}()
+	var once sync.Once
 	return work, func() {
-		stopBeats()
+		once.Do(func() { close(done) })
 		<-finished
 	}
 }

@@ -84,14 +84,6 @@ func TestClientBeats(t *testing.T) {
 		}
 	}
 
-	// A heartbeat in flight when the work stops ends nothing.
-	o := &clientBeats{timeout: 10 * time.Second, lastOK: time.Now(),
-		record: func(ctx context.Context, _ ...any) error { <-ctx.Done(); return ctx.Err() }}
-	stopped, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := o.beat(stopped, nil); err != nil {
-		t.Errorf("a heartbeat abandoned as the work stops: %v", err)
-	}
 }
 
 // TestKeepAliveOutsideAnActivity: outside an activity the work's context
