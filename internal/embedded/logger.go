@@ -2,9 +2,11 @@ package embedded
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"go.temporal.io/server/common/log"
@@ -81,6 +83,9 @@ func (s *slogLogger) With(tags ...tag.Tag) log.Logger {
 func (s *slogLogger) SLog() *slog.Logger { return slog.New(s.h.WithAttrs(tagsToAttrs(s.with))) }
 
 func (s *slogLogger) log(level slog.Level, msg string, tags []tag.Tag) {
+	if level == slog.LevelError && callerWentAway(tags) {
+		level = slog.LevelWarn
+	}
 	ctx := context.Background()
 	if !s.h.Enabled(ctx, level) {
 		return
@@ -91,6 +96,23 @@ func (s *slogLogger) log(level slog.Level, msg string, tags []tag.Tag) {
 	r.AddAttrs(tagsToAttrs(s.with)...)
 	r.AddAttrs(tagsToAttrs(tags)...)
 	_ = s.h.Handle(ctx, r)
+}
+
+// callerWentAway reports whether a record's error is its request's context
+// cancelled: the caller stopped waiting (a client interrupted, a process
+// stopping), which the server reports as a failed operation although
+// nothing failed in it. Such a record is a warning, not an error. The
+// server flattens the cause into its error's text, so the text decides.
+// Pure.
+func callerWentAway(tags []tag.Tag) bool {
+	for _, t := range tags {
+		if t == nil || t.Key() != "error" {
+			continue
+		}
+		text := fmt.Sprint(t.Value())
+		return text == context.Canceled.Error() || strings.HasSuffix(text, ": "+context.Canceled.Error())
+	}
+	return false
 }
 
 func tagsToAttrs(tags []tag.Tag) []slog.Attr {

@@ -103,3 +103,36 @@ func TestServerLogsGoToTheLogFile(t *testing.T) {
 		t.Fatalf("log file = %q, %v", data, err)
 	}
 }
+
+// TestCallerWentAway: an error record whose error is its request's
+// context cancelled (the caller stopped waiting) is logged as a warning;
+// any other error stays an error.
+func TestCallerWentAway(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		tags []tag.Tag
+		want bool
+	}{
+		{"a transaction whose request was cancelled",
+			[]tag.Tag{tag.Error(errors.New("UpdateWorkflowExecution failed. Failed to start transaction. Error: context canceled"))}, true},
+		{"the bare cancellation", []tag.Tag{tag.Error(errors.New("context canceled"))}, true},
+		{"a database error", []tag.Tag{tag.Error(errors.New("UpdateWorkflowExecution failed. Error: database is locked"))}, false},
+		{"a deadline", []tag.Tag{tag.Error(errors.New("Error: context deadline exceeded"))}, false},
+		{"cancelled in the middle of the text", []tag.Tag{tag.Error(errors.New("context canceled: then the disk filled"))}, false},
+		{"no error", []tag.Tag{tag.NewStringTag("wf-id", "turn/s/1")}, false},
+	} {
+		if got := callerWentAway(tt.tags); got != tt.want {
+			t.Errorf("%s: callerWentAway = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+
+	var buf bytes.Buffer
+	l := newSlogLogger(slog.New(slog.NewJSONHandler(&buf, nil)), slog.LevelInfo)
+	l.Error("Update workflow execution operation failed.", tag.Error(errors.New("Failed to start transaction. Error: context canceled")))
+	l.Error("Update workflow execution operation failed.", tag.Error(errors.New("database is locked")))
+	lines := decodeLines(t, &buf)
+	if len(lines) != 2 || lines[0]["level"] != "WARN" || lines[1]["level"] != "ERROR" {
+		t.Fatalf("records: %v", lines)
+	}
+}
