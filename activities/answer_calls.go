@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/turnapi"
@@ -67,7 +66,7 @@ func (a *Activities) AnswerCalls(ctx context.Context, in turnapi.AnswerCallsInpu
 			missing = append(missing, r)
 		}
 	}
-	storeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	storeCtx, cancel := storeContext(ctx)
 	defer cancel()
 	saved, err := a.Store.AppendMessages(storeCtx, missing)
 	if err != nil {

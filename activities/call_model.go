@@ -104,7 +104,7 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	// whatever became of this attempt meanwhile (a heartbeat a loaded
 	// server was slow to take cancels the activity's context), so that no
 	// later attempt asks the model for it again.
-	keep, cancelKeep := context.WithTimeout(context.WithoutCancel(work), persistAttemptTimeout)
+	keep, cancelKeep := storeContext(ctx)
 	defer cancelKeep()
 	usage, err := a.recordCall(keep, callRecord{Key: key, Purpose: models.PurposeTurn, SessionID: in.SessionID, TurnID: in.TurnID},
 		provider, reply.Usage)

@@ -141,7 +141,7 @@ func (a *Activities) summarise(ctx context.Context, in turnapi.CompressContextIn
 		return "", turnapi.Usage{}, fmt.Errorf("summary call: %w", modelError(work, err, in.MaxRetryAfter))
 	}
 	// The call answered: it is recorded whatever became of the attempt.
-	keep, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistAttemptTimeout)
+	keep, cancel := storeContext(ctx)
 	defer cancel()
 	rec := callRecord{Key: activityKey(ctx, models.PurposeCompress), Purpose: models.PurposeCompress,
 		SessionID: in.SessionID, TurnID: in.TurnID}

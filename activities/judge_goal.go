@@ -62,7 +62,7 @@ func (a *Activities) JudgeGoal(ctx context.Context, in turnapi.JudgeGoalInput) (
 		return turnapi.JudgeGoalResult{}, fmt.Errorf("judge goal: %w", modelError(work, err, in.MaxRetryAfter))
 	}
 	// The call answered: it is recorded whatever became of the attempt.
-	keep, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistAttemptTimeout)
+	keep, cancel := storeContext(ctx)
 	defer cancel()
 	usage, err := a.recordCall(keep, callRecord{Key: activityKey(ctx, models.PurposeJudge), Purpose: models.PurposeJudge,
 		SessionID: in.SessionID}, provider, reply.Usage)

@@ -16,12 +16,12 @@ import (
 // KeepAlive heartbeats an activity's attempt every interval (with
 // details(), when set) while it works, and returns the context the work
 // runs in and a stop that ends the heartbeats (call it once the attempt's
-// work is done, its results stored; it may be called again). The work's context is the
-// activity's (its deadline, the worker's shutdown), ended besides when the
-// server's answer to a heartbeat says the attempt must end: the turn asked
-// it to stop, the attempt is no longer the one the server waits for (it
-// timed out and another began: a zombie stops at once), or it was paused
-// or reset. The SDK then learns the answer too, so the attempt is reported
+// work is done, its results stored; it may be called again). The work's
+// context is the activity's (its deadline, the worker's shutdown), ended
+// besides when the server's answer to a heartbeat says the attempt must
+// end: the turn asked it to stop, the attempt is no longer the one the
+// server waits for (it timed out and another began: a zombie stops at
+// once), or it was paused or reset. The SDK then learns the answer too, so the attempt is reported
 // as the server sees it.
 //
 // The heartbeats go through the worker's client rather than the SDK's
@@ -133,7 +133,7 @@ func newClientBeats(ctx context.Context) *clientBeats {
 var errSilent = errors.New("no heartbeat was answered within the heartbeat timeout")
 
 // beat sends one heartbeat; it returns why the attempt ends, or nil while
-// it stands. ctx ending (the work stops) ends nothing here.
+// it stands.
 func (o *clientBeats) beat(ctx context.Context, details []any) error {
 	// The server times the attempt out a heartbeat timeout after the last
 	// heartbeat it recorded, which is no earlier than when that one was
@@ -149,8 +149,6 @@ func (o *clientBeats) beat(ctx context.Context, details []any) error {
 	switch {
 	case err == nil:
 		o.lastOK = sent
-		return nil
-	case ctx.Err() != nil:
 		return nil
 	case endsAttempt(err):
 		return err

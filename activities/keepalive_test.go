@@ -83,7 +83,6 @@ func TestClientBeats(t *testing.T) {
 			t.Errorf("%s: an answered heartbeat did not renew the attempt's time", tt.name)
 		}
 	}
-
 }
 
 // TestKeepAliveOutsideAnActivity: outside an activity the work's context

@@ -16,6 +16,13 @@ const maxPersistWait = 5 * time.Minute
 // persistAttemptTimeout bounds one attempt to store a batch's results.
 const persistAttemptTimeout = 30 * time.Second
 
+// storeContext bounds one write of what an attempt already has (an
+// answer, results) by persistAttemptTimeout, whatever became of the
+// attempt: a stop or a lost attempt does not unmake what was done.
+func storeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), persistAttemptTimeout)
+}
+
 // persistResults stores a batch's results, even when the batch was
 // interrupted. A store that does not answer is tried again, with backoff
 // and heartbeats, for up to maxPersistWait; content the database refuses,

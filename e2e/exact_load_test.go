@@ -194,10 +194,10 @@ func TestStreamsExactUnderLoad(t *testing.T) {
 	// before the kill. Such an attempt failed with its process, unless it
 	// had completed (then the call was asked once); one that had its
 	// answer but not yet stored it is asked again, rightly.
-	cut := map[string]bool{}
+	onKilled := map[string]bool{}
 	for _, r := range workerModel.Requests() {
 		if r.Received.Before(killed) {
-			cut[lastUser(r)] = true
+			onKilled[lastUser(r)] = true
 		}
 	}
 	asked := map[string]int{}
@@ -220,8 +220,8 @@ func TestStreamsExactUnderLoad(t *testing.T) {
 		text := fmt.Sprintf("request %03d of the exactness test", i)
 		n := asked[text]
 		histogram[n]++
-		if n != 1 && !(cut[text] && n == 2) {
-			t.Errorf("stream %d: the model was asked %d times for its one call (its attempt on the killed worker: %v); %s", i, n, cut[text],
+		if n != 1 && !(onKilled[text] && n == 2) {
+			t.Errorf("stream %d: the model was asked %d times for its one call (its attempt on the killed worker: %v); %s", i, n, onKilled[text],
 				whyAskedAgain(t, host, o.runID, text, killed, map[string]*fakellm.Server{"serve": serveModel, "worker": workerModel}))
 		}
 		if o.runID == "" {
@@ -264,7 +264,7 @@ func TestStreamsExactUnderLoad(t *testing.T) {
 		report = append(report, fmt.Sprintf("%d call(s) asked %d time(s)", histogram[n], n))
 	}
 	t.Logf("model requests per (turn, call), 4 busy loops per core, a worker killed mid-stream: %s; %d calls had their attempt on the killed worker; %d streams ended retried_differently",
-		strings.Join(report, ", "), len(cut), differently)
+		strings.Join(report, ", "), len(onKilled), differently)
 }
 
 // streamingNow counts m's requests being answered now.
