@@ -103,7 +103,13 @@ func TestWorkerKilledDuringTool(t *testing.T) {
 		t.Fatalf("send: exit %d %s%s", code, out, stderr)
 	}
 
-	// Find the worker running the command, and kill it.
+	// Find the worker running the command, once the command's effect is
+	// there (the shell's own command line names the sleep too, so the
+	// process is found before the echo ran), and kill it.
+	waitFor(t, time.Minute, func() bool {
+		log, _ := os.ReadFile(filepath.Join(sender.workdir, "effects.log"))
+		return strings.Contains(string(log), "ran")
+	})
 	var sleepPid int
 	waitFor(t, time.Minute, func() bool {
 		out, err := exec.Command("pgrep", "-f", "sleep 30.123").Output()

@@ -63,12 +63,12 @@ func (rt *Runtime) WaitGoal(ctx context.Context, sessionID string, onTurn func(w
 	defer unwatch()
 	seen := 0
 	report := func(p workflows.GoalProgress) {
-		first := p.TurnCount - len(p.Turns) // turns older than those kept
-		for _, t := range p.Turns {
-			if t.Number > seen && t.Number > first && onTurn != nil {
+		var ended []workflows.GoalTurn
+		ended, seen = turnsEnded(p, seen)
+		for _, t := range ended {
+			if onTurn != nil {
 				onTurn(t)
 			}
-			seen = max(seen, t.Number)
 		}
 	}
 	id := workflows.GoalWorkflowID(sessionID)
@@ -143,4 +143,20 @@ func (rt *Runtime) WaitStarted(ctx context.Context, id string, timeout time.Dura
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+}
+
+// turnsEnded are the turns of p numbered after seen, in order, and the
+// number of the last one (seen when there is none). Every kept turn not yet
+// reported is: between a turn's end and its check TurnCount counts the turn
+// while Turns do not hold it yet, so TurnCount says nothing of which turns
+// were dropped. Pure.
+func turnsEnded(p workflows.GoalProgress, seen int) ([]workflows.GoalTurn, int) {
+	var out []workflows.GoalTurn
+	for _, t := range p.Turns {
+		if t.Number > seen {
+			out = append(out, t)
+			seen = t.Number
+		}
+	}
+	return out, seen
 }

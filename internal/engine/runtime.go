@@ -297,6 +297,7 @@ func Every(ctx context.Context, interval time.Duration, f func(context.Context))
 // models holds when it builds (serve may have reloaded them since start).
 // Its warnings (a file left out) go to logger.
 func promptBuilder(home string, models *ModelConfig, toolNames []string, logger *slog.Logger) func(context.Context, string, string) (string, error) {
+	guidance := offeredGuidance(toolNames)
 	return func(_ context.Context, model, workdir string) (string, error) {
 		cur, _ := models.Current()
 		if model == "" {
@@ -304,7 +305,7 @@ func promptBuilder(home string, models *ModelConfig, toolNames []string, logger 
 		}
 		p, err := prompt.Build(prompt.Inputs{
 			Home: home, Workdir: workdir, Model: model, Provider: providerHost(cur.Endpoint()),
-			Now: time.Now(), ToolNames: toolNames, Logger: logger,
+			Now: time.Now(), ToolGuidance: guidance, Logger: logger,
 		})
 		if err != nil {
 			return "", err

@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"sort"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/tools"
@@ -13,19 +12,16 @@ import (
 )
 
 // builtinTools returns every built-in tool a worker can offer, before
-// tools.enabled narrows them: home is $TALARIA_HOME (memory), st the store
-// (session_search; the home and current chats of send_message), send how
-// send_message hands its messages to the gateway, procs keeps what the
-// process tool starts, search is web_search.
+// tools.enabled narrows them: home is $TALARIA_HOME (memory, skills), st
+// the store (session_search; the home and current chats of send_message),
+// send how send_message hands its messages to the gateway, procs keeps
+// what the process tool starts, search is web_search.
 func builtinTools(home string, st *models.Store, send tools.ChatSendFunc, procs *tools.Processes, search tools.WebSearchTool) []tools.Tool {
-	msg := tools.SendMessageTool{Send: send}
+	s := tools.Services{Home: home, Searcher: storeSearcher{st}, Send: send, Processes: procs, WebSearch: search}
 	if st != nil {
-		msg.Chats = st
+		s.Chats = st
 	}
-	return []tools.Tool{tools.ReadFileTool{}, tools.WriteFileTool{}, tools.PatchTool{}, tools.SearchFilesTool{}, tools.TerminalTool{},
-		tools.TodoTool{}, tools.ClarifyTool{}, tools.MemoryTool{Home: home}, tools.WebFetchTool{},
-		tools.SkillsListTool{Home: home}, tools.SkillViewTool{Home: home}, tools.SkillManageTool{Home: home}, tools.ProcessTool{Processes: procs}, tools.ExecuteCodeTool{}, tools.DelegateTaskTool{},
-		tools.SessionSearchTool{Searcher: storeSearcher{st}}, msg, search}
+	return tools.Builtins(s)
 }
 
 // webSearchTool is web_search over the backend cfg chooses; without one
@@ -62,15 +58,7 @@ func withoutUnconfigured(cfg config.Config, offered []tools.Tool, logger *slog.L
 
 // ToolNames returns the names of the built-in tools, sorted: the names a
 // job's or a turn's tool list may use.
-func ToolNames() []string {
-	all := builtinTools("", nil, nil, nil, tools.WebSearchTool{})
-	names := make([]string, len(all))
-	for i, t := range all {
-		names[i] = t.Name()
-	}
-	sort.Strings(names)
-	return names
-}
+func ToolNames() []string { return tools.BuiltinNames() }
 
 // CatalogEntry is a built-in tool and whether cfg offers it.
 type CatalogEntry struct {
@@ -97,7 +85,6 @@ func ToolCatalog(cfg config.Config) ([]CatalogEntry, error) {
 		}
 		out[i] = e
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Tool.Name() < out[j].Tool.Name() })
 	return out, nil
 }
 
@@ -112,4 +99,14 @@ func UnattendedTools(cfg config.Config, list []string) []string {
 		}
 	}
 	return slices.DeleteFunc(slices.Clone(list), func(n string) bool { return n == tools.ClarifyName })
+}
+
+// offeredGuidance is the system prompt's tool guidance for the offered
+// tools: nil when none is offered (no paragraph), else each offered
+// built-in tool's sentence (possibly none, for MCP tools alone).
+func offeredGuidance(names []string) []string {
+	if len(names) == 0 {
+		return nil
+	}
+	return append([]string{}, tools.Guidance(names)...)
 }

@@ -25,8 +25,9 @@ type Inputs struct {
 	Provider string // e.g. the endpoint host
 	// Now is the current time; the date line shows it in UTC.
 	Now time.Time
-	// ToolNames are the tools offered, for the tool-use guidance.
-	ToolNames []string
+	// ToolGuidance are the offered tools' sentences of tool-use guidance,
+	// in order (tools.Guidance); none when no tool is offered.
+	ToolGuidance []string
 	// Logger receives a warning for each refused file or memory entry;
 	// nil means slog.Default().
 	Logger *slog.Logger
@@ -87,7 +88,7 @@ func Build(in Inputs) (Prompt, error) {
 		{SectionMemory, memory},
 		{SectionSkills, skills},
 		{SectionContext, project},
-		{SectionTools, toolGuidance(in.ToolNames)},
+		{SectionTools, toolGuidance(in.ToolGuidance)},
 		{SectionDate, dateLine(in)},
 	}
 	p := assemble(parts)

@@ -10,11 +10,11 @@ import (
 func TestBuildSections(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name      string
-		files     map[string]string // under a temp dir holding home/ and work/
-		toolNames []string
-		want      []string
-		check     func(t *testing.T, p Prompt)
+		name     string
+		files    map[string]string // under a temp dir holding home/ and work/
+		guidance []string
+		want     []string
+		check    func(t *testing.T, p Prompt)
 	}{
 		{name: "nothing present", want: []string{SectionIdentity, SectionDate},
 			check: func(t *testing.T, p Prompt) {
@@ -44,7 +44,7 @@ func TestBuildSections(t *testing.T) {
 					t.Errorf("identity not capped: %q", id[len(id)-120:])
 				}
 			}},
-		{name: "every section", toolNames: []string{"todo"},
+		{name: "every section", guidance: []string{"Plan with todo."},
 			files: map[string]string{
 				"home/memories/MEMORY.md":     "note",
 				"home/skills/deploy/SKILL.md": "Ship it.",
@@ -63,7 +63,7 @@ func TestBuildSections(t *testing.T) {
 			want: []string{SectionIdentity, SectionDate}},
 		{name: "skills dir without skills omitted", files: map[string]string{"home/skills/empty/": "", "home/skills/README": "x"},
 			want: []string{SectionIdentity, SectionDate}},
-		{name: "unknown tools still get general guidance", toolNames: []string{"mystery"},
+		{name: "tools without guidance of their own still get the general sentence", guidance: []string{},
 			want: []string{SectionIdentity, SectionTools, SectionDate}},
 	}
 	for _, tt := range tests {
@@ -73,7 +73,7 @@ func TestBuildSections(t *testing.T) {
 			writeFiles(t, root, map[string]string{"work/": ""})
 			writeFiles(t, root, tt.files)
 			p, err := Build(Inputs{Home: filepath.Join(root, "home"), Workdir: filepath.Join(root, "work"),
-				Model: "m", Provider: "p", Now: fixedNow, ToolNames: tt.toolNames})
+				Model: "m", Provider: "p", Now: fixedNow, ToolGuidance: tt.guidance})
 			if err != nil {
 				t.Fatalf("Build: %v", err)
 			}
@@ -108,7 +108,7 @@ func TestBuildFullPromptText(t *testing.T) {
 		"repo/sub/":                   "",
 	})
 	p, err := Build(Inputs{Home: home, Workdir: work, Model: "gpt-x", Provider: "api.example.com", Now: fixedNow,
-		ToolNames: []string{"terminal", "todo"}})
+		ToolGuidance: []string{"Plan with todo.", "Run commands with terminal."}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestBuildFullPromptText(t *testing.T) {
 		"- deploy: Ship the service (" + filepath.Join(home, "skills", "deploy", "SKILL.md") + ")\n\n" +
 		"## Project context (from " + filepath.Join(root, "repo", ".talaria.md") + ")\nThese are the project's instructions for working in it.\n\nUse tabs.\n\n" +
 		"## Using tools\nAct through your tools and check their results instead of guessing; when a call fails, read the error and change your approach rather than repeating it. " +
-		toolAdvice[0].text + " " + toolAdvice[5].text + "\n\n" +
+		"Plan with todo. Run commands with terminal.\n\n" +
 		"Current date: 2026-11-29 (Sunday). Model: gpt-x via api.example.com. Working directory: " + work + "."
 	if p.Text != want {
 		t.Errorf("prompt text:\n%s\n\nwant:\n%s", p.Text, want)
@@ -139,12 +139,11 @@ func TestBuildDeterministic(t *testing.T) {
 	}
 	writeFiles(t, root, files)
 	in := Inputs{Home: filepath.Join(root, "home"), Workdir: filepath.Join(root, "work"), Model: "m", Now: fixedNow,
-		ToolNames: []string{"write_file", "todo", "read_file", "memory", "clarify", "terminal"}}
+		ToolGuidance: []string{"Write with write_file.", "Plan with todo."}}
 	first, err := Build(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.ToolNames = []string{"terminal", "clarify", "memory", "read_file", "todo", "write_file"}
 	for range 3 {
 		again, err := Build(in)
 		if err != nil {
@@ -182,35 +181,17 @@ func TestBuildDateLine(t *testing.T) {
 
 func TestBuildToolGuidance(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		tools   []string
-		has     []string
-		hasNot  []string
-		isEmpty bool
+	for _, tt := range []struct {
+		name      string
+		sentences []string
+		want      string
 	}{
-		{name: "no tools", isEmpty: true},
-		{name: "todo only", tools: []string{"todo"}, has: []string{"todo"}, hasNot: []string{"read_file", "terminal", "clarify", "memory"}},
-		{name: "all", tools: []string{"todo", "read_file", "write_file", "terminal", "clarify", "memory"},
-			has: []string{"todo", "read_file", "write_file", "terminal", "clarify", "memory"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := toolGuidance(tt.tools)
-			if tt.isEmpty != (got == "") {
-				t.Fatalf("guidance = %q", got)
-			}
-			for _, s := range tt.has {
-				if !strings.Contains(got, s) {
-					t.Errorf("guidance lacks %q: %q", s, got)
-				}
-			}
-			for _, s := range tt.hasNot {
-				if strings.Contains(got, s) {
-					t.Errorf("guidance mentions %q: %q", s, got)
-				}
-			}
-		})
+		{"no tools", nil, ""},
+		{"tools without guidance", []string{}, "## Using tools\n" + generalGuidance},
+		{"in the order given", []string{"B.", "A."}, "## Using tools\n" + generalGuidance + " B. A."},
+	} {
+		if got := toolGuidance(tt.sentences); got != tt.want {
+			t.Errorf("%s: toolGuidance(%q) = %q, want %q", tt.name, tt.sentences, got, tt.want)
+		}
 	}
 }

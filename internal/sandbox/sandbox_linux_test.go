@@ -209,6 +209,13 @@ int main(void) { long r; __asm__ volatile ("int $0x80" : "=a"(r) : "a"(26), "b"(
 	if out, err := exec.Command("gcc", "-o", filepath.Join(dir, "i386"), src).CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v: %s", err, out)
 	}
+	// Where the kernel takes no 32-bit system calls (ia32 emulation off:
+	// int 0x80 is a segmentation fault, as on some virtual machines),
+	// there is nothing for the filter to refuse.
+	if out, err := exec.Command(filepath.Join(dir, "i386")).Output(); err != nil {
+		t.Logf("this kernel takes no 32-bit system calls (%v: %q): nothing to filter", err, out)
+		return
+	}
 	// 26 is ptrace in the i386 table: -1 (EPERM) from the filter, not
 	// -3 (ESRCH) from the kernel.
 	if got, _ := run(t, Command{Dir: dir, Writable: []string{dir}}, "./i386"); strings.TrimSpace(got) != "-1" {

@@ -76,3 +76,14 @@ func TerminalCommand(raw string) (string, bool) {
 	t, err := decodeTerminal(json.RawMessage(raw))
 	return t.command, err == nil
 }
+
+// clarify is a built-in tool.
+var _ = builtin(func(Services) Tool { return ClarifyTool{} })
+
+// Meta implements Described.
+func (ClarifyTool) Meta() Meta {
+	return Meta{
+		Toolset:  "planning",
+		Guidance: "When a request is ambiguous and a wrong guess would waste work, ask with clarify instead of guessing.",
+	}
+}

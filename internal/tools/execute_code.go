@@ -28,12 +28,6 @@ const (
 // ExecuteCodeName is the execute_code tool's name.
 const ExecuteCodeName = "execute_code"
 
-// codeCallable are the tools a program may call, when the worker offers
-// them: the file, web and shell tools Hermes' execute_code offers. Tools
-// that talk to people (clarify, send_message), keep the agent's notes or
-// start what outlives the program (process) are not among them.
-var codeCallable = []string{"read_file", "write_file", "patch", "search_files", "web_fetch", "web_search", "terminal"}
-
 const executeCodeDescriptionHead = `Run a short Python, Node.js or Bash program and return what it prints: for computing, transforming data, or many small tool steps in one call. ` +
 	`The program runs like a terminal command: in the working directory or workdir (under the working directory or a write root), with the same clean environment, stdin empty, a timeout (default 180 s, at most 3600), and every process it started killed when it ends. `
 
@@ -98,10 +92,8 @@ func (t ExecuteCodeTool) callable() []string {
 func WithCodeTools(all []Tool) ([]Tool, error) {
 	var callable []Tool
 	for _, t := range all {
-		for _, n := range codeCallable {
-			if t.Name() == n {
-				callable = append(callable, t)
-			}
+		if MetaOf(t).FromCode {
+			callable = append(callable, t)
 		}
 	}
 	reg, err := NewRegistry(callable...)
@@ -301,4 +293,16 @@ func startCodeRPC(ctx context.Context, path string, reg *Registry, env Env) (*co
 		}
 	}()
 	return s, nil
+}
+
+// execute_code is a built-in tool.
+var _ = builtin(func(Services) Tool { return ExecuteCodeTool{} })
+
+// Meta implements Described.
+func (ExecuteCodeTool) Meta() Meta {
+	return Meta{
+		Toolset:  "shell",
+		Guidance: "For computation, or many small tool steps whose intermediate results you need not read, write one execute_code program (Python: import talaria_tools) instead of many separate calls.",
+		Approval: "the program is assessed as a terminal command; its own terminal calls run only if safe",
+	}
 }

@@ -83,7 +83,7 @@ func TestExecuteCode(t *testing.T) {
 		{name: "exception", args: `{"code":"raise ValueError('boom')"}`, want: []string{"ValueError: boom"}, exit: 1},
 		{name: "clean environment", args: `{"code":"import os\nprint('key:', os.environ.get('OPENAI_API_KEY'))"}`, want: []string{"key: None"}},
 		{name: "bash", args: `{"language":"bash","code":"x=21; echo $((x*2))"}`, want: []string{"42"}},
-		{name: "timeout", args: `{"code":"import time\nprint('start', flush=True)\ntime.sleep(30)","timeout":1}`, want: []string{"start"}, exit: -1, timedOut: true},
+		{name: "timeout", args: `{"code":"import time\nprint('start', flush=True)\ntime.sleep(60)","timeout":5}`, want: []string{"start"}, exit: -1, timedOut: true},
 		{name: "empty code", args: `{"code":"  "}`, errHas: `"code" must not be empty`},
 		{name: "unknown language", args: `{"code":"x","language":"cobol"}`, errHas: `"language" must be python, node or bash`},
 		{name: "workdir outside", args: `{"code":"print(1)","workdir":"/"}`, errHas: "working directory"},

@@ -333,3 +333,16 @@ func clipDiff(d string) string {
 	cut := strings.LastIndexByte(d[:patchMaxDiffChars], '\n') + 1
 	return d[:cut] + fmt.Sprintf("... (diff cut: %d more characters; read the file to see the rest)\n", len(d)-cut)
 }
+
+// patch is a built-in tool.
+var _ = builtin(func(Services) Tool { return PatchTool{} })
+
+// Meta implements Described.
+func (PatchTool) Meta() Meta {
+	return Meta{
+		Toolset:  "file",
+		Guidance: "To change part of a file, use patch with an old_string copied exactly from the file and enough lines around it to be unique; several files at once go in one V4A patch.",
+		Approval: "paths checked: working directory and write roots only",
+		FromCode: true,
+	}
+}

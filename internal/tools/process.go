@@ -417,3 +417,14 @@ func tailLines(path string, n, maxChars int) string {
 	}
 	return out
 }
+
+// process is a built-in tool.
+var _ = builtin(func(s Services) Tool { return ProcessTool{Processes: s.Processes} })
+
+// Meta implements Described.
+func (ProcessTool) Meta() Meta {
+	return Meta{
+		Toolset:  "shell",
+		Approval: "a start is assessed as a terminal command",
+	}
+}

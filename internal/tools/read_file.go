@@ -253,3 +253,15 @@ func readLine(r *bufio.Reader, maxChars int) (string, int, error) {
 	}
 	return s, n - utf8.RuneCountInString(s) + extra, nil
 }
+
+// read_file is a built-in tool.
+var _ = builtin(func(Services) Tool { return ReadFileTool{} })
+
+// Meta implements Described.
+func (ReadFileTool) Meta() Meta {
+	return Meta{
+		Toolset:  "file",
+		Guidance: "Read a file with read_file before you change it, and read again rather than relying on memory of it.",
+		FromCode: true,
+	}
+}

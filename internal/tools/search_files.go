@@ -335,3 +335,15 @@ func grepFile(path, shown string, re, pre *regexp.Regexp, context int) fileHits 
 	}
 	return h
 }
+
+// search_files is a built-in tool.
+var _ = builtin(func(Services) Tool { return SearchFilesTool{} })
+
+// Meta implements Described.
+func (SearchFilesTool) Meta() Meta {
+	return Meta{
+		Toolset:  "file",
+		Guidance: "Find code and files with search_files (a regular expression over contents, or a glob over names) rather than grep or find in the terminal.",
+		FromCode: true,
+	}
+}

@@ -159,3 +159,14 @@ func DecideTarget(target, home, current string) (string, error) {
 	}
 	return refuse(fmt.Sprintf("%s is neither the home chat nor this chat; only those may be messaged", target))
 }
+
+// send_message is a built-in tool.
+var _ = builtin(func(s Services) Tool { return SendMessageTool{Send: s.Send, Chats: s.Chats} })
+
+// Meta implements Described.
+func (SendMessageTool) Meta() Meta {
+	return Meta{
+		Toolset:  "messages",
+		Approval: "home or this chat only",
+	}
+}

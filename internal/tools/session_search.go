@@ -93,3 +93,13 @@ func (t SessionSearchTool) Run(ctx context.Context, _ Env, raw json.RawMessage) 
 	}
 	return string(out), nil
 }
+
+// session_search is a built-in tool.
+var _ = builtin(func(s Services) Tool { return SessionSearchTool{Searcher: s.Searcher} })
+
+// Meta implements Described.
+func (SessionSearchTool) Meta() Meta {
+	return Meta{
+		Toolset: "recall",
+	}
+}

@@ -239,3 +239,34 @@ func (t SkillManageTool) patch(home string, a args, name string) (string, error)
 	}
 	return "patched " + orSkillFile(file), err
 }
+
+// skills_list is a built-in tool.
+var _ = builtin(func(s Services) Tool { return SkillsListTool{Home: s.Home} })
+
+// Meta implements Described.
+func (SkillsListTool) Meta() Meta {
+	return Meta{
+		Toolset: "skills",
+	}
+}
+
+// skill_view is a built-in tool.
+var _ = builtin(func(s Services) Tool { return SkillViewTool{Home: s.Home} })
+
+// Meta implements Described.
+func (SkillViewTool) Meta() Meta {
+	return Meta{
+		Toolset: "skills",
+	}
+}
+
+// skill_manage is a built-in tool.
+var _ = builtin(func(s Services) Tool { return SkillManageTool{Home: s.Home} })
+
+// Meta implements Described.
+func (SkillManageTool) Meta() Meta {
+	return Meta{
+		Toolset:  "skills",
+		Approval: "writes checked and scanned",
+	}
+}

@@ -326,3 +326,16 @@ func groupAlive(pgid int) bool {
 	}
 	return groupHasLiveMember(pgid)
 }
+
+// terminal is a built-in tool.
+var _ = builtin(func(Services) Tool { return TerminalTool{} })
+
+// Meta implements Described.
+func (TerminalTool) Meta() Meta {
+	return Meta{
+		Toolset:  "shell",
+		Guidance: "terminal commands run in the working directory given below; prefer non-interactive commands, and check your changes by running the build or the tests.",
+		Approval: "dangerous commands ask (approvals.mode); blocked ones never run",
+		FromCode: true,
+	}
+}

@@ -238,3 +238,14 @@ func todoResultOf(items []TodoItem) todoResult {
 	}
 	return res
 }
+
+// todo is a built-in tool.
+var _ = builtin(func(Services) Tool { return TodoTool{} })
+
+// Meta implements Described.
+func (TodoTool) Meta() Meta {
+	return Meta{
+		Toolset:  "planning",
+		Guidance: "For work with three or more steps, write the plan with todo first and keep it current as you go.",
+	}
+}

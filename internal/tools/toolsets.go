@@ -1,48 +1,30 @@
 package tools
 
 import (
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 )
 
-// toolsets group the built-in tools by what they touch (named apart from
-// every tool); a toolset's name stands for its tools wherever a list of tools is given (tools.enabled,
-// tools.disabled, cron --tools, chat --tools).
-var toolsets = map[string][]string{
-	"file":       {"read_file", "write_file", "patch", "search_files"},
-	"shell":      {"terminal", "process", "execute_code"},
-	"web":        {"web_fetch", "web_search"},
-	"recall":     {"memory", "session_search"},
-	"skills":     {"skills_list", "skill_view", "skill_manage"},
-	"planning":   {"todo", "clarify"},
-	"messages":   {"send_message"},
-	"delegation": {"delegate_task"},
-}
-
-// ToolsetOf names the toolset of a built-in tool ("" for none).
+// ToolsetOf names the toolset of a built-in tool ("" for none). A toolset's
+// name stands for its tools wherever a list of tools is given
+// (tools.enabled, tools.disabled, cron --tools, chat --tools); each tool
+// names its toolset in its Meta.
 func ToolsetOf(tool string) string {
-	for name, members := range toolsets {
-		if slices.Contains(members, tool) {
-			return name
-		}
-	}
-	return ""
+	return builtinMeta()[tool].Toolset
 }
 
-// ToolsetNames are the toolsets' names, sorted.
+// ToolsetNames are the toolsets' names, in the order they are listed in.
 func ToolsetNames() []string {
-	names := make([]string, 0, len(toolsets))
-	for n := range toolsets {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Collect(maps.Keys(toolsets()))
+	slices.SortFunc(names, toolsetRank)
 	return names
 }
 
-// ExpandToolsets replaces each toolset name in names by its tools, keeping
-// other names as they are and dropping repeats, in order. Pure.
+// ExpandToolsets replaces each toolset name in names by its tools (by
+// name), keeping other names as they are and dropping repeats, in order.
 func ExpandToolsets(names []string) []string {
+	sets := toolsets()
 	var out []string
 	add := func(n string) {
 		if !slices.Contains(out, n) {
@@ -50,7 +32,7 @@ func ExpandToolsets(names []string) []string {
 		}
 	}
 	for _, n := range names {
-		if members, ok := toolsets[n]; ok {
+		if members, ok := sets[n]; ok {
 			for _, m := range members {
 				add(m)
 			}
@@ -61,25 +43,10 @@ func ExpandToolsets(names []string) []string {
 	return out
 }
 
-// approvals say what a built-in tool may do without asking.
-var approvals = map[string]string{
-	"terminal":      "dangerous commands ask (approvals.mode); blocked ones never run",
-	"process":       "a start is assessed as a terminal command",
-	"execute_code":  "the program is assessed as a terminal command; its own terminal calls run only if safe",
-	"write_file":    "paths checked: working directory and write roots only",
-	"patch":         "paths checked: working directory and write roots only",
-	"web_fetch":     "non-public addresses refused unless web.allow_private",
-	"web_search":    "queries go to the configured search service (web.search)",
-	"send_message":  "home or this chat only",
-	"skill_manage":  "writes checked and scanned",
-	"memory":        "entries scanned",
-	"delegate_task": "tasks get no clarify, send_message or memory; their approvals are asked in the parent's session",
-}
-
 // ApprovalOf says what bounds a built-in tool or makes it ask ("-": it
 // only reads within the read rules, or asks the user itself).
 func ApprovalOf(tool string) string {
-	if a, ok := approvals[tool]; ok {
+	if a := builtinMeta()[tool].Approval; a != "" {
 		return a
 	}
 	return "-"

@@ -10,8 +10,8 @@ func TestExpandToolsets(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"", ""},
 		{"read_file", "read_file"},
-		{"file", "read_file,write_file,patch,search_files"},
-		{"shell,terminal,web", "terminal,process,execute_code,web_fetch,web_search"},
+		{"file", "patch,read_file,search_files,write_file"},
+		{"shell,terminal,web", "execute_code,process,terminal,web_fetch,web_search"},
 		{"todo,planning", "todo,clarify"},
 		{"nosuch", "nosuch"},
 	} {
@@ -25,10 +25,11 @@ func TestExpandToolsets(t *testing.T) {
 	}
 }
 
-// TestToolsetsCoverTheTools: every tool of the default registry is in one
-// toolset, and no toolset is named like a tool.
+// TestToolsetsCoverTheTools: every built-in tool is in one toolset, no
+// toolset is named like a tool, and the toolsets are listed in their order.
 func TestToolsetsCoverTheTools(t *testing.T) {
-	names := append(Default().Names(), "memory", "session_search", "send_message", "process")
+	t.Parallel()
+	names := BuiltinNames()
 	for _, n := range names {
 		if ToolsetOf(n) == "" {
 			t.Errorf("%s is in no toolset", n)
@@ -38,6 +39,24 @@ func TestToolsetsCoverTheTools(t *testing.T) {
 		if slices.Contains(names, s) {
 			t.Errorf("the toolset %s is named like a tool", s)
 		}
+	}
+	if got := strings.Join(ToolsetNames(), ","); got != "planning,file,shell,web,recall,skills,messages,delegation" {
+		t.Errorf("ToolsetNames() = %s", got)
+	}
+}
+
+// TestGuidance: the prompt's guidance holds the sentence of each offered
+// built-in tool that has one, once, in toolset order, and none for a tool
+// it does not know.
+func TestGuidance(t *testing.T) {
+	t.Parallel()
+	got := Guidance([]string{"terminal", "mcp_docs_search", "read_file", "todo", "read_file", "skills_list"})
+	want := []string{builtinMeta()["todo"].Guidance, builtinMeta()["read_file"].Guidance, builtinMeta()["terminal"].Guidance}
+	if !slices.Equal(got, want) {
+		t.Errorf("Guidance = %q, want %q", got, want)
+	}
+	if got := Guidance(nil); got != nil {
+		t.Errorf("Guidance(nil) = %q", got)
 	}
 }
 

@@ -85,3 +85,15 @@ func (t WebSearchTool) Run(ctx context.Context, _ Env, raw json.RawMessage) (str
 	}
 	return marshalResult(map[string]any{"query": query, "backend": t.Backend.Name(), "results": results})
 }
+
+// web_search is a built-in tool.
+var _ = builtin(func(s Services) Tool { return s.WebSearch })
+
+// Meta implements Described.
+func (WebSearchTool) Meta() Meta {
+	return Meta{
+		Toolset:  "web",
+		Approval: "queries go to the configured search service (web.search)",
+		FromCode: true,
+	}
+}

@@ -166,3 +166,16 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return writeChecked(checkedPath{Abs: path, Real: path, Root: dir}, data)
 }
+
+// write_file is a built-in tool.
+var _ = builtin(func(Services) Tool { return WriteFileTool{} })
+
+// Meta implements Described.
+func (WriteFileTool) Meta() Meta {
+	return Meta{
+		Toolset:  "file",
+		Guidance: "write_file replaces the whole file: write the complete new content, never a fragment.",
+		Approval: "paths checked: working directory and write roots only",
+		FromCode: true,
+	}
+}
