@@ -6,13 +6,25 @@ import (
 	"testing"
 )
 
+// TestExpandToolsets: a toolset stands for its tools (those that declare
+// it, by name) where it appears, other names stay, repeats go.
 func TestExpandToolsets(t *testing.T) {
+	t.Parallel()
+	members := func(set string) string {
+		var out []string
+		for _, n := range BuiltinNames() {
+			if ToolsetOf(n) == set {
+				out = append(out, n)
+			}
+		}
+		return strings.Join(out, ",")
+	}
 	for _, tt := range []struct{ in, want string }{
 		{"", ""},
 		{"read_file", "read_file"},
-		{"file", "patch,read_file,search_files,write_file"},
-		{"shell,terminal,web", "execute_code,process,terminal,web_fetch,web_search"},
-		{"todo,planning", "todo,clarify"},
+		{"file", members("file")},
+		{"shell,terminal,web", members("shell") + "," + members("web")},
+		{"todo,planning", "todo," + strings.Trim(strings.ReplaceAll(","+members("planning")+",", ",todo,", ","), ",")},
 		{"nosuch", "nosuch"},
 	} {
 		var in []string
@@ -21,6 +33,11 @@ func TestExpandToolsets(t *testing.T) {
 		}
 		if got := strings.Join(ExpandToolsets(in), ","); got != tt.want {
 			t.Errorf("ExpandToolsets(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+	for _, core := range []string{"read_file", "write_file", "patch", "search_files"} {
+		if !strings.Contains(","+members("file")+",", ","+core+",") {
+			t.Errorf("the file toolset lacks %s: %s", core, members("file"))
 		}
 	}
 }
