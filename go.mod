@@ -287,6 +287,10 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
+// go.temporal.io/server v1.32.2 is built against go.temporal.io/api v1.63.5;
+// go.temporal.io/sdk v1.50.0 asks for v1.64.0, whose changes break the
+// server's build. Until a server release that takes api v1.64 or later
+// (then server, sdk and api move together).
 replace go.temporal.io/api => go.temporal.io/api v1.63.5
 
 tool go.temporal.io/sdk/contrib/tools/workflowcheck

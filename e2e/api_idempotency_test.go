@@ -120,7 +120,7 @@ func TestIdempotentRunAcrossKill(t *testing.T) {
 	if err := <-cut; err == nil {
 		t.Fatal("the keyed request got an answer from a killed serve")
 	}
-	s, base = u.apiServeOn(port)
+	_, base = u.apiServeOn(port)
 	id, session := keyedRun(t, base, "key-A", keyedBody)
 	if want := "run_2_idem"; id != want || session != "idem" {
 		t.Fatalf("the retry's run is %s in %s, want %s: the queued message's turn", id, session, want)

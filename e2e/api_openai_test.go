@@ -87,7 +87,7 @@ func TestOpenAIClient(t *testing.T) {
 	}
 
 	// The session goes on: the model's next request holds the earlier turns.
-	c, err = client.Chat.Completions.New(ctx, openaisdk.ChatCompletionNewParams{
+	_, err = client.Chat.Completions.New(ctx, openaisdk.ChatCompletionNewParams{
 		Model:    "talaria",
 		Messages: []openaisdk.ChatCompletionMessageParamUnion{openaisdk.UserMessage("What did I ask first?")},
 	}, option.WithHeader("X-Talaria-Session-Id", session))

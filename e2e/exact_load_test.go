@@ -151,7 +151,7 @@ func TestStreamsExactUnderLoad(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range streams {
 		wg.Go(func() {
-			text, err, runID := streamSDK(t, base, fmt.Sprintf("request %03d of the exactness test", i))
+			text, runID, err := streamSDK(t, base, fmt.Sprintf("request %03d of the exactness test", i))
 			out[i] = streamOutcome{text: text, err: err, runID: runID}
 		})
 	}

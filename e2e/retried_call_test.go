@@ -45,9 +45,9 @@ func sameAnswer(text string) string {
 }
 
 // streamSDK sends text as a streaming completion through the official
-// OpenAI SDK and returns the content it assembled, the stream's error and
-// the run's id.
-func streamSDK(t *testing.T, base, text string) (string, error, string) {
+// OpenAI SDK and returns the content it assembled, the run's id and the
+// stream's error.
+func streamSDK(t *testing.T, base, text string) (string, string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -66,7 +66,7 @@ func streamSDK(t *testing.T, base, text string) (string, error, string) {
 	if resp != nil {
 		runID = resp.Header.Get("X-Talaria-Run-Id")
 	}
-	return b.String(), stream.Err(), runID
+	return b.String(), runID, stream.Err()
 }
 
 // finalText waits for a run to end and returns its stored answer.
@@ -92,7 +92,7 @@ func TestRetriedCallShownOnce(t *testing.T) {
 	_, base := u.apiServe()
 
 	const asked = "the SDK's question"
-	got, err, runID := streamSDK(t, base, asked)
+	got, runID, err := streamSDK(t, base, asked)
 	if err != nil || got != sameAnswer(asked) {
 		t.Fatalf("the SDK's stream: %q (%v), want %q", got, err, sameAnswer(asked))
 	}
@@ -140,7 +140,7 @@ func TestRetriedCallAnsweredDifferently(t *testing.T) {
 	_, base := u.apiServe()
 
 	const asked = "the changing question"
-	got, err, runID := streamSDK(t, base, asked)
+	got, runID, err := streamSDK(t, base, asked)
 	if err == nil || !strings.Contains(err.Error(), "retried_differently") || !strings.Contains(err.Error(), runID) {
 		t.Fatalf("the SDK's stream ended with %v after %q, want the retried_differently error naming run %s", err, got, runID)
 	}

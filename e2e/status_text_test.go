@@ -119,7 +119,7 @@ func TestStatusTextTellsTheWholeStory(t *testing.T) {
 
 	// A tool running, and a steer waiting for the next model call.
 	send("busy", "wait a bit")
-	st = u.waitStatus("busy", "  tool: terminal `sleep 30`, running ")
+	u.waitStatus("busy", "  tool: terminal `sleep 30`, running ")
 	if out, errOut, code := u.run(time.Minute, "steer", "busy", "be brief\nand polite"); code != 0 {
 		t.Fatalf("steer: exit %d %s%s", code, out, errOut)
 	}

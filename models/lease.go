@@ -110,8 +110,7 @@ func (s *Store) Leases(ctx context.Context, prefix string) ([]LeaseInfo, error) 
 	out := make([]LeaseInfo, 0, len(rows))
 	for _, r := range rows {
 		if strings.HasPrefix(r.Name, prefix) {
-			out = append(out, LeaseInfo{Name: r.Name, Holder: r.Holder, ExpiresAt: r.ExpiresAt,
-				LastUpdateAt: r.LastUpdateAt, LastUpdateID: r.LastUpdateID, LastError: r.LastError})
+			out = append(out, LeaseInfo(r))
 		}
 	}
 	return out, nil

@@ -11,10 +11,6 @@ import (
 	"go.uber.org/goleak"
 )
 
-// postgresDSNEnv names the variable holding the PostgreSQL server the tests
-// use; scripts/with-postgres.sh sets it.
-const postgresDSNEnv = pgtest.EnvDSN
-
 func TestMain(m *testing.M) {
 	if os.Getenv(helperProcessEnv) != "" {
 		os.Exit(runHelperProcess())

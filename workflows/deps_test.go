@@ -183,7 +183,8 @@ func goCommand() (string, error) {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p, nil
 	}
-	for _, root := range []string{os.Getenv("GOROOT"), runtime.GOROOT()} { //nolint:staticcheck // a fallback only
+	//lint:ignore SA1019 a fallback only, when go is not on PATH
+	for _, root := range []string{os.Getenv("GOROOT"), runtime.GOROOT()} {
 		if root == "" {
 			continue
 		}

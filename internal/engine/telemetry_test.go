@@ -67,7 +67,7 @@ func TestTracePerTurn(t *testing.T) {
 			turnTrace[id] = s.SpanContext.TraceID()
 		}
 		for _, kv := range s.Attributes {
-			if v := kv.Value.Emit(); strings.Contains(v, "gazebo") || strings.Contains(v, "trace it") {
+			if v := kv.Value.String(); strings.Contains(v, "gazebo") || strings.Contains(v, "trace it") {
 				t.Errorf("span %s attribute %s holds the conversation: %q", s.Name, kv.Key, v)
 			}
 		}
@@ -129,7 +129,7 @@ func byID(spans []tracetest.SpanStub, id trace.SpanID) *tracetest.SpanStub {
 func attr(s tracetest.SpanStub, key string) string {
 	for _, kv := range s.Attributes {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""

@@ -18,10 +18,6 @@ import (
 	"github.com/talaria-agent/talaria/models"
 )
 
-// postgresDSNEnv names the PostgreSQL server of the tests; see
-// scripts/with-postgres.sh.
-const postgresDSNEnv = pgtest.EnvDSN
-
 // helperDSNEnv, when set, makes the test binary run as a worker process
 // that publishes helperDeltas deltas and a "done" event of the turn in
 // helperTurnEnv, instead of running the tests.

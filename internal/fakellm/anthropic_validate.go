@@ -54,6 +54,7 @@ func validateAnthropic(p *antParsed, verify func(thinking, signature string) boo
 		return err
 	}
 	if n := countCacheControl(p); n > maxCacheBreakpoints {
+		//lint:ignore ST1005 the Anthropic API's own error text, as it sends it
 		return fmt.Errorf("A maximum of %d blocks with cache_control may be provided. Found %d.", maxCacheBreakpoints, n)
 	}
 	return nil
@@ -186,6 +187,7 @@ func validatePairing(msgs []antParsedMessage) error {
 				continue
 			}
 			if !calls[b.ToolUseID] {
+				//lint:ignore ST1005 the Anthropic API's own error text, as it sends it
 				return fmt.Errorf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. "+
 					"Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", i, j, b.ToolUseID)
 			}
@@ -210,6 +212,7 @@ func validatePairing(msgs []antParsedMessage) error {
 			}
 		}
 		if len(missing) > 0 {
+			//lint:ignore ST1005 the Anthropic API's own error text, as it sends it
 			return fmt.Errorf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. "+
 				"Each `tool_use` block must have a corresponding `tool_result` block in the next message.", i+1, strings.Join(missing, ", "))
 		}
@@ -249,6 +252,7 @@ func validateThinking(p *antParsed, verify func(thinking, signature string) bool
 		if len(blocks) > 0 {
 			found = "`" + blocks[0].Type + "`"
 		}
+		//lint:ignore ST1005 the Anthropic API's own error text, as it sends it
 		return fmt.Errorf("messages.%d.content.0.type: Expected `thinking` or `redacted_thinking`, but found %s. "+
 			"When `thinking` is enabled, a final `assistant` message must start with a thinking block "+
 			"(preceeding the lastmost set of `tool_use` and `tool_result` blocks). "+

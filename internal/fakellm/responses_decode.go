@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 max_tokens is the field OpenAI-compatible servers (and these wire formats) read; go-openai deprecates it only for OpenAI's o1 models
+
 package fakellm
 
 // This file reads a Responses API request: its JSON shape, its reading in

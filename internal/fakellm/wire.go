@@ -81,11 +81,6 @@ type wireModel struct {
 	OwnedBy string `json:"owned_by"`
 }
 
-type wireModelList struct {
-	Object string      `json:"object"`
-	Data   []wireModel `json:"data"`
-}
-
 type wireError struct {
 	Message string  `json:"message"`
 	Type    string  `json:"type"`

@@ -29,7 +29,7 @@ func TestScan(t *testing.T) {
 		{name: "tell the user what changed", text: "Always tell the user which files you changed."},
 		{name: "emoji with joiners", text: "Team: 👨‍👩‍👧 and ❤️‍🔥 and 🏳️‍🌈"},
 		{name: "England flag tag sequence", text: "Made in 🏴\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F with care."},
-		{name: "Persian non-joiner", text: "می‌خواهم"},
+		{name: "Persian non-joiner", text: "می\u200cخواهم"},
 		{name: "leading byte order mark", text: "\uFEFF# Project\nNotes."},
 		{name: "override the defaults", text: "Set TALARIA_HOME to override the default home directory."},
 		{name: "disregarding a warning", text: "You may disregard the deprecation warning from the linker."},

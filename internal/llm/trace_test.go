@@ -56,9 +56,9 @@ func TestTracedKeepsSecretsOut(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, kv := range model.Attributes() {
-		attrs[string(kv.Key)] = kv.Value.Emit()
-		if strings.Contains(kv.Value.Emit(), "SECRET") {
-			t.Errorf("attribute %s carries the key: %s", kv.Key, kv.Value.Emit())
+		attrs[string(kv.Key)] = kv.Value.String()
+		if strings.Contains(kv.Value.String(), "SECRET") {
+			t.Errorf("attribute %s carries the key: %s", kv.Key, kv.Value.String())
 		}
 	}
 	if attrs["http.response.status_code"] != "429" || !strings.HasSuffix(attrs["url.full"], "/v1/chat/completions?key="+redacted) {

@@ -432,7 +432,7 @@ func TestGuardrailOddInputs(t *testing.T) {
 				_ = CheckCall(l, st, c)
 				st = Observe(st, c, k%2 == 0, "")
 			}
-			if CallKey(c) != CallKey(c) {
+			if first, again := CallKey(c), CallKey(c); first != again {
 				t.Fatalf("input %d: CallKey is not stable", i)
 			}
 			for _, r := range st.Calls {

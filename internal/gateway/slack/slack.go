@@ -150,7 +150,7 @@ func (s *Slack) run() {
 			}
 			s.mu.Lock()
 			var se slack.SlackErrorResponse
-			if errors.As(err, &se) || err != nil && strings.Contains(err.Error(), "invalid_auth") {
+			if errors.As(err, &se) || strings.Contains(err.Error(), "invalid_auth") { // RunContext never returns nil
 				s.runErr = fmt.Errorf("%w: apps.connections.open says %q (check gateway.slack.app_token / SLACK_APP_TOKEN)", ErrRefused, redact(err, s.tokens))
 			} else {
 				s.runErr = fmt.Errorf("slack: Socket Mode: %s", redact(err, s.tokens))
