@@ -1,5 +1,13 @@
 // Package tools holds Talaria's tool registry and the built-in tools the
-// model can call: read_file, write_file, terminal and todo.
+// model can call ([BuiltinNames] lists them; `talaria tools` shows them).
+//
+// A built-in tool is one file: a [Spec] over a typed argument struct, whose
+// JSON schema is derived from the struct and whose arguments are decoded
+// strictly ([Define]), with its [Meta] (toolset, prompt guidance, approval
+// note, whether execute_code may call it), added to the catalog there
+// ([Builtins]). Toolsets, the prompt's guidance and execute_code's callable
+// tools are derived from the catalog; docs/contributing.md walks through
+// adding one. Tools written before Spec implement [Tool] by hand.
 //
 // Every tool describes itself to the model with an OpenAI function-calling
 // definition (a JSON schema of its arguments) and runs with an [Env] that
