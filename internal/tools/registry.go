@@ -91,7 +91,7 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 // terminal, todo, clarify and the skills tools (over Policy.Home's skills).
 func Default() *Registry {
 	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, PatchTool{}, SearchFilesTool{}, WebFetchTool{}, TerminalTool{}, TodoTool{}, ClarifyTool{},
-		SkillsListTool{}, SkillViewTool{}, SkillManageTool{})
+		SkillsList(""), SkillView(""), SkillManage(""))
 	if err != nil {
 		// The built-in names are distinct constants; this cannot happen.
 		panic(fmt.Sprintf("tools: default registry: %v", err))

@@ -2,11 +2,10 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 
-	openai "github.com/sashabaranov/go-openai"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/talaria-agent/talaria/internal/skills"
 )
@@ -23,73 +22,93 @@ const skillManageDescription = `Create and maintain your skills under $TALARIA_H
 	`"write_file" {name, file, content} writes a supporting file (references/, templates/, scripts/, assets/); "delete" {name} removes the skill. ` +
 	`Names are lower-case letters, digits, '.', '_' and '-'. Every write is checked (front matter, sizes) and scanned for hidden text or injected directives, since skills reach every session's prompt.`
 
-const skillsListSchema = `{"type":"object","properties":{},"required":[],"additionalProperties":false}`
-
-const skillViewSchema = `{"type":"object","properties":{` +
-	`"name":{"type":"string","description":"The skill's name."},` +
-	`"file":{"type":"string","description":"A supporting file to read instead of SKILL.md."}` +
-	`},"required":["name"],"additionalProperties":false}`
-
-const skillManageSchema = `{"type":"object","properties":{` +
-	`"action":{"type":"string","enum":["create","edit","patch","write_file","delete"],"description":"What to do."},` +
-	`"name":{"type":"string","description":"The skill's name."},` +
-	`"content":{"type":"string","description":"create, edit: the whole SKILL.md; write_file: the file's content."},` +
-	`"file":{"type":"string","description":"write_file, patch: a supporting file's path inside the skill."},` +
-	`"old_string":{"type":"string","description":"patch: the exact text to replace."},` +
-	`"new_string":{"type":"string","description":"patch: the text to put in its place."}` +
-	`},"required":["action","name"],"additionalProperties":false}`
-
-// SkillsListTool is the skills_list tool over Home's skills.
-type SkillsListTool struct{ Home string }
-
-// SkillViewTool is the skill_view tool over Home's skills.
-type SkillViewTool struct{ Home string }
-
-// SkillManageTool is the skill_manage tool over Home's skills.
-type SkillManageTool struct{ Home string }
-
-// Name implements Tool.
-func (SkillsListTool) Name() string { return "skills_list" }
-
-// Name implements Tool.
-func (SkillViewTool) Name() string { return "skill_view" }
-
-// Name implements Tool.
-func (SkillManageTool) Name() string { return "skill_manage" }
-
-// Idempotent implements Tool: listing reads only.
-func (SkillsListTool) Idempotent() bool { return true }
-
-// Idempotent implements Tool: viewing reads only.
-func (SkillViewTool) Idempotent() bool { return true }
-
-// Idempotent implements Tool: managing writes skills; a retry after a
-// crash is answered "outcome unknown".
-func (SkillManageTool) Idempotent() bool { return false }
-
-// Quick implements QuickTool: a few small files.
-func (SkillsListTool) Quick() bool { return true }
-
-// Quick implements QuickTool: one small file.
-func (SkillViewTool) Quick() bool { return true }
-
-// Quick implements QuickTool: one small file.
-func (SkillManageTool) Quick() bool { return true }
-
-// Definition implements Tool.
-func (t SkillsListTool) Definition() openai.Tool {
-	return functionTool(t.Name(), skillsListDescription, skillsListSchema)
+// skillViewArgs are skill_view's arguments.
+type skillViewArgs struct {
+	Name string `json:"name" jsonschema:"The skill's name."`
+	File string `json:"file,omitempty" jsonschema:"A supporting file to read instead of SKILL.md."`
 }
 
-// Definition implements Tool.
-func (t SkillViewTool) Definition() openai.Tool {
-	return functionTool(t.Name(), skillViewDescription, skillViewSchema)
+// skillManageArgs are skill_manage's arguments; which of the optional ones
+// an action needs, it checks.
+type skillManageArgs struct {
+	Action    string  `json:"action" jsonschema:"What to do."`
+	Name      string  `json:"name" jsonschema:"The skill's name."`
+	Content   *string `json:"content,omitempty" jsonschema:"create, edit: the whole SKILL.md; write_file: the file's content."`
+	File      string  `json:"file,omitempty" jsonschema:"write_file, patch: a supporting file's path inside the skill."`
+	OldString *string `json:"old_string,omitempty" jsonschema:"patch: the exact text to replace."`
+	NewString *string `json:"new_string,omitempty" jsonschema:"patch: the text to put in its place."`
 }
 
-// Definition implements Tool.
-func (t SkillManageTool) Definition() openai.Tool {
-	return functionTool(t.Name(), skillManageDescription, skillManageSchema)
+// skillActions are skill_manage's actions.
+var skillActions = []any{"create", "edit", "patch", "write_file", "delete"}
+
+// SkillsList is the skills_list tool over home's skills ("": the policy's
+// home).
+func SkillsList(home string) Tool {
+	return Define(Spec[struct{}]{
+		Name: "skills_list", Description: skillsListDescription, Meta: Meta{Toolset: "skills"},
+		Quick: true, Idempotent: true,
+		Run: func(_ context.Context, env Env, _ struct{}) (string, error) {
+			list, err := skills.List(skillsHome(home, env))
+			if err != nil {
+				return "", err
+			}
+			if list == nil {
+				list = []skills.Skill{}
+			}
+			return marshalResult(map[string]any{"skills": list})
+		},
+	})
 }
+
+// SkillView is the skill_view tool over home's skills.
+func SkillView(home string) Tool {
+	return Define(Spec[skillViewArgs]{
+		Name: "skill_view", Description: skillViewDescription, Meta: Meta{Toolset: "skills"},
+		Quick: true, Idempotent: true,
+		Run: func(_ context.Context, env Env, a skillViewArgs) (string, error) {
+			home := skillsHome(home, env)
+			content, err := skills.Read(home, a.Name, a.File)
+			if err != nil {
+				return "", fmt.Errorf("skill_view: %w", err)
+			}
+			s, err := skills.Load(home, a.Name)
+			if err != nil {
+				return "", fmt.Errorf("skill_view: %w", err)
+			}
+			return marshalResult(map[string]any{"name": a.Name, "file": orSkillFile(a.File), "content": content, "files": s.Files})
+		},
+	})
+}
+
+// SkillManage is the skill_manage tool over home's skills. It writes
+// skills, so a retry after a crash is answered "outcome unknown".
+func SkillManage(home string) Tool {
+	return Define(Spec[skillManageArgs]{
+		Name: "skill_manage", Description: skillManageDescription,
+		Meta:  Meta{Toolset: "skills", Approval: "writes checked and scanned"},
+		Quick: true,
+		Schema: func(s *jsonschema.Schema) {
+			s.Properties["action"].Enum = skillActions
+		},
+		Run: func(ctx context.Context, env Env, a skillManageArgs) (string, error) {
+			if err := ctx.Err(); err != nil {
+				return "", fmt.Errorf("skill_manage: %w: %w", ErrCancelled, err)
+			}
+			done, err := manageSkill(skillsHome(home, env), a)
+			if err != nil {
+				return "", fmt.Errorf("skill_manage %s: %w", a.Action, err)
+			}
+			return marshalResult(map[string]string{"name": a.Name, "action": a.Action, "result": done})
+		},
+	})
+}
+
+var (
+	_ = builtin(func(s Services) Tool { return SkillsList(s.Home) })
+	_ = builtin(func(s Services) Tool { return SkillView(s.Home) })
+	_ = builtin(func(s Services) Tool { return SkillManage(s.Home) })
+)
 
 // skillsHome is the home the skills live in: the tool's, else the policy's.
 func skillsHome(home string, env Env) string {
@@ -99,47 +118,6 @@ func skillsHome(home string, env Env) string {
 	return env.Policy.talariaHome()
 }
 
-// Run implements Tool.
-func (t SkillsListTool) Run(_ context.Context, env Env, raw json.RawMessage) (string, error) {
-	if _, err := parseArgs(t.Name(), raw); err != nil {
-		return "", err
-	}
-	list, err := skills.List(skillsHome(t.Home, env))
-	if err != nil {
-		return "", err
-	}
-	if list == nil {
-		list = []skills.Skill{}
-	}
-	return marshalResult(map[string]any{"skills": list})
-}
-
-// Run implements Tool.
-func (t SkillViewTool) Run(_ context.Context, env Env, raw json.RawMessage) (string, error) {
-	a, err := parseArgs(t.Name(), raw)
-	if err != nil {
-		return "", err
-	}
-	name, err := a.requiredStr("name")
-	if err != nil {
-		return "", err
-	}
-	file, _, err := a.str("file")
-	if err != nil {
-		return "", err
-	}
-	home := skillsHome(t.Home, env)
-	content, err := skills.Read(home, name, file)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", t.Name(), err)
-	}
-	s, err := skills.Load(home, name)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", t.Name(), err)
-	}
-	return marshalResult(map[string]any{"name": name, "file": orSkillFile(file), "content": content, "files": s.Files})
-}
-
 func orSkillFile(file string) string {
 	if file == "" {
 		return "SKILL.md"
@@ -147,82 +125,60 @@ func orSkillFile(file string) string {
 	return filepath.ToSlash(file)
 }
 
-// Run implements Tool.
-func (t SkillManageTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
-	a, err := parseArgs(t.Name(), raw)
-	if err != nil {
-		return "", err
+// required is an optional argument an action needs.
+func required(name string, v *string) (string, error) {
+	if v == nil {
+		return "", fmt.Errorf("%w for skill_manage: missing required argument %q", ErrInvalidArguments, name)
 	}
-	action, err := a.requiredStr("action")
-	if err != nil {
-		return "", err
-	}
-	name, err := a.requiredStr("name")
-	if err != nil {
-		return "", err
-	}
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("skill_manage: %w: %w", ErrCancelled, err)
-	}
-	home := skillsHome(t.Home, env)
-	done, err := t.apply(home, a, action, name)
-	if err != nil {
-		return "", fmt.Errorf("%s %s: %w", t.Name(), action, err)
-	}
-	return marshalResult(map[string]string{"name": name, "action": action, "result": done})
+	return *v, nil
 }
 
-// apply carries out one action and says what it did.
-func (t SkillManageTool) apply(home string, a args, action, name string) (string, error) {
-	switch action {
+// manageSkill carries out one action and says what it did.
+func manageSkill(home string, a skillManageArgs) (string, error) {
+	switch a.Action {
 	case "create", "edit":
-		content, err := a.requiredStr("content")
+		content, err := required("content", a.Content)
 		if err != nil {
 			return "", err
 		}
-		if action == "create" {
-			_, err = skills.Create(home, name, content)
+		if a.Action == "create" {
+			_, err = skills.Create(home, a.Name, content)
 			return "created; it is listed in the system prompt of new sessions", err
 		}
-		_, err = skills.Replace(home, name, content)
+		_, err = skills.Replace(home, a.Name, content)
 		return "SKILL.md replaced", err
 	case "write_file":
-		file, err := a.requiredStr("file")
+		if a.File == "" {
+			return "", fmt.Errorf("%w for skill_manage: missing required argument %q", ErrInvalidArguments, "file")
+		}
+		content, err := required("content", a.Content)
 		if err != nil {
 			return "", err
 		}
-		content, err := a.requiredStr("content")
-		if err != nil {
-			return "", err
-		}
-		return "wrote " + filepath.ToSlash(file), skills.WriteFile(home, name, file, content)
+		return "wrote " + filepath.ToSlash(a.File), skills.WriteFile(home, a.Name, a.File, content)
 	case "patch":
-		return t.patch(home, a, name)
+		return patchSkill(home, a)
 	case "delete":
-		return "deleted", skills.Delete(home, name)
+		return "deleted", skills.Delete(home, a.Name)
 	}
-	return "", a.errorf(`"action" must be create, edit, patch, write_file or delete, got %q`, action)
+	return "", fmt.Errorf("%w for skill_manage: \"action\" must be create, edit, patch, write_file or delete, got %q", ErrInvalidArguments, a.Action)
 }
 
-// patch replaces text in SKILL.md or a supporting file, as the patch
+// patchSkill replaces text in SKILL.md or a supporting file, as the patch
 // tool's replace mode does (one occurrence, whitespace-tolerant).
-func (t SkillManageTool) patch(home string, a args, name string) (string, error) {
-	old, err := a.requiredStr("old_string")
+func patchSkill(home string, a skillManageArgs) (string, error) {
+	old, err := required("old_string", a.OldString)
 	if err != nil {
 		return "", err
 	}
-	repl, err := a.requiredStr("new_string")
-	if err != nil {
-		return "", err
-	}
-	file, _, err := a.str("file")
+	repl, err := required("new_string", a.NewString)
 	if err != nil {
 		return "", err
 	}
 	if old == "" {
-		return "", a.errorf(`"old_string" is empty`)
+		return "", fmt.Errorf("%w for skill_manage: \"old_string\" is empty", ErrInvalidArguments)
 	}
-	text, err := skills.Read(home, name, file)
+	text, err := skills.Read(home, a.Name, a.File)
 	if err != nil {
 		return "", err
 	}
@@ -232,41 +188,10 @@ func (t SkillManageTool) patch(home string, a args, name string) (string, error)
 		return "", err
 	case applied:
 		return "already applied", nil
-	case file == "":
-		_, err = skills.Replace(home, name, after)
+	case a.File == "":
+		_, err = skills.Replace(home, a.Name, after)
 	default:
-		err = skills.WriteFile(home, name, file, after)
+		err = skills.WriteFile(home, a.Name, a.File, after)
 	}
-	return "patched " + orSkillFile(file), err
-}
-
-// skills_list is a built-in tool.
-var _ = builtin(func(s Services) Tool { return SkillsListTool{Home: s.Home} })
-
-// Meta implements Described.
-func (SkillsListTool) Meta() Meta {
-	return Meta{
-		Toolset: "skills",
-	}
-}
-
-// skill_view is a built-in tool.
-var _ = builtin(func(s Services) Tool { return SkillViewTool{Home: s.Home} })
-
-// Meta implements Described.
-func (SkillViewTool) Meta() Meta {
-	return Meta{
-		Toolset: "skills",
-	}
-}
-
-// skill_manage is a built-in tool.
-var _ = builtin(func(s Services) Tool { return SkillManageTool{Home: s.Home} })
-
-// Meta implements Described.
-func (SkillManageTool) Meta() Meta {
-	return Meta{
-		Toolset:  "skills",
-		Approval: "writes checked and scanned",
-	}
+	return "patched " + orSkillFile(a.File), err
 }

@@ -11,7 +11,7 @@ import (
 func TestSkillTools(t *testing.T) {
 	home := t.TempDir()
 	env := Env{Policy: Policy{Home: home}}
-	manage := SkillManageTool{}
+	manage := SkillManage("")
 	steps := []struct {
 		tool      Tool
 		args, has string
@@ -20,9 +20,9 @@ func TestSkillTools(t *testing.T) {
 		{manage, `{"action":"patch","name":"deploy","old_string":"make release","new_string":"make release VERSION=x"}`, "patched SKILL.md"},
 		{manage, `{"action":"patch","name":"deploy","old_string":"make release","new_string":"make release VERSION=x"}`, "already applied"},
 		{manage, `{"action":"write_file","name":"deploy","file":"references/notes.md","content":"remember the tag"}`, "wrote references/notes.md"},
-		{SkillsListTool{}, `{}`, `"name":"deploy","description":"Ship it","version":"1","files":["references/notes.md"]`},
-		{SkillViewTool{}, `{"name":"deploy"}`, "make release VERSION=x"},
-		{SkillViewTool{}, `{"name":"deploy","file":"references/notes.md"}`, "remember the tag"},
+		{SkillsList(""), `{}`, `"name":"deploy","description":"Ship it","version":"1","files":["references/notes.md"]`},
+		{SkillView(""), `{"name":"deploy"}`, "make release VERSION=x"},
+		{SkillView(""), `{"name":"deploy","file":"references/notes.md"}`, "remember the tag"},
 	}
 	for _, s := range steps {
 		out, err := runTool(t, s.tool, env, s.args)

@@ -181,10 +181,49 @@ func decodeArgs[A any](tool string, raw stdjson.RawMessage, schema *jsonschema.S
 			delete(instance, name) // an optional argument not given is not checked
 		}
 	}
+	for _, name := range sortedKeys(instance) {
+		prop, given := schema.Properties[name], string(present[name])
+		if len(prop.Enum) > 0 && !slices.Contains(prop.Enum, instance[name]) {
+			return zero, a.errorf("%q must be one of %s, got %s", name, enumList(prop.Enum), given)
+		}
+		if n, ok := instance[name].(float64); ok {
+			if prop.Minimum != nil && n < *prop.Minimum {
+				return zero, a.errorf("%q must be at least %v, got %s", name, *prop.Minimum, given)
+			}
+			if prop.Maximum != nil && n > *prop.Maximum {
+				return zero, a.errorf("%q must be at most %v, got %s", name, *prop.Maximum, given)
+			}
+		}
+	}
 	if err := resolved.Validate(instance); err != nil {
-		return zero, a.errorf("%s", strings.TrimPrefix(err.Error(), "validating root: "))
+		return zero, a.errorf("%s", schemaError(err))
 	}
 	return out, nil
+}
+
+// enumList names an enum's values for an error: "a, b or c".
+func enumList(enum []any) string {
+	words := make([]string, len(enum))
+	for i, v := range enum {
+		words[i] = fmt.Sprint(v)
+	}
+	if len(words) == 1 {
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// schemaError words a schema validation error by the argument it is about:
+// "validating /properties/limit: minimum: -1 is less than 0" is
+// `"limit": minimum: -1 is less than 0`.
+func schemaError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "validating root: ")
+	if rest, ok := strings.CutPrefix(msg, "validating /properties/"); ok {
+		if name, why, ok := strings.Cut(rest, ": "); ok {
+			return strconv.Quote(strings.ReplaceAll(name, "/", ".")) + ": " + why
+		}
+	}
+	return msg
 }
 
 // lenient takes an integer or a boolean written as a JSON string, and a
