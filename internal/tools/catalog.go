@@ -3,6 +3,7 @@ package tools
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 )
@@ -16,7 +17,10 @@ import (
 type Meta struct {
 	Toolset  string
 	Guidance string
-	Approval string
+	// GuidanceRank places the guidance sentence: lower first; a tool
+	// without one (0) comes after those with one, by toolset, then name.
+	GuidanceRank int
+	Approval     string
 	// FromCode: an execute_code program may call the tool, when the
 	// worker offers it. The file, web and shell tools are callable; tools
 	// that talk to people, keep the agent's notes or start what outlives
@@ -91,23 +95,26 @@ func Builtins(s Services) []Tool {
 }
 
 // BuiltinNames are the built-in tools' names, sorted.
-func BuiltinNames() []string {
-	all := Builtins(Services{})
-	names := make([]string, len(all))
-	for i, t := range all {
-		names[i] = t.Name()
-	}
-	return names
-}
+func BuiltinNames() []string { return slices.Clone(builtinNames()) }
 
-// builtinMeta is the Meta of every built-in tool, by name.
-var builtinMeta = sync.OnceValue(func() map[string]Meta {
-	out := map[string]Meta{}
-	for _, t := range Builtins(Services{}) {
-		out[t.Name()] = MetaOf(t)
-	}
-	return out
-})
+// builtinNames and builtinMeta are the catalog's names and Meta, read once
+// (every built-in file has added its tool before any code runs).
+var (
+	builtinNames = sync.OnceValue(func() []string {
+		var names []string
+		for _, t := range Builtins(Services{}) {
+			names = append(names, t.Name())
+		}
+		return names
+	})
+	builtinMeta = sync.OnceValue(func() map[string]Meta {
+		out := map[string]Meta{}
+		for _, t := range Builtins(Services{}) {
+			out[t.Name()] = MetaOf(t)
+		}
+		return out
+	})
+)
 
 // toolsetOrder is the order toolsets are listed in, and their tools'
 // guidance given in: planning first, as the prompt asks for a plan before
@@ -127,22 +134,29 @@ func toolsetRank(a, b string) int {
 }
 
 // toolsets are the built-in toolsets: each toolset's tools, by name.
-func toolsets() map[string][]string {
+var toolsets = sync.OnceValue(func() map[string][]string {
 	out := map[string][]string{}
-	for _, name := range BuiltinNames() {
+	for _, name := range builtinNames() {
 		m := builtinMeta()[name]
 		out[m.Toolset] = append(out[m.Toolset], name)
 	}
 	return out
-}
+})
 
 // Guidance is the tool-use guidance of the offered tools named in names,
-// one sentence a tool that has one, in toolset order, then by name; tools
-// not built in (an MCP server's) have none. Pure but for the catalog.
+// one sentence a tool that has one, by GuidanceRank, then toolset order,
+// then name; tools not built in (an MCP server's) have none. Pure but for
+// the catalog.
 func Guidance(names []string) []string {
+	rank := func(n string) int {
+		if r := builtinMeta()[n].GuidanceRank; r > 0 {
+			return r
+		}
+		return math.MaxInt
+	}
 	sorted := slices.Clone(names)
 	slices.SortFunc(sorted, func(a, b string) int {
-		return cmp.Or(toolsetRank(builtinMeta()[a].Toolset, builtinMeta()[b].Toolset), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), toolsetRank(builtinMeta()[a].Toolset, builtinMeta()[b].Toolset), cmp.Compare(a, b))
 	})
 	var out []string
 	for i, n := range sorted {

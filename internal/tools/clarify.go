@@ -83,7 +83,8 @@ var _ = builtin(func(Services) Tool { return ClarifyTool{} })
 // Meta implements Described.
 func (ClarifyTool) Meta() Meta {
 	return Meta{
-		Toolset:  "planning",
-		Guidance: "When a request is ambiguous and a wrong guess would waste work, ask with clarify instead of guessing.",
+		Toolset:      "planning",
+		Guidance:     "When a request is ambiguous and a wrong guess would waste work, ask with clarify instead of guessing.",
+		GuidanceRank: 80,
 	}
 }

@@ -100,8 +100,9 @@ var _ = builtin(func(Services) Tool { return DelegateTaskTool{} })
 // Meta implements Described.
 func (DelegateTaskTool) Meta() Meta {
 	return Meta{
-		Toolset:  "delegation",
-		Guidance: "Hand independent pieces of a large job to delegate_task, each with a complete goal and the context it needs (a sub-agent sees nothing of this conversation); do small steps yourself.",
-		Approval: "tasks get no clarify, send_message or memory; their approvals are asked in the parent's session",
+		Toolset:      "delegation",
+		Guidance:     "Hand independent pieces of a large job to delegate_task, each with a complete goal and the context it needs (a sub-agent sees nothing of this conversation); do small steps yourself.",
+		GuidanceRank: 100,
+		Approval:     "tasks get no clarify, send_message or memory; their approvals are asked in the parent's session",
 	}
 }

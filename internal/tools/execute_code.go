@@ -301,8 +301,9 @@ var _ = builtin(func(Services) Tool { return ExecuteCodeTool{} })
 // Meta implements Described.
 func (ExecuteCodeTool) Meta() Meta {
 	return Meta{
-		Toolset:  "shell",
-		Guidance: "For computation, or many small tool steps whose intermediate results you need not read, write one execute_code program (Python: import talaria_tools) instead of many separate calls.",
-		Approval: "the program is assessed as a terminal command; its own terminal calls run only if safe",
+		Toolset:      "shell",
+		Guidance:     "For computation, or many small tool steps whose intermediate results you need not read, write one execute_code program (Python: import talaria_tools) instead of many separate calls.",
+		GuidanceRank: 110,
+		Approval:     "the program is assessed as a terminal command; its own terminal calls run only if safe",
 	}
 }

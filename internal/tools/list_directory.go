@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,28 +75,37 @@ func listDirectory(ctx context.Context, env Env, a listDirectoryArgs) (string, e
 	if err != nil {
 		return "", err
 	}
-	info, err := os.Stat(dir.Real)
+	// Opened as read_file opens a file: what was opened is checked again,
+	// so a directory swapped for a symlink after the check gains nothing,
+	// and the entries are judged by where they really are.
+	f, err := env.openReadable("list_directory", dir)
 	if err != nil {
-		return "", fmt.Errorf("list_directory: %s: %w", dir.Abs, err)
-	}
-	if !info.IsDir() {
-		return "", fmt.Errorf("list_directory: %s is not a directory (read a file with read_file)", dir.Abs)
-	}
-	f, err := os.Open(dir.Real)
-	if err != nil {
-		return "", fmt.Errorf("list_directory: %s: %w", dir.Abs, err)
+		return "", err
 	}
 	defer f.Close()
+	if info, err := f.Stat(); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("list_directory: %s is not a directory (read a file with read_file)", dir.Abs)
+	}
+	where := dir.Real
+	if opened, ok := openedPath(f); ok {
+		where = opened
+	}
 	res := listDirectoryResult{Path: dir.Abs, Entries: []dirEntry{}}
 	guard := env.Policy.readGuard()
-	for res.Total < listDirectoryRead {
-		batch, err := f.ReadDir(256)
+	for {
+		if res.Total >= listDirectoryRead {
+			if more, _ := f.ReadDir(1); len(more) > 0 {
+				res.Truncated = true
+			}
+			break
+		}
+		batch, err := f.ReadDir(min(256, listDirectoryRead-res.Total))
 		for _, e := range batch {
 			res.Total++
 			switch {
 			case strings.HasPrefix(e.Name(), ".") && !a.Hidden:
 				res.Hidden++
-			case isWithheld(guard, filepath.Join(dir.Real, e.Name())):
+			case isWithheld(guard, filepath.Join(where, e.Name())):
 				res.Withheld++
 			default:
 				res.Entries = append(res.Entries, entryOf(e))
@@ -112,9 +120,6 @@ func listDirectory(ctx context.Context, env Env, a listDirectoryArgs) (string, e
 		if ctx.Err() != nil {
 			return "", fmt.Errorf("%w: list_directory: %w", ErrCancelled, ctx.Err())
 		}
-	}
-	if res.Total >= listDirectoryRead {
-		res.Truncated = true
 	}
 	dirsFirst := func(e dirEntry) int {
 		if e.Type == "dir" {

@@ -298,8 +298,9 @@ var _ = builtin(func(s Services) Tool { return MemoryTool{Home: s.Home} })
 // Meta implements Described.
 func (MemoryTool) Meta() Meta {
 	return Meta{
-		Toolset:  "recall",
-		Guidance: "Save lasting facts with memory (target \"memory\" for your notes, \"user\" for facts about the user); keep entries short, and consolidate when memory is full.",
-		Approval: "entries scanned",
+		Toolset:      "recall",
+		Guidance:     "Save lasting facts with memory (target \"memory\" for your notes, \"user\" for facts about the user); keep entries short, and consolidate when memory is full.",
+		GuidanceRank: 90,
+		Approval:     "entries scanned",
 	}
 }

@@ -340,9 +340,10 @@ var _ = builtin(func(Services) Tool { return PatchTool{} })
 // Meta implements Described.
 func (PatchTool) Meta() Meta {
 	return Meta{
-		Toolset:  "file",
-		Guidance: "To change part of a file, use patch with an old_string copied exactly from the file and enough lines around it to be unique; several files at once go in one V4A patch.",
-		Approval: "paths checked: working directory and write roots only",
-		FromCode: true,
+		Toolset:      "file",
+		Guidance:     "To change part of a file, use patch with an old_string copied exactly from the file and enough lines around it to be unique; several files at once go in one V4A patch.",
+		GuidanceRank: 40,
+		Approval:     "paths checked: working directory and write roots only",
+		FromCode:     true,
 	}
 }

@@ -66,8 +66,5 @@ func (TodoTool) Quick() bool { return true }
 // Quick implements QuickTool: one locked file update.
 func (MemoryTool) Quick() bool { return true }
 
-// Quick implements QuickTool: one full-text query.
-func (SessionSearchTool) Quick() bool { return true }
-
 // Quick implements QuickTool: the answer was given before the batch runs.
 func (ClarifyTool) Quick() bool { return true }

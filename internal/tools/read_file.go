@@ -260,8 +260,9 @@ var _ = builtin(func(Services) Tool { return ReadFileTool{} })
 // Meta implements Described.
 func (ReadFileTool) Meta() Meta {
 	return Meta{
-		Toolset:  "file",
-		Guidance: "Read a file with read_file before you change it, and read again rather than relying on memory of it.",
-		FromCode: true,
+		Toolset:      "file",
+		Guidance:     "Read a file with read_file before you change it, and read again rather than relying on memory of it.",
+		GuidanceRank: 20,
+		FromCode:     true,
 	}
 }

@@ -342,8 +342,9 @@ var _ = builtin(func(Services) Tool { return SearchFilesTool{} })
 // Meta implements Described.
 func (SearchFilesTool) Meta() Meta {
 	return Meta{
-		Toolset:  "file",
-		Guidance: "Find code and files with search_files (a regular expression over contents, or a glob over names) rather than grep or find in the terminal.",
-		FromCode: true,
+		Toolset:      "file",
+		Guidance:     "Find code and files with search_files (a regular expression over contents, or a glob over names) rather than grep or find in the terminal.",
+		GuidanceRank: 50,
+		FromCode:     true,
 	}
 }

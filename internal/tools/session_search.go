@@ -2,10 +2,7 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // SessionSearchName is the name of the session_search tool.
@@ -15,11 +12,6 @@ const sessionSearchDescription = `Search the text of past conversations (all ses
 	`Use it when the user refers to something discussed before ("the codename we picked", "last week's fix"). ` +
 	`Results are grouped by conversation, newest first (a session continued after context compression counts once), ` +
 	`each match with the messages around it.`
-
-const sessionSearchSchema = `{"type":"object","properties":{` +
-	`"query":{"type":"string","description":"The words to find (all must appear; \"double quotes\" keep a phrase)."},` +
-	`"limit":{"type":"integer","description":"How many matching messages at most (default 10, max 50)."}` +
-	`},"required":["query"],"additionalProperties":false}`
 
 // SearchMatch is one message of a search result.
 type SearchMatch struct {
@@ -45,61 +37,36 @@ type SessionSearcher interface {
 // ErrNoSearch: the engine gave the tool no searcher.
 var ErrNoSearch = errors.New("session search is not available")
 
-// SessionSearchTool is the session_search tool; it searches through Searcher.
-type SessionSearchTool struct{ Searcher SessionSearcher }
-
-// Name implements Tool.
-func (SessionSearchTool) Name() string { return SessionSearchName }
-
-// Idempotent implements Tool: it only reads.
-func (SessionSearchTool) Idempotent() bool { return true }
-
-// Definition implements Tool.
-func (t SessionSearchTool) Definition() openai.Tool {
-	return functionTool(t.Name(), sessionSearchDescription, sessionSearchSchema)
+// sessionSearchArgs are session_search's arguments.
+type sessionSearchArgs struct {
+	Query string `json:"query" jsonschema:"The words to find (all must appear; \"double quotes\" keep a phrase)."`
+	Limit int    `json:"limit,omitempty" jsonschema:"How many matching messages at most (default 10, max 50)."`
 }
 
-// Run implements Tool.
-func (t SessionSearchTool) Run(ctx context.Context, _ Env, raw json.RawMessage) (string, error) {
-	a, err := parseArgs(t.Name(), raw)
-	if err != nil {
-		return "", err
-	}
-	query, err := a.requiredStr("query")
-	if err != nil {
-		return "", err
-	}
-	limit, ok, err := a.integer("limit")
-	if err != nil {
-		return "", err
-	}
-	if !ok || limit <= 0 {
-		limit = 10
-	}
-	limit = min(limit, 50)
-	if t.Searcher == nil {
-		return "", ErrNoSearch
-	}
-	groups, err := t.Searcher.SearchSessions(ctx, query, limit)
-	if err != nil {
-		return "", err
-	}
-	if groups == nil {
-		groups = []SearchSession{}
-	}
-	out, err := json.Marshal(map[string]any{"query": query, "sessions": groups})
-	if err != nil {
-		return "", err
-	}
-	return string(out), nil
+// SessionSearch is the session_search tool over searcher (nil: every call
+// says search is not available). It only reads, quickly.
+func SessionSearch(searcher SessionSearcher) Tool {
+	return Define(Spec[sessionSearchArgs]{
+		Name: SessionSearchName, Description: sessionSearchDescription, Meta: Meta{Toolset: "recall"},
+		Quick: true, Idempotent: true,
+		Run: func(ctx context.Context, _ Env, a sessionSearchArgs) (string, error) {
+			if searcher == nil {
+				return "", ErrNoSearch
+			}
+			limit := a.Limit
+			if limit <= 0 {
+				limit = 10
+			}
+			groups, err := searcher.SearchSessions(ctx, a.Query, min(limit, 50))
+			if err != nil {
+				return "", err
+			}
+			if groups == nil {
+				groups = []SearchSession{}
+			}
+			return marshalResult(map[string]any{"query": a.Query, "sessions": groups})
+		},
+	})
 }
 
-// session_search is a built-in tool.
-var _ = builtin(func(s Services) Tool { return SessionSearchTool{Searcher: s.Searcher} })
-
-// Meta implements Described.
-func (SessionSearchTool) Meta() Meta {
-	return Meta{
-		Toolset: "recall",
-	}
-}
+var _ = builtin(func(s Services) Tool { return SessionSearch(s.Searcher) })

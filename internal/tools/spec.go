@@ -144,7 +144,8 @@ func decodeArgs[A any](tool string, raw stdjson.RawMessage, schema *jsonschema.S
 		return zero, err
 	}
 	for _, name := range sortedKeys(a.fields) {
-		if _, known := schema.Properties[name]; !known {
+		_, given := a.value(name)
+		if _, known := schema.Properties[name]; !known && given {
 			return zero, a.errorf("unknown argument %q; the arguments are %s", name, argumentList(schema))
 		}
 	}
@@ -159,21 +160,24 @@ func decodeArgs[A any](tool string, raw stdjson.RawMessage, schema *jsonschema.S
 			present[name] = jsontext.Value(v)
 		}
 	}
-	obj, err := json.Marshal(present, json.Deterministic(true))
+	// Text the old decoder took (a lone surrogate escape, invalid UTF-8)
+	// is taken, as U+FFFD.
+	loose := jsontext.AllowInvalidUTF8(true)
+	obj, err := json.Marshal(present, json.Deterministic(true), loose)
 	if err != nil {
 		return zero, a.errorf("%v", err)
 	}
 	var out A
-	if err := json.Unmarshal(obj, &out, json.RejectUnknownMembers(true), json.WithUnmarshalers(lenient)); err != nil {
+	if err := json.Unmarshal(obj, &out, json.RejectUnknownMembers(true), json.WithUnmarshalers(lenient), loose); err != nil {
 		return zero, a.errorf("%s", semanticError(err))
 	}
 	// The schema's own rules (enums, bounds) hold for the value decoded.
-	normal, err := json.Marshal(out)
+	normal, err := json.Marshal(out, loose)
 	if err != nil {
 		return zero, a.errorf("%v", err)
 	}
 	var instance map[string]any
-	if err := json.Unmarshal(normal, &instance); err != nil {
+	if err := json.Unmarshal(normal, &instance, loose); err != nil {
 		return zero, a.errorf("%v", err)
 	}
 	for name := range instance {

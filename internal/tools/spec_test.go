@@ -66,6 +66,8 @@ func TestSpecDecoding(t *testing.T) {
 		{args: `{"path":"a.txt","limit":3.0}`, want: "a.txt|3|false||"},
 		{args: `{"path":"a.txt","limit":null,"mode":null}`, want: "a.txt|0|false||"},
 		{args: ` {"path":"a.txt"} `, want: "a.txt|0|false||"},
+		{args: `{"path":"a.txt","color":null}`, want: "a.txt|0|false||"},
+		{args: `{"path":"\ud83d.txt"}`, want: "\uFFFD.txt|0|false||"},
 		{args: `{"path":"a","path":"b"}`, err: "path"},
 		{args: `{"path":"a","PATH":"b"}`, err: "path"},
 		{args: `{"path":"a","Path":"b"}`, err: "Path"},

@@ -333,9 +333,10 @@ var _ = builtin(func(Services) Tool { return TerminalTool{} })
 // Meta implements Described.
 func (TerminalTool) Meta() Meta {
 	return Meta{
-		Toolset:  "shell",
-		Guidance: "terminal commands run in the working directory given below; prefer non-interactive commands, and check your changes by running the build or the tests.",
-		Approval: "dangerous commands ask (approvals.mode); blocked ones never run",
-		FromCode: true,
+		Toolset:      "shell",
+		Guidance:     "terminal commands run in the working directory given below; prefer non-interactive commands, and check your changes by running the build or the tests.",
+		GuidanceRank: 60,
+		Approval:     "dangerous commands ask (approvals.mode); blocked ones never run",
+		FromCode:     true,
 	}
 }

@@ -245,7 +245,8 @@ var _ = builtin(func(Services) Tool { return TodoTool{} })
 // Meta implements Described.
 func (TodoTool) Meta() Meta {
 	return Meta{
-		Toolset:  "planning",
-		Guidance: "For work with three or more steps, write the plan with todo first and keep it current as you go.",
+		Toolset:      "planning",
+		Guidance:     "For work with three or more steps, write the plan with todo first and keep it current as you go.",
+		GuidanceRank: 10,
 	}
 }

@@ -72,6 +72,18 @@ func TestGuidance(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("Guidance = %q, want %q", got, want)
 	}
+	// The whole guidance, in the order the prompt gives it.
+	var order []string
+	for _, sentence := range Guidance(BuiltinNames()) {
+		for _, n := range BuiltinNames() {
+			if builtinMeta()[n].Guidance == sentence {
+				order = append(order, n)
+			}
+		}
+	}
+	if want := []string{"todo", "read_file", "write_file", "patch", "search_files", "terminal", "web_fetch", "clarify", "memory", "delegate_task", "execute_code"}; !slices.Equal(order[:len(want)], want) {
+		t.Errorf("guidance in the order of %v, want %v first", order, want)
+	}
 	if got := Guidance(nil); got != nil {
 		t.Errorf("Guidance(nil) = %q", got)
 	}

@@ -173,9 +173,10 @@ var _ = builtin(func(Services) Tool { return WriteFileTool{} })
 // Meta implements Described.
 func (WriteFileTool) Meta() Meta {
 	return Meta{
-		Toolset:  "file",
-		Guidance: "write_file replaces the whole file: write the complete new content, never a fragment.",
-		Approval: "paths checked: working directory and write roots only",
-		FromCode: true,
+		Toolset:      "file",
+		Guidance:     "write_file replaces the whole file: write the complete new content, never a fragment.",
+		GuidanceRank: 30,
+		Approval:     "paths checked: working directory and write roots only",
+		FromCode:     true,
 	}
 }
