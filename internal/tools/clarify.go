@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // ClarifyName is the name of the clarify tool.
@@ -16,57 +14,43 @@ const clarifyDescription = `Ask the user a question and wait for the answer befo
 	`Give "choices" when the answer is one of a few options. The answer comes back as this call's result; ` +
 	`the user may take minutes or days to answer, and the turn waits durably.`
 
-const clarifySchema = `{"type":"object","properties":{` +
-	`"question":{"type":"string","description":"The question, complete and self-contained."},` +
-	`"choices":{"type":"array","items":{"type":"string"},"description":"Optional answers to choose from."}` +
-	`},"required":["question"],"additionalProperties":false}`
-
 // ErrAnsweredByUser: clarify is answered by the user through the engine,
 // never run as a function.
 var ErrAnsweredByUser = errors.New("clarify is answered by the user, not run")
 
-// ClarifyTool is the clarify tool: the engine intercepts its calls and waits
-// for the user's answer; Run itself only reports that.
-type ClarifyTool struct{}
-
-// Name implements Tool.
-func (ClarifyTool) Name() string { return ClarifyName }
-
-// Idempotent implements Tool: asking again is harmless.
-func (ClarifyTool) Idempotent() bool { return true }
-
-// Definition implements Tool.
-func (t ClarifyTool) Definition() openai.Tool {
-	return functionTool(t.Name(), clarifyDescription, clarifySchema)
-}
-
-// Run implements Tool.
-func (ClarifyTool) Run(context.Context, Env, json.RawMessage) (string, error) {
-	return "", ErrAnsweredByUser
-}
-
 // ClarifyArgs are clarify's arguments.
 type ClarifyArgs struct {
-	Question string   `json:"question"`
-	Choices  []string `json:"choices,omitempty"`
+	Question string   `json:"question" jsonschema:"The question, complete and self-contained."`
+	Choices  []string `json:"choices,omitempty" jsonschema:"Optional answers to choose from."`
 }
+
+// clarify is the clarify tool: the engine intercepts its calls and waits
+// for the user's answer; its Run only reports that. Asking again is
+// harmless.
+var clarify = Define(Spec[ClarifyArgs]{
+	Name: ClarifyName, Description: clarifyDescription,
+	Meta: Meta{
+		Toolset:      "planning",
+		Guidance:     "When a request is ambiguous and a wrong guess would waste work, ask with clarify instead of guessing.",
+		GuidanceRank: 80,
+	},
+	Quick: true, Idempotent: true,
+	Run: func(context.Context, Env, ClarifyArgs) (string, error) { return "", ErrAnsweredByUser },
+}).(*typed[ClarifyArgs])
+
+// Clarify is the clarify tool.
+func Clarify() Tool { return clarify }
+
+var _ = builtin(func(Services) Tool { return clarify })
 
 // ParseClarify reads clarify's arguments with the same strict decoding as
 // every tool; false when there is no question or the arguments are invalid.
 func ParseClarify(raw string) (ClarifyArgs, bool) {
-	a, err := parseArgs(ClarifyName, json.RawMessage(raw))
-	if err != nil {
+	a, err := clarify.decode(json.RawMessage(raw))
+	if err != nil || a.Question == "" {
 		return ClarifyArgs{}, false
 	}
-	q, err := a.requiredStr("question")
-	if err != nil || q == "" {
-		return ClarifyArgs{}, false
-	}
-	out := ClarifyArgs{Question: q}
-	if v, ok := a.value("choices"); ok && json.Unmarshal(v, &out.Choices) != nil {
-		return ClarifyArgs{}, false
-	}
-	return out, true
+	return a, true
 }
 
 // TerminalCommand reads the command of a terminal call exactly as the
@@ -75,16 +59,4 @@ func ParseClarify(raw string) (ClarifyArgs, bool) {
 func TerminalCommand(raw string) (string, bool) {
 	t, err := decodeTerminal(json.RawMessage(raw))
 	return t.command, err == nil
-}
-
-// clarify is a built-in tool.
-var _ = builtin(func(Services) Tool { return ClarifyTool{} })
-
-// Meta implements Described.
-func (ClarifyTool) Meta() Meta {
-	return Meta{
-		Toolset:      "planning",
-		Guidance:     "When a request is ambiguous and a wrong guess would waste work, ask with clarify instead of guessing.",
-		GuidanceRank: 80,
-	}
 }

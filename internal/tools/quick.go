@@ -65,6 +65,3 @@ func (TodoTool) Quick() bool { return true }
 
 // Quick implements QuickTool: one locked file update.
 func (MemoryTool) Quick() bool { return true }
-
-// Quick implements QuickTool: the answer was given before the batch runs.
-func (ClarifyTool) Quick() bool { return true }

@@ -490,7 +490,7 @@ func pidWritten(path string) bool {
 }
 
 func TestQuickTools(t *testing.T) {
-	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, TerminalTool{}, TodoTool{}, ClarifyTool{}, MemoryTool{}, SessionSearch(nil))
+	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, TerminalTool{}, TodoTool{}, Clarify(), MemoryTool{}, SessionSearch(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

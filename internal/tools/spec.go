@@ -119,9 +119,14 @@ func (t *typed[A]) Quick() bool { return t.spec.Quick }
 // Meta implements Described.
 func (t *typed[A]) Meta() Meta { return t.spec.Meta }
 
+// decode reads a call's arguments as Run does.
+func (t *typed[A]) decode(raw stdjson.RawMessage) (A, error) {
+	return decodeArgs[A](t.spec.Name, raw, t.schema, t.resolved)
+}
+
 // Run implements Tool: it decodes the arguments, then runs the spec's Run.
 func (t *typed[A]) Run(ctx context.Context, env Env, raw stdjson.RawMessage) (string, error) {
-	a, err := decodeArgs[A](t.spec.Name, raw, t.schema, t.resolved)
+	a, err := t.decode(raw)
 	if err != nil {
 		return "", err
 	}
