@@ -147,6 +147,10 @@ func TestSteerDuringToolRound(t *testing.T) {
 	if out, stderr, code := u.run(time.Minute, "steer", "steered", "use python instead"); code != 0 {
 		t.Fatalf("steer: exit %d %s%s", code, out, stderr)
 	}
+	// The tool ends once the steer is in the turn (the session's
+	// coordinator hands it on; on a busy machine that takes a moment, and
+	// a steer that reaches a turn after its last model call runs next).
+	u.waitStatus("steered", "steers pending: 1")
 	if err := os.WriteFile(filepath.Join(u.workdir, "steered"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}

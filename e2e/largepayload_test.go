@@ -49,13 +49,26 @@ func TestLargePayloadsStayOutOfHistory(t *testing.T) {
 	for i := range batch {
 		batch[i] = fakellm.ToolCall{ID: fmt.Sprintf("call_%03d_%s", i, strings.Repeat("x", 100)), Name: "read_file", Arguments: `{"path":"notes.txt"}`}
 	}
-	model := fakellm.New(fakellm.WithSteps(
-		fakellm.Step{Text: textReply, ChunkSize: 256 << 10},
-		fakellm.Step{Text: jsonReply, ChunkSize: 256 << 10},
-		fakellm.ToolStep(batch...),
-		fakellm.TextStep("read it a hundred times"),
-		fakellm.ToolStep(fakellm.ToolCall{ID: "big_out", Name: "terminal", Arguments: `{"command":"head -c 10000000 /dev/zero | tr '\\0' a"}`}),
-	), fakellm.WithResponder(readBackKeptOutput()))
+	// The model answers each request by what it asks, so a call asked
+	// again (an attempt a busy machine's server gave up on) gets the same
+	// answer.
+	readBack := readBackKeptOutput()
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		last, _ := req.LastMessage()
+		switch {
+		case last.Role == openai.ChatMessageRoleUser && strings.Contains(last.Content, "write a lot again"):
+			return fakellm.Step{Text: jsonReply, ChunkSize: 256 << 10}
+		case last.Role == openai.ChatMessageRoleUser && strings.Contains(last.Content, "write a lot"):
+			return fakellm.Step{Text: textReply, ChunkSize: 256 << 10}
+		case last.Role == openai.ChatMessageRoleUser && strings.Contains(last.Content, "read it a hundred times"):
+			return fakellm.ToolStep(batch...)
+		case last.Role == openai.ChatMessageRoleTool && strings.HasPrefix(last.ToolCallID, "call_"):
+			return fakellm.TextStep("read it a hundred times")
+		case last.Role == openai.ChatMessageRoleUser && strings.Contains(last.Content, "print a lot"):
+			return fakellm.ToolStep(fakellm.ToolCall{ID: "big_out", Name: "terminal", Arguments: `{"command":"head -c 10000000 /dev/zero | tr '\\0' a"}`})
+		}
+		return readBack(req)
+	}))
 	defer model.Close()
 	u := newUser(t, model.URL())
 	writeConfig("approvals:\n  mode: off\n")(t, u)
