@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/turnapi"
@@ -31,8 +30,7 @@ func TestBatchEndingWithErrorIsAnswered(t *testing.T) {
 		{name: "succeeded", stop: StopTextResponse},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var suite testsuite.WorkflowTestSuite
-			env := suite.NewTestWorkflowEnvironment()
+			env := newTestEnv()
 			Register(env)
 			(&activities.Activities{}).Register(env)
 			replies := []turnapi.CallModelResult{toolReply("terminal"), textReply()}

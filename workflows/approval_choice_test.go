@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/approval"
@@ -40,8 +39,7 @@ func TestApprovalChoiceFromSignal(t *testing.T) {
 // an approval signal carrying choice, and returns what the turn planned.
 func approvedPlan(t *testing.T, choice turnapi.ApprovalChoice) turnapi.PlanAction {
 	t.Helper()
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	Register(env)
 	(&activities.Activities{}).Register(env)
 	risky := turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: approval.RuleRecursiveDelete, Pattern: "rm -rf ./x"}

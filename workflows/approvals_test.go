@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/mock"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/approval"
@@ -67,8 +66,7 @@ func TestApprovalGate(t *testing.T) {
 // and grants its input carries: the serving worker's policy (deny) and the
 // stored grants (none) decide, so a carried grant and "off" run nothing.
 func TestContinuedRunReloadsPolicy(t *testing.T) {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	Register(env)
 	(&activities.Activities{}).Register(env)
 	risky := turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: approval.RuleRecursiveDelete, Pattern: "rm -rf ./x"}

@@ -17,6 +17,12 @@ const (
 	ChatHandoffName         = "ChatHandoff"
 	ChatAwaitTurnName       = "ChatAwaitTurn"
 	ChatReplyName           = "ChatReply"
+	// ChatSubmitName hands a chat message to its session's coordinator
+	// and returns once it is durable; ChatFollowName shows the turn in the
+	// chat (typing, the draft reply) until it is cancelled or its
+	// segment ends (changeTurnEndSignal).
+	ChatSubmitName = "ChatSubmit"
+	ChatFollowName = "ChatFollow"
 )
 
 // ChatMessageInput is one inbound chat message, as the gateway received it.
@@ -60,6 +66,9 @@ type ChatReplyInput struct {
 // part of the reply is sent once (ChatReply records what it sent).
 func ChatMessageWorkflow(ctx workflow.Context, in ChatMessageInput) error {
 	in.Message.RequestID = workflow.GetInfo(ctx).WorkflowExecution.ID
+	if waitsAreSignals(ctx) {
+		return chatBySignals(ctx, in)
+	}
 	long := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * 24 * time.Hour,
 		HeartbeatTimeout:    30 * time.Second,
@@ -73,6 +82,11 @@ func ChatMessageWorkflow(ctx workflow.Context, in ChatMessageInput) error {
 	if err := workflow.ExecuteActivity(long, ChatAwaitTurnName, in, turn).Get(ctx, &res); err != nil {
 		return err
 	}
+	return chatReply(ctx, in, turn, res)
+}
+
+// chatReply sends the reply of the message's turn (ChatReply).
+func chatReply(ctx workflow.Context, in ChatMessageInput, turn ChatTurn, res ChatTurnResult) error {
 	reply := ChatReplyInput{Platform: in.Platform, Account: in.Account, ChatID: in.ChatID, ReplyTo: in.MessageID,
 		TurnID: turn.TurnID, Result: res}
 	opts := workflow.ActivityOptions{

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,12 +17,15 @@ import (
 // controlEnv is a test environment whose CallModel answers from replies,
 // each taking `slow` of workflow time.
 func controlEnv(t *testing.T, slow time.Duration, replies ...turnapi.CallModelResult) (*testsuite.TestWorkflowEnvironment, *[]turnapi.CallModelInput, *turnapi.FinishTurnInput) {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	Register(env)
 	(&activities.Activities{}).Register(env)
 	// The engine's AwaitTurn, for a coordinator's carried turn (mocked).
 	env.RegisterActivityWithOptions(func(context.Context, string) (TurnEnd, error) { return TurnEnd{}, nil }, activity.RegisterOptions{Name: AwaitTurnName})
+	// A coordinator's turn reports its end to the coordinator; in this
+	// environment the child's result reaches the coordinator first.
+	toCoordinator := mock.MatchedBy(func(id string) bool { return strings.HasPrefix(id, "session/") })
+	env.OnSignalExternalWorkflow(mock.Anything, toCoordinator, mock.Anything, SignalTurnEnded, mock.Anything).Return(nil).Maybe()
 	var inputs []turnapi.CallModelInput
 	var finished turnapi.FinishTurnInput
 	env.OnActivity(turnapi.BeginTurnName, mock.Anything, mock.Anything).Return(turnapi.BeginTurnResult{Providers: 1}, nil)

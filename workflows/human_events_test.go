@@ -21,8 +21,7 @@ import (
 // number of tool batches run.
 func humanEventsRun(t *testing.T, mode ApprovalMode, call turnapi.ToolCallRef, act func(env *testsuite.TestWorkflowEnvironment), failEvents bool) ([]turnapi.RecordEventInput, int) {
 	t.Helper()
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	Register(env)
 	(&activities.Activities{}).Register(env)
 	env.OnActivity(turnapi.BeginTurnName, mock.Anything, mock.Anything).Return(turnapi.BeginTurnResult{UserMessageID: 1}, nil)

@@ -72,6 +72,9 @@ type TurnInput struct {
 	// previous turn handed back or that came between turns); its first
 	// model call delivers them.
 	Steers []string `json:",omitempty"`
+	// ReportEnd: the turn tells its session's coordinator of its end
+	// (SignalTurnEnded); set by the coordinator that starts it.
+	ReportEnd bool `json:",omitempty"`
 	// Resume is the state carried across continue-as-new; nil when the turn
 	// starts.
 	Resume *TurnCarry

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/loop"
@@ -40,8 +39,7 @@ func TestRunsLocally(t *testing.T) {
 // TestQuickBatchFailureTakesTheActivityPath: a quick batch whose local
 // activity fails is run again as an activity, and the turn goes on.
 func TestQuickBatchFailureTakesTheActivityPath(t *testing.T) {
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	Register(env)
 	(&activities.Activities{}).Register(env)
 	model := &scriptedModel{replies: []turnapi.CallModelResult{

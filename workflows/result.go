@@ -34,4 +34,8 @@ type ConversationResult struct {
 	ActiveSessionID string `json:"active_session_id,omitempty"`
 	// Compactions counts the context compactions of this turn.
 	Compactions int `json:"compactions,omitempty"`
+	// Late marks a second end signal of a turn (SignalTurnEnded): only
+	// PendingSteers, the steers that reached it while its end was
+	// reported.
+	Late bool `json:"late,omitempty"`
 }

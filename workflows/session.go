@@ -26,6 +26,14 @@ const (
 	SignalMessage = "message"
 	// QuerySession returns the session's SessionState.
 	QuerySession = "session"
+	// SignalTurnEnded carries a turn's ConversationResult: from the turn
+	// to its coordinator (TurnInput.ReportEnd), and from the coordinator to
+	// the workflows whose messages the turn ran (Message.Notify).
+	SignalTurnEnded = "turn-ended"
+	// SignalTurnStarted carries a Delivery naming the turn a message
+	// became (started or steered), to the workflow that sent it
+	// (Message.Notify).
+	SignalTurnStarted = "turn-started"
 )
 
 // SessionWorkflowID is the workflow id of a session's coordinator.
@@ -64,6 +72,10 @@ type Message struct {
 	// Turn is the template of the turn to run: model, budget, working
 	// directory, timeouts, limits. Session, number and text are filled in.
 	Turn TurnInput
+	// Notify: the sender is the workflow whose id is RequestID; the
+	// coordinator signals it the turn the message became
+	// (SignalTurnStarted) and how that turn ended (SignalTurnEnded).
+	Notify bool `json:",omitempty"`
 }
 
 // SessionInput starts (or continues as new) a session's coordinator.
@@ -89,6 +101,9 @@ type SessionInput struct {
 	// Idle overrides sessionIdle, how long the coordinator waits for a
 	// message before it ends (0: the default).
 	Idle time.Duration `json:",omitempty"`
+	// LastEnded is the turn that ended last, for the steers it may still
+	// report (ConversationResult.Late).
+	LastEnded *CarriedTurn `json:",omitempty"`
 }
 
 // SessionState is what QuerySession returns.
@@ -133,6 +148,7 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
 		s.running = s.resume(ctx, *in.Running)
 	}
 	msgs := workflow.GetSignalChannel(ctx, SignalMessage)
+	s.ended = workflow.GetSignalChannel(ctx, SignalTurnEnded)
 	turns := 0
 	for {
 		if s.continueNow(ctx) {
@@ -152,6 +168,7 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
 					return err
 				}
 				s.drain(msgs)
+				s.drainEnded(ctx)
 				if len(s.queue) > 0 {
 					continue
 				}
@@ -168,7 +185,14 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
 			c.Receive(ctx, &m)
 			s.accept(ctx, m)
 		})
-		sel.AddFuture(s.running.done, func(f workflow.Future) { s.finished(ctx, f) })
+		if s.running.done != nil {
+			sel.AddFuture(s.running.done, func(f workflow.Future) { s.finished(ctx, s.running.outcome(ctx, f)) })
+		}
+		sel.AddReceive(s.ended, func(c workflow.ReceiveChannel, _ bool) {
+			var res ConversationResult
+			c.Receive(ctx, &res)
+			s.turnEnded(ctx, res)
+		})
 		sel.AddReceive(s.wake, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
 		sel.Select(ctx)
 	}
@@ -191,6 +215,9 @@ func newSession(ctx workflow.Context, in SessionInput) *session {
 	}
 	for _, c := range in.Claims {
 		s.claim(c.RequestID, c.TurnID)
+	}
+	if l := in.LastEnded; l != nil {
+		s.last = &runningTurn{id: l.ID, number: l.Number, template: l.Template, lates: l.Lates, reports: true}
 	}
 	return s
 }
@@ -220,6 +247,10 @@ type session struct {
 	continuing bool
 	// wake tells the main loop an update handler changed the state.
 	wake workflow.Channel
+	// ended receives the turns' SignalTurnEnded.
+	ended workflow.ReceiveChannel
+	// last is the turn that ended last, for the steers it reports late.
+	last *runningTurn
 }
 
 type runningTurn struct {
@@ -227,9 +258,16 @@ type runningTurn struct {
 	number   int
 	template Message
 	// done is the child's future, or the AwaitTurn activity's for a turn
-	// an earlier run started (carried).
+	// an earlier run started (carried); nil for a carried turn that
+	// reports its end (its SignalTurnEnded ends it).
 	done    workflow.Future
 	carried bool
+	// reports: the turn signals its end (TurnInput.ReportEnd).
+	reports bool
+	// watchers are the workflows told of its end (Message.Notify).
+	watchers []string
+	// lates counts the late steer reports of an ended turn.
+	lates int
 }
 
 func (s *session) state() (SessionState, error) {
@@ -256,13 +294,17 @@ func (s *session) accept(ctx workflow.Context, m Message) {
 			// The turn ended before the steer reached it: the text is the
 			// next message, and its sender learns the turn it became.
 			s.queue = append([]Message{m}, s.queue...)
+			s.running.closed(ctx)
 			return
 		}
 		s.assign(ctx, m.RequestID, s.running.id)
+		s.watch(ctx, m, DeliverySteered)
 	case BusyQueue:
 		s.queue = append(s.queue, m)
 	default: // interrupt: stop the running turn, then this message runs first
-		_ = workflow.SignalExternalWorkflow(ctx, s.running.id, "", SignalInterrupt, "a new message arrived").Get(ctx, nil)
+		if workflow.SignalExternalWorkflow(ctx, s.running.id, "", SignalInterrupt, "a new message arrived").Get(ctx, nil) != nil {
+			s.running.closed(ctx)
+		}
 		s.queue = append([]Message{m}, s.queue...)
 	}
 }
@@ -279,6 +321,7 @@ func (s *session) startNext(ctx workflow.Context) error {
 	}
 	in := m.Turn
 	in.SessionID, in.TurnNumber, in.UserMessage = s.id, n, m.Text
+	in.ReportEnd = waitsAreSignals(ctx)
 	id := TurnWorkflowID(s.id, n)
 	cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            id,
@@ -293,24 +336,35 @@ func (s *session) startNext(ctx workflow.Context) error {
 			return fmt.Errorf("start turn %s: %w", id, err)
 		}
 	}
-	s.running = &runningTurn{id: id, number: n, template: m, done: fut}
+	s.running = &runningTurn{id: id, number: n, template: m, done: fut, reports: in.ReportEnd}
 	s.assign(ctx, m.RequestID, id)
+	s.watch(ctx, m, DeliveryStarted)
 	return nil
 }
 
-// finished handles the end of the running turn: undelivered steers run next.
-func (s *session) finished(ctx workflow.Context, f workflow.Future) {
-	turnID, steers := s.running.pendingSteers(ctx, f)
-	tmpl, number := s.running.template, s.running.number
+// finished handles the end of the running turn: the senders that asked are
+// told, and undelivered steers run next.
+func (s *session) finished(ctx workflow.Context, res ConversationResult) {
+	turnID, steers := s.running.id, res.PendingSteers
+	tmpl, number, watchers, reports := s.running.template, s.running.number, s.running.watchers, s.running.reports
 	s.running = nil
+	res.TurnID = turnID
+	tell(ctx, watchers, SignalTurnEnded, res)
 	if reviewDue(tmpl.Turn.MemoryReviewEvery, number) {
 		s.startReview(ctx, number, tmpl.Turn)
 	}
+	s.last = &runningTurn{id: turnID, number: number, template: tmpl, reports: reports}
+	s.queue = append(steerMessages(turnID+"/steer", steers, tmpl.Turn), s.queue...)
+}
+
+// steerMessages are the steers a turn could not deliver, as the session's
+// next messages; prefix names their requests. Pure.
+func steerMessages(prefix string, steers []string, tmpl TurnInput) []Message {
 	next := make([]Message, 0, len(steers))
 	for i, text := range steers {
-		next = append(next, Message{RequestID: fmt.Sprintf("%s/steer-%d", turnID, i), Text: text, Mode: BusyQueue, Turn: tmpl.Turn})
+		next = append(next, Message{RequestID: fmt.Sprintf("%s-%d", prefix, i), Text: text, Mode: BusyQueue, Turn: tmpl})
 	}
-	s.queue = append(next, s.queue...)
+	return next
 }
 
 // startReview starts a background memory review and does not wait for it:
@@ -344,6 +398,12 @@ func (s *session) waitIdle(ctx workflow.Context, msgs workflow.ReceiveChannel) b
 		got = true
 	})
 	sel.AddFuture(timer, func(workflow.Future) {})
+	sel.AddReceive(s.ended, func(c workflow.ReceiveChannel, _ bool) {
+		var res ConversationResult
+		c.Receive(ctx, &res)
+		s.turnEnded(ctx, res) // steers a turn reported late run next
+		got = true
+	})
 	sel.AddReceive(s.wake, func(c workflow.ReceiveChannel, _ bool) {
 		c.Receive(ctx, nil)
 		got = true // an update handler changed the state: look again

@@ -73,6 +73,13 @@ type CarriedTurn struct {
 	// Template is the message the turn runs (its settings serve the
 	// memory review and the steers the turn could not deliver).
 	Template Message
+	// Reports: the turn signals its end (TurnInput.ReportEnd), so the next
+	// run waits for that signal instead of the AwaitTurn activity.
+	Reports bool `json:",omitempty"`
+	// Watchers are the workflows to tell of its end (Message.Notify).
+	Watchers []string `json:",omitempty"`
+	// Lates counts the late steer reports of an ended turn (LastEnded).
+	Lates int `json:",omitempty"`
 }
 
 // TurnEnd is what AwaitTurn reports of a turn's end: the steers it could
@@ -115,6 +122,7 @@ func (s *session) continueAsNew(ctx workflow.Context, msgs workflow.ReceiveChann
 		return err
 	}
 	s.drain(msgs)
+	s.drainEnded(ctx)
 	return workflow.NewContinueAsNewError(ctx, SessionWorkflowName, s.carry(ctx))
 }
 
@@ -132,15 +140,23 @@ func (s *session) carry(ctx workflow.Context) SessionInput {
 	for _, r := range s.claimOrder {
 		in.Claims = append(in.Claims, Claim{RequestID: r, TurnID: s.claims[r]})
 	}
+	if s.last != nil && s.last.reports {
+		in.LastEnded = &CarriedTurn{ID: s.last.id, Number: s.last.number, Template: s.last.template, Lates: s.last.lates}
+	}
 	if s.running != nil {
-		in.Running = &CarriedTurn{ID: s.running.id, Number: s.running.number, Template: s.running.template}
+		in.Running = &CarriedTurn{ID: s.running.id, Number: s.running.number, Template: s.running.template,
+			Reports: s.running.reports, Watchers: s.running.watchers}
 	}
 	return in
 }
 
 // resume takes over a turn an earlier run started and saw running: its end
-// comes from the AwaitTurn activity.
+// comes from its SignalTurnEnded when it reports it, else from the
+// AwaitTurn activity (turns started before changeTurnEndSignal).
 func (s *session) resume(ctx workflow.Context, t CarriedTurn) *runningTurn {
+	if t.Reports {
+		return &runningTurn{id: t.ID, number: t.Number, template: t.Template, carried: true, reports: true, watchers: t.Watchers}
+	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		// A turn may run for hours: the activity heartbeats, and a
 		// timed-out attempt is retried like a failed one.
@@ -152,15 +168,19 @@ func (s *session) resume(ctx workflow.Context, t CarriedTurn) *runningTurn {
 		done: workflow.ExecuteActivity(actx, AwaitTurnName, t.ID)}
 }
 
-// pendingSteers decodes the end of the running turn: the steers it could
-// not deliver. A failed turn still ends; its outcome is in the store.
-func (t *runningTurn) pendingSteers(ctx workflow.Context, f workflow.Future) (turnID string, steers []string) {
+// outcome decodes the end of the running turn from its future: the
+// child's result, or what AwaitTurn reports (the steers it could not
+// deliver). A failed turn still ends; its outcome is in the store.
+func (t *runningTurn) outcome(ctx workflow.Context, f workflow.Future) ConversationResult {
 	if t.carried {
 		var end TurnEnd
 		_ = f.Get(ctx, &end)
-		return t.id, end.PendingSteers
+		return ConversationResult{TurnID: t.id, PendingSteers: end.PendingSteers}
 	}
 	var res ConversationResult
-	_ = f.Get(ctx, &res)
-	return res.TurnID, res.PendingSteers
+	if err := f.Get(ctx, &res); err != nil {
+		msg := errorMessage(err)
+		res = ConversationResult{Failed: true, TurnExitReason: StopError, Error: &msg}
+	}
+	return res
 }

@@ -14,8 +14,51 @@ import (
 // TurnWorkflow runs one conversation turn: the user's message in, model calls
 // and tool batches until a final answer or a stop, the outcome out. Every
 // decision is a pure function (decide, decideToolCalls, decideEmpty, ...);
-// this function only sequences activities.
+// conductTurn only sequences activities. A turn its session's coordinator
+// started tells the coordinator how it ended (reportEnd).
 func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error) {
+	var st TurnState
+	res, err := conductTurn(ctx, in, &st)
+	if in.ReportEnd {
+		reportEnd(ctx, in.SessionID, &st, res, err)
+	}
+	return res, err
+}
+
+// reportEnd signals the session's coordinator the turn's end, unless the
+// turn continues as new, and waits until the signal is delivered (Temporal
+// does not deliver a signal whose sender has closed). A steer that reaches
+// the turn meanwhile was not in it: such steers go in another signal
+// (ConversationResult.Late), until none came; the turn then completes in
+// the workflow task of its last look, so a steer arriving later still
+// makes the server run that task again.
+func reportEnd(ctx workflow.Context, sessionID string, st *TurnState, res ConversationResult, err error) {
+	if workflow.IsContinueAsNewError(err) || !waitsAreSignals(ctx) {
+		return
+	}
+	turnID := workflow.GetInfo(ctx).WorkflowExecution.ID
+	if err != nil {
+		msg := turnapi.BoundError(errorMessage(err))
+		res = ConversationResult{Failed: true, TurnExitReason: StopError, Error: &msg, SessionID: sessionID}
+	}
+	res.TurnID = turnID
+	dctx, _ := workflow.NewDisconnectedContext(ctx)
+	to := SessionWorkflowID(sessionID)
+	for {
+		if err := workflow.SignalExternalWorkflow(dctx, to, "", SignalTurnEnded, res).Get(dctx, nil); err != nil {
+			workflow.GetLogger(ctx).Warn("the session's coordinator was not told the turn's end", "error", err)
+		}
+		yieldToHandlers(dctx)
+		late := drainSteers(dctx, st)
+		if len(late) == 0 {
+			return
+		}
+		res = ConversationResult{TurnID: turnID, SessionID: sessionID, PendingSteers: late, Late: true}
+	}
+}
+
+// conductTurn is the turn itself.
+func conductTurn(ctx workflow.Context, in TurnInput, st *TurnState) (ConversationResult, error) {
 	asked := in // what the sender set, before defaults
 	in = in.withDefaults()
 	if in.ReportTo != "" {
@@ -23,18 +66,18 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 	}
 	turnID := workflow.GetInfo(ctx).WorkflowExecution.ID
 	startedAt := workflow.Now(ctx)
-	st := NewTurnState(in.MaxIterations)
+	*st = NewTurnState(in.MaxIterations)
 	// Model calls and tool batches run under workCtx, which an interrupt
 	// cancels; bookkeeping runs under ctx.
 	workCtx, cancelWork := workflow.WithCancel(ctx)
 	gate := &humanGate{}
-	if err := listen(ctx, turnID, &st, gate, cancelWork); err != nil {
+	if err := listen(ctx, turnID, st, gate, cancelWork); err != nil {
 		return ConversationResult{}, err
 	}
 
 	runs, iterations := 0, 0
 	if in.Resume != nil {
-		st, startedAt, gate.grants, runs = in.Resume.State, in.Resume.StartedAt, in.Resume.Grants, in.Resume.Runs+1
+		*st, startedAt, gate.grants, runs = in.Resume.State, in.Resume.StartedAt, in.Resume.Grants, in.Resume.Runs+1
 		if err := reloadPolicy(ctx, &in, gate); err != nil {
 			return ConversationResult{}, err
 		}
@@ -61,9 +104,9 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 
 	for st.Stop == "" {
 		if shouldContinueAsNew(in.ContinueEvery, iterations, workflow.GetInfo(ctx).GetContinueAsNewSuggested()) {
-			drainControl(ctx, &st)
+			drainControl(ctx, st)
 			if !st.Interrupted {
-				in.Resume = &TurnCarry{State: st, StartedAt: startedAt, Grants: gate.grants, Runs: runs}
+				in.Resume = &TurnCarry{State: *st, StartedAt: startedAt, Grants: gate.grants, Runs: runs}
 				return ConversationResult{}, workflow.NewContinueAsNewError(ctx, TurnWorkflowName, in)
 			}
 		}
@@ -72,29 +115,29 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 			break
 		}
 		if needsCompaction(st.Context, in.Compaction.Threshold) {
-			compact(workCtx, in, turnID, &st, turnapi.CompactPreflight)
+			compact(workCtx, in, turnID, st, turnapi.CompactPreflight)
 			if st.stopIfInterrupted() {
 				break
 			}
 		}
 		if !st.Budget.Consume() {
-			graceCall(workCtx, in, turnID, &st)
+			graceCall(workCtx, in, turnID, st)
 			break
 		}
-		reply, err := callModel(workCtx, in, turnID, &st, true)
+		reply, err := callModel(workCtx, in, turnID, st, true)
 		if st.stopIfInterrupted() {
 			break
 		}
 		if err != nil {
-			if compactAfterRefusal(workCtx, in, turnID, &st, err) {
+			if compactAfterRefusal(workCtx, in, turnID, st, err) {
 				st.Budget.Refund()
 				continue
 			}
 			if st.stopIfInterrupted() {
 				break
 			}
-			if next, ok := fallBack(st, err); ok {
-				st = next
+			if next, ok := fallBack(*st, err); ok {
+				*st = next
 				st.Budget.Refund()
 				continue
 			}
@@ -103,15 +146,15 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 		}
 		st.Context = afterCall(st.Context, reply.ContextTokens, in.Compaction.Threshold)
 		var step Step
-		step, st = decide(st, reply, decideLimits(ctx, in.Limits, reply))
+		step, *st = decide(*st, reply, decideLimits(ctx, in.Limits, reply))
 		st.note("model call %d: %s", st.Calls, reply.Kind)
 		switch step.Kind {
 		case StepRecall:
 			st.Budget.Refund()
 		case StepRunTools:
-			step.Plan = applyHumanGates(ctx, in, &st, gate, reply, step.Plan)
+			step.Plan = applyHumanGates(ctx, in, st, gate, reply, step.Plan)
 			if !st.stopIfInterrupted() {
-				runTools(ctx, workCtx, in, turnID, &st, reply, step)
+				runTools(ctx, workCtx, in, turnID, st, reply, step)
 			}
 		case StepFinish, StepStop:
 			st.Final = step.Final
@@ -121,10 +164,10 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 	// Steers that arrived after the last model call are handed back, to be
 	// the session's next message; the outcome is recorded even if the
 	// workflow itself is being cancelled.
-	st.Steers = drainSteers(ctx, &st)
+	st.Steers = drainSteers(ctx, st)
 	finishCtx, _ := workflow.NewDisconnectedContext(ctx)
 	markStopReason(finishCtx, st.Stop)
-	return finish(finishCtx, in, turnID, startedAt, &st)
+	return finish(finishCtx, in, turnID, startedAt, st)
 }
 
 // callModel makes one model call (with or without tools) and accounts for it.

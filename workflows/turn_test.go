@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/loop"
@@ -55,8 +54,7 @@ type turnRun struct {
 
 func runTurn(t *testing.T, in TurnInput, model *scriptedModel) turnRun {
 	t.Helper()
-	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	Register(env)
 	(&activities.Activities{}).Register(env)
 	var run turnRun

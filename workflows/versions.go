@@ -78,7 +78,22 @@ const (
 	// died mid-way is retried within seconds (version 1); before, only its
 	// 10-minute start-to-close timeout moved it on (DefaultVersion).
 	changeReplyHeartbeat = "reply-heartbeat"
+	// changeTurnEndSignal: waits are signals (version 1). A turn the
+	// session's coordinator starts (TurnInput.ReportEnd) tells the
+	// coordinator of its end by signal (SignalTurnEnded, in the workflow
+	// task that completes it), and the coordinator tells the senders that
+	// asked (Message.Notify) when their turn starts and ends; a chat
+	// message's workflow waits for those signals. Before (DefaultVersion),
+	// a coordinator run that took a running turn over from the run before
+	// waited for its end in an activity (AwaitTurn), and a chat message's
+	// workflow in a 30-day activity (ChatAwaitTurn).
+	changeTurnEndSignal = "turn-end-signal"
 )
+
+// waitsAreSignals reports whether this run has changeTurnEndSignal.
+func waitsAreSignals(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, changeTurnEndSignal, workflow.DefaultVersion, 1) >= 1
+}
 
 // goalSteersKept reports whether this run has changeGoalSteers.
 func goalSteersKept(ctx workflow.Context) bool {

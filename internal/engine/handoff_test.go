@@ -290,6 +290,9 @@ type coordinatorRun struct {
 	events  int
 	carried bool // it took over a running turn
 	next    bool // it continued as new
+	// awaited: it waited for a turn in an activity (AwaitTurn); ended:
+	// a turn signalled it its end (SignalTurnEnded).
+	awaited, ended bool
 }
 
 // coordinatorRuns lists the runs of a session's coordinator, newest first.
@@ -317,6 +320,12 @@ func coordinatorRuns(ctx context.Context, t *testing.T, c client.Client, session
 			}
 			if ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil {
 				run.next = true
+			}
+			if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.GetActivityType().GetName() == workflows.AwaitTurnName {
+				run.awaited = true
+			}
+			if a := ev.GetWorkflowExecutionSignaledEventAttributes(); a != nil && a.GetSignalName() == workflows.SignalTurnEnded {
+				run.ended = true
 			}
 		}
 		runs = append(runs, run)

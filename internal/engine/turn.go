@@ -124,6 +124,23 @@ func (rt *Runtime) Deliver(ctx context.Context, msg workflows.Message) (string, 
 	return turnID, err
 }
 
+// Submit hands msg to the coordinator of its conversation and returns
+// once the message is durable, without waiting for its turn: a sender that
+// asks to be told (msg.Notify) is a workflow, which the coordinator
+// signals when the turn starts and ends.
+func (rt *Runtime) Submit(ctx context.Context, msg workflows.Message) error {
+	if msg.RequestID == "" {
+		return errors.New("submit: the message has no request id")
+	}
+	conversation, err := rt.Conversation(ctx, msg.Turn.SessionID)
+	if err != nil {
+		return err
+	}
+	msg.Turn.SessionID = conversation
+	_, err = rt.deliver(ctx, conversation, msg, client.WorkflowUpdateStageAccepted)
+	return err
+}
+
 // startMessage is StartMessage for a resolved conversation id.
 func (rt *Runtime) startMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode) (string, error) {
 	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}

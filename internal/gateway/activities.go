@@ -27,6 +27,64 @@ func (a *chatActivities) register(w worker.ActivityRegistry) {
 	w.RegisterActivityWithOptions(a.handoff, activity.RegisterOptions{Name: workflows.ChatHandoffName})
 	w.RegisterActivityWithOptions(a.awaitTurn, activity.RegisterOptions{Name: workflows.ChatAwaitTurnName})
 	w.RegisterActivityWithOptions(a.reply, activity.RegisterOptions{Name: workflows.ChatReplyName})
+	w.RegisterActivityWithOptions(a.submit, activity.RegisterOptions{Name: workflows.ChatSubmitName})
+	w.RegisterActivityWithOptions(a.followSegment, activity.RegisterOptions{Name: workflows.ChatFollowName})
+}
+
+// submit hands the message to its session (once, by the request id the
+// workflow gave it); the coordinator then signals the workflow.
+func (a *chatActivities) submit(ctx context.Context, in workflows.ChatMessageInput) error {
+	if err := a.g.rt.Submit(ctx, in.Message); err != nil {
+		return fmt.Errorf("hand the chat message over: %w", err)
+	}
+	return nil
+}
+
+// followMargin is how long before its deadline a follow segment ends.
+const followMargin = time.Minute
+
+// followSegment shows the turn in the chat (typing, the draft reply)
+// until the workflow cancels it or the segment nears its deadline; then it
+// returns nil and the workflow starts the next segment, which finds the
+// draft this one sent.
+func (a *chatActivities) followSegment(ctx context.Context, in workflows.ChatMessageInput, turn workflows.ChatTurn) error {
+	ctx, stop := heartbeat(ctx)
+	defer stop()
+	if deadline, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-followMargin))
+		defer cancel()
+	}
+	a.showTurn(ctx, in, turn.TurnID)
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil
+	}
+	return ctx.Err()
+}
+
+// showTurn shows the bot as typing and follows the turn's events (its
+// draft reply, what it waits for) until the turn is done, then waits for
+// ctx to end.
+func (a *chatActivities) showTurn(ctx context.Context, in workflows.ChatMessageInput, turnID string) {
+	stopTyping := a.typing(ctx, in)
+	a.follow(ctx, in, turnID)
+	stopTyping()
+	<-ctx.Done()
+}
+
+// typing shows the bot as typing in the message's chat until stopped.
+func (a *chatActivities) typing(ctx context.Context, in workflows.ChatMessageInput) (stop func()) {
+	p := a.g.platforms[in.Platform]
+	tctx, cancel := context.WithCancel(ctx)
+	if p != nil {
+		go func() {
+			for tctx.Err() == nil {
+				_ = p.Typing(tctx, in.ChatID)
+				sleep(tctx, 4*time.Second)
+			}
+		}()
+	}
+	return cancel
 }
 
 // heartbeat keeps the activity's attempt alive (activities.KeepAlive,
@@ -49,20 +107,13 @@ func (a *chatActivities) handoff(ctx context.Context, in workflows.ChatMessageIn
 }
 
 // awaitTurn waits for the turn's result, showing the bot as typing and
-// following the turn's events (follow: its draft reply, what it waits for).
+// following the turn's events (follow: its draft reply, what it waits
+// for). ChatMessageWorkflow runs it only for messages that arrived before
+// changeTurnEndSignal; newer ones wait for signals (submit, followSegment).
 func (a *chatActivities) awaitTurn(ctx context.Context, in workflows.ChatMessageInput, turn workflows.ChatTurn) (workflows.ChatTurnResult, error) {
 	ctx, stop := heartbeat(ctx)
 	defer stop()
-	if p := a.g.platforms[in.Platform]; p != nil {
-		tctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		go func() {
-			for tctx.Err() == nil {
-				_ = p.Typing(tctx, in.ChatID)
-				sleep(tctx, 4*time.Second)
-			}
-		}()
-	}
+	defer a.typing(ctx, in)()
 	fctx, stopFollow := context.WithCancel(ctx)
 	followed := make(chan struct{})
 	go func() {

@@ -220,16 +220,19 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 	in := engine.WithModel(engine.TurnTemplate(g.cfg, g.workdir()), chat.Model)
 	in.SessionID, in.UserMessage = chat.SessionID, text
 	id := updateWorkflowID(p, u)
-	msg := workflows.Message{RequestID: id, Text: text, Mode: mode, Turn: in}
-	// Delivered here, in the order the chat sent its messages (queued
-	// messages run in that order); the workflow's own delivery of the
-	// same request id finds this one and only learns its turn.
-	if err := g.rt.Send(ctx, in.SessionID, msg); err != nil {
+	// The coordinator tells the workflow (its id is the request id) the
+	// turn the message became and how it ended (Notify).
+	msg := workflows.Message{RequestID: id, Text: text, Mode: mode, Turn: in, Notify: true}
+	// The workflow is started first, so it is there to be told; the
+	// message is delivered here, in the order the chat sent its messages
+	// (queued messages run in that order), and the workflow's own delivery
+	// of the same request id finds it and changes nothing.
+	if err := g.startOnce(ctx, id, workflows.ChatMessageWorkflowName, workflows.ChatMessageInput{
+		Platform: p.Name(), Account: p.Account(), ChatID: u.Chat.ID, MessageID: u.MessageID, Message: msg,
+	}); err != nil {
 		return err
 	}
-	return g.startOnce(ctx, id, workflows.ChatMessageWorkflowName, workflows.ChatMessageInput{
-		Platform: p.Name(), Account: p.Account(), ChatID: u.Chat.ID, MessageID: u.MessageID, Message: msg,
-	})
+	return g.rt.Send(ctx, in.SessionID, msg)
 }
 
 // updateWorkflowID is the id of the workflow an update starts.
