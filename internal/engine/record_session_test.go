@@ -10,15 +10,18 @@ import (
 )
 
 // TestRecordSessionHandoff records the session coordinator's histories
-// since change session-handoff into workflows/testdata, for the replay
-// tests: messages delivered by update (one starts a turn, two wait in the
-// queue), the run continuing as new while the turn runs, and the next run
-// taking the running turn over (AwaitTurn) and running the queue. It runs
-// only when TALARIA_RECORD_HISTORIES is set; files that exist are kept
-// (see TestRecordHistories).
+// into workflows/testdata, for the replay tests: messages delivered by
+// update (one starts a turn, two wait in the queue), the run continuing as
+// new while the turn runs, and the next run taking the running turn over
+// and running the queue; and the history of that turn. Since change
+// turn-end-signal the turn reports its end by signal (the files
+// *_signals.json, turn_reports_end.json); session_handoff_continued_busy
+// and session_handoff_carried_turn are the shape before, when the next run
+// waited in AwaitTurn. It runs only when TALARIA_RECORD_HISTORIES is set;
+// files that exist are kept (see TestRecordHistories).
 func TestRecordSessionHandoff(t *testing.T) {
 	mode := recordingMode(t)
-	files := []string{"session_handoff_continued_busy.json", "session_handoff_carried_turn.json"}
+	files := []string{"session_handoff_continued_signals.json", "session_handoff_carried_signals.json", "turn_reports_end.json"}
 	for _, f := range files {
 		keepRecorded(t, mode, f)
 	}
@@ -57,6 +60,7 @@ func TestRecordSessionHandoff(t *testing.T) {
 	first, second := runs[len(runs)-1], runs[len(runs)-2]
 	recordRun(t, rt, workflows.SessionWorkflowID(session), runIDOf(ctx, t, rt, session, first), files[0])
 	recordRun(t, rt, workflows.SessionWorkflowID(session), runIDOf(ctx, t, rt, session, second), files[1])
+	recordRun(t, rt, workflows.TurnWorkflowID(session, 1), "", files[2])
 }
 
 // runIDOf is the run id of run r (the newest has none in coordinatorRuns:

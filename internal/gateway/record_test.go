@@ -23,7 +23,8 @@ import (
 // embedded Temporal, a SQLite store, the turn worker) and the gateway with
 // the fake Bot API: the reply arrives, and with TALARIA_RECORD_HISTORIES
 // set, the ChatMessageWorkflow's history is kept in workflows/testdata for
-// the replay tests (an existing file is kept: it is what older code ran).
+// the replay tests (an existing file is kept: it is what older code ran;
+// chat_message.json is the shape before change turn-end-signal).
 func TestChatMessageInProcess(t *testing.T) {
 	model := fakellm.New(fakellm.TextStep("Hello from the engine."))
 	defer model.Close()
@@ -74,7 +75,7 @@ func TestChatMessageInProcess(t *testing.T) {
 	if os.Getenv("TALARIA_RECORD_HISTORIES") == "" {
 		return
 	}
-	path := filepath.Join("..", "..", "workflows", "testdata", "chat_message.json")
+	path := filepath.Join("..", "..", "workflows", "testdata", "chat_message_signals.json")
 	if _, err := os.Stat(path); err == nil && os.Getenv("TALARIA_RECORD_HISTORIES") != "overwrite" {
 		t.Logf("kept %s", path)
 		return
