@@ -18,6 +18,11 @@ var argumentCases = []struct {
 	{`{"a": "x\"y"}`, ArgsValid},
 	{`{"a": [1, {"b": null}], "c": -1.5e+3, "d": true}`, ArgsValid},
 	{`{"path": "a.txt"`, ArgsTruncated},
+	{`{f`, ArgsInvalid},
+	{`{1`, ArgsInvalid},
+	{`{"a": 1, t`, ArgsInvalid},
+	{`{"a": 1, "b`, ArgsTruncated},
+	{`{"a": [t`, ArgsTruncated},
 	{`{"path": "a.t`, ArgsTruncated},
 	{`{"a": [1, 2`, ArgsTruncated},
 	{`{"a":`, ArgsTruncated},
@@ -131,39 +136,36 @@ func TestArgsStatusString(t *testing.T) {
 	}
 }
 
-// completion returns text that, appended to what the scanner has read, makes
-// a whole JSON object.
-func completion(sc prefixScanner) string {
-	var b strings.Builder
-	switch sc.state {
-	case stEscape:
-		b.WriteString("n")
-	case stUnicode:
-		b.WriteString(strings.Repeat("0", sc.hex))
-	case stLiteral:
-		b.WriteString(sc.literal)
-	case stMinus, stDot, stExp, stExpSign, stValue:
-		b.WriteString("0")
-	case stKey:
-		b.WriteString(`"k":0`)
-	case stColon:
-		b.WriteString(":0")
-	}
-	switch sc.state {
-	case stString, stEscape, stUnicode:
-		b.WriteString(`"`)
-		if sc.key {
-			b.WriteString(":0")
+// tokenEnds are the texts that finish whatever token a truncated object
+// stops in (a string or key and its escapes, a literal, a number), or give
+// the value or key it waits for.
+var tokenEnds = []string{"", "0", `"`, `0"`, `00"`, `000"`, `0000"`, `n"`, `":0`, `0":0`, `00":0`, `000":0`, `0000":0`, `n":0`,
+	":0", `"k":0`, "rue", "ue", "e", "alse", "lse", "se", "ull", "ll", "l"}
+
+// completion returns text that, appended to a truncated object, makes it
+// whole: the end of its last token, then the closers of the containers the
+// standard decoder holds open; "" when none of tokenEnds fits.
+func completion(s string) (string, bool) {
+	dec := prefixDecoder(s)
+	for {
+		if _, err := dec.ReadToken(); err != nil {
+			break
 		}
 	}
-	for i := len(sc.stack) - 1; i >= 0; i-- {
-		if sc.stack[i] == '{' {
-			b.WriteByte('}')
+	var closers strings.Builder
+	for i := dec.StackDepth(); i > 0; i-- {
+		if kind, _ := dec.StackIndex(i); kind == '{' {
+			closers.WriteByte('}')
 		} else {
-			b.WriteByte(']')
+			closers.WriteByte(']')
 		}
 	}
-	return b.String()
+	for _, end := range tokenEnds {
+		if whole := s + end + closers.String(); json.Valid([]byte(whole)) {
+			return end + closers.String(), true
+		}
+	}
+	return "", false
 }
 
 func TestCompletionOfTruncatedCases(t *testing.T) {
@@ -172,8 +174,8 @@ func TestCompletionOfTruncatedCases(t *testing.T) {
 		if tt.want != ArgsTruncated {
 			continue
 		}
-		sc, _ := scanObjectPrefix(tt.args)
-		if whole := tt.args + completion(sc); CheckArguments(whole) != ArgsValid {
+		end, ok := completion(tt.args)
+		if whole := tt.args + end; !ok || CheckArguments(whole) != ArgsValid {
 			t.Errorf("%q completed as %q does not parse", tt.args, whole)
 		}
 	}
@@ -203,8 +205,8 @@ func FuzzCheckArguments(f *testing.F) {
 				t.Fatalf("CheckArguments(%q) = valid, but it does not unmarshal into a map: %v", s, err)
 			}
 		case ArgsTruncated:
-			sc, ok := scanObjectPrefix(s)
-			whole := s + completion(sc)
+			end, ok := completion(s)
+			whole := s + end
 			_, wholeClash := FindKeyClash(whole)
 			if !ok || CheckArguments(whole) != ArgsValid && !wholeClash {
 				t.Fatalf("CheckArguments(%q) = truncated, but %q does not parse", s, whole)
