@@ -1,11 +1,10 @@
 package loop
 
 import (
+	"encoding/json/jsontext"
 	"errors"
 	"io"
 	"strings"
-
-	"encoding/json/jsontext"
 )
 
 // jsonSpace holds the characters JSON allows between tokens.
