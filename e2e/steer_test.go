@@ -129,10 +129,10 @@ func steerRun(t *testing.T, base, run, text string) (string, string) {
 }
 
 // TestSteersReachAGoal: steers for a session whose goal runs reach the
-// model: one sent while a turn works (by the CLI) reaches that turn; one
-// sent during a turn's last model call starts the goal's next turn; one
-// sent during the last call of the goal's last turn becomes the session's
-// next message, a turn of its own.
+// model through the session's coordinator, which runs the goal's turns: one
+// sent while a turn works (by the CLI) reaches that turn; one sent during a
+// turn's last model call runs next, as a turn of its own before the goal's
+// next turn, whose conversation then holds it.
 func TestSteersReachAGoal(t *testing.T) {
 	t.Parallel()
 	m := newSteerModel("continue", "done")
@@ -152,30 +152,30 @@ func TestSteersReachAGoal(t *testing.T) {
 
 	m.nextFinal(t) // turn 1's last call is in flight
 	status, next := steerRun(t, base, "run_1_gsteer", "second steer")
-	m.release <- struct{}{}
 	t.Logf("steer during turn 1's last call: %s %s", status, next)
-	waitMention(t, m, "second steer")
-
-	// Turn 2's last call; the check after it says done.
-	for range 8 {
-		if mentions(m.nextFinal(t), "second steer") > 0 {
-			break
-		}
-		m.release <- struct{}{}
-	}
-	status, next = steerRun(t, base, "run_2_gsteer", "third steer")
-	m.release <- struct{}{}
-	t.Logf("steer during the goal's last call: %s %s", status, next)
-	stdout, stderr, code := wait()
-	if res := decodeGoal(t, stdout, stderr); code != 0 || res.Outcome != workflows.GoalDone {
-		t.Fatalf("goal: exit %d %+v\n%s", code, res, stderr)
-	}
-	go func() { // the session's turn with the third steer answers too
-		for range m.final {
-			m.release <- struct{}{}
+	go func() { // every answer goes from here on
+		for {
+			select {
+			case m.release <- struct{}{}:
+			case <-m.done:
+				return
+			}
 		}
 	}()
-	waitMention(t, m, "third steer")
+	waitMention(t, m, "second steer")
+	stdout, stderr, code := wait()
+	res := decodeGoal(t, stdout, stderr)
+	if code != 0 || res.Outcome != workflows.GoalDone || res.TurnCount != 2 {
+		t.Fatalf("goal: exit %d %+v\n%s", code, res, stderr)
+	}
+	// The goal's second turn came after the steer's: its conversation
+	// holds the steer once.
+	for _, r := range m.Requests() {
+		last, _ := r.LastMessage()
+		if strings.Contains(last.Content, "continuation 1") && mentions(r, "second steer") != 1 {
+			t.Errorf("the goal's second turn (request %d) mentions the steer %d times", r.Index, mentions(r, "second steer"))
+		}
+	}
 }
 
 // TestSteerInLastCallRunsNext: a steer sent while a turn makes its last

@@ -22,6 +22,8 @@ func controlEnv(t *testing.T, slow time.Duration, replies ...turnapi.CallModelRe
 	(&activities.Activities{}).Register(env)
 	// The engine's AwaitTurn, for a coordinator's carried turn (mocked).
 	env.RegisterActivityWithOptions(func(context.Context, string) (TurnEnd, error) { return TurnEnd{}, nil }, activity.RegisterOptions{Name: AwaitTurnName})
+	// The engine's SendToSession, for a goal's messages (mocked).
+	env.RegisterActivityWithOptions(func(context.Context, SendToSessionInput) error { return nil }, activity.RegisterOptions{Name: SendToSessionName})
 	// A coordinator's turn reports its end to the coordinator; in this
 	// environment the child's result reaches the coordinator first.
 	toCoordinator := mock.MatchedBy(func(id string) bool { return strings.HasPrefix(id, "session/") })

@@ -122,16 +122,24 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 	}
 	stopped := ""
 	var current workflow.ChildWorkflowFuture
+	var viaSession *goalTurns
+	if workflow.GetVersion(ctx, changeGoalViaSession, workflow.DefaultVersion, 1) >= 1 {
+		viaSession = newGoalTurns(ctx, in.SessionID)
+	}
 	interrupts := workflow.GetSignalChannel(ctx, SignalInterrupt)
 	workflow.Go(ctx, func(gctx workflow.Context) {
 		var reason string
 		interrupts.Receive(gctx, &reason)
 		stopped = orText(reason, "stopped")
-		if current != nil {
+		switch {
+		case current != nil:
 			current.SignalChildWorkflow(gctx, SignalInterrupt, stopped)
+		case viaSession != nil && p.Running != "":
+			interruptTurn(gctx, p.Running, stopped)
 		}
 	})
 	steers := newGoalSteers()
+	steers.viaSession = viaSession != nil
 	if err := steers.listen(ctx, func() (string, workflow.ChildWorkflowFuture) { return p.Running, current }); err != nil {
 		return GoalResult{}, err
 	}
@@ -157,17 +165,25 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 			return GoalResult{}, workflow.NewContinueAsNewError(ctx, GoalWorkflowName, next)
 		}
 		turn := goalTurn(in, p)
-		p.Running = TurnWorkflowID(in.SessionID, turn.TurnNumber)
-		if len(steers.pending) > 0 && goalSteersKept(ctx) {
-			turn.Steers = steers.take(p.Running)
+		left, bounded := in.Budget.MaxDuration-workflow.Now(ctx).Sub(p.StartedAt), in.Budget.MaxDuration > 0
+		var res ConversationResult
+		var err error
+		var timeUp bool
+		if viaSession != nil {
+			res, timeUp, err = viaSession.run(ctx, turn, &p.Running, &stopped, left, bounded)
+		} else {
+			p.Running = TurnWorkflowID(in.SessionID, turn.TurnNumber)
+			if len(steers.pending) > 0 && goalSteersKept(ctx) {
+				turn.Steers = steers.take(p.Running)
+			}
+			cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
+				WorkflowID: p.Running, TaskQueue: TaskQueue,
+				WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+			}, turn))
+			current = workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn)
+			res, err, timeUp = waitTurn(ctx, current, left, bounded)
+			current = nil
 		}
-		cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
-			WorkflowID: p.Running, TaskQueue: TaskQueue,
-			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		}, turn))
-		current = workflow.ExecuteChildWorkflow(cctx, TurnWorkflowName, turn)
-		res, err, timeUp := waitTurn(ctx, current, in.Budget.MaxDuration-workflow.Now(ctx).Sub(p.StartedAt), in.Budget.MaxDuration > 0)
-		current = nil
 		if len(res.PendingSteers) > 0 && goalSteersKept(ctx) {
 			steers.handBack(res.PendingSteers)
 		}

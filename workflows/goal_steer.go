@@ -54,6 +54,10 @@ type goalSteers struct {
 	next    int
 	// closed: the goal is ending; new steers are refused.
 	closed bool
+	// viaSession: the goal's turns run under the session's coordinator
+	// (changeGoalViaSession), which takes the steers; the goal refuses
+	// them, so that the sender hands them to the coordinator.
+	viaSession bool
 }
 
 // heldSteer is a steer waiting for the goal's next turn; seq is its
@@ -93,6 +97,8 @@ func (g *goalSteers) listen(ctx workflow.Context, running func() (string, workfl
 			return errors.New("the steer is empty")
 		case g.closed:
 			return temporal.NewNonRetryableApplicationError("the goal is ending", GoalEndingType, nil)
+		case g.viaSession:
+			return temporal.NewNonRetryableApplicationError("the session's coordinator takes the steers", GoalEndingType, nil)
 		}
 		return nil
 	}})

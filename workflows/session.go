@@ -76,6 +76,8 @@ type Message struct {
 	// coordinator signals it the turn the message became
 	// (SignalTurnStarted) and how that turn ended (SignalTurnEnded).
 	Notify bool `json:",omitempty"`
+	// Sender is the workflow told (Notify) when it is not RequestID.
+	Sender string `json:",omitempty"`
 }
 
 // SessionInput starts (or continues as new) a session's coordinator.

@@ -52,8 +52,9 @@ func (s *session) watch(ctx workflow.Context, m Message, how DeliveryOutcome) {
 	if !m.Notify || s.running == nil {
 		return
 	}
-	s.running.watchers = append(s.running.watchers, m.RequestID)
-	tell(ctx, []string{m.RequestID}, SignalTurnStarted, Delivery{RequestID: m.RequestID, Outcome: how, TurnID: s.running.id})
+	to := orText(m.Sender, m.RequestID)
+	s.running.watchers = append(s.running.watchers, to)
+	tell(ctx, []string{to}, SignalTurnStarted, Delivery{RequestID: m.RequestID, Outcome: how, TurnID: s.running.id})
 }
 
 // tell signals arg to each workflow, all at once, and waits until each

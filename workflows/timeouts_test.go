@@ -83,10 +83,21 @@ func TestNoActivityWaitsForAWorkflow(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A goal: one turn, then the progress check says it is done.
+	// A goal: its turn's message goes to the session's coordinator, which
+	// tells it the turn's start and end; then the progress check says it
+	// is done.
 	goal, _, _ := controlEnv(t, time.Second, textReply())
 	all.watch(goal)
 	goal.OnActivity(turnapi.JudgeGoalName, mock.Anything, mock.Anything).Return(turnapi.JudgeGoalResult{Verdict: turnapi.VerdictDone}, nil)
+	var sent Message
+	goal.OnActivity(SendToSessionName, mock.Anything, mock.Anything).Return(func(_ context.Context, in SendToSessionInput) error {
+		sent = in.Message
+		return nil
+	})
+	goal.RegisterDelayedCallback(func() {
+		goal.SignalWorkflow(SignalTurnStarted, Delivery{RequestID: sent.RequestID, Outcome: DeliveryStarted, TurnID: "turn/g/1"})
+		goal.SignalWorkflow(SignalTurnEnded, ConversationResult{TurnID: "turn/g/1", Completed: true, FinalMessageID: 5})
+	}, time.Minute)
 	goal.ExecuteWorkflow(GoalWorkflowName, GoalInput{SessionID: "g", Goal: "ship it", Turn: TurnInput{SessionID: "g"}})
 	if err := goal.GetWorkflowError(); err != nil {
 		t.Fatal(err)
@@ -108,7 +119,7 @@ func TestNoActivityWaitsForAWorkflow(t *testing.T) {
 			t.Errorf("%s: start-to-close %v, want within %v", name, d, bound)
 		}
 	}
-	for _, want := range []string{turnapi.CallModelName, turnapi.ExecuteToolsName, turnapi.ReserveTurnName, turnapi.JudgeGoalName,
+	for _, want := range []string{turnapi.CallModelName, turnapi.ExecuteToolsName, turnapi.ReserveTurnName, turnapi.JudgeGoalName, SendToSessionName,
 		ChatSubmitName, ChatFollowName, ChatReplyName} {
 		if _, ok := all.seen[want]; !ok {
 			t.Errorf("%s never ran: the scenarios no longer cover it", want)

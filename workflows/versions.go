@@ -88,6 +88,13 @@ const (
 	// waited for its end in an activity (AwaitTurn), and a chat message's
 	// workflow in a 30-day activity (ChatAwaitTurn).
 	changeTurnEndSignal = "turn-end-signal"
+	// changeGoalViaSession: a goal run sends each turn's message to the
+	// session's coordinator and is told the turn's start and end by
+	// signal; steers reach its turns through the coordinator (version 1,
+	// see goal_session.go). Before (DefaultVersion), a goal ran its turns
+	// as its own children beside the coordinator and held steers itself.
+	// Asked once, as a goal run starts.
+	changeGoalViaSession = "goal-via-session"
 )
 
 // waitsAreSignals reports whether this run has changeTurnEndSignal.

@@ -241,13 +241,12 @@ func (rt *Runtime) Progress(ctx context.Context, turnID string) (workflows.Progr
 
 // Interrupt stops the session's running turn and returns its id.
 func (rt *Runtime) Interrupt(ctx context.Context, sessionID, reason string) (string, error) {
-	st, err := rt.SessionState(ctx, sessionID)
-	if err != nil || st.Running == "" {
-		// A goal's turns run under its own workflow, not the coordinator.
-		if id, gerr := rt.interruptGoal(ctx, sessionID, reason); gerr == nil {
-			return id, nil
-		}
+	// A goal running in the session is stopped whole (it interrupts its
+	// running turn itself), not only its turn.
+	if id, gerr := rt.interruptGoal(ctx, sessionID, reason); gerr == nil {
+		return id, nil
 	}
+	st, err := rt.SessionState(ctx, sessionID)
 	if err != nil {
 		return "", err
 	}

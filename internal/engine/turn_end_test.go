@@ -2,10 +2,15 @@ package engine
 
 import (
 	"context"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -61,5 +66,63 @@ func TestCarriedTurnReportsItsEnd(t *testing.T) {
 	}
 	if !carried {
 		t.Fatal("no run took a running turn over")
+	}
+}
+
+// TestGoalTurnsRunUnderTheCoordinator: a goal's turns are the session
+// coordinator's children, started from the messages the goal sends it,
+// like any other message's; the goal learns each turn's end by signal.
+func TestGoalTurnsRunUnderTheCoordinator(t *testing.T) {
+	t.Parallel()
+	checks := 0
+	var mu sync.Mutex
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		last, _ := req.LastMessage()
+		if strings.HasPrefix(last.Content, turnapi.JudgeGoalMarker) {
+			mu.Lock()
+			defer mu.Unlock()
+			checks++
+			verdict := "continue"
+			if checks == 2 {
+				verdict = "done"
+			}
+			return fakellm.TextStep(`{"verdict": "` + verdict + `", "reason": "check"}`)
+		}
+		return fakellm.TextStep("worked on it")
+	}))
+	defer model.Close()
+	rt := startRuntime(t, model)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	const session = "goal-under-coordinator"
+	err := rt.StartGoal(ctx, workflows.GoalInput{SessionID: session, Goal: "finish it",
+		Turn: workflows.TurnInput{Model: fakellm.DefaultModel, Workdir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := rt.WaitGoal(ctx, session, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != workflows.GoalDone || res.TurnCount != 2 {
+		t.Fatalf("goal %+v; want done after two turns", res)
+	}
+	children := map[string]bool{}
+	for _, r := range coordinatorRuns(ctx, t, rt.Client, session) {
+		iter := rt.Client.GetWorkflowHistory(ctx, workflows.SessionWorkflowID(session), r.runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil {
+				children[a.GetWorkflowId()] = true
+			}
+		}
+	}
+	for _, turn := range res.Turns {
+		if !children[turn.TurnID] {
+			t.Errorf("goal turn %s is not a child of the session's coordinator (its children: %v)", turn.TurnID, children)
+		}
 	}
 }
