@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -123,6 +125,14 @@ func TestGoalTurnsRunUnderTheCoordinator(t *testing.T) {
 	for _, turn := range res.Turns {
 		if !children[turn.TurnID] {
 			t.Errorf("goal turn %s is not a child of the session's coordinator (its children: %v)", turn.TurnID, children)
+		}
+	}
+	// With TALARIA_RECORD_HISTORIES set, the goal's history is kept for the
+	// replay tests (an existing file is kept: it is what older code ran).
+	const file = "goal_via_session.json"
+	if mode := os.Getenv("TALARIA_RECORD_HISTORIES"); mode != "" && !t.Failed() {
+		if _, err := os.Stat(filepath.Join("..", "..", "workflows", "testdata", file)); err != nil || mode == "overwrite" {
+			recordRun(t, rt, workflows.GoalWorkflowID(session), "", file)
 		}
 	}
 }
