@@ -146,7 +146,7 @@ func runDelegations(ctx, workCtx workflow.Context, in TurnInput, turnID string, 
 // it where they follow the parent: engine.Waiting).
 func taskInput(in TurnInput, d DelegationSettings, parentSession, session string, t turnapi.DelegateTask) TurnInput {
 	c := in
-	c.Resume = nil
+	c.Resume, c.ReportEnd = nil, false // a task's turn is its parent's, not a coordinator's
 	c.SessionID, c.TurnNumber, c.UserMessage, c.DelegatedFrom = session, 1, t.Message, parentSession
 	c.MaxIterations, c.Tools = t.MaxIterations, t.Tools
 	c.MemoryReviewEvery = -1

@@ -184,7 +184,7 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 			res, err, timeUp = waitTurn(ctx, current, left, bounded)
 			current = nil
 		}
-		if len(res.PendingSteers) > 0 && goalSteersKept(ctx) {
+		if len(res.PendingSteers) > 0 && viaSession == nil && goalSteersKept(ctx) {
 			steers.handBack(res.PendingSteers)
 		}
 		gt := GoalTurn{Number: turn.TurnNumber, TurnID: p.Running, StopReason: res.TurnExitReason, APICalls: res.APICalls}

@@ -289,23 +289,31 @@ func (s *session) accept(ctx workflow.Context, m Message) {
 		s.queue = append(s.queue, m)
 		return
 	}
+	// The turn may end while a signal to it is on its way (the main loop
+	// runs meanwhile): what follows is about the turn signalled.
+	turn := s.running
 	switch m.Mode {
 	case BusySteer:
-		err := workflow.SignalExternalWorkflow(ctx, s.running.id, "", SignalSteer, m.Text).Get(ctx, nil)
+		err := workflow.SignalExternalWorkflow(ctx, turn.id, "", SignalSteer, m.Text).Get(ctx, nil)
 		if err != nil && steerUndelivered(ctx) {
 			// The turn ended before the steer reached it: the text is the
 			// next message, and its sender learns the turn it became.
 			s.queue = append([]Message{m}, s.queue...)
-			s.running.closed(ctx)
+			turn.closed(ctx)
 			return
 		}
-		s.assign(ctx, m.RequestID, s.running.id)
-		s.watch(ctx, m, DeliverySteered)
+		s.assign(ctx, m.RequestID, turn.id)
+		if s.running == turn {
+			s.watch(ctx, m, DeliverySteered)
+		}
+		// Else the turn took the steer as it reported its end: it reports
+		// the steer late, and the steer runs next.
 	case BusyQueue:
 		s.queue = append(s.queue, m)
+		s.probe(ctx)
 	default: // interrupt: stop the running turn, then this message runs first
-		if workflow.SignalExternalWorkflow(ctx, s.running.id, "", SignalInterrupt, "a new message arrived").Get(ctx, nil) != nil {
-			s.running.closed(ctx)
+		if workflow.SignalExternalWorkflow(ctx, turn.id, "", SignalInterrupt, "a new message arrived").Get(ctx, nil) != nil {
+			turn.closed(ctx)
 		}
 		s.queue = append([]Message{m}, s.queue...)
 	}

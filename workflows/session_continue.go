@@ -118,11 +118,17 @@ func (s *session) continueNow(ctx workflow.Context) bool {
 // finish, queues the signals received and continues as new.
 func (s *session) continueAsNew(ctx workflow.Context, msgs workflow.ReceiveChannel) error {
 	s.continuing = true
-	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
-		return err
+	for {
+		if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+			return err
+		}
+		s.drain(msgs)
+		// A turn's end taken here tells its watchers, which waits: what
+		// arrived meanwhile is drained again.
+		if !s.drainEnded(ctx) {
+			break
+		}
 	}
-	s.drain(msgs)
-	s.drainEnded(ctx)
 	return workflow.NewContinueAsNewError(ctx, SessionWorkflowName, s.carry(ctx))
 }
 
@@ -155,7 +161,10 @@ func (s *session) carry(ctx workflow.Context) SessionInput {
 // AwaitTurn activity (turns started before changeTurnEndSignal).
 func (s *session) resume(ctx workflow.Context, t CarriedTurn) *runningTurn {
 	if t.Reports {
-		return &runningTurn{id: t.ID, number: t.Number, template: t.Template, carried: true, reports: true, watchers: t.Watchers}
+		r := &runningTurn{id: t.ID, number: t.Number, template: t.Template, carried: true, reports: true, watchers: t.Watchers}
+		s.running = r
+		s.probe(ctx) // it may have been ended from outside between the runs
+		return r
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		// A turn may run for hours: the activity heartbeats, and a

@@ -35,14 +35,30 @@ func (s *session) turnEnded(ctx workflow.Context, res ConversationResult) {
 
 // drainEnded handles the SignalTurnEnded already received, before the run
 // ends or continues as new: the running turn's end is not carried as a
-// turn still running.
-func (s *session) drainEnded(ctx workflow.Context) {
+// turn still running. It reports whether there were any.
+func (s *session) drainEnded(ctx workflow.Context) bool {
+	any := false
 	for {
 		var res ConversationResult
 		if !s.ended.ReceiveAsync(&res) {
-			return
+			return any
 		}
+		any = true
 		s.turnEnded(ctx, res)
+	}
+}
+
+// probe checks that a carried turn which reports its end is still there
+// to report it, when a message is queued behind it or a run takes it
+// over: an empty steer, which a turn ignores, is refused by a closed one
+// (terminated from outside, it never reports), whose end is then read.
+func (s *session) probe(ctx workflow.Context) {
+	t := s.running
+	if t == nil || t.done != nil || !t.reports || workflow.GetVersion(ctx, changeCarriedProbe, workflow.DefaultVersion, 1) < 1 {
+		return
+	}
+	if workflow.SignalExternalWorkflow(ctx, t.id, "", SignalSteer, "").Get(ctx, nil) != nil {
+		t.closed(ctx)
 	}
 }
 

@@ -68,6 +68,7 @@ func TestCarriedTurnEndsBySignal(t *testing.T) {
 	var chat told
 	chat.listen(env, "chat/1")
 	turn1 := TurnWorkflowID("s", 1)
+	probeAnswers(env, turn1, nil)
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(SignalTurnEnded, ConversationResult{TurnID: TurnWorkflowID("s", 9), Completed: true})
 	}, 5*time.Second)
@@ -139,8 +140,8 @@ func TestNotifiedSenderIsToldStartAndEnd(t *testing.T) {
 
 // TestTerminatedCarriedTurnIsRead: a carried turn that reports its end but
 // was terminated from outside never sends it; the first signal it refuses
-// (here an interrupting message) makes the coordinator read its end once,
-// and the message runs.
+// (the probe as the run starts) makes the coordinator read its end once,
+// and a message that comes runs.
 func TestTerminatedCarriedTurnIsRead(t *testing.T) {
 	t.Parallel()
 	env, inputs, _ := controlEnv(t, time.Second, textReply())
@@ -149,8 +150,7 @@ func TestTerminatedCarriedTurnIsRead(t *testing.T) {
 		func(context.Context, string) (TurnEnd, error) { awaited++; return TurnEnd{}, nil })
 	countTurns(env, 2)
 	turn1 := TurnWorkflowID("s", 1)
-	env.OnSignalExternalWorkflow(mock.Anything, turn1, mock.Anything, SignalInterrupt, mock.Anything).
-		Return(errors.New("unknown external workflow execution"))
+	probeAnswers(env, turn1, errors.New("unknown external workflow execution"))
 	var got Delivery
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(UpdateDeliver, "next", &testsuite.TestUpdateCallback{
@@ -221,6 +221,7 @@ func TestSteerWhileTheEndIsReported(t *testing.T) {
 	cenv, inputs, _ := controlEnv(t, time.Second, textReply())
 	countTurns(cenv, 2)
 	turn1 := TurnWorkflowID("s", 1)
+	probeAnswers(cenv, turn1, nil)
 	cenv.RegisterDelayedCallback(func() {
 		cenv.SignalWorkflow(SignalTurnEnded, ConversationResult{TurnID: turn1, Completed: true})
 		cenv.SignalWorkflow(SignalTurnEnded, ConversationResult{TurnID: TurnWorkflowID("s", 7), Late: true, PendingSteers: []string{"stale"}})
@@ -233,5 +234,37 @@ func TestSteerWhileTheEndIsReported(t *testing.T) {
 	}
 	if len(*inputs) != 1 || (*inputs)[0].TurnID != TurnWorkflowID("s", 2) {
 		t.Fatalf("model calls %+v; want the late steer run as turn 2, and nothing for the stale report", *inputs)
+	}
+}
+
+// probeAnswers mocks the coordinator's probe of a carried turn (an empty
+// steer), answering err.
+func probeAnswers(env *testsuite.TestWorkflowEnvironment, turnID string, err error) {
+	env.OnSignalExternalWorkflow(mock.Anything, turnID, mock.Anything, SignalSteer, "").Return(err)
+}
+
+// TestGoalLeavesPendingSteersToTheCoordinator: the steers a goal's turn
+// could not deliver are the coordinator's to run (it queues them as the
+// turn ends); the goal does not hand them on again when it ends.
+func TestGoalLeavesPendingSteersToTheCoordinator(t *testing.T) {
+	t.Parallel()
+	env, _, _ := controlEnv(t, time.Second, textReply())
+	env.OnActivity(turnapi.JudgeGoalName, mock.Anything, mock.Anything).Return(turnapi.JudgeGoalResult{Verdict: turnapi.VerdictDone}, nil)
+	var sent []Message
+	env.OnActivity(SendToSessionName, mock.Anything, mock.Anything).Return(func(_ context.Context, in SendToSessionInput) error {
+		sent = append(sent, in.Message)
+		return nil
+	})
+	env.RegisterDelayedCallback(func() {
+		env.SignalWorkflow(SignalTurnStarted, Delivery{RequestID: sent[0].RequestID, Outcome: DeliveryStarted, TurnID: "turn/g/1"})
+		env.SignalWorkflow(SignalTurnEnded, ConversationResult{TurnID: "turn/g/1", Completed: true, PendingSteers: []string{"late words"}})
+	}, time.Minute)
+	env.ExecuteWorkflow(GoalWorkflowName, GoalInput{SessionID: "g", Goal: "ship it", Turn: TurnInput{SessionID: "g"}})
+	var res GoalResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != GoalDone || len(sent) != 1 || sent[0].Text != "ship it" || !sent[0].Notify || sent[0].Sender != GoalWorkflowID("g") {
+		t.Fatalf("goal %+v, messages sent %+v; want only the goal's turn, sent to be told", res, sent)
 	}
 }

@@ -52,6 +52,7 @@ func TestNoActivityWaitsForAWorkflow(t *testing.T) {
 	all.watch(env)
 	countTurns(env, 2)
 	turn1 := TurnWorkflowID("s", 1)
+	probeAnswers(env, turn1, nil)
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(SignalTurnEnded, ConversationResult{TurnID: turn1, Completed: true})
 	}, 5*time.Second)

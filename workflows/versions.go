@@ -95,6 +95,12 @@ const (
 	// as its own children beside the coordinator and held steers itself.
 	// Asked once, as a goal run starts.
 	changeGoalViaSession = "goal-via-session"
+	// changeCarriedProbe: a coordinator run that takes over a turn which
+	// reports its end checks it is still there, as the run starts and when
+	// a message is queued behind it (an empty steer, which a closed turn
+	// refuses), so a turn terminated from outside does not leave the
+	// session waiting (version 1). Asked only for such a turn.
+	changeCarriedProbe = "carried-probe"
 )
 
 // waitsAreSignals reports whether this run has changeTurnEndSignal.
