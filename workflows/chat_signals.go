@@ -23,6 +23,11 @@ const chatFollowLimit = 15 * time.Minute
 // and waited for before the reply, so no draft edit lands after it.
 func chatBySignals(ctx workflow.Context, in ChatMessageInput) error {
 	in.Message.Notify = true
+	// The reply does not wait for the cancelled follow: a cancellation
+	// reaches an activity only with its next heartbeat, seconds later; the
+	// reply stops the follow of its message itself (in the gateway's
+	// process), before it edits the draft.
+	followEnds := workflow.GetVersion(ctx, changeFollowEnds, workflow.DefaultVersion, 1) >= 1
 	started := workflow.GetSignalChannel(ctx, SignalTurnStarted)
 	ended := workflow.GetSignalChannel(ctx, SignalTurnEnded)
 	submit := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -45,13 +50,20 @@ func chatBySignals(ctx workflow.Context, in ChatMessageInput) error {
 	})
 	follow := workflow.ExecuteActivity(fctx, ChatFollowName, in, turn)
 	var res ConversationResult
-	for res.TurnID != turn.TurnID {
+	gotEnd := false
+	for !gotEnd {
 		sel := workflow.NewSelector(ctx)
-		sel.AddReceive(ended, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, &res) })
+		if !gotEnd {
+			sel.AddReceive(ended, func(c workflow.ReceiveChannel, _ bool) {
+				c.Receive(ctx, &res)
+				gotEnd = res.TurnID == turn.TurnID
+			})
+		}
 		if follow != nil {
 			sel.AddFuture(follow, func(f workflow.Future) {
 				follow = nil
-				if f.Get(ctx, nil) == nil { // the segment ended: follow on
+				var done bool
+				if f.Get(ctx, &done) == nil && !done { // the segment ended: follow on
 					follow = workflow.ExecuteActivity(fctx, ChatFollowName, in, turn)
 				}
 			})
@@ -59,7 +71,7 @@ func chatBySignals(ctx workflow.Context, in ChatMessageInput) error {
 		sel.Select(ctx)
 	}
 	stopFollow()
-	if follow != nil {
+	if follow != nil && !followEnds {
 		_ = follow.Get(ctx, nil)
 	}
 	return chatReply(ctx, in, turn, chatResult(res))

@@ -101,6 +101,13 @@ const (
 	// refuses), so a turn terminated from outside does not leave the
 	// session waiting (version 1). Asked only for such a turn.
 	changeCarriedProbe = "carried-probe"
+	// changeFollowEnds: a chat message's workflow cancels its follow
+	// (ChatFollow) at the turn's end and replies at once; the reply stops
+	// the follow in the gateway's process before it edits the draft
+	// (version 1). Before, it waited for the cancellation, which reaches
+	// the activity only with its next heartbeat, seconds later
+	// (DefaultVersion).
+	changeFollowEnds = "follow-ends"
 )
 
 // waitsAreSignals reports whether this run has changeTurnEndSignal.

@@ -222,7 +222,7 @@ func (s *Server) startKeyed(ctx context.Context, k *keyed, req turnRequest, deri
 		return turnID, nil // Temporal no longer holds its start: nothing to compare
 	}
 	rec := ask{Input: in.UserMessage, Model: in.Model, MaxIterations: in.MaxIterations, Tools: in.Tools,
-		Background: parent == workflows.GoalWorkflowID(in.SessionID)}
+		Background: parent == workflows.GoalWorkflowID(in.SessionID) || s.goalRan(ctx, in.SessionID)}
 	if !s.askOf(req, nil).matches(rec) {
 		return "", reusedKey(k, turnID)
 	}
@@ -264,6 +264,14 @@ func (s *Server) keyedTurn(ctx context.Context, k *keyed, session string, derive
 		return "", err
 	}
 	return turnID, nil
+}
+
+// goalRan reports whether a goal (a background run) ran in session: its
+// turns are the session coordinator's children, like any other message's
+// (a background run's session is its own, so its turns are the goal's).
+func (s *Server) goalRan(ctx context.Context, session string) bool {
+	_, err := s.rt.Client.DescribeWorkflowExecution(ctx, workflows.GoalWorkflowID(session), "")
+	return err == nil
 }
 
 // recordedStart decodes the input workflowID's latest run was started

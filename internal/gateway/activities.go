@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.temporal.io/api/serviceerror"
@@ -21,6 +22,36 @@ type chatActivities struct {
 	g *Gateway
 	// rate spaces the drafts' sends and edits in each chat.
 	rate chatRate
+	// follows are the follows running in this process, by message
+	// (followKey): the reply stops its message's follow before it edits the
+	// draft, at once, rather than wait for a cancellation to reach it.
+	follows sync.Map
+}
+
+// runningFollow is a follow the reply can stop and wait for.
+type runningFollow struct {
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// followKey names a chat message's follow. Pure.
+func followKey(platform, account, chatID, messageID string) string {
+	return platform + "/" + account + "/" + chatID + "/" + messageID
+}
+
+// stopFollow stops this process's follow of the message, if one runs,
+// and waits (briefly) until it has stopped: no draft edit lands after it.
+func (a *chatActivities) stopFollow(key string) {
+	v, ok := a.follows.Load(key)
+	if !ok {
+		return
+	}
+	f := v.(*runningFollow)
+	f.stop()
+	select {
+	case <-f.done:
+	case <-time.After(15 * time.Second):
+	}
 }
 
 func (a *chatActivities) register(w worker.ActivityRegistry) {
@@ -44,10 +75,10 @@ func (a *chatActivities) submit(ctx context.Context, in workflows.ChatMessageInp
 const followMargin = time.Minute
 
 // followSegment shows the turn in the chat (typing, the draft reply)
-// until the workflow cancels it or the segment nears its deadline; then it
-// returns nil and the workflow starts the next segment, which finds the
-// draft this one sent.
-func (a *chatActivities) followSegment(ctx context.Context, in workflows.ChatMessageInput, turn workflows.ChatTurn) error {
+// until it has shown the turn's end (done), the workflow cancels it, or
+// the segment nears its deadline: then it returns not done, and the
+// workflow starts the next segment, which finds the draft this one sent.
+func (a *chatActivities) followSegment(ctx context.Context, in workflows.ChatMessageInput, turn workflows.ChatTurn) (done bool, err error) {
 	ctx, stop := heartbeat(ctx)
 	defer stop()
 	if deadline, ok := ctx.Deadline(); ok {
@@ -55,21 +86,28 @@ func (a *chatActivities) followSegment(ctx context.Context, in workflows.ChatMes
 		ctx, cancel = context.WithDeadline(ctx, deadline.Add(-followMargin))
 		defer cancel()
 	}
-	a.showTurn(ctx, in, turn.TurnID)
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return nil
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	key, f := followKey(in.Platform, in.Account, in.ChatID, in.MessageID), &runningFollow{stop: cancel, done: make(chan struct{})}
+	a.follows.Store(key, f)
+	defer func() { a.follows.CompareAndDelete(key, f); close(f.done) }()
+	if a.showTurn(ctx, in, turn.TurnID) {
+		return true, nil
 	}
-	return ctx.Err()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return false, nil
+	}
+	return false, ctx.Err()
 }
 
 // showTurn shows the bot as typing and follows the turn's events (its
-// draft reply, what it waits for) until the turn is done, then waits for
-// ctx to end.
-func (a *chatActivities) showTurn(ctx context.Context, in workflows.ChatMessageInput, turnID string) {
+// draft reply, what it waits for) until the turn is done (true) or ctx
+// ends.
+func (a *chatActivities) showTurn(ctx context.Context, in workflows.ChatMessageInput, turnID string) bool {
 	stopTyping := a.typing(ctx, in)
+	defer stopTyping()
 	a.follow(ctx, in, turnID)
-	stopTyping()
-	<-ctx.Done()
+	return ctx.Err() == nil
 }
 
 // typing shows the bot as typing in the message's chat until stopped.
@@ -157,6 +195,7 @@ func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput)
 	if p == nil {
 		return temporal.NewNonRetryableApplicationError("no platform "+in.Platform+" in this gateway", "NoPlatform", nil)
 	}
+	a.stopFollow(followKey(in.Platform, in.Account, in.ChatID, in.ReplyTo))
 	text, err := a.replyText(ctx, in)
 	if err != nil {
 		return err
