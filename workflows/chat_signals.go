@@ -10,17 +10,17 @@ import (
 )
 
 // chatFollowLimit bounds one ChatFollow attempt: the activity ends its
-// segment a little before (it returns nil, and the workflow starts the
-// next one), so no activity outlives the model-call limit however long
-// the turn runs.
+// segment a little before (it returns not done, and the workflow starts
+// the next one), so no activity outlives the model-call limit however
+// long the turn runs.
 const chatFollowLimit = 15 * time.Minute
 
 // chatBySignals carries a chat message to its reply without an activity
 // that waits (changeTurnEndSignal): ChatSubmit hands the message over
 // (Message.Notify), the coordinator signals the turn it became
 // (SignalTurnStarted) and how that turn ended (SignalTurnEnded), and
-// ChatFollow shows the turn in the chat meanwhile. The follow is cancelled
-// and waited for before the reply, so no draft edit lands after it.
+// ChatFollow shows the turn in the chat meanwhile. At the turn's end the
+// follow is cancelled and the reply sent.
 func chatBySignals(ctx workflow.Context, in ChatMessageInput) error {
 	in.Message.Notify = true
 	// The reply does not wait for the cancelled follow: a cancellation
@@ -53,12 +53,10 @@ func chatBySignals(ctx workflow.Context, in ChatMessageInput) error {
 	gotEnd := false
 	for !gotEnd {
 		sel := workflow.NewSelector(ctx)
-		if !gotEnd {
-			sel.AddReceive(ended, func(c workflow.ReceiveChannel, _ bool) {
-				c.Receive(ctx, &res)
-				gotEnd = res.TurnID == turn.TurnID
-			})
-		}
+		sel.AddReceive(ended, func(c workflow.ReceiveChannel, _ bool) {
+			c.Receive(ctx, &res)
+			gotEnd = res.TurnID == turn.TurnID
+		})
 		if follow != nil {
 			sel.AddFuture(follow, func(f workflow.Future) {
 				follow = nil

@@ -31,27 +31,7 @@ func TestRecordSessionHandoff(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	const session = "rec-handoff"
-	// A small limit makes the first run continue as new while its turn runs.
-	startCoordinator(ctx, t, rt.Client, session, 20)
-	done := make(chan error, 3)
-	send := func(text string) {
-		go func() {
-			in := workflows.TurnInput{SessionID: session, UserMessage: text, Model: fakellm.DefaultModel, Workdir: t.TempDir()}
-			_, err := rt.RunTurn(ctx, in)
-			done <- err
-		}()
-	}
-	send("first")
-	if err := model.WaitRequests(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	send("second")
-	send("third")
-	for range 3 {
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-	}
+	runAcrossContinue(ctx, t, rt, model, session)
 	runs := coordinatorRuns(ctx, t, rt.Client, session)
 	if len(runs) < 2 || !runs[len(runs)-2].carried {
 		t.Fatalf("runs %+v: want the second run to take over a running turn", runs)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,30 +29,7 @@ func TestCarriedTurnReportsItsEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	const session = "reports-end"
-	// A small limit makes the first run continue as new while its turn runs.
-	startCoordinator(ctx, t, rt.Client, session, 20)
-	done := make(chan error, 3)
-	send := func(text string) {
-		go func() {
-			in := workflows.TurnInput{SessionID: session, UserMessage: text, Model: fakellm.DefaultModel, Workdir: t.TempDir()}
-			res, err := rt.RunTurn(ctx, in)
-			if err == nil && !res.Completed {
-				t.Errorf("%s: turn %s did not complete: %+v", text, res.TurnID, res)
-			}
-			done <- err
-		}()
-	}
-	send("first")
-	if err := model.WaitRequests(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	send("second")
-	send("third")
-	for range 3 {
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
-	}
+	runAcrossContinue(ctx, t, rt, model, session)
 	runs := coordinatorRuns(ctx, t, rt.Client, session)
 	carried := false
 	for i, r := range runs {
@@ -68,6 +46,37 @@ func TestCarriedTurnReportsItsEnd(t *testing.T) {
 	}
 	if !carried {
 		t.Fatal("no run took a running turn over")
+	}
+}
+
+// runAcrossContinue sends three messages to session: the first starts a
+// turn, the other two wait in the queue, and the coordinator, started with
+// a small limit, continues as new while the turn runs. Each turn must
+// complete.
+func runAcrossContinue(ctx context.Context, t *testing.T, rt *Runtime, model *fakellm.Server, session string) {
+	t.Helper()
+	startCoordinator(ctx, t, rt.Client, session, 20)
+	done := make(chan error, 3)
+	send := func(text string) {
+		go func() {
+			in := workflows.TurnInput{SessionID: session, UserMessage: text, Model: fakellm.DefaultModel, Workdir: t.TempDir()}
+			res, err := rt.RunTurn(ctx, in)
+			if err == nil && !res.Completed {
+				err = fmt.Errorf("%s: turn %s did not complete: %+v", text, res.TurnID, res)
+			}
+			done <- err
+		}()
+	}
+	send("first")
+	if err := model.WaitRequests(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	send("second")
+	send("third")
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
