@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/textline"
+
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/turnapi"
@@ -89,10 +91,10 @@ func (a *attendant) poll(ctx context.Context) {
 		ap := p.PendingApproval
 		a.asking, a.question = ap.CallID, false
 		if a.unattended == "" && !a.hint {
-			fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s) approve? [o]nce / [s]ession / [a]lways (this same command) / [d]eny: ", shown(ap.Command), shown(ap.Reason))
+			fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s) approve? [o]nce / [s]ession / [a]lways (this same command) / [d]eny: ", textline.Visible(ap.Command), textline.Visible(ap.Reason))
 			return
 		}
-		fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s)\n", shown(ap.Command), shown(ap.Reason))
+		fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s)\n", textline.Visible(ap.Command), textline.Visible(ap.Reason))
 		fmt.Fprintf(a.errOut, "    %s\n", approveHow(a.session, a.unattended == ""))
 		a.decideUnattended(func() bool {
 			if !a.signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: ap.CallID, Choice: turnapi.ChoiceDeny}) {
@@ -107,9 +109,9 @@ func (a *attendant) poll(ctx context.Context) {
 	case p.PendingQuestion != nil && p.PendingQuestion.CallID != a.asking:
 		q := p.PendingQuestion
 		a.asking, a.question = q.CallID, true
-		fmt.Fprintf(a.errOut, "\n  ? %s\n", shown(q.Question))
+		fmt.Fprintf(a.errOut, "\n  ? %s\n", textline.Visible(q.Question))
 		for i, c := range q.Choices {
-			fmt.Fprintf(a.errOut, "    %d. %s\n", i+1, shown(c))
+			fmt.Fprintf(a.errOut, "    %d. %s\n", i+1, textline.Visible(c))
 		}
 		if a.hint || a.unattended != "" {
 			fmt.Fprintf(a.errOut, "    %s\n", answerHow(a.session, a.unattended == ""))

@@ -13,7 +13,6 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -166,16 +165,6 @@ Exit status 1 when no turn is running.`, 1, nil,
 			fmt.Fprintf(cmd.OutOrStdout(), "interrupted %s\n", id)
 			return nil
 		})
-}
-
-// sessionKnown reports whether the store holds the session (true when the
-// store cannot tell: a session is only called unknown when it surely is).
-func sessionKnown(ctx context.Context, rt *engine.Runtime, id string) bool {
-	if rt.Store == nil {
-		return true
-	}
-	_, err := rt.Store.Session(ctx, id)
-	return !errors.Is(err, models.ErrNotFound)
 }
 
 // waitServeInfo reads serve.json, waiting a little while a serve that holds

@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/textline"
+
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/llm"
 )
@@ -20,7 +22,7 @@ func unreachable(ctx context.Context, endpoint, key string) string {
 	ctx, cancel := context.WithTimeout(ctx, endpointCheckTimeout)
 	defer cancel()
 	if err := llm.Ping(ctx, llm.Endpoint{BaseURL: endpoint, APIKey: key}); err != nil {
-		return clipLine(oneLine(err), 400)
+		return textline.Of(oneLine(err), 400)
 	}
 	return ""
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/textline"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
@@ -75,14 +77,14 @@ sent). With -o json, one JSON array.`, 0,
 				if !s.Live {
 					state = "expired: no gateway takes its updates now"
 				}
-				line := fmt.Sprintf("%s %s: %s until %s (%s)", s.Platform, s.Account, shown(s.Holder),
+				line := fmt.Sprintf("%s %s: %s until %s (%s)", s.Platform, s.Account, textline.Visible(s.Holder),
 					s.ExpiresAt.Local().Format("15:04:05"), state)
 				if s.LastUpdateAt != nil {
 					line += fmt.Sprintf("; last update %s ago", now.Sub(*s.LastUpdateAt).Round(time.Second))
 				}
 				line += fmt.Sprintf("; messages in flight: %d", s.InFlight)
 				if s.LastError != "" {
-					line += "; polling fails: " + shown(s.LastError)
+					line += "; polling fails: " + textline.Visible(s.LastError)
 				}
 				fmt.Fprintln(cmd.OutOrStdout(), line)
 			}

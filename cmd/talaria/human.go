@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/talaria-agent/talaria/internal/textline"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/injection"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -74,9 +75,9 @@ func decide(cmd *cobra.Command, rt *engine.Runtime, session string, choice turna
 	}
 	verb := map[turnapi.ApprovalChoice]string{turnapi.ChoiceOnce: "approved", turnapi.ChoiceSession: "approved for this session",
 		turnapi.ChoiceAlways: "approved always", turnapi.ChoiceDeny: "denied"}[choice]
-	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", verb, shown(p.PendingApproval.Command))
+	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", verb, textline.Visible(p.PendingApproval.Command))
 	if (choice == turnapi.ChoiceSession || choice == turnapi.ChoiceAlways) && p.PendingApproval.Pattern != "" {
-		fmt.Fprintf(cmd.OutOrStdout(), "  remembered: %s (other commands and targets still ask)\n", shown(p.PendingApproval.Pattern))
+		fmt.Fprintf(cmd.OutOrStdout(), "  remembered: %s (other commands and targets still ask)\n", textline.Visible(p.PendingApproval.Pattern))
 	}
 	return nil
 }
@@ -104,25 +105,4 @@ days, across restarts. Exit status 1 when no question is pending.`, 2, nil,
 			fmt.Fprintf(cmd.OutOrStdout(), "answered: %s\n", p.PendingQuestion.Question)
 			return nil
 		})
-}
-
-// shown is text from the model made safe to print on a terminal before a
-// person decides on it: control characters (escape sequences that could
-// hide or rewrite the rest of the line) become \xNN or \u00NN and invisible
-// Unicode becomes <U+XXXX>, so what is printed is all that would run.
-func shown(s string) string {
-	var b strings.Builder
-	for _, r := range injection.Visible(strings.ToValidUTF8(s, "\uFFFD")) {
-		switch {
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r >= 0x80 && r < 0xa0:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

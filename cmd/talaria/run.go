@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/textline"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/activities"
@@ -254,6 +256,6 @@ func sayApprovals(ctx context.Context, rt *engine.Runtime, session string, w io.
 			return
 		}
 		said = p.PendingApproval.CallID
-		fmt.Fprintf(w, "  ⚠ waiting for approval: %s\n    %s\n", shown(p.PendingApproval.Command), approveHow(session, false))
+		fmt.Fprintf(w, "  ⚠ waiting for approval: %s\n    %s\n", textline.Visible(p.PendingApproval.Command), approveHow(session, false))
 	})
 }

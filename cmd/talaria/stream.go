@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/talaria-agent/talaria/internal/textline"
+
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/turnapi"
@@ -53,7 +55,7 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 			fmt.Fprintln(p.out)
 			p.midLine = false
 		}
-		fmt.Fprintf(p.errOut, "  ⋯ %s\n", shown(ev.Data))
+		fmt.Fprintf(p.errOut, "  ⋯ %s\n", textline.Visible(ev.Data))
 	case events.KindApproval, events.KindApprovalDecided, events.KindQuestion, events.KindAnswered:
 		// A wait on a person: chat already prompts for it and shows the
 		// outcome from the turn's progress query, so it is not printed
@@ -68,9 +70,9 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 			p.midLine = false
 		}
 		if ev.Kind == events.KindTaskStart {
-			fmt.Fprintf(p.errOut, "  ↳ task %s: %s\n", shown(t.Session), shown(t.Goal))
+			fmt.Fprintf(p.errOut, "  ↳ task %s: %s\n", textline.Visible(t.Session), textline.Visible(t.Goal))
 		} else {
-			fmt.Fprintf(p.errOut, "  ↳ task %s ended: %s\n", shown(t.Session), shown(t.StopReason))
+			fmt.Fprintf(p.errOut, "  ↳ task %s ended: %s\n", textline.Visible(t.Session), textline.Visible(t.StopReason))
 		}
 	case events.KindToolStart, events.KindToolEnd:
 		var t activities.ToolEvent
@@ -83,13 +85,13 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 		}
 		switch {
 		case ev.Kind == events.KindToolStart:
-			fmt.Fprintf(p.errOut, "  ⚙ %s %s\n", shown(t.Name), shown(t.Args))
+			fmt.Fprintf(p.errOut, "  ⚙ %s %s\n", textline.Visible(t.Name), textline.Visible(t.Args))
 		case t.Refused != "":
-			fmt.Fprintf(p.errOut, "  ✗ %s\n", refusalLine(shown(t.Name), t.Refused))
+			fmt.Fprintf(p.errOut, "  ✗ %s\n", refusalLine(textline.Visible(t.Name), t.Refused))
 		case t.Failed:
-			fmt.Fprintf(p.errOut, "  ✗ %s failed\n", shown(t.Name))
+			fmt.Fprintf(p.errOut, "  ✗ %s failed\n", textline.Visible(t.Name))
 		default:
-			fmt.Fprintf(p.errOut, "  ✓ %s\n", shown(t.Name))
+			fmt.Fprintf(p.errOut, "  ✓ %s\n", textline.Visible(t.Name))
 		}
 	}
 }
@@ -131,7 +133,7 @@ func refusalLine(name, refusal string) string {
 		return name + " not run: no one approved it"
 	}
 	first, _, _ := strings.Cut(refusal, ". ")
-	return name + " refused: " + clipLine(shown(first), 200)
+	return name + " refused: " + textline.Of(textline.Visible(first), 200)
 }
 
 // refusalReason is the REASON of "...not run: REASON [rule R]. Commands...".
@@ -143,7 +145,7 @@ func refusalReason(refusal string) string {
 	}
 	why, _, _ = strings.Cut(why, ". Commands like it")
 	why, _, _ = strings.Cut(why, " [rule ")
-	return clipLine(shown(why), 200)
+	return textline.Of(textline.Visible(why), 200)
 }
 
 // Temporal's decorations of an error, which a person need not read.

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/embedded"
 	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 // flagUIPort is the Web UI's port flag of serve and temporal.
@@ -91,29 +89,4 @@ func uiLogin(ui *embedded.UI) string {
 		return ""
 	}
 	return ui.LoginURL()
-}
-
-// sessionUILink opens session's turns in the Web UI of the serve running
-// on home: its login URL (from serve.json) aimed at the namespace's
-// workflows with TalariaSessionId = session. "" when serve runs no UI.
-func sessionUILink(home, namespace, session string) string {
-	info, err := engine.ReadServeInfo(home)
-	if err != nil || info.UI == "" {
-		return ""
-	}
-	return sessionUIURL(info.UI, namespace, session)
-}
-
-// sessionUIURL is login (a Web UI URL with its token) aimed at the
-// workflows of session in namespace. Pure.
-func sessionUIURL(login, namespace, session string) string {
-	u, err := url.Parse(login)
-	if err != nil {
-		return ""
-	}
-	q := u.Query()
-	q.Set("query", fmt.Sprintf("%s=%q", workflows.SearchAttrSessionID, session))
-	u.Path, u.RawPath = "/namespaces/"+namespace+"/workflows", ""
-	u.RawQuery = q.Encode()
-	return u.String()
 }

@@ -50,6 +50,7 @@ func (s *Server) sessionRoutes(handle func(string, handlerFunc)) {
 	handle("GET /api/sessions/search", s.handleSearchSessions)
 	handle("GET /api/sessions/{id}", s.handleGetSession)
 	handle("GET /api/sessions/{id}/messages", s.handleSessionMessages)
+	handle("GET /api/sessions/{id}/status", s.handleSessionStatus)
 	handle("DELETE /api/sessions/{id}", s.handleDeleteSession)
 	handle("POST /api/sessions/{id}/fork", s.handleForkSession)
 }
@@ -149,6 +150,25 @@ func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	writeJSON(w, http.StatusOK, v)
+	return nil
+}
+
+// handleSessionStatus answers GET /api/sessions/{id}/status: what the
+// session is doing now, as `talaria status ID -o json` shows it (one
+// engine.Status for both).
+func (s *Server) handleSessionStatus(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if !validSession(id) {
+		return notFound("no session %q", oneLine(id))
+	}
+	st, err := s.rt.SessionStatus(r.Context(), id)
+	if errors.Is(err, engine.ErrNoSession) {
+		return notFound("no session %q", id)
+	}
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, st)
 	return nil
 }
 

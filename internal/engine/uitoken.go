@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/talaria-agent/talaria/internal/embedded"
+	"github.com/talaria-agent/talaria/workflows"
 )
 
 // Files beside the credential holding the home's generated tokens.
@@ -82,4 +84,29 @@ func readToken(path, what string) (string, error) {
 		return tok, nil
 	}
 	return "", nil
+}
+
+// SessionUILink opens session's turns in the Web UI of the serve running
+// on home: its login URL (from serve.json) aimed at the namespace's
+// workflows with TalariaSessionId = session. "" when serve runs no UI.
+func SessionUILink(home, namespace, session string) string {
+	info, err := ReadServeInfo(home)
+	if err != nil || info.UI == "" {
+		return ""
+	}
+	return sessionUIURL(info.UI, namespace, session)
+}
+
+// sessionUIURL is login (a Web UI URL with its token) aimed at the
+// workflows of session in namespace. Pure.
+func sessionUIURL(login, namespace, session string) string {
+	u, err := url.Parse(login)
+	if err != nil {
+		return ""
+	}
+	q := u.Query()
+	q.Set("query", fmt.Sprintf("%s=%q", workflows.SearchAttrSessionID, session))
+	u.Path, u.RawPath = "/namespaces/"+namespace+"/workflows", ""
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"net/url"
@@ -6,6 +6,7 @@ import (
 )
 
 func TestSessionUIURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, login, namespace, session string
 		wantPath, wantQuery             string
