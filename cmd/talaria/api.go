@@ -6,12 +6,12 @@ import (
 	"io"
 	"os"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/api"
-	"github.com/talaria-agent/talaria/internal/engine"
 )
 
 // flagAPIListen is the API's address flag of serve and api.
@@ -39,17 +39,17 @@ func addAPIFlag(c *cobra.Command, def string) {
 // startAPI serves the API cfg asks for (api.listen) on rt; nil when it
 // asks for none. An address beyond loopback without api.key, or one it
 // cannot listen on, is an error in one line.
-func startAPI(cfg config.Config, rt *engine.Runtime, stderr io.Writer) (*apiServer, error) {
+func startAPI(cfg config.Config, rt *talaria.Runtime, stderr io.Writer) (*apiServer, error) {
 	listen := cfg.API.Listen
 	if listen == "" {
 		return nil, nil
 	}
-	if err := api.CheckListen(listen, cfg.API.Key != ""); err != nil {
+	if err := talaria.CheckListen(listen, cfg.API.Key != ""); err != nil {
 		return nil, err
 	}
 	key, generated := cfg.API.Key, false
 	if key == "" {
-		k, err := engine.APIKey(cfg.Home)
+		k, err := talaria.APIKey(cfg.Home)
 		if err != nil {
 			return nil, err
 		}
@@ -63,12 +63,12 @@ func startAPI(cfg config.Config, rt *engine.Runtime, stderr io.Writer) (*apiServ
 		}
 		workdir = wd
 	}
-	srv, err := api.New(api.Options{Runtime: rt, Config: cfg, Key: key, Workdir: workdir, Logger: newLogger(cfg.LogLevel)})
+	srv, err := talaria.NewAPI(talaria.APIOptions{Runtime: rt, Config: cfg, Key: key, Workdir: workdir, Logger: newLogger(cfg.LogLevel)})
 	if err != nil {
 		return nil, err
 	}
 	if err := srv.Listen(listen); err != nil {
-		if errors.Is(err, api.ErrListen) {
+		if errors.Is(err, talaria.ErrAPIListen) {
 			return nil, fmt.Errorf("%w (set --%s or api.listen to a free address)", err, flagAPIListen)
 		}
 		return nil, err
@@ -81,14 +81,14 @@ func startAPI(cfg config.Config, rt *engine.Runtime, stderr io.Writer) (*apiServ
 		a.page += "#key=" + key
 	case generated:
 		// A log file or journal may be read by others: name the file.
-		a.page += " (key in " + engine.APIKeyPath(cfg.Home) + ")"
+		a.page += " (key in " + talaria.APIKeyPath(cfg.Home) + ")"
 	}
 	return a, nil
 }
 
 // apiServer is a running API and the page's link for the ready line.
 type apiServer struct {
-	srv  *api.Server
+	srv  *talaria.APIServer
 	page string
 }
 
@@ -129,7 +129,7 @@ deployment: the API keeps no state of its own. It listens on --api-listen
 			if cfg.API.Listen == "" {
 				cfg.API.Listen = defaultAPIListen
 			}
-			if err := api.CheckListen(cfg.API.Listen, cfg.API.Key != ""); err != nil {
+			if err := talaria.CheckListen(cfg.API.Listen, cfg.API.Key != ""); err != nil {
 				return usageErr(err)
 			}
 			rt, err := connectClient(cmd.Context(), cfg, newLogger(cfg.LogLevel))

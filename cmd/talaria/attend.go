@@ -7,12 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/talaria-agent/talaria/internal/textline"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/turnapi"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 // attendant keeps the person at the terminal in the loop while a turn runs:
@@ -20,7 +19,7 @@ import (
 // turn as a steer, and keeps any other line typed meanwhile for after the
 // turn (type-ahead).
 type attendant struct {
-	rt      *engine.Runtime
+	rt      *talaria.Runtime
 	session string
 	lines   <-chan string
 	errOut  io.Writer
@@ -43,12 +42,12 @@ type attendant struct {
 }
 
 type turnOutcome struct {
-	res workflows.ConversationResult
+	res talaria.ConversationResult
 	err error
 }
 
 // attend runs run (one turn) while watching it.
-func (a *attendant) attend(ctx context.Context, run func() (workflows.ConversationResult, error)) (workflows.ConversationResult, error) {
+func (a *attendant) attend(ctx context.Context, run func() (talaria.ConversationResult, error)) (talaria.ConversationResult, error) {
 	done := make(chan turnOutcome, 1)
 	go func() {
 		res, err := run()
@@ -97,7 +96,7 @@ func (a *attendant) poll(ctx context.Context) {
 		fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s)\n", textline.Visible(ap.Command), textline.Visible(ap.Reason))
 		fmt.Fprintf(a.errOut, "    %s\n", approveHow(a.session, a.unattended == ""))
 		a.decideUnattended(func() bool {
-			if !a.signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: ap.CallID, Choice: turnapi.ChoiceDeny}) {
+			if !a.signal(ctx, p.TurnID, talaria.SignalApproval, talaria.ApprovalDecision{CallID: ap.CallID, Choice: talaria.ChoiceDeny}) {
 				return false
 			}
 			fmt.Fprintln(a.errOut, "  ✗ refused: no one at this terminal can approve it (approvals.noninteractive: deny; set it to wait to answer from another terminal)")
@@ -117,7 +116,7 @@ func (a *attendant) poll(ctx context.Context) {
 			fmt.Fprintf(a.errOut, "    %s\n", answerHow(a.session, a.unattended == ""))
 		}
 		a.decideUnattended(func() bool {
-			if !a.signal(ctx, p.TurnID, workflows.SignalAnswer, workflows.Answer{CallID: q.CallID, Text: workflows.NoUserAnswer}) {
+			if !a.signal(ctx, p.TurnID, talaria.SignalAnswer, talaria.Answer{CallID: q.CallID, Text: talaria.NoUserAnswer}) {
 				return false
 			}
 			fmt.Fprintln(a.errOut, "  ↪ answered: no one is available to answer; the agent proceeds on its best judgement and says what it assumed (approvals.noninteractive: deny)")
@@ -174,16 +173,16 @@ func (a *attendant) reply(ctx context.Context, line string) {
 	}
 	switch {
 	case p.PendingApproval != nil && p.PendingApproval.CallID == a.asking:
-		choice, err := turnapi.ParseApprovalChoice(line)
+		choice, err := talaria.ParseApprovalChoice(line)
 		if err != nil {
 			fmt.Fprintf(a.errOut, "  %v — answer o, s, a or d: ", err)
 			return
 		}
-		a.signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: a.asking, Choice: choice})
+		a.signal(ctx, p.TurnID, talaria.SignalApproval, talaria.ApprovalDecision{CallID: a.asking, Choice: choice})
 	case p.PendingQuestion != nil && p.PendingQuestion.CallID == a.asking:
-		a.signal(ctx, p.TurnID, workflows.SignalAnswer, workflows.Answer{CallID: a.asking, Text: pickChoice(line, p.PendingQuestion.Choices)})
+		a.signal(ctx, p.TurnID, talaria.SignalAnswer, talaria.Answer{CallID: a.asking, Text: pickChoice(line, p.PendingQuestion.Choices)})
 	case strings.HasPrefix(line, "/steer "):
-		a.signal(ctx, p.TurnID, workflows.SignalSteer, strings.TrimSpace(strings.TrimPrefix(line, "/steer ")))
+		a.signal(ctx, p.TurnID, talaria.SignalSteer, strings.TrimSpace(strings.TrimPrefix(line, "/steer ")))
 		fmt.Fprintln(a.errOut, "  ↪ sent to the running turn")
 	default:
 		a.ahead = append(a.ahead, line)

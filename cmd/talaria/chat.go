@@ -16,14 +16,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/cronjob"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/llm"
-	"github.com/talaria-agent/talaria/internal/tools"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 type chatFlags struct {
@@ -104,10 +101,10 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	if f.model != "" {
 		cfg.Model.Name = f.model
 	}
-	if err := cronjob.CheckTools(f.tools); err != nil {
+	if err := talaria.CheckCronTools(f.tools); err != nil {
 		return usagef("--tools: %v", err)
 	}
-	if err := cronjob.CheckMCPTools(f.tools, slices.Collect(maps.Keys(cfg.MCPServers))); err != nil {
+	if err := talaria.CheckCronMCPTools(f.tools, slices.Collect(maps.Keys(cfg.MCPServers))); err != nil {
 		return usagef("--tools: %v", err)
 	}
 	if f.yolo {
@@ -147,7 +144,7 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	if err != nil {
 		return err
 	}
-	mode := workflows.BusyMode(cfg.BusyInputMode)
+	mode := talaria.BusyMode(cfg.BusyInputMode)
 	printer := &streamPrinter{out: cmd.OutOrStdout(), errOut: cmd.ErrOrStderr()}
 	// A client of serve says so when serve stops answering during a turn.
 	rt.Notify = printer.notice
@@ -155,9 +152,9 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 	if f.jsonOut {
 		onEvent = nil // stdout carries the JSON result only
 	}
-	turn := func(msg string) (workflows.ConversationResult, error) {
-		in := engine.WithModel(engine.TurnTemplate(cfg, workdir), f.model) // -m: this turn's model
-		in.SessionID, in.UserMessage, in.Tools = session, msg, tools.ExpandToolsets(f.tools)
+	turn := func(msg string) (talaria.ConversationResult, error) {
+		in := talaria.WithModel(talaria.TurnTemplate(cfg, workdir), f.model) // -m: this turn's model
+		in.SessionID, in.UserMessage, in.Tools = session, msg, talaria.ExpandToolsets(f.tools)
 		res, err := rt.RunMessage(ctx, in, mode, onEvent)
 		noteModelOverride(cmd.ErrOrStderr(), f.model, f.jsonOut, res, err)
 		return res, err
@@ -170,21 +167,21 @@ func runChat(cmd *cobra.Command, f chatFlags) error {
 
 // openRuntime connects to a running serve, or starts an embedded runtime with
 // a worker, after checking that a model endpoint is configured and answers.
-func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*engine.Runtime, func(), error) {
-	lock, err := engine.TryLock(cfg.Home)
+func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*talaria.Runtime, func(), error) {
+	lock, err := talaria.TryLock(cfg.Home)
 	switch {
 	case err == nil:
 		if err := checkEndpoint(ctx, cfg.Model.Configured(), cfg.Model.Endpoint(), cfg.Model.APIKey); err != nil {
 			lock.Release()
 			return nil, nil, err
 		}
-		rt, err := engine.Start(ctx, cfg, engine.Options{Worker: true, Logger: logger, Private: true})
+		rt, err := talaria.Start(ctx, cfg, talaria.Options{Worker: true, Logger: logger, Private: true})
 		if err != nil {
 			lock.Release()
 			return nil, nil, usageErr(err)
 		}
 		return rt, func() { rt.Close(); lock.Release() }, nil
-	case errors.Is(err, engine.ErrLocked):
+	case errors.Is(err, talaria.ErrLocked):
 		info, ierr := waitServeInfo(ctx, cfg.Home)
 		if ierr != nil {
 			return nil, nil, usagef("%s is in use by another talaria process that is not 'talaria serve'; run 'talaria serve' to share it between commands", cfg.Home)
@@ -195,7 +192,7 @@ func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*
 		if err := checkEndpoint(ctx, info.ModelConfigured, info.ModelEndpoint, ""); err != nil {
 			return nil, nil, usagef("talaria serve (pid %d): %v", info.PID, err)
 		}
-		rt, err := engine.Connect(ctx, cfg, info, logger)
+		rt, err := talaria.Connect(ctx, cfg, info, logger)
 		if err != nil {
 			return nil, nil, usageErr(err)
 		}
@@ -210,18 +207,18 @@ func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*
 // configured or nothing answers there.
 func checkEndpoint(ctx context.Context, configured bool, endpoint, key string) error {
 	if !configured {
-		return usagef("%s", engine.NoEndpointHelp)
+		return usagef("%s", talaria.NoEndpointHelp)
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := llm.Ping(pingCtx, llm.Endpoint{BaseURL: endpoint, APIKey: key}); err != nil {
+	if err := talaria.Ping(pingCtx, talaria.Endpoint{BaseURL: endpoint, APIKey: key}); err != nil {
 		return usagef("%v (set the endpoint with 'talaria model set --base-url URL', or OPENAI_BASE_URL where no serve runs)", err)
 	}
 	return nil
 }
 
 // printOutcome explains on errOut a turn that did not complete.
-func printOutcome(errOut io.Writer, res workflows.ConversationResult) {
+func printOutcome(errOut io.Writer, res talaria.ConversationResult) {
 	if !res.Completed {
 		msg := fmt.Sprintf("turn ended: %s", res.TurnExitReason)
 		if res.Error != nil {
@@ -234,12 +231,12 @@ func printOutcome(errOut io.Writer, res workflows.ConversationResult) {
 // repl runs one turn per input line until end of input, /exit or Ctrl-C at
 // the prompt. Ctrl-C during a turn interrupts the turn (the REPL goes on); a
 // second Ctrl-C during the same turn exits.
-func repl(cmd *cobra.Command, rt *engine.Runtime, session string, turn func(string) (workflows.ConversationResult, error), printer *streamPrinter) error {
+func repl(cmd *cobra.Command, rt *talaria.Runtime, session string, turn func(string) (talaria.ConversationResult, error), printer *streamPrinter) error {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	fmt.Fprintf(errOut, "talaria chat — session %s. Type /exit or Ctrl-D to quit; Ctrl-C stops a running turn; /steer TEXT redirects it.\n", session)
 	lines := readLines(cmd.InOrStdin())
-	var last *workflows.ConversationResult
+	var last *talaria.ConversationResult
 	var ahead []string // lines typed while a turn ran
 	eof := false
 	for {
@@ -271,8 +268,8 @@ func repl(cmd *cobra.Command, rt *engine.Runtime, session string, turn func(stri
 			return lastStatus(last)
 		}
 		watch := &attendant{rt: rt, session: session, lines: lines, errOut: errOut}
-		res, _, err := runInterruptible(ctx, rt, session, func() (workflows.ConversationResult, error) {
-			return watch.attend(ctx, func() (workflows.ConversationResult, error) { return turn(line) })
+		res, _, err := runInterruptible(ctx, rt, session, func() (talaria.ConversationResult, error) {
+			return watch.attend(ctx, func() (talaria.ConversationResult, error) { return turn(line) })
 		}, errOut)
 		ahead, eof = append(ahead, watch.ahead...), eof || watch.eof
 		if err != nil {
@@ -301,7 +298,7 @@ func readLines(r io.Reader) <-chan string {
 	return ch
 }
 
-func lastStatus(last *workflows.ConversationResult) error {
+func lastStatus(last *talaria.ConversationResult) error {
 	if last != nil && !last.Completed {
 		return &exitError{code: exitFailure}
 	}
@@ -317,7 +314,7 @@ func newSessionID() string {
 
 // chooseSession picks the session: --session (created when new), --resume
 // (must exist), --continue (the most recent), or a fresh one.
-func chooseSession(ctx context.Context, rt *engine.Runtime, f chatFlags) (string, error) {
+func chooseSession(ctx context.Context, rt *talaria.Runtime, f chatFlags) (string, error) {
 	switch {
 	case f.resume != "":
 		if _, err := rt.Store.Session(ctx, f.resume); err != nil {

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 func newCompactCommand() *cobra.Command {
@@ -24,22 +24,22 @@ large the context was and is. Exit status 1 while a turn runs or messages wait
 		func(c *cobra.Command) {
 			c.Flags().StringVarP(&model, "model", "m", "", "model that writes the summary (default: serve's)")
 		},
-		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error {
+		func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, args []string) error {
 			workdir, err := os.Getwd()
 			if err != nil {
 				return usagef("cannot read the working directory: %v", err)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "compacting session %s…\n", args[0])
-			res, err := rt.Compact(cmd.Context(), args[0], engine.WithModel(engine.TurnTemplate(cfg, workdir), model))
+			res, err := rt.Compact(cmd.Context(), args[0], talaria.WithModel(talaria.TurnTemplate(cfg, workdir), model))
 			switch {
-			case errors.Is(err, engine.ErrTurnRunning):
+			case errors.Is(err, talaria.ErrTurnRunning):
 				return &exitError{code: exitFailure, err: fmt.Errorf("session %s is busy: a turn is running or messages wait", args[0])}
-			case errors.Is(err, engine.ErrNoConversation):
+			case errors.Is(err, talaria.ErrNoConversation):
 				return &exitError{code: exitFailure, err: fmt.Errorf("session %s has no conversation", args[0])}
 			case err != nil:
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), workflows.CompactionReport(res, nil))
+			fmt.Fprintln(cmd.OutOrStdout(), talaria.CompactionReport(res, nil))
 			if res.Compacted {
 				fmt.Fprintf(cmd.OutOrStdout(), "the conversation goes on in session %s\n", res.SessionID)
 			}

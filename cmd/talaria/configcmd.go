@@ -5,12 +5,12 @@ import (
 	"os"
 	"strings"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/llm"
-	"github.com/talaria-agent/talaria/internal/tools"
 )
 
 func newConfigCommand() *cobra.Command {
@@ -38,7 +38,7 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 			}
 			cfg.Model.APIKey = mask(cfg.Model.APIKey)
 			cfg.Model.APIKeys = maskAll(cfg.Model.APIKeys)
-			cfg.Model.BaseURL = llm.RedactURL(cfg.Model.BaseURL) // a URL may hold a key
+			cfg.Model.BaseURL = talaria.RedactURL(cfg.Model.BaseURL) // a URL may hold a key
 			cfg.Temporal.APIKey = mask(cfg.Temporal.APIKey)
 			cfg.API.Key = mask(cfg.API.Key)
 			cfg.Gateway.Telegram.Token = mask(cfg.Gateway.Telegram.Token)
@@ -50,7 +50,7 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 			for i := range cfg.FallbackProviders {
 				cfg.FallbackProviders[i].APIKey = mask(cfg.FallbackProviders[i].APIKey)
 				cfg.FallbackProviders[i].APIKeys = maskAll(cfg.FallbackProviders[i].APIKeys)
-				cfg.FallbackProviders[i].BaseURL = llm.RedactURL(cfg.FallbackProviders[i].BaseURL)
+				cfg.FallbackProviders[i].BaseURL = talaria.RedactURL(cfg.FallbackProviders[i].BaseURL)
 			}
 			cfg.DB = redactDSN(cfg.DB)
 			serve, serving := serveModel(cfg.Home)
@@ -90,7 +90,7 @@ func readOnlyConfig(cmd *cobra.Command, common commonFlags) (config.Config, erro
 // toolEnvSummary says which environment variables tool subprocesses
 // inherit, and which listed ones are never passed.
 func toolEnvSummary(passthrough []string) string {
-	passed, refused := tools.PassedEnvNames(passthrough)
+	passed, refused := talaria.PassedEnvNames(passthrough)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# environment passed to tools: %s\n", strings.Join(passed, " "))
 	if len(refused) > 0 {

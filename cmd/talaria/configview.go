@@ -6,10 +6,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/talaria-agent/talaria"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/tools"
 )
 
 // configJSON is 'talaria config -o json': the configuration under its
@@ -39,7 +40,7 @@ func writeConfigJSON(w io.Writer, cfg config.Config, serve modelView, serving bo
 	if err := yaml.Unmarshal(data, &tree); err != nil {
 		return fmt.Errorf("encode configuration: %w", err)
 	}
-	passed, refused := tools.PassedEnvNames(cfg.Terminal.EnvPassthrough)
+	passed, refused := talaria.PassedEnvNames(cfg.Terminal.EnvPassthrough)
 	out := configJSON{Home: cfg.Home, Config: tree, ToolEnv: toolEnvJSON{Passed: passed, Refused: refused}}
 	if serving {
 		out.ServeModel = &serve

@@ -9,36 +9,36 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 // connectClient connects to the Temporal and store that a running serve
 // uses (or the external Temporal the configuration names), without a worker.
-func connectClient(ctx context.Context, cfg config.Config, logger *slog.Logger) (*engine.Runtime, error) {
+func connectClient(ctx context.Context, cfg config.Config, logger *slog.Logger) (*talaria.Runtime, error) {
 	if !cfg.Temporal.Embedded() {
-		rt, err := engine.Start(ctx, cfg, engine.Options{Logger: logger})
+		rt, err := talaria.Start(ctx, cfg, talaria.Options{Logger: logger})
 		if err != nil {
 			return nil, usageErr(err)
 		}
 		return rt, nil
 	}
-	lock, err := engine.TryLock(cfg.Home)
+	lock, err := talaria.TryLock(cfg.Home)
 	if err == nil {
 		lock.Release()
 		return nil, usagef("no talaria serve is running for %s: start one with 'talaria serve'", cfg.Home)
 	}
-	if !errors.Is(err, engine.ErrLocked) {
+	if !errors.Is(err, talaria.ErrLocked) {
 		return nil, usageErr(err)
 	}
 	info, err := waitServeInfo(ctx, cfg.Home)
 	if err != nil {
 		return nil, usagef("%s is in use by a talaria process that is not 'talaria serve'", cfg.Home)
 	}
-	rt, err := engine.Connect(ctx, cfg, info, logger)
+	rt, err := talaria.Connect(ctx, cfg, info, logger)
 	if err != nil {
 		return nil, usageErr(err)
 	}
@@ -48,7 +48,7 @@ func connectClient(ctx context.Context, cfg config.Config, logger *slog.Logger) 
 // controlCommand builds a command that talks to a running serve about a
 // session; run gets the connected runtime and the positional arguments.
 func controlCommand(use, short, long string, nargs int, setup func(*cobra.Command),
-	run func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error) *cobra.Command {
+	run func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, args []string) error) *cobra.Command {
 	var common commonFlags
 	c := &cobra.Command{
 		Use:   use,
@@ -100,11 +100,11 @@ turn retries the model, and fails if the endpoint stays down).`, 2,
 			c.Flags().StringVar(&mode, "mode", "", "busy-input mode: interrupt, queue or steer")
 			c.Flags().StringVarP(&model, "model", "m", "", "model name for the turn")
 		},
-		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error {
+		func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, args []string) error {
 			if mode == "" {
 				mode = cfg.BusyInputMode
 			}
-			m, err := workflows.ParseBusyMode(mode)
+			m, err := talaria.ParseBusyMode(mode)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -118,12 +118,12 @@ func newSteerCommand() *cobra.Command {
 in a marked out-of-band block, to the next tool result, or as input to the next
 model call. If no turn is running, or the turn ends before it could use the text,
 the text becomes the session's next message.`, 2, nil,
-		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error {
-			return sendMessage(cmd, cfg, rt, args[0], args[1], workflows.BusySteer, "")
+		func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, args []string) error {
+			return sendMessage(cmd, cfg, rt, args[0], args[1], talaria.BusySteer, "")
 		})
 }
 
-func sendMessage(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, session, text string, mode workflows.BusyMode, model string) error {
+func sendMessage(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, session, text string, mode talaria.BusyMode, model string) error {
 	if strings.TrimSpace(text) == "" {
 		return usagef("the message is empty")
 	}
@@ -131,14 +131,14 @@ func sendMessage(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, sess
 	if err != nil {
 		return usagef("cannot read the working directory: %v", err)
 	}
-	warnServeModel(cmd.ErrOrStderr(), cfg.Home)                      // this shell's endpoint or model is not serve's
-	in := engine.WithModel(engine.TurnTemplate(cfg, workdir), model) // -m: this turn's model
+	warnServeModel(cmd.ErrOrStderr(), cfg.Home)                        // this shell's endpoint or model is not serve's
+	in := talaria.WithModel(talaria.TurnTemplate(cfg, workdir), model) // -m: this turn's model
 	in.SessionID, in.UserMessage = session, text
 	// The message is durable whatever the endpoint does; whether serve's
 	// endpoint answers is looked at meanwhile, and said after.
 	warning := make(chan string, 1)
 	go func() { warning <- serveEndpointWarning(cmd.Context(), cfg.Home, session) }()
-	if err := rt.Send(cmd.Context(), session, workflows.Message{Text: text, Mode: mode, Turn: in}); err != nil {
+	if err := rt.Send(cmd.Context(), session, talaria.Message{Text: text, Mode: mode, Turn: in}); err != nil {
 		return err
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "sent to session %s (%s)\n", session, mode)
@@ -154,9 +154,9 @@ func newStopCommand() *cobra.Command {
 flight is cancelled (a running terminal command is killed), calls not yet run are
 answered "cancelled", and the turn ends with turn_exit_reason "interrupted".
 Exit status 1 when no turn is running.`, 1, nil,
-		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+		func(cmd *cobra.Command, _ config.Config, rt *talaria.Runtime, args []string) error {
 			id, err := rt.Interrupt(cmd.Context(), args[0], "stopped by the user")
-			if errors.Is(err, engine.ErrNoRunningTurn) || isNotFound(err) {
+			if errors.Is(err, talaria.ErrNoRunningTurn) || talaria.IsNotFound(err) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("session %s has no running turn", args[0])}
 			}
 			if err != nil {
@@ -169,11 +169,11 @@ Exit status 1 when no turn is running.`, 1, nil,
 
 // waitServeInfo reads serve.json, waiting a little while a serve that holds
 // the lock is still starting and has not published it yet.
-func waitServeInfo(ctx context.Context, home string) (engine.ServeInfo, error) {
+func waitServeInfo(ctx context.Context, home string) (talaria.ServeInfo, error) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		info, err := engine.ReadServeInfo(home)
-		if err == nil || !errors.Is(err, engine.ErrNoServe) || time.Now().After(deadline) {
+		info, err := talaria.ReadServeInfo(home)
+		if err == nil || !errors.Is(err, talaria.ErrNoServe) || time.Now().After(deadline) {
 			return info, err
 		}
 		select {
@@ -187,7 +187,7 @@ func waitServeInfo(ctx context.Context, home string) (engine.ServeInfo, error) {
 // controlCommandNoSession is like controlCommand for commands whose one
 // argument is not a session.
 func controlCommandNoSession(use, short string,
-	run func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error) *cobra.Command {
+	run func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, args []string) error) *cobra.Command {
 	c := controlCommand(use, short, "", 1, nil, run)
 	c.Args = exactArgs(1, "one argument")
 	return c

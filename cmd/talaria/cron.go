@@ -8,18 +8,16 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/cronjob"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/scheduler"
 )
 
 // cronTargetsHelp lists the delivery targets a job may have, as
-// cronjob.CheckDeliver accepts them.
+// talaria.CheckCronDeliver accepts them.
 const cronTargetsHelp = `  local                a Markdown file under $TALARIA_HOME/cron/output/<job>/
   webhook:<url>        a JSON POST to an http(s) URL, retried with backoff
   telegram:<chat id>   a Telegram chat (negative id for a group), via the gateway
@@ -59,7 +57,7 @@ Slots older than the window are recorded missed ('talaria cron runs JOB').`,
 }
 
 func newCronAddCommand() *cobra.Command {
-	var spec models.CronJob
+	var spec talaria.CronJob
 	var schedule, tz, catchUp, overlap string
 	var window time.Duration
 	c := storeCommand("add", "Add a scheduled job", noArgs,
@@ -78,16 +76,16 @@ func newCronAddCommand() *cobra.Command {
 			c.Flags().StringVar(&catchUp, "catch-up", "last", "slots that came due while no scheduler ran: last (run the latest, record the others missed), all (run each, oldest first) or none (only a slot of the current minute)")
 			c.Flags().DurationVar(&window, "catch-up-window", time.Hour, "how far back those slots are caught up; older ones are recorded missed")
 		},
-		func(cmd *cobra.Command, st *models.Store, _ []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, _ []string) error {
 			now := time.Now().UTC()
-			job, sched, err := cronjob.New(cronjob.Spec{Name: spec.Name, Schedule: schedule, TimeZone: tz, Prompt: spec.Prompt,
+			job, sched, err := talaria.NewCronJob(talaria.CronSpec{Name: spec.Name, Schedule: schedule, TimeZone: tz, Prompt: spec.Prompt,
 				Deliver: spec.Deliver, Model: spec.Model, MaxIterations: spec.MaxIterations, Tools: spec.Toolsets,
 				PreRunScript: spec.PreRunScript, Overlap: overlap, CatchUp: catchUp, CatchUpWindow: window}, now)
 			if err != nil {
 				return cronUsage(err, "cron add needs --name, --schedule and --prompt (or --pre-run)")
 			}
 			created, err := st.CreateCronJob(cmd.Context(), job)
-			if errors.Is(err, models.ErrInvalidArgument) || errors.Is(err, models.ErrCronJobExists) {
+			if errors.Is(err, talaria.ErrInvalidArgument) || errors.Is(err, talaria.ErrCronJobExists) {
 				return usageErr(err)
 			}
 			if err != nil {
@@ -108,7 +106,7 @@ func newCronAddCommand() *cobra.Command {
 func newCronListCommand() *cobra.Command {
 	var out outputFormat
 	return storeCommand("list", "List scheduled jobs", noArgs, out.register,
-		func(cmd *cobra.Command, st *models.Store, _ []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, _ []string) error {
 			asJSON, err := out.json()
 			if err != nil {
 				return err
@@ -118,9 +116,9 @@ func newCronListCommand() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				views := make([]cronjob.View, len(jobs))
+				views := make([]talaria.CronView, len(jobs))
 				for i, j := range jobs {
-					views[i] = cronjob.NewView(j, time.Now())
+					views[i] = talaria.NewCronView(j, time.Now())
 				}
 				return writeJSON(cmd.OutOrStdout(), views)
 			}
@@ -129,7 +127,7 @@ func newCronListCommand() *cobra.Command {
 			now := time.Now().UTC()
 			for _, j := range jobs {
 				next := "-"
-				if s, err := scheduler.ParseSchedule(j.Schedule, j.TimeZone, j.CreatedAt, j.CreatedAt); err == nil && j.Enabled {
+				if s, err := talaria.ParseSchedule(j.Schedule, j.TimeZone, j.CreatedAt, j.CreatedAt); err == nil && j.Enabled {
 					if n := s.Next(now); !n.IsZero() {
 						next = n.Local().Format("2006-01-02 15:04")
 					}
@@ -143,7 +141,7 @@ func newCronListCommand() *cobra.Command {
 func newCronShowCommand() *cobra.Command {
 	var out outputFormat
 	return storeCommand("show JOB", "Show a job", exactArgs(1, "a job name or id"), out.register,
-		func(cmd *cobra.Command, st *models.Store, args []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
 			asJSON, err := out.json()
 			if err != nil {
 				return err
@@ -152,7 +150,7 @@ func newCronShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			v := cronjob.NewView(*j, time.Now())
+			v := talaria.NewCronView(*j, time.Now())
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), v)
 			}
@@ -169,7 +167,7 @@ func newCronRunsCommand() *cobra.Command {
 			c.Flags().IntVarP(&limit, "limit", "n", 20, "how many runs")
 			out.register(c)
 		},
-		func(cmd *cobra.Command, st *models.Store, args []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
 			asJSON, err := out.json()
 			if err != nil {
 				return err
@@ -182,7 +180,7 @@ func newCronRunsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			views := cronjob.NewRunViews(runs)
+			views := talaria.NewCronRunViews(runs)
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), views)
 			}
@@ -202,7 +200,7 @@ func toggledWord(enabled bool) string {
 func newCronToggleCommand(use string, enabled bool) *cobra.Command {
 	return storeCommand(use+" JOB", map[bool]string{false: "Pause a job", true: "Resume a paused job"}[enabled],
 		exactArgs(1, "a job name or id"), nil,
-		func(cmd *cobra.Command, st *models.Store, args []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
 			if _, err := cronJob(cmd, st, args[0]); err != nil {
 				return err
 			}
@@ -216,7 +214,7 @@ func newCronToggleCommand(use string, enabled bool) *cobra.Command {
 
 func newCronRmCommand() *cobra.Command {
 	return storeCommand("rm JOB", "Delete a job and its runs", exactArgs(1, "a job name or id"), nil,
-		func(cmd *cobra.Command, st *models.Store, args []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
 			if _, err := cronJob(cmd, st, args[0]); err != nil {
 				return err
 			}
@@ -230,7 +228,7 @@ func newCronRmCommand() *cobra.Command {
 
 func newCronRunNowCommand() *cobra.Command {
 	return controlCommandNoSession("run-now JOB", "Run a job now (through the running serve)",
-		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+		func(cmd *cobra.Command, _ config.Config, rt *talaria.Runtime, args []string) error {
 			j, err := cronJob(cmd, rt.Store, args[0])
 			if err != nil {
 				return err
@@ -250,9 +248,9 @@ func newCronRunNowCommand() *cobra.Command {
 		})
 }
 
-func cronJob(cmd *cobra.Command, st *models.Store, idOrName string) (*models.CronJob, error) {
+func cronJob(cmd *cobra.Command, st *talaria.Store, idOrName string) (*talaria.CronJob, error) {
 	j, err := st.CronJob(cmd.Context(), idOrName)
-	if errors.Is(err, models.ErrNotFound) {
+	if errors.Is(err, talaria.ErrNotFound) {
 		return nil, &exitError{code: exitFailure, err: fmt.Errorf("no cron job %q (see 'talaria cron list')", idOrName)}
 	}
 	return j, err
@@ -277,7 +275,7 @@ arguments such as "code -w" works) and saves it when the editor exits.`
 			c.Flags().StringVar(&overlap, "overlap", "", "skip or allow")
 			c.Flags().StringVar(&catchUp, "catch-up", "", "none, last or all")
 		},
-		func(cmd *cobra.Command, st *models.Store, args []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
 			j, err := cronJob(cmd, st, args[0])
 			if err != nil {
 				return err
@@ -286,7 +284,7 @@ arguments such as "code -w" works) and saves it when the editor exits.`
 			if !anyChanged(f, "schedule", "tz", "prompt", "model", "deliver", "tools", "max-iterations", "overlap", "catch-up") {
 				return editCronPrompt(cmd, st, j)
 			}
-			var e cronjob.Edit
+			var e talaria.CronEdit
 			set := func(name string, apply func()) {
 				if f.Changed(name) {
 					apply()
@@ -305,7 +303,7 @@ arguments such as "code -w" works) and saves it when the editor exits.`
 				return cronUsage(err, "")
 			}
 			if err := st.UpdateCronJob(cmd.Context(), *j); err != nil {
-				if errors.Is(err, models.ErrInvalidArgument) {
+				if errors.Is(err, talaria.ErrInvalidArgument) {
 					return usageErr(err)
 				}
 				return err
@@ -319,13 +317,13 @@ arguments such as "code -w" works) and saves it when the editor exits.`
 // checks: a field's error worded for flags, incomplete for an incomplete
 // job.
 func cronUsage(err error, incomplete string) error {
-	var fe *cronjob.FieldError
+	var fe *talaria.CronFieldError
 	switch {
 	case errors.As(err, &fe) && fe.Err != nil:
 		return usageErr(fe.Err)
 	case errors.As(err, &fe):
 		return usagef("%s", fe.Flag())
-	case errors.Is(err, cronjob.ErrIncomplete) && incomplete != "":
+	case errors.Is(err, talaria.ErrCronIncomplete) && incomplete != "":
 		return usagef("%s", incomplete)
 	}
 	return usageErr(err)
@@ -342,7 +340,7 @@ func anyChanged(f *pflag.FlagSet, names ...string) bool {
 }
 
 // editCronPrompt opens j's prompt in $EDITOR and saves the edited text.
-func editCronPrompt(cmd *cobra.Command, st *models.Store, j *models.CronJob) error {
+func editCronPrompt(cmd *cobra.Command, st *talaria.Store, j *talaria.CronJob) error {
 	tmp, err := os.CreateTemp("", "talaria-cron-prompt-*.md") // not the job's id: it may hold a '/'
 	if err != nil {
 		return fmt.Errorf("a file for the prompt: %w", err)
@@ -370,7 +368,7 @@ func editCronPrompt(cmd *cobra.Command, st *models.Store, j *models.CronJob) err
 	}
 	j.Prompt = prompt
 	if err := st.UpdateCronJob(cmd.Context(), *j); err != nil {
-		if errors.Is(err, models.ErrInvalidArgument) {
+		if errors.Is(err, talaria.ErrInvalidArgument) {
 			return usageErr(err)
 		}
 		return err

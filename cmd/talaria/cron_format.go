@@ -6,13 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/talaria-agent/talaria/internal/cronjob"
-	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria"
 )
 
 // printCronJob prints a job for people: one field a line, durations as
 // 1h0m0s, times in RFC 3339 (UTC), multi-line values indented whole.
-func printCronJob(w io.Writer, v cronjob.View) {
+func printCronJob(w io.Writer, v talaria.CronView) {
 	or := func(s, fallback string) string {
 		if s == "" {
 			return fallback
@@ -43,7 +42,7 @@ func printCronJob(w io.Writer, v cronjob.View) {
 		{"tools", or(strings.Join(v.Tools, ", "), "all")},
 		{"max iterations", maxIter},
 		{"pre-run script", or(v.PreRunScript, "-")},
-		{"deliver", or(strings.Join(v.Deliver, ", "), engine.DefaultDelivery+" (the default)")},
+		{"deliver", or(strings.Join(v.Deliver, ", "), talaria.DefaultDelivery+" (the default)")},
 		{"overlap", v.Overlap},
 		{"catch-up", v.CatchUp + ", window " + v.CatchUpWindow},
 		{"last slot", last},
@@ -62,7 +61,7 @@ func printCronJob(w io.Writer, v cronjob.View) {
 // printCronRuns prints one line per run (slot, status, exit reason), its
 // delivery and error whole on their own indented lines below it, and how
 // to read a run's answer when one has ended.
-func printCronRuns(w io.Writer, job string, runs []cronjob.RunView) {
+func printCronRuns(w io.Writer, job string, runs []talaria.CronRunView) {
 	if len(runs) == 0 {
 		fmt.Fprintln(w, "no runs yet")
 		return
@@ -92,9 +91,9 @@ func indentLines(s, indent string) string {
 }
 
 // checkToolNames refuses a name that is not a built-in tool, in one line
-// listing the known ones (cronjob.CheckTools, worded for --tools).
+// listing the known ones (talaria.CheckCronTools, worded for --tools).
 func checkToolNames(names []string) error {
-	if err := cronjob.CheckTools(names); err != nil {
+	if err := talaria.CheckCronTools(names); err != nil {
 		return cronUsage(err, "")
 	}
 	return nil

@@ -9,12 +9,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 // cronOutputView is `cron output -o json`: what one run answered and
@@ -50,7 +49,7 @@ prints it (e.g. 2026-03-01T09:00:00Z) or its workflow id; without it, the latest
 run that ended.`
 			out.register(c)
 		},
-		func(cmd *cobra.Command, st *models.Store, args []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
 			asJSON, err := out.json()
 			if err != nil {
 				return err
@@ -100,7 +99,7 @@ func parseRunRef(jobID, ref string) (time.Time, error) {
 
 // pickCronRun finds the run ref names, or (ref empty) the latest run that
 // ended; a job without such a run is an error saying so.
-func pickCronRun(ctx context.Context, st *models.Store, j *models.CronJob, ref string) (*models.CronRun, error) {
+func pickCronRun(ctx context.Context, st *talaria.Store, j *talaria.CronJob, ref string) (*talaria.CronRun, error) {
 	notFound := func(format string, a ...any) error {
 		return &exitError{code: exitFailure, err: fmt.Errorf(format, a...)}
 	}
@@ -110,7 +109,7 @@ func pickCronRun(ctx context.Context, st *models.Store, j *models.CronJob, ref s
 			return nil, err
 		}
 		run, err := st.CronRun(ctx, j.ID, slot)
-		if errors.Is(err, models.ErrNotFound) {
+		if errors.Is(err, talaria.ErrNotFound) {
 			return nil, notFound("%s has no run at %s (see 'talaria cron runs %s')", j.Name, slot.Format(time.RFC3339), j.Name)
 		}
 		return run, err
@@ -120,11 +119,11 @@ func pickCronRun(ctx context.Context, st *models.Store, j *models.CronJob, ref s
 		return nil, err
 	}
 	for i := range runs {
-		if runs[i].EndedAt != nil && (runs[i].Status == models.RunCompleted || runs[i].Status == models.RunFailed) {
+		if runs[i].EndedAt != nil && (runs[i].Status == talaria.RunCompleted || runs[i].Status == talaria.RunFailed) {
 			return &runs[i], nil
 		}
 	}
-	if len(runs) > 0 && runs[0].Status == models.RunStarted {
+	if len(runs) > 0 && runs[0].Status == talaria.RunStarted {
 		return nil, notFound("%s has no finished run yet: its run %s is still going", j.Name, runs[0].ScheduledAt.UTC().Format(time.RFC3339))
 	}
 	return nil, notFound("%s has no finished run yet (see 'talaria cron runs %s')", j.Name, j.Name)
@@ -132,10 +131,10 @@ func pickCronRun(ctx context.Context, st *models.Store, j *models.CronJob, ref s
 
 // cronRunOutput reads what run answered: the final answer of its turn, from
 // the store, or else its local delivery file under home.
-func cronRunOutput(ctx context.Context, st *models.Store, home string, j *models.CronJob, run *models.CronRun) (cronOutputView, error) {
+func cronRunOutput(ctx context.Context, st *talaria.Store, home string, j *talaria.CronJob, run *talaria.CronRun) (cronOutputView, error) {
 	slot := run.ScheduledAt.UTC()
 	v := cronOutputView{Job: j.Name, JobID: j.ID, ScheduledAt: slot, Status: run.Status}
-	sessionID := workflows.CronSessionID(j.ID, slot)
+	sessionID := talaria.CronSessionID(j.ID, slot)
 	turns, err := st.Turns(ctx, sessionID)
 	if err != nil {
 		return v, err
@@ -146,7 +145,7 @@ func cronRunOutput(ctx context.Context, st *models.Store, home string, j *models
 			return v, nil
 		}
 	}
-	path := activities.LocalOutputPath(home, j.Name, slot)
+	path := talaria.LocalOutputPath(home, j.Name, slot)
 	data, err := os.ReadFile(path)
 	switch {
 	case err == nil:
@@ -157,7 +156,7 @@ func cronRunOutput(ctx context.Context, st *models.Store, home string, j *models
 	}
 	why := run.Status
 	switch {
-	case run.Status == models.RunStarted && run.EndedAt == nil:
+	case run.Status == talaria.RunStarted && run.EndedAt == nil:
 		why = "it is still going"
 	case run.Error != "":
 		why += ": " + run.Error

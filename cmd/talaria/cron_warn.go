@@ -5,8 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria"
 )
 
 // Warnings of the cron commands when nothing will run what they saved or
@@ -22,26 +21,26 @@ const (
 // scheduler and a worker itself). It creates nothing in a home that does
 // not exist.
 func serveRunning(home string) bool {
-	lock, err := engine.TryLock(home)
+	lock, err := talaria.TryLock(home)
 	if err == nil {
 		lock.Release()
 		return false
 	}
-	if !errors.Is(err, engine.ErrLocked) {
+	if !errors.Is(err, talaria.ErrLocked) {
 		return false
 	}
-	_, err = engine.ReadServeInfo(home)
+	_, err = talaria.ReadServeInfo(home)
 	return err == nil
 }
 
 // schedulerWarning is the warning `cron add` prints when no scheduler will
 // run the job: neither a serve on home nor a scheduler beating on st
 // (on any machine). A store that cannot tell gives no warning.
-func schedulerWarning(ctx context.Context, st *models.Store, home string, now time.Time) string {
+func schedulerWarning(ctx context.Context, st *talaria.Store, home string, now time.Time) string {
 	if serveRunning(home) {
 		return ""
 	}
-	running, err := engine.SchedulerRunning(ctx, st, now)
+	running, err := talaria.SchedulerRunning(ctx, st, now)
 	if err != nil || running {
 		return ""
 	}
@@ -50,7 +49,7 @@ func schedulerWarning(ctx context.Context, st *models.Store, home string, now ti
 
 // workerWarning is the warning `cron run-now` prints when no worker polls
 // for the run it started; a Temporal that cannot tell gives no warning.
-func workerWarning(ctx context.Context, rt *engine.Runtime) string {
+func workerWarning(ctx context.Context, rt *talaria.Runtime) string {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	n, err := rt.WorkflowPollers(ctx)

@@ -6,13 +6,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/embedded"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/telemetry"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 func newWorkerCommand() *cobra.Command {
@@ -28,7 +26,7 @@ are reported to the model as "outcome unknown" instead of being run twice.
 It checks its store every second, as serve does: while the database does not
 answer (three checks in a row) it stops taking work and says so, and takes work
 again when it answers; if its SQLite file is removed or replaced, it stops
-with a failure status. SIGINT or SIGTERM stop it cleanly.`, engine.Options{Worker: true}, nil)
+with a failure status. SIGINT or SIGTERM stop it cleanly.`, talaria.Options{Worker: true}, nil)
 }
 
 func newSchedulerCommand() *cobra.Command {
@@ -41,8 +39,8 @@ each job's catch-up policy says. Point it at the deployment's Temporal
 
 It checks its store every second, as serve does: while the database does not
 answer (three checks in a row) it skips its ticks and says so; if its SQLite
-file is removed or replaced, it stops with a failure status.`, engine.Options{},
-		func(cmd *cobra.Command, rt *engine.Runtime) (func(), error) {
+file is removed or replaced, it stops with a failure status.`, talaria.Options{},
+		func(cmd *cobra.Command, rt *talaria.Runtime) (func(), error) {
 			ticker, err := rt.StartScheduler(cmd.Context())
 			if err != nil {
 				return nil, err
@@ -54,8 +52,8 @@ file is removed or replaced, it stops with a failure status.`, engine.Options{},
 // daemonCommand builds a process of a multi-process deployment: it connects
 // to the external Temporal and the database, runs until SIGINT or SIGTERM,
 // and starts extra (if any) once connected.
-func daemonCommand(name, short, long string, opts engine.Options,
-	extra func(*cobra.Command, *engine.Runtime) (stop func(), err error)) *cobra.Command {
+func daemonCommand(name, short, long string, opts talaria.Options,
+	extra func(*cobra.Command, *talaria.Runtime) (stop func(), err error)) *cobra.Command {
 	var common commonFlags
 	c := &cobra.Command{
 		Use: name, Short: short, Long: long + "\n\n" + metricsHelp, Args: noArgs,
@@ -69,10 +67,10 @@ func daemonCommand(name, short, long string, opts engine.Options,
 			}
 			logger := newLogger(cfg.LogLevel)
 			if opts.Worker && !cfg.Model.Configured() {
-				logger.Warn("turns will fail until a model is configured", "hint", engine.NoEndpointHelp)
+				logger.Warn("turns will fail until a model is configured", "hint", talaria.NoEndpointHelp)
 			}
 			if opts.Worker {
-				if line, _ := engine.SandboxLine(cfg); line != "" {
+				if line, _ := talaria.SandboxLine(cfg); line != "" {
 					fmt.Fprintf(cmd.ErrOrStderr(), "talaria %s: %s\n", name, line)
 				}
 			}
@@ -83,7 +81,7 @@ func daemonCommand(name, short, long string, opts engine.Options,
 			}
 			defer tel.Close()
 			opts.Telemetry = tel.Telemetry()
-			rt, err := engine.Start(cmd.Context(), cfg, opts)
+			rt, err := talaria.Start(cmd.Context(), cfg, opts)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -141,12 +139,12 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			if err != nil {
 				return err
 			}
-			lock, err := engine.TryLock(cfg.Home)
+			lock, err := talaria.TryLock(cfg.Home)
 			if err != nil {
 				return usagef("%s is in use by another talaria process", cfg.Home)
 			}
 			defer lock.Release()
-			cred, err := engine.EnsureCredential(cfg.Home)
+			cred, err := talaria.EnsureCredential(cfg.Home)
 			if err != nil {
 				return usageErr(err)
 			}
@@ -161,11 +159,11 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 				return usageErr(err)
 			}
 			defer tel.Close()
-			srv, err := embedded.Start(cmd.Context(), embedded.Options{
+			srv, err := talaria.StartEmbedded(cmd.Context(), talaria.EmbeddedOptions{
 				DataDir: filepath.Join(cfg.Home, "temporal"), Namespace: cfg.Temporal.Namespace, Postgres: temporalDB,
 				IP: ip, Port: port, Logger: newLogger(cfg.LogLevel), TLS: cred,
-				SearchAttributes: workflows.SearchAttributes(),
-				Meter:            tel.Telemetry().Meter(telemetry.ScopeServer),
+				SearchAttributes: talaria.SearchAttributes(),
+				Meter:            tel.Telemetry().Meter(talaria.ScopeServer),
 			})
 			if err != nil {
 				return usageErr(err)
@@ -178,7 +176,7 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			ui := startUI(cmd.Context(), cmd.ErrOrStderr(), "temporal", cfg, srv, ip)
 			defer ui.Close()
 			fmt.Fprintf(cmd.ErrOrStderr(), "talaria temporal: ready (frontend %s, namespace %s, state in %s, clients present the credential %s%s)\n",
-				srv.HostPort(), srv.Namespace(), state, engine.CredentialPath(cfg.Home), tel.ready()+uiReady(ui))
+				srv.HostPort(), srv.Namespace(), state, talaria.CredentialPath(cfg.Home), tel.ready()+uiReady(ui))
 			<-cmd.Context().Done()
 			fmt.Fprintln(cmd.ErrOrStderr(), "talaria temporal: shutting down")
 			return nil

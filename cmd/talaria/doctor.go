@@ -6,20 +6,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"syscall"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
-	"go.temporal.io/sdk/client"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/llm"
-	"github.com/talaria-agent/talaria/internal/sandbox"
-	"github.com/talaria-agent/talaria/models"
 )
 
 // doctorTimeout bounds each check that reaches another process.
@@ -96,7 +92,7 @@ func runDoctor(ctx context.Context, cmd *cobra.Command, common commonFlags, w io
 	}
 	add(doctorCheck{"config", checkOK, "loads: " + configSource(cfg.Home), ""})
 	add(checkHome(cfg.Home))
-	info, serveErr := engine.ReadServeInfo(cfg.Home)
+	info, serveErr := talaria.ReadServeInfo(cfg.Home)
 	serving := serveErr == nil
 	add(checkStore(ctx, cfg, info, serving))
 	add(checkTemporal(ctx, cfg, info, serving))
@@ -126,11 +122,11 @@ func configSource(home string) string {
 
 // checkSandbox says which sandbox the model's commands run in.
 func checkSandbox(cfg config.Config) doctorCheck {
-	line, ok := engine.SandboxLine(cfg)
+	line, ok := talaria.SandboxLine(cfg)
 	switch {
 	case !ok:
 		return doctorCheck{"sandbox", checkWarn, line, "install bubblewrap (apt-get install bubblewrap), or set sandbox.mode: off"}
-	case cfg.SandboxSettings().Mode == sandbox.ModeOff:
+	case cfg.SandboxSettings().Mode == talaria.SandboxOff:
 		return doctorCheck{"sandbox", checkWarn, line, "set sandbox.mode: workspace-write to confine them"}
 	}
 	return doctorCheck{"sandbox", checkOK, line, ""}
@@ -153,7 +149,7 @@ func checkHome(home string) doctorCheck {
 
 // checkStore opens the store the commands would use (serve's when one
 // runs) without creating it.
-func checkStore(ctx context.Context, cfg config.Config, info engine.ServeInfo, serving bool) doctorCheck {
+func checkStore(ctx context.Context, cfg config.Config, info talaria.ServeInfo, serving bool) doctorCheck {
 	dsn := cfg.DB
 	if serving {
 		dsn = info.DB
@@ -166,7 +162,7 @@ func checkStore(ctx context.Context, cfg config.Config, info engine.ServeInfo, s
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
-	st, err := models.OpenExisting(ctx, dsn)
+	st, err := talaria.OpenExistingStore(ctx, dsn)
 	if err != nil {
 		return doctorCheck{"store", checkFail, oneLine(err), "check --db / TALARIA_DB and that the database answers"}
 	}
@@ -179,32 +175,19 @@ func checkStore(ctx context.Context, cfg config.Config, info engine.ServeInfo, s
 
 // checkTemporal asks the Temporal that turns run on for its health: the
 // running serve's, else the configured external one.
-func checkTemporal(ctx context.Context, cfg config.Config, info engine.ServeInfo, serving bool) doctorCheck {
+func checkTemporal(ctx context.Context, cfg config.Config, info talaria.ServeInfo, serving bool) doctorCheck {
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
-	quiet := slog.New(slog.DiscardHandler)
-	var c client.Client
-	var err error
 	where := ""
 	switch {
 	case serving:
 		where = fmt.Sprintf("talaria serve (pid %d) at %s", info.PID, info.TemporalAddress)
-		var rt *engine.Runtime
-		if rt, err = engine.Connect(ctx, cfg, info, quiet); err == nil {
-			defer rt.Close()
-			c = rt.Client
-		}
 	case !cfg.Temporal.Embedded():
 		where = cfg.Temporal.Address
-		if c, err = engine.Dial(ctx, cfg.Temporal, cfg.Home, quiet); err == nil {
-			defer c.Close()
-		}
 	default:
 		return doctorCheck{"temporal", checkWarn, "no talaria serve runs for this home", "start 'talaria serve' (chat -q embeds its own server meanwhile)"}
 	}
-	if err == nil {
-		_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
-	}
+	err := talaria.CheckTemporal(ctx, cfg, info, serving)
 	if err != nil {
 		return doctorCheck{"temporal", checkFail, where + ": " + oneLine(err), "check that it runs and TEMPORAL_ADDRESS / the TLS settings"}
 	}
@@ -213,7 +196,7 @@ func checkTemporal(ctx context.Context, cfg config.Config, info engine.ServeInfo
 
 // checkModel looks at the endpoint turns use: serve's (asked without this
 // shell's key) or this configuration's.
-func checkModel(ctx context.Context, cfg config.Config, info engine.ServeInfo, serving bool) doctorCheck {
+func checkModel(ctx context.Context, cfg config.Config, info talaria.ServeInfo, serving bool) doctorCheck {
 	configured, endpoint, key, whose := cfg.Model.Configured(), cfg.Model.Endpoint(), cfg.Model.APIKey, "this configuration's"
 	if serving {
 		configured, endpoint, key, whose = info.ModelConfigured, info.ModelEndpoint, "", "talaria serve's"
@@ -223,10 +206,10 @@ func checkModel(ctx context.Context, cfg config.Config, info engine.ServeInfo, s
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
-	if err := llm.Ping(ctx, llm.Endpoint{BaseURL: endpoint, APIKey: key}); err != nil {
+	if err := talaria.Ping(ctx, talaria.Endpoint{BaseURL: endpoint, APIKey: key}); err != nil {
 		return doctorCheck{"model", checkFail, oneLine(err), "start the endpoint, or set another with 'talaria model set --base-url URL'"}
 	}
-	return doctorCheck{"model", checkOK, whose + " endpoint " + llm.RedactURL(endpoint) + " answers", ""}
+	return doctorCheck{"model", checkOK, whose + " endpoint " + talaria.RedactURL(endpoint) + " answers", ""}
 }
 
 // Free space below which the disk check warns, and fails.

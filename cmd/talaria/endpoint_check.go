@@ -6,10 +6,9 @@ import (
 	"io"
 	"time"
 
-	"github.com/talaria-agent/talaria/internal/textline"
+	"github.com/talaria-agent/talaria"
 
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/textline"
 )
 
 // endpointCheckTimeout bounds the look at a model endpoint that serve and
@@ -17,11 +16,11 @@ import (
 const endpointCheckTimeout = 5 * time.Second
 
 // unreachable is why the model endpoint does not answer (one line), or ""
-// when it answers HTTP at all (llm.Ping: any status counts).
+// when it answers HTTP at all (talaria.Ping: any status counts).
 func unreachable(ctx context.Context, endpoint, key string) string {
 	ctx, cancel := context.WithTimeout(ctx, endpointCheckTimeout)
 	defer cancel()
-	if err := llm.Ping(ctx, llm.Endpoint{BaseURL: endpoint, APIKey: key}); err != nil {
+	if err := talaria.Ping(ctx, talaria.Endpoint{BaseURL: endpoint, APIKey: key}); err != nil {
 		return textline.Of(oneLine(err), 400)
 	}
 	return ""
@@ -42,13 +41,13 @@ func warnIfUnreachable(ctx context.Context, w io.Writer, endpoint, key string) {
 // carries no key: this shell's key is not serve's and must not be sent to
 // serve's endpoint (any HTTP answer counts as reachable anyway).
 func serveEndpointWarning(ctx context.Context, home, session string) string {
-	info, err := engine.ReadServeInfo(home)
+	info, err := talaria.ReadServeInfo(home)
 	if err != nil {
 		return ""
 	}
 	if !info.ModelConfigured {
 		return fmt.Sprintf("talaria: warning: talaria serve (pid %d) has no model endpoint configured; the message is delivered and "+
-			"its turn fails until one is: %s", info.PID, engine.NoEndpointHelp)
+			"its turn fails until one is: %s", info.PID, talaria.NoEndpointHelp)
 	}
 	why := unreachable(ctx, info.ModelEndpoint, "")
 	if why == "" {

@@ -8,13 +8,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/gateway"
-	"github.com/talaria-agent/talaria/internal/gateway/slack"
-	"github.com/talaria-agent/talaria/internal/gateway/telegram"
 )
 
 // gatewayHelp is what --help says about the gateway.
@@ -30,7 +28,7 @@ agent; others get one polite refusal. Each DM is a session (a new one after
 // runningGateway is a started gateway and its ready-line part.
 type runningGateway struct {
 	mu     sync.Mutex
-	g      *gateway.Gateway
+	g      *talaria.Gateway
 	cancel context.CancelFunc
 	done   chan struct{}
 	ready  string
@@ -40,20 +38,20 @@ type runningGateway struct {
 // use it.
 type platformConn struct {
 	name    string
-	connect func(ctx context.Context) (gateway.Platform, error)
+	connect func(ctx context.Context) (talaria.Platform, error)
 	refused error // the error that says retrying will not help
-	access  *gateway.Access
-	p       gateway.Platform
+	access  *talaria.Access
+	p       talaria.Platform
 }
 
 // configuredPlatforms are the platforms cfg has credentials for.
 func configuredPlatforms(cfg config.Config) []*platformConn {
 	var out []*platformConn
 	if tg := cfg.Gateway.Telegram; tg.Token != "" {
-		out = append(out, &platformConn{name: "telegram", refused: telegram.ErrRefused,
-			access: &gateway.Access{Users: tg.AllowedUsers, AllowAll: tg.AllowAll},
-			connect: func(ctx context.Context) (gateway.Platform, error) {
-				bot, err := telegram.New(ctx, tg.APIURL, tg.Token)
+		out = append(out, &platformConn{name: "telegram", refused: talaria.ErrTelegramRefused,
+			access: &talaria.Access{Users: tg.AllowedUsers, AllowAll: tg.AllowAll},
+			connect: func(ctx context.Context) (talaria.Platform, error) {
+				bot, err := talaria.NewTelegram(ctx, tg.APIURL, tg.Token)
 				if err != nil {
 					return nil, err
 				}
@@ -62,10 +60,10 @@ func configuredPlatforms(cfg config.Config) []*platformConn {
 	}
 	if sl := cfg.Gateway.Slack; sl.BotToken != "" || sl.AppToken != "" {
 		logger := newLogger(cfg.LogLevel)
-		out = append(out, &platformConn{name: "slack", refused: slack.ErrRefused,
-			access: &gateway.Access{Users: sl.AllowedUsers, AllowAll: sl.AllowAll},
-			connect: func(ctx context.Context) (gateway.Platform, error) {
-				app, err := slack.New(ctx, slack.Options{APIURL: sl.APIURL, BotToken: sl.BotToken, AppToken: sl.AppToken, Logger: logger})
+		out = append(out, &platformConn{name: "slack", refused: talaria.ErrSlackRefused,
+			access: &talaria.Access{Users: sl.AllowedUsers, AllowAll: sl.AllowAll},
+			connect: func(ctx context.Context) (talaria.Platform, error) {
+				app, err := talaria.NewSlack(ctx, talaria.SlackOptions{APIURL: sl.APIURL, BotToken: sl.BotToken, AppToken: sl.AppToken, Logger: logger})
 				if err != nil {
 					return nil, err
 				}
@@ -80,7 +78,7 @@ func configuredPlatforms(cfg config.Config) []*platformConn {
 // platform that does not answer is said in one line and tried again in
 // the background until it answers (the gateway starts once every
 // configured platform answered).
-func startGateway(ctx context.Context, name string, cfg config.Config, rt *engine.Runtime, warn io.Writer) (*runningGateway, error) {
+func startGateway(ctx context.Context, name string, cfg config.Config, rt *talaria.Runtime, warn io.Writer) (*runningGateway, error) {
 	pcs := configuredPlatforms(cfg)
 	if len(pcs) == 0 {
 		return nil, nil
@@ -122,14 +120,14 @@ func startGateway(ctx context.Context, name string, cfg config.Config, rt *engin
 				fmt.Fprintf(warn, "talaria %s: %s @%s answers\n", name, pc.name, p.BotName())
 			}
 		}
-		opts := gateway.Options{Runtime: rt, Config: cfg, Access: map[string]*gateway.Access{},
-			Groups: gateway.GroupSessions(cfg.Gateway.GroupSessions),
-			Reset:  &gateway.ResetPolicy{DailyHour: cfg.Gateway.ResetHour, Idle: cfg.Gateway.ResetIdle}, Logger: newLogger(cfg.LogLevel)}
+		opts := talaria.GatewayOptions{Runtime: rt, Config: cfg, Access: map[string]*talaria.Access{},
+			Groups: talaria.GroupSessions(cfg.Gateway.GroupSessions),
+			Reset:  &talaria.ResetPolicy{DailyHour: cfg.Gateway.ResetHour, Idle: cfg.Gateway.ResetIdle}, Logger: newLogger(cfg.LogLevel)}
 		for _, pc := range pcs {
 			opts.Platforms = append(opts.Platforms, pc.p)
 			opts.Access[pc.p.Name()] = pc.access
 		}
-		g, err := gateway.New(opts)
+		g, err := talaria.NewGateway(opts)
 		if err != nil {
 			fmt.Fprintf(warn, "talaria %s: %v\n", name, err)
 			return

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/gateway"
 )
 
 // gatewayPlatforms are the platforms pairing knows.
@@ -16,7 +16,7 @@ var gatewayPlatforms = []string{"telegram", "slack"}
 
 func newGatewayPairCommand() *cobra.Command {
 	return controlCommandNoSession("pair PLATFORM", "Make a one-time code that lets a person talk to the agent on a platform",
-		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+		func(cmd *cobra.Command, _ config.Config, rt *talaria.Runtime, args []string) error {
 			platform := args[0]
 			known := false
 			for _, p := range gatewayPlatforms {
@@ -25,14 +25,14 @@ func newGatewayPairCommand() *cobra.Command {
 			if !known {
 				return usagef("platform %q: use one of %v", platform, gatewayPlatforms)
 			}
-			code := gateway.NewPairingCode()
-			expires := time.Now().Add(gateway.PairingTTL)
+			code := talaria.NewPairingCode()
+			expires := time.Now().Add(talaria.PairingTTL)
 			if err := rt.Store.AddPairingCode(cmd.Context(), platform, code, expires); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "%s\n", code)
 			fmt.Fprintf(cmd.ErrOrStderr(), "send the bot, in a direct message, within %s (until %s), once: /pair %s\n",
-				gateway.PairingTTL, expires.Format("15:04"), code)
+				talaria.PairingTTL, expires.Format("15:04"), code)
 			return nil
 		})
 }

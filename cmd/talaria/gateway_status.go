@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/talaria-agent/talaria/internal/textline"
 
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/gateway"
 )
 
 // gatewayStatus is one platform account in `talaria gateway status`.
@@ -38,7 +38,7 @@ when it last took an update, why its polling fails, when it does, and how many
 messages it took are not answered yet (queued behind a turn, running, or being
 sent). With -o json, one JSON array.`, 0,
 		func(c *cobra.Command) { out.register(c) },
-		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, _ []string) error {
+		func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, _ []string) error {
 			asJSON, err := out.json()
 			if err != nil {
 				return err
@@ -47,7 +47,7 @@ sent). With -o json, one JSON array.`, 0,
 			if err != nil {
 				return err
 			}
-			inFlight, err := gateway.InFlight(cmd.Context(), rt.Client, cfg.Temporal.Namespace)
+			inFlight, err := talaria.InFlight(cmd.Context(), rt.Client, cfg.Temporal.Namespace)
 			if err != nil {
 				return err
 			}

@@ -7,10 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/events"
-	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/workflows"
+	"github.com/talaria-agent/talaria"
 )
 
 // goalPollInterval is how often a goal's progress is asked for the turn it
@@ -26,7 +23,7 @@ const goalDrain = 3 * time.Second
 // tasks, on w (stderr), never the reply text (the goal's answer is printed
 // when it ends).
 type goalFollower struct {
-	rt       *engine.Runtime
+	rt       *talaria.Runtime
 	session  string
 	printer  *streamPrinter
 	followed map[string]bool
@@ -36,7 +33,7 @@ type goalFollower struct {
 // every turn from the first; otherwise the turns that had ended before are
 // left out. finish, called with the goal's last progress once it ended,
 // shows the rest of its turns and stops.
-func followGoalTurns(ctx context.Context, rt *engine.Runtime, session string, w io.Writer, fromStart bool) (finish func(final workflows.GoalProgress)) {
+func followGoalTurns(ctx context.Context, rt *talaria.Runtime, session string, w io.Writer, fromStart bool) (finish func(final talaria.GoalProgress)) {
 	f := &goalFollower{rt: rt, session: session, followed: map[string]bool{},
 		printer: &streamPrinter{out: io.Discard, errOut: w}}
 	loopCtx, cancel := context.WithCancel(ctx)
@@ -64,7 +61,7 @@ func followGoalTurns(ctx context.Context, rt *engine.Runtime, session string, w 
 		}
 	}()
 	var once sync.Once
-	return func(final workflows.GoalProgress) {
+	return func(final talaria.GoalProgress) {
 		once.Do(func() {
 			close(stop)
 			select {
@@ -82,9 +79,9 @@ func followGoalTurns(ctx context.Context, rt *engine.Runtime, session string, w 
 
 // follow shows the turns of p not yet shown, in order, each until its
 // last event.
-func (f *goalFollower) follow(ctx context.Context, p workflows.GoalProgress) {
+func (f *goalFollower) follow(ctx context.Context, p talaria.GoalProgress) {
 	for _, id := range turnsToFollow(p, f.followed) {
-		for ev := range events.Tail(ctx, f.rt.Store, id, 0, 50*time.Millisecond) {
+		for ev := range talaria.TailEvents(ctx, f.rt.Store, id, 0, 50*time.Millisecond) {
 			f.show(ev)
 		}
 		if ctx.Err() != nil {
@@ -95,8 +92,8 @@ func (f *goalFollower) follow(ctx context.Context, p workflows.GoalProgress) {
 }
 
 // show passes an event to the printer, but not the reply's text.
-func (f *goalFollower) show(ev models.Event) {
-	if ev.Kind == events.KindDelta || ev.Kind == events.KindReasoning {
+func (f *goalFollower) show(ev talaria.Event) {
+	if ev.Kind == talaria.KindDelta || ev.Kind == talaria.KindReasoning {
 		return
 	}
 	f.printer.onEvent(ev)
@@ -104,8 +101,8 @@ func (f *goalFollower) show(ev models.Event) {
 
 // turnsToFollow are the turns of a goal's progress not in followed: the
 // ended ones by number, then the running one. Pure.
-func turnsToFollow(p workflows.GoalProgress, followed map[string]bool) []string {
-	ended := append([]workflows.GoalTurn(nil), p.Turns...)
+func turnsToFollow(p talaria.GoalProgress, followed map[string]bool) []string {
+	ended := append([]talaria.GoalTurn(nil), p.Turns...)
 	sort.SliceStable(ended, func(i, j int) bool { return ended[i].Number < ended[j].Number })
 	var out []string
 	seen := map[string]bool{}

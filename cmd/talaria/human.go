@@ -5,21 +5,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/talaria-agent/talaria/internal/textline"
 
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/turnapi"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 // pending finds what a session's running turn waits for (or, while it
-// delegates, one of its tasks: engine.Waiting).
-func pending(cmd *cobra.Command, rt *engine.Runtime, session string) (workflows.Progress, error) {
+// delegates, one of its tasks: talaria.Waiting).
+func pending(cmd *cobra.Command, rt *talaria.Runtime, session string) (talaria.Progress, error) {
 	p, _, err := rt.Waiting(cmd.Context(), session)
-	if errors.Is(err, engine.ErrNoRunningTurn) || isNotFound(err) {
+	if errors.Is(err, talaria.ErrNoRunningTurn) || talaria.IsNotFound(err) {
 		return p, &exitError{code: exitFailure, err: fmt.Errorf("session %s has no running turn", session)}
 	}
 	return p, err
@@ -38,15 +37,15 @@ Exit status 1 when nothing waits for an approval.`, 1,
 			c.Flags().BoolVar(&session, "session", false, "approve the same command for the rest of the session")
 			c.Flags().BoolVar(&always, "always", false, "approve the same command in every session")
 		},
-		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
-			choice := turnapi.ChoiceOnce
+		func(cmd *cobra.Command, _ config.Config, rt *talaria.Runtime, args []string) error {
+			choice := talaria.ChoiceOnce
 			switch {
 			case session && always:
 				return usagef("--session and --always exclude each other")
 			case session:
-				choice = turnapi.ChoiceSession
+				choice = talaria.ChoiceSession
 			case always:
-				choice = turnapi.ChoiceAlways
+				choice = talaria.ChoiceAlways
 			}
 			return decide(cmd, rt, args[0], choice)
 		})
@@ -56,12 +55,12 @@ func newDenyCommand() *cobra.Command {
 	return controlCommand("deny SESSION", "Refuse the dangerous command a session's turn waits on",
 		`deny refuses the command the session's running turn is waiting on; the model is
 told it was refused and must not retry it. Exit status 1 when nothing waits.`, 1, nil,
-		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
-			return decide(cmd, rt, args[0], turnapi.ChoiceDeny)
+		func(cmd *cobra.Command, _ config.Config, rt *talaria.Runtime, args []string) error {
+			return decide(cmd, rt, args[0], talaria.ChoiceDeny)
 		})
 }
 
-func decide(cmd *cobra.Command, rt *engine.Runtime, session string, choice turnapi.ApprovalChoice) error {
+func decide(cmd *cobra.Command, rt *talaria.Runtime, session string, choice talaria.ApprovalChoice) error {
 	p, err := pending(cmd, rt, session)
 	if err != nil {
 		return err
@@ -69,14 +68,14 @@ func decide(cmd *cobra.Command, rt *engine.Runtime, session string, choice turna
 	if p.PendingApproval == nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("no command is waiting for approval in session %s", session)}
 	}
-	d := workflows.ApprovalDecision{CallID: p.PendingApproval.CallID, Choice: choice}
-	if err := rt.Signal(cmd.Context(), p.TurnID, workflows.SignalApproval, d); err != nil {
+	d := talaria.ApprovalDecision{CallID: p.PendingApproval.CallID, Choice: choice}
+	if err := rt.Signal(cmd.Context(), p.TurnID, talaria.SignalApproval, d); err != nil {
 		return err
 	}
-	verb := map[turnapi.ApprovalChoice]string{turnapi.ChoiceOnce: "approved", turnapi.ChoiceSession: "approved for this session",
-		turnapi.ChoiceAlways: "approved always", turnapi.ChoiceDeny: "denied"}[choice]
+	verb := map[talaria.ApprovalChoice]string{talaria.ChoiceOnce: "approved", talaria.ChoiceSession: "approved for this session",
+		talaria.ChoiceAlways: "approved always", talaria.ChoiceDeny: "denied"}[choice]
 	fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", verb, textline.Visible(p.PendingApproval.Command))
-	if (choice == turnapi.ChoiceSession || choice == turnapi.ChoiceAlways) && p.PendingApproval.Pattern != "" {
+	if (choice == talaria.ChoiceSession || choice == talaria.ChoiceAlways) && p.PendingApproval.Pattern != "" {
 		fmt.Fprintf(cmd.OutOrStdout(), "  remembered: %s (other commands and targets still ask)\n", textline.Visible(p.PendingApproval.Pattern))
 	}
 	return nil
@@ -87,7 +86,7 @@ func newAnswerCommand() *cobra.Command {
 		`answer gives TEXT to the turn that asked the user a question (the clarify tool);
 the turn continues with it. The turn waits durably for the answer, for minutes or
 days, across restarts. Exit status 1 when no question is pending.`, 2, nil,
-		func(cmd *cobra.Command, _ config.Config, rt *engine.Runtime, args []string) error {
+		func(cmd *cobra.Command, _ config.Config, rt *talaria.Runtime, args []string) error {
 			if strings.TrimSpace(args[1]) == "" {
 				return usagef("the answer is empty")
 			}
@@ -98,8 +97,8 @@ days, across restarts. Exit status 1 when no question is pending.`, 2, nil,
 			if p.PendingQuestion == nil {
 				return &exitError{code: exitFailure, err: fmt.Errorf("no question is waiting for an answer in session %s", args[0])}
 			}
-			a := workflows.Answer{CallID: p.PendingQuestion.CallID, Text: args[1]}
-			if err := rt.Signal(cmd.Context(), p.TurnID, workflows.SignalAnswer, a); err != nil {
+			a := talaria.Answer{CallID: p.PendingQuestion.CallID, Text: args[1]}
+			if err := rt.Signal(cmd.Context(), p.TurnID, talaria.SignalAnswer, a); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "answered: %s\n", p.PendingQuestion.Question)

@@ -11,10 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/logfile"
 )
 
 // followInterval is how often `logs -f` looks for new lines.
@@ -70,8 +71,8 @@ Ctrl-C. logs only reads: it creates nothing.`,
 // logKinds are the log files to show: want alone, or every one there is.
 // No log yet is an error saying where logs go.
 func logKinds(home, want string) ([]string, error) {
-	dir := logfile.Dir(home)
-	have, err := logfile.Files(home)
+	dir := talaria.LogDir(home)
+	have, err := talaria.LogFiles(home)
 	if errors.Is(err, fs.ErrNotExist) || (err == nil && len(have) == 0) {
 		return nil, fmt.Errorf("no logs yet in %s (serve, chat, worker and the other commands write them there)", dir)
 	}
@@ -94,13 +95,13 @@ func showLogs(cmd *cobra.Command, home string, kinds []string, all bool, n int, 
 	out := cmd.OutOrStdout()
 	byKind := map[string][]string{}
 	for _, k := range kinds {
-		lines, err := logfile.Tail(logfile.Path(home, k), n)
+		lines, err := talaria.TailLog(talaria.LogPath(home, k), n)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("read %s: %w", logfile.Path(home, k), err)
+			return fmt.Errorf("read %s: %w", talaria.LogPath(home, k), err)
 		}
 		byKind[k] = lines
 	}
-	for _, l := range logfile.Merge(byKind, n) {
+	for _, l := range talaria.MergeLogs(byKind, n) {
 		printLogLine(out, l, all)
 	}
 	if !follow {
@@ -110,12 +111,12 @@ func showLogs(cmd *cobra.Command, home string, kinds []string, all bool, n int, 
 	if !all {
 		only = kinds
 	}
-	return logfile.Follow(cmd.Context(), home, only, followInterval, func(l logfile.Line) {
+	return talaria.FollowLogs(cmd.Context(), home, only, followInterval, func(l talaria.LogLine) {
 		printLogLine(out, l, all)
 	})
 }
 
-func printLogLine(w io.Writer, l logfile.Line, prefix bool) {
+func printLogLine(w io.Writer, l talaria.LogLine, prefix bool) {
 	if prefix {
 		fmt.Fprintf(w, "%s: %s\n", l.Kind, l.Text)
 		return

@@ -6,11 +6,11 @@ import (
 	"io"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/mcp"
 )
 
 func newMCPCommand() *cobra.Command {
@@ -30,7 +30,7 @@ one and exits 1 when it cannot be reached.`,
 				fmt.Fprintln(w, "no MCP servers are configured (mcp_servers in config.yaml)")
 				return nil
 			}
-			servers := mcp.New(cfg.MCPServers, engine.ToolPolicy(cfg), nil)
+			servers := talaria.NewMCP(cfg.MCPServers, talaria.ToolPolicy(cfg), nil)
 			defer servers.Close()
 			for _, name := range servers.Names() {
 				printServer(ctx, w, servers, name)
@@ -42,7 +42,7 @@ one and exits 1 when it cannot be reached.`,
 				if _, ok := cfg.MCPServers[args[0]]; !ok {
 					return usagef("no MCP server %q is configured (mcp_servers in config.yaml)", args[0])
 				}
-				servers := mcp.New(cfg.MCPServers, engine.ToolPolicy(cfg), nil)
+				servers := talaria.NewMCP(cfg.MCPServers, talaria.ToolPolicy(cfg), nil)
 				defer servers.Close()
 				if !printServer(ctx, w, servers, args[0]) {
 					return &exitError{code: exitFailure, err: fmt.Errorf("MCP server %s cannot be reached", args[0])}
@@ -54,7 +54,7 @@ one and exits 1 when it cannot be reached.`,
 }
 
 // printServer prints a server's tools and reports whether it answered.
-func printServer(ctx context.Context, w io.Writer, servers *mcp.Servers, name string) bool {
+func printServer(ctx context.Context, w io.Writer, servers *talaria.MCPServers, name string) bool {
 	list, err := servers.ServerTools(ctx, name)
 	if err != nil {
 		fmt.Fprintf(w, "%s: unavailable: %s\n", name, oneLine(err))
@@ -62,7 +62,7 @@ func printServer(ctx context.Context, w io.Writer, servers *mcp.Servers, name st
 	}
 	fmt.Fprintf(w, "%s: %d tools\n", name, len(list))
 	for _, t := range list {
-		fmt.Fprintf(w, "  %s — %s\n", mcp.ToolName(name, t.Name), oneLineText(t.Description, 120))
+		fmt.Fprintf(w, "  %s — %s\n", talaria.MCPToolName(name, t.Name), oneLineText(t.Description, 120))
 	}
 	return true
 }

@@ -5,10 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/spf13/cobra"
+	"github.com/talaria-agent/talaria"
 
-	"github.com/talaria-agent/talaria/internal/injection"
-	"github.com/talaria-agent/talaria/internal/prompt"
+	"github.com/spf13/cobra"
 )
 
 func newMemoryCommand() *cobra.Command {
@@ -61,11 +60,11 @@ are enforced by the memory tool; 'talaria memory show' tells the sizes.`,
 			if err != nil {
 				return err
 			}
-			name := prompt.MemoryFile
+			name := talaria.MemoryFile
 			if user {
-				name = prompt.UserFile
+				name = talaria.UserFile
 			}
-			path := filepath.Join(cfg.Home, prompt.MemoryDir, name)
+			path := filepath.Join(cfg.Home, talaria.MemoryDir, name)
 			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 				return usageErr(err)
 			}
@@ -82,9 +81,9 @@ are enforced by the memory tool; 'talaria memory show' tells the sizes.`,
 // like a prompt injection (and so is left out of the system prompt) is
 // marked, with its invisible characters made visible.
 func showEntry(entry string) string {
-	findings := injection.Scan(entry)
+	findings := talaria.ScanInjection(entry)
 	if len(findings) == 0 {
 		return "- " + entry
 	}
-	return fmt.Sprintf("- [not loaded: it looks like a prompt injection (%s)] %s", injection.Summary(findings), injection.Visible(entry))
+	return fmt.Sprintf("- [not loaded: it looks like a prompt injection (%s)] %s", talaria.InjectionSummary(findings), talaria.MarkInvisible(entry))
 }

@@ -9,8 +9,7 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
-	"github.com/talaria-agent/talaria/internal/injection"
-	"github.com/talaria-agent/talaria/internal/prompt"
+	"github.com/talaria-agent/talaria"
 )
 
 // memoryFileView is one memory file as `memory show -o json` prints it.
@@ -35,19 +34,19 @@ type memoryEntryView struct {
 // has no entries).
 func readMemoryFiles(home string) ([]memoryFileView, error) {
 	files := []memoryFileView{
-		{Kind: "memory", Title: "Agent notes", Path: prompt.MemoryFile, Limit: prompt.MemoryCap},
-		{Kind: "user", Title: "About the user", Path: prompt.UserFile, Limit: prompt.UserCap},
+		{Kind: "memory", Title: "Agent notes", Path: talaria.MemoryFile, Limit: talaria.MemoryCap},
+		{Kind: "user", Title: "About the user", Path: talaria.UserFile, Limit: talaria.UserCap},
 	}
 	for i := range files {
 		f := &files[i]
-		f.Path = filepath.Join(home, prompt.MemoryDir, f.Path)
+		f.Path = filepath.Join(home, talaria.MemoryDir, f.Path)
 		data, err := os.ReadFile(f.Path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("read %s: %w", f.Path, err)
 		}
 		f.Characters = utf8.RuneCount(data)
 		f.Entries = []memoryEntryView{}
-		for _, e := range prompt.SplitEntries(string(data)) {
+		for _, e := range talaria.SplitEntries(string(data)) {
 			f.Entries = append(f.Entries, newMemoryEntryView(e))
 		}
 	}
@@ -55,11 +54,11 @@ func readMemoryFiles(home string) ([]memoryFileView, error) {
 }
 
 func newMemoryEntryView(entry string) memoryEntryView {
-	findings := injection.Scan(entry)
+	findings := talaria.ScanInjection(entry)
 	if len(findings) == 0 {
 		return memoryEntryView{Text: entry, Loaded: true}
 	}
-	return memoryEntryView{Text: entry, Injection: injection.Summary(findings)}
+	return memoryEntryView{Text: entry, Injection: talaria.InjectionSummary(findings)}
 }
 
 // printMemory prints each file's header and entries as a list.

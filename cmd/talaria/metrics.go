@@ -7,10 +7,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/telemetry"
 )
 
 // flagMetricsListen is the metrics address flag of serve, worker,
@@ -36,20 +37,20 @@ func addMetricsFlag(c *cobra.Command) {
 // processTelemetry is a process's metrics and traces and the listener of
 // its metrics.
 type processTelemetry struct {
-	tel    *telemetry.Telemetry
-	server *telemetry.Server
+	tel    *talaria.Telemetry
+	server *talaria.MetricsServer
 }
 
 // startTelemetry sets up the metrics cfg asks for (metrics.listen) and,
 // when traces, the traces the OTEL_ variables ask for, and listens for
 // scrapes. An address it cannot listen on is an error in one line.
 func startTelemetry(ctx context.Context, name string, cfg config.Config, traces bool) (*processTelemetry, error) {
-	opts := []telemetry.Option{telemetry.WithMetrics(cfg.Metrics.Listen != ""), telemetry.WithProcess(name),
-		telemetry.WithLogger(newLogger(cfg.LogLevel))}
+	opts := []talaria.TelemetryOption{talaria.WithMetrics(cfg.Metrics.Listen != ""), talaria.WithProcess(name),
+		talaria.WithLogger(newLogger(cfg.LogLevel))}
 	if traces {
-		opts = append(opts, telemetry.WithTracesFromEnv(os.Getenv))
+		opts = append(opts, talaria.WithTracesFromEnv(os.Getenv))
 	}
-	tel, err := telemetry.New(ctx, opts...)
+	tel, err := talaria.NewTelemetry(ctx, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func startTelemetry(ctx context.Context, name string, cfg config.Config, traces 
 	}
 	if p.server, err = tel.Serve(cfg.Metrics.Listen); err != nil {
 		_ = tel.Shutdown(ctx)
-		if errors.Is(err, telemetry.ErrListen) {
+		if errors.Is(err, talaria.ErrMetricsListen) {
 			return nil, fmt.Errorf("%w (set --%s or metrics.listen to a free address)", err, flagMetricsListen)
 		}
 		return nil, err
@@ -67,8 +68,8 @@ func startTelemetry(ctx context.Context, name string, cfg config.Config, traces 
 	return p, nil
 }
 
-// Telemetry is the process's telemetry for engine.Options (nil: none).
-func (p *processTelemetry) Telemetry() *telemetry.Telemetry {
+// Telemetry is the process's telemetry for talaria.Options (nil: none).
+func (p *processTelemetry) Telemetry() *talaria.Telemetry {
 	if p == nil {
 		return nil
 	}

@@ -11,13 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/llm"
-	"github.com/talaria-agent/talaria/internal/modelinfo"
 )
 
 // modelSetFlags are the flags of 'model set' and 'setup'.
@@ -133,7 +132,7 @@ func setModel(cmd *cobra.Command, change modelChange) error {
 	if err != nil {
 		return usageErr(err)
 	}
-	if err := engine.EnsureHome(home); err != nil {
+	if err := talaria.EnsureHome(home); err != nil {
 		return usageErr(err)
 	}
 	path := filepath.Join(home, config.FileName)
@@ -152,8 +151,8 @@ func setModel(cmd *cobra.Command, change modelChange) error {
 	errOut := cmd.ErrOrStderr()
 	ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Second)
 	defer cancel()
-	if err := llm.Ping(ctx, llm.Endpoint{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey}); err != nil {
-		fmt.Fprintf(errOut, "talaria: warning: %s; saved anyway\n", oneLine(err)) // llm.Ping redacts the URL
+	if err := talaria.Ping(ctx, talaria.Endpoint{BaseURL: cfg.Model.Endpoint(), APIKey: cfg.Model.APIKey}); err != nil {
+		fmt.Fprintf(errOut, "talaria: warning: %s; saved anyway\n", oneLine(err)) // talaria.Ping redacts the URL
 	}
 	written := time.Now() // serve's next read of the file is later
 	if err := writeConfigFile(path, data); err != nil {
@@ -162,7 +161,7 @@ func setModel(cmd *cobra.Command, change modelChange) error {
 	for _, n := range notes {
 		fmt.Fprintf(errOut, "talaria: %s\n", n)
 	}
-	s := engine.SettingsOf(cfg)
+	s := talaria.SettingsOf(cfg)
 	fileOnly, err := config.LoadBytes(home, data, func(string) string { return "" })
 	if err != nil { // checked above with this shell's environment; without it, it loads the same
 		return usagef("%s would not load: %v", path, oneLine(err))
@@ -222,9 +221,9 @@ func writeConfigFile(path string, data []byte) error {
 
 // shellOverrides says when this shell's variables override config.yaml
 // for commands run here. Pure.
-func shellOverrides(getenv func(string) string, s engine.ModelSettings) string {
+func shellOverrides(getenv func(string) string, s talaria.ModelSettings) string {
 	var set []string
-	if v := getenv("OPENAI_BASE_URL"); v != "" && llm.RedactURL(strings.TrimRight(v, "/")) != s.BaseURL {
+	if v := getenv("OPENAI_BASE_URL"); v != "" && talaria.RedactURL(strings.TrimRight(v, "/")) != s.BaseURL {
 		set = append(set, "OPENAI_BASE_URL")
 	}
 	if v := getenv("TALARIA_MODEL"); v != "" && v != s.Model {
@@ -242,8 +241,8 @@ func shellOverrides(getenv func(string) string, s engine.ModelSettings) string {
 
 // reportServePickup waits (up to 5 s) for a running serve to read
 // config.yaml after written, and says what it uses then.
-func reportServePickup(ctx context.Context, errOut io.Writer, home string, want engine.ModelSettings, written time.Time) {
-	info, err := engine.ReadServeInfo(home)
+func reportServePickup(ctx context.Context, errOut io.Writer, home string, want talaria.ModelSettings, written time.Time) {
+	info, err := talaria.ReadServeInfo(home)
 	if err != nil || !serveHolds(home) {
 		return
 	}
@@ -259,11 +258,11 @@ func reportServePickup(ctx context.Context, errOut io.Writer, home string, want 
 		}
 		if time.Now().After(deadline) || ctx.Err() != nil {
 			fmt.Fprintf(errOut, "talaria: talaria serve (pid %d) has not read config.yaml yet; it still uses %s (see its output, or restart it)\n",
-				info.PID, engine.ServeSettings(info).Summary())
+				info.PID, talaria.ServeSettings(info).Summary())
 			return
 		}
 		time.Sleep(100 * time.Millisecond)
-		if next, err := engine.ReadServeInfo(home); err == nil {
+		if next, err := talaria.ReadServeInfo(home); err == nil {
 			info = next
 		}
 	}
@@ -273,11 +272,11 @@ func reportServePickup(ctx context.Context, errOut io.Writer, home string, want 
 // written (done), comparing with want, the file's settings. A serve that
 // published before written has not seen the change, whatever it shows:
 // a change of the key alone looks the same. Pure.
-func pickupLine(info engine.ServeInfo, want engine.ModelSettings, written time.Time) (line string, done bool) {
+func pickupLine(info talaria.ServeInfo, want talaria.ModelSettings, written time.Time) (line string, done bool) {
 	if info.ModelSettings == nil || !info.ConfigLoadedAt.After(written) {
 		return "", false
 	}
-	got := engine.ServeSettings(info)
+	got := talaria.ServeSettings(info)
 	if got.Summary() == want.Summary() {
 		return fmt.Sprintf("talaria serve (pid %d) uses it for new model calls", info.PID), true
 	}
@@ -288,12 +287,12 @@ func pickupLine(info engine.ServeInfo, want engine.ModelSettings, written time.T
 // serveHolds reports whether a process holds this home's lock (serve.json
 // may be left over from one that was killed).
 func serveHolds(home string) bool {
-	lock, err := engine.TryLock(home)
+	lock, err := talaria.TryLock(home)
 	if err == nil {
 		lock.Release()
 		return false
 	}
-	return errors.Is(err, engine.ErrLocked)
+	return errors.Is(err, talaria.ErrLocked)
 }
 
 func newModelShowCommand() *cobra.Command {
@@ -331,14 +330,14 @@ them). Keys are never printed, only whether one is set. It only reads.`,
 // modelView is the model settings turns use and where they come from.
 type modelView struct {
 	// Source is "serve" or "config".
-	Source   string               `json:"source"`
-	ServePID int                  `json:"serve_pid,omitempty"`
-	Settings engine.ModelSettings `json:"settings"`
+	Source   string                `json:"source"`
+	ServePID int                   `json:"serve_pid,omitempty"`
+	Settings talaria.ModelSettings `json:"settings"`
 	// ServeEnv names serve's variables that override config.yaml.
 	ServeEnv []string `json:"serve_env,omitempty"`
 	// Known is what this configuration knows of the model: window, output
 	// cap and prices, with where each comes from (model show only).
-	Known *modelinfo.Resolved `json:"model_info,omitempty"`
+	Known *talaria.ModelInfo `json:"model_info,omitempty"`
 }
 
 // effectiveModel reads serve's settings when a serve runs, else the
@@ -355,16 +354,16 @@ func effectiveModel() (modelView, error) {
 	if err != nil {
 		return modelView{}, usageErr(err)
 	}
-	return modelView{Source: "config", Settings: engine.SettingsOf(cfg)}, nil
+	return modelView{Source: "config", Settings: talaria.SettingsOf(cfg)}, nil
 }
 
 // serveModel is the running serve's model view, if one runs.
 func serveModel(home string) (modelView, bool) {
-	info, err := engine.ReadServeInfo(home)
+	info, err := talaria.ReadServeInfo(home)
 	if err != nil || !serveHolds(home) {
 		return modelView{}, false
 	}
-	return modelView{Source: "serve", ServePID: info.PID, Settings: engine.ServeSettings(info), ServeEnv: info.ModelEnv}, true
+	return modelView{Source: "serve", ServePID: info.PID, Settings: talaria.ServeSettings(info), ServeEnv: info.ModelEnv}, true
 }
 
 // printModelView prints v as text.
@@ -437,7 +436,7 @@ a terminal it takes the same flags as 'talaria model set'.`,
 // askModel asks for the settings on the terminal, offering the current
 // ones as defaults.
 func askModel(cmd *cobra.Command) (modelChange, error) {
-	cur := engine.ModelSettings{BaseURL: "http://localhost:11434/v1", Model: "llama3.1"}
+	cur := talaria.ModelSettings{BaseURL: "http://localhost:11434/v1", Model: "llama3.1"}
 	if v, err := effectiveModel(); err == nil && v.Settings.Configured {
 		cur = v.Settings
 	}

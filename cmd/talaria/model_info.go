@@ -6,9 +6,9 @@ import (
 	"io"
 	"os"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/modelinfo"
 )
 
 // modelKnowledge is what this configuration knows of model (empty: the
@@ -16,7 +16,7 @@ import (
 // it comes from (config, discovered, bundled, unknown). The configured
 // endpoint is asked when the configuration leaves something unknown, for
 // a few seconds at most; nil when the configuration does not load.
-func modelKnowledge(ctx context.Context, model string) *modelinfo.Resolved {
+func modelKnowledge(ctx context.Context, model string) *talaria.ModelInfo {
 	home, err := config.HomeDir(os.Getenv)
 	if err != nil {
 		return nil
@@ -25,13 +25,13 @@ func modelKnowledge(ctx context.Context, model string) *modelinfo.Resolved {
 	if err != nil {
 		return nil
 	}
-	r := engine.NewModelConfig(cfg).ModelInfo(ctx, model)
+	r := talaria.NewModelConfig(cfg).ModelInfo(ctx, model)
 	return &r
 }
 
 // printModelKnowledge prints r under model show's settings; nothing when
 // r is nil.
-func printModelKnowledge(w io.Writer, r *modelinfo.Resolved) {
+func printModelKnowledge(w io.Writer, r *talaria.ModelInfo) {
 	if r == nil {
 		return
 	}

@@ -9,10 +9,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/talaria-agent/talaria"
+
 	"gopkg.in/yaml.v3"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/llm"
 )
 
 // modelChange is what 'talaria model set' writes; empty fields are left
@@ -35,7 +36,7 @@ func checkChange(c modelChange) error {
 	if c.BaseURL != "" {
 		u, err := url.Parse(c.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("--base-url %q is not an http(s) URL (e.g. http://localhost:11434/v1)", llm.RedactURL(c.BaseURL))
+			return fmt.Errorf("--base-url %q is not an http(s) URL (e.g. http://localhost:11434/v1)", talaria.RedactURL(c.BaseURL))
 		}
 		if u.User != nil {
 			return errors.New("--base-url must not hold a user or password (they would be shown wherever the URL is): " +
@@ -183,7 +184,7 @@ func savedLine(c modelChange, file config.Model, path string) string {
 		what = append(what, "provider "+c.Provider)
 	}
 	if c.BaseURL != "" {
-		what = append(what, "base_url "+llm.RedactURL(c.BaseURL))
+		what = append(what, "base_url "+talaria.RedactURL(c.BaseURL))
 	}
 	if c.Name != "" {
 		what = append(what, "model "+c.Name)
@@ -202,7 +203,7 @@ func savedLine(c modelChange, file config.Model, path string) string {
 	openai := config.Model{ProviderOptions: file.ProviderOptions, APIKey: "x"}.Endpoint()
 	switch {
 	case file.BaseURL != "" || file.IsOllama():
-		uses = fmt.Sprintf("turns use model %s at %s", file.Name, llm.RedactURL(file.Endpoint()))
+		uses = fmt.Sprintf("turns use model %s at %s", file.Name, talaria.RedactURL(file.Endpoint()))
 	case file.APIKey != "":
 		uses = fmt.Sprintf("no base_url is set, so turns use model %s at %s (the provider's own, as a key is set)", file.Name, openai)
 	case file.APIKeyEnv != "":

@@ -6,18 +6,16 @@ import (
 	"os"
 	"strings"
 
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/llm"
-	"github.com/talaria-agent/talaria/workflows"
+	"github.com/talaria-agent/talaria"
 )
 
 // serveModelWarning is the one line a client of serve prints when this
 // shell's environment names another model endpoint or model than the one
 // serve's turns use ("" when they agree or the shell names none). Pure.
-func serveModelWarning(info engine.ServeInfo, getenv func(string) string) string {
-	s := engine.ServeSettings(info)
+func serveModelWarning(info talaria.ServeInfo, getenv func(string) string) string {
+	s := talaria.ServeSettings(info)
 	var ignored []string
-	if v := llm.RedactURL(strings.TrimRight(getenv("OPENAI_BASE_URL"), "/")); v != "" && (!s.Configured || v != s.BaseURL) {
+	if v := talaria.RedactURL(strings.TrimRight(getenv("OPENAI_BASE_URL"), "/")); v != "" && (!s.Configured || v != s.BaseURL) {
 		ignored = append(ignored, "OPENAI_BASE_URL="+v) // shown without credentials, like serve's
 	}
 	if v := getenv("TALARIA_MODEL"); v != "" && v != s.Model {
@@ -41,7 +39,7 @@ func serveModelWarning(info engine.ServeInfo, getenv func(string) string) string
 // warnServeModel prints serveModelWarning for the serve running for home,
 // if any.
 func warnServeModel(w io.Writer, home string) {
-	info, err := engine.ReadServeInfo(home)
+	info, err := talaria.ReadServeInfo(home)
 	if err != nil {
 		return
 	}
@@ -52,7 +50,7 @@ func warnServeModel(w io.Writer, home string) {
 
 // noteModelOverride shows, after a turn run with -m, the model that
 // answered (the JSON result carries it in "model").
-func noteModelOverride(w io.Writer, override string, asJSON bool, res workflows.ConversationResult, err error) {
+func noteModelOverride(w io.Writer, override string, asJSON bool, res talaria.ConversationResult, err error) {
 	if override == "" || asJSON || err != nil || res.Model == "" {
 		return
 	}

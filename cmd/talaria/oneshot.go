@@ -9,12 +9,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 // exitInterrupted is the exit status of a one-shot chat stopped by Ctrl-C
@@ -26,8 +26,8 @@ const exitInterrupted = 130
 // to answer, asks inline when stdin is a terminal and otherwise follows
 // approvals.noninteractive. Ctrl-C interrupts the turn, waits for it to end
 // and exits 130 (a second Ctrl-C quits at once).
-func oneShot(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, session string, asJSON bool,
-	printer *streamPrinter, turn func(string) (workflows.ConversationResult, error), msg string) error {
+func oneShot(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, session string, asJSON bool,
+	printer *streamPrinter, turn func(string) (talaria.ConversationResult, error), msg string) error {
 	ctx := cmd.Context()
 	errOut := cmd.ErrOrStderr()
 	fmt.Fprintf(errOut, "session: %s\n", session)
@@ -37,8 +37,8 @@ func oneShot(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, session 
 	} else {
 		watch.unattended = cfg.Approvals.NonInteractive
 	}
-	res, interrupted, err := runInterruptible(ctx, rt, session, func() (workflows.ConversationResult, error) {
-		return watch.attend(ctx, func() (workflows.ConversationResult, error) { return turn(msg) })
+	res, interrupted, err := runInterruptible(ctx, rt, session, func() (talaria.ConversationResult, error) {
+		return watch.attend(ctx, func() (talaria.ConversationResult, error) { return turn(msg) })
 	}, errOut)
 	code := exitFailure
 	if interrupted {
@@ -78,14 +78,14 @@ func oneShot(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, session 
 
 // failedResult is the ConversationResult of a turn that could not be run
 // or waited for to its end. Pure.
-func failedResult(session, turnID, model string, err error, interrupted bool) workflows.ConversationResult {
+func failedResult(session, turnID, model string, err error, interrupted bool) talaria.ConversationResult {
 	msg := plainError(oneLine(err))
-	reason := workflows.StopError
+	reason := talaria.StopError
 	if interrupted {
-		reason = workflows.StopInterrupted
+		reason = talaria.StopInterrupted
 		msg = "interrupted: stopped waiting for the turn (Ctrl-C twice)"
 	}
-	res := workflows.ConversationResult{Failed: !interrupted, Interrupted: interrupted, TurnExitReason: reason,
+	res := talaria.ConversationResult{Failed: !interrupted, Interrupted: interrupted, TurnExitReason: reason,
 		Error: &msg, SessionID: session, TurnID: turnID, Model: model}
 	return res
 }
@@ -99,7 +99,7 @@ func isTerminal(r io.Reader) bool {
 // runInterruptible runs one turn with Ctrl-C wired to interrupt it; a
 // second Ctrl-C cancels ctx (the caller exits). interrupted reports
 // whether Ctrl-C was pressed.
-func runInterruptible(ctx context.Context, rt *engine.Runtime, session string, run func() (workflows.ConversationResult, error), errOut io.Writer) (res workflows.ConversationResult, interrupted bool, err error) {
+func runInterruptible(ctx context.Context, rt *talaria.Runtime, session string, run func() (talaria.ConversationResult, error), errOut io.Writer) (res talaria.ConversationResult, interrupted bool, err error) {
 	if sigs == nil {
 		res, err = run()
 		return res, false, err
@@ -123,7 +123,7 @@ func runInterruptible(ctx context.Context, rt *engine.Runtime, session string, r
 // interruptTurn interrupts the session's running turn; when none runs yet
 // (the message was just sent) it tries again until the turn shows up or
 // the run ends.
-func interruptTurn(ctx context.Context, rt *engine.Runtime, session string, done <-chan struct{}, errOut io.Writer) {
+func interruptTurn(ctx context.Context, rt *talaria.Runtime, session string, done <-chan struct{}, errOut io.Writer) {
 	ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	for {
@@ -131,7 +131,7 @@ func interruptTurn(ctx context.Context, rt *engine.Runtime, session string, done
 		if err == nil {
 			return
 		}
-		if !errors.Is(err, engine.ErrNoRunningTurn) || ictx.Err() != nil {
+		if !errors.Is(err, talaria.ErrNoRunningTurn) || ictx.Err() != nil {
 			fmt.Fprintf(errOut, "talaria: %s\n", plainError(oneLine(err)))
 			return
 		}
@@ -148,12 +148,12 @@ func interruptTurn(ctx context.Context, rt *engine.Runtime, session string, done
 // oneShotModel is the model a turn that could not report one ran, or would
 // have run, with: -m, else the model of the worker: this process's own
 // (embedded), or serve's, which may differ from this shell's.
-func oneShotModel(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime) string {
+func oneShotModel(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime) string {
 	if rt.Worker != nil || cmd.Flags().Changed("model") {
 		return cfg.Model.Name
 	}
-	if info, err := engine.ReadServeInfo(cfg.Home); err == nil {
-		return engine.ServeSettings(info).Model
+	if info, err := talaria.ReadServeInfo(cfg.Home); err == nil {
+		return talaria.ServeSettings(info).Model
 	}
 	return ""
 }

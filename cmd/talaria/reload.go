@@ -12,11 +12,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
 )
 
 // reloadDebounce lets an editor finish writing (or replacing) config.yaml
@@ -26,7 +27,7 @@ const reloadDebounce = 150 * time.Millisecond
 // configReloader applies config.yaml changes to a running serve: the model
 // settings take effect for new model calls at once; a change to any other
 // key serve uses is named in one line saying it needs a restart (keys only
-// clients read are not: see engine.ConfigChanges);
+// clients read are not: see talaria.ConfigChanges);
 // a file that does not load keeps the previous settings, in one line
 // naming the file and line.
 type configReloader struct {
@@ -39,8 +40,8 @@ type configReloader struct {
 	// base is the configuration in use: at start the one the runtime
 	// (and its model settings) started with, then the last one loaded.
 	base    config.Config
-	models  *engine.ModelConfig
-	publish func(engine.ModelSettings)
+	models  *talaria.ModelConfig
+	publish func(talaria.ModelSettings)
 	say     func(string)
 	lastBad string
 }
@@ -57,7 +58,7 @@ func (r *configReloader) reload() {
 		return
 	}
 	r.lastBad = ""
-	live, restart, err := engine.ConfigChanges(r.base, next)
+	live, restart, err := talaria.ConfigChanges(r.base, next)
 	if err != nil {
 		r.say(oneLine(err))
 		return
@@ -179,7 +180,7 @@ func modelEnv(getenv func(string) string) []string {
 // called (before serve.json is withdrawn: nothing rewrites it after). cfg
 // is the configuration rt started with; load reads it again the same way.
 func startReloader(ctx context.Context, cmd *cobra.Command, cfg config.Config, load func() (config.Config, error),
-	rt *engine.Runtime, info engine.ServeInfo) (stop func()) {
+	rt *talaria.Runtime, info talaria.ServeInfo) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -194,16 +195,16 @@ func startReloader(ctx context.Context, cmd *cobra.Command, cfg config.Config, l
 // configuration rt.Models was made from (a later read of the file could
 // hold a change rt.Models never saw).
 func serveReloader(cmd *cobra.Command, cfg config.Config, load func() (config.Config, error),
-	rt *engine.Runtime, info engine.ServeInfo) *configReloader {
+	rt *talaria.Runtime, info talaria.ServeInfo) *configReloader {
 	errOut := cmd.ErrOrStderr()
 	var mu sync.Mutex
 	return &configReloader{
 		home: cfg.Home, load: load, base: cfg, models: rt.Models,
-		publish: func(s engine.ModelSettings) {
+		publish: func(s talaria.ModelSettings) {
 			mu.Lock()
 			defer mu.Unlock()
 			info = info.WithModel(s, time.Now())
-			if err := engine.WriteServeInfo(cfg.Home, info); err != nil {
+			if err := talaria.WriteServeInfo(cfg.Home, info); err != nil {
 				fmt.Fprintf(errOut, "talaria serve: %s\n", oneLine(err))
 			}
 		},

@@ -10,16 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/talaria-agent/talaria/internal/textline"
 
 	"github.com/spf13/cobra"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/cronjob"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/tools"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 // runFlags are the flags of `talaria run`.
@@ -132,17 +129,17 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 	case f.session != "" && !sessionIDPattern.MatchString(f.session):
 		return usagef("--session %q: use 1-128 letters, digits, '.', '_', '~' or '-'", f.session)
 	}
-	if err := cronjob.CheckTools(f.tools); err != nil {
+	if err := talaria.CheckCronTools(f.tools); err != nil {
 		return usagef("--tools: %v", err)
 	}
 	deliver := f.deliver
 	if f.background && len(deliver) == 0 {
 		deliver = []string{"local"}
 	}
-	if err := cronjob.CheckDeliver(deliver); err != nil {
+	if err := talaria.CheckCronDeliver(deliver); err != nil {
 		return usagef("--deliver: %v", err)
 	}
-	if slices.Contains(deliver, engine.OriginDelivery) {
+	if slices.Contains(deliver, talaria.OriginDelivery) {
 		return usagef("--deliver origin: a run from the terminal has no chat of origin; name the target (home, telegram:<chat>, ...)")
 	}
 	if f.model != "" {
@@ -151,8 +148,8 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 	if f.maxIterations > 0 {
 		cfg.MaxIterations = f.maxIterations
 	}
-	budget := workflows.GoalBudget{MaxIterations: f.totalIters, MaxCost: f.maxCost, MaxDuration: time.Duration(f.maxHours * float64(time.Hour))}
-	if budget == (workflows.GoalBudget{}) {
+	budget := talaria.GoalBudget{MaxIterations: f.totalIters, MaxCost: f.maxCost, MaxDuration: time.Duration(f.maxHours * float64(time.Hour))}
+	if budget == (talaria.GoalBudget{}) {
 		budget.MaxIterations, budget.MaxDuration = defaultGoalIterations, defaultGoalHours*time.Hour
 	}
 	if price, ok := cfg.PriceOf(cfg.Model.Name); ok {
@@ -176,13 +173,13 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 	if session == "" {
 		session = "goal-" + newSessionID()
 	}
-	turn := engine.WithModel(engine.TurnTemplate(cfg, workdir), f.model)
-	turn.Tools = engine.UnattendedTools(cfg, tools.ExpandToolsets(f.tools))
+	turn := talaria.WithModel(talaria.TurnTemplate(cfg, workdir), f.model)
+	turn.Tools = talaria.UnattendedTools(cfg, talaria.ExpandToolsets(f.tools))
 	if f.background {
-		turn.Approvals.Mode = workflows.ApprovalDeny // nobody waits at a terminal
+		turn.Approvals.Mode = talaria.ApprovalDeny // nobody waits at a terminal
 	}
-	err = rt.StartGoal(ctx, workflows.GoalInput{SessionID: session, Goal: goal, Turn: turn, Budget: budget, Once: once, Deliver: deliver})
-	if errors.Is(err, engine.ErrSessionInUse) {
+	err = rt.StartGoal(ctx, talaria.GoalInput{SessionID: session, Goal: goal, Turn: turn, Budget: budget, Once: once, Deliver: deliver})
+	if errors.Is(err, talaria.ErrSessionInUse) {
 		return usageErr(err)
 	}
 	if err != nil {
@@ -190,7 +187,7 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 	}
 	if f.background {
 		if f.jsonOut {
-			return writeJSON(cmd.OutOrStdout(), map[string]string{"session_id": session, "workflow_id": workflows.GoalWorkflowID(session)})
+			return writeJSON(cmd.OutOrStdout(), map[string]string{"session_id": session, "workflow_id": talaria.GoalWorkflowID(session)})
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "started %s in the background; its outcome goes to %s\nfollow it: talaria run --wait %s   stop it: talaria stop %s\n",
 			session, strings.Join(deliver, ", "), session, session)
@@ -203,14 +200,14 @@ func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 // turn does as it runs (its tools, waits and delegated tasks; from the
 // first turn when fromStart, else from the one running now) and a line
 // for each turn as it ends, and prints how it ended.
-func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON, fromStart bool) error {
+func followGoal(cmd *cobra.Command, rt *talaria.Runtime, session string, asJSON, fromStart bool) error {
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
 	errOut := &syncWriter{w: cmd.ErrOrStderr()}
 	fmt.Fprintf(errOut, "session: %s\n", session)
 	go sayApprovals(ctx, rt, session, errOut)
 	finish := followGoalTurns(ctx, rt, session, errOut, fromStart)
-	res, err := rt.WaitGoal(ctx, session, func(t workflows.GoalTurn) {
+	res, err := rt.WaitGoal(ctx, session, func(t talaria.GoalTurn) {
 		line := fmt.Sprintf("turn %d: %s, %d model calls", t.Number, t.StopReason, t.APICalls)
 		if t.Verdict != "" {
 			line += " — " + t.Verdict
@@ -221,7 +218,7 @@ func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON, 
 		fmt.Fprintln(errOut, line)
 	})
 	finish(res.GoalProgress)
-	if errors.Is(err, engine.ErrNoGoal) {
+	if errors.Is(err, talaria.ErrNoGoal) {
 		return &exitError{code: exitFailure, err: fmt.Errorf("no run in session %q (talaria run starts one)", session)}
 	}
 	if err != nil {
@@ -234,13 +231,13 @@ func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON, 
 	} else {
 		if res.FinalMessageID != 0 {
 			if m, err := rt.Store.Message(ctx, res.FinalMessageID); err == nil {
-				fmt.Fprintln(cmd.OutOrStdout(), activities.FinalText(m))
+				fmt.Fprintln(cmd.OutOrStdout(), talaria.FinalText(m))
 			}
 		}
 		fmt.Fprintf(cmd.OutOrStdout(), "goal %s: %s (%d turns, %d model calls, %d tokens, $%.4f)\n",
 			res.Outcome, res.Reason, res.TurnCount, res.Iterations, res.Usage.TotalTokens, res.CostUSD)
 	}
-	if res.Outcome != workflows.GoalDone {
+	if res.Outcome != talaria.GoalDone {
 		return &exitError{code: exitFailure}
 	}
 	return nil
@@ -248,9 +245,9 @@ func followGoal(cmd *cobra.Command, rt *engine.Runtime, session string, asJSON, 
 
 // sayApprovals tells, once per command, that the run waits for an
 // approval and how to give it, until ctx ends.
-func sayApprovals(ctx context.Context, rt *engine.Runtime, session string, w io.Writer) {
+func sayApprovals(ctx context.Context, rt *talaria.Runtime, session string, w io.Writer) {
 	said := ""
-	engine.Every(ctx, time.Second, func(ctx context.Context) {
+	talaria.Every(ctx, time.Second, func(ctx context.Context) {
 		p, _, err := rt.Waiting(ctx, session)
 		if err != nil || p.PendingApproval == nil || p.PendingApproval.CallID == said {
 			return

@@ -7,11 +7,11 @@ import (
 	"os"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/api"
-	"github.com/talaria-agent/talaria/internal/engine"
 )
 
 func newServeCommand() *cobra.Command {
@@ -71,10 +71,10 @@ sends its turns here. SIGINT or SIGTERM shut it down cleanly.
 func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config, error)) error {
 	ctx := cmd.Context()
 	logger := newLogger(cfg.LogLevel)
-	lock, err := engine.TryLock(cfg.Home)
-	if errors.Is(err, engine.ErrLocked) {
+	lock, err := talaria.TryLock(cfg.Home)
+	if errors.Is(err, talaria.ErrLocked) {
 		pid := ""
-		if info, ierr := engine.ReadServeInfo(cfg.Home); ierr == nil {
+		if info, ierr := talaria.ReadServeInfo(cfg.Home); ierr == nil {
 			pid = fmt.Sprintf(" (talaria serve, pid %d)", info.PID)
 		}
 		return usagef("%s is in use by another talaria process%s", cfg.Home, pid)
@@ -86,13 +86,13 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 
 	// An API reachable beyond this machine needs a key: refused before
 	// anything starts.
-	if err := api.CheckListen(cfg.API.Listen, cfg.API.Key != ""); cfg.API.Listen != "" && err != nil {
+	if err := talaria.CheckListen(cfg.API.Listen, cfg.API.Key != ""); cfg.API.Listen != "" && err != nil {
 		return usageErr(err)
 	}
 	if !cfg.Model.Configured() {
-		fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", engine.NoEndpointHelp) // one line; serve starts anyway
+		fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", talaria.NoEndpointHelp) // one line; serve starts anyway
 	}
-	if line, _ := engine.SandboxLine(cfg); line != "" {
+	if line, _ := talaria.SandboxLine(cfg); line != "" {
 		fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: %s\n", line) // the sandbox in force, or why commands are refused
 	}
 	tel, err := startTelemetry(ctx, "serve", cfg, true)
@@ -100,7 +100,7 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 		return usageErr(err)
 	}
 	defer tel.Close()
-	rt, err := engine.Start(ctx, cfg, engine.Options{Worker: true, EmbeddedPort: cfg.Temporal.Port, Logger: logger,
+	rt, err := talaria.Start(ctx, cfg, talaria.Options{Worker: true, EmbeddedPort: cfg.Temporal.Port, Logger: logger,
 		Telemetry: tel.Telemetry()})
 	if err != nil {
 		return usageErr(err)
@@ -113,15 +113,15 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 	if rt.Server != nil {
 		address = rt.Server.HostPort()
 	}
-	info := engine.ServeInfo{
+	info := talaria.ServeInfo{
 		PID: os.Getpid(), TemporalAddress: address, Namespace: cfg.Temporal.Namespace, DB: cfg.DB,
 		StartedAt: time.Now().UTC(), Credential: rt.Server != nil, ModelEnv: modelEnv(os.Getenv),
 		UI: uiLogin(ui),
 	}.WithModel(rt.Models.Settings(), time.Now())
-	if err := engine.WriteServeInfo(cfg.Home, info); err != nil {
+	if err := talaria.WriteServeInfo(cfg.Home, info); err != nil {
 		return usageErr(err)
 	}
-	defer engine.RemoveServeInfo(cfg.Home)
+	defer talaria.RemoveServeInfo(cfg.Home)
 	// config.yaml changes reach new model calls without a restart.
 	defer startReloader(ctx, cmd, cfg, load, rt, info)()
 	ticker, err := rt.StartScheduler(ctx)

@@ -10,24 +10,23 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/sessionview"
 	"github.com/talaria-agent/talaria/internal/textline"
-	"github.com/talaria-agent/talaria/models"
 )
 
 // openStore opens the database a running serve uses, or the configured one.
-func openStore(ctx context.Context, cfg config.Config) (*models.Store, error) {
+func openStore(ctx context.Context, cfg config.Config) (*talaria.Store, error) {
 	dsn := cfg.DB
-	if lock, err := engine.TryLock(cfg.Home); err == nil {
+	if lock, err := talaria.TryLock(cfg.Home); err == nil {
 		lock.Release()
-	} else if info, ierr := engine.ReadServeInfo(cfg.Home); ierr == nil {
+	} else if info, ierr := talaria.ReadServeInfo(cfg.Home); ierr == nil {
 		dsn = info.DB
 	}
-	st, err := models.Open(ctx, dsn)
+	st, err := talaria.OpenStore(ctx, dsn)
 	if err != nil {
 		return nil, usageErr(fmt.Errorf("open database: %w", err))
 	}
@@ -47,7 +46,7 @@ func newSessionsCommand() *cobra.Command {
 
 // storeCommand builds a sessions sub-command working on the store.
 func storeCommand(use, short string, args cobra.PositionalArgs, setup func(*cobra.Command),
-	run func(cmd *cobra.Command, st *models.Store, args []string) error) *cobra.Command {
+	run func(cmd *cobra.Command, st *talaria.Store, args []string) error) *cobra.Command {
 	var common commonFlags
 	c := &cobra.Command{
 		Use: use, Short: short, Args: args,
@@ -94,21 +93,21 @@ func newSessionsListCommand() *cobra.Command {
 			c.Flags().BoolVarP(&all, "all", "a", false, "also the sessions the engine makes to review memory (review.*)")
 			out.register(c)
 		},
-		func(cmd *cobra.Command, st *models.Store, _ []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, _ []string) error {
 			asJSON, err := out.json()
 			if err != nil {
 				return err
 			}
 			sessions, err := st.SessionPage(cmd.Context(), 0, limit, all)
 			if err == nil {
-				sessions, err = sessionview.WithTurnCounts(cmd.Context(), st, sessions)
+				sessions, err = talaria.WithTurnCounts(cmd.Context(), st, sessions)
 			}
 			if err != nil {
 				return err
 			}
-			first := sessionview.FirstMessage(cmd.Context(), st)
+			first := talaria.FirstMessage(cmd.Context(), st)
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), sessionview.NewSessions(sessions, first))
+				return writeJSON(cmd.OutOrStdout(), talaria.NewSessions(sessions, first))
 			}
 			return printSessionList(cmd.OutOrStdout(), sessions, first)
 		})
@@ -117,7 +116,7 @@ func newSessionsListCommand() *cobra.Command {
 // printSessionList prints one line per session; PARENT is the session a
 // compacted session was made from ("-" for a root). first returns a
 // session's first message.
-func printSessionList(out io.Writer, sessions []models.Session, first func(id string) string) error {
+func printSessionList(out io.Writer, sessions []talaria.Session, first func(id string) string) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "SESSION\tPARENT\tTURNS\tMODEL\tUPDATED\tFIRST MESSAGE")
 	for _, s := range sessions {
@@ -134,14 +133,14 @@ func printSessionList(out io.Writer, sessions []models.Session, first func(id st
 func newSessionsShowCommand() *cobra.Command {
 	var out outputFormat
 	return storeCommand("show ID", "Show a session's conversation and turns", exactArgs(1, "a session id"), out.register,
-		func(cmd *cobra.Command, st *models.Store, args []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
 			asJSON, err := out.json()
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
 			sess, err := st.Session(ctx, args[0])
-			if errors.Is(err, models.ErrNotFound) {
+			if errors.Is(err, talaria.ErrNotFound) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("no session %q", args[0])}
 			}
 			if err != nil {
@@ -157,27 +156,27 @@ func newSessionsShowCommand() *cobra.Command {
 			}
 			lineage, err := st.Lineage(ctx, sess.ID)
 			if err == nil {
-				lineage, err = sessionview.WithTurnCounts(ctx, st, lineage)
+				lineage, err = talaria.WithTurnCounts(ctx, st, lineage)
 			}
 			if err != nil {
 				return err
 			}
 			tasks, err := st.Tasks(ctx, sess.ID)
 			if err == nil {
-				tasks, err = sessionview.WithTurnCounts(ctx, st, tasks)
+				tasks, err = talaria.WithTurnCounts(ctx, st, tasks)
 			}
 			if err != nil {
 				return err
 			}
-			sess.TurnCount = sessionview.TurnCount(*sess, turns)
+			sess.TurnCount = talaria.TurnCount(*sess, turns)
 			if asJSON {
-				d := sessionview.NewDetail(sess, lineage, turns, msgs, sessionview.FirstMessage(ctx, st))
-				d.Tasks = sessionview.NewSessions(tasks, sessionview.FirstMessage(ctx, st))
+				d := talaria.NewSessionDetail(sess, lineage, turns, msgs, talaria.FirstMessage(ctx, st))
+				d.Tasks = talaria.NewSessions(tasks, talaria.FirstMessage(ctx, st))
 				return writeJSON(cmd.OutOrStdout(), d)
 			}
 			printSession(cmd.OutOrStdout(), sess, lineage, turns, msgs)
 			for _, t := range tasks {
-				fmt.Fprintf(cmd.OutOrStdout(), "  task session %s — %d turns: %s\n", t.ID, t.TurnCount, oneLineText(sessionview.FirstMessage(ctx, st)(t.ID), 80))
+				fmt.Fprintf(cmd.OutOrStdout(), "  task session %s — %d turns: %s\n", t.ID, t.TurnCount, oneLineText(talaria.FirstMessage(ctx, st)(t.ID), 80))
 			}
 			return nil
 		})
@@ -185,13 +184,13 @@ func newSessionsShowCommand() *cobra.Command {
 
 func newSessionsRmCommand() *cobra.Command {
 	return storeCommand("rm ID", "Delete a session and everything stored for it (a session compacted from it stays)", exactArgs(1, "a session id"), nil,
-		func(cmd *cobra.Command, st *models.Store, args []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
 			home, err := config.HomeDir(os.Getenv)
 			if err != nil {
 				return err
 			}
-			err = engine.DeleteSession(cmd.Context(), st, home, args[0])
-			if errors.Is(err, models.ErrNotFound) {
+			err = talaria.DeleteSession(cmd.Context(), st, home, args[0])
+			if errors.Is(err, talaria.ErrNotFound) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("no session %q", args[0])}
 			}
 			if err != nil {
@@ -204,7 +203,7 @@ func newSessionsRmCommand() *cobra.Command {
 
 // printSession prints a session: a header, its place in its lineage when
 // it has been compacted or is a compaction, its turns and its conversation.
-func printSession(w io.Writer, sess *models.Session, lineage []models.Session, turns []models.Turn, msgs []models.Message) {
+func printSession(w io.Writer, sess *talaria.Session, lineage []talaria.Session, turns []talaria.Turn, msgs []talaria.StoredMessage) {
 	fmt.Fprintf(w, "session %s — model %s, %d turns, created %s\n", sess.ID, sess.Model, sess.TurnCount, sess.CreatedAt.Local().Format("2006-01-02 15:04"))
 	if line := lineageLine(sess, lineage); line != "" {
 		fmt.Fprintf(w, "  %s\n", line)
@@ -219,7 +218,7 @@ func printSession(w io.Writer, sess *models.Session, lineage []models.Session, t
 	for _, m := range msgs {
 		switch {
 		case m.Role == "tool":
-			fmt.Fprintf(w, "  [%s %s] %s\n", m.Name, resultWord(sessionview.ToolOutcome(m.Content)), oneLineText(m.Content, 200))
+			fmt.Fprintf(w, "  [%s %s] %s\n", m.Name, resultWord(talaria.ToolOutcome(m.Content)), oneLineText(m.Content, 200))
 		case len(m.ToolCalls) > 0:
 			for _, c := range m.ToolCalls {
 				fmt.Fprintf(w, "assistant → %s %s\n", c.Function.Name, oneLineText(c.Function.Arguments, 200))
@@ -236,7 +235,7 @@ func printSession(w io.Writer, sess *models.Session, lineage []models.Session, t
 // turnLine is a turn of `sessions show`: "turn N: STATUS (EXIT REASON), C
 // model calls, T tokens", the exit reason left out when there is none or
 // it only repeats the status. Pure.
-func turnLine(t models.Turn) string {
+func turnLine(t talaria.Turn) string {
 	state := t.Status
 	if t.ExitReason != "" && t.ExitReason != t.Status {
 		state += " (" + t.ExitReason + ")"
@@ -250,11 +249,11 @@ func turnLine(t models.Turn) string {
 // Pure.
 func resultWord(outcome string) string {
 	switch outcome {
-	case sessionview.OutcomeDone:
+	case talaria.OutcomeDone:
 		return "result"
-	case sessionview.OutcomeNotRun:
+	case talaria.OutcomeNotRun:
 		return "not run"
-	case sessionview.OutcomeUnknown:
+	case talaria.OutcomeUnknown:
 		return "outcome unknown"
 	}
 	return outcome
@@ -263,7 +262,7 @@ func resultWord(outcome string) string {
 // lineageLine describes where sess stands in its lineage: "lineage ROOT,
 // generation N: compacted from PARENT, continued in CHILD", the parts that
 // do not apply left out; "" for a session never compacted.
-func lineageLine(sess *models.Session, lineage []models.Session) string {
+func lineageLine(sess *talaria.Session, lineage []talaria.Session) string {
 	var parts []string
 	if sess.ParentSessionID != "" {
 		parts = append(parts, "compacted from "+sess.ParentSessionID)
@@ -285,8 +284,8 @@ func oneLineText(s string, n int) string { return textline.Of(s, n) }
 // The JSON shapes of `sessions show -o json` and of one conversation of
 // `sessions search -o json` (the API's too: see sessionview).
 type (
-	sessionDetailView = sessionview.Detail
-	searchGroupView   = sessionview.SearchGroup
+	sessionDetailView = talaria.SessionDetail
+	searchGroupView   = talaria.SearchGroup
 )
 
 func writeJSON(w io.Writer, v any) error {

@@ -5,10 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/spf13/cobra"
+	"github.com/talaria-agent/talaria"
 
-	"github.com/talaria-agent/talaria/internal/sessionview"
-	"github.com/talaria-agent/talaria/models"
+	"github.com/spf13/cobra"
 )
 
 func newSessionsSearchCommand() *cobra.Command {
@@ -33,7 +32,7 @@ func newSessionsSearchCommand() *cobra.Command {
 			c.Flags().IntVar(&around, "around", 1, "messages of context on each side of a hit")
 			out.register(c)
 		},
-		func(cmd *cobra.Command, st *models.Store, args []string) error {
+		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
 			asJSON, err := out.json()
 			if err != nil {
 				return err
@@ -46,7 +45,7 @@ func newSessionsSearchCommand() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), sessionview.NewSearch(groups))
+				return writeJSON(cmd.OutOrStdout(), talaria.NewSearchGroups(groups))
 			}
 			printSearch(cmd.OutOrStdout(), groups)
 			return nil
@@ -55,7 +54,7 @@ func newSessionsSearchCommand() *cobra.Command {
 
 // printSearch prints search results: per conversation its sessions, then
 // each hit ("»") between its neighbours.
-func printSearch(w io.Writer, groups []models.SearchGroup) {
+func printSearch(w io.Writer, groups []talaria.StoredSearchGroup) {
 	if len(groups) == 0 {
 		fmt.Fprintln(w, "no matches")
 		return

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 	"google.golang.org/grpc/grpclog"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/logfile"
 )
 
 // The global flags: persistent flags of the root command, so they may come
@@ -85,7 +85,7 @@ func (f *commonFlags) loadConfig() (config.Config, error) {
 	}
 	need, readOnly := readOnlyCommands[commandPath(f.cmd)]
 	if !readOnly {
-		if err := engine.EnsureHome(home); err != nil {
+		if err := talaria.EnsureHome(home); err != nil {
 			return config.Config{}, usageErr(err)
 		}
 	}
@@ -179,7 +179,7 @@ func nothingYet(cfg config.Config, need readNeed) error {
 // serveRuns says whether a serve has published its info for home (its
 // database may be another than this shell's).
 func serveRuns(home string) bool {
-	_, err := engine.ReadServeInfo(home)
+	_, err := talaria.ReadServeInfo(home)
 	return err == nil
 }
 
@@ -203,7 +203,7 @@ func exists(path string) bool {
 // procLogs is this process's logging, set up once the configuration is
 // known (see setupLogs); nil before.
 var (
-	procLogs   *logfile.Logs
+	procLogs   *talaria.Logs
 	procMu     sync.Mutex
 	grpcLogger sync.Once
 )
@@ -229,10 +229,10 @@ func setupLogs(c *cobra.Command, cfg config.Config, create bool) {
 	if c != nil {
 		stderr = c.ErrOrStderr()
 	}
-	logs, err := logfile.Open(logfile.Options{
+	logs, err := talaria.OpenLogs(talaria.LogOptions{
 		Home: cfg.Home, Kind: logKind(c), Level: cfg.LogLevel, Terminal: stderr, CreateDir: create,
 	})
-	debug := logfile.ParseLevel(cfg.LogLevel) <= slog.LevelDebug
+	debug := talaria.ParseLogLevel(cfg.LogLevel) <= slog.LevelDebug
 	procMu.Lock()
 	old := procLogs
 	procLogs = logs
@@ -274,6 +274,6 @@ func newLogger(level string) *slog.Logger {
 	if logs != nil {
 		return logs.Logger
 	}
-	plain, _ := logfile.Open(logfile.Options{Level: level})
+	plain, _ := talaria.OpenLogs(talaria.LogOptions{Level: level})
 	return plain.Logger
 }

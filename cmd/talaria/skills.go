@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/skills"
 )
 
 func newSkillsCommand() *cobra.Command {
@@ -26,13 +27,13 @@ agent reads one with skill_view and writes them with skill_manage.`,
 	}
 	c.AddCommand(
 		skillsCommand("list", "List the skills", noArgs, true, func(w io.Writer, cfg config.Config, _ []string, asJSON bool) error {
-			list, err := skills.List(cfg.Home)
+			list, err := talaria.ListSkills(cfg.Home)
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				if list == nil {
-					list = []skills.Skill{}
+					list = []talaria.Skill{}
 				}
 				return writeJSON(w, list)
 			}
@@ -54,7 +55,7 @@ agent reads one with skill_view and writes them with skill_manage.`,
 				if len(args) == 2 {
 					file = args[1]
 				}
-				text, err := skills.Read(cfg.Home, args[0], file)
+				text, err := talaria.ReadSkill(cfg.Home, args[0], file)
 				if err != nil {
 					return skillsErr(err)
 				}
@@ -66,16 +67,16 @@ agent reads one with skill_view and writes them with skill_manage.`,
 			}),
 		skillsCommand("install DIR", "Install a skill from a directory holding its SKILL.md", exactArgs(1, "the skill's directory"), false,
 			func(w io.Writer, cfg config.Config, args []string, _ bool) error {
-				s, err := skills.Install(cfg.Home, filepath.Clean(args[0]))
+				s, err := talaria.InstallSkill(cfg.Home, filepath.Clean(args[0]))
 				if err != nil {
 					return skillsErr(err)
 				}
-				fmt.Fprintf(w, "installed %s (%d supporting files) in %s\n", s.Name, len(s.Files), filepath.Join(skills.Dir(cfg.Home), s.Name))
+				fmt.Fprintf(w, "installed %s (%d supporting files) in %s\n", s.Name, len(s.Files), filepath.Join(talaria.SkillsDir(cfg.Home), s.Name))
 				return nil
 			}),
 		skillsCommand("rm NAME", "Remove a skill and its files", exactArgs(1, "a skill's name"), false,
 			func(w io.Writer, cfg config.Config, args []string, _ bool) error {
-				if err := skills.Delete(cfg.Home, args[0]); err != nil {
+				if err := talaria.DeleteSkill(cfg.Home, args[0]); err != nil {
 					return skillsErr(err)
 				}
 				fmt.Fprintf(w, "removed %s\n", args[0])
@@ -125,9 +126,9 @@ func configCommand(use, short string, args cobra.PositionalArgs, run func(cmd *c
 // one a failure (exit 1).
 func skillsErr(err error) error {
 	switch {
-	case errors.Is(err, skills.ErrNotFound):
+	case errors.Is(err, talaria.ErrNoSkill):
 		return &exitError{code: exitFailure, err: err}
-	case errors.Is(err, skills.ErrInvalid), errors.Is(err, skills.ErrSuspicious), errors.Is(err, skills.ErrExists):
+	case errors.Is(err, talaria.ErrSkillInvalid), errors.Is(err, talaria.ErrSkillSuspicious), errors.Is(err, talaria.ErrSkillExists):
 		return usageErr(err)
 	}
 	return err

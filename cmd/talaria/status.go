@@ -7,13 +7,13 @@ import (
 	"io"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/talaria-agent/talaria/internal/textline"
 
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/workflows"
 )
 
 // Bounds of what status reads and prints.
@@ -43,7 +43,7 @@ func argsSummary(args string) string {
 }
 
 // printStatus writes the report as text for session id. Pure.
-func printStatus(w io.Writer, id string, r engine.Status, now time.Time) {
+func printStatus(w io.Writer, id string, r talaria.Status, now time.Time) {
 	if r.Goal != nil {
 		printGoal(w, id, *r.Goal)
 	}
@@ -64,7 +64,7 @@ func printStatus(w io.Writer, id string, r engine.Status, now time.Time) {
 
 // printTurn writes the running turn: its counters, the step running now,
 // its waits, the last notice, what it asks of a person and its steers.
-func printTurn(w io.Writer, id string, r engine.Status, now time.Time) {
+func printTurn(w io.Writer, id string, r talaria.Status, now time.Time) {
 	t := r.Turn
 	fmt.Fprintf(w, "session %s: running %s — iteration %d, %d left, %d model calls", id, t.TurnID, t.Iteration, t.BudgetLeft, t.APICalls)
 	if t.CurrentTool != "" {
@@ -98,7 +98,7 @@ func printTurn(w io.Writer, id string, r engine.Status, now time.Time) {
 // attempt 1 of 6, running 12s" or "  tool: terminal `make test`, running
 // 3m10s"; empty when there is none, or when a wait already shows it (a
 // slow or retried attempt). Pure.
-func currentLine(c *engine.CurrentWork, waits []engine.ActivityWait) string {
+func currentLine(c *talaria.CurrentWork, waits []talaria.ActivityWait) string {
 	if c == nil {
 		return ""
 	}
@@ -130,7 +130,7 @@ func currentLine(c *engine.CurrentWork, waits []engine.ActivityWait) string {
 
 // betweenAttempts reports whether a wait shows a step waiting for its next
 // attempt (which says what the last notice would). Pure.
-func betweenAttempts(waits []engine.ActivityWait) bool {
+func betweenAttempts(waits []talaria.ActivityWait) bool {
 	for _, wt := range waits {
 		if wt.NextAttempt != nil {
 			return true
@@ -141,7 +141,7 @@ func betweenAttempts(waits []engine.ActivityWait) bool {
 
 // printAsks writes the approval or question the turn waits on, with the
 // exact commands that answer it. Text from the model is made visible.
-func printAsks(w io.Writer, id string, t *workflows.Progress) {
+func printAsks(w io.Writer, id string, t *talaria.Progress) {
 	if a := t.PendingApproval; a != nil {
 		fmt.Fprintf(w, "  approval needed: %s\n", textline.Visible(a.Command))
 		if a.Reason != "" {
@@ -171,13 +171,13 @@ endpoint with several keys: every key by position and digest, ready or cooling
 down (rate limited, refused) and for how long.
 Exit status 1 for a session the store does not hold.`, 1,
 		format.register,
-		func(cmd *cobra.Command, cfg config.Config, rt *engine.Runtime, args []string) error {
+		func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, args []string) error {
 			asJSON, err := format.json()
 			if err != nil {
 				return err
 			}
 			r, err := rt.SessionStatus(cmd.Context(), args[0])
-			if errors.Is(err, engine.ErrNoSession) {
+			if errors.Is(err, talaria.ErrNoSession) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("no session %q (see 'talaria sessions list')", args[0])}
 			}
 			if err != nil {

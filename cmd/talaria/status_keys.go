@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria"
+
 	"github.com/talaria-agent/talaria/internal/textline"
 )
 
 // printKeyPools writes the key pools, one line a key. Pure.
-func printKeyPools(w io.Writer, pools []engine.KeyPoolStatus) {
+func printKeyPools(w io.Writer, pools []talaria.KeyPoolStatus) {
 	if len(pools) == 0 {
 		return
 	}

@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/textline"
+	"github.com/talaria-agent/talaria"
 
-	"github.com/talaria-agent/talaria/workflows"
+	"github.com/talaria-agent/talaria/internal/textline"
 )
 
 // printGoal writes where the session's goal or background task stands.
 // Pure.
-func printGoal(w io.Writer, id string, g workflows.GoalProgress) {
+func printGoal(w io.Writer, id string, g talaria.GoalProgress) {
 	fmt.Fprintf(w, "session %s: a run of %d turns so far, %d model calls, %d tokens", id, g.TurnCount, g.Iterations, g.Usage.TotalTokens)
 	if g.CostUSD > 0 {
 		fmt.Fprintf(w, ", $%.4f", g.CostUSD)
@@ -33,7 +32,7 @@ func printGoal(w io.Writer, id string, g workflows.GoalProgress) {
 
 // printTasks writes the delegated tasks of session id running now, one
 // line each, and how to answer one that waits for approval. Pure.
-func printTasks(w io.Writer, id string, tasks []engine.TaskStatus) {
+func printTasks(w io.Writer, id string, tasks []talaria.TaskStatus) {
 	for _, t := range tasks {
 		line := fmt.Sprintf("  └ task %s: iteration %d, %d model calls", t.Session, t.Iteration, t.APICalls)
 		if t.Tool != "" {

@@ -6,23 +6,23 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/spf13/cobra"
+	"github.com/talaria-agent/talaria"
 
-	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/spf13/cobra"
 )
 
 // watchStore runs a long-lived process (serve, worker, scheduler) until
 // ctx ends or its store is gone, watching the store as serve does
-// (engine.Runtime.WatchStore): while the database does not answer, work
+// (talaria.Runtime.WatchStore): while the database does not answer, work
 // pauses and each change is one line on stderr; a SQLite file removed or
 // replaced stops the process with one line and exit status 1 (the deferred
 // stops of the caller end its scheduler, worker and server), and the store
 // is never created again. name is the command ("serve", "worker", ...).
-func watchStore(ctx context.Context, cmd *cobra.Command, rt *engine.Runtime, name string) error {
+func watchStore(ctx context.Context, cmd *cobra.Command, rt *talaria.Runtime, name string) error {
 	say := func(line string) {
 		fmt.Fprintf(cmd.ErrOrStderr(), "talaria %s: %s\n", name, forProcess(oneLine(errors.New(line)), name))
 	}
-	if err := rt.WatchStore(ctx, engine.StoreCheckEvery, say); err != nil {
+	if err := rt.WatchStore(ctx, talaria.StoreCheckEvery, say); err != nil {
 		say(err.Error())
 		return &exitError{code: exitFailure}
 	}

@@ -8,13 +8,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/talaria-agent/talaria/internal/textline"
+	"github.com/talaria-agent/talaria"
 
-	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/internal/events"
-	"github.com/talaria-agent/talaria/internal/turnapi"
-	"github.com/talaria-agent/talaria/models"
-	"github.com/talaria-agent/talaria/workflows"
+	"github.com/talaria-agent/talaria/internal/textline"
 )
 
 // streamPrinter shows a turn as it happens: reply text on out as it is
@@ -25,16 +21,16 @@ type streamPrinter struct {
 	text        strings.Builder
 	midLine     bool
 	// shown keeps a retried model call's text from being printed twice.
-	shown events.Shown
+	shown talaria.ShownEvent
 }
 
-func (p *streamPrinter) onEvent(ev models.Event) {
+func (p *streamPrinter) onEvent(ev talaria.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch ev.Kind {
-	case events.KindAttempt:
+	case talaria.KindAttempt:
 		p.shown.Attempt(ev.Data)
-	case events.KindDelta:
+	case talaria.KindDelta:
 		text, restarted := p.shown.Delta(ev.Data)
 		if restarted {
 			// A retried call answered differently: what was shown of it
@@ -50,18 +46,18 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 		fmt.Fprint(p.out, text)
 		p.text.WriteString(text)
 		p.midLine = !strings.HasSuffix(text, "\n")
-	case events.KindStatus, events.KindWait:
+	case talaria.KindStatus, talaria.KindWait:
 		if p.midLine {
 			fmt.Fprintln(p.out)
 			p.midLine = false
 		}
 		fmt.Fprintf(p.errOut, "  ⋯ %s\n", textline.Visible(ev.Data))
-	case events.KindApproval, events.KindApprovalDecided, events.KindQuestion, events.KindAnswered:
+	case talaria.KindApproval, talaria.KindApprovalDecided, talaria.KindQuestion, talaria.KindAnswered:
 		// A wait on a person: chat already prompts for it and shows the
 		// outcome from the turn's progress query, so it is not printed
 		// twice.
-	case events.KindTaskStart, events.KindTaskEnd:
-		var t turnapi.TaskEvent
+	case talaria.KindTaskStart, talaria.KindTaskEnd:
+		var t talaria.TaskEvent
 		if json.Unmarshal([]byte(ev.Data), &t) != nil {
 			return
 		}
@@ -69,13 +65,13 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 			fmt.Fprintln(p.out)
 			p.midLine = false
 		}
-		if ev.Kind == events.KindTaskStart {
+		if ev.Kind == talaria.KindTaskStart {
 			fmt.Fprintf(p.errOut, "  ↳ task %s: %s\n", textline.Visible(t.Session), textline.Visible(t.Goal))
 		} else {
 			fmt.Fprintf(p.errOut, "  ↳ task %s ended: %s\n", textline.Visible(t.Session), textline.Visible(t.StopReason))
 		}
-	case events.KindToolStart, events.KindToolEnd:
-		var t activities.ToolEvent
+	case talaria.KindToolStart, talaria.KindToolEnd:
+		var t talaria.ToolEvent
 		if json.Unmarshal([]byte(ev.Data), &t) != nil {
 			return
 		}
@@ -84,7 +80,7 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 			p.midLine = false
 		}
 		switch {
-		case ev.Kind == events.KindToolStart:
+		case ev.Kind == talaria.KindToolStart:
 			fmt.Fprintf(p.errOut, "  ⚙ %s %s\n", textline.Visible(t.Name), textline.Visible(t.Args))
 		case t.Refused != "":
 			fmt.Fprintf(p.errOut, "  ✗ %s\n", refusalLine(textline.Visible(t.Name), t.Refused))
@@ -98,7 +94,7 @@ func (p *streamPrinter) onEvent(ev models.Event) {
 
 // finish ends the turn's output: the final answer is printed unless it was
 // just streamed; a turn that did not complete is explained on errOut.
-func (p *streamPrinter) finish(res workflows.ConversationResult) {
+func (p *streamPrinter) finish(res talaria.ConversationResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	streamed := strings.TrimSpace(p.text.String())
@@ -117,7 +113,7 @@ func (p *streamPrinter) finish(res workflows.ConversationResult) {
 }
 
 // refusalLine says why a call was not run, from the refusal the model read
-// (turnapi.DenialMessage): "terminal blocked: REASON", "terminal denied:
+// (talaria.DenialMessage): "terminal blocked: REASON", "terminal denied:
 // not run" (by 'talaria deny', at the prompt, or by approvals.noninteractive),
 // "terminal not run: no one approved it". Pure.
 func refusalLine(name, refusal string) string {

@@ -8,12 +8,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/mcp"
-	"github.com/talaria-agent/talaria/internal/tools"
 )
 
 // toolView is one tool as `talaria tools` shows it.
@@ -51,14 +50,14 @@ that needs a service, such as web_search, says what to set when none is).`,
 			if err != nil {
 				return err
 			}
-			list, err := engine.ToolCatalog(cfg)
+			list, err := talaria.ToolCatalog(cfg)
 			if err != nil {
 				return usageErr(err)
 			}
 			views := make([]toolView, len(list))
 			for i, t := range list {
-				views[i] = toolView{Name: t.Tool.Name(), Toolset: tools.ToolsetOf(t.Tool.Name()), Approval: tools.ApprovalOf(t.Tool.Name()),
-					Quick: tools.IsQuick(t.Tool), Idempotent: t.Tool.Idempotent(), Enabled: t.Enabled, Note: t.Note}
+				views[i] = toolView{Name: t.Tool.Name(), Toolset: talaria.ToolsetOf(t.Tool.Name()), Approval: talaria.ApprovalOf(t.Tool.Name()),
+					Quick: talaria.IsQuick(t.Tool), Idempotent: t.Tool.Idempotent(), Enabled: t.Enabled, Note: t.Note}
 			}
 			views = append(views, mcpToolViews(cmd, cfg)...)
 			if asJSON {
@@ -87,7 +86,7 @@ that needs a service, such as web_search, says what to set when none is).`,
 					fmt.Fprintf(cmd.OutOrStdout(), "\n%s is not offered: %s\n", v.Name, v.Note)
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "\ntoolsets: %s\n", strings.Join(tools.ToolsetNames(), ", "))
+			fmt.Fprintf(cmd.OutOrStdout(), "\ntoolsets: %s\n", strings.Join(talaria.ToolsetNames(), ", "))
 			return nil
 		},
 	}
@@ -103,7 +102,7 @@ func mcpToolViews(cmd *cobra.Command, cfg config.Config) []toolView {
 		return nil
 	}
 	fmt.Fprintf(cmd.ErrOrStderr(), "reaching %d MCP server(s)…\n", len(cfg.MCPServers))
-	servers := mcp.New(cfg.MCPServers, engine.ToolPolicy(cfg), nil)
+	servers := talaria.NewMCP(cfg.MCPServers, talaria.ToolPolicy(cfg), nil)
 	defer servers.Close()
 	ctx, cancel := context.WithTimeout(cmd.Context(), 2*time.Minute)
 	defer cancel()
@@ -115,7 +114,7 @@ func mcpToolViews(cmd *cobra.Command, cfg config.Config) []toolView {
 			continue
 		}
 		for _, t := range list {
-			n := mcp.ToolName(name, t.Name)
+			n := talaria.MCPToolName(name, t.Name)
 			out = append(out, toolView{Name: n, Toolset: "mcp:" + name, Approval: "the MCP server's own",
 				Enabled: !slices.Contains(cfg.Tools.Disabled, n)})
 		}

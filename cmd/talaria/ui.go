@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/talaria-agent/talaria"
+
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/embedded"
-	"github.com/talaria-agent/talaria/internal/engine"
 )
 
 // flagUIPort is the Web UI's port flag of serve and temporal.
@@ -52,14 +52,14 @@ func uiPortOverride(c *cobra.Command) *int {
 // is none: no embedded server, the UI turned off, or it cannot start (its
 // port is taken), which warn says in one line; the server runs on.
 // ip is the address to listen on ("": the frontend's).
-func startUI(ctx context.Context, warn io.Writer, name string, cfg config.Config, srv *embedded.Server, ip string) *embedded.UI {
+func startUI(ctx context.Context, warn io.Writer, name string, cfg config.Config, srv *talaria.EmbeddedServer, ip string) *talaria.UI {
 	if srv == nil || cfg.Temporal.UIPort == 0 {
 		return nil
 	}
-	token, err := engine.UIToken(cfg.Home)
+	token, err := talaria.UIToken(cfg.Home)
 	if err == nil {
-		var ui *embedded.UI
-		ui, err = srv.StartUI(ctx, embedded.UIOptions{IP: ip, Port: cfg.Temporal.UIPort, Token: token, Logger: newLogger(cfg.LogLevel)})
+		var ui *talaria.UI
+		ui, err = srv.StartUI(ctx, talaria.UIOptions{IP: ip, Port: cfg.Temporal.UIPort, Token: token, Logger: newLogger(cfg.LogLevel)})
 		if err == nil {
 			if w := ui.Warning(); w != "" {
 				fmt.Fprintf(warn, "talaria %s: warning: %s\n", name, w)
@@ -68,7 +68,7 @@ func startUI(ctx context.Context, warn io.Writer, name string, cfg config.Config
 		}
 	}
 	hint := "set --ui-port or temporal.ui_port (0 turns it off)"
-	if errors.Is(err, embedded.ErrUIPortUnavailable) {
+	if errors.Is(err, talaria.ErrUIPortUnavailable) {
 		err = fmt.Errorf("port %d is in use or not allowed", cfg.Temporal.UIPort)
 	}
 	fmt.Fprintf(warn, "talaria %s: web UI off: %v; %s\n", name, err, hint)
@@ -76,7 +76,7 @@ func startUI(ctx context.Context, warn io.Writer, name string, cfg config.Config
 }
 
 // uiReady is the ready line's mention of ui ("" when there is none).
-func uiReady(ui *embedded.UI) string {
+func uiReady(ui *talaria.UI) string {
 	if ui == nil {
 		return ""
 	}
@@ -84,7 +84,7 @@ func uiReady(ui *embedded.UI) string {
 }
 
 // uiLogin is ui's login URL for serve.json ("" when there is none).
-func uiLogin(ui *embedded.UI) string {
+func uiLogin(ui *talaria.UI) string {
 	if ui == nil {
 		return ""
 	}

@@ -8,10 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/spf13/cobra"
+	"github.com/talaria-agent/talaria"
 
-	"github.com/talaria-agent/talaria/internal/modelinfo"
-	"github.com/talaria-agent/talaria/models"
+	"github.com/spf13/cobra"
 )
 
 func newUsageCommand() *cobra.Command {
@@ -36,7 +35,7 @@ in config.yaml). A model without a known price counts its tokens and no cost.
 			if err != nil {
 				return err
 			}
-			f := models.UsageFilter{SessionID: strings.TrimSpace(session)}
+			f := talaria.UsageFilter{SessionID: strings.TrimSpace(session)}
 			if since != "" {
 				d, err := parseSince(since)
 				if err != nil {
@@ -78,13 +77,13 @@ const emptyUsageJSON = `{"models":[],"total":{"provider":"all","model":"all","ca
 
 // usageReport is usage -o json.
 type usageReport struct {
-	Rows  []models.UsageRow `json:"models"`
-	Total models.UsageRow   `json:"total"`
+	Rows  []talaria.UsageRow `json:"models"`
+	Total talaria.UsageRow   `json:"total"`
 }
 
-func nonNil(rows []models.UsageRow) []models.UsageRow {
+func nonNil(rows []talaria.UsageRow) []talaria.UsageRow {
 	if rows == nil {
-		return []models.UsageRow{}
+		return []talaria.UsageRow{}
 	}
 	return rows
 }
@@ -115,8 +114,8 @@ func parseSince(s string) (time.Duration, error) {
 }
 
 // sumUsage is the total of rows. Pure.
-func sumUsage(rows []models.UsageRow) models.UsageRow {
-	t := models.UsageRow{Provider: "all", Model: "all"}
+func sumUsage(rows []talaria.UsageRow) talaria.UsageRow {
+	t := talaria.UsageRow{Provider: "all", Model: "all"}
 	for _, r := range rows {
 		t.Calls += r.Calls
 		t.PromptTokens += r.PromptTokens
@@ -130,7 +129,7 @@ func sumUsage(rows []models.UsageRow) models.UsageRow {
 }
 
 // printUsage writes the usage table, with a total line.
-func printUsage(w io.Writer, rows []models.UsageRow) {
+func printUsage(w io.Writer, rows []talaria.UsageRow) {
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "no model calls recorded")
 		return
@@ -146,8 +145,8 @@ func printUsage(w io.Writer, rows []models.UsageRow) {
 
 // costText is a row's cost in dollars, saying when some calls had no
 // price. Pure.
-func costText(r models.UsageRow) string {
-	text := modelinfo.FormatUSD(r.CostUSD)
+func costText(r talaria.UsageRow) string {
+	text := talaria.FormatUSD(r.CostUSD)
 	switch {
 	case r.Unpriced == r.Calls && r.Calls > 0:
 		return "unknown (no price)"

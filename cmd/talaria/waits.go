@@ -5,11 +5,11 @@ import (
 	"io"
 	"time"
 
-	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria"
 )
 
 // printWaits writes one line per wait.
-func printWaits(w io.Writer, waits []engine.ActivityWait, now time.Time) {
+func printWaits(w io.Writer, waits []talaria.ActivityWait, now time.Time) {
 	for _, wt := range waits {
 		attempt := fmt.Sprint(wt.Attempt)
 		if wt.MaxAttempts > 0 {

@@ -163,3 +163,25 @@ func serveCertificate(ctx context.Context, address string) *x509.Certificate {
 	}
 	return certs[0]
 }
+
+// CheckTemporal asks a Temporal for its health: the running serve's (info,
+// when serving) or the external one cfg names.
+func CheckTemporal(ctx context.Context, cfg config.Config, info ServeInfo, serving bool) error {
+	quiet := slog.New(slog.DiscardHandler)
+	if serving {
+		rt, err := Connect(ctx, cfg, info, quiet)
+		if err != nil {
+			return err
+		}
+		defer rt.Close()
+		_, err = rt.Client.CheckHealth(ctx, &client.CheckHealthRequest{})
+		return err
+	}
+	c, err := Dial(ctx, cfg.Temporal, cfg.Home, quiet)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
+	return err
+}

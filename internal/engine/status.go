@@ -187,7 +187,7 @@ func describeCurrent(p *workflows.Progress, pending []*workflowpb.PendingActivit
 func (rt *Runtime) SessionStatus(ctx context.Context, id string) (Status, error) {
 	var r Status
 	st, err := rt.SessionState(ctx, id)
-	if isNotFound(err) {
+	if IsNotFound(err) {
 		if !rt.sessionKnown(ctx, id) {
 			return r, fmt.Errorf("%w: %q", ErrNoSession, id)
 		}
@@ -237,8 +237,8 @@ func (rt *Runtime) sessionKnown(ctx context.Context, id string) bool {
 	return !errors.Is(err, models.ErrNotFound)
 }
 
-// isNotFound reports a workflow that does not exist (a session never used).
-func isNotFound(err error) bool {
+// IsNotFound reports a workflow that does not exist (a session never used).
+func IsNotFound(err error) bool {
 	var nf *serviceerror.NotFound
 	return err != nil && errors.As(err, &nf)
 }
