@@ -34,7 +34,6 @@ var (
 	Connect           = engine.Connect
 	CredentialPath    = engine.CredentialPath
 	DeleteSession     = engine.DeleteSession
-	Dial              = engine.Dial
 	EnsureCredential  = engine.EnsureCredential
 	IsNotFound        = engine.IsNotFound
 	CheckTemporal     = engine.CheckTemporal

@@ -11,8 +11,6 @@ import (
 
 // From package workflows.
 type (
-	Answer             = workflows.Answer
-	ApprovalDecision   = workflows.ApprovalDecision
 	BusyMode           = workflows.BusyMode
 	ConversationResult = workflows.ConversationResult
 	GoalBudget         = workflows.GoalBudget
@@ -28,8 +26,6 @@ const (
 	BusySteer       = workflows.BusySteer
 	GoalDone        = workflows.GoalDone
 	NoUserAnswer    = workflows.NoUserAnswer
-	SignalAnswer    = workflows.SignalAnswer
-	SignalApproval  = workflows.SignalApproval
 	SignalSteer     = workflows.SignalSteer
 	StopError       = workflows.StopError
 	StopInterrupted = workflows.StopInterrupted

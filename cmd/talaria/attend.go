@@ -96,7 +96,7 @@ func (a *attendant) poll(ctx context.Context) {
 		fmt.Fprintf(a.errOut, "\n  ⚠ the agent wants to run: %s\n    (%s)\n", textline.Visible(ap.Command), textline.Visible(ap.Reason))
 		fmt.Fprintf(a.errOut, "    %s\n", approveHow(a.session, a.unattended == ""))
 		a.decideUnattended(func() bool {
-			if !a.signal(ctx, p.TurnID, talaria.SignalApproval, talaria.ApprovalDecision{CallID: ap.CallID, Choice: talaria.ChoiceDeny}) {
+			if !a.done(a.rt.Decide(ctx, p.TurnID, ap.CallID, talaria.ChoiceDeny)) {
 				return false
 			}
 			fmt.Fprintln(a.errOut, "  ✗ refused: no one at this terminal can approve it (approvals.noninteractive: deny; set it to wait to answer from another terminal)")
@@ -116,7 +116,7 @@ func (a *attendant) poll(ctx context.Context) {
 			fmt.Fprintf(a.errOut, "    %s\n", answerHow(a.session, a.unattended == ""))
 		}
 		a.decideUnattended(func() bool {
-			if !a.signal(ctx, p.TurnID, talaria.SignalAnswer, talaria.Answer{CallID: q.CallID, Text: talaria.NoUserAnswer}) {
+			if !a.done(a.rt.Answer(ctx, p.TurnID, q.CallID, talaria.NoUserAnswer)) {
 				return false
 			}
 			fmt.Fprintln(a.errOut, "  ↪ answered: no one is available to answer; the agent proceeds on its best judgement and says what it assumed (approvals.noninteractive: deny)")
@@ -178,19 +178,21 @@ func (a *attendant) reply(ctx context.Context, line string) {
 			fmt.Fprintf(a.errOut, "  %v — answer o, s, a or d: ", err)
 			return
 		}
-		a.signal(ctx, p.TurnID, talaria.SignalApproval, talaria.ApprovalDecision{CallID: a.asking, Choice: choice})
+		a.done(a.rt.Decide(ctx, p.TurnID, a.asking, choice))
 	case p.PendingQuestion != nil && p.PendingQuestion.CallID == a.asking:
-		a.signal(ctx, p.TurnID, talaria.SignalAnswer, talaria.Answer{CallID: a.asking, Text: pickChoice(line, p.PendingQuestion.Choices)})
+		a.done(a.rt.Answer(ctx, p.TurnID, a.asking, pickChoice(line, p.PendingQuestion.Choices)))
 	case strings.HasPrefix(line, "/steer "):
-		a.signal(ctx, p.TurnID, talaria.SignalSteer, strings.TrimSpace(strings.TrimPrefix(line, "/steer ")))
+		a.done(a.rt.Signal(ctx, p.TurnID, talaria.SignalSteer, strings.TrimSpace(strings.TrimPrefix(line, "/steer "))))
 		fmt.Fprintln(a.errOut, "  ↪ sent to the running turn")
 	default:
 		a.ahead = append(a.ahead, line)
 	}
 }
 
-func (a *attendant) signal(ctx context.Context, turnID, name string, payload any) bool {
-	if err := a.rt.Signal(ctx, turnID, name, payload); err != nil {
+// done reports whether a decision, answer or steer reached the turn, and
+// says why not when it did not.
+func (a *attendant) done(err error) bool {
+	if err != nil {
 		fmt.Fprintf(a.errOut, "talaria: %s\n", oneLine(err))
 		return false
 	}

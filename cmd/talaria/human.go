@@ -68,8 +68,7 @@ func decide(cmd *cobra.Command, rt *talaria.Runtime, session string, choice tala
 	if p.PendingApproval == nil {
 		return &exitError{code: exitFailure, err: fmt.Errorf("no command is waiting for approval in session %s", session)}
 	}
-	d := talaria.ApprovalDecision{CallID: p.PendingApproval.CallID, Choice: choice}
-	if err := rt.Signal(cmd.Context(), p.TurnID, talaria.SignalApproval, d); err != nil {
+	if err := rt.Decide(cmd.Context(), p.TurnID, p.PendingApproval.CallID, choice); err != nil {
 		return err
 	}
 	verb := map[talaria.ApprovalChoice]string{talaria.ChoiceOnce: "approved", talaria.ChoiceSession: "approved for this session",
@@ -97,8 +96,7 @@ days, across restarts. Exit status 1 when no question is pending.`, 2, nil,
 			if p.PendingQuestion == nil {
 				return &exitError{code: exitFailure, err: fmt.Errorf("no question is waiting for an answer in session %s", args[0])}
 			}
-			a := talaria.Answer{CallID: p.PendingQuestion.CallID, Text: args[1]}
-			if err := rt.Signal(cmd.Context(), p.TurnID, talaria.SignalAnswer, a); err != nil {
+			if err := rt.Answer(cmd.Context(), p.TurnID, p.PendingQuestion.CallID, args[1]); err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "answered: %s\n", p.PendingQuestion.Question)

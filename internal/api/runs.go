@@ -199,10 +199,9 @@ func unavailable(err error) *apiError {
 	return errorf(http.StatusServiceUnavailable, typeServer, "unavailable", "the engine does not answer right now; try again (%s)", oneLine(err.Error()))
 }
 
-// signalRun sends a control signal to a run's turn: a turn that ended
-// meanwhile is a 409.
-func (s *Server) signalRun(r *http.Request, turnID, name string, payload any) error {
-	err := s.rt.Signal(r.Context(), turnID, name, payload)
+// signalRun is the outcome of a control signal sent to a run's turn: a
+// turn that ended meanwhile is a 409.
+func (s *Server) signalRun(r *http.Request, err error) error {
 	var missing *serviceerror.NotFound
 	if errors.As(err, &missing) {
 		return errorf(http.StatusConflict, typeConflict, "run_ended", "run %s has ended", r.PathValue("id"))
@@ -293,7 +292,7 @@ func (s *Server) handleStopRun(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.signalRun(r, t.ID, workflows.SignalInterrupt, "stopped through the API"); err != nil {
+	if err := s.signalRun(r, s.rt.Signal(r.Context(), t.ID, workflows.SignalInterrupt, "stopped through the API")); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "status": "stopping"})
@@ -362,11 +361,11 @@ func (s *Server) handleApproveRun(w http.ResponseWriter, r *http.Request) error 
 	if p.PendingApproval == nil || (body.CallID != "" && body.CallID != p.PendingApproval.CallID) {
 		return errorf(http.StatusConflict, typeConflict, "no_pending_approval", "run %s waits on no command approval%s", r.PathValue("id"), callNote(body.CallID))
 	}
-	d := workflows.ApprovalDecision{CallID: p.PendingApproval.CallID, Choice: choice}
-	if err := s.signalRun(r, t.ID, workflows.SignalApproval, d); err != nil {
+	callID := p.PendingApproval.CallID
+	if err := s.signalRun(r, s.rt.Decide(r.Context(), t.ID, callID, choice)); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "call_id": d.CallID, "choice": string(choice),
+	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "call_id": callID, "choice": string(choice),
 		"command": p.PendingApproval.Command})
 	return nil
 }
@@ -391,11 +390,10 @@ func (s *Server) handleAnswerRun(w http.ResponseWriter, r *http.Request) error {
 	if p.PendingQuestion == nil || (body.CallID != "" && body.CallID != p.PendingQuestion.CallID) {
 		return errorf(http.StatusConflict, typeConflict, "no_pending_question", "run %s waits on no answer%s", r.PathValue("id"), callNote(body.CallID))
 	}
-	a := workflows.Answer{CallID: p.PendingQuestion.CallID, Text: body.Text}
-	if err := s.signalRun(r, t.ID, workflows.SignalAnswer, a); err != nil {
+	if err := s.signalRun(r, s.rt.Answer(r.Context(), t.ID, p.PendingQuestion.CallID, body.Text)); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "call_id": a.CallID})
+	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "call_id": p.PendingQuestion.CallID})
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/transcript"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -344,6 +345,18 @@ func (rt *Runtime) Running(ctx context.Context, sessionID string) (workflows.Pro
 		return workflows.Progress{}, ErrNoRunningTurn
 	}
 	return rt.Progress(ctx, st.Running)
+}
+
+// Decide gives a person's choice on the command turn turnID waits to have
+// approved (callID names the call, so a choice never lands on another).
+func (rt *Runtime) Decide(ctx context.Context, turnID, callID string, choice turnapi.ApprovalChoice) error {
+	return rt.Signal(ctx, turnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: callID, Choice: choice})
+}
+
+// Answer gives a person's answer to the question turn turnID asked
+// (callID names the call).
+func (rt *Runtime) Answer(ctx context.Context, turnID, callID, text string) error {
+	return rt.Signal(ctx, turnID, workflows.SignalAnswer, workflows.Answer{CallID: callID, Text: text})
 }
 
 // Signal sends a control signal to a turn.

@@ -145,7 +145,7 @@ func (g *Gateway) decidePress(ctx context.Context, u Update) (notice string, dec
 		if !c.Known() {
 			break
 		}
-		if err := g.rt.Signal(ctx, pr.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: pr.PendingApproval.CallID, Choice: c}); err != nil {
+		if err := g.rt.Decide(ctx, pr.TurnID, pr.PendingApproval.CallID, c); err != nil {
 			return "", false, err
 		}
 		return map[turnapi.ApprovalChoice]string{turnapi.ChoiceOnce: "Approved once.", turnapi.ChoiceSession: "Approved for this session.",
@@ -155,7 +155,7 @@ func (g *Gateway) decidePress(ctx context.Context, u Update) (notice string, dec
 		if _, err := fmt.Sscan(choice, &n); err != nil || n < 0 || n >= len(pr.PendingQuestion.Choices) {
 			break
 		}
-		if err := g.rt.Signal(ctx, pr.TurnID, workflows.SignalAnswer, workflows.Answer{CallID: pr.PendingQuestion.CallID, Text: pr.PendingQuestion.Choices[n]}); err != nil {
+		if err := g.rt.Answer(ctx, pr.TurnID, pr.PendingQuestion.CallID, pr.PendingQuestion.Choices[n]); err != nil {
 			return "", false, err
 		}
 		return "Answered: " + pr.PendingQuestion.Choices[n], true, nil
@@ -179,7 +179,7 @@ func (g *Gateway) decide(ctx context.Context, u Update, c turnapi.ApprovalChoice
 	if err != nil || pr.PendingApproval == nil {
 		return "No command is waiting for approval.", nil
 	}
-	if err := g.rt.Signal(ctx, pr.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{CallID: pr.PendingApproval.CallID, Choice: c}); err != nil {
+	if err := g.rt.Decide(ctx, pr.TurnID, pr.PendingApproval.CallID, c); err != nil {
 		return "", err
 	}
 	if c == turnapi.ChoiceDeny {
@@ -195,6 +195,6 @@ func (g *Gateway) answerPending(ctx context.Context, u Update, text string) (boo
 	if err != nil || pr.PendingQuestion == nil {
 		return false, nil
 	}
-	err = g.rt.Signal(ctx, pr.TurnID, workflows.SignalAnswer, workflows.Answer{CallID: pr.PendingQuestion.CallID, Text: text})
+	err = g.rt.Answer(ctx, pr.TurnID, pr.PendingQuestion.CallID, text)
 	return err == nil, err
 }
