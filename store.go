@@ -10,16 +10,12 @@ import (
 
 // From package models.
 type (
-	CronJob           = models.CronJob
-	CronRun           = models.CronRun
-	Event             = models.Event
-	Session           = models.Session
-	Store             = models.Store
-	StoredMessage     = models.Message
-	StoredSearchGroup = models.SearchGroup
-	Turn              = models.Turn
-	UsageFilter       = models.UsageFilter
-	UsageRow          = models.UsageRow
+	CronJob     = models.CronJob
+	CronRun     = models.CronRun
+	Event       = models.Event
+	Store       = models.Store
+	UsageFilter = models.UsageFilter
+	UsageRow    = models.UsageRow
 )
 
 const (
@@ -39,6 +35,8 @@ var (
 // From package sessionview.
 type (
 	SearchGroup   = sessionview.SearchGroup
+	SessionView   = sessionview.Session
+	TurnView      = sessionview.Turn
 	SessionDetail = sessionview.Detail
 )
 
@@ -49,13 +47,9 @@ const (
 )
 
 var (
-	FirstMessage     = sessionview.FirstMessage
-	NewSearchGroups  = sessionview.NewSearch
-	NewSessionDetail = sessionview.NewDetail
-	NewSessions      = sessionview.NewSessions
-	ToolOutcome      = sessionview.ToolOutcome
-	TurnCount        = sessionview.TurnCount
-	WithTurnCounts   = sessionview.WithTurnCounts
+	ListSessions    = sessionview.List
+	ShowSession     = sessionview.Show
+	NewSearchGroups = sessionview.NewSearch
 )
 
 // From package activities.

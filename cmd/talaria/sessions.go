@@ -98,25 +98,20 @@ func newSessionsListCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			sessions, err := st.SessionPage(cmd.Context(), 0, limit, all)
-			if err == nil {
-				sessions, err = talaria.WithTurnCounts(cmd.Context(), st, sessions)
-			}
+			sessions, _, err := talaria.ListSessions(cmd.Context(), st, 0, limit, all)
 			if err != nil {
 				return err
 			}
-			first := talaria.FirstMessage(cmd.Context(), st)
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), talaria.NewSessions(sessions, first))
+				return writeJSON(cmd.OutOrStdout(), sessions)
 			}
-			return printSessionList(cmd.OutOrStdout(), sessions, first)
+			return printSessionList(cmd.OutOrStdout(), sessions)
 		})
 }
 
 // printSessionList prints one line per session; PARENT is the session a
-// compacted session was made from ("-" for a root). first returns a
-// session's first message.
-func printSessionList(out io.Writer, sessions []talaria.Session, first func(id string) string) error {
+// compacted session was made from ("-" for a root).
+func printSessionList(out io.Writer, sessions []talaria.SessionView) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "SESSION\tPARENT\tTURNS\tMODEL\tUPDATED\tFIRST MESSAGE")
 	for _, s := range sessions {
@@ -125,7 +120,7 @@ func printSessionList(out io.Writer, sessions []talaria.Session, first func(id s
 			parent = "-"
 		}
 		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, parent, s.TurnCount, s.Model,
-			s.UpdatedAt.Local().Format("2006-01-02 15:04"), oneLineText(first(s.ID), 50))
+			s.UpdatedAt.Local().Format("2006-01-02 15:04"), oneLineText(s.FirstMessage, 50))
 	}
 	return w.Flush()
 }
@@ -138,46 +133,17 @@ func newSessionsShowCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			sess, err := st.Session(ctx, args[0])
+			d, err := talaria.ShowSession(cmd.Context(), st, args[0])
 			if errors.Is(err, talaria.ErrNotFound) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("no session %q", args[0])}
 			}
 			if err != nil {
 				return err
 			}
-			msgs, err := st.Messages(ctx, sess.ID)
-			if err != nil {
-				return err
-			}
-			turns, err := st.Turns(ctx, sess.ID)
-			if err != nil {
-				return err
-			}
-			lineage, err := st.Lineage(ctx, sess.ID)
-			if err == nil {
-				lineage, err = talaria.WithTurnCounts(ctx, st, lineage)
-			}
-			if err != nil {
-				return err
-			}
-			tasks, err := st.Tasks(ctx, sess.ID)
-			if err == nil {
-				tasks, err = talaria.WithTurnCounts(ctx, st, tasks)
-			}
-			if err != nil {
-				return err
-			}
-			sess.TurnCount = talaria.TurnCount(*sess, turns)
 			if asJSON {
-				d := talaria.NewSessionDetail(sess, lineage, turns, msgs, talaria.FirstMessage(ctx, st))
-				d.Tasks = talaria.NewSessions(tasks, talaria.FirstMessage(ctx, st))
 				return writeJSON(cmd.OutOrStdout(), d)
 			}
-			printSession(cmd.OutOrStdout(), sess, lineage, turns, msgs)
-			for _, t := range tasks {
-				fmt.Fprintf(cmd.OutOrStdout(), "  task session %s — %d turns: %s\n", t.ID, t.TurnCount, oneLineText(talaria.FirstMessage(ctx, st)(t.ID), 80))
-			}
+			printSession(cmd.OutOrStdout(), d)
 			return nil
 		})
 }
@@ -202,23 +168,25 @@ func newSessionsRmCommand() *cobra.Command {
 }
 
 // printSession prints a session: a header, its place in its lineage when
-// it has been compacted or is a compaction, its turns and its conversation.
-func printSession(w io.Writer, sess *talaria.Session, lineage []talaria.Session, turns []talaria.Turn, msgs []talaria.StoredMessage) {
+// it has been compacted or is a compaction, its turns, its conversation and
+// the tasks it delegated.
+func printSession(w io.Writer, d talaria.SessionDetail) {
+	sess := d.Session
 	fmt.Fprintf(w, "session %s — model %s, %d turns, created %s\n", sess.ID, sess.Model, sess.TurnCount, sess.CreatedAt.Local().Format("2006-01-02 15:04"))
-	if line := lineageLine(sess, lineage); line != "" {
+	if line := lineageLine(sess, d.Lineage); line != "" {
 		fmt.Fprintf(w, "  %s\n", line)
 	}
 	if sess.DelegatedFrom != "" {
 		fmt.Fprintf(w, "  a delegated task of session %s\n", sess.DelegatedFrom)
 	}
-	for _, t := range turns {
+	for _, t := range d.Turns {
 		fmt.Fprintf(w, "  %s\n", turnLine(t))
 	}
 	fmt.Fprintln(w)
-	for _, m := range msgs {
+	for _, m := range d.Messages {
 		switch {
 		case m.Role == "tool":
-			fmt.Fprintf(w, "  [%s %s] %s\n", m.Name, resultWord(talaria.ToolOutcome(m.Content)), oneLineText(m.Content, 200))
+			fmt.Fprintf(w, "  [%s %s] %s\n", m.Name, resultWord(m.Outcome), oneLineText(m.Content, 200))
 		case len(m.ToolCalls) > 0:
 			for _, c := range m.ToolCalls {
 				fmt.Fprintf(w, "assistant → %s %s\n", c.Function.Name, oneLineText(c.Function.Arguments, 200))
@@ -230,12 +198,15 @@ func printSession(w io.Writer, sess *talaria.Session, lineage []talaria.Session,
 			fmt.Fprintf(w, "%s: %s\n", m.Role, m.Content)
 		}
 	}
+	for _, t := range d.Tasks {
+		fmt.Fprintf(w, "  task session %s — %d turns: %s\n", t.ID, t.TurnCount, oneLineText(t.FirstMessage, 80))
+	}
 }
 
 // turnLine is a turn of `sessions show`: "turn N: STATUS (EXIT REASON), C
 // model calls, T tokens", the exit reason left out when there is none or
 // it only repeats the status. Pure.
-func turnLine(t talaria.Turn) string {
+func turnLine(t talaria.TurnView) string {
 	state := t.Status
 	if t.ExitReason != "" && t.ExitReason != t.Status {
 		state += " (" + t.ExitReason + ")"
@@ -262,7 +233,7 @@ func resultWord(outcome string) string {
 // lineageLine describes where sess stands in its lineage: "lineage ROOT,
 // generation N: compacted from PARENT, continued in CHILD", the parts that
 // do not apply left out; "" for a session never compacted.
-func lineageLine(sess *talaria.Session, lineage []talaria.Session) string {
+func lineageLine(sess talaria.SessionView, lineage []talaria.SessionView) string {
 	var parts []string
 	if sess.ParentSessionID != "" {
 		parts = append(parts, "compacted from "+sess.ParentSessionID)
@@ -280,13 +251,6 @@ func lineageLine(sess *talaria.Session, lineage []talaria.Session) string {
 }
 
 func oneLineText(s string, n int) string { return textline.Of(s, n) }
-
-// The JSON shapes of `sessions show -o json` and of one conversation of
-// `sessions search -o json` (the API's too: see sessionview).
-type (
-	sessionDetailView = talaria.SessionDetail
-	searchGroupView   = talaria.SearchGroup
-)
 
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)

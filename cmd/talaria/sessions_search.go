@@ -44,17 +44,18 @@ func newSessionsSearchCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			views := talaria.NewSearchGroups(groups)
 			if asJSON {
-				return writeJSON(cmd.OutOrStdout(), talaria.NewSearchGroups(groups))
+				return writeJSON(cmd.OutOrStdout(), views)
 			}
-			printSearch(cmd.OutOrStdout(), groups)
+			printSearch(cmd.OutOrStdout(), views)
 			return nil
 		})
 }
 
 // printSearch prints search results: per conversation its sessions, then
 // each hit ("»") between its neighbours.
-func printSearch(w io.Writer, groups []talaria.StoredSearchGroup) {
+func printSearch(w io.Writer, groups []talaria.SearchGroup) {
 	if len(groups) == 0 {
 		fmt.Fprintln(w, "no matches")
 		return

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/sessionview"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -19,7 +20,7 @@ func TestTurnLine(t *testing.T) {
 		{"running", "", "turn 2: running, 3 model calls, 120 tokens"},
 		{"completed", "max_iterations", "turn 2: completed (max_iterations), 3 model calls, 120 tokens"},
 	} {
-		got := turnLine(models.Turn{Number: 2, Status: c.status, ExitReason: c.reason, APICalls: 3, TotalTokens: 120})
+		got := turnLine(sessionview.Turn{Number: 2, Status: c.status, ExitReason: c.reason, APICalls: 3, TotalTokens: 120})
 		if got != c.want {
 			t.Errorf("turnLine(%s, %s) = %q, want %q", c.status, c.reason, got, c.want)
 		}

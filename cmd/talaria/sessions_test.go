@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talaria-agent/talaria"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -112,7 +113,7 @@ func TestSessionsShowLineage(t *testing.T) {
 		})
 	}
 
-	var shown sessionDetailView
+	var shown talaria.SessionDetail
 	out := runSessions(t, dsn, "show", "root~1", "--json")
 	if err := json.Unmarshal([]byte(out), &shown); err != nil {
 		t.Fatal(err)
@@ -138,7 +139,7 @@ func TestSessionsSearchGroupsByConversation(t *testing.T) {
 	if !strings.Contains(out, "conversation root (sessions with hits: root~2)") {
 		t.Fatalf("the root's hit is not shown in its newest session:\n%s", out)
 	}
-	var groups []searchGroupView
+	var groups []talaria.SearchGroup
 	out = runSessions(t, dsn, "search", "solo", "--json")
 	if err := json.Unmarshal([]byte(out), &groups); err != nil || len(groups) != 1 || groups[0].LineageID != "solo" ||
 		len(groups[0].Hits) != 1 || groups[0].Hits[0].Message.Content != "hello from solo" {

@@ -101,18 +101,11 @@ func (s *Server) handleListSessions(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	sessions, err := s.rt.Store.SessionPage(r.Context(), offset, limit+1, all)
+	sessions, more, err := sessionview.List(r.Context(), s.rt.Store, offset, limit, all)
 	if err != nil {
 		return err
 	}
-	more := len(sessions) > limit
-	if more {
-		sessions = sessions[:limit]
-	}
-	if sessions, err = sessionview.WithTurnCounts(r.Context(), s.rt.Store, sessions); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, newList(sessionview.NewSessions(sessions, sessionview.FirstMessage(r.Context(), s.rt.Store)), more))
+	writeJSON(w, http.StatusOK, newList(sessions, more))
 	return nil
 }
 

@@ -2,6 +2,7 @@ package sessionview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -149,5 +150,48 @@ func TestToolResultsCarryTheirOutcome(t *testing.T) {
 	})
 	if msgs[0].Outcome != "" || msgs[1].Outcome != OutcomeStopped || msgs[2].Outcome != "" {
 		t.Errorf("outcomes: %q %q %q", msgs[0].Outcome, msgs[1].Outcome, msgs[2].Outcome)
+	}
+}
+
+// TestListAndShow: a page says whether more follow (limit 0: all, none
+// more), each session with its turns counted and first message; Show is a
+// session whole, and a session the store does not hold is ErrNotFound.
+func TestListAndShow(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	for _, id := range []string{"a", "b", "c"} {
+		if _, err := st.EnsureSession(ctx, id, "m"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.AppendMessages(ctx, []models.Message{{SessionID: id, IdemKey: "k-" + id, Role: "user", Content: "hello " + id}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		offset, limit int
+		n             int
+		more          bool
+	}{{0, 2, 2, true}, {2, 2, 1, false}, {0, 0, 3, false}, {0, 3, 3, false}} {
+		page, more, err := List(ctx, st, c.offset, c.limit, false)
+		if err != nil || len(page) != c.n || more != c.more {
+			t.Errorf("List(%d, %d) = %d sessions, more %v, %v; want %d, %v", c.offset, c.limit, len(page), more, err, c.n, c.more)
+		}
+		for _, s := range page {
+			if s.FirstMessage != "hello "+s.ID {
+				t.Errorf("session %s: first message %q", s.ID, s.FirstMessage)
+			}
+		}
+	}
+	d, err := Show(ctx, st, "b")
+	if err != nil || d.Session.ID != "b" || len(d.Messages) != 1 || d.Messages[0].Content != "hello b" {
+		t.Fatalf("Show(b) = %+v, %v", d, err)
+	}
+	if _, err := Show(ctx, st, "nobody"); !errors.Is(err, models.ErrNotFound) {
+		t.Fatalf("Show(nobody): %v, want ErrNotFound", err)
 	}
 }
