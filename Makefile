@@ -9,7 +9,7 @@ export GOFLAGS := -buildvcs=false -trimpath
 
 BIN := bin/talaria
 
-.PHONY: build release serve test test-short bench vet lint workflowcheck clean
+.PHONY: build release serve test test-scale test-short bench vet lint workflowcheck clean
 
 # The commit reaches the binary through the linker, since GOFLAGS has
 # -buildvcs=false (outside a git checkout the binary says "unknown").
@@ -34,15 +34,21 @@ serve: build
 	@scripts/ensure-bwrap.sh
 	./$(BIN) serve
 
-# The whole suite, after the static checks (lint); bubblewrap and
-# python3-pytest are installed for the sandbox tests and a throwaway
-# PostgreSQL is started for the store tests. The suite takes about 15
-# minutes on two quiet cores; the 45-minute bound on one package's tests is
-# a guard for a loaded machine (the e2e package took 23 minutes with a busy
-# loop per core), not a target.
+# The suite, after the static checks (lint); bubblewrap and python3-pytest
+# are installed for the sandbox tests and a throwaway PostgreSQL is started
+# for the store tests. The scale tests (named TestScale...: hundreds of
+# messages through one session, thousand-iteration turns, the whole hostile
+# corpus, streams under load) are left to test-scale, which .ci/run runs
+# after it. The 45-minute bound on one package's tests is a guard for a
+# loaded machine, not a target.
 test: lint
 	scripts/ensure-test-packages.sh
-	scripts/with-postgres.sh go test -count=1 -timeout 45m ./...
+	scripts/with-postgres.sh go test -count=1 -timeout 45m -skip '^TestScale' ./...
+
+# The scale tests alone (see test).
+test-scale:
+	scripts/ensure-test-packages.sh
+	scripts/with-postgres.sh go test -count=1 -timeout 45m -run '^TestScale' ./...
 
 test-short:
 	go test -count=1 -short ./...

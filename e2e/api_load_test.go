@@ -157,9 +157,9 @@ func percentile(ds []time.Duration, p int) time.Duration {
 	return s[max(0, min(i, len(s)-1))]
 }
 
-// TestAPILoad: 100 concurrent streaming completions against one serve
+// TestScaleAPILoad: 100 concurrent streaming completions against one serve
 // with a 0.5 s model all complete, each with its own answer.
-func TestAPILoad(t *testing.T) {
+func TestScaleAPILoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100 concurrent turns")
 	}

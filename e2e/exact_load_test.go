@@ -92,7 +92,7 @@ type streamOutcome struct {
 	runID string
 }
 
-// TestStreamsExactUnderLoad: with four busy loops per core, 100
+// TestScaleStreamsExactUnderLoad: with four busy loops per core, 100
 // concurrent streaming completions through the official OpenAI SDK run on
 // two workers (serve's own and a worker process, each calling its own copy
 // of the model); the worker process is SIGKILLed while it streams, and a
@@ -106,7 +106,7 @@ type streamOutcome struct {
 // requests per (turn, call): 1 for every call whose attempt did not fail,
 // the calls whose attempt ran on the killed worker being the only ones
 // asked again.
-func TestStreamsExactUnderLoad(t *testing.T) {
+func TestScaleStreamsExactUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("100 concurrent turns on an oversubscribed machine")
 	}

@@ -50,7 +50,7 @@ func sameAnswer(text string) string {
 func streamSDK(t *testing.T, base, text string) (string, string, error) {
 	t.Helper()
 	// A guard against a hang, not a bound on speed: on an oversubscribed
-	// machine (TestStreamsExactUnderLoad with make test beside it) a few of
+	// machine (TestScaleStreamsExactUnderLoad with make test beside it) a few of
 	// 100 streams take more than two minutes.
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()

@@ -160,7 +160,7 @@ func BenchmarkThroughput(b *testing.B) {
 // and for 10 iterations whose every reply carries 1 MB of text and whose
 // every tool call prints 1 MB ("10-large"): content lives in the store, so
 // the bytes per iteration match those of the same turn with 16 bytes
-// ("10-terminal"). The benchmark reports; TestHistoryPerIterationIgnoresContentSize
+// ("10-terminal"). The benchmark reports; TestScaleHistoryPerIterationIgnoresContentSize
 // asserts the match.
 func BenchmarkHistoryBytes(b *testing.B) {
 	cases := []struct {

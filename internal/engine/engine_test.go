@@ -67,10 +67,10 @@ func isCallModel(ev *historypb.HistoryEvent) bool {
 	return attrs != nil && attrs.GetActivityType().GetName() == turnapi.CallModelName
 }
 
-// TestHistoryPerIterationIsConstant runs a 200-iteration turn and checks that
+// TestScaleHistoryPerIterationIsConstant runs a 200-iteration turn and checks that
 // each iteration adds a bounded number of history bytes that does not grow
 // with the conversation (messages live in the store, not in history).
-func TestHistoryPerIterationIsConstant(t *testing.T) {
+func TestScaleHistoryPerIterationIsConstant(t *testing.T) {
 	if testing.Short() {
 		t.Skip("200 iterations")
 	}

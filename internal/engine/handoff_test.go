@@ -163,12 +163,12 @@ func TestHandoffMakesNoQueries(t *testing.T) {
 	}
 }
 
-// TestBurstOfMessagesAllGetTurns: 200 messages sent at once to one session
+// TestScaleBurstOfMessagesAllGetTurns: 200 messages sent at once to one session
 // each get their own turn, all 200 run, and no sender queries the
 // coordinator. The coordinator here continues as new past 300 events, so
 // the burst crosses several runs: senders waiting in the queue are told to
 // ask again, and turns running at a switch are carried to the next run.
-func TestBurstOfMessagesAllGetTurns(t *testing.T) {
+func TestScaleBurstOfMessagesAllGetTurns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("200 turns take about a minute; make test runs it")
 	}
@@ -204,11 +204,11 @@ func TestBurstOfMessagesAllGetTurns(t *testing.T) {
 	}
 }
 
-// TestCoordinatorHistoryStaysBounded: 500 messages through one session
+// TestScaleCoordinatorHistoryStaysBounded: 500 messages through one session
 // (ten senders, fifty messages each, so messages wait while turns run):
 // every message gets its turn, and the coordinator continues as new with
 // its default limit, each run's history staying under it.
-func TestCoordinatorHistoryStaysBounded(t *testing.T) {
+func TestScaleCoordinatorHistoryStaysBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("500 turns take about a minute; make test runs it")
 	}

@@ -9,12 +9,12 @@ import (
 	"github.com/talaria-agent/talaria/workflows"
 )
 
-// TestHistoryPerIterationIgnoresContentSize: content lives in the store,
+// TestScaleHistoryPerIterationIgnoresContentSize: content lives in the store,
 // not in workflow history, so a turn whose every reply carries 1 MB of text
 // and whose every terminal call prints 1 MB adds, per iteration, the same
 // history bytes (within 5%) as the same turn with 16 bytes of each. Bytes,
 // not time: the assertion holds on any machine.
-func TestHistoryPerIterationIgnoresContentSize(t *testing.T) {
+func TestScaleHistoryPerIterationIgnoresContentSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two turns with megabytes of content")
 	}

@@ -27,17 +27,29 @@ import (
 	"github.com/talaria-agent/talaria/workflows"
 )
 
-// TestHostileCommandsStayInTheSandbox runs every command of
+// TestScaleHostileCommandsStayInTheSandbox runs every command of
 // testdata/hostile.txt, and a re-spelling of each, through terminal,
 // execute_code and process, in the default sandbox with approvals asked of
 // nobody, and checks their effects, not their verdicts: the tree outside
 // the writable roots, Talaria's home and the user's credentials are as they
 // were; no tool result and no file in the workspace holds a secret; a
 // listener on this machine saw no connection; no process outlives its
-// command.
+// command. About two thousand sandboxed calls: make test-scale runs it.
+func TestScaleHostileCommandsStayInTheSandbox(t *testing.T) {
+	hostileCorpusStaysInTheSandbox(t, 1)
+}
+
+// TestHostileCommandsStayInTheSandbox is the same check on every tenth
+// command of the corpus, in make test.
 func TestHostileCommandsStayInTheSandbox(t *testing.T) {
+	hostileCorpusStaysInTheSandbox(t, 10)
+}
+
+// hostileCorpusStaysInTheSandbox runs every nth command of the corpus (see
+// TestScaleHostileCommandsStayInTheSandbox).
+func hostileCorpusStaysInTheSandbox(t *testing.T, every int) {
 	if testing.Short() {
-		t.Skip("runs about two thousand sandboxed commands")
+		t.Skip("runs sandboxed commands by the hundred")
 	}
 	if err := sandbox.Check(sandbox.Settings{}); err != nil {
 		t.Fatalf("the default sandbox cannot be made here (make test installs bubblewrap): %v", err)
@@ -95,8 +107,12 @@ func TestHostileCommandsStayInTheSandbox(t *testing.T) {
 	if len(corpus) < 300 {
 		t.Fatalf("the corpus has %d commands", len(corpus))
 	}
-	steps, calls := hostileSteps(corpus)
-	if calls < 300 {
+	var sample []string
+	for i := 0; i < len(corpus); i += every {
+		sample = append(sample, corpus[i])
+	}
+	steps, calls := hostileSteps(sample)
+	if calls < 300/every {
 		t.Fatalf("%d calls", calls)
 	}
 	model.SetResponder(func(r fakellm.Request) fakellm.Step {

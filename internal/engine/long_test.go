@@ -59,9 +59,9 @@ func transcriptText(msgs []models.Message) string {
 	return b.String()
 }
 
-// TestThousandIterationTurn: a 1,000-iteration turn continues as new several
+// TestScaleThousandIterationTurn: a 1,000-iteration turn continues as new several
 // times and ends with the same transcript as a reference run that never does.
-func TestThousandIterationTurn(t *testing.T) {
+func TestScaleThousandIterationTurn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("1,000 iterations, twice")
 	}
