@@ -39,11 +39,13 @@ serve: build
 # for the store tests. The scale tests (named TestScale...: hundreds of
 # messages through one session, thousand-iteration turns, the whole hostile
 # corpus, streams under load) are left to test-scale, which .ci/run runs
-# after it. The 45-minute bound on one package's tests is a guard for a
-# loaded machine, not a target.
+# after it. Tests that share nothing run in parallel, four at a time in a
+# package (most of an end-to-end test is waiting on processes it started).
+# The 45-minute bound on one package's tests is a guard for a loaded
+# machine, not a target.
 test: lint
 	scripts/ensure-test-packages.sh
-	scripts/with-postgres.sh go test -count=1 -timeout 45m -skip '^TestScale' ./...
+	scripts/with-postgres.sh go test -count=1 -timeout 45m -parallel 4 -skip '^TestScale' ./...
 
 # The scale tests alone (see test).
 test-scale:

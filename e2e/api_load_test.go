@@ -160,6 +160,7 @@ func percentile(ds []time.Duration, p int) time.Duration {
 // TestScaleAPILoad: 100 concurrent streaming completions against one serve
 // with a 0.5 s model all complete, each with its own answer.
 func TestScaleAPILoad(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("100 concurrent turns")
 	}

@@ -23,6 +23,7 @@ func sdkClient(base, key string) openaisdk.Client {
 // completion, a streamed one whose tool progress it skips, a session
 // continued by its header, and a wrong key refused with 401.
 func TestOpenAIClient(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.TextStep("The answer is 42."),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "t1", Name: "terminal", Arguments: `{"command":"echo streamed-tool"}`}),

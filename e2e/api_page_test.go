@@ -271,6 +271,7 @@ func pageModel(req fakellm.Request) fakellm.Step {
 // TestWebPageCSP: the page is served with its Content-Security-Policy,
 // without a key, and the API behind it still asks for one.
 func TestWebPageCSP(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(pageModel))
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -296,6 +297,7 @@ func TestWebPageCSP(t *testing.T) {
 // Stop, an approval, and a reload in the middle of a turn; the page runs
 // with no CSP violation and no uncaught exception.
 func TestWebPage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("drives a browser")
 	}

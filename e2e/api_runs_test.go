@@ -127,6 +127,7 @@ func kinds(evs []sseEvent) string {
 // the API, with serve SIGKILLed and restarted between the request and the
 // grant, and the event stream resumed across the restart.
 func TestRunsOverAPI(t *testing.T) {
+	t.Parallel()
 	reply := "Listed the files: one, two and three. Done now."
 	slow := fakellm.TextStep(reply)
 	slow.ChunkSize, slow.ChunkDelay = 4, 80*time.Millisecond

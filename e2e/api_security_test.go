@@ -21,6 +21,7 @@ import (
 // body is 413; a non-loopback address without a configured key refuses
 // to start, for serve and for talaria api.
 func TestAPISecurity(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("hello"))
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -117,6 +118,7 @@ func TestAPISecurity(t *testing.T) {
 // names the file, never the key; a completion through it is a turn of
 // serve's worker.
 func TestAPIAloneWithItsOwnKey(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("answered through talaria api"))
 	defer model.Close()
 	u := newUser(t, model.URL())

@@ -19,6 +19,7 @@ import (
 // disguised form of "rm -rf ./victim" the model sends is refused before it
 // runs: ./victim survives and the model reads a refusal for each call.
 func TestDenyModeRefusesObfuscatedDeletes(t *testing.T) {
+	t.Parallel()
 	encoded := base64.StdEncoding.EncodeToString([]byte("rm -rf ./victim"))
 	commands := []string{
 		`X=rm; $X -rf ./victim`,
@@ -82,6 +83,7 @@ func jsonObject(t *testing.T, v map[string]any) string {
 // process's. A client that asks for --yolo (approvals off) against a serve
 // configured to deny gets its dangerous command refused.
 func TestServePolicyBoundsTheSender(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "y1", Name: "terminal", Arguments: `{"command":"rm -rf ./victim"}`}),
 		fakellm.TextStep("It was refused."),
@@ -116,6 +118,7 @@ func TestServePolicyBoundsTheSender(t *testing.T) {
 // session lets that very command run again without asking, but not a
 // delete of another target, and never a blocked command.
 func TestSessionGrantCoversOneCommand(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "g1", Name: "terminal", Arguments: `{"command":"rm -rf ./build"}`}),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "g2", Name: "terminal", Arguments: `{"command":"mkdir build && rm -fr ./build/ && echo again"}`}),
@@ -184,6 +187,7 @@ func (u *user) denyApprovals() {
 // credential, with a configuration of its own that turns approvals off,
 // sends to a serve configured to deny: the serve's policy decides.
 func TestSenderConfigCannotWidenServePolicy(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "terminal", Arguments: `{"command":"rm -rf ./victim"}`}),
 		fakellm.TextStep("It was refused."),

@@ -46,6 +46,7 @@ func heldEchoingModel(delay time.Duration, release <-chan struct{}) *fakellm.Ser
 // delivered locally when it ends, and run --wait reports how it ended.
 // Without serve, --background is refused.
 func TestRunBackground(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	var releaseOnce sync.Once
 	answer := func() { releaseOnce.Do(func() { close(release) }) }
@@ -80,6 +81,7 @@ func TestRunBackground(t *testing.T) {
 // TestTelegramBackground: /background runs a task in a session of its own
 // and posts its answer to the chat when it is done.
 func TestTelegramBackground(t *testing.T) {
+	t.Parallel()
 	model := echoingModel(time.Second)
 	defer model.Close()
 	_, tg, _ := telegramServeConfig(t, model, "")
@@ -95,6 +97,7 @@ func TestTelegramBackground(t *testing.T) {
 // any run), and delivers the answer to the webhook when it ends; a used
 // session is refused.
 func TestAPIBackgroundRun(t *testing.T) {
+	t.Parallel()
 	model := echoingModel(time.Second)
 	defer model.Close()
 	got := make(chan string, 4)

@@ -12,6 +12,7 @@ import (
 
 // TestBadInput: every bad input gets one clear line on stderr and exit 2.
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	notADir := filepath.Join(t.TempDir(), "file")
@@ -84,6 +85,7 @@ func writeConfig(text string) func(t testing.TB, u *user) {
 
 // TestHelp: every command explains itself.
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	u := newUser(t, "http://127.0.0.1:1/v1")
 	cmds := [][]string{{"--help"}}
 	for _, name := range []string{"serve", "chat", "send", "steer", "stop", "status", "approve", "deny", "answer",

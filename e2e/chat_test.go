@@ -61,6 +61,7 @@ func assertPaired(t *testing.T, msgs []turnapi.Message) {
 // TestChatWriteReadAnswer: write_file, read_file, then a text answer, through
 // the real binary and its embedded server.
 func TestChatWriteReadAnswer(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "call_w", Name: "write_file",
 			Arguments: args(t, map[string]string{"path": "notes/hello.txt", "content": "hello from talaria\n"})}),
@@ -119,6 +120,7 @@ func TestChatWriteReadAnswer(t *testing.T) {
 // TestChatMaxIterations: a model that always calls a tool is stopped by the
 // budget, then one tool-less call summarises.
 func TestChatMaxIterations(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	model.SetResponder(func(req fakellm.Request) fakellm.Step {

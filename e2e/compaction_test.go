@@ -18,6 +18,7 @@ import (
 // show linked to its parent, and naming the child continues the same
 // conversation.
 func TestChatCompactsALongConversation(t *testing.T) {
+	t.Parallel()
 	const task = "E2E-TASK: read the ten big files one by one"
 	const reads = 10
 	var mu sync.Mutex
@@ -80,6 +81,7 @@ func TestChatCompactsALongConversation(t *testing.T) {
 // TestCompactCommand: talaria compact compacts a session between turns
 // through serve; the next turn goes on from the summary in the child.
 func TestCompactCommand(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		msgs := req.Body.Messages
 		if len(msgs) == 1 && strings.Contains(msgs[0].Content, "TRANSCRIPT TO SUMMARISE") {

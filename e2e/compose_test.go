@@ -64,6 +64,7 @@ func (s composeService) talaria() bool { return strings.HasPrefix(s.Image, "tala
 // here, so this keeps it honest: every Talaria service runs a real command
 // and is configured only through variables the binary reads.
 func TestComposeConfiguresThroughKnownVariables(t *testing.T) {
+	t.Parallel()
 	compose := readCompose(t)
 	known := config.EnvKeys()
 	commands := []string{"serve", "worker", "scheduler", "temporal", "api", "chat", "send"}
@@ -95,6 +96,7 @@ func TestComposeConfiguresThroughKnownVariables(t *testing.T) {
 // Temporal, at least two workers and a scheduler, and a Temporal whose
 // schema is set up by a one-shot job before it starts.
 func TestComposeTopology(t *testing.T) {
+	t.Parallel()
 	compose := readCompose(t)
 	byCommand := map[string][]string{}
 	workers := 0
@@ -144,6 +146,7 @@ func TestComposeTopology(t *testing.T) {
 // check, every dependency waits for a healthy or finished service (never
 // just a started one), and one-shot jobs are not restarted for ever.
 func TestComposeHealthAndOrder(t *testing.T) {
+	t.Parallel()
 	compose := readCompose(t)
 	oneShot := map[string]bool{}
 	for _, svc := range compose.Services {
@@ -191,6 +194,7 @@ func TestComposeHealthAndOrder(t *testing.T) {
 // server and its tools are the version the talaria binary embeds, so the
 // cluster's schema is the one the tests run against.
 func TestComposeImagesPinned(t *testing.T) {
+	t.Parallel()
 	compose := readCompose(t)
 	serverVersion := moduleVersion(t, "go.temporal.io/server")
 	if serverVersion == "" {
@@ -230,6 +234,7 @@ func TestComposeImagesPinned(t *testing.T) {
 // TestComposeAPIRequiresAKey: the API service listens on every interface
 // of its container, so compose must refuse to start it without a key.
 func TestComposeAPIRequiresAKey(t *testing.T) {
+	t.Parallel()
 	found := false
 	for name, svc := range readCompose(t).Services {
 		if !svc.talaria() || len(svc.Command) == 0 || svc.Command[0] != "api" {
@@ -246,6 +251,7 @@ func TestComposeAPIRequiresAKey(t *testing.T) {
 }
 
 func TestComposePublishesOnLoopbackOnly(t *testing.T) {
+	t.Parallel()
 	for name, svc := range readCompose(t).Services {
 		for _, p := range svc.Ports {
 			if !strings.HasPrefix(p, "127.0.0.1:") && !strings.HasPrefix(p, "[::1]:") {
@@ -258,6 +264,7 @@ func TestComposePublishesOnLoopbackOnly(t *testing.T) {
 // TestComposeConfigLint runs Docker's own check of the file when the docker
 // command and its compose plugin are installed.
 func TestComposeConfigLint(t *testing.T) {
+	t.Parallel()
 	docker, err := exec.LookPath("docker")
 	if err != nil {
 		t.Skip("no docker command here; the YAML tests above check the file")

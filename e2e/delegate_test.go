@@ -67,6 +67,7 @@ type delegateReport struct {
 // (never clarify, send_message or memory), and the parent reads both
 // answers in task order; sessions show links the children to the parent.
 func TestDelegateTasks(t *testing.T) {
+	t.Parallel()
 	model := delegatingModel([]map[string]any{
 		{"goal": "GOAL-ALPHA: count the files", "context": "in the working directory"},
 		{"goal": "GOAL-BETA: read the notes", "toolsets": []string{"file"}},
@@ -130,6 +131,7 @@ func TestDelegateTasks(t *testing.T) {
 // TestDelegateConcurrencyLimit: five tasks with delegation.max_concurrent
 // 2 never have more than two running, and all five answer in task order.
 func TestDelegateConcurrencyLimit(t *testing.T) {
+	t.Parallel()
 	var goals []map[string]any
 	for _, g := range []string{"GOAL-ALPHA", "GOAL-BETA", "GOAL-GAMMA", "GOAL-DELTA", "GOAL-EPSILON"} {
 		goals = append(goals, map[string]any{"goal": g})
@@ -177,6 +179,7 @@ func TestDelegateConcurrencyLimit(t *testing.T) {
 // two); the parent answers its delegate_task call once, with both tasks'
 // outcomes. How long the stop takes is BenchmarkStop's to show.
 func TestDelegateStop(t *testing.T) {
+	t.Parallel()
 	model := delegatingModel([]map[string]any{{"goal": "GOAL-ALPHA"}, {"goal": "GOAL-BETA"}}, 10*time.Minute)
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -232,6 +235,7 @@ func TestDelegateStop(t *testing.T) {
 // complete, and no finished step of a task runs again: each task's first
 // model call and its command ran once.
 func TestDelegateSurvivesServeKill(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("restarts a server")
 	}
@@ -292,6 +296,7 @@ func TestDelegateSurvivesServeKill(t *testing.T) {
 // person following the parent sees it in status and approves it with
 // talaria approve PARENT; the task runs it and the parent completes.
 func TestDelegateApproval(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		task := taskOf(req)
 		last, _ := req.LastMessage()
@@ -344,6 +349,7 @@ func TestDelegateApproval(t *testing.T) {
 // TestDelegateEvents: a turn's live events say when each task starts and
 // ends; chat shows them under the parent.
 func TestDelegateEvents(t *testing.T) {
+	t.Parallel()
 	model := delegatingModel([]map[string]any{{"goal": "GOAL-ALPHA: look around"}}, 0)
 	defer model.Close()
 	u := newUser(t, model.URL())

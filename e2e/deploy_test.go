@@ -17,6 +17,7 @@ import (
 // uses an external Temporal server (here one started by the test) instead
 // of embedding its own.
 func TestChatExternalTemporal(t *testing.T) {
+	t.Parallel()
 	srv, err := embedded.Start(context.Background(), embedded.Options{
 		Ephemeral: true, Namespace: "external-ns", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
@@ -53,6 +54,7 @@ func TestChatExternalTemporal(t *testing.T) {
 
 // TestChatPostgresStore: the same turn with the store on PostgreSQL.
 func TestChatPostgresStore(t *testing.T) {
+	t.Parallel()
 	dsn := os.Getenv("TALARIA_TEST_POSTGRES_DSN")
 	if dsn == "" {
 		if os.Getenv("CI") == "true" {
@@ -79,6 +81,7 @@ func TestChatPostgresStore(t *testing.T) {
 // TestChatInteractive: without -q, chat runs one turn per input line in one
 // session and exits on end of input.
 func TestChatInteractive(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("first answer"), fakellm.TextStep("second answer"))
 	defer model.Close()
 	u := newUser(t, model.URL())

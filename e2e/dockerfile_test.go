@@ -18,6 +18,7 @@ import (
 // release go.mod names, cache mounts for the module and build caches, a
 // static binary, a runtime that does not run as root, no floating tags.
 func TestDockerfile(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile("../Dockerfile")
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +69,7 @@ func TestDockerfile(t *testing.T) {
 // everything the binary is built from (and no .git): the files it lets
 // through, alone in a directory, build ./cmd/talaria.
 func TestDockerBuildContext(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary once more")
 	}

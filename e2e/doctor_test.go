@@ -14,6 +14,7 @@ import (
 // fix it, creating nothing, and fails on the unreachable endpoint; with a
 // serve running against a working endpoint every check passes.
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	u := newUser(t, "http://127.0.0.1:9/v1")
 	out, stderr, code := u.run(time.Minute, "doctor")
 	if code != 1 {

@@ -21,6 +21,7 @@ import (
 // turn completes, its earlier tool ran exactly once, and no message is lost
 // or duplicated. The chat client rides out the restart.
 func TestServeKilledMidModelCall(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("restarts a server")
 	}
@@ -112,6 +113,7 @@ func TestServeKilledMidModelCall(t *testing.T) {
 // there; tools still run in chat's working directory; SIGTERM stops serve
 // cleanly.
 func TestServeSharesWithChat(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{Name: "write_file", Arguments: `{"path":"from-chat.txt","content":"x"}`}),
 		fakellm.TextStep("Wrote it."),

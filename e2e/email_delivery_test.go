@@ -17,6 +17,7 @@ import (
 // multipart message per run through the configured SMTP server, with the
 // job and the slot in its subject; the run records the delivery.
 func TestEmailDelivery(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(fakellm.Request) fakellm.Step {
 		return fakellm.TextStep("Overnight: all **quiet**.")
 	}))

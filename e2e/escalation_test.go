@@ -100,6 +100,7 @@ func (s *stranger) run(extraEnv []string, args ...string) (string, int) {
 // `talaria chat -q` at the owner's serve (TEMPORAL_ADDRESS) is refused by
 // the embedded Temporal itself, and no turn runs; the owner still can.
 func TestOtherUserIsRefused(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.Step{Text: "owner's answer"})
 	defer model.Close()
 	owner := newUser(t, model.URL())
@@ -177,6 +178,7 @@ func (s *stranger) serverCertFile(address string) string {
 // credential directories are 0700 and every store file is 0600; a serve on
 // a home whose talaria.db is 0644 warns with the fix.
 func TestStoreFilesArePrivate(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	u := newUser(t, model.URL())

@@ -107,6 +107,7 @@ type streamOutcome struct {
 // the calls whose attempt ran on the killed worker being the only ones
 // asked again.
 func TestScaleStreamsExactUnderLoad(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("100 concurrent turns on an oversubscribed machine")
 	}

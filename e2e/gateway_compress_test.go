@@ -13,6 +13,7 @@ import (
 // turns: the next turn sees the head, the summary and the tail, not the
 // middle. It refuses while a turn runs, and in a chat with no conversation.
 func TestTelegramCompress(t *testing.T) {
+	t.Parallel()
 	// The slow turn's model call is held until /compress was refused.
 	release := make(chan struct{})
 	var releaseOnce sync.Once

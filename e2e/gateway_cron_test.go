@@ -14,6 +14,7 @@ import (
 // last run; only that chat may remove it; the CLI cannot make a job
 // deliver to an origin it does not have.
 func TestTelegramCronOrigin(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		return fakellm.TextStep("Overnight: all **quiet**.")
 	}))

@@ -16,6 +16,7 @@ import (
 // started outlives the turn, and is killed when the chat starts a new
 // session with /new.
 func TestTelegramNewKillsProcesses(t *testing.T) {
+	t.Parallel()
 	marker := fmt.Sprintf("reset-marker-%d", time.Now().UnixNano())
 	server := "while true; do echo " + marker + "; sleep 0.2; done"
 	model := fakellm.New(
@@ -50,6 +51,7 @@ func TestTelegramNewKillsProcesses(t *testing.T) {
 // needs approval; the chat shows the approval with its buttons, and the
 // press reaches the task, which runs the command; the chat gets the answer.
 func TestTelegramTaskApproval(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		task := taskOf(req)
 		last, _ := req.LastMessage()

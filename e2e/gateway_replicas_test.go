@@ -18,6 +18,7 @@ import (
 // over once the lease runs out (30 s), and the message sent meanwhile is
 // answered, once.
 func TestGatewayReplicas(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("waits for a lease to expire")
 	}

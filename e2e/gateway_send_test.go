@@ -12,6 +12,7 @@ import (
 // the chat once, besides the reply; one to another chat is refused and
 // sends nothing there, and the model reads why.
 func TestTelegramSendMessage(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(
 			fakellm.ToolCall{ID: "s1", Name: "send_message", Arguments: `{"target":"this_chat","text":"ping from the tool"}`},

@@ -85,6 +85,7 @@ func waitAcked(t *testing.T, fs *fakeslack.Server) {
 // DM, and a mention in a channel in the mention's thread; a stranger gets
 // one refusal and causes no model call; every envelope is acknowledged.
 func TestSlackDM(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		last, _ := req.LastMessage()
 		if strings.Contains(last.Content, "in the channel") {
@@ -130,6 +131,7 @@ func TestSlackDM(t *testing.T) {
 // /approve, sent after a space as Slack wants for text starting with a
 // slash, does the same.
 func TestSlackControls(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "rm1", Name: "terminal", Arguments: `{"command":"rm -rf ./first"}`}),
 		fakellm.TextStep("Removed first."),
@@ -178,6 +180,7 @@ func TestSlackControls(t *testing.T) {
 // restart the message is answered once, and every envelope (those Slack
 // delivered again while serve was down too) is acknowledged.
 func TestSlackExactlyOnce(t *testing.T) {
+	t.Parallel()
 	slow := fakellm.TextStep("First answer, after a while.")
 	slow.Delay = 3 * time.Second
 	model := fakellm.New(slow, fakellm.TextStep("First answer, after a while."), fakellm.TextStep("Second answer."))
@@ -208,6 +211,7 @@ func TestSlackExactlyOnce(t *testing.T) {
 // TestSlackCronDelivery: a cron job delivering to slack:<channel> posts
 // its result there once per run, under the job's name.
 func TestSlackCronDelivery(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(fakellm.Request) fakellm.Step {
 		return fakellm.TextStep("Overnight: all **quiet**.")
 	}))

@@ -89,6 +89,7 @@ func checkEditRate(t *testing.T, tg *faketelegram.Server, id int64) {
 // early and edited in place as the text grows (at most about once a
 // second), whose last text is the whole rendered reply.
 func TestTelegramStreamedReply(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(slowStep(streamedMarkdown))
 	defer model.Close()
 	_, tg, _ := telegramServe(t, model)
@@ -128,6 +129,7 @@ func streamedDuration(tg *faketelegram.Server, id int64) time.Duration {
 // TestTelegramToolProgress: while a tool runs, the draft shows a status
 // line naming it; the final reply, in the same message, has none.
 func TestTelegramToolProgress(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "sl", Name: "terminal", Arguments: `{"command":"sleep 2"}`}),
 		fakellm.TextStep("Slept **well**."),
@@ -153,6 +155,7 @@ func TestTelegramToolProgress(t *testing.T) {
 // after the restart the same message is edited on to the whole reply: the
 // chat has one message for it, not two.
 func TestTelegramStreamCrash(t *testing.T) {
+	t.Parallel()
 	long := streamedMarkdown + "\n\n" + streamedMarkdown
 	model := fakellm.New(slowStep(long), slowStep(long))
 	defer model.Close()

@@ -18,6 +18,7 @@ import (
 // in the same chat, threaded to the message; a stranger gets one refusal
 // and causes no model call; every update is acknowledged.
 func TestTelegramDM(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("Hello from **Talaria** <3"))
 	defer model.Close()
 	tg := faketelegram.Start("123:secret-token", "talaria_test_bot")
@@ -138,6 +139,7 @@ func waitTelegram(t *testing.T, tg *faketelegram.Server, within time.Duration, w
 // runs the command; /approve does the same; /stop ends a turn that would
 // never end, interrupted, and the chat says so.
 func TestTelegramControls(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "rm1", Name: "terminal", Arguments: `{"command":"rm -rf ./first"}`}),
 		fakellm.TextStep("Removed first."),
@@ -216,6 +218,7 @@ func countText(msgs []faketelegram.Message, text string) int {
 // runs, and again right after a reply went out: after each restart every
 // message is answered, each exactly once.
 func TestTelegramExactlyOnce(t *testing.T) {
+	t.Parallel()
 	slow := fakellm.TextStep("First answer, after a while.")
 	slow.Delay = 3 * time.Second
 	model := fakellm.New(slow, fakellm.TextStep("First answer, after a while."), fakellm.TextStep("Second answer."), fakellm.TextStep("Second answer."))
@@ -255,6 +258,7 @@ func TestTelegramExactlyOnce(t *testing.T) {
 // running turn (the model's next call reads it); gateway status counts the
 // messages waiting.
 func TestTelegramBusyModes(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		last, _ := req.LastMessage()
 		switch {
@@ -305,6 +309,7 @@ func TestTelegramBusyModes(t *testing.T) {
 // TestTelegramWrongToken: a token the Bot API refuses stops serve at
 // start with one line that does not show the token.
 func TestTelegramWrongToken(t *testing.T) {
+	t.Parallel()
 	tg := faketelegram.Start("123:right-token", "talaria_test_bot")
 	defer tg.Close()
 	u := newUser(t, "http://127.0.0.1:9/v1")
@@ -320,6 +325,7 @@ func TestTelegramWrongToken(t *testing.T) {
 // TestTelegramCronDelivery: a cron job delivering to telegram:<chat> posts
 // its result to that chat once per run, under the job's name.
 func TestTelegramCronDelivery(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(fakellm.Request) fakellm.Step {
 		return fakellm.TextStep("Overnight: all **quiet**.")
 	}))
@@ -342,6 +348,7 @@ func TestTelegramCronDelivery(t *testing.T) {
 // and guessing are refused, and a stranger's message still makes no
 // model call.
 func TestTelegramPairing(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("Welcome aboard."))
 	defer model.Close()
 	u, tg, _ := telegramServe(t, model)
@@ -371,6 +378,7 @@ func TestTelegramPairing(t *testing.T) {
 // /resume go back; /undo forgets the last exchange and /retry asks again;
 // /usage, /model and /cron list answer.
 func TestTelegramSessions(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		return fakellm.TextStep("seen: " + seenUsers(req))
 	}))
@@ -426,6 +434,7 @@ func waitTextCount(t *testing.T, tg *faketelegram.Server, text string, n int, wi
 // TestTelegramHomeDelivery: /sethome makes a chat the target of the jobs
 // delivering to home.
 func TestTelegramHomeDelivery(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(fakellm.Request) fakellm.Step {
 		return fakellm.TextStep("Home report: fine.")
 	}))

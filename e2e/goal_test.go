@@ -61,6 +61,7 @@ func decodeGoal(t *testing.T, stdout, stderr string) workflows.GoalResult {
 // is checked after each; continue, continue, done makes three turns in one
 // conversation and ends done, each turn said on stderr.
 func TestGoalRunsUntilDone(t *testing.T) {
+	t.Parallel()
 	var checks atomic.Int32
 	model := goalModel(&checks, "continue", "continue", "done")
 	defer model.Close()
@@ -109,6 +110,7 @@ func TestGoalRunsUntilDone(t *testing.T) {
 // TestGoalBudget: with --max-iterations-total 7 and 5 iterations a turn,
 // the goal stops after its first turn, saying which budget is spent.
 func TestGoalBudget(t *testing.T) {
+	t.Parallel()
 	var checks atomic.Int32
 	model := goalModel(&checks, "continue")
 	defer model.Close()
@@ -128,6 +130,7 @@ func TestGoalBudget(t *testing.T) {
 // turn; after the restart the goal goes on and ends as it would have:
 // three turns, done, each check made once per turn.
 func TestGoalSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("restarts a server")
 	}
@@ -155,6 +158,7 @@ func TestGoalSurvivesRestart(t *testing.T) {
 
 // TestGoalStop: talaria stop ends a goal, interrupting its running turn.
 func TestGoalStop(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		return fakellm.Step{Text: "slow", ChunkDelay: 30 * time.Second}
 	}))
@@ -184,6 +188,7 @@ func TestGoalStop(t *testing.T) {
 // stream for ten minutes, past the two the run is given; the goal ends
 // budget_spent, naming the budget.
 func TestGoalTimeBudget(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		return fakellm.Step{Text: "slow", ChunkDelay: 10 * time.Minute}
 	}))

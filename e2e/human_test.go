@@ -37,6 +37,7 @@ func (u *user) waitPending(session string) workflows.Progress {
 // runs once approved; a denied one is refused to the model; a blocked one
 // never runs and is not even asked about.
 func TestApprovals(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "a1", Name: "terminal", Arguments: `{"command":"rm -r approved-dir && echo removed"}`}),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "a2", Name: "terminal", Arguments: `{"command":"rm -rf denied-dir"}`}),
@@ -108,6 +109,7 @@ func TestApprovals(t *testing.T) {
 // TestClarify: the model asks the user; the turn waits across a restart of
 // serve and continues with the answer.
 func TestClarify(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "q1", Name: "clarify", Arguments: `{"question":"Which colour should the button be?","choices":["red","blue"]}`}),
 		fakellm.TextStep("Making it blue."),

@@ -43,6 +43,7 @@ func bigText(seed string, n int) string {
 // $TALARIA_HOME/outputs, readable by that session only, and goes when the
 // session is deleted.
 func TestLargePayloadsStayOutOfHistory(t *testing.T) {
+	t.Parallel()
 	const size = 10 << 20
 	textReply, jsonReply := bigText("text", size), bigText("json", size)
 	batch := make([]fakellm.ToolCall, 100)

@@ -94,6 +94,7 @@ func readLog(t *testing.T, u *user, kind string) string {
 // terminal; the log files hold them, `talaria logs` shows them and
 // `talaria logs -f` follows a new one.
 func TestNoTemporalLogsOnTerminal(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	var mu sync.Mutex
@@ -214,6 +215,7 @@ func TestNoTemporalLogsOnTerminal(t *testing.T) {
 // TestDebugLogsReachTheTerminal: with --log-level debug (before or after
 // the command) Temporal's lines reach the terminal too.
 func TestDebugLogsReachTheTerminal(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("done"))
 	defer model.Close()
 	u := newUser(t, model.URL())

@@ -51,6 +51,7 @@ const rawAsStored = "nul\x00 and caf\uFFFD \uFFFD\uFFFD raw"
 // the bytes that arrived; a cron job whose prompt is not UTF-8 is stored on
 // both.
 func TestHostileTextRoundTripsOnBothStores(t *testing.T) {
+	t.Parallel()
 	pgDSN := pgtest.DSN(t, "lossless")
 	shows := map[string]string{}
 	for _, store := range []string{"sqlite", "postgres"} {

@@ -29,6 +29,7 @@ var metricsURL = regexp.MustCompile(`: ready \(.*, metrics (http://\S+?/metrics)
 // choice), the Temporal SDK's metrics and the embedded server's; no label
 // carries the model's address or the message's text.
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "m1", Name: "terminal", Arguments: `{"command":"echo metrics-ok"}`}),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "m2", Name: "no_such_tool_9f3a", Arguments: `{}`}),
@@ -118,6 +119,7 @@ func TestMetrics(t *testing.T) {
 // the command at start with one line naming it, before it connects to
 // anything.
 func TestMetricsAddressTaken(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -184,6 +186,7 @@ func seriesOf(body, name string) string {
 // server's (service_*), the worker's turns and its SDK metrics, the
 // scheduler's SDK client; each names its process.
 func TestMetricsOfEachProcess(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("several processes")
 	}
@@ -216,9 +219,9 @@ func TestMetricsOfEachProcess(t *testing.T) {
 		t.Fatalf("send: exit %d %s%s", code, out, stderr)
 	}
 	workerMetrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", procs["worker"])
-	waitFor(t, time.Minute, func() bool {
+	waitFor(t, time.Minute, func() bool { // the turn is counted as it ends, its workflow a moment later
 		_, body := fetch(context.Background(), t, http.DefaultClient, workerMetrics)
-		return strings.Contains(body, "talaria_turns_total{")
+		return strings.Contains(body, "talaria_turns_total{") && strings.Contains(body, "temporal_workflow_completed_total")
 	})
 	for name, checks := range map[string][]string{
 		"temporal":  {"service_requests_total", `talaria_process="temporal"`},

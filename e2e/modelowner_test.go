@@ -19,6 +19,7 @@ import (
 // broken file keeps the previous settings with one line naming file and
 // line; config and model show say what turns use.
 func TestModelSettingsBelongToServe(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -211,6 +212,7 @@ func waitForServeLine(t *testing.T, s *server, sub string) {
 // key's variable on a terminal and writes them like model set; without a
 // terminal and without flags it says what to give instead.
 func TestSetupAsksOnATerminal(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	u := newUser(t, model.URL())

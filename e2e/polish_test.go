@@ -24,6 +24,7 @@ func answering(text string) *fakellm.Server {
 // run; cron output prints a run's answer; cron edit without flags opens
 // the prompt in an $EDITOR that has arguments.
 func TestPolishCron(t *testing.T) {
+	t.Parallel()
 	model := answering("Digest: all quiet.")
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -104,6 +105,7 @@ func TestPolishCron(t *testing.T) {
 // JSON with -o json; memory edit takes an $EDITOR with arguments; the
 // memory-review session made after ten turns is listed only with --all.
 func TestPolishSessions(t *testing.T) {
+	t.Parallel()
 	model := answering("noted")
 	defer model.Close()
 	u := newUser(t, model.URL())

@@ -16,6 +16,7 @@ import (
 // attempt is cut off the turn ends truncated with a message, exit 1. The
 // text shown before each cut is followed by a notice of the next attempt.
 func TestCutOffStreamEndsTruncated(t *testing.T) {
+	t.Parallel()
 	cut := []fakellm.Step{
 		{Text: "partial answer that goes on and on", EndAfterChunks: 2},
 		{Text: "partial answer that goes on and on", BreakAfterChunks: 3},
@@ -61,6 +62,7 @@ func TestCutOffStreamEndsTruncated(t *testing.T) {
 // protocol: the turn fails after exactly 3 requests (retried twice) with
 // invalid_response, showing the page's first bytes.
 func TestHTMLBodyIsInvalidResponse(t *testing.T) {
+	t.Parallel()
 	page := fakellm.HTMLStep("Gateway error from the proxy")
 	model := fakellm.New(page, page, page, page, page, page)
 	defer model.Close()
@@ -88,6 +90,7 @@ func TestHTMLBodyIsInvalidResponse(t *testing.T) {
 // model.max_retry_after at most; chat shows the wait as a progress line and
 // status shows the next attempt and why the last one failed.
 func TestRetryAfterIsCapped(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.Step{Status: 429, ErrorMessage: "come back tomorrow", RetryAfter: "86400"},
 		fakellm.TextStep("done after the wait"),
@@ -157,6 +160,7 @@ func TestRetryAfterIsCapped(t *testing.T) {
 // model that never answers is given up after it and asked again; a stream
 // slower in total than the timeout lives while its chunks keep coming.
 func TestModelIdleTimeout(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.Step{Hang: true},
 		fakellm.Step{Text: "one two three four five six", ChunkDelay: 800 * time.Millisecond},
@@ -190,6 +194,7 @@ func TestModelIdleTimeout(t *testing.T) {
 // TestSlowModelIsShown: a model that has sent nothing for a while is a
 // wait chat shows as a progress line and status as a running attempt.
 func TestSlowModelIsShown(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.Step{Text: "finally here", Delay: 14 * time.Second})
 	defer model.Close()
 	u := newUser(t, model.URL())

@@ -26,6 +26,7 @@ import (
 // back with the thinking block the fallback signed. The turn's usage
 // carries the fallback's cost.
 func TestFallbackFromOpenAIToAnthropicMidTurn(t *testing.T) {
+	t.Parallel()
 	primary := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"a.txt"}`},
 			fakellm.ToolCall{Name: "read_file", Arguments: `{"path":"b.txt"}`}),

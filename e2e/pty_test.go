@@ -84,6 +84,7 @@ func (term *terminal) waitScreen(text string, d time.Duration) string {
 // reply word by word, shows a progress line per tool, and Ctrl-C interrupts
 // a turn without ending the chat.
 func TestInteractiveChatInTerminal(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"echo from-the-tool"}`}),
 		fakellm.Step{Text: "Streaming words arrive one at a time here", ChunkDelay: 300 * time.Millisecond},

@@ -61,6 +61,7 @@ func quickStart(t *testing.T) [][]string {
 // is part of, so it is not run again. The chat answers with the model the
 // README names, and serve picked the endpoint up without a restart.
 func TestReadmeQuickStart(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("There are 42 Go files with 4,242 lines."))
 	defer model.Close()
 	u := newUser(t, model.URL())

@@ -24,6 +24,7 @@ import (
 // instead of waiting for a writer or reader that never comes; the FIFO is
 // left as it was and the turn completes.
 func TestQuickToolsRefuseAFIFO(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(
 			fakellm.ToolCall{ID: "r1", Name: "read_file", Arguments: `{"path":"pipe"}`},
@@ -151,6 +152,7 @@ func answersByCall(msgs []models.Message) map[string][]string {
 // session shows the model those results, with nothing invented by the
 // transcript repair.
 func TestStopAnswersEveryCallOfAMixedBatch(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.ToolStep(
 		fakellm.ToolCall{ID: "t1", Name: "terminal", Arguments: `{"command":"sleep 41.125"}`},
 		fakellm.ToolCall{ID: "r1", Name: "read_file", Arguments: `{"path":"notes.txt"}`},
@@ -227,6 +229,7 @@ func TestStopAnswersEveryCallOfAMixedBatch(t *testing.T) {
 // turn for the batch's minute, a stop sent meanwhile ends the turn with
 // every call id answered once, and the next turn goes on from there.
 func TestStopDuringAStuckQuickBatch(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.ToolStep(
 		fakellm.ToolCall{ID: "m1", Name: "memory", Arguments: `{"action":"add","target":"memory","content":"the user likes tea"}`},
 		fakellm.ToolCall{ID: "r1", Name: "read_file", Arguments: `{"path":"notes.txt"}`},

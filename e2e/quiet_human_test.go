@@ -125,6 +125,7 @@ func (u *user) mkdir(name string) string {
 // (approvals.noninteractive: deny) the command is refused at once, the
 // refusal is shown and the turn completes. Without serve, embedded.
 func TestChatQApprovalNonInteractiveDeny(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "b1", Name: "terminal", Arguments: `{"command":"rm -rf /"}`}),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "d1", Name: "terminal", Arguments: `{"command":"rm -rf ./build"}`}),
@@ -169,6 +170,7 @@ func TestChatQApprovalNonInteractiveDeny(t *testing.T) {
 // chat says how to answer and waits; `talaria approve SESSION` from
 // another process lets the command run.
 func TestChatQApprovalWait(t *testing.T) {
+	t.Parallel()
 	model := dangerous()
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -207,6 +209,7 @@ func TestChatQApprovalWait(t *testing.T) {
 // TestChatQApprovalTerminal: on a terminal the one-shot chat asks inline,
 // as the interactive chat does, and an answer typed there is followed.
 func TestChatQApprovalTerminal(t *testing.T) {
+	t.Parallel()
 	model := dangerous()
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -248,6 +251,7 @@ func asking() *fakellm.Server {
 // once (by default) with "no one is available": the model reads that and
 // the turn completes.
 func TestChatQClarifyNonInteractive(t *testing.T) {
+	t.Parallel()
 	model := asking()
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -279,6 +283,7 @@ func TestChatQClarifyNonInteractive(t *testing.T) {
 // TestChatQClarifyTerminal: on a terminal the question is asked inline and
 // the choice typed there is the answer.
 func TestChatQClarifyTerminal(t *testing.T) {
+	t.Parallel()
 	model := asking()
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -332,6 +337,7 @@ func noRunningTurn(t *testing.T, u *user, session string) {
 // interrupts the turn (it does not go on in the background), prints one
 // line, and exits 130; --json still prints one result.
 func TestChatQInterruptWithServe(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.Step{Hang: true})
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -361,6 +367,7 @@ func TestChatQInterruptWithServe(t *testing.T) {
 // before the embedded server stops: the store records it interrupted, the
 // text output is one line without "context canceled", exit 130.
 func TestChatQInterruptEmbedded(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.Step{Hang: true})
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -376,6 +383,7 @@ func TestChatQInterruptEmbedded(t *testing.T) {
 
 // TestChatQInterruptTwice: a second Ctrl-C quits at once, still 130.
 func TestChatQInterruptTwice(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.Step{Hang: true})
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -412,6 +420,7 @@ func (u *user) waitForPeople() {
 // workflow and records it interrupted, with a note, instead of leaving it
 // running for ever.
 func TestChatQInterruptKilledRepaired(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.Step{Hang: true}, fakellm.TextStep("hello again"))
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -446,6 +455,7 @@ func TestChatQInterruptKilledRepaired(t *testing.T) {
 // plain line, without Temporal's decorations, and --json carries its
 // turn id.
 func TestChatQFailedTurnPlain(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.Step{Status: 401}, fakellm.Step{Status: 401})
 	defer model.Close()
 	u := newUser(t, model.URL())

@@ -13,6 +13,7 @@ import (
 // one line that there is nothing yet (exit 0 for a listing, 1 for a
 // look-up); the global flags are accepted before and after each.
 func TestReadOnlyCommandsCreateNothing(t *testing.T) {
+	t.Parallel()
 	u := newUser(t, "http://127.0.0.1:9/v1")
 	cases := []struct {
 		args []string
@@ -62,6 +63,7 @@ const emptyUsage = `{"models":[],"total":{"provider":"all","model":"all","calls"
 // database yet; listings say so, print an empty JSON list when asked for
 // JSON, look-ups exit 1, and none of them creates the database.
 func TestReadOnlyCommandsAfterModelSet(t *testing.T) {
+	t.Parallel()
 	u := newUser(t, "http://127.0.0.1:9/v1")
 	if _, stderr, code := u.run(time.Minute, "model", "set", "--base-url", "http://127.0.0.1:9/v1", "--model", "m1"); code != 0 {
 		t.Fatalf("model set: exit %d\n%s", code, stderr)
@@ -92,6 +94,7 @@ func TestReadOnlyCommandsAfterModelSet(t *testing.T) {
 // TestGlobalFlagsBeforeAndAfter: a global flag works before the command
 // and after it, and one given empty clears what the environment set.
 func TestGlobalFlagsBeforeAndAfter(t *testing.T) {
+	t.Parallel()
 	u := newUser(t, "http://127.0.0.1:9/v1")
 	u.env["TEMPORAL_ADDRESS"] = "env.example:7233"
 	for _, args := range [][]string{

@@ -71,6 +71,7 @@ func (s *stampedLines) String() string {
 // it shows (from when the fake server finished answering it) is logged
 // here and measured by BenchmarkRetryProgress.
 func TestRetryProgress(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.Step{Status: 500, ErrorMessage: "upstream exploded"},
 		fakellm.Step{Status: 500, ErrorMessage: "upstream exploded again"},
@@ -116,6 +117,7 @@ func TestRetryProgress(t *testing.T) {
 // delivers the message (exit 0) and warns in one line; status shows the
 // turn's failing attempts and why they fail.
 func TestUnreachableEndpointIsSaid(t *testing.T) {
+	t.Parallel()
 	dead := fmt.Sprintf("http://127.0.0.1:%d/v1", freePort(t))
 	u := newUser(t, dead)
 	srv := u.serve(0)
@@ -169,6 +171,7 @@ func TestUnreachableEndpointIsSaid(t *testing.T) {
 // TestReachableEndpointIsNotWarnedAbout: an endpoint that answers (even
 // with an error status to GET /models) gives no warning from serve or send.
 func TestReachableEndpointIsNotWarnedAbout(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("fine"))
 	defer model.Close()
 	u := newUser(t, model.URL())

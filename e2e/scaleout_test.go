@@ -70,6 +70,7 @@ func parentOf(pid int) int {
 // turn; the non-idempotent command ran exactly once, and the model was told
 // its outcome is unknown rather than having it run twice.
 func TestWorkerKilledDuringTool(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("several processes")
 	}

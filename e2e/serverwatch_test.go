@@ -17,6 +17,7 @@ import (
 // stopped answering and keeps waiting; when serve is started again the
 // turn completes and chat exits 0.
 func TestChatSaysWhenServeStopsAnswering(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("restarts a server")
 	}

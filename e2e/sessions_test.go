@@ -12,6 +12,7 @@ import (
 // TestSessionsCommands: sessions can be listed, shown, continued, resumed
 // and removed.
 func TestSessionsCommands(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("first answer"), fakellm.TextStep("second answer"), fakellm.TextStep("third answer"))
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -48,6 +49,7 @@ func TestSessionsCommands(t *testing.T) {
 
 // TestConfigCommand: the effective configuration, with secrets masked.
 func TestConfigCommand(t *testing.T) {
+	t.Parallel()
 	u := newUser(t, "http://127.0.0.1:1/v1")
 	u.env["OPENAI_API_KEY"] = "sk-very-secret"
 	u.env["TALARIA_MAX_ITERATIONS"] = "12"
@@ -68,6 +70,7 @@ func TestConfigCommand(t *testing.T) {
 // TestMemoryCommands: memory show lists the entries with sizes; memory edit
 // runs $EDITOR on the file.
 func TestMemoryCommands(t *testing.T) {
+	t.Parallel()
 	u := newUser(t, "http://127.0.0.1:1/v1")
 	script := u.workdir + "/fake-editor.sh"
 	if err := os.WriteFile(script, []byte("#!/bin/sh\nprintf 'likes tea\\n§\\nworks at night\\n' > \"$1\"\n"), 0o755); err != nil {

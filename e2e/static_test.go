@@ -14,6 +14,7 @@ import (
 // a static executable: no program interpreter (dynamic loader) and no
 // shared libraries to find at run time.
 func TestStaticBinary(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "version", "-m", binary).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go version -m %s: %v\n%s", binary, err, out)

@@ -12,6 +12,7 @@ import (
 // its turn says idle (exit 0); status of a session nobody ever used is an
 // error naming it (exit 1), not "idle".
 func TestStatusOfKnownAndUnknownSessions(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("done"))
 	defer model.Close()
 	u := newUser(t, model.URL())

@@ -46,6 +46,7 @@ func containsAll(s string, parts ...string) bool {
 // (with its command) and for how long, and a steer waiting for it. status
 // -o json (and --json) has the same with snake_case keys.
 func TestStatusTextTellsTheWholeStory(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.Step{Text: "took my time", Delay: 6 * time.Second},
 		fakellm.ToolStep(fakellm.ToolCall{ID: "d1", Name: "terminal", Arguments: `{"command":"rm -rf scratch-dir"}`}),

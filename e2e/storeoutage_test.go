@@ -20,6 +20,7 @@ import (
 // call that was in flight (a pause never cancels running work); no failed
 // attempt is logged as an error.
 func TestServePausesWhileDatabaseAway(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a database outage")
 	}

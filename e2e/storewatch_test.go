@@ -17,6 +17,7 @@ import (
 // a failure status; the turn is never reported completed, and the store is
 // not created again.
 func TestServeStopsWhenStoreRemoved(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.TextStep("first answer"),
 		fakellm.Step{Text: "late answer", Delay: 6 * time.Second},

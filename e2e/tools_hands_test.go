@@ -23,6 +23,7 @@ import (
 // file (replace mode, then a V4A patch adding a second file); the files
 // change and the model reads the diffs.
 func TestPatchTurn(t *testing.T) {
+	t.Parallel()
 	patch := "*** Begin Patch\n*** Update File: app.py\n@@ def greet\n-    return \"hi\"\n+    return \"hello\"\n*** Add File: notes.md\n+# Notes\n*** End Patch"
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "p1", Name: "patch", Arguments: `{"path":"app.py","old_string":"VERSION = 1","new_string":"VERSION = 2"}`}),
@@ -53,6 +54,7 @@ func TestPatchTurn(t *testing.T) {
 // TestSearchFilesTurn: a turn whose model finds a line with search_files;
 // the ignored build directory is not searched.
 func TestSearchFilesTurn(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "search_files", Arguments: `{"pattern":"TODO\\(ada\\)","file_glob":"*.go"}`}),
 		fakellm.TextStep("Found it."),
@@ -96,6 +98,7 @@ func mustMarshal(t *testing.T, v any) string {
 // (web.allow_private lets it reach this machine) gets its Markdown; with
 // the default configuration the same call is refused.
 func TestWebFetchTurn(t *testing.T) {
+	t.Parallel()
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, `<html><head><title>Status</title></head><body><h1>Status</h1><p>All systems are <em>operational</em> today.</p></body></html>`)
@@ -128,6 +131,7 @@ func TestWebFetchTurn(t *testing.T) {
 // later session's system prompt lists it, and its model lists and views
 // it; talaria skills shows it.
 func TestSkillsAcrossSessions(t *testing.T) {
+	t.Parallel()
 	skill := "---\nname: release\ndescription: Cut a release of the service\nversion: 1\n---\n1. make test\n2. git tag vX\n"
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "m1", Name: "skill_manage", Arguments: mustMarshal(t, map[string]string{"action": "create", "name": "release", "content": skill})}),
@@ -163,6 +167,7 @@ func TestSkillsAcrossSessions(t *testing.T) {
 // TestProcessTurn: a turn whose model starts a long-running process,
 // polls its output, and kills it; nothing it started is left running.
 func TestProcessTurn(t *testing.T) {
+	t.Parallel()
 	server := `echo listening on 8099; while true; do echo "served $(date +%s%N)"; sleep 0.2; done`
 	model := fakellm.New(
 		fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "process", Arguments: mustMarshal(t, map[string]string{"action": "start", "command": server})}),
@@ -191,6 +196,7 @@ func TestProcessTurn(t *testing.T) {
 // The program's call is refunded: with max_iterations 1 the model still
 // answers with tools offered, instead of the budget's tool-less summary.
 func TestExecuteCodeTurn(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skipf("python3 is not installed: %v", err)
 	}
@@ -228,6 +234,7 @@ func TestExecuteCodeTurn(t *testing.T) {
 // snippets; without one, web_search is not offered and talaria tools says
 // which keys to set.
 func TestWebSearchTurn(t *testing.T) {
+	t.Parallel()
 	search := fakesearch.New("brave-key", fakesearch.Hit{Title: "Temporal docs", URL: "https://docs.temporal.io/", Snippet: "Durable execution"},
 		fakesearch.Hit{Title: "Go SDK", URL: "https://pkg.go.dev/go.temporal.io/sdk", Snippet: "Temporal Go SDK"})
 	defer search.Close()
@@ -267,6 +274,7 @@ func TestWebSearchTurn(t *testing.T) {
 // whether the configuration offers it; toolsets narrow a chat's tools;
 // unknown names are one-line usage errors.
 func TestToolsCommand(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("ok"))
 	defer model.Close()
 	u := newUser(t, model.URL())

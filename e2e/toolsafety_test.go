@@ -100,6 +100,7 @@ func markedProcesses(entry string) []string {
 // outside the working directory, detached processes die with their
 // command, and a call naming "command" twice never runs.
 func TestToolSafetyApprovalsOff(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	outside := filepath.Join(base, "outside")
 	if err := os.MkdirAll(outside, 0o755); err != nil {
@@ -221,6 +222,7 @@ func TestToolSafetyApprovalsOff(t *testing.T) {
 // TestToolSafetyDuplicateKeysDeny: with approvals.mode deny, a terminal call
 // naming "command" twice is refused as invalid arguments: ./victim stays.
 func TestToolSafetyDuplicateKeysDeny(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithSteps(append(invalidArgsSteps("dup"), fakellm.TextStep("I could not."))...))
 	defer model.Close()
 	u := newUser(t, model.URL())

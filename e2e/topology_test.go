@@ -34,6 +34,7 @@ import (
 // reason, and Temporal's own PostgreSQL databases hold both workflows.
 // The HTTP API is not part of the topology yet: it does not exist so far.
 func TestProductionTopology(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("several processes and a minute-long cron wait")
 	}

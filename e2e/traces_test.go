@@ -53,6 +53,7 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // its CallModel activity and the model's HTTP request; the model is sent
 // no trace header.
 func TestTracesToOTLP(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("first"), fakellm.TextStep("second"))
 	defer model.Close()
 	col := &collector{spans: map[string][]string{}}

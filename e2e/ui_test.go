@@ -26,6 +26,7 @@ var uiURL = regexp.MustCompile(`talaria serve: ready \(.*, web UI (http://\S+)\)
 // turn, the UI's API lists it when asked for its session id, with how it
 // ended.
 func TestWebUI(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("done"))
 	defer model.Close()
 	u := newUser(t, model.URL())

@@ -14,6 +14,7 @@ import (
 // same module versions this test package links), print nothing on stderr and
 // create nothing in TALARIA_HOME.
 func TestVersionOfBuiltBinary(t *testing.T) {
+	t.Parallel()
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		t.Fatal("no build info in the test binary")
