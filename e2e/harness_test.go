@@ -6,11 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -183,13 +186,45 @@ func (s *server) stop(t *testing.T) error {
 	}
 }
 
-// freePort returns a TCP port nobody listens on right now.
+// given are the ports freePort has handed out in this process.
+var given struct {
+	sync.Mutex
+	ports map[int]bool
+}
+
+// freePort is a loopback port free now that no other test of this package
+// was given: one below the kernel's ephemeral range, so no port-0 listener
+// or outgoing connection of a test running beside it takes the port before
+// its process binds it.
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	low := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 2048 {
+				low = n
+			}
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	first := max(1024, low-12000)
+	given.Lock()
+	defer given.Unlock()
+	if given.ports == nil {
+		given.ports = map[int]bool{}
+	}
+	for range 10000 {
+		p := first + rand.IntN(low-first)
+		if given.ports[p] {
+			continue
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		given.ports[p] = true
+		return p
+	}
+	t.Fatal("no free loopback port below the ephemeral range")
+	return 0
 }

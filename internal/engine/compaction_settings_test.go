@@ -11,6 +11,7 @@ import (
 )
 
 func TestCompactionFor(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		tune func(*config.Config)
@@ -48,6 +49,7 @@ func TestCompactionFor(t *testing.T) {
 // a job without a model, and every job's model-call attempts, are the
 // worker's when the turn runs (the input leaves them unset).
 func TestCronTurnsUseTheTurnTemplate(t *testing.T) {
+	t.Parallel()
 	cfg := config.Default(t.TempDir())
 	cfg.Model.Attempts, cfg.Model.MaxTokens = 2, 1000
 	rt := &Runtime{Config: cfg}

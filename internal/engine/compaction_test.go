@@ -195,6 +195,7 @@ func (r *compactionRun) conversationRequests() (reqs []fakellm.Request, summarie
 // next request is below the threshold, the task reaches every request, a
 // later summary updates the earlier one, and nothing is deleted.
 func TestCompactionKeepsTheTask(t *testing.T) {
+	t.Parallel()
 	m := &compactingModel{reads: 12}
 	r := newCompactionRun(t, m)
 	// The identity changes once the session's prompt is stored: only a
@@ -297,6 +298,7 @@ func TestCompactionKeepsTheTask(t *testing.T) {
 // turn compacts and the call succeeds. Without overflow attempts the refusal
 // fails the turn with the provider's message.
 func TestContextOverflowCompacts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name     string
 		status   int
@@ -346,6 +348,7 @@ func TestContextOverflowCompacts(t *testing.T) {
 // compaction uses the static summary (task and tools kept), and during the
 // cooldown later compactions do not call the summariser again.
 func TestSummariserFailureKeepsTheTask(t *testing.T) {
+	t.Parallel()
 	m := &compactingModel{reads: 12, failSummary: true}
 	r := newCompactionRun(t, m)
 	res := r.turn("failing", compactTask, func(in *workflows.TurnInput) {
@@ -371,6 +374,7 @@ func TestSummariserFailureKeepsTheTask(t *testing.T) {
 // TestRecordCompactionHistories records turns that compact (before a call,
 // and after a refused call) for the replay tests, like TestRecordHistories.
 func TestRecordCompactionHistories(t *testing.T) {
+	t.Parallel()
 	mode := recordingMode(t)
 	for _, c := range []struct {
 		file          string
@@ -409,6 +413,7 @@ func TestRecordCompactionHistories(t *testing.T) {
 // budget is spent carries the largest context; refused as too long, it is
 // answered by a compaction and made again.
 func TestGraceCallOverflowCompacts(t *testing.T) {
+	t.Parallel()
 	m := &compactingModel{reads: 8, overflowStatus: 413}
 	r := newCompactionRun(t, m)
 	// Each file read adds ~3,000 characters: the 5th call carries 4 reads,
@@ -435,6 +440,7 @@ func TestGraceCallOverflowCompacts(t *testing.T) {
 // TestConversationOfASession: any session of a line of compactions maps to
 // its first session; a child whose parent is gone maps to itself.
 func TestConversationOfASession(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	rt := startRuntime(t, model)

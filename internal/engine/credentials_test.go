@@ -17,6 +17,7 @@ import (
 )
 
 func TestEnsureCredentialMakesPrivateFileOnce(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	first, err := EnsureCredential(home)
 	if err != nil {
@@ -44,6 +45,7 @@ func TestEnsureCredentialMakesPrivateFileOnce(t *testing.T) {
 }
 
 func TestLoadCredentialErrors(t *testing.T) {
+	t.Parallel()
 	one, err := embedded.NewTLS()
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +78,7 @@ func TestLoadCredentialErrors(t *testing.T) {
 }
 
 func TestEnsureCredentialReplacesUnusableFile(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if err := writeRaw(home, []byte("not pem")); err != nil {
 		t.Fatal(err)
@@ -96,6 +99,7 @@ func writeRaw(home string, data []byte) error {
 }
 
 func TestIsLoopback(t *testing.T) {
+	t.Parallel()
 	cases := map[string]bool{
 		"127.0.0.1:7233": true, "[::1]:7233": true, "localhost:7233": true, "127.0.0.2:1": true,
 		"10.0.0.1:7233": false, "temporal.example.com:7233": false, "127.0.0.1": false, "": false,
@@ -111,6 +115,7 @@ func TestIsLoopback(t *testing.T) {
 // credential connects to its address; one whose home holds none, or another
 // serve's, is refused with the path of the missing credential.
 func TestDialEmbeddedNeedsCredential(t *testing.T) {
+	t.Parallel()
 	owner := t.TempDir()
 	cred, err := EnsureCredential(owner)
 	if err != nil {

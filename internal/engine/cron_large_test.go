@@ -18,6 +18,7 @@ import (
 // turn's result carries (3 MB) is delivered whole: delivery loads it from
 // the store by its message id.
 func TestCronDeliversALongAnswerInFull(t *testing.T) {
+	t.Parallel()
 	answer := strings.Repeat("overnight alert summary line\n", 3<<20/29)
 	if len(answer) <= turnapi.MaxPreviewBytes {
 		t.Fatal("the answer must be longer than the preview")

@@ -34,6 +34,7 @@ func createScriptJobs(t testing.TB, st *models.Store, n int, log string) {
 // own store connection) tick the same minute against one Temporal: each of
 // 100 due jobs runs exactly once.
 func TestTwoSchedulersRunEachSlotOnce(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	rt := startRuntime(t, model)
@@ -118,6 +119,7 @@ func BenchmarkTickStarts1000(b *testing.B) {
 // with only a pre-run script delivers its output with no model call; a slot
 // due while the job's previous run still goes is recorded skipped.
 func TestCronSilentScriptAndOverlap(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.TextStep("[SILENT]"))
 	defer model.Close()
 	rt := startRuntime(t, model)

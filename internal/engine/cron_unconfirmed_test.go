@@ -17,6 +17,7 @@ import (
 // (saying why) when it was never started, and left alone while young or
 // when it is a scheduled slot (the ticks resume those).
 func TestSettleRunNow(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	rt := startRuntime(t, model)

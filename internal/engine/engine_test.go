@@ -71,6 +71,7 @@ func isCallModel(ev *historypb.HistoryEvent) bool {
 // each iteration adds a bounded number of history bytes that does not grow
 // with the conversation (messages live in the store, not in history).
 func TestScaleHistoryPerIterationIsConstant(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("200 iterations")
 	}

@@ -15,6 +15,7 @@ import (
 // and recent ones, runs at most once per its period, and does nothing with
 // a retention of 0.
 func TestPruneEventsChore(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	home := t.TempDir()
 	st, err := models.Open(ctx, filepath.Join(home, "talaria.db"))

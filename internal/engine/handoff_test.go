@@ -102,6 +102,7 @@ func queuedTexts(ctx context.Context, t *testing.T, c client.Client, session str
 // (the queued one one more update to learn its turn) and no query or
 // signal; the interrupting message runs before the queued one.
 func TestHandoffMakesNoQueries(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(answerEvery(700 * time.Millisecond))
 	defer model.Close()
 	rt := startRuntime(t, model)
@@ -169,6 +170,7 @@ func TestHandoffMakesNoQueries(t *testing.T) {
 // the burst crosses several runs: senders waiting in the queue are told to
 // ask again, and turns running at a switch are carried to the next run.
 func TestScaleBurstOfMessagesAllGetTurns(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("200 turns take about a minute; make test runs it")
 	}
@@ -209,6 +211,7 @@ func TestScaleBurstOfMessagesAllGetTurns(t *testing.T) {
 // every message gets its turn, and the coordinator continues as new with
 // its default limit, each run's history staying under it.
 func TestScaleCoordinatorHistoryStaysBounded(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("500 turns take about a minute; make test runs it")
 	}
@@ -364,6 +367,7 @@ func anyCarried(runs []coordinatorRun) bool {
 }
 
 func TestUpdateID(t *testing.T) {
+	t.Parallel()
 	if got := updateID(workflows.UpdateDeliver, "abc"); got != "deliver/abc" {
 		t.Errorf("updateID = %q", got)
 	}
@@ -375,6 +379,7 @@ func TestUpdateID(t *testing.T) {
 }
 
 func TestRetryHandoff(t *testing.T) {
+	t.Parallel()
 	live := context.Background()
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()

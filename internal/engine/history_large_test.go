@@ -15,6 +15,7 @@ import (
 // history bytes (within 5%) as the same turn with 16 bytes of each. Bytes,
 // not time: the assertion holds on any machine.
 func TestScaleHistoryPerIterationIgnoresContentSize(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("two turns with megabytes of content")
 	}

@@ -69,6 +69,7 @@ func waitForEvent(ctx context.Context, t *testing.T, rt *Runtime, session, kind 
 // the progress query's pending approval), approval_decided with the
 // choice, then the tool's start and end, then done.
 func TestApprovalWaitEvents(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	model := fakellm.New(
@@ -123,6 +124,7 @@ func TestApprovalWaitEvents(t *testing.T) {
 // waits) and then answered, before the turn's done; the answer's text is
 // in no event.
 func TestClarifyWaitEvents(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	model := fakellm.New(

@@ -23,6 +23,7 @@ import (
 // still get its turn: the coordinator may not wait for the update's
 // handler while that handler waits for the coordinator to start the turn.
 func TestMessageArrivingWithIdleTimer(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(answerEvery(0))
 	defer model.Close()
 	rt := startRuntime(t, model)

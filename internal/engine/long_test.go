@@ -62,6 +62,7 @@ func transcriptText(msgs []models.Message) string {
 // TestScaleThousandIterationTurn: a 1,000-iteration turn continues as new several
 // times and ends with the same transcript as a reference run that never does.
 func TestScaleThousandIterationTurn(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("1,000 iterations, twice")
 	}
@@ -104,6 +105,7 @@ func TestScaleThousandIterationTurn(t *testing.T) {
 // as new are all delivered, each exactly once (to that turn, or as the
 // session's next message when they arrive after its last model call).
 func TestSteersDuringContinueAsNew(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		step := deterministicLoop(40)(req)
 		step.Delay = 20 * time.Millisecond

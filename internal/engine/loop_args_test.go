@@ -14,6 +14,7 @@ import (
 // arguments, not an output-limit cut-off: re-asked silently, then answered
 // with an error the model sees and corrects, and the turn goes on.
 func TestLoopBrokenArgumentsFedBack(t *testing.T) {
+	t.Parallel()
 	broken := `{"path":"a.txt","content":"abc`
 	var steps []fakellm.Step
 	for range 4 {
@@ -46,6 +47,7 @@ func TestLoopBrokenArgumentsFedBack(t *testing.T) {
 // A tool call cut off by the output limit on every attempt ends the turn
 // truncated with a message saying so.
 func TestLoopTruncatedToolCallSaysWhy(t *testing.T) {
+	t.Parallel()
 	var steps []fakellm.Step
 	for range 4 {
 		steps = append(steps, fakellm.Step{ToolCalls: []fakellm.ToolCall{{Name: "write_file", Arguments: `{"path":"a.txt","content":"abc`}}, FinishReason: "length"})
@@ -61,6 +63,7 @@ func TestLoopTruncatedToolCallSaysWhy(t *testing.T) {
 // An answer still cut off after every continuation is shown, with a
 // message saying it is incomplete.
 func TestLoopLengthExhaustedSaysWhy(t *testing.T) {
+	t.Parallel()
 	var steps []fakellm.Step
 	for _, s := range []string{"a ", "b ", "c ", "d"} {
 		steps = append(steps, fakellm.Step{Text: s, FinishReason: "length"})

@@ -12,6 +12,7 @@ import (
 // TestConfigChanges: model settings are applied live, other keys need a
 // restart, and values (secrets) are never listed.
 func TestConfigChanges(t *testing.T) {
+	t.Parallel()
 	base := config.Default("/h")
 	base.Model.BaseURL, base.Model.Name, base.Model.APIKey = "http://a/v1", "m1", "secret-1"
 	for _, tt := range []struct {
@@ -57,6 +58,7 @@ func TestConfigChanges(t *testing.T) {
 // TestModelConfig: providers and the worker's model follow Set; the shown
 // settings never carry the key.
 func TestModelConfig(t *testing.T) {
+	t.Parallel()
 	cfg := config.Default("/h")
 	m := NewModelConfig(cfg)
 	if _, err := m.Providers(""); err == nil || !strings.Contains(err.Error(), "model set") {
@@ -92,6 +94,7 @@ func TestModelConfig(t *testing.T) {
 // TestSettingsOfDefaults: unset limits are shown as the values a turn
 // uses, not empty.
 func TestSettingsOfDefaults(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name                string
 		model               config.Model

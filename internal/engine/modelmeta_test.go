@@ -36,6 +36,7 @@ func numCtxOf(t *testing.T, raw []byte) int {
 // requests' num_ctx; a fallback that is not Ollama gets no num_ctx; the
 // configuration's window wins over the server's, compression's over both.
 func TestModelConfigKnowsTheModel(t *testing.T) {
+	t.Parallel()
 	ollama := fakellm.New(fakellm.WithModels("llama3.1:8b"), fakellm.WithOllamaContext(32768))
 	defer ollama.Close()
 	cfg := config.Default(t.TempDir())
@@ -94,6 +95,7 @@ func numCtx(extra map[string]any) int {
 // sender left the window to the model compacts at 32768's threshold,
 // where the 128000 it would have assumed never would.
 func TestOllamaWindowCompacts(t *testing.T) {
+	t.Parallel()
 	const window, files = 32768, 60
 	m := &compactingModel{}
 	model := fakellm.New(fakellm.WithResponder(m.respond), fakellm.WithOllamaContext(window))
@@ -161,6 +163,7 @@ func TestOllamaWindowCompacts(t *testing.T) {
 // TestPriceAtTheServingEndpoint: a call a fallback router served is
 // priced at what that router lists, not at what the primary knows.
 func TestPriceAtTheServingEndpoint(t *testing.T) {
+	t.Parallel()
 	router := fakellm.New(fakellm.WithModels("vendor/big"),
 		fakellm.WithModelInfo("vendor/big", map[string]any{"pricing": map[string]any{"prompt": "0.000002", "completion": "0.000008"}}))
 	defer router.Close()

@@ -12,6 +12,7 @@ import (
 // names the model and provider the worker holds when it is built, not
 // those of its start; a turn's own model (-m) wins over the name.
 func TestPromptBuilderFollowsModelSettings(t *testing.T) {
+	t.Parallel()
 	cfg := config.Default(t.TempDir())
 	cfg.Model.BaseURL, cfg.Model.Name = "http://start-host:1/v1", "start-model"
 	models := NewModelConfig(cfg)

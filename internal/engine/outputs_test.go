@@ -14,6 +14,7 @@ import (
 // SQLite store removes its directory of kept outputs and no other; a
 // session that is not there removes nothing.
 func TestDeleteSessionRemovesItsKeptOutputs(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	st, err := models.Open(t.Context(), filepath.Join(home, "talaria.db"))
 	if err != nil {
@@ -51,6 +52,7 @@ func TestDeleteSessionRemovesItsKeptOutputs(t *testing.T) {
 // TestPruneOutputsAtStart removes a session's directory unchanged for
 // longer than the retention and keeps a recent one.
 func TestPruneOutputsAtStart(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	old, recent := filepath.Join(OutputsDir(home), "old"), filepath.Join(OutputsDir(home), "recent")
 	for _, d := range []string{old, recent} {
@@ -81,6 +83,7 @@ func TestPruneOutputsAtStart(t *testing.T) {
 // its outputs with its parent's (the lineage's directory), and deleting one
 // session of the lineage keeps them while another is left.
 func TestKeptOutputsBelongToTheLineage(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	st, err := models.Open(t.Context(), filepath.Join(home, "talaria.db"))
 	if err != nil {

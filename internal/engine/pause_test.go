@@ -20,6 +20,7 @@ import (
 )
 
 func TestGateBeatEvery(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		hb, want time.Duration
 	}{
@@ -40,6 +41,7 @@ func TestGateBeatEvery(t *testing.T) {
 // holds it, beating, until resume or until its context ends; pause and
 // resume say whether they changed anything.
 func TestWorkGate(t *testing.T) {
+	t.Parallel()
 	var g workGate
 	if g.paused() || g.resume() {
 		t.Fatal("a new gate is not open")
@@ -87,6 +89,7 @@ func TestWorkGate(t *testing.T) {
 // interrupted, no "outcome unknown"); a turn sent during the pause starts
 // nothing (the model is not called) until work resumes, then completes.
 func TestStoreOutageLetsRunningWorkFinish(t *testing.T) {
+	t.Parallel()
 	dsn, proxy := proxiedPostgres(t, "pauserun")
 	dir := t.TempDir()
 	started, release := filepath.Join(dir, "started"), filepath.Join(dir, "release")
@@ -222,6 +225,7 @@ func sendTurn(ctx context.Context, t *testing.T, rt *Runtime, session, text, dir
 // waiting activity heartbeats), so when work resumes the commands never
 // run, the turn ends interrupted and each call is answered exactly once.
 func TestInterruptReachesBatchHeldByPause(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	marks := []string{filepath.Join(dir, "ran1"), filepath.Join(dir, "ran2")}
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {

@@ -16,6 +16,7 @@ import (
 // $TALARIA_HOME and the working directory at its first turn, and later turns
 // send it byte for byte even after the files changed.
 func TestSystemPromptBuiltOnceAndReused(t *testing.T) {
+	t.Parallel()
 	var home string
 	l := newLoopRun(t, []fakellm.Step{fakellm.TextStep("one"), fakellm.TextStep("two")},
 		func(c *config.Config, _ *Options) { home = c.Home })
@@ -52,6 +53,7 @@ func TestSystemPromptBuiltOnceAndReused(t *testing.T) {
 // TestMemoryFullReachesTheModel: adding to a full memory is refused with an
 // error the model sees; the file is unchanged.
 func TestMemoryFullReachesTheModel(t *testing.T) {
+	t.Parallel()
 	var home string
 	big := strings.Repeat("x", 150)
 	l := newLoopRun(t, []fakellm.Step{
@@ -83,6 +85,7 @@ func TestMemoryFullReachesTheModel(t *testing.T) {
 // TestSessionSearchTool: the model finds a phrase from a session three
 // sessions back, with no model call involved in the search.
 func TestSessionSearchTool(t *testing.T) {
+	t.Parallel()
 	l := newLoopRun(t, []fakellm.Step{
 		fakellm.TextStep("Noted: the codename is blue heron."),
 		fakellm.TextStep("ok"), fakellm.TextStep("ok"),
@@ -109,6 +112,7 @@ func TestSessionSearchTool(t *testing.T) {
 // memory with the memory tool only; it does not delay the answer, and a
 // failing review changes nothing about the turn.
 func TestMemoryReviewInBackground(t *testing.T) {
+	t.Parallel()
 	var home string
 	model := []fakellm.Step{fakellm.TextStep("Sure, dark mode it is.")}
 	l := newLoopRun(t, model, func(c *config.Config, _ *Options) { home = c.Home })
@@ -155,6 +159,7 @@ func TestMemoryReviewInBackground(t *testing.T) {
 // TestFailingMemoryReviewChangesNothing: a review whose model fails leaves
 // the turn's result and the next turn alone.
 func TestFailingMemoryReviewChangesNothing(t *testing.T) {
+	t.Parallel()
 	l := newLoopRun(t, nil)
 	l.model.SetResponder(func(req fakellm.Request) fakellm.Step {
 		last, _ := req.LastMessage()

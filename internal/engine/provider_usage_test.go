@@ -22,6 +22,7 @@ import (
 // per call with the call's cost at the model's price (a read at the cache
 // read price), and the turn's result adds them up.
 func TestAnthropicCachingRecordedAndPriced(t *testing.T) {
+	t.Parallel()
 	const model = "claude-sonnet-4-5"
 	steps := []fakellm.Step{}
 	for i := range 4 {

@@ -24,6 +24,7 @@ import (
 //
 //	TALARIA_RECORD_HISTORIES=1 go test ./internal/engine -run TestRecordHistories
 func TestRecordHistoriesCronAndReview(t *testing.T) {
+	t.Parallel()
 	mode := recordingMode(t)
 	cron := []struct {
 		file  string

@@ -20,6 +20,7 @@ import (
 // waited in AwaitTurn. It runs only when TALARIA_RECORD_HISTORIES is set;
 // files that exist are kept (see TestRecordHistories).
 func TestRecordSessionHandoff(t *testing.T) {
+	t.Parallel()
 	mode := recordingMode(t)
 	files := []string{"session_handoff_continued_signals.json", "session_handoff_carried_signals.json", "turn_reports_end.json"}
 	for _, f := range files {

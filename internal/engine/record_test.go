@@ -23,6 +23,7 @@ import (
 // change adds a case with a new file for its new path.
 // TALARIA_RECORD_HISTORIES=overwrite re-records every file.
 func TestRecordHistories(t *testing.T) {
+	t.Parallel()
 	mode := recordingMode(t)
 	cases := []struct {
 		file          string

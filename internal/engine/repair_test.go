@@ -14,6 +14,7 @@ import (
 )
 
 func TestOrphanNote(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		state  string
 		orphan bool
@@ -46,6 +47,7 @@ func TestOrphanNote(t *testing.T) {
 // runs is left to resume; one whose workflow was terminated, and one that
 // Temporal never heard of (its data was reset), are recorded interrupted.
 func TestRepairOrphanTurns(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New(fakellm.Step{Hang: true})
 	defer model.Close()
 	rt := startRuntime(t, model)

@@ -19,6 +19,7 @@ import (
 // targets (as jobs made before the default were) delivers each run
 // locally.
 func TestRunNowTwiceRunsTwice(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	rt := startRuntime(t, model)
@@ -78,6 +79,7 @@ func TestRunNowTwiceRunsTwice(t *testing.T) {
 // task queue; one without (a client, as `cron run-now` is) on its own
 // Temporal sees none.
 func TestWorkflowPollers(t *testing.T) {
+	t.Parallel()
 	model := fakellm.New()
 	defer model.Close()
 	ctx := context.Background()

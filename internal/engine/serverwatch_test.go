@@ -6,6 +6,7 @@ import (
 )
 
 func TestServerWatchNext(t *testing.T) {
+	t.Parallel()
 	const name = "talaria serve at 127.0.0.1:7233"
 	tests := []struct {
 		name     string
@@ -36,6 +37,7 @@ func TestServerWatchNext(t *testing.T) {
 }
 
 func TestServerName(t *testing.T) {
+	t.Parallel()
 	rt := &Runtime{}
 	rt.Config.Temporal.Address = "temporal.example:7233"
 	if got := rt.ServerName(); got != "temporal at temporal.example:7233" {

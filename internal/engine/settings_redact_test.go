@@ -12,6 +12,7 @@ import (
 // TestPublishedSettingsCarryNoSecret: what serve publishes and every command
 // shows of the model settings has the endpoints' credentials redacted.
 func TestPublishedSettingsCarryNoSecret(t *testing.T) {
+	t.Parallel()
 	// What serve publishes and every command shows carries no secret.
 	cfg := config.Default("/h")
 	cfg.Model.BaseURL = "http://u:sk-one@a/v1?key=sk-two"

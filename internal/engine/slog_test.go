@@ -21,6 +21,7 @@ import (
 // failed heartbeats are debug lines; panics and other errors and warnings
 // stay visible; info lines are dropped.
 func TestSDKLoggerKeepsRoutineErrorsQuiet(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		base  slog.Level
@@ -79,6 +80,7 @@ func TestSDKLoggerKeepsRoutineErrorsQuiet(t *testing.T) {
 // SDK's records (routine errors included, as logged) reach the log file
 // and not the terminal.
 func TestSDKLogsGoToTheLogFile(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	var term bytes.Buffer
 	logs, err := logfile.Open(logfile.Options{Home: home, Kind: "worker", Level: "warn", Terminal: &term, CreateDir: true})
@@ -108,6 +110,7 @@ func TestSDKLogsGoToTheLogFile(t *testing.T) {
 // line, told by its error's type; every other activity error stays an
 // error, even one whose text only reads like a cancellation.
 func TestSDKRoutineStopsAreNotErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		log   func(sdklog.Logger)

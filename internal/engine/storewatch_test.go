@@ -22,6 +22,7 @@ import (
 )
 
 func TestStoreWatchNext(t *testing.T) {
+	t.Parallel()
 	gone := fmt.Errorf("%w: /h/talaria.db was removed", models.ErrStoreGone)
 	down := fmt.Errorf("%w: dial tcp 127.0.0.1:5432: connect: connection refused", models.ErrUnreachable)
 	tests := []struct {
@@ -58,6 +59,7 @@ func TestStoreWatchNext(t *testing.T) {
 }
 
 func TestUnreachableDetailIsOneShortLine(t *testing.T) {
+	t.Parallel()
 	err := fmt.Errorf("%w: %s", models.ErrUnreachable, strings.Repeat("line\n\t", 100))
 	d := unreachableDetail(err)
 	if strings.ContainsAny(d, "\n\t") || len(d) > 204 || strings.HasPrefix(d, "the store") {
@@ -69,6 +71,7 @@ func TestUnreachableDetailIsOneShortLine(t *testing.T) {
 // SQLite file returns a StoreGoneError naming the file soon after the file
 // is removed, and stays quiet before.
 func TestWatchStoreNoticesRemovedFile(t *testing.T) {
+	t.Parallel()
 	for _, how := range []string{"remove", "replace"} {
 		t.Run(how, func(t *testing.T) {
 			dir := t.TempDir()
@@ -121,6 +124,7 @@ func TestWatchStoreNoticesRemovedFile(t *testing.T) {
 
 // TestWatchStoreQuietWhileHealthy: ending ctx ends the watch with nil.
 func TestWatchStoreQuietWhileHealthy(t *testing.T) {
+	t.Parallel()
 	st, err := models.Open(t.Context(), filepath.Join(t.TempDir(), "talaria.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -142,6 +146,7 @@ func TestWatchStoreQuietWhileHealthy(t *testing.T) {
 // answering is said once, not stopped for; when it answers again that is
 // said too.
 func TestWatchStoreSaysWhenDatabaseAway(t *testing.T) {
+	t.Parallel()
 	dsn := pgtest.DSN(t, "watch")
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -234,6 +239,7 @@ func proxiedPostgres(t *testing.T, prefix string) (string, *pgtest.Proxy) {
 // sent meanwhile (the model is not called), and when the database answers
 // again resumes (says so) and the turn completes.
 func TestStoreOutagePausesWork(t *testing.T) {
+	t.Parallel()
 	dsn, proxy := proxiedPostgres(t, "pause")
 	model := fakellm.New(fakellm.TextStep("done after the outage"))
 	defer model.Close()

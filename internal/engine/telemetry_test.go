@@ -26,6 +26,7 @@ import (
 // tool that ran inside ExecuteTools. No span holds the message's text or
 // the model's key.
 func TestTracePerTurn(t *testing.T) {
+	t.Parallel()
 	exp := tracetest.NewInMemoryExporter()
 	tel, err := telemetry.New(context.Background(), telemetry.WithSpanExporter(exp))
 	if err != nil {
@@ -147,6 +148,7 @@ func names(spans []tracetest.SpanStub) string {
 // counted as cron runs with those statuses; those it starts are not (their
 // run's end is).
 func TestCountTick(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	tel, err := telemetry.New(ctx, telemetry.WithMetrics(true))
 	if err != nil {
@@ -183,6 +185,7 @@ func grepLines(body, prefix string) string {
 // counted once, and not again when the worker replays the workflow's
 // history (its cache purged, a query makes it replay the finished turn).
 func TestApprovalCountedOnce(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	tel, err := telemetry.New(ctx, telemetry.WithMetrics(true))

@@ -13,6 +13,7 @@ import (
 )
 
 func TestEnabledTools(t *testing.T) {
+	t.Parallel()
 	all := []tools.Tool{tools.ReadFileTool{}, tools.WriteFileTool{}, tools.TerminalTool{}, tools.TodoTool{}}
 	cases := []struct {
 		enabled, disabled []string
@@ -49,6 +50,7 @@ func TestEnabledTools(t *testing.T) {
 // TestToolsEnabledBoundsTheTurn: with tools.enabled set, the worker neither
 // offers nor runs any other tool, whatever the model calls.
 func TestToolsEnabledBoundsTheTurn(t *testing.T) {
+	t.Parallel()
 	l := newLoopRun(t, []fakellm.Step{
 		fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"touch ran.txt"}`}),
 		fakellm.TextStep("I cannot run commands here."),
@@ -65,6 +67,7 @@ func TestToolsEnabledBoundsTheTurn(t *testing.T) {
 }
 
 func TestToolPolicy(t *testing.T) {
+	t.Parallel()
 	cfg := config.Default("/h")
 	cfg.Model.APIKey = "sk-1"
 	cfg.Terminal.EnvPassthrough = []string{"GOPATH"}

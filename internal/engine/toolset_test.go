@@ -14,6 +14,7 @@ import (
 // TestToolNames: the names a job may list are every tool a worker offers,
 // sorted, and tools.enabled accepts each of them.
 func TestToolNames(t *testing.T) {
+	t.Parallel()
 	names := ToolNames()
 	if !slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names) {
 		t.Fatalf("ToolNames() = %v: not sorted, or repeats a name", names)
@@ -33,6 +34,7 @@ func TestToolNames(t *testing.T) {
 // web_search is not offered and the catalog says what to set; with one it
 // is, over that service.
 func TestWebSearchNeedsABackend(t *testing.T) {
+	t.Parallel()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for _, tt := range []struct {
 		search  config.WebSearch

@@ -12,6 +12,7 @@ import (
 // its owner only, kept across calls, and replaced when the file holds
 // something too short to be one.
 func TestUITokenPrivateAndStable(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	tok, err := UIToken(home)
 	if err != nil {

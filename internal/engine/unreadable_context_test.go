@@ -15,6 +15,7 @@ import (
 // prompt is built once, and a failure there would be retried for ever):
 // the turn completes and the prompt says the file was not loaded.
 func TestFirstTurnWithUnreadableContextFile(t *testing.T) {
+	t.Parallel()
 	l := newLoopRun(t, []fakellm.Step{fakellm.TextStep("hello back")})
 	if err := os.Mkdir(filepath.Join(l.workdir, "AGENTS.md"), 0o755); err != nil {
 		t.Fatal(err)

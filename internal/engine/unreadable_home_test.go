@@ -18,6 +18,7 @@ import (
 // retried for ever): the turn completes with the default identity, and
 // the prompt says which files were not loaded.
 func TestFirstTurnWithUnreadableHomeFiles(t *testing.T) {
+	t.Parallel()
 	l := newLoopRun(t, []fakellm.Step{fakellm.TextStep("hello back")}, func(cfg *config.Config, _ *Options) {
 		for _, dir := range []string{filepath.Join(cfg.Home, prompt.SoulFile), filepath.Join(cfg.Home, prompt.MemoryDir, prompt.MemoryFile)} {
 			if err := os.MkdirAll(dir, 0o755); err != nil {
