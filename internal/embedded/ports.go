@@ -3,8 +3,11 @@ package embedded
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -19,9 +22,11 @@ var (
 	portsIssued = map[int]time.Time{}
 )
 
-// freePort asks the kernel for an unused TCP port on ip and reserves it within
-// this process. Another process may still take it before the server binds it;
-// the window is a few milliseconds.
+// freePort picks a TCP port on ip that can be bound now, below the
+// kernel's ephemeral range, and reserves it within this process. A port of
+// that range (what a listener on port 0 gets) may be taken by any outgoing
+// connection before the server binds it; below it, only a program that
+// binds that very port can, in the few milliseconds until the server does.
 func freePort(ip string) (int, error) {
 	portsMu.Lock()
 	defer portsMu.Unlock()
@@ -31,26 +36,30 @@ func freePort(ip string) (int, error) {
 			delete(portsIssued, p)
 		}
 	}
-	for range 50 {
-		l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-		if err != nil {
-			return 0, fmt.Errorf("pick free port on %s: %w", ip, err)
-		}
-		addr, ok := l.Addr().(*net.TCPAddr)
-		if err := l.Close(); err != nil {
-			return 0, fmt.Errorf("release probe listener: %w", err)
-		}
-		if !ok {
-			return 0, fmt.Errorf("pick free port: unexpected address type %T", l.Addr())
-		}
-		port := addr.Port
-		if _, taken := portsIssued[port]; taken {
+	low := ephemeralLow()
+	first := max(1024, low-16000)
+	for range 1000 {
+		port := first + rand.IntN(low-first)
+		if _, taken := portsIssued[port]; taken || checkBindable(ip, port) != nil {
 			continue
 		}
 		portsIssued[port] = now
 		return port, nil
 	}
-	return 0, errors.New("pick free port: kernel kept returning ports already issued")
+	return 0, errors.New("pick free port: none of 1,000 tried below the ephemeral range could be bound")
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (Linux's
+// default when it cannot be read).
+func ephemeralLow() int {
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil && n > 4096 {
+				return n
+			}
+		}
+	}
+	return 32768
 }
 
 // checkBindable reports whether ip:port can be listened on right now.
