@@ -53,6 +53,7 @@ var (
 	SandboxLine       = engine.SandboxLine
 	SchedulerRunning  = engine.SchedulerRunning
 	ServeSettings     = engine.ServeSettings
+	SessionUILink     = engine.SessionUILink
 	SettingsOf        = engine.SettingsOf
 	Start             = engine.Start
 	ToolCatalog       = engine.ToolCatalog

@@ -95,9 +95,9 @@ func TestStopDuringModelCall(t *testing.T) {
 func TestStopDuringToolBatch(t *testing.T) {
 	t.Parallel()
 	model := fakellm.New(fakellm.ToolStep(
-		fakellm.ToolCall{ID: "c1", Name: "terminal", Arguments: `{"command":"sleep 37.25"}`},
-		fakellm.ToolCall{ID: "c2", Name: "terminal", Arguments: `{"command":"sleep 37.5"}`},
-		fakellm.ToolCall{ID: "c3", Name: "terminal", Arguments: `{"command":"sleep 37.75"}`},
+		fakellm.ToolCall{ID: "c1", Name: "terminal", Arguments: `{"command":"sleep 38.25"}`},
+		fakellm.ToolCall{ID: "c2", Name: "terminal", Arguments: `{"command":"sleep 38.5"}`},
+		fakellm.ToolCall{ID: "c3", Name: "terminal", Arguments: `{"command":"sleep 38.75"}`},
 	))
 	defer model.Close()
 	u := newUser(t, model.URL())
@@ -105,7 +105,7 @@ func TestStopDuringToolBatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	wait := u.background(ctx, "chat", "--json", "-q", "run them", "--session", "batch")
-	waitFor(t, 30*time.Second, func() bool { return exec.Command("pgrep", "-f", "sleep 37.5").Run() == nil })
+	waitFor(t, 30*time.Second, func() bool { return exec.Command("pgrep", "-f", "sleep 38.5").Run() == nil })
 	if _, stderr, code := u.run(time.Minute, "stop", "batch"); code != 0 {
 		t.Fatalf("stop: exit %d %s", code, stderr)
 	}
@@ -123,7 +123,7 @@ func TestStopDuringToolBatch(t *testing.T) {
 			t.Fatalf("result of %s = %q, want a cancellation", m.ToolCallID, m.Content)
 		}
 	}
-	if exec.Command("pgrep", "-f", "sleep 37.5").Run() == nil {
+	if exec.Command("pgrep", "-f", "sleep 38[.]").Run() == nil { // none of the three
 		t.Fatal("a sleep command survived the stop")
 	}
 }

@@ -30,7 +30,7 @@ func TestDaemonsStopWhenStoreRemoved(t *testing.T) {
 	defer model.Close()
 	temporalHost := newUser(t, model.URL())
 	port := freePort(t)
-	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port))
+	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port), "--ui-port", "0")
 	cred := engine.CredentialPath(temporalHost.home)
 	db := filepath.Join(t.TempDir(), "shared.db")
 	shared := map[string]string{"TEMPORAL_ADDRESS": fmt.Sprintf("127.0.0.1:%d", port), "TALARIA_DB": db,
@@ -153,7 +153,7 @@ func TestDaemonsPauseWhileDatabaseAway(t *testing.T) {
 	defer model.Close()
 	temporalHost := newUser(t, model.URL())
 	port := freePort(t)
-	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port))
+	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port), "--ui-port", "0")
 	cred := engine.CredentialPath(temporalHost.home)
 	shared := map[string]string{"TEMPORAL_ADDRESS": fmt.Sprintf("127.0.0.1:%d", port),
 		"TEMPORAL_TLS_CERT": cred, "TEMPORAL_TLS_KEY": cred, "TEMPORAL_TLS_CA": cred, "TEMPORAL_TLS_SERVER_NAME": "localhost"}

@@ -83,7 +83,7 @@ func TestWorkerKilledDuringTool(t *testing.T) {
 
 	temporalHost := newUser(t, model.URL())
 	port := freePort(t)
-	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port))
+	temporalHost.daemon("talaria temporal: ready", "temporal", "--temporal-port", fmt.Sprint(port), "--ui-port", "0")
 	// Workers and clients on other homes present the server's credential.
 	cred := engine.CredentialPath(temporalHost.home)
 	shared := map[string]string{"TEMPORAL_ADDRESS": fmt.Sprintf("127.0.0.1:%d", port), "TALARIA_DB": dsn, "TALARIA_HEARTBEAT_TIMEOUT": "3s",

@@ -183,6 +183,7 @@ Exit status 1 for a session the store does not hold.`, 1,
 			if err != nil {
 				return err
 			}
+			r.UI = talaria.SessionUILink(cfg.Home, cfg.Temporal.Namespace, args[0])
 			if asJSON {
 				return writeJSON(cmd.OutOrStdout(), r)
 			}

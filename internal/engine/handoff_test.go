@@ -172,7 +172,7 @@ func TestHandoffMakesNoQueries(t *testing.T) {
 func TestScaleBurstOfMessagesAllGetTurns(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("200 turns take about a minute; make test runs it")
+		t.Skip("200 turns take about a minute; make test-scale runs it")
 	}
 	model := fakellm.New(answerEvery(0))
 	defer model.Close()
@@ -213,7 +213,7 @@ func TestScaleBurstOfMessagesAllGetTurns(t *testing.T) {
 func TestScaleCoordinatorHistoryStaysBounded(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("500 turns take about a minute; make test runs it")
+		t.Skip("500 turns take about a minute; make test-scale runs it")
 	}
 	model := fakellm.New(answerEvery(0))
 	defer model.Close()

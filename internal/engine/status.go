@@ -49,7 +49,9 @@ type Status struct {
 	Goal *workflows.GoalProgress `json:"goal,omitempty"`
 	// Tasks are the delegated tasks of the session running now.
 	Tasks []TaskStatus `json:"tasks,omitempty"`
-	// UI opens the session's turns in serve's Web UI (with its token).
+	// UI opens the session's turns in serve's Web UI. It carries the UI's
+	// token, the owner's: talaria status adds it, SessionStatus (and so
+	// the API) never does.
 	UI string `json:"ui,omitempty"`
 	// KeyPools are the session's model endpoints that have several keys,
 	// each key ready or cooling down.
@@ -181,8 +183,7 @@ func describeCurrent(p *workflows.Progress, pending []*workflowpb.PendingActivit
 
 // SessionStatus is what session id is doing now: its coordinator's state
 // and, for a running turn, its progress, Temporal's view of its activities
-// and its live events; its goal, its delegated tasks, its Web UI link and
-// its key pools. Only the coordinator's state is required: ErrNoSession
+// and its live events; its goal, its delegated tasks and its key pools. Only the coordinator's state is required: ErrNoSession
 // when neither Temporal nor the store knows the session.
 func (rt *Runtime) SessionStatus(ctx context.Context, id string) (Status, error) {
 	var r Status
@@ -198,8 +199,11 @@ func (rt *Runtime) SessionStatus(ctx context.Context, id string) (Status, error)
 	}
 	now := time.Now()
 	r.Session = st
-	r.UI = SessionUILink(rt.Config.Home, rt.Config.Temporal.Namespace, id)
-	r.KeyPools = keyPools(ctx, rt.Config, rt.Store, id, now)
+	models := rt.Models // serve's, as config.yaml last set it
+	if models == nil {
+		models = NewModelConfig(rt.Config)
+	}
+	r.KeyPools = keyPools(ctx, models, rt.Store, id, now)
 	running := st.Running
 	if g, err := rt.GoalProgress(ctx, id); err == nil {
 		r.Goal = &g

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/activities"
-	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/keypool"
 	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/turnapi"
@@ -51,7 +50,7 @@ type KeyStatus struct {
 // the keys of other endpoints that cool down now (an endpoint whose keys
 // this process's configuration does not see: a key serve reads from its
 // environment, another model). Endpoints of one key are left out.
-func keyPools(ctx context.Context, cfg config.Config, store *models.Store, id string, now time.Time) []KeyPoolStatus {
+func keyPools(ctx context.Context, mc *ModelConfig, store *models.Store, id string, now time.Time) []KeyPoolStatus {
 	model := ""
 	if store != nil {
 		if s, err := store.Session(ctx, id); err == nil {
@@ -60,7 +59,7 @@ func keyPools(ctx context.Context, cfg config.Config, store *models.Store, id st
 	}
 	var out []KeyPoolStatus
 	known := map[string]bool{}
-	if endpoints, err := NewModelConfig(cfg).Providers(model); err == nil {
+	if endpoints, err := mc.Providers(model); err == nil {
 		for i, e := range endpoints {
 			if len(e.Keys) < 2 {
 				continue

@@ -196,7 +196,7 @@ func TestKeyPools(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pools := keyPools(ctx, cfg, store, "no-such-session", now)
+	pools := keyPools(ctx, NewModelConfig(cfg), store, "no-such-session", now)
 	type key struct {
 		pos, of int
 		id      string
