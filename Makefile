@@ -47,10 +47,12 @@ test: lint
 	scripts/ensure-test-packages.sh
 	scripts/with-postgres.sh go test -count=1 -timeout 45m -parallel 4 -skip '^TestScale' ./...
 
-# The scale tests alone (see test).
+# The scale tests alone (see test), one at a time: each loads the machine
+# by design (100 concurrent streams, hundreds of turns), and two at once
+# measure each other.
 test-scale:
 	scripts/ensure-test-packages.sh
-	scripts/with-postgres.sh go test -count=1 -timeout 45m -run '^TestScale' ./...
+	scripts/with-postgres.sh go test -count=1 -timeout 45m -p 1 -parallel 1 -run '^TestScale' ./...
 
 test-short:
 	go test -count=1 -short ./...
