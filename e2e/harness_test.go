@@ -66,7 +66,36 @@ func newUser(t testing.TB, modelURL string) *user {
 	if err := os.MkdirAll(u.workdir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			logWarnings(t, u)
+		}
+	})
 	return u
+}
+
+// logWarnings puts the last warnings and errors of each of u's log files
+// in a failed test's output: what the processes saw goes with the failure.
+func logWarnings(t testing.TB, u *user) {
+	files, _ := filepath.Glob(filepath.Join(u.home, "logs", "*.log"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var lines []string
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") {
+				lines = append(lines, l)
+			}
+		}
+		if n := len(lines); n > 30 {
+			lines = lines[n-30:]
+		}
+		if len(lines) > 0 {
+			t.Logf("the last warnings of %s:\n%s", filepath.Base(f), strings.Join(lines, "\n"))
+		}
+	}
 }
 
 func (u *user) command(ctx context.Context, args ...string) *exec.Cmd {

@@ -31,7 +31,7 @@ func serverConfig(o Options, p ports, sql *config.SQL) *config.Config {
 		Global: config.Global{
 			Membership: config.Membership{
 				MaxJoinDuration:  30 * time.Second,
-				BroadcastAddress: internalIP,
+				BroadcastAddress: internalIP(),
 			},
 			// PProf port 0 leaves pprof off; nil Metrics selects the no-op
 			// metrics handler, so no Prometheus listener is opened.
@@ -53,9 +53,9 @@ func serverConfig(o Options, p ports, sql *config.SQL) *config.Config {
 		DCRedirectionPolicy: config.DCRedirectionPolicy{Policy: "noop"},
 		Services: map[string]config.Service{
 			string(primitives.FrontendService): service(o.IP, p.frontend),
-			string(primitives.HistoryService):  service(internalIP, p.history),
-			string(primitives.MatchingService): service(internalIP, p.matching),
-			string(primitives.WorkerService):   service(internalIP, p.worker),
+			string(primitives.HistoryService):  service(internalIP(), p.history),
+			string(primitives.MatchingService): service(internalIP(), p.matching),
+			string(primitives.WorkerService):   service(internalIP(), p.worker),
 		},
 		Archival: config.Archival{
 			History:    config.HistoryArchival{State: "disabled"},
@@ -81,9 +81,9 @@ func staticHosts(o Options, p ports) map[primitives.ServiceName]static.Hosts {
 	}
 	return map[primitives.ServiceName]static.Hosts{
 		primitives.FrontendService: addr(o.clientIP(), p.frontend),
-		primitives.HistoryService:  addr(internalIP, p.history),
-		primitives.MatchingService: addr(internalIP, p.matching),
-		primitives.WorkerService:   addr(internalIP, p.worker),
+		primitives.HistoryService:  addr(internalIP(), p.history),
+		primitives.MatchingService: addr(internalIP(), p.matching),
+		primitives.WorkerService:   addr(internalIP(), p.worker),
 	}
 }
 
@@ -100,7 +100,7 @@ func allocatePorts(o Options) (ports, error) {
 		return p, err
 	}
 	for _, dst := range []*int{&p.history, &p.matching, &p.worker} {
-		if *dst, err = freePort(internalIP); err != nil {
+		if *dst, err = freePort(internalIP()); err != nil {
 			return p, err
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,6 +74,10 @@ func TestFileModeWorkflowSurvivesSIGKILL(t *testing.T) {
 	_ = cmd.Wait()
 	if hostPort == "" {
 		t.Fatalf("child never reported ready (scan error %v)", sc.Err())
+	}
+	// Another process's servers bind another loopback address than ours.
+	if host, _, _ := net.SplitHostPort(hostPort); runtime.GOOS == "linux" && host == internalIP() {
+		t.Errorf("the child's server is on %s, this process's own address", host)
 	}
 	_, portStr, _ := strings.Cut(hostPort, ":")
 	port, err := strconv.Atoi(portStr)

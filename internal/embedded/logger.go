@@ -67,6 +67,7 @@ func (s *slogLogger) Panic(msg string, tags ...tag.Tag) {
 // that bad options surface as errors instead.
 func (s *slogLogger) Fatal(msg string, tags ...tag.Tag) {
 	s.log(slog.LevelError+4, msg, tags)
+	fmt.Fprintf(os.Stderr, "talaria: the embedded Temporal server cannot go on: %s%s\n", msg, fatalDetail(append(s.with, tags...)))
 	os.Exit(1)
 }
 
@@ -146,4 +147,17 @@ func (h *minLevelHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h *minLevelHandler) WithGroup(name string) slog.Handler {
 	return &minLevelHandler{min: h.min, next: h.next.WithGroup(name)}
+}
+
+// fatalDetail is the one-line detail of a fatal record: its error, address
+// and service tags, if any.
+func fatalDetail(tags []tag.Tag) string {
+	var b strings.Builder
+	for _, t := range tags {
+		switch t.Key() {
+		case "error", "address", "service":
+			fmt.Fprintf(&b, "; %s %v", t.Key(), t.Value())
+		}
+	}
+	return b.String()
 }

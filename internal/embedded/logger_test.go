@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -134,5 +136,37 @@ func TestCallerWentAway(t *testing.T) {
 	lines := decodeLines(t, &buf)
 	if len(lines) != 2 || lines[0]["level"] != "WARN" || lines[1]["level"] != "ERROR" {
 		t.Fatalf("records: %v", lines)
+	}
+}
+
+const fatalHelperEnv = "EMBEDDED_FATAL_HELPER"
+
+// TestFatalHelper is the child process of TestFatalSaysWhyOnStderr; it does
+// nothing in a normal run.
+func TestFatalHelper(t *testing.T) {
+	if os.Getenv(fatalHelperEnv) == "" {
+		t.Skip("helper process only")
+	}
+	l := newSlogLogger(slog.New(slog.NewJSONHandler(io.Discard, nil)), slog.LevelInfo).With(tag.Service("history"))
+	l.Fatal("Failed to start gRPC listener", tag.Error(errors.New("listen tcp 127.0.0.1:20001: bind: address already in use")), tag.Address("127.0.0.1:20001"), tag.NewStringTag("wf-id", "x"))
+}
+
+// TestFatalSaysWhyOnStderr: the server's Fatal ends the process with exit
+// status 1 and one line on stderr naming the cause, whatever the log file
+// gets, so a serve that cannot start never exits in silence.
+func TestFatalSaysWhyOnStderr(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFatalHelper$", "-test.count=1")
+	cmd.Env = append(os.Environ(), fatalHelperEnv+"=1")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("child: %v, want exit status 1", err)
+	}
+	want := "talaria: the embedded Temporal server cannot go on: Failed to start gRPC listener; service history; error listen tcp 127.0.0.1:20001: bind: address already in use; address 127.0.0.1:20001\n"
+	if stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}
 }

@@ -34,8 +34,9 @@ type Options struct {
 	// namespace is registered with when Start creates it. A namespace that
 	// exists already is left as it is (see AddSearchAttributes).
 	SearchAttributes map[string]enumspb.IndexedValueType
-	// IP is the frontend bind address. Default "127.0.0.1". The history,
-	// matching and worker services always bind to 127.0.0.1.
+	// IP is the frontend bind address. Default "127.0.0.1"; with Port 0 the
+	// default is the process's own loopback address (see ownLoopback). The
+	// history, matching and worker services always bind to that address.
 	IP string
 	// Port is the frontend gRPC port; 0 picks a free port.
 	Port int
@@ -71,8 +72,6 @@ type Options struct {
 const (
 	defaultNamespace = "default"
 	defaultIP        = "127.0.0.1"
-	// internalIP is where the history, matching and worker services listen.
-	internalIP = "127.0.0.1"
 )
 
 // withDefaults returns a copy of o with defaults filled in, or an error

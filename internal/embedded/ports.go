@@ -49,6 +49,25 @@ func freePort(ip string) (int, error) {
 	return 0, errors.New("pick free port: none of 1,000 tried below the ephemeral range could be bound")
 }
 
+// internalIP is where this process's servers bind their history, matching
+// and worker services (and the frontend, when no port is asked for): its own
+// loopback address, 127.a.b.c from the process id, where all of 127.0.0.0/8
+// is loopback (Linux). No other living process has that id, so servers
+// started by concurrent processes never race each other for a port, whatever
+// they pick; within the process freePort keeps them apart. Where such an
+// address cannot be bound it is 127.0.0.1.
+var internalIP = sync.OnceValue(func() string {
+	pid := os.Getpid()
+	if pid <= 1 || pid >= 1<<24 {
+		return defaultIP
+	}
+	ip := fmt.Sprintf("127.%d.%d.%d", pid>>16&0xff, pid>>8&0xff, pid&0xff)
+	if checkBindable(ip, 0) != nil {
+		return defaultIP
+	}
+	return ip
+})
+
 // ephemeralLow is the first port of the kernel's ephemeral range (Linux's
 // default when it cannot be read).
 func ephemeralLow() int {

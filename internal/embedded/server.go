@@ -54,6 +54,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Port == 0 && o.IP == defaultIP {
+		o.IP = internalIP()
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, defaultStartTimeout)
@@ -166,7 +169,7 @@ func tlsOptions(o Options) []temporal.ServerOption {
 		return nil
 	}
 	return []temporal.ServerOption{temporal.WithTLSConfigFactory(
-		o.TLS.provider(o.clientIP(), internalIP, TLSServerName))}
+		o.TLS.provider(o.clientIP(), internalIP(), TLSServerName))}
 }
 
 // waitReady polls the frontend until it is healthy and describes the

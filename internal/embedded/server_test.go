@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -26,8 +27,12 @@ func TestEphemeralRunsWorkflowWithActivity(t *testing.T) {
 	if got := s.Namespace(); got != "default" {
 		t.Errorf("Namespace() = %q, want default", got)
 	}
-	if host, _, err := net.SplitHostPort(s.HostPort()); err != nil || host != "127.0.0.1" {
-		t.Errorf("HostPort() = %q (%v), want 127.0.0.1:PORT", s.HostPort(), err)
+	// Without a port, the frontend is on the process's own loopback address.
+	if host, _, err := net.SplitHostPort(s.HostPort()); err != nil || host != internalIP() {
+		t.Errorf("HostPort() = %q (%v), want %s:PORT", s.HostPort(), err, internalIP())
+	}
+	if runtime.GOOS == "linux" && internalIP() == defaultIP {
+		t.Errorf("internalIP() = %s on Linux, want an address of this process's own", internalIP())
 	}
 	c := dial(t, s)
 	w := startWorker(t, c)
@@ -152,7 +157,8 @@ func TestFileModeWorkflowSurvivesRestartOnSamePort(t *testing.T) {
 	}
 
 	began = time.Now()
-	s2, err := Start(ctx, Options{DataDir: dir, Port: port})
+	host, _, _ := net.SplitHostPort(s1.HostPort())
+	s2, err := Start(ctx, Options{DataDir: dir, IP: host, Port: port})
 	if err != nil {
 		t.Fatalf("restart on same dir and port %d: %v", port, err)
 	}

@@ -77,7 +77,7 @@ func TestTLSInternalPortsRequireCertificate(t *testing.T) {
 		"matching": s.ports.matching, "worker": s.ports.worker}
 	for name, port := range ports {
 		t.Run(name, func(t *testing.T) {
-			addr := net.JoinHostPort(internalIP, strconv.Itoa(port))
+			addr := net.JoinHostPort(internalIP(), strconv.Itoa(port))
 			if name == "frontend" {
 				addr = s.HostPort()
 			}

@@ -19,11 +19,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"github.com/talaria-agent/talaria/internal/sandbox"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
 	"github.com/temporalio/ui-server/v2/server/csrf"
 	"github.com/temporalio/ui-server/v2/server/route"
 	uiassets "github.com/temporalio/ui-server/v2/ui"
+
+	"github.com/talaria-agent/talaria/internal/sandbox"
 )
 
 // DefaultUIPort is the Web UI's port when none is configured, the one
@@ -35,7 +36,8 @@ var ErrUIPortUnavailable = errors.New("embedded: web UI port unavailable")
 
 // UIOptions configures StartUI.
 type UIOptions struct {
-	// IP is the address the UI listens on. Default: the frontend's host.
+	// IP is the address the UI listens on. Default: the frontend's host
+	// (127.0.0.1 for a frontend on the process's own loopback address).
 	IP string
 	// Port is the UI's HTTP port; 0 picks a free one.
 	Port int
@@ -138,6 +140,11 @@ func (s *Server) uiDefaults(o UIOptions) (UIOptions, error) {
 			return o, fmt.Errorf("%w: frontend address %q: %w", ErrInvalidOptions, s.hostPort, err)
 		}
 		o.IP = host
+		if host == internalIP() {
+			// A frontend on the process's own loopback address (no port
+			// was asked for) still has its UI where people look.
+			o.IP = defaultIP
+		}
 	}
 	if net.ParseIP(o.IP) == nil {
 		return o, fmt.Errorf("%w: UI IP %q is not an IP address", ErrInvalidOptions, o.IP)
