@@ -7,407 +7,284 @@ import (
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
-// rm: recursive deletes need approval; of /, of a home or of a system
-// directory they are refused.
+// programRules are the rules of programs that destroy or overwrite.
+var programRules = map[string]func(*assessor, *cmd){
+	"rm":      (*assessor).rm,
+	"rsync":   (*assessor).rsync,
+	"mv":      (*assessor).mv,
+	"chmod":   (*assessor).perms,
+	"chown":   (*assessor).perms,
+	"chgrp":   (*assessor).perms,
+	"setfacl": (*assessor).perms,
+	"tar":     (*assessor).tar,
+	"unzip":   (*assessor).unzip,
+	"dd":      (*assessor).dd,
+	"cp":      (*assessor).diskWrite,
+	"install": (*assessor).diskWrite,
+	"tee":     (*assessor).diskWrite,
+	"shred":   (*assessor).diskWrite,
+	"wipefs":  (*assessor).diskWrite,
+	"mkswap":  (*assessor).mkfs,
+	"mke2fs":  (*assessor).mkfs,
+	"git":     (*assessor).git,
+	"cd":      func(a *assessor, c *cmd) { a.chdir(c) },
+	"pushd":   func(a *assessor, c *cmd) { a.chdir(c) },
+	"popd":    func(a *assessor, _ *cmd) { a.dir = unknownDir },
+}
+
+// rules checks a command without wrappers.
+func (a *assessor) rules(c *cmd) {
+	if a.allowlist && !readOnly(c) {
+		a.report(turnapi.RiskDangerous, RuleNotReadOnly, "runs "+short(c.name)+", which is not known to only read (outside the sandbox every such command asks)", c.pattern())
+	}
+	if c.name == "find" {
+		a.find(c) // its own map entry would make an initialisation cycle
+	} else if f := programRules[c.name]; f != nil {
+		f(a, c)
+	} else if strings.HasPrefix(c.name, "mkfs") {
+		a.mkfs(c)
+	}
+	a.secretArgs(c)
+	a.metadata(c)
+	a.sqlClient(c)
+}
+
+// rm: a recursive delete; of /, a home or a system directory it is
+// Blocked.
 func (a *assessor) rm(c *cmd) {
-	recursive, force, noPreserve := false, false, false
-	var targets []string
-	optsDone := false
-	for _, arg := range c.args {
-		if !optsDone && arg == "--" {
-			optsDone = true
-			continue
-		}
-		if !optsDone && len(arg) > 1 && arg[0] == '-' {
-			if name, ok := strings.CutPrefix(arg, "--"); ok {
-				name, _, _ = strings.Cut(name, "=")
-				recursive = recursive || name != "" && strings.HasPrefix("recursive", name)
-				force = force || name != "" && strings.HasPrefix("force", name)
-				noPreserve = noPreserve || name != "" && strings.HasPrefix("no-preserve-root", name)
-			} else {
-				recursive = recursive || strings.ContainsAny(arg[1:], "rR")
-				force = force || strings.ContainsAny(arg[1:], "f")
-			}
-			continue
-		}
-		targets = append(targets, c.sc.resolve(arg))
-	}
-	flags := "rm"
-	if recursive {
-		flags += " -r"
-		if force {
-			flags += "f"
-		}
-	}
-	pat := strings.TrimSpace(flags + " " + strings.Join(cleanAll(targets), " "))
-	if recursive {
-		for _, t := range targets {
-			switch {
-			case isRootTarget(t):
-				a.report(turnapi.RiskBlocked, RuleRootDelete, "recursive delete of the root filesystem (rm -r "+short(t)+")", pat)
-			case isHomeRoot(t):
-				a.report(turnapi.RiskBlocked, RuleHomeDelete, "recursive delete of a whole home directory (rm -r "+short(t)+")", pat)
-			case isSystemDir(t):
-				a.report(turnapi.RiskBlocked, RuleSystemDirDelete, "recursive delete of a system directory (rm -r "+short(t)+")", pat)
-			}
-		}
-		if noPreserve {
-			a.report(turnapi.RiskBlocked, RuleRootDelete, "recursive delete without root protection (rm --no-preserve-root)", pat)
-		}
-		a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "recursive delete (rm -r)", pat)
-	}
-}
-
-// cd remembers the directory later relative paths are in.
-func (a *assessor) cd(c *cmd) {
-	p := (opts{}).parse(c.args)
-	switch {
-	case c.name == "popd":
-		c.sc.cwd = "$DIRSTACK"
-	case len(p.operands) == 0 && c.name == "cd":
-		c.sc.cwd = "~"
-		if h, ok := c.sc.vars["HOME"]; ok {
-			c.sc.cwd = c.sc.chdir(h)
-		}
-	case len(p.operands) == 0:
-		c.sc.cwd = "$DIRSTACK"
-	default:
-		c.sc.cwd = c.sc.chdir(p.operands[0])
-	}
-	if dirWeight(c.sc.cwd) > dirWeight(c.sc.peak) {
-		c.sc.peak = c.sc.cwd
-	}
-}
-
-// findKeep are the find primaries that do not narrow what it matches.
-var findKeep = map[string]bool{
-	"-delete": true, "-depth": true, "-d": true, "-xdev": true, "-mount": true, "-noleaf": true,
-	"-ignore_readdir_race": true, "-follow": true, "-daystart": true, "-print": true, "-print0": true,
-	"-maxdepth": true, "-mindepth": true,
-}
-
-// find: -delete and -exec rm delete what matches, everything under its
-// start paths when nothing narrows the match.
-func (a *assessor) find(c *cmd) {
-	a.findOutputs(c)
-	starts, expr, narrowed := findScope(c.args, c.sc)
-	for k := 0; k < len(expr); k++ {
-		e := expr[k]
-		if findTakes[e] {
-			k++
-			continue
-		}
-		if isExec(e) {
-			j := k + 1
-			for j < len(expr) && expr[j] != ";" && expr[j] != "+" {
-				j++
-			}
-			_, _, before := findScope(append([]string{"."}, expr[:k]...), c.sc)
-			a.findExec(c, e, expr[k+1:j], starts, before || e == "-ok" || e == "-okdir", expr[:k])
-			k = j
-		}
-	}
-	if !slices.Contains(expr, "-delete") {
+	if !hasOpt(c.args, "-r", "-R", "--recursive") {
 		return
 	}
-	pat := "find " + strings.Join(cleanAll(starts), " ") + " " + strings.Join(expr, " ")
-	if !narrowed {
-		for _, s := range starts {
-			a.wholeTreeDelete(s, "find "+short(s)+" -delete", pat)
-		}
+	ops := operands(c.args)
+	if len(ops) == 0 {
+		a.danger(c, RuleRecursiveDelete, "deletes recursively")
 	}
-	a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "recursive delete (find -delete)", pat)
-}
-
-// findTakes are the find primaries that take an argument.
-var findTakes = map[string]bool{"-maxdepth": true, "-mindepth": true, "-type": true, "-xtype": true,
-	"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true,
-	"-regex": true, "-iregex": true, "-newer": true, "-user": true, "-group": true, "-perm": true,
-	"-size": true, "-mtime": true, "-mmin": true, "-atime": true, "-amin": true, "-ctime": true, "-cmin": true,
-	"-fprint": true, "-fprint0": true, "-fls": true, "-regextype": true, "-samefile": true, "-inum": true,
-	"-links": true, "-uid": true, "-gid": true, "-lname": true, "-ilname": true, "-used": true, "-fstype": true}
-
-// findAll are the values of -name, -path ... that match every file.
-var findAll = map[string]bool{"*": true, "**": true, ".*": true, "/*": true, "*/*": true}
-
-// findScope splits find's arguments into its start paths, resolved
-// against the directory cd changed to, and its expression; narrowed
-// reports a test that limits what matches. An -o makes the match
-// unnarrowed: what the other side misses, this side takes.
-func findScope(args []string, sc *scope) (starts, expr []string, narrowed bool) {
-	i := 0
-	for i < len(args) && (args[i] == "-H" || args[i] == "-L" || args[i] == "-P" || strings.HasPrefix(args[i], "-O") || args[i] == "-D") {
-		if args[i] == "-D" {
-			i++
-		}
-		i++
-	}
-	for ; i < len(args) && !strings.HasPrefix(args[i], "-") && args[i] != "(" && args[i] != "!"; i++ {
-		starts = append(starts, sc.resolve(args[i]))
-	}
-	if len(starts) == 0 {
-		starts = []string{sc.resolve(".")}
-	}
-	expr = args[min(i, len(args)):]
-	or := false
-	for k := 0; k < len(expr); k++ {
-		e := expr[k]
-		switch {
-		case e == "-o" || e == "-or" || e == ",":
-			or = true
-		case isExec(e):
-			for k+1 < len(expr) && expr[k+1] != ";" && expr[k+1] != "+" {
-				k++
-			}
-			k++
-		case findTakes[e]:
-			k++
-			v := ""
-			if k < len(expr) {
-				v = expr[k]
-			}
-			wide := findAll[v] || (e == "-regex" || e == "-iregex") && (v == ".*" || v == ".+")
-			if e != "-maxdepth" && e != "-mindepth" && e != "-type" && e != "-xtype" && !wide &&
-				!strings.HasPrefix(e, "-fprint") && e != "-fls" && e != "-regextype" {
-				narrowed = true
-			}
-		case strings.HasPrefix(e, "-") && !findKeep[e] && e != "-true" && e != "-a" && e != "-and":
-			narrowed = true
-		}
-	}
-	return starts, expr, narrowed && !or
-}
-
-func isExec(e string) bool {
-	return e == "-exec" || e == "-execdir" || e == "-ok" || e == "-okdir"
-}
-
-// findExec checks the command find runs for each match: a match is the
-// start path itself when nothing narrows them, otherwise something below.
-func (a *assessor) findExec(c *cmd, how string, words []string, starts []string, narrowed bool, filters []string) {
-	if len(words) == 0 {
-		return
-	}
-	if c.depth >= maxDepth {
-		a.tooDeep = true
-		return
-	}
-	for _, s := range starts {
-		match := s
-		if narrowed {
-			match = strings.TrimSuffix(s, "/") + "/_match_"
-		}
-		f := make([]field, len(words))
-		for i, w := range words {
-			f[i] = field{s: strings.ReplaceAll(w, "{}", match), lit: true}
-		}
-		base := c.call
-		base.depth++
-		info := a.run(base, f)
-		if info.name == "rm" || info.name == "shred" || info.name == "unlink" || info.name == "rmdir" {
-			pat := strings.Join(append(append([]string{"find", cleanArg(s)}, filters...), how), " ") + " " + strings.Join(words, " ")
-			if !narrowed && info.name != "rmdir" {
-				a.wholeTreeDelete(s, "find "+short(s)+" "+how+" "+info.name, pat)
-			}
-			a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "recursive delete (find "+how+" "+info.name+")", pat)
-		}
+	for _, t := range ops {
+		a.deleteTarget(c, a.resolve(t), "deletes")
 	}
 }
 
-// wholeTreeDelete reports a delete of everything under / or a home or a
-// system directory.
-func (a *assessor) wholeTreeDelete(t, what, pat string) {
+// deleteTarget reports the deletion of t, what of it is deleted.
+func (a *assessor) deleteTarget(c *cmd, t, verb string) {
 	switch {
 	case isRootTarget(t):
-		a.report(turnapi.RiskBlocked, RuleRootDelete, "recursive delete of the root filesystem ("+what+")", pat)
+		a.report(turnapi.RiskBlocked, RuleRootDelete, verb+" the root filesystem ("+short(t)+")", c.pattern())
 	case isHomeRoot(t):
-		a.report(turnapi.RiskBlocked, RuleHomeDelete, "recursive delete of a whole home directory ("+what+")", pat)
+		a.report(turnapi.RiskBlocked, RuleHomeDelete, verb+" a home directory ("+short(t)+")", c.pattern())
 	case isSystemDir(t):
-		a.report(turnapi.RiskBlocked, RuleSystemDirDelete, "recursive delete of a system directory ("+what+")", pat)
+		a.report(turnapi.RiskBlocked, RuleSystemDirDelete, verb+" a system directory ("+short(t)+")", c.pattern())
+	default:
+		a.danger(c, RuleRecursiveDelete, verb+" recursively ("+short(t)+")")
 	}
 }
 
-// shred overwrites files, and disks.
-func (a *assessor) shred(c *cmd) {
-	p := opts{short: "ns", permute: true, long: longs("iterations=", "size=", "random-source=", "remove")}.parse(c.args)
-	for _, t := range p.operands {
-		if isDisk(c.sc.resolve(t)) {
-			a.report(turnapi.RiskBlocked, RuleRawDiskWrite, "overwrites a disk device (shred "+short(t)+")", c.pattern())
+// danger reports a Dangerous finding about the whole command.
+func (a *assessor) danger(c *cmd, rule, reason string) {
+	a.report(turnapi.RiskDangerous, rule, reason, c.pattern())
+}
+
+// findNarrows are find's tests that pick some files, not all.
+var findNarrows = []string{"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex",
+	"-lname", "-ilname", "-samefile", "-inum", "-newer"}
+
+// find: -delete, or -exec (-execdir, -ok, -okdir) of a command, which is
+// checked with {} as a file below the starting points.
+func (a *assessor) find(c *cmd) {
+	var starts []string
+	i := 0
+	for ; i < len(c.args) && !strings.HasPrefix(c.args[i], "-") && c.args[i] != "(" && c.args[i] != "!"; i++ {
+		starts = append(starts, c.args[i])
+	}
+	if len(starts) == 0 {
+		starts = []string{"."}
+	}
+	expr := c.args[i:]
+	narrowed := !slices.ContainsFunc(expr, func(e string) bool { return e == "-o" || e == "-or" || e == "," })
+	if narrowed {
+		narrowed = false
+		for j, e := range expr {
+			if slices.Contains(findNarrows, e) && j+1 < len(expr) && !slices.Contains([]string{"*", "**", ".*", "/*", "*/*"}, expr[j+1]) {
+				narrowed = true
+			}
+		}
+	}
+	below := func(s string) string {
+		if narrowed {
+			return strings.TrimSuffix(a.resolve(s), "/") + "/match"
+		}
+		return strings.TrimSuffix(a.resolve(s), "/") + "/*"
+	}
+	if slices.Contains(expr, "-delete") {
+		for _, s := range starts {
+			a.deleteTarget(c, below(s), "deletes files below")
+		}
+	}
+	for j := 0; j < len(expr); j++ {
+		if e := expr[j]; e != "-exec" && e != "-execdir" && e != "-ok" && e != "-okdir" {
+			continue
+		}
+		var ws []word
+		for j++; j < len(expr) && expr[j] != ";" && expr[j] != "+"; j++ {
+			ws = append(ws, word{s: expr[j], exact: true})
+		}
+		for _, s := range starts {
+			if len(ws) > 0 && slices.Contains([]string{"rm", "unlink", "shred", "rmdir"}, baseName(ws[0].s)) {
+				a.deleteTarget(c, below(s), "deletes files below")
+				continue
+			}
+			run := slices.Clone(ws)
+			for k := range run {
+				run[k].s = strings.ReplaceAll(run[k].s, "{}", below(s))
+			}
+			a.run(run, c.via, c.depth+1)
 		}
 	}
 }
 
-var gitConfigOpts = opts{short: "f", permute: true, long: longs("file=", "blob=", "type=", "default=", "comment=",
-	"value=", "url=", "global", "system", "local", "worktree", "add", "replace-all", "append", "all", "bool", "int",
-	"path", "null", "name-only", "show-origin", "show-scope", "includes", "no-includes", "fixed-value")}
-
-var gitOpts = opts{short: "Cc", long: longs("git-dir=", "work-tree=", "namespace=", "exec-path=", "config-env=")}
-
-func (a *assessor) git(c *cmd) {
-	p := gitOpts.parse(c.args)
-	if len(p.operands) == 0 {
+// rsync --delete deletes at the destination; onto /, a home or a system
+// directory it is Blocked.
+func (a *assessor) rsync(c *cmd) {
+	if !slices.ContainsFunc(c.args, func(s string) bool { return strings.HasPrefix(s, "--del") || s == "--remove-source-files" }) {
 		return
 	}
-	for _, kv := range p.values["-c"] {
-		a.gitConfig(c, kv)
+	ops := operands(c.args)
+	if len(ops) > 0 && (isRootTarget(a.resolve(ops[len(ops)-1])) || isSystemDir(a.resolve(ops[len(ops)-1])) || isHomeRoot(a.resolve(ops[len(ops)-1]))) {
+		a.report(turnapi.RiskBlocked, RuleRootOverwrite, "makes / , a home or a system directory a copy of another ("+short(ops[len(ops)-1])+")", c.pattern())
+		return
 	}
-	// Where git works is part of every pattern: git -C ~ clean -fdx is
-	// not git clean -fdx.
-	saved := a.ctx
-	defer func() { a.ctx = saved }()
-	for _, f := range []string{"-C", "--git-dir", "--work-tree"} {
-		for _, v := range p.values[f] {
-			if f == "-C" {
-				v = c.sc.chdir(v)
-			}
-			a.ctx += "git " + f + " " + v + " "
-		}
+	a.danger(c, RuleRecursiveDelete, "deletes files at the destination (rsync --delete)")
+}
+
+// mv of /, a home or a system directory moves it away.
+func (a *assessor) mv(c *cmd) {
+	ops := operands(c.args)
+	if !hasOpt(c.args, "-t", "--target-directory") && len(ops) > 0 {
+		ops = ops[:len(ops)-1]
 	}
-	sub, rest := p.operands[0], c.args[p.index[0]+1:]
-	for _, r := range rest {
-		if v, ok := strings.CutPrefix(r, "ext::"); ok {
-			a.runsOption(c, "git "+sub+" ext::", "", false)
-			a.gitExt(c, v)
-		}
-	}
-	if sub == "clone" {
-		a.gitCloneDir(c, rest)
-	}
-	if sub == "config" {
-		kv := gitConfigOpts.parse(rest).operands
-		if len(kv) > 0 && (kv[0] == "set" || kv[0] == "--add") {
-			kv = kv[1:]
-		}
-		if len(kv) >= 2 {
-			a.gitConfig(c, kv[0]+"="+kv[1])
-		}
-	}
-	pat := "git " + sub + " " + strings.Join(rest, " ")
-	switch sub {
-	case "clean":
-		force := clusterHas(rest, 'f') || slices.Contains(rest, "--force")
-		dry := clusterHas(rest, 'n') || slices.Contains(rest, "--dry-run")
-		if force && !dry {
-			a.report(turnapi.RiskDangerous, RuleGitClean, "deletes untracked files (git clean -f)", canon("git clean", rest))
-		}
-	case "reset":
-		if slices.Contains(rest, "--hard") {
-			a.report(turnapi.RiskDangerous, RuleGitResetHard, "discards uncommitted changes (git reset --hard)", strings.TrimSpace(pat))
-		}
-	case "checkout", "switch":
-		if clusterHas(rest, 'f') || slices.Contains(rest, "--force") || sub == "switch" && slices.Contains(rest, "--discard-changes") {
-			a.report(turnapi.RiskDangerous, RuleGitResetHard, "discards uncommitted changes (git "+sub+" --force)", strings.TrimSpace(pat))
-		}
-	case "stash":
-		if len(rest) > 0 && (rest[0] == "drop" || rest[0] == "clear") {
-			a.report(turnapi.RiskDangerous, RuleGitDiscard, "discards stashed changes (git stash "+rest[0]+")", strings.TrimSpace(pat))
-		}
-	case "worktree":
-		if len(rest) > 0 && rest[0] == "remove" && (clusterHas(rest[1:], 'f') || slices.Contains(rest, "--force")) {
-			a.report(turnapi.RiskDangerous, RuleGitDiscard, "removes a worktree with its changes (git worktree remove --force)", strings.TrimSpace(pat))
-		}
-	case "push":
-		force := clusterHas(rest, 'f')
-		for _, r := range rest {
-			if r == "--force" || strings.HasPrefix(r, "--force-with-lease") || (strings.HasPrefix(r, "+") && len(r) > 1) {
-				force = true
-			}
-		}
-		if force {
-			a.report(turnapi.RiskDangerous, RuleGitForcePush, "rewrites remote history (git push --force)", strings.TrimSpace(pat))
-		}
-		for _, r := range rest {
-			if r == "--mirror" || r == "--delete" || r == "--prune" || r == "-d" || len(r) > 1 && r[0] == ':' {
-				a.report(turnapi.RiskDangerous, RuleGitForcePush, "deletes or overwrites remote refs (git push "+short(r)+")", strings.TrimSpace(pat))
-			}
-		}
-	case "branch":
-		if clusterHas(rest, 'D') || (slices.Contains(rest, "--delete") || clusterHas(rest, 'd')) && (slices.Contains(rest, "--force") || clusterHas(rest, 'f')) {
-			a.report(turnapi.RiskDangerous, RuleGitDiscard, "deletes a branch whatever it holds (git branch -D)", strings.TrimSpace(pat))
-		}
-	case "reflog":
-		if len(rest) > 0 && (rest[0] == "expire" || rest[0] == "delete") {
-			a.report(turnapi.RiskDangerous, RuleGitDiscard, "discards the reflog (git reflog "+rest[0]+")", strings.TrimSpace(pat))
-		}
-	case "gc", "prune":
-		for _, r := range rest {
-			if sub == "prune" && !strings.HasPrefix(r, "-n") && r != "--dry-run" || strings.HasPrefix(r, "--prune=now") || r == "--prune=all" || strings.HasPrefix(r, "--expire=now") {
-				a.report(turnapi.RiskDangerous, RuleGitDiscard, "drops unreachable commits now (git "+sub+" "+short(r)+")", strings.TrimSpace(pat))
-				break
-			}
-		}
-	case "rm":
-		if clusterHas(rest, 'r') {
-			a.report(turnapi.RiskDangerous, RuleRecursiveDelete, "recursive delete (git rm -r)", canon("git rm", rest))
+	for _, s := range ops {
+		if t := a.resolve(s); isRootTarget(t) || isHomeRoot(t) || isSystemDir(t) {
+			a.deleteTarget(c, t, "moves away")
 		}
 	}
 }
 
-// gitRuns are the git settings whose value is a command git runs.
-var gitRuns = map[string]bool{"core.pager": true, "core.sshcommand": true, "core.editor": true,
-	"core.fsmonitor": true, "core.hookspath": true, "credential.helper": true, "diff.external": true,
-	"sequence.editor": true, "gpg.program": true, "pager.log": true, "pager.diff": true, "pager.show": true,
-	"core.askpass": true, "uploadpack.packobjectshook": true, "core.gitproxy": true,
-	"core.alternaterefscommand": true, "instaweb.httpd": true, "gpg.ssh.defaultkeycommand": true}
-
-// gitRunsSuffixes end the names of settings whose value is a command
-// (filter.NAME.clean, difftool.NAME.cmd, merge.NAME.driver ...).
-var gitRunsSuffixes = []string{".command", ".textconv", ".clean", ".smudge", ".process", ".cmd", ".driver",
-	".program", ".helper", ".receivepack", ".uploadpack", ".gitproxy"}
-
-// gitRunsKey reports a setting whose value git runs as a command.
-func gitRunsKey(key string) bool {
-	if gitRuns[key] || strings.HasPrefix(key, "pager.") {
-		return true
+// perms: a recursive chmod, chown or setfacl of /, a home or a system
+// directory.
+func (a *assessor) perms(c *cmd) {
+	if !hasOpt(c.args, "-R", "--recursive") {
+		return
 	}
-	for _, s := range gitRunsSuffixes {
-		if strings.HasSuffix(key, s) {
-			return true
+	rule := RuleRootChmod
+	if c.name == "chown" || c.name == "chgrp" {
+		rule = RuleRootChown
+	}
+	for _, s := range operands(c.args) {
+		if t := a.resolve(s); isRootTarget(t) || isHomeRoot(t) || isSystemDir(t) {
+			a.report(turnapi.RiskBlocked, rule, "changes the permissions of everything in "+short(s), c.pattern())
+			return
 		}
 	}
-	return false
 }
 
-// gitConfig checks a "git -c key=value" that makes git run a command.
-func (a *assessor) gitConfig(c *cmd, kv string) {
-	key, val, _ := strings.Cut(kv, "=")
-	key = strings.ToLower(key)
-	switch {
-	case strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
-		a.shellText(c.call, val[1:])
-	case gitRunsKey(key):
-		a.danger(c, RuleInlineCode, "git -c "+short(key)+" makes git run a command")
-		a.shellText(c.call, strings.TrimPrefix(val, "!"))
-	case key == "include.path" || strings.HasPrefix(key, "includeif.") && strings.HasSuffix(key, ".path"):
-		a.danger(c, RuleInlineCode, "git -c "+short(key)+" makes git load settings from a file")
+// tar extracting onto /, a home or a system directory, or writing an
+// archive onto a disk.
+func (a *assessor) tar(c *cmd) {
+	extracts := hasOpt(c.args, "--extract", "--get") || len(c.args) > 0 && !strings.HasPrefix(c.args[0], "-") && strings.Contains(c.args[0], "x") ||
+		slices.ContainsFunc(c.args, func(s string) bool { return len(s) > 1 && s[0] == '-' && s[1] != '-' && strings.Contains(s, "x") })
+	ws := wordsOf(c.args)
+	for i := range ws {
+		if v, _ := optValue(ws, i, "-f", "--file"); isDisk(a.resolve(v.s)) {
+			a.report(turnapi.RiskBlocked, RuleRawDiskWrite, "writes onto a disk ("+short(v.s)+")", c.pattern())
+		}
+		if v, _ := optValue(ws, i, "-C", "--directory"); extracts && v.s != "" {
+			if t := a.resolve(v.s); isRootTarget(t) || isSystemDir(t) || isHomeRoot(t) {
+				a.report(turnapi.RiskBlocked, RuleRootOverwrite, "extracts over "+short(v.s), c.pattern())
+			}
+		}
 	}
 }
+
+// unzip -d onto /, a home or a system directory.
+func (a *assessor) unzip(c *cmd) {
+	ws := wordsOf(c.args)
+	for i := range ws {
+		if v, _ := optValue(ws, i, "-d"); v.s != "" {
+			if t := a.resolve(v.s); isRootTarget(t) || isSystemDir(t) || isHomeRoot(t) {
+				a.report(turnapi.RiskBlocked, RuleRootOverwrite, "extracts over "+short(v.s), c.pattern())
+			}
+		}
+	}
+}
+
+// dd of=DISK writes onto a disk.
+func (a *assessor) dd(c *cmd) {
+	for _, s := range c.args {
+		if v, ok := strings.CutPrefix(s, "of="); ok && isDisk(a.resolve(v)) {
+			a.report(turnapi.RiskBlocked, RuleRawDiskWrite, "writes onto a disk ("+short(v)+")", c.pattern())
+		}
+	}
+}
+
+// diskWrite: a program that writes its operands, one of them a disk.
+func (a *assessor) diskWrite(c *cmd) {
+	for _, s := range operands(c.args) {
+		if isDisk(a.resolve(s)) {
+			a.report(turnapi.RiskBlocked, RuleRawDiskWrite, "writes onto a disk ("+c.name+" "+short(s)+")", c.pattern())
+			return
+		}
+	}
+}
+
+// mkfs on a device formats it.
+func (a *assessor) mkfs(c *cmd) {
+	for _, s := range operands(c.args) {
+		if strings.HasPrefix(a.resolve(s), "/dev/") {
+			a.report(turnapi.RiskBlocked, RuleMkfsDevice, "formats a device ("+c.name+" "+short(s)+")", c.pattern())
+			return
+		}
+	}
+}
+
+// wordsOf are exact words of texts.
+func wordsOf(ss []string) []word {
+	out := make([]word, len(ss))
+	for i, s := range ss {
+		out[i] = word{s, true}
+	}
+	return out
+}
+
+// pathPrograms are programs whose operands are all paths.
+var pathPrograms = []string{"rm", "rmdir", "mv", "cp", "chmod", "chown", "chgrp", "setfacl", "rsync", "shred", "tee", "find"}
 
 // canon is a generic pattern: the program, its short options merged and
 // sorted, its long options sorted, then its operands in order with paths
 // cleaned.
 func canon(name string, args []string) string {
+	paths := slices.Contains(pathPrograms, name)
 	var letters []byte
-	var longOpts, operands []string
+	var longOpts, ops []string
 	for i, arg := range args {
 		switch {
 		case arg == "--":
-			operands = append(operands, cleanAll(args[i+1:])...)
-			return canonJoin(name, letters, longOpts, operands)
+			for _, o := range args[i+1:] {
+				ops = append(ops, cleanArg(o))
+			}
+			return canonJoin(name, letters, longOpts, ops)
 		case strings.HasPrefix(arg, "--"):
 			longOpts = append(longOpts, arg)
 		case len(arg) > 1 && arg[0] == '-' && (arg[1] < '0' || arg[1] > '9'):
 			letters = append(letters, arg[1:]...)
-		case strings.ContainsAny(arg, "/~") || strings.HasPrefix(arg, "."):
-			operands = append(operands, cleanArg(arg))
+		case paths || strings.ContainsAny(arg, "/~") || strings.HasPrefix(arg, "."):
+			ops = append(ops, cleanArg(arg))
 		default:
-			operands = append(operands, arg)
+			ops = append(ops, arg)
 		}
 	}
-	return canonJoin(name, letters, longOpts, operands)
+	return canonJoin(name, letters, longOpts, ops)
 }
 
-func canonJoin(name string, letters []byte, longOpts, operands []string) string {
+func canonJoin(name string, letters []byte, longOpts, ops []string) string {
 	parts := []string{name}
 	if len(letters) > 0 {
 		slices.Sort(letters)
@@ -415,6 +292,6 @@ func canonJoin(name string, letters []byte, longOpts, operands []string) string 
 	}
 	slices.Sort(longOpts)
 	parts = append(parts, slices.Compact(longOpts)...)
-	parts = append(parts, operands...)
+	parts = append(parts, ops...)
 	return strings.Join(parts, " ")
 }

@@ -15,10 +15,10 @@ func TestDenialMessage(t *testing.T) {
 		denied bool
 		want   []string
 	}{
-		{"blocked", Assess("rm -rf /"), false, []string{"BLOCKED", "root filesystem", "root_delete", "Do not retry", "safer approach"}},
-		{"blocked though denied", Assess("rm -rf /"), true, []string{"BLOCKED", "never allowed"}},
-		{"denied", Assess("git reset --hard"), true, []string{"DENIED", "did not approve", "git reset --hard", "git_reset_hard", "Do not retry the same command", "ask the user"}},
-		{"no approval given", Assess("git clean -f"), false, []string{"NOT APPROVED", "git_clean", "Do not retry"}},
+		{"blocked", outside("rm -rf /"), false, []string{"BLOCKED", "root filesystem", "root_delete", "Do not retry", "safer approach"}},
+		{"blocked though denied", outside("rm -rf /"), true, []string{"BLOCKED", "never allowed"}},
+		{"denied", outside("git reset --hard"), true, []string{"DENIED", "did not approve", "git reset --hard", "git_reset_hard", "Do not retry the same command", "ask the user"}},
+		{"no approval given", outside("git clean -f"), false, []string{"NOT APPROVED", "git_clean", "Do not retry"}},
 		{"empty assessment", turnapi.Assessment{}, true, []string{"DENIED", "needs approval"}},
 	}
 	for _, tt := range tests {

@@ -6,11 +6,10 @@ import (
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
-// scan walks the whole tree once. It reports every command whose command
-// word is not a literal, wherever it is, and a function that calls itself
+// forkBomb walks the whole tree once. It reports a function that calls itself
 // twice or more in its own body (":(){ :|:& };:" whatever the name), the
 // shape of a fork bomb; the functions being defined are kept on a stack.
-func (a *assessor) scan(f *syntax.File) {
+func (a *assessor) forkBomb(f *syntax.File) {
 	type frame struct {
 		node  syntax.Node
 		name  string
@@ -40,10 +39,8 @@ func (a *assessor) scan(f *syntax.File) {
 				open[fr.name] = append(open[fr.name], len(stack))
 			}
 		case *syntax.CallExpr:
-			if len(n.Args) > 0 && !literalWord(n.Args[0]) {
-				a.reportDynamic(n)
-			} else if len(n.Args) > 0 {
-				if ix := open[wordText(n.Args[0])]; len(ix) > 0 {
+			if len(n.Args) > 0 {
+				if ix := open[decode(n.Args[0]).s]; len(ix) > 0 {
 					stack[ix[len(ix)-1]].calls++
 				}
 			}
@@ -54,16 +51,4 @@ func (a *assessor) scan(f *syntax.File) {
 	if found {
 		a.report(turnapi.RiskBlocked, RuleForkBomb, "fork bomb (a function that runs itself more than once)", "")
 	}
-}
-
-// wordText is the text of a literal word after quote removal.
-func wordText(w *syntax.Word) string {
-	if l := w.Lit(); l != "" {
-		return l
-	}
-	s, ok := decoder{sc: newScope()}.literal(w)
-	if !ok {
-		return ""
-	}
-	return s
 }

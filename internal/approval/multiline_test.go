@@ -23,8 +23,8 @@ func TestAssessMultiline(t *testing.T) {
 		{"echo 'a # \\\nb'", turnapi.RiskSafe},
 	}
 	for _, tt := range tests {
-		if got := Assess(tt.cmd); got.Risk != tt.risk {
-			t.Errorf("Assess(%q) = %v %s (%s), want %v", tt.cmd, got.Risk, got.Rule, got.Reason, tt.risk)
+		if got := outside(tt.cmd); got.Risk != tt.risk {
+			t.Errorf("outside(%q) = %v %s (%s), want %v", tt.cmd, got.Risk, got.Rule, got.Reason, tt.risk)
 		}
 	}
 }

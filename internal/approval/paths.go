@@ -10,9 +10,6 @@ import (
 // diskDevice matches whole disks and partitions under /dev.
 var diskDevice = regexp.MustCompile(`^/dev/(?:(?:s|h|v|xv)d[a-z]|nvme[0-9]|mmcblk[0-9]|r?disk[0-9]|md[0-9]|dm-[0-9]|mapper/|disk/)`)
 
-// systemTree lists the trees whose files only the system should change.
-var systemTree = []string{"/etc", "/usr", "/bin", "/sbin", "/boot", "/sys", "/proc", "/var/lib", "/opt"}
-
 // systemDirs are directories whose recursive deletion or re-permissioning
 // wrecks the machine.
 var systemDirs = []string{
@@ -107,20 +104,6 @@ func isSystemDir(p string) bool {
 	return false
 }
 
-// isSystemPath reports whether p is inside one of the system trees.
-func isSystemPath(p string) bool {
-	c, ok := absClean(p)
-	if !ok {
-		return false
-	}
-	for _, t := range systemTree {
-		if c == t || strings.HasPrefix(c, t+"/") {
-			return true
-		}
-	}
-	return strings.HasPrefix(c, "/lib")
-}
-
 // homeRel splits a path inside a home directory: "~/.ssh/id" and
 // "$HOME/.ssh/id" give ".ssh/id"; home itself gives ".". ok is false for a
 // path outside any home.
@@ -164,26 +147,6 @@ func isHomeRoot(p string) bool {
 	return rel == "/" || rel == "/.."
 }
 
-// isHomeSensitive reports whether p is a login script, history or
-// credential file of a home directory, or inside a credential directory.
-func isHomeSensitive(p string) bool {
-	rel, ok := homeRel(p)
-	if !ok {
-		return false
-	}
-	for _, d := range homeDirs {
-		if rel == d || strings.HasPrefix(rel, d+"/") || globUnder(rel, d) {
-			return true
-		}
-	}
-	for _, f := range homeFiles {
-		if rel == f || globUnder(rel, f) && strings.Count(rel, "/") == strings.Count(f, "/") {
-			return true
-		}
-	}
-	return false
-}
-
 // globUnder reports whether a path with glob characters (".bash*",
 // ".ss?/x") can name p or something below it.
 func globUnder(glob, p string) bool {
@@ -200,18 +163,6 @@ func globUnder(glob, p string) bool {
 		}
 	}
 	return true
-}
-
-// isTalariaHome reports whether p is inside Talaria's own directory:
-// $TALARIA_HOME, or its default ~/.talaria.
-func isTalariaHome(p string) bool {
-	for _, v := range []string{"${TALARIA_HOME}", "$TALARIA_HOME"} {
-		if rest, ok := strings.CutPrefix(p, v); ok && (rest == "" || rest[0] == '/') {
-			return true
-		}
-	}
-	rel, ok := homeRel(p)
-	return ok && (rel == ".talaria" || strings.HasPrefix(rel, ".talaria/") || globUnder(rel, ".talaria"))
 }
 
 // cleanArg is a path operand as a pattern shows it: cleaned, and relative
@@ -233,4 +184,10 @@ func cleanArg(p string) string {
 func isDisk(p string) bool {
 	c, ok := absClean(p)
 	return ok && diskDevice.MatchString(c)
+}
+
+// isHomePath reports a path that starts with ~ or ~/ (~+ and ~- are
+// $PWD and $OLDPWD; ~NAME is NAME's home).
+func isHomePath(p string) bool {
+	return strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "~+") && !strings.HasPrefix(p, "~-")
 }

@@ -3,8 +3,6 @@ package approval
 import (
 	"slices"
 	"strings"
-
-	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 // RuleNotReadOnly: outside the sandbox, a command that is not known to
@@ -21,14 +19,14 @@ var readOnlyPrograms = []string{
 	"tr", "sort", "uniq", "nl", "fold", "fmt", "column", "paste", "join", "expand", "unexpand", "rev", "od", "xxd", "hexdump",
 	"strings", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "base64", "base32",
 	"seq", "sleep", "printenv", "jq", "find", "awk", "gawk", "mawk", "sed", "git", "go", "tar", "ps", "free", "nproc", "lscpu",
-	"getconf", "locale", "cd", "pushd", "popd", "dirs", "export", "local", "declare", "typeset", "readonly", "shift", "set",
-	"unset", "exit", "return", "wait", "break", "continue", "read", "let", "shopt", "times", "umask", "alias",
-	"bash", "sh", "dash", "zsh", "ksh", "eval", "trap",
+	"getconf", "locale", "cd", "pushd", "popd", "dirs", "shift", "set", "exit", "return", "wait", "break", "continue", "times",
 }
 
-// readOnlyWrappers run their command and nothing else: the command they
-// run is checked on its own.
-var readOnlyWrappers = []string{"env", "nice", "ionice", "nohup", "timeout", "time", "command", "builtin", "exec", "stdbuf", "xargs", "setsid", "eval", "trap"}
+// namesNoFile are read-only programs whose arguments name no file they
+// read: an argument the shell builds ("$X") is only text to them.
+var namesNoFile = []string{"echo", "printf", "true", "false", ":", "sleep", "seq", "date", "cal", "whoami", "id", "groups",
+	"uname", "hostname", "uptime", "which", "type", "basename", "dirname", "pwd", "printenv", "nproc", "free", "getconf",
+	"locale", "cd", "pushd", "popd", "dirs", "shift", "set", "exit", "return", "wait", "break", "continue", "times", "ps"}
 
 // gitReadOnly are git's subcommands that only read (some with options of
 // their own refused below).
@@ -38,7 +36,7 @@ var gitReadOnly = []string{"status", "diff", "log", "show", "blame", "grep", "ls
 
 // readOnly reports whether c only reads. Pure.
 func readOnly(c *cmd) bool {
-	if !slices.Contains(readOnlyPrograms, c.name) {
+	if !slices.Contains(readOnlyPrograms, c.name) || !c.allExact() && !slices.Contains(namesNoFile, c.name) {
 		return false
 	}
 	// has reports an option of names: a short one as a word or with its
@@ -50,18 +48,22 @@ func readOnly(c *cmd) bool {
 		})
 	}
 	switch c.name {
-	case "bash", "sh", "dash", "zsh", "ksh":
-		// sh -c SCRIPT: the script is checked command by command; a
-		// script file or an interactive shell is not known to only read.
-		return slices.Contains(c.args, "-c") || slices.ContainsFunc(c.args, func(a string) bool {
-			return len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'c')
+	case "test", "[", "printf":
+		// test -v and printf -v name a variable, whose subscript bash
+		// evaluates ('a[$(cmd)]').
+		return !slices.ContainsFunc(c.args, func(a string) bool { return strings.HasPrefix(a, "-v") })
+	case "set":
+		// Shell options only (set -euo pipefail), not positional values.
+		return !slices.ContainsFunc(c.args, func(a string) bool {
+			return !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+") && !slices.Contains([]string{"errexit", "nounset",
+				"pipefail", "xtrace", "verbose", "noglob", "noclobber"}, a)
 		})
 	case "sed":
-		// The script's w and e commands are checked as writes and runs
-		// (sedRuns); a script from a file is not known.
+		// Scripts with an e, r, R, w or W anywhere may run, read or write
+		// files; a script from a file is not known.
 		return !has("-i", "--in-place", "-f", "--file") && !slices.ContainsFunc(c.args, func(a string) bool {
 			return strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.ContainsAny(a, "if")
-		})
+		}) && !slices.ContainsFunc(sedScripts(c.args), func(s string) bool { return strings.ContainsAny(s, "erRwW") })
 	case "uniq", "xxd":
 		// uniq IN OUT and xxd IN OUT write OUT.
 		return len(operandsOf(c.args)) < 2
@@ -212,38 +214,18 @@ func gitReadOnlyArgs(args []string) bool {
 	return true
 }
 
-// readOnlyCheck reports, when the assessor checks for a place without a
-// sandbox, a program that is not known to only read.
-func (a *assessor) readOnlyCheck(c *cmd) {
-	if !a.allowlist || readOnly(c) {
-		return
+// sedScripts are sed's scripts: the values of -e and --expression, else
+// its first operand.
+func sedScripts(args []string) []string {
+	ws := wordsOf(args)
+	var out []string
+	for i := range ws {
+		if v, _ := optValue(ws, i, "-e", "--expression"); v.s != "" {
+			out = append(out, v.s)
+		}
 	}
-	a.report(turnapi.RiskDangerous, RuleNotReadOnly, "runs "+short(c.name)+", which is not known to only read (outside the sandbox every such command asks)",
-		strings.TrimSpace(c.name+" "+strings.Join(c.args, " ")))
-}
-
-// wrapperCheck reports a wrapper outside readOnlyWrappers (sudo, ssh,
-// chroot, ...) when the assessor checks for a place without a sandbox.
-func (a *assessor) wrapperCheck(name string, args []field) {
-	if !a.allowlist {
-		return
+	if ops := operands(args); len(out) == 0 && len(ops) > 0 {
+		out = append(out, ops[0])
 	}
-	// time -o FILE and --output write the timing there.
-	writes := name == "time" && slices.ContainsFunc(args, func(f field) bool {
-		return f.s == "-o" || f.s == "-a" || strings.HasPrefix(f.s, "--output") || strings.HasPrefix(f.s, "--append")
-	})
-	if slices.Contains(readOnlyWrappers, name) && !writes {
-		return
-	}
-	a.report(turnapi.RiskDangerous, RuleNotReadOnly, "runs "+short(name)+", which is not known to only read (outside the sandbox every such command asks)",
-		strings.TrimSpace(name+" "+strings.Join(strs(args), " ")))
-}
-
-// writeCheck reports a redirection that writes a file, when the assessor
-// checks for a place without a sandbox.
-func (a *assessor) writeCheck(target, pattern string) {
-	if !a.allowlist || target == "/dev/null" || target == "/dev/stdout" || target == "/dev/stderr" {
-		return
-	}
-	a.report(turnapi.RiskDangerous, RuleNotReadOnly, "writes "+short(target)+" (outside the sandbox every write asks)", pattern)
+	return out
 }

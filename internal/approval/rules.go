@@ -21,13 +21,10 @@ const (
 	RuleGitResetHard    = "git_reset_hard"   // git reset --hard
 	RuleGitForcePush    = "git_force_push"   // git push --force, -f, +refspec, :branch, --mirror, --delete
 	RuleGitDiscard      = "git_discard"      // git branch -D, git reflog expire, git gc --prune=now, git rm -r
-	RuleCurlPipeShell   = "curl_pipe_shell"  // curl URL | sh, bash <(curl URL), sh -c "$(curl URL)"
 	RuleSQLDrop         = "sql_drop"         // DROP TABLE|DATABASE|SCHEMA, TRUNCATE through a SQL client
 	RuleTooComplex      = "too_complex"      // shells nested too deeply to check
 	RuleDynamicCommand  = "dynamic_command"  // $X -rf ., $(echo rm) x, {rm,-rf,x}: what runs is not literal
 	RuleUnparsable      = "unparsable"       // text a shell would not run as written
-	RuleDecodeExec      = "decode_exec"      // base64 -d | sh, xxd -r | bash, rev | sh
-	RuleInlineCode      = "inline_code"      // python -c, perl -e, awk system() ... that write, delete or run
 	RuleCloudMetadata   = "cloud_metadata"   // curl 169.254.169.254, metadata.google.internal
 	RuleSecretRead      = "secret_read"      // cat ~/.talaria/config.yaml, curl -d @~/.ssh/id_rsa
 )

@@ -34,7 +34,7 @@ var sandboxAskNetwork = []string{RuleGitForcePush, RuleSQLDrop, RuleCloudMetadat
 // pushes, SQL drops and cloud metadata; every other command is Safe.
 func AssessIn(command string, w Where) turnapi.Assessment {
 	if !w.Sandboxed {
-		return assessWith(command, &assessor{allowlist: true})
+		return (&assessor{allowlist: true}).assess(command)
 	}
 	var keep []string
 	if w.Writable {
@@ -43,7 +43,7 @@ func AssessIn(command string, w Where) turnapi.Assessment {
 	if w.Network {
 		keep = append(keep, sandboxAskNetwork...)
 	}
-	return assessWith(command, &assessor{keep: keep, filtered: true})
+	return (&assessor{keep: keep, filtered: true}).assess(command)
 }
 
 // RuleOutsideSandbox: the model asks to run a command outside the sandbox.

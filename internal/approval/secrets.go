@@ -223,7 +223,7 @@ func (a *assessor) secretArgs(c *cmd) {
 			// find -exec gets a file below its start: below a secret
 			// directory, it may be a secret.
 			p = strings.TrimSuffix(p, "/_match_")
-			if isSecretFile(c.sc.resolve(p)) {
+			if isSecretFile(a.resolve(p)) {
 				a.report(turnapi.RiskDangerous, RuleSecretRead, "reads a secret file ("+c.name+" "+short(p)+")", c.pattern())
 				return
 			}

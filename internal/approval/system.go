@@ -5,63 +5,25 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/talaria-agent/talaria/internal/turnapi"
 )
-
-// pattern is the generic pattern of a command: see canon. It is worked
-// out once.
-func (c *cmd) pattern() string {
-	if c.pat == "" {
-		c.pat = canon(c.name, c.args)
-	}
-	return c.pat
-}
-
-// danger reports a Dangerous finding about the whole command.
-func (a *assessor) danger(c *cmd, rule, reason string) {
-	a.report(turnapi.RiskDangerous, rule, reason, c.pattern())
-}
-
-func (a *assessor) mkfs(c *cmd) {
-	for _, arg := range c.args {
-		if strings.HasPrefix(arg, "/dev/") {
-			a.report(turnapi.RiskBlocked, RuleMkfsDevice, "formats a device ("+c.name+" "+short(arg)+")", c.pattern())
-		}
-	}
-}
 
 // sqlDrop finds statements that destroy tables or databases.
 var sqlDrop = regexp.MustCompile(`(?i)\b(?:drop\s+(?:table|database|schema)|truncate)\b`)
 
-// sqlClient: a SQL client told to DROP or TRUNCATE by its arguments or
-// its heredoc; dropdb and mysqladmin drop.
-func (a *assessor) sqlClient(c *cmd) {
-	c.info.lang = "sql"
-	switch c.name {
-	case "dropdb":
-		a.danger(c, RuleSQLDrop, "drops a database (dropdb)")
-		return
-	case "mysqladmin":
-		if slices.Contains((opts{short: "uhpPS", permute: true}).parse(c.args).operands, "drop") {
-			a.danger(c, RuleSQLDrop, "drops a database (mysqladmin drop)")
-		}
-		return
-	}
-	a.sqlShell(c)
-	texts := append(slices.Clone(c.args), c.stdin)
-	for _, t := range texts {
-		if sqlDrop.MatchString(t) {
-			a.danger(c, RuleSQLDrop, "drops or truncates database data ("+c.name+": DROP/TRUNCATE)")
-			return
-		}
-	}
-}
+// sqlClients are the programs that run SQL they are given.
+var sqlClients = map[string]bool{"psql": true, "mysql": true, "mariadb": true, "sqlite3": true, "sqlcmd": true,
+	"clickhouse-client": true, "duckdb": true, "cockroach": true, "dropdb": true, "mysqladmin": true}
 
-// sqlInput checks SQL piped into a client.
-func (a *assessor) sqlInput(client, text string) {
-	if sqlDrop.MatchString(text) {
-		a.report(turnapi.RiskDangerous, RuleSQLDrop, "drops or truncates database data ("+client+": DROP/TRUNCATE)", client+" <<< "+rawPattern(text))
+// sqlClient: a SQL client told to DROP or TRUNCATE by its arguments;
+// dropdb and mysqladmin drop.
+func (a *assessor) sqlClient(c *cmd) {
+	switch {
+	case !sqlClients[c.name]:
+	case c.name == "dropdb":
+		a.danger(c, RuleSQLDrop, "drops a database (dropdb)")
+	case c.name == "mysqladmin" && slices.Contains(operands(c.args), "drop"),
+		slices.ContainsFunc(c.args, sqlDrop.MatchString):
+		a.danger(c, RuleSQLDrop, "drops or truncates database data ("+c.name+": DROP/TRUNCATE)")
 	}
 }
 
