@@ -34,6 +34,9 @@ type assessor struct {
 	// an absolute path after cd, or unknownDir.
 	dir     string
 	scripts int
+	// fed: the shell being checked reads a literal script on its input
+	// (a heredoc or here-string), which was read as a script.
+	fed bool
 }
 
 // unknownDir is a directory the text does not fix (cd "$D", cd -).
@@ -103,9 +106,10 @@ func (a *assessor) script(src string, depth int) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Stmt:
-			a.redirects(n)
+			a.redirects(n, depth)
 		case *syntax.CallExpr:
 			a.callExpr(n, depth)
+			a.fed = false
 		case *syntax.ArithmCmd, *syntax.ArithmExp, *syntax.LetClause, *syntax.DeclClause, *syntax.CoprocClause:
 			// Arithmetic evaluates array subscripts in values ('a[$(cmd)]').
 			a.notReadOnly(printNode(n), "evaluates shell arithmetic or declarations")
@@ -148,7 +152,7 @@ func arithmeticTest(t *syntax.TestClause) bool {
 // redirects checks a statement's redirections: writes (outside a sandbox
 // only to /dev/null), writes onto a disk, secret files read, and SQL fed
 // to a database client.
-func (a *assessor) redirects(s *syntax.Stmt) {
+func (a *assessor) redirects(s *syntax.Stmt, depth int) {
 	client := ""
 	if ce, ok := s.Cmd.(*syntax.CallExpr); ok && len(ce.Args) > 0 {
 		client = baseName(decode(ce.Args[0]).s)
@@ -176,8 +180,16 @@ func (a *assessor) redirects(s *syntax.Stmt) {
 				a.report(turnapi.RiskDangerous, RuleSecretRead, "reads a secret file (< "+short(target.s)+")", "< "+target.s)
 			}
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
-			if sqlClients[client] && sqlDrop.MatchString(decode(r.Hdoc).s+" "+target.s) {
-				a.report(turnapi.RiskDangerous, RuleSQLDrop, "drops or truncates database data ("+client+": DROP/TRUNCATE)", client+" <<< "+short(target.s))
+			body := target // a here-string
+			if r.Op != syntax.WordHdoc && r.Hdoc != nil {
+				body = decode(r.Hdoc)
+			}
+			if slices.Contains(shells, client) && body.exact {
+				a.script(body.s, depth+1) // a literal script fed to a shell is read
+				a.fed = true
+			}
+			if sqlClients[client] && sqlDrop.MatchString(body.s) {
+				a.report(turnapi.RiskDangerous, RuleSQLDrop, "drops or truncates database data ("+client+": DROP/TRUNCATE)", client+" <<< "+short(body.s))
 			}
 		}
 	}

@@ -286,10 +286,15 @@ func (a *assessor) shell(ws []word, via string, depth int) {
 			return
 		case strings.HasPrefix(s, "-") || strings.HasPrefix(s, "+"):
 		default:
-			i = len(args)
+			// A script file: what it does is not known here.
+			a.notReadOnly(rawPattern(strings.Join(texts(ws), " ")), "runs a shell on a script nobody read here")
+			return
 		}
 	}
-	a.notReadOnly(rawPattern(strings.Join(texts(ws), " ")), "runs a shell on a script nobody read here")
+	if !a.fed {
+		a.report(turnapi.RiskDangerous, RuleDynamicCommand, "cannot tell what runs: a shell runs the script on its input",
+			via+rawPattern(strings.Join(texts(ws), " ")))
+	}
 }
 
 // exactOf lists which words are exact.

@@ -66,7 +66,7 @@ func readOnly(c *cmd) bool {
 		}) && !slices.ContainsFunc(sedScripts(c.args), func(s string) bool { return strings.ContainsAny(s, "erRwW") })
 	case "uniq", "xxd":
 		// uniq IN OUT and xxd IN OUT write OUT.
-		return len(operandsOf(c.args)) < 2
+		return len(operands(c.args)) < 2
 	case "tree":
 		return !has("-o")
 	case "file":
@@ -145,20 +145,6 @@ func tarLists(args []string) bool {
 		}
 	}
 	return list
-}
-
-// operandsOf are the arguments that are not options (all after "--").
-func operandsOf(args []string) []string {
-	var out []string
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i+1:]...)
-		}
-		if a == "-" || !strings.HasPrefix(a, "-") {
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // gitReadOnlyArgs reports whether git's arguments only read: no -c (which

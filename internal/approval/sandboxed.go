@@ -17,8 +17,11 @@ type Where struct {
 }
 
 // sandboxAsk are the Dangerous rules that still ask inside a sandbox that
-// can write: what the command can destroy lies in the writable roots.
-var sandboxAsk = []string{RuleRecursiveDelete, RuleGitClean, RuleGitResetHard, RuleGitDiscard}
+// can write: what the command can destroy lies in the writable roots, and
+// text whose commands nobody can read (built by the shell, fed to a shell
+// on its input, unparsable) may destroy it as well as anything.
+var sandboxAsk = []string{RuleRecursiveDelete, RuleGitClean, RuleGitResetHard, RuleGitDiscard,
+	RuleDynamicCommand, RuleUnparsable, RuleTooComplex}
 
 // sandboxAskNetwork still ask when the sandbox reaches the network: they
 // change or read things elsewhere.

@@ -57,7 +57,7 @@ func TestWebSearchNeedsABackend(t *testing.T) {
 			t.Errorf("%+v: catalog entry %+v", tt.search, e)
 		}
 		ws := webSearchTool(cfg)
-		offered := withoutUnconfigured(cfg, []tools.Tool{tools.ReadFileTool{}, ws}, quiet)
+		offered := withoutUnconfigured(cfg, []tools.Tool{tools.ReadFile, ws.Tool()}, quiet)
 		if got := len(offered) == 2; got != tt.offered {
 			t.Errorf("%+v: offered %d tools", tt.search, len(offered))
 		}

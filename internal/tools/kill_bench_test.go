@@ -103,7 +103,7 @@ func BenchmarkQuickToolsRefuseAFIFO(b *testing.B) {
 		tool Tool
 		args string
 	}{
-		{ReadFileTool{}, `{"path":"pipe"}`},
+		{ReadFile, `{"path":"pipe"}`},
 		{WriteFileTool{}, `{"path":"pipe","content":"x"}`},
 	} {
 		b.Run(bc.tool.Name(), func(b *testing.B) {

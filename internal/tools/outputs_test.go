@@ -125,7 +125,7 @@ func TestKeptOutputsAreReadOnlyByTheirSession(t *testing.T) {
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
-				out, err := runTool(t, ReadFileTool{}, env, mustJSON(t, map[string]any{"path": c.path}))
+				out, err := runTool(t, ReadFile, env, mustJSON(t, map[string]any{"path": c.path}))
 				if c.ok {
 					if err != nil || !strings.Contains(out, "kkkk") {
 						t.Fatalf("refused its own output: %v", err)
@@ -142,7 +142,7 @@ func TestKeptOutputsAreReadOnlyByTheirSession(t *testing.T) {
 		}
 	}
 	// No session: nothing under the outputs directory is read.
-	if _, err := runTool(t, ReadFileTool{}, base, mustJSON(t, map[string]any{"path": fileA})); !errors.Is(err, ErrOutsideRoots) {
+	if _, err := runTool(t, ReadFile, base, mustJSON(t, map[string]any{"path": fileA})); !errors.Is(err, ErrOutsideRoots) {
 		t.Fatalf("read a kept output without a session: %v", err)
 	}
 }

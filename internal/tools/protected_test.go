@@ -157,7 +157,7 @@ func TestReadFileHardLinks(t *testing.T) {
 			if err := os.Link(tt.target, link); err != nil {
 				t.Skipf("hard links unavailable: %v", err)
 			}
-			out, err := runTool(t, ReadFileTool{}, env, mustJSON(t, map[string]string{"path": link}))
+			out, err := runTool(t, ReadFile, env, mustJSON(t, map[string]string{"path": link}))
 			if tt.protected {
 				if !errors.Is(err, ErrProtectedPath) || !strings.Contains(err.Error(), "hard link") {
 					t.Fatalf("read %s: %v, want a hard-link refusal (output %s)", link, err, out)

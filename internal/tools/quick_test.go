@@ -70,7 +70,7 @@ func TestQuickFileToolsRefuseSpecialFiles(t *testing.T) {
 	kinds["/dev/zero"] = "character device"
 	for name, kind := range kinds {
 		t.Run("read_file "+name, func(t *testing.T) {
-			out, err := runWithin(t, time.Minute, ReadFileTool{}, Env{Workdir: dir}, mustJSON(t, map[string]string{"path": name}))
+			out, err := runWithin(t, time.Minute, ReadFile, Env{Workdir: dir}, mustJSON(t, map[string]string{"path": name}))
 			if err == nil {
 				t.Fatalf("read %s: got %s, want a refusal", name, out)
 			}

@@ -3,8 +3,8 @@ package tools
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // read_file limits.
@@ -26,21 +24,33 @@ const (
 	binarySniffBytes = 8192
 )
 
-const readFileDescription = `Read a text file and return its lines numbered like "     7|text" (line number, a pipe, then the line). ` +
-	`Relative paths resolve against the working directory; "~" is the home directory. ` +
-	`offset is the 1-based first line to return (default 1); limit is how many lines to return (default 500, at most 2000). ` +
-	`Lines longer than 2000 characters are cut with a marker. Binary files are refused, and so are credential files and Talaria's own secrets. ` +
-	`The result is JSON: {"content","total_lines","offset","lines_returned","truncated"}; when truncated is true there are more lines, and next_offset tells where to continue. ` +
-	`Use this instead of cat/head/tail in the terminal.`
+// readFileArgs are read_file's arguments.
+type readFileArgs struct {
+	Path   string `json:"path" jsonschema:"Path of the file to read, absolute or relative to the working directory."`
+	Offset int    `json:"offset,omitempty" jsonschema:"1-based line number to start reading from. Default 1."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Maximum number of lines to return. Default 500, at most 2000."`
+}
 
-const readFileSchema = `{"type":"object","properties":{` +
-	`"path":{"type":"string","description":"Path of the file to read, absolute or relative to the working directory."},` +
-	`"offset":{"type":"integer","minimum":1,"description":"1-based line number to start reading from. Default 1."},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":2000,"description":"Maximum number of lines to return. Default 500, at most 2000."}` +
-	`},"required":["path"],"additionalProperties":false}`
-
-// ReadFileTool is the read_file tool. The zero value is ready to use.
-type ReadFileTool struct{}
+// ReadFile is the read_file tool.
+var ReadFile = Define(Spec[readFileArgs]{
+	Name: "read_file",
+	Description: `Read a text file and return its lines numbered like "     7|text" (line number, a pipe, then the line). ` +
+		`Relative paths resolve against the working directory; "~" is the home directory. ` +
+		`offset is the 1-based first line to return (default 1); limit is how many lines to return (default 500, at most 2000). ` +
+		`Lines longer than 2000 characters are cut with a marker. Binary files are refused, and so are credential files and Talaria's own secrets. ` +
+		`The result is JSON: {"content","total_lines","offset","lines_returned","truncated"}; when truncated is true there are more lines, and next_offset tells where to continue. ` +
+		`Use this instead of cat/head/tail in the terminal.`,
+	Meta: Meta{
+		Toolset:      "file",
+		Guidance:     "Read a file with read_file before you change it, and read again rather than relying on memory of it.",
+		GuidanceRank: 20,
+		FromCode:     true,
+	},
+	Quick:           true, // reading a capped file
+	Idempotent:      true, // reading has no side effects
+	BoundsOwnOutput: true, // the window of lines stops at the cap (counted once escaped)
+	Run:             readFile,
+})
 
 // readFileResult is read_file's JSON result.
 type readFileResult struct {
@@ -52,65 +62,30 @@ type readFileResult struct {
 	NextOffset    int    `json:"next_offset,omitempty"`
 }
 
-// Name implements Tool.
-func (ReadFileTool) Name() string { return "read_file" }
-
-// Idempotent implements Tool: reading has no side effects.
-func (ReadFileTool) Idempotent() bool { return true }
-
-// BoundsOwnOutput implements OutputBounder: the window of lines stops at
-// the cap (counted once escaped).
-func (ReadFileTool) BoundsOwnOutput() bool { return true }
-
-// Definition implements Tool.
-func (t ReadFileTool) Definition() openai.Tool {
-	return functionTool(t.Name(), readFileDescription, readFileSchema)
-}
-
-// Run implements Tool.
-func (t ReadFileTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
-	a, err := parseArgs(t.Name(), raw)
-	if err != nil {
-		return "", err
+// readFile reads the window of lines a asks for.
+func readFile(ctx context.Context, env Env, a readFileArgs) (string, error) {
+	if strings.TrimSpace(a.Path) == "" {
+		return "", invalidArgs("read_file", `"path" must not be empty`)
 	}
-	path, err := a.requiredPath()
-	if err != nil {
-		return "", err
+	if a.Offset < 0 {
+		return "", invalidArgs("read_file", `"offset" must be a line number >= 1, got %d`, a.Offset)
 	}
-	offset, ok, err := a.integer("offset")
-	if err != nil {
-		return "", err
+	if a.Limit < 0 {
+		return "", invalidArgs("read_file", `"limit" must be >= 1, got %d`, a.Limit)
 	}
-	if !ok || offset == 0 {
-		offset = 1
-	}
-	if offset < 0 {
-		return "", a.errorf(`"offset" must be a line number >= 1, got %d`, offset)
-	}
-	limit, ok, err := a.integer("limit")
-	if err != nil {
-		return "", err
-	}
-	if !ok || limit == 0 {
-		limit = ReadFileDefaultLimit
-	}
-	if limit < 0 {
-		return "", a.errorf(`"limit" must be >= 1, got %d`, limit)
-	}
-	limit = min(limit, ReadFileMaxLimit)
-
-	source, err := env.readablePath(t.Name(), path)
+	offset, limit := cmp.Or(a.Offset, 1), min(cmp.Or(a.Limit, ReadFileDefaultLimit), ReadFileMaxLimit)
+	source, err := env.readablePath("read_file", a.Path)
 	if err != nil {
 		return "", err
 	}
 	// The open does not wait (O_NONBLOCK), and the opened file must be a
 	// regular one: a FIFO, socket or device would block or never end.
-	f, err := env.openReadable(t.Name(), source)
+	f, err := env.openReadable("read_file", source)
 	if err != nil {
-		return "", explainOpenError(t.Name(), source, err)
+		return "", explainOpenError("read_file", source, err)
 	}
 	defer f.Close()
-	if err := checkOpenedRegular(t.Name(), source.Abs, f); err != nil {
+	if err := checkOpenedRegular("read_file", source.Abs, f); err != nil {
 		return "", err
 	}
 	res, err := readLines(ctx, f, offset, limit, env.maxOutput())
@@ -255,14 +230,4 @@ func readLine(r *bufio.Reader, maxChars int) (string, int, error) {
 }
 
 // read_file is a built-in tool.
-var _ = builtin(func(Services) Tool { return ReadFileTool{} })
-
-// Meta implements Described.
-func (ReadFileTool) Meta() Meta {
-	return Meta{
-		Toolset:      "file",
-		Guidance:     "Read a file with read_file before you change it, and read again rather than relying on memory of it.",
-		GuidanceRank: 20,
-		FromCode:     true,
-	}
-}
+var _ = builtin(func(Services) Tool { return ReadFile })

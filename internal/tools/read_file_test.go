@@ -132,7 +132,7 @@ func TestReadFile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := runTool(t, ReadFileTool{}, tc.env, tc.args)
+			out, err := runTool(t, ReadFile, tc.env, tc.args)
 			if expectError(t, out, err, tc.wantErr, tc.errHas) {
 				return
 			}
@@ -156,7 +156,7 @@ func TestReadFile(t *testing.T) {
 func TestReadFileResultJSONShape(t *testing.T) {
 	dir := t.TempDir()
 	writeTestFile(t, dir, "a.txt", "hi\n")
-	out, err := runTool(t, ReadFileTool{}, Env{Workdir: dir}, `{"path":"a.txt"}`)
+	out, err := runTool(t, ReadFile, Env{Workdir: dir}, `{"path":"a.txt"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestReadFileHomeExpansion(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	writeTestFile(t, home, "notes.txt", "from home\n")
-	out, err := runTool(t, ReadFileTool{}, Env{Workdir: "/"}, `{"path":"~/notes.txt"}`)
+	out, err := runTool(t, ReadFile, Env{Workdir: "/"}, `{"path":"~/notes.txt"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestReadFileHomeExpansion(t *testing.T) {
 }
 
 func TestReadFileIdempotent(t *testing.T) {
-	if !(ReadFileTool{}).Idempotent() {
+	if !(ReadFile).Idempotent() {
 		t.Error("read_file must be idempotent")
 	}
 }

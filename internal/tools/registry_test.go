@@ -473,7 +473,7 @@ func TestRunBatchCancellationKillsTerminals(t *testing.T) {
 		}
 	}
 	for _, f := range []string{"pid1", "pid2"} {
-		out, err := runTool(t, ReadFileTool{}, Env{Workdir: dir}, fmt.Sprintf(`{"path":%q}`, f))
+		out, err := runTool(t, ReadFile, Env{Workdir: dir}, fmt.Sprintf(`{"path":%q}`, f))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -490,7 +490,7 @@ func pidWritten(path string) bool {
 }
 
 func TestQuickTools(t *testing.T) {
-	r, err := NewRegistry(ReadFileTool{}, WriteFileTool{}, TerminalTool{}, TodoTool{}, Clarify(), MemoryTool{}, SessionSearch(nil))
+	r, err := NewRegistry(ReadFile, WriteFileTool{}, TerminalTool{}, TodoTool{}, Clarify(), MemoryTool{}, SessionSearch(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

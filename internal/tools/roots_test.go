@@ -181,7 +181,7 @@ func TestReadFileRoots(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := runTool(t, ReadFileTool{}, tt.env, mustJSON(t, map[string]string{"path": tt.path}))
+			out, err := runTool(t, ReadFile, tt.env, mustJSON(t, map[string]string{"path": tt.path}))
 			if tt.wantErr == nil {
 				if err != nil {
 					t.Fatalf("read %s: %v", tt.path, err)

@@ -39,6 +39,9 @@ type Spec[A any] struct {
 	// Idempotent: running the call twice is safe, so a call whose
 	// outcome was lost may be run again rather than reported unknown.
 	Idempotent bool
+	// BoundsOwnOutput: Run bounds its result to the output cap itself
+	// (see OutputBounder).
+	BoundsOwnOutput bool
 	// Schema adjusts the derived schema; nil leaves it as derived.
 	Schema func(*jsonschema.Schema)
 	Run    func(ctx context.Context, env Env, args A) (string, error)
@@ -118,6 +121,9 @@ func (t *typed[A]) Quick() bool { return t.spec.Quick }
 
 // Meta implements Described.
 func (t *typed[A]) Meta() Meta { return t.spec.Meta }
+
+// BoundsOwnOutput implements OutputBounder.
+func (t *typed[A]) BoundsOwnOutput() bool { return t.spec.BoundsOwnOutput }
 
 // decode reads a call's arguments as Run does.
 func (t *typed[A]) decode(raw stdjson.RawMessage) (A, error) {
@@ -376,4 +382,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// invalidArgs is a refusal of a call's arguments that Run finds.
+func invalidArgs(tool, format string, v ...any) error {
+	return fmt.Errorf("%w for %s: %s", ErrInvalidArguments, tool, fmt.Sprintf(format, v...))
 }

@@ -63,7 +63,7 @@ func TestTerminalKeepsLongOutputInFull(t *testing.T) {
 				t.Fatalf("the file holds %d bytes, want %d", len(data), c.wantBytes)
 			}
 			env := Env{Workdir: work, OutputDir: outputs, SessionID: "s1", Policy: Policy{ReadRoots: []string{other}}}
-			got, err := runTool(t, ReadFileTool{}, env, mustJSON(t, map[string]any{"path": r.FullOutput, "limit": 1}))
+			got, err := runTool(t, ReadFile, env, mustJSON(t, map[string]any{"path": r.FullOutput, "limit": 1}))
 			if err != nil || !strings.Contains(got, "aaaa") {
 				t.Fatalf("read_file of the kept output under read roots: %v\n%.300s", err, got)
 			}

@@ -22,7 +22,7 @@ func TestWebSearchTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool := WebSearchTool{Backend: backend}
+	tool := WebSearchTool{Backend: backend}.Tool()
 	out, err := runTool(t, tool, Env{}, `{"query":"  agents  ","limit":1}`)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestWebSearchTool(t *testing.T) {
 	if _, err := runTool(t, tool, Env{}, `{"query":"x"}`); err == nil || err.Error() != "web_search: tavily: rate limited (429); try again in 12 s" {
 		t.Errorf("rate limited: %v", err)
 	}
-	missing := WebSearchTool{Missing: config.WebSearch{}.Missing()}
+	missing := WebSearchTool{Missing: config.WebSearch{}.Missing()}.Tool()
 	if _, err := missing.Run(context.Background(), Env{}, json.RawMessage(`{"query":"x"}`)); err == nil ||
 		!strings.Contains(err.Error(), "SEARXNG_URL") || !strings.Contains(err.Error(), "BRAVE_API_KEY") {
 		t.Errorf("no backend: %v", err)

@@ -115,7 +115,7 @@ func TestWriteThenRead(t *testing.T) {
 	if _, err := runTool(t, WriteFileTool{}, env, `{"path":"src/main.go","content":"package main\n\nfunc main() {}\n"}`); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runTool(t, ReadFileTool{}, env, `{"path":"src/main.go","offset":3}`)
+	out, err := runTool(t, ReadFile, env, `{"path":"src/main.go","offset":3}`)
 	if err != nil {
 		t.Fatal(err)
 	}
