@@ -104,7 +104,7 @@ func BenchmarkQuickToolsRefuseAFIFO(b *testing.B) {
 		args string
 	}{
 		{ReadFile, `{"path":"pipe"}`},
-		{WriteFileTool{}, `{"path":"pipe","content":"x"}`},
+		{WriteFile, `{"path":"pipe","content":"x"}`},
 	} {
 		b.Run(bc.tool.Name(), func(b *testing.B) {
 			for b.Loop() {

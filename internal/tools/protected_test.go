@@ -70,7 +70,7 @@ func TestWriteProtectedWhereverTheWorkdirIs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.workdir)+"/"+tt.path, func(t *testing.T) {
 			env := Env{Workdir: tt.workdir, Policy: policy}
-			_, err := runTool(t, WriteFileTool{}, env, mustJSON(t, map[string]string{"path": tt.path, "content": "x"}))
+			_, err := runTool(t, WriteFile, env, mustJSON(t, map[string]string{"path": tt.path, "content": "x"}))
 			if tt.protected != errors.Is(err, ErrProtectedPath) {
 				t.Fatalf("write %s in %s: %v, protected want %v", tt.path, tt.workdir, err, tt.protected)
 			}
@@ -102,7 +102,7 @@ func TestWriteAtSlash(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := Env{Workdir: "/", Policy: Policy{WriteRoots: tt.roots}}
-			_, err := runTool(t, WriteFileTool{}, env, mustJSON(t, map[string]string{"path": target, "content": "x"}))
+			_, err := runTool(t, WriteFile, env, mustJSON(t, map[string]string{"path": target, "content": "x"}))
 			if tt.ok != (err == nil) {
 				t.Fatalf("err = %v, want ok %v", err, tt.ok)
 			}

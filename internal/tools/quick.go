@@ -54,9 +54,6 @@ func (r *Registry) deadline(t Tool) time.Duration {
 	return QuickTimeout
 }
 
-// Quick implements QuickTool: writing one file.
-func (WriteFileTool) Quick() bool { return true }
-
 // Quick implements QuickTool: the list lives in the store.
 func (TodoTool) Quick() bool { return true }
 

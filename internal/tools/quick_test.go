@@ -86,7 +86,7 @@ func TestQuickFileToolsRefuseSpecialFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := runWithin(t, time.Minute, WriteFileTool{}, Env{Workdir: dir}, mustJSON(t, map[string]string{"path": name, "content": "x"}))
+			out, err := runWithin(t, time.Minute, WriteFile, Env{Workdir: dir}, mustJSON(t, map[string]string{"path": name, "content": "x"}))
 			if err == nil {
 				t.Fatalf("write %s: got %s, want a refusal", name, out)
 			}

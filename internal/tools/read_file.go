@@ -64,8 +64,8 @@ type readFileResult struct {
 
 // readFile reads the window of lines a asks for.
 func readFile(ctx context.Context, env Env, a readFileArgs) (string, error) {
-	if strings.TrimSpace(a.Path) == "" {
-		return "", invalidArgs("read_file", `"path" must not be empty`)
+	if err := requirePath("read_file", a.Path); err != nil {
+		return "", err
 	}
 	if a.Offset < 0 {
 		return "", invalidArgs("read_file", `"offset" must be a line number >= 1, got %d`, a.Offset)

@@ -79,7 +79,7 @@ func TestWriteFileRoots(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := runTool(t, WriteFileTool{}, f.env(), mustJSON(t, map[string]string{"path": tt.path, "content": "written"}))
+			out, err := runTool(t, WriteFile, f.env(), mustJSON(t, map[string]string{"path": tt.path, "content": "written"}))
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.errHas) {
 					t.Fatalf("write %s: %v (out %s), want %v mentioning %q", tt.path, err, out, tt.wantErr, tt.errHas)
@@ -130,7 +130,7 @@ func TestWriteFileProtected(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := runTool(t, WriteFileTool{}, tt.env, mustJSON(t, map[string]string{"path": tt.path, "content": "x"}))
+			_, err := runTool(t, WriteFile, tt.env, mustJSON(t, map[string]string{"path": tt.path, "content": "x"}))
 			if !errors.Is(err, ErrProtectedPath) || !strings.Contains(err.Error(), tt.errHas) {
 				t.Fatalf("write %s: %v, want a protected-path refusal mentioning %q", tt.path, err, tt.errHas)
 			}
@@ -142,7 +142,7 @@ func TestWriteFileProtected(t *testing.T) {
 	// A write root inside $TALARIA_HOME opens that part of it.
 	skills := filepath.Join(f.home, "skills")
 	env := Env{Workdir: f.work, Policy: Policy{Home: f.home, WriteRoots: []string{skills}}}
-	if _, err := runTool(t, WriteFileTool{}, env, mustJSON(t, map[string]string{"path": filepath.Join(skills, "a.md"), "content": "x"})); err != nil {
+	if _, err := runTool(t, WriteFile, env, mustJSON(t, map[string]string{"path": filepath.Join(skills, "a.md"), "content": "x"})); err != nil {
 		t.Fatalf("write under a root inside $TALARIA_HOME: %v", err)
 	}
 }

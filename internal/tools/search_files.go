@@ -3,8 +3,8 @@ package tools
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,7 +15,6 @@ import (
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/internal/regularfile"
 )
@@ -27,27 +26,32 @@ const (
 	SearchMaxContext   = 10
 )
 
-const searchFilesDescription = `Search files under a directory (default: the working directory). ` +
-	`target "content" (default): lines matching pattern, an RE2 regular expression (no backreferences or lookaround), shown as "path:line:text", with context lines as "path-line-text" and "--" between groups. ` +
-	`target "files": files whose name (or, for a pattern with "/", path relative to the directory) matches pattern, a glob ("*.go", "**/test_*.py"). ` +
-	`file_glob keeps only the files it matches; ignore_case matches case-insensitively; context adds up to 10 lines around each match. ` +
-	`.gitignore'd files, .git, binary files, symbolic links and files over 10 MB are skipped. ` +
-	`Results come in path order, limit at a time (default 50, at most 500); when truncated is true, call again with next_offset. ` +
-	`Use this instead of grep or find in the terminal.`
+// searchQuery is a search_files call: its arguments.
+type searchQuery struct {
+	Pattern    string `json:"pattern" jsonschema:"RE2 regular expression (content) or glob (files)."`
+	Target     string `json:"target,omitempty" jsonschema:"What to search: lines of files (content, the default) or file names (files)."`
+	Path       string `json:"path,omitempty" jsonschema:"Directory (or, for content, one file) to search. Default: the working directory."`
+	FileGlob   string `json:"file_glob,omitempty" jsonschema:"Only files matching this glob, e.g. \"*.go\"."`
+	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"Match case-insensitively. Default false."`
+	Context    int    `json:"context,omitempty" jsonschema:"Lines of context around each match (at most 10). Default 0."`
+	Limit      int    `json:"limit,omitempty" jsonschema:"Results to return (at most 500). Default 50."`
+	Offset     int    `json:"offset,omitempty" jsonschema:"Results to skip (next_offset of the previous call). Default 0."`
+}
 
-const searchFilesSchema = `{"type":"object","properties":{` +
-	`"pattern":{"type":"string","description":"RE2 regular expression (content) or glob (files)."},` +
-	`"target":{"type":"string","enum":["content","files"],"description":"What to search: lines of files (default) or file names."},` +
-	`"path":{"type":"string","description":"Directory (or, for content, one file) to search. Default: the working directory."},` +
-	`"file_glob":{"type":"string","description":"Only files matching this glob, e.g. \"*.go\"."},` +
-	`"ignore_case":{"type":"boolean","description":"Match case-insensitively. Default false."},` +
-	`"context":{"type":"integer","minimum":0,"maximum":10,"description":"Lines of context around each match. Default 0."},` +
-	`"limit":{"type":"integer","minimum":1,"maximum":500,"description":"Results to return. Default 50."},` +
-	`"offset":{"type":"integer","minimum":0,"description":"Results to skip (next_offset of the previous call). Default 0."}` +
-	`},"required":["pattern"],"additionalProperties":false}`
-
-// SearchFilesTool is the search_files tool. The zero value is ready to use.
-type SearchFilesTool struct{}
+// SearchFiles is the search_files tool; searching reads only.
+var SearchFiles = Define(Spec[searchQuery]{
+	Name: "search_files",
+	Description: `Search files under a directory (default: the working directory). ` +
+		`target "content" (default): lines matching pattern, an RE2 regular expression (no backreferences or lookaround), shown as "path:line:text", with context lines as "path-line-text" and "--" between groups. ` +
+		`target "files": files whose name (or, for a pattern with "/", path relative to the directory) matches pattern, a glob ("*.go", "**/test_*.py"). ` +
+		`file_glob keeps only the files it matches; ignore_case matches case-insensitively; context adds up to 10 lines around each match. ` +
+		`.gitignore'd files, .git, binary files, symbolic links and files over 10 MB are skipped. ` +
+		`Results come in path order, limit at a time (default 50, at most 500); when truncated is true, call again with next_offset. ` +
+		`Use this instead of grep or find in the terminal.`,
+	Meta:       searchFilesMeta,
+	Idempotent: true,
+	Run:        searchFiles,
+})
 
 type searchResult struct {
 	Results      string `json:"results"`
@@ -57,83 +61,36 @@ type searchResult struct {
 	NextOffset   int    `json:"next_offset,omitempty"`
 }
 
-// Name implements Tool.
-func (SearchFilesTool) Name() string { return "search_files" }
-
-// Idempotent implements Tool: searching reads only.
-func (SearchFilesTool) Idempotent() bool { return true }
-
-// Definition implements Tool.
-func (t SearchFilesTool) Definition() openai.Tool {
-	return functionTool(t.Name(), searchFilesDescription, searchFilesSchema)
+// normalize checks q and fills in its defaults.
+func (q *searchQuery) normalize() error {
+	if q.Pattern == "" {
+		return invalidArgs("search_files", `"pattern" must not be empty`)
+	}
+	q.Target, q.Path = cmp.Or(strings.TrimSpace(q.Target), "content"), cmp.Or(strings.TrimSpace(q.Path), ".")
+	if q.Target != "content" && q.Target != "files" {
+		return invalidArgs("search_files", `"target" must be "content" or "files", got %q`, q.Target)
+	}
+	for name, v := range map[string]int{"context": q.Context, "offset": q.Offset} {
+		if v < 0 {
+			return invalidArgs("search_files", "%q must be 0 or more, got %d", name, v)
+		}
+	}
+	if q.Limit < 0 {
+		return invalidArgs("search_files", `"limit" must be at least 1, got %d`, q.Limit)
+	}
+	q.Context, q.Limit = min(q.Context, SearchMaxContext), min(cmp.Or(q.Limit, SearchDefaultLimit), SearchMaxLimit)
+	if q.FileGlob = strings.TrimSpace(q.FileGlob); q.FileGlob != "" && !doublestar.ValidatePattern(q.FileGlob) {
+		return invalidArgs("search_files", `"file_glob" %q is not a valid glob`, q.FileGlob)
+	}
+	return nil
 }
 
-// searchQuery is a decoded search_files call.
-type searchQuery struct {
-	pattern, target, path, glob string
-	ignoreCase                  bool
-	context, limit, offset      int
-}
-
-func parseSearch(a args) (searchQuery, error) {
-	q := searchQuery{target: "content", path: "."}
-	var err error
-	if q.pattern, err = a.requiredStr("pattern"); err != nil {
-		return q, err
-	}
-	if q.pattern == "" {
-		return q, a.errorf(`"pattern" must not be empty`)
-	}
-	for name, dst := range map[string]*string{"target": &q.target, "path": &q.path, "file_glob": &q.glob} {
-		if v, ok, err := a.str(name); err != nil {
-			return q, err
-		} else if ok && strings.TrimSpace(v) != "" {
-			*dst = v
-		}
-	}
-	if q.target != "content" && q.target != "files" {
-		return q, a.errorf(`"target" must be "content" or "files", got %q`, q.target)
-	}
-	if q.ignoreCase, _, err = a.boolean("ignore_case"); err != nil {
-		return q, err
-	}
-	for _, n := range []struct {
-		name     string
-		dst      *int
-		def, max int
-	}{{"context", &q.context, 0, SearchMaxContext}, {"limit", &q.limit, SearchDefaultLimit, SearchMaxLimit}, {"offset", &q.offset, 0, -1}} {
-		v, ok, err := a.integer(n.name)
-		if err != nil {
-			return q, err
-		}
-		if !ok {
-			v = n.def
-		}
-		if v < 0 || n.name == "limit" && v == 0 {
-			return q, a.errorf("%q must be %s, got %d", n.name, map[bool]string{true: "at least 1", false: "0 or more"}[n.name == "limit"], v)
-		}
-		if n.max > 0 {
-			v = min(v, n.max)
-		}
-		*n.dst = v
-	}
-	if q.glob != "" && !doublestar.ValidatePattern(q.glob) {
-		return q, a.errorf(`"file_glob" %q is not a valid glob`, q.glob)
-	}
-	return q, nil
-}
-
-// Run implements Tool.
-func (t SearchFilesTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
-	a, err := parseArgs(t.Name(), raw)
-	if err != nil {
+// searchFiles runs one search_files call.
+func searchFiles(ctx context.Context, env Env, q searchQuery) (string, error) {
+	if err := q.normalize(); err != nil {
 		return "", err
 	}
-	q, err := parseSearch(a)
-	if err != nil {
-		return "", err
-	}
-	source, err := env.readablePath(t.Name(), q.path)
+	source, err := env.readablePath("search_files", q.Path)
 	if err != nil {
 		return "", err
 	}
@@ -147,18 +104,18 @@ func (t SearchFilesTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 			visit(source.Real)
 			return nil
 		}
-		if err := walkSearchable(ctx, env, source.Real, q.glob, visit); err != nil {
+		if err := walkSearchable(ctx, env, source.Real, q.FileGlob, visit); err != nil {
 			return fmt.Errorf("search_files %s: %w", source.Abs, err)
 		}
 		return nil
 	}
 	var res searchResult
 	switch {
-	case q.target == "files" && !info.IsDir():
-		return "", a.errorf(`"path" %s is a file; the files target searches a directory`, source.Abs)
-	case q.target == "files":
-		if !doublestar.ValidatePattern(q.pattern) {
-			return "", a.errorf(`"pattern" %q is not a valid glob`, q.pattern)
+	case q.Target == "files" && !info.IsDir():
+		return "", invalidArgs("search_files", `"path" %s is a file; the files target searches a directory`, source.Abs)
+	case q.Target == "files":
+		if !doublestar.ValidatePattern(q.Pattern) {
+			return "", invalidArgs("search_files", `"pattern" %q is not a valid glob`, q.Pattern)
 		}
 		var files []string
 		if err := walk(func(p string) bool { files = append(files, p); return true }); err != nil {
@@ -166,13 +123,13 @@ func (t SearchFilesTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 		}
 		res = matchNames(files, source.Real, q)
 	default:
-		expr := q.pattern
-		if q.ignoreCase {
+		expr := q.Pattern
+		if q.IgnoreCase {
 			expr = "(?i)" + expr
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			return "", a.errorf(`"pattern" is not an RE2 regular expression: %v`, err)
+			return "", invalidArgs("search_files", `"pattern" is not an RE2 regular expression: %v`, err)
 		}
 		if res, err = grepFiles(ctx, walk, source.Real, re, q, env.maxOutput()); err != nil {
 			return "", err
@@ -204,15 +161,15 @@ func matchNames(files []string, root string, q searchQuery) searchResult {
 	matched := 0
 	for _, f := range files {
 		name := displayPath(root, f)
-		if !globMatches(q.pattern, name) {
+		if !globMatches(q.Pattern, name) {
 			continue
 		}
 		matched++
-		if matched <= q.offset {
+		if matched <= q.Offset {
 			continue
 		}
-		if len(out) == q.limit {
-			res.Truncated, res.NextOffset = true, q.offset+len(out)
+		if len(out) == q.Limit {
+			res.Truncated, res.NextOffset = true, q.Offset+len(out)
 			break
 		}
 		out = append(out, name)
@@ -245,7 +202,7 @@ func grepFiles(ctx context.Context, walk func(func(string) bool) error, root str
 	for range workers {
 		wg.Go(func() {
 			for j := range jobs {
-				j.hits <- grepFile(j.path, displayPath(root, j.path), re, pre, q.context)
+				j.hits <- grepFile(j.path, displayPath(root, j.path), re, pre, q.Context)
 			}
 		})
 	}
@@ -272,11 +229,11 @@ func grepFiles(ctx context.Context, walk func(func(string) bool) error, root str
 		res.FilesScanned++
 		for _, g := range h.groups {
 			seen++
-			if seen <= q.offset {
+			if seen <= q.Offset {
 				continue
 			}
-			if len(out) == q.limit || size+len(g) > maxChars-200 {
-				res.Truncated, res.NextOffset = true, q.offset+len(out)
+			if len(out) == q.Limit || size+len(g) > maxChars-200 {
+				res.Truncated, res.NextOffset = true, q.Offset+len(out)
 				break
 			}
 			out, size = append(out, g), size+len(g)+1
@@ -297,7 +254,7 @@ func grepFiles(ctx context.Context, walk func(func(string) bool) error, root str
 		return res, err
 	}
 	sep := "\n"
-	if q.context > 0 {
+	if q.Context > 0 {
 		sep = "\n--\n"
 	}
 	res.Results, res.Count = strings.Join(out, sep), len(out)
@@ -337,14 +294,11 @@ func grepFile(path, shown string, re, pre *regexp.Regexp, context int) fileHits 
 }
 
 // search_files is a built-in tool.
-var _ = builtin(func(Services) Tool { return SearchFilesTool{} })
+var _ = builtin(func(Services) Tool { return SearchFiles })
 
-// Meta implements Described.
-func (SearchFilesTool) Meta() Meta {
-	return Meta{
-		Toolset:      "file",
-		Guidance:     "Find code and files with search_files (a regular expression over contents, or a glob over names) rather than grep or find in the terminal.",
-		GuidanceRank: 50,
-		FromCode:     true,
-	}
+var searchFilesMeta = Meta{
+	Toolset:      "file",
+	Guidance:     "Find code and files with search_files (a regular expression over contents, or a glob over names) rather than grep or find in the terminal.",
+	GuidanceRank: 50,
+	FromCode:     true,
 }

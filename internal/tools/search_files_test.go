@@ -66,7 +66,7 @@ func TestSearchFiles(t *testing.T) {
 		{name: "secret path refused", args: `{"pattern":"x","path":".env"}`, errHas: ".env"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := runTool(t, SearchFilesTool{}, env, tt.args)
+			out, err := runTool(t, SearchFiles, env, tt.args)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 					t.Fatalf("%s %v, want an error with %q", out, err, tt.errHas)
@@ -92,7 +92,7 @@ func TestSearchFiles(t *testing.T) {
 func TestSearchFilesOutputCap(t *testing.T) {
 	dir := t.TempDir()
 	writeTestFile(t, dir, "big.txt", strings.Repeat("match "+strings.Repeat("x", 90)+"\n", 400))
-	out, err := runTool(t, SearchFilesTool{}, Env{Workdir: dir, MaxOutputChars: 5000}, `{"pattern":"match","limit":500}`)
+	out, err := runTool(t, SearchFiles, Env{Workdir: dir, MaxOutputChars: 5000}, `{"pattern":"match","limit":500}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func BenchmarkSearchFiles(b *testing.B) {
 	env := Env{Workdir: dir}
 	b.Run("search_files", func(b *testing.B) {
 		for b.Loop() {
-			out, err := SearchFilesTool{}.Run(b.Context(), env, []byte(`{"pattern":"NEEDLE","limit":500}`))
+			out, err := SearchFiles.Run(b.Context(), env, []byte(`{"pattern":"NEEDLE","limit":500}`))
 			if err != nil || decode[searchResult](b, out).Count != 100 {
 				b.Fatalf("%v %s", err, out[:min(len(out), 200)])
 			}

@@ -388,3 +388,11 @@ func sortedKeys[V any](m map[string]V) []string {
 func invalidArgs(tool, format string, v ...any) error {
 	return fmt.Errorf("%w for %s: %s", ErrInvalidArguments, tool, fmt.Sprintf(format, v...))
 }
+
+// requirePath refuses a blank "path" argument.
+func requirePath(tool, path string) error {
+	if strings.TrimSpace(path) == "" {
+		return invalidArgs(tool, `"path" must not be empty`)
+	}
+	return nil
+}

@@ -78,7 +78,7 @@ func TestWebFetch(t *testing.T) {
 		{name: "private refused", path: "/article", env: Env{}, wantErr: ErrBlockedAddress, errHas: "127.0.0.1 is not a public address"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := runTool(t, WebFetchTool{}, tt.env, mustJSON(t, map[string]string{"url": s.URL + tt.path}))
+			out, err := runTool(t, WebFetch, tt.env, mustJSON(t, map[string]string{"url": s.URL + tt.path}))
 			if tt.wantErr != nil || tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) || tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 					t.Fatalf("%s %v, want an error with %q", out, err, tt.errHas)
@@ -105,13 +105,13 @@ func TestWebFetch(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"file:///etc/passwd", "gopher://x", "http://", "https://user:pw@example.com/", "not a url"} {
-		if _, err := runTool(t, WebFetchTool{}, open, mustJSON(t, map[string]string{"url": bad})); !errors.Is(err, ErrInvalidArguments) {
+		if _, err := runTool(t, WebFetch, open, mustJSON(t, map[string]string{"url": bad})); !errors.Is(err, ErrInvalidArguments) {
 			t.Errorf("%q: %v, want invalid arguments", bad, err)
 		}
 	}
 	// A name resolving to loopback is refused at the dial, as its address.
 	u := strings.Replace(s.URL, "127.0.0.1", "localhost", 1) + "/article"
-	if _, err := runTool(t, WebFetchTool{}, Env{}, mustJSON(t, map[string]string{"url": u})); !errors.Is(err, ErrBlockedAddress) {
+	if _, err := runTool(t, WebFetch, Env{}, mustJSON(t, map[string]string{"url": u})); !errors.Is(err, ErrBlockedAddress) {
 		t.Errorf("localhost: %v, want a refusal", err)
 	}
 }

@@ -4,76 +4,61 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
-const writeFileDescription = `Write a file, replacing its entire content; the file and any missing parent directories are created. ` +
-	`Relative paths resolve against the working directory; "~" is the home directory. ` +
-	`Only paths under the working directory (and configured extra roots) can be written, symlinks resolved; credential and shell start-up files, ~/bin and .git hooks or config never. ` +
-	`The write is atomic: readers see either the old or the new content, never a partial file. ` +
-	`An existing file keeps its permissions; a new one gets 0644. ` +
-	`The result is JSON: {"path": absolute path, "bytes_written": n}. ` +
-	`To change part of a file, read it first and write back the complete new content.`
-
-const writeFileSchema = `{"type":"object","properties":{` +
-	`"path":{"type":"string","description":"Path of the file to write, absolute or relative to the working directory."},` +
-	`"content":{"type":"string","description":"The complete new content of the file."}` +
-	`},"required":["path","content"],"additionalProperties":false}`
-
-// WriteFileTool is the write_file tool. The zero value is ready to use.
-type WriteFileTool struct{}
+// writeFileArgs are write_file's arguments.
+type writeFileArgs struct {
+	Path    string `json:"path" jsonschema:"Path of the file to write, absolute or relative to the working directory."`
+	Content string `json:"content" jsonschema:"The complete new content of the file."`
+}
 
 type writeFileResult struct {
 	Path         string `json:"path"`
 	BytesWritten int    `json:"bytes_written"`
 }
 
-// Name implements Tool.
-func (WriteFileTool) Name() string { return "write_file" }
-
-// Idempotent implements Tool. Writing is reported as not idempotent: the
-// engine must not silently re-run it after a crash.
-func (WriteFileTool) Idempotent() bool { return false }
-
-// Definition implements Tool.
-func (t WriteFileTool) Definition() openai.Tool {
-	return functionTool(t.Name(), writeFileDescription, writeFileSchema)
-}
-
-// Run implements Tool.
-func (t WriteFileTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
-	a, err := parseArgs(t.Name(), raw)
-	if err != nil {
-		return "", err
-	}
-	path, err := a.requiredPath()
-	if err != nil {
-		return "", err
-	}
-	content, err := a.requiredStr("content")
-	if err != nil {
-		return "", err
-	}
-	target, err := env.writablePath(t.Name(), path)
-	if err != nil {
-		return "", err
-	}
-	if err := ctx.Err(); err != nil {
-		return "", fmt.Errorf("write_file %s: %w: %w", target.Abs, ErrCancelled, err)
-	}
-	if err := writeChecked(target, []byte(content)); err != nil {
-		return "", fmt.Errorf("write_file %s: %w; nothing was written", target.Abs, err)
-	}
-	return marshalResult(writeFileResult{Path: target.Abs, BytesWritten: len(content)})
-}
+// WriteFile is the write_file tool. Writing is reported as not idempotent:
+// the engine must not silently re-run it after a crash.
+var WriteFile = Define(Spec[writeFileArgs]{
+	Name: "write_file",
+	Description: `Write a file, replacing its entire content; the file and any missing parent directories are created. ` +
+		`Relative paths resolve against the working directory; "~" is the home directory. ` +
+		`Only paths under the working directory (and configured extra roots) can be written, symlinks resolved; credential and shell start-up files, ~/bin and .git hooks or config never. ` +
+		`The write is atomic: readers see either the old or the new content, never a partial file. ` +
+		`An existing file keeps its permissions; a new one gets 0644. ` +
+		`The result is JSON: {"path": absolute path, "bytes_written": n}. ` +
+		`To change part of a file, read it first and write back the complete new content.`,
+	Meta: Meta{
+		Toolset:      "file",
+		Guidance:     "write_file replaces the whole file: write the complete new content, never a fragment.",
+		GuidanceRank: 30,
+		Approval:     "paths checked: working directory and write roots only",
+		FromCode:     true,
+	},
+	Quick: true, // writing one file
+	Run: func(ctx context.Context, env Env, a writeFileArgs) (string, error) {
+		if err := requirePath("write_file", a.Path); err != nil {
+			return "", err
+		}
+		target, err := env.writablePath("write_file", a.Path)
+		if err != nil {
+			return "", err
+		}
+		if err := ctx.Err(); err != nil {
+			return "", fmt.Errorf("write_file %s: %w: %w", target.Abs, ErrCancelled, err)
+		}
+		if err := writeChecked(target, []byte(a.Content)); err != nil {
+			return "", fmt.Errorf("write_file %s: %w; nothing was written", target.Abs, err)
+		}
+		return marshalResult(writeFileResult{Path: target.Abs, BytesWritten: len(a.Content)})
+	},
+})
 
 // writeChecked writes data to a temporary file in the target's directory
 // and renames it over the target, so the target is never seen half-written.
@@ -168,15 +153,4 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // write_file is a built-in tool.
-var _ = builtin(func(Services) Tool { return WriteFileTool{} })
-
-// Meta implements Described.
-func (WriteFileTool) Meta() Meta {
-	return Meta{
-		Toolset:      "file",
-		Guidance:     "write_file replaces the whole file: write the complete new content, never a fragment.",
-		GuidanceRank: 30,
-		Approval:     "paths checked: working directory and write roots only",
-		FromCode:     true,
-	}
-}
+var _ = builtin(func(Services) Tool { return WriteFile })

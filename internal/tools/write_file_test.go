@@ -51,7 +51,7 @@ func TestWriteFile(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := runTool(t, WriteFileTool{}, tc.env, tc.args)
+			out, err := runTool(t, WriteFile, tc.env, tc.args)
 			if expectError(t, out, err, tc.wantErr, tc.errHas) {
 				return
 			}
@@ -98,7 +98,7 @@ func TestWriteFileThroughSymlinkKeepsLink(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runTool(t, WriteFileTool{}, Env{Workdir: dir}, `{"path":"link.txt","content":"new"}`); err != nil {
+	if _, err := runTool(t, WriteFile, Env{Workdir: dir}, `{"path":"link.txt","content":"new"}`); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -112,7 +112,7 @@ func TestWriteFileThroughSymlinkKeepsLink(t *testing.T) {
 func TestWriteThenRead(t *testing.T) {
 	dir := t.TempDir()
 	env := Env{Workdir: dir}
-	if _, err := runTool(t, WriteFileTool{}, env, `{"path":"src/main.go","content":"package main\n\nfunc main() {}\n"}`); err != nil {
+	if _, err := runTool(t, WriteFile, env, `{"path":"src/main.go","content":"package main\n\nfunc main() {}\n"}`); err != nil {
 		t.Fatal(err)
 	}
 	out, err := runTool(t, ReadFile, env, `{"path":"src/main.go","offset":3}`)
@@ -125,7 +125,7 @@ func TestWriteThenRead(t *testing.T) {
 }
 
 func TestWriteFileNotIdempotent(t *testing.T) {
-	if (WriteFileTool{}).Idempotent() {
+	if (WriteFile).Idempotent() {
 		t.Error("write_file must report not idempotent")
 	}
 }
