@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // patch limits.
@@ -23,26 +21,39 @@ const (
 	patchMaxDiffChars = 6000
 )
 
-const patchDescription = `Edit files precisely. ` +
-	`Replace mode {path, old_string, new_string, replace_all?}: old_string must occur exactly once in the file (or set replace_all to replace every occurrence); ` +
-	`when it is not found exactly, lines are matched ignoring their leading and trailing whitespace, then with runs of whitespace taken as one space. ` +
-	`A missing or ambiguous old_string is an error showing the closest lines or where it occurs, with line numbers: read the file and give more context. ` +
-	`Patch mode {patch}: a V4A patch for several files at once: "*** Begin Patch", then per file "*** Update File: PATH" with hunks ` +
-	`("@@ a line just before the change" optional, then lines starting with " " (context), "-" (removed) and "+" (added)), "*** Add File: PATH" with "+" lines, or "*** Delete File: PATH"; then "*** End Patch". ` +
-	`Every change is checked before any file is written; each file is written atomically. Paths follow write_file's rules. ` +
-	`A change already in the file (the new text is there, the old one is not) is reported as already applied, not as an error. ` +
-	`The result is JSON with each file's path, what was done and a unified diff.`
+// patchArgs are patch's arguments: replace mode's or patch mode's.
+type patchArgs struct {
+	Path       string  `json:"path,omitempty" jsonschema:"Replace mode: the file to edit."`
+	OldString  *string `json:"old_string,omitempty" jsonschema:"Replace mode: the exact text to replace, with enough context to be unique."`
+	NewString  *string `json:"new_string,omitempty" jsonschema:"Replace mode: the text to put in its place (may be empty to delete)."`
+	ReplaceAll bool    `json:"replace_all,omitempty" jsonschema:"Replace mode: replace every occurrence instead of requiring one. Default false."`
+	Patch      *string `json:"patch,omitempty" jsonschema:"Patch mode: a V4A patch (*** Begin Patch ... *** End Patch) for one or more files."`
+}
 
-const patchSchema = `{"type":"object","properties":{` +
-	`"path":{"type":"string","description":"Replace mode: the file to edit."},` +
-	`"old_string":{"type":"string","description":"Replace mode: the exact text to replace, with enough context to be unique."},` +
-	`"new_string":{"type":"string","description":"Replace mode: the text to put in its place (may be empty to delete)."},` +
-	`"replace_all":{"type":"boolean","description":"Replace mode: replace every occurrence instead of requiring one. Default false."},` +
-	`"patch":{"type":"string","description":"Patch mode: a V4A patch (*** Begin Patch ... *** End Patch) for one or more files."}` +
-	`},"required":[],"additionalProperties":false}`
-
-// PatchTool is the patch tool. The zero value is ready to use.
-type PatchTool struct{}
+// Patch is the patch tool. Patching changes files: a retry after a crash
+// is answered "outcome unknown"; the model's own repeat of a patch that
+// took effect is reported already applied.
+var Patch = Define(Spec[patchArgs]{
+	Name: "patch",
+	Description: `Edit files precisely. ` +
+		`Replace mode {path, old_string, new_string, replace_all?}: old_string must occur exactly once in the file (or set replace_all to replace every occurrence); ` +
+		`when it is not found exactly, lines are matched ignoring their leading and trailing whitespace, then with runs of whitespace taken as one space. ` +
+		`A missing or ambiguous old_string is an error showing the closest lines or where it occurs, with line numbers: read the file and give more context. ` +
+		`Patch mode {patch}: a V4A patch for several files at once: "*** Begin Patch", then per file "*** Update File: PATH" with hunks ` +
+		`("@@ a line just before the change" optional, then lines starting with " " (context), "-" (removed) and "+" (added)), "*** Add File: PATH" with "+" lines, or "*** Delete File: PATH"; then "*** End Patch". ` +
+		`Every change is checked before any file is written; each file is written atomically. Paths follow write_file's rules. ` +
+		`A change already in the file (the new text is there, the old one is not) is reported as already applied, not as an error. ` +
+		`The result is JSON with each file's path, what was done and a unified diff.`,
+	Meta: Meta{
+		Toolset:      "file",
+		Guidance:     "To change part of a file, use patch with an old_string copied exactly from the file and enough lines around it to be unique; several files at once go in one V4A patch.",
+		GuidanceRank: 40,
+		Approval:     "paths checked: working directory and write roots only",
+		FromCode:     true,
+	},
+	Quick: true, // reading and writing a few files
+	Run:   runPatch,
+})
 
 // patchFile is what patch did to one file.
 type patchFile struct {
@@ -59,38 +70,15 @@ type patchResult struct {
 	Diff  string      `json:"diff,omitempty"`
 }
 
-// Name implements Tool.
-func (PatchTool) Name() string { return "patch" }
-
-// Idempotent implements Tool: patching changes files. A retry after a
-// crash is answered "outcome unknown"; the model's own repeat of a patch
-// that took effect is reported already applied.
-func (PatchTool) Idempotent() bool { return false }
-
-// Quick implements QuickTool: reading and writing a few files.
-func (PatchTool) Quick() bool { return true }
-
-// Definition implements Tool.
-func (t PatchTool) Definition() openai.Tool {
-	return functionTool(t.Name(), patchDescription, patchSchema)
-}
-
-// Run implements Tool.
-func (t PatchTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
-	a, err := parseArgs(t.Name(), raw)
-	if err != nil {
-		return "", err
-	}
-	text, isPatch, err := a.str("patch")
-	if err != nil {
-		return "", err
-	}
+// runPatch plans every change, then writes them.
+func runPatch(ctx context.Context, env Env, a patchArgs) (string, error) {
 	var edits []fileEdit
-	if isPatch {
-		if _, ok := a.value("path"); ok {
-			return "", a.errorf(`give either "patch" or "path" with "old_string" and "new_string", not both`)
+	var err error
+	if a.Patch != nil {
+		if a.Path != "" {
+			return "", invalidArgs("patch", `give either "patch" or "path" with "old_string" and "new_string", not both`)
 		}
-		edits, err = planPatch(env, text)
+		edits, err = planPatch(env, *a.Patch)
 	} else {
 		edits, err = planReplace(env, a)
 	}
@@ -116,28 +104,19 @@ type fileEdit struct {
 }
 
 // planReplace plans replace mode's edit of one file.
-func planReplace(env Env, a args) ([]fileEdit, error) {
-	path, err := a.requiredPath()
-	if err != nil {
+func planReplace(env Env, a patchArgs) ([]fileEdit, error) {
+	if err := requirePath("patch", a.Path); err != nil {
 		return nil, err
 	}
-	old, err := a.requiredStr("old_string")
-	if err != nil {
-		return nil, err
+	if a.OldString == nil || a.NewString == nil {
+		return nil, invalidArgs("patch", "missing required argument %q", map[bool]string{true: "old_string", false: "new_string"}[a.OldString == nil])
 	}
-	repl, err := a.requiredStr("new_string")
-	if err != nil {
-		return nil, err
-	}
-	all, _, err := a.boolean("replace_all")
-	if err != nil {
-		return nil, err
-	}
+	path, old, repl, all := a.Path, *a.OldString, *a.NewString, a.ReplaceAll
 	if old == "" {
-		return nil, a.errorf(`"old_string" is empty: to create a file use write_file, to add text give the lines around where it goes`)
+		return nil, invalidArgs("patch", `"old_string" is empty: to create a file use write_file, to add text give the lines around where it goes`)
 	}
 	if old == repl {
-		return nil, a.errorf(`"old_string" and "new_string" are the same: nothing would change`)
+		return nil, invalidArgs("patch", `"old_string" and "new_string" are the same: nothing would change`)
 	}
 	e, err := loadEdit(env, path, true)
 	if err != nil {
@@ -335,15 +314,4 @@ func clipDiff(d string) string {
 }
 
 // patch is a built-in tool.
-var _ = builtin(func(Services) Tool { return PatchTool{} })
-
-// Meta implements Described.
-func (PatchTool) Meta() Meta {
-	return Meta{
-		Toolset:      "file",
-		Guidance:     "To change part of a file, use patch with an old_string copied exactly from the file and enough lines around it to be unique; several files at once go in one V4A patch.",
-		GuidanceRank: 40,
-		Approval:     "paths checked: working directory and write roots only",
-		FromCode:     true,
-	}
-}
+var _ = builtin(func(Services) Tool { return Patch })

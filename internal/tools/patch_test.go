@@ -143,7 +143,7 @@ func TestPatchTool(t *testing.T) {
 	if err := os.Chmod(a, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runTool(t, PatchTool{}, env, `{"path":"a.txt","old_string":"beta","new_string":"BETA"}`)
+	out, err := runTool(t, Patch, env, `{"path":"a.txt","old_string":"beta","new_string":"BETA"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,14 +158,14 @@ func TestPatchTool(t *testing.T) {
 		t.Errorf("mode %v, want 0600 kept", fi.Mode().Perm())
 	}
 	// The same patch again: the model repeating a patch that took effect.
-	out, err = runTool(t, PatchTool{}, env, `{"path":"a.txt","old_string":"beta","new_string":"BETA"}`)
+	out, err = runTool(t, Patch, env, `{"path":"a.txt","old_string":"beta","new_string":"BETA"}`)
 	if err != nil || decode[patchResult](t, out).Files[0].Action != "already applied" {
 		t.Errorf("repeat: %s %v", out, err)
 	}
 
 	writeTestFile(t, dir, "old.txt", "bye\n")
 	multi := mustJSON(t, map[string]string{"patch": "*** Begin Patch\n*** Update File: a.txt\n alpha\n-BETA\n+beta2\n*** Add File: sub/new.txt\n+hello\n+world\n*** Delete File: old.txt\n*** End Patch"})
-	out, err = runTool(t, PatchTool{}, env, multi)
+	out, err = runTool(t, Patch, env, multi)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestPatchTool(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "old.txt")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("old.txt still there: %v", err)
 	}
-	out, err = runTool(t, PatchTool{}, env, multi)
+	out, err = runTool(t, Patch, env, multi)
 	if err != nil {
 		t.Fatalf("the multi-file patch again: %v", err)
 	}
@@ -191,7 +191,7 @@ func TestPatchTool(t *testing.T) {
 
 	// A bad hunk in the second file: the first is not written either.
 	bad := mustJSON(t, map[string]string{"patch": "*** Begin Patch\n*** Update File: a.txt\n-beta2\n+beta3\n*** Update File: sub/new.txt\n-nothere\n+x\n*** End Patch"})
-	if _, err := runTool(t, PatchTool{}, env, bad); err == nil || !strings.Contains(err.Error(), "hunk 1") {
+	if _, err := runTool(t, Patch, env, bad); err == nil || !strings.Contains(err.Error(), "hunk 1") {
 		t.Errorf("bad hunk: %v", err)
 	}
 	if data, _ := os.ReadFile(a); string(data) != "alpha\nbeta2\ngamma\n" {
@@ -206,12 +206,12 @@ func TestPatchTool(t *testing.T) {
 		{`{"patch":"*** Begin Patch\n*** End Patch","path":"a.txt"}`, "not both"},
 		{`{"path":"a.txt","new_string":"y"}`, `missing required argument "old_string"`},
 	} {
-		if out, err := runTool(t, PatchTool{}, env, tt.args); err == nil || !strings.Contains(err.Error(), tt.errHas) {
+		if out, err := runTool(t, Patch, env, tt.args); err == nil || !strings.Contains(err.Error(), tt.errHas) {
 			t.Errorf("%s: %s %v, want %q", tt.args, out, err, tt.errHas)
 		}
 	}
 	bin := writeTestFile(t, dir, "bin.dat", "a\x00b")
-	if _, err := runTool(t, PatchTool{}, env, mustJSON(t, map[string]string{"path": bin, "old_string": "a", "new_string": "c"})); !errors.Is(err, ErrBinaryFile) {
+	if _, err := runTool(t, Patch, env, mustJSON(t, map[string]string{"path": bin, "old_string": "a", "new_string": "c"})); !errors.Is(err, ErrBinaryFile) {
 		t.Errorf("binary: %v", err)
 	}
 }

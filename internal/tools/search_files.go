@@ -70,9 +70,12 @@ func (q *searchQuery) normalize() error {
 	if q.Target != "content" && q.Target != "files" {
 		return invalidArgs("search_files", `"target" must be "content" or "files", got %q`, q.Target)
 	}
-	for name, v := range map[string]int{"context": q.Context, "offset": q.Offset} {
-		if v < 0 {
-			return invalidArgs("search_files", "%q must be 0 or more, got %d", name, v)
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"context", q.Context}, {"offset", q.Offset}} {
+		if n.v < 0 {
+			return invalidArgs("search_files", "%q must be 0 or more, got %d", n.name, n.v)
 		}
 	}
 	if q.Limit < 0 {
