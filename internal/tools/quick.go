@@ -54,8 +54,5 @@ func (r *Registry) deadline(t Tool) time.Duration {
 	return QuickTimeout
 }
 
-// Quick implements QuickTool: the list lives in the store.
-func (TodoTool) Quick() bool { return true }
-
 // Quick implements QuickTool: one locked file update.
 func (MemoryTool) Quick() bool { return true }

@@ -318,8 +318,7 @@ func semanticError(err error) string {
 	if !errors.As(err, &se) {
 		return err.Error()
 	}
-	where := strings.TrimPrefix(string(se.JSONPointer), "/")
-	where = strconv.Quote(strings.ReplaceAll(where, "/", "."))
+	where := strconv.Quote(pointerPath(string(se.JSONPointer)))
 	if se.Err != nil {
 		msg := se.Err.Error()
 		if strings.HasPrefix(msg, "must ") || strings.HasPrefix(msg, "is ") {
@@ -393,6 +392,43 @@ func invalidArgs(tool, format string, v ...any) error {
 func requirePath(tool, path string) error {
 	if strings.TrimSpace(path) == "" {
 		return invalidArgs(tool, `"path" must not be empty`)
+	}
+	return nil
+}
+
+// pointerPath writes a JSON pointer as a path: /todos/0/id is todos[0].id.
+func pointerPath(p string) string {
+	var b strings.Builder
+	for i, seg := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		if _, err := strconv.Atoi(seg); err == nil && i > 0 {
+			b.WriteString("[" + seg + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(seg)
+	}
+	return b.String()
+}
+
+// idString is an identifier argument that models sometimes send as a
+// number: the number's JSON text is taken.
+type idString string
+
+// UnmarshalJSONFrom implements json.UnmarshalerFrom.
+func (s *idString) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case '"':
+		*s = idString(tok.String())
+	case '0':
+		*s = idString(tok.String())
+	default:
+		return fmt.Errorf("must be a string, got %s", jsonKind([]byte{byte(tok.Kind())}))
 	}
 	return nil
 }

@@ -84,7 +84,7 @@ func TestSpecDecoding(t *testing.T) {
 		{args: `{"path":"a","exact":[true]}`, err: `"exact" must be a boolean, got an array`},
 		{args: `{"path":"a","mode":"medium"}`, err: `"mode" must be one of fast or slow, got "medium"`},
 		{args: `{"path":"a","labels":"x"}`, err: `"labels" must be an array, got a string`},
-		{args: `{"path":"a","labels":[1]}`, err: `"labels.0" must be a string, got a number`},
+		{args: `{"path":"a","labels":[1]}`, err: `"labels[0]" must be a string, got a number`},
 		{args: `["a.txt"]`, err: "must be a JSON object, got an array"},
 		{args: `{"path":`, err: "malformed JSON"},
 	} {

@@ -97,7 +97,7 @@ func TestTodo(t *testing.T) {
 			store := newMemTodoStore()
 			store.lists["s1"] = append([]TodoItem(nil), tc.initial...)
 			env := Env{SessionID: "s1", Todos: store}
-			out, err := runTool(t, TodoTool{}, env, tc.args)
+			out, err := runTool(t, Todo, env, tc.args)
 			if expectError(t, out, err, tc.wantErr, tc.errHas) {
 				if store.saves != 0 {
 					t.Error("a failed call saved the list")
@@ -114,7 +114,7 @@ func TestTodo(t *testing.T) {
 				t.Errorf("saved=%v, want %v", saved, tc.wantSaved)
 			}
 			// What was saved is what a later read returns.
-			again, err := runTool(t, TodoTool{}, env, `{}`)
+			again, err := runTool(t, Todo, env, `{}`)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,10 +127,10 @@ func TestTodo(t *testing.T) {
 
 func TestTodoSessionsAreSeparate(t *testing.T) {
 	store := newMemTodoStore()
-	if _, err := runTool(t, TodoTool{}, Env{SessionID: "a", Todos: store}, `{"todos":[{"id":"1","content":"for a"}]}`); err != nil {
+	if _, err := runTool(t, Todo, Env{SessionID: "a", Todos: store}, `{"todos":[{"id":"1","content":"for a"}]}`); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runTool(t, TodoTool{}, Env{SessionID: "b", Todos: store}, `{}`)
+	out, err := runTool(t, Todo, Env{SessionID: "b", Todos: store}, `{}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestTodoStoreErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := runTool(t, TodoTool{}, tc.env, tc.args)
+			_, err := runTool(t, Todo, tc.env, tc.args)
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("error %v, want %v", err, tc.wantErr)
 			}
