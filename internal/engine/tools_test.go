@@ -14,7 +14,7 @@ import (
 
 func TestEnabledTools(t *testing.T) {
 	t.Parallel()
-	all := []tools.Tool{tools.ReadFile, tools.WriteFile, tools.TerminalTool{}, tools.Todo}
+	all := []tools.Tool{tools.ReadFile, tools.WriteFile, tools.Terminal, tools.Todo}
 	cases := []struct {
 		enabled, disabled []string
 		want              string

@@ -70,7 +70,7 @@ func TestTerminalCommandIsWhatRuns(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("TerminalCommand(%s) = %q, %v; want %q, %v", tt.raw, got, ok, tt.want, tt.ok)
 		}
-		_, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, strings.Replace(tt.raw, "rm -rf ./x", "echo ran", 1))
+		_, err := runTool(t, Terminal, Env{Workdir: t.TempDir()}, strings.Replace(tt.raw, "rm -rf ./x", "echo ran", 1))
 		if !tt.ok && !errors.Is(err, ErrInvalidArguments) {
 			t.Errorf("terminal ran %s: %v", tt.raw, err)
 		}

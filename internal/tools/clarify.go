@@ -58,5 +58,8 @@ func ParseClarify(raw string) (ClarifyArgs, bool) {
 // when the arguments are invalid or hold no command.
 func TerminalCommand(raw string) (string, bool) {
 	t, err := decodeTerminal(json.RawMessage(raw))
-	return t.command, err == nil
+	if err != nil {
+		return "", false
+	}
+	return t.Command, true
 }

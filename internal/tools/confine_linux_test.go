@@ -87,7 +87,7 @@ func TestTerminalKillsDetachedProcesses(t *testing.T) {
 					// The sleeper sleeps for over 1,000 s: a call that
 					// waited for it would not return within runWithin's
 					// minute.
-					out, err := runWithin(t, time.Minute, TerminalTool{}, Env{Workdir: t.TempDir()}, mustJSON(t, map[string]string{"command": fmt.Sprintf(tc.command, arg)}))
+					out, err := runWithin(t, time.Minute, Terminal, Env{Workdir: t.TempDir()}, mustJSON(t, map[string]string{"command": fmt.Sprintf(tc.command, arg)}))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -103,7 +103,7 @@ func TestTerminalKillsDetachedProcesses(t *testing.T) {
 
 func TestTerminalTimeoutKillsDetachedProcesses(t *testing.T) {
 	arg := fmt.Sprintf("%d.77", 1000+os.Getpid()%1000)
-	out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, mustJSON(t, map[string]any{"command": "setsid sleep " + arg + " & sleep 30", "timeout": 1}))
+	out, err := runTool(t, Terminal, Env{Workdir: t.TempDir()}, mustJSON(t, map[string]any{"command": "setsid sleep " + arg + " & sleep 30", "timeout": 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestTerminalTimeoutKillsDetachedProcesses(t *testing.T) {
 }
 
 func TestTerminalMarksItsProcesses(t *testing.T) {
-	out, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, `{"command": "echo $TALARIA_CMD_ID"}`)
+	out, err := runTool(t, Terminal, Env{Workdir: t.TempDir()}, `{"command": "echo $TALARIA_CMD_ID"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestTerminalMarksItsProcesses(t *testing.T) {
 	if len(id) != 24 {
 		t.Fatalf("marker %q", id)
 	}
-	out2, _ := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, `{"command": "echo $TALARIA_CMD_ID"}`)
+	out2, _ := runTool(t, Terminal, Env{Workdir: t.TempDir()}, `{"command": "echo $TALARIA_CMD_ID"}`)
 	if strings.TrimSpace(decode[terminalResult](t, out2).Output) == id {
 		t.Error("two commands share a marker")
 	}
@@ -191,7 +191,7 @@ func TestCgroupPaths(t *testing.T) {
 }
 
 func TestTerminalHidesTheWorkerEnvironment(t *testing.T) {
-	if _, err := runTool(t, TerminalTool{}, Env{Workdir: t.TempDir()}, `{"command": "true"}`); err != nil {
+	if _, err := runTool(t, Terminal, Env{Workdir: t.TempDir()}, `{"command": "true"}`); err != nil {
 		t.Fatal(err)
 	}
 	dumpable, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, syscall.PR_GET_DUMPABLE, 0, 0)

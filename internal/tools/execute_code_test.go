@@ -12,7 +12,7 @@ import (
 // codeTool is execute_code with the tools a program may call.
 func codeTool(t *testing.T) ExecuteCodeTool {
 	t.Helper()
-	all, err := WithCodeTools([]Tool{ReadFile, WriteFile, TerminalTool{}, Todo, ExecuteCodeTool{}})
+	all, err := WithCodeTools([]Tool{ReadFile, WriteFile, Terminal, Todo, ExecuteCodeTool{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func BenchmarkTerminalKills(b *testing.B) {
 		b.Run("timeout/"+tc.name, func(b *testing.B) {
 			args := mustJSON(b, map[string]any{"command": tc.command, "timeout": 1})
 			for b.Loop() {
-				if _, err := (TerminalTool{}).Run(b.Context(), env(b), json.RawMessage(args)); err != nil {
+				if _, err := (Terminal).Run(b.Context(), env(b), json.RawMessage(args)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -36,7 +36,7 @@ func BenchmarkTerminalKills(b *testing.B) {
 			ctx, cancel := context.WithCancel(b.Context())
 			done := make(chan error, 1)
 			go func() {
-				_, err := (TerminalTool{}).Run(ctx, e, []byte(`{"command":"echo $$ > pid; sleep 120"}`))
+				_, err := (Terminal).Run(ctx, e, []byte(`{"command":"echo $$ > pid; sleep 120"}`))
 				done <- err
 			}()
 			for !pidWritten(filepath.Join(e.Workdir, "pid")) {
@@ -51,14 +51,14 @@ func BenchmarkTerminalKills(b *testing.B) {
 	})
 	b.Run("background leftover", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := (TerminalTool{}).Run(b.Context(), env(b), []byte(`{"command":"sleep 120 & echo $!"}`)); err != nil {
+			if _, err := (Terminal).Run(b.Context(), env(b), []byte(`{"command":"sleep 120 & echo $!"}`)); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("escaped process", func(b *testing.B) {
 		for b.Loop() {
-			out, err := (TerminalTool{}).Run(b.Context(), env(b), []byte(escapedCommand))
+			out, err := (Terminal).Run(b.Context(), env(b), []byte(escapedCommand))
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -76,7 +76,7 @@ func TestTerminalEnvironment(t *testing.T) {
 	t.Setenv("EXTRA_SETTING", "sk-test-0123456789")
 	t.Setenv("PLAIN_SETTING", "plain")
 	env := Env{Workdir: t.TempDir(), Policy: Policy{EnvPassthrough: []string{"EXTRA_SETTING", "PLAIN_SETTING", "OPENAI_API_KEY"}, Secrets: []string{"sk-test-0123456789"}}}
-	out, err := runTool(t, TerminalTool{}, env, `{"command": "echo \"[$OPENAI_API_KEY][$TALARIA_DB][$EXTRA_SETTING][$PLAIN_SETTING][$PAGER]\"; env | grep -c sk-test || true"}`)
+	out, err := runTool(t, Terminal, env, `{"command": "echo \"[$OPENAI_API_KEY][$TALARIA_DB][$EXTRA_SETTING][$PLAIN_SETTING][$PAGER]\"; env | grep -c sk-test || true"}`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 // configured: read_file, write_file, patch, search_files, web_fetch,
 // terminal, todo, clarify and the skills tools (over Policy.Home's skills).
 func Default() *Registry {
-	r, err := NewRegistry(ReadFile, WriteFile, Patch, SearchFiles, WebFetch, TerminalTool{}, Todo, Clarify(),
+	r, err := NewRegistry(ReadFile, WriteFile, Patch, SearchFiles, WebFetch, Terminal, Todo, Clarify(),
 		SkillsList(""), SkillView(""), SkillManage(""))
 	if err != nil {
 		// The built-in names are distinct constants; this cannot happen.

@@ -40,7 +40,7 @@ func TestEverydayWorkInTheSandbox(t *testing.T) {
 	run := func(t *testing.T, policy Policy, command string) terminalResult {
 		t.Helper()
 		policy.Home = home
-		out, err := runTool(t, TerminalTool{}, Env{Workdir: ws, Policy: policy}, mustJSON(t, map[string]any{"command": command, "timeout": 600}))
+		out, err := runTool(t, Terminal, Env{Workdir: ws, Policy: policy}, mustJSON(t, map[string]any{"command": command, "timeout": 600}))
 		if err != nil {
 			t.Fatalf("%s: %v", command, err)
 		}
@@ -140,7 +140,7 @@ func BenchmarkSandboxCost(b *testing.B) {
 				env := Env{Workdir: ws, Policy: Policy{Home: b.TempDir(), Sandbox: sandbox.Settings{Mode: mode}}}
 				args := mustJSON(b, map[string]any{"command": command})
 				for b.Loop() {
-					if _, err := runTool(b, TerminalTool{}, env, args); err != nil {
+					if _, err := runTool(b, Terminal, env, args); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -199,7 +199,7 @@ func TestSandboxKeepsWhatRunsLater(t *testing.T) {
 		"mkdir -p libs/inner/.git/hooks && echo x > libs/inner/.git/hooks/post-checkout",
 		"echo '[core] fsmonitor = x' >> libs/inner/.git/config",
 	} {
-		out, err := runTool(t, TerminalTool{}, env, mustJSON(t, map[string]any{"command": command}))
+		out, err := runTool(t, Terminal, env, mustJSON(t, map[string]any{"command": command}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ func TestSandboxKeepsWhatRunsLater(t *testing.T) {
 		t.Error(".git was renamed")
 	}
 	// Everyday git still works.
-	out, _ := runTool(t, TerminalTool{}, env, mustJSON(t, map[string]any{"command": "echo a > f && git add f && git -c user.name=a -c user.email=a@b commit -qm one && git log --oneline | wc -l"}))
+	out, _ := runTool(t, Terminal, env, mustJSON(t, map[string]any{"command": "echo a > f && git add f && git -c user.name=a -c user.email=a@b commit -qm one && git log --oneline | wc -l"}))
 	if r := decode[terminalResult](t, out); r.ExitCode != 0 || strings.TrimSpace(r.Output) != "1" {
 		t.Errorf("git commit in the sandbox: %+v", r)
 	}

@@ -157,6 +157,11 @@ func decodeArgs[A any](tool string, raw stdjson.RawMessage, schema *jsonschema.S
 	for _, name := range sortedKeys(a.fields) {
 		_, given := a.value(name)
 		if _, known := schema.Properties[name]; !known && given {
+			for known := range schema.Properties {
+				if strings.EqualFold(name, known) {
+					return zero, a.errorf("unknown argument %q; did you mean %q?", name, known)
+				}
+			}
 			return zero, a.errorf("unknown argument %q; the arguments are %s", name, argumentList(schema))
 		}
 	}

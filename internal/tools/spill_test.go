@@ -30,7 +30,7 @@ func TestTerminalKeepsLongOutputInFull(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out, err := runTool(t, TerminalTool{}, c.env, mustJSON(t, map[string]string{"command": c.command}))
+			out, err := runTool(t, Terminal, c.env, mustJSON(t, map[string]string{"command": c.command}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func TestTerminalKeepsLongOutputInFull(t *testing.T) {
 func TestTerminalControlBytesStayValidJSON(t *testing.T) {
 	work, outputs := t.TempDir(), filepath.Join(t.TempDir(), "outputs")
 	for _, size := range []int{900, 200_000} { // within the cap in bytes, and far above
-		r, err := NewRegistry(TerminalTool{})
+		r, err := NewRegistry(Terminal)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +11,6 @@ import (
 	"slices"
 	"syscall"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/internal/sandbox"
 )
@@ -32,29 +29,31 @@ const (
 	drainWait      = time.Second
 )
 
-const terminalDescription = `Run a shell command with bash -c (sh when bash is missing) and return its combined stdout and stderr. ` +
-	`The command runs non-interactively: stdin is empty, so commands that prompt for input fail instead of waiting. ` +
-	`workdir is the directory to run in, absolute or relative to the working directory (default: the working directory); it must lie under the working directory or a configured write root, and a cd inside the command does not carry over to the next call. ` +
-	`timeout is in seconds (default 180, at most 3600); when it expires the command and every process it started are killed. ` +
-	`Every process the command started is killed when it finishes, including ones started in the background or detached with setsid, nohup or a double fork: ` +
-	`long-running background work (servers, watchers) is not supported here and belongs to a separate process tool. ` +
-	`Long output keeps its beginning and end, with the middle replaced by a "[... N characters omitted ...]" marker. ` +
-	`The result is JSON: {"output","exit_code"} plus "error" when the command timed out; a non-zero exit_code is reported, not treated as a failure. ` +
-	`The command sees a minimal environment (PATH, HOME, LANG, TERM, USER, SHELL, TMPDIR, TZ and configured extras); Talaria's own keys and secrets are never in it. ` +
-	`It runs in a sandbox: by default it may write only the working directory, the write roots and /tmp, has no network, and does not see Talaria's home or the user's credentials. ` +
-	`When a command fails because of the sandbox (a read-only file system, no network, a path that is not there), call it again with outside_sandbox: true and a reason: a person is asked to let that one command run outside. ` +
-	`Prefer read_file and write_file for reading and writing files.`
-
-const terminalSchema = `{"type":"object","properties":{` +
-	`"command":{"type":"string","description":"The shell command to run, e.g. \"go test ./...\" or \"ls -la src\"."},` +
-	`"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"Seconds before the command is killed. Default 180, at most 3600."},` +
-	`"workdir":{"type":"string","description":"Directory to run the command in, absolute or relative to the working directory; it must lie under the working directory or a configured write root. Default: the working directory."},` +
-	`"outside_sandbox":{"type":"boolean","description":"Ask a person to let this command run outside the sandbox; only after it failed because of the sandbox. Needs a reason."},` +
-	`"reason":{"type":"string","description":"With outside_sandbox: why the command cannot run in the sandbox."}` +
-	`},"required":["command"],"additionalProperties":false}`
-
-// TerminalTool is the terminal tool. The zero value is ready to use.
-type TerminalTool struct{}
+// Terminal is the terminal tool; a command can have any side effect.
+var Terminal = Define(Spec[terminalArgs]{
+	Name: "terminal",
+	Description: `Run a shell command with bash -c (sh when bash is missing) and return its combined stdout and stderr. ` +
+		`The command runs non-interactively: stdin is empty, so commands that prompt for input fail instead of waiting. ` +
+		`workdir is the directory to run in, absolute or relative to the working directory (default: the working directory); it must lie under the working directory or a configured write root, and a cd inside the command does not carry over to the next call. ` +
+		`timeout is in seconds (default 180, at most 3600); when it expires the command and every process it started are killed. ` +
+		`Every process the command started is killed when it finishes, including ones started in the background or detached with setsid, nohup or a double fork: ` +
+		`long-running background work (servers, watchers) is not supported here and belongs to a separate process tool. ` +
+		`Long output keeps its beginning and end, with the middle replaced by a "[... N characters omitted ...]" marker. ` +
+		`The result is JSON: {"output","exit_code"} plus "error" when the command timed out; a non-zero exit_code is reported, not treated as a failure. ` +
+		`The command sees a minimal environment (PATH, HOME, LANG, TERM, USER, SHELL, TMPDIR, TZ and configured extras); Talaria's own keys and secrets are never in it. ` +
+		`It runs in a sandbox: by default it may write only the working directory, the write roots and /tmp, has no network, and does not see Talaria's home or the user's credentials. ` +
+		`When a command fails because of the sandbox (a read-only file system, no network, a path that is not there), call it again with outside_sandbox: true and a reason: a person is asked to let that one command run outside. ` +
+		`Prefer read_file and write_file for reading and writing files.`,
+	Meta: Meta{
+		Toolset:      "shell",
+		Guidance:     "terminal commands run in the working directory given below; prefer non-interactive commands, and check your changes by running the build or the tests.",
+		GuidanceRank: 60,
+		Approval:     "dangerous commands ask (approvals.mode); blocked ones never run",
+		FromCode:     true,
+	},
+	BoundsOwnOutput: true, // the output is cut to the cap (counted once escaped) and kept whole by the tool
+	Run:             runTerminal,
+})
 
 type terminalResult struct {
 	Output   string `json:"output"`
@@ -68,28 +67,12 @@ type terminalResult struct {
 	Sandbox string `json:"sandbox,omitempty"`
 }
 
-// Name implements Tool.
-func (TerminalTool) Name() string { return "terminal" }
-
-// Idempotent implements Tool: a command can have any side effect.
-func (TerminalTool) Idempotent() bool { return false }
-
-// BoundsOwnOutput implements OutputBounder: the output is cut to the cap
-// (counted once escaped) and kept whole by the tool itself.
-func (TerminalTool) BoundsOwnOutput() bool { return true }
-
-// Definition implements Tool.
-func (t TerminalTool) Definition() openai.Tool {
-	return functionTool(t.Name(), terminalDescription, terminalSchema)
-}
-
-// Run implements Tool.
-func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
-	call, err := decodeTerminal(raw)
-	if err != nil {
+// runTerminal runs one command.
+func runTerminal(ctx context.Context, env Env, call terminalArgs) (string, error) {
+	if err := call.normalize(); err != nil {
 		return "", err
 	}
-	dir, err := env.terminalDir(call.workdir)
+	dir, err := env.terminalDir(call.Workdir)
 	if err != nil {
 		return "", err
 	}
@@ -97,13 +80,13 @@ func (t TerminalTool) Run(ctx context.Context, env Env, raw json.RawMessage) (st
 		return "", fmt.Errorf("terminal: %w: %w", ErrCancelled, err)
 	}
 	box := env.commandSandbox(dir)
-	if call.outside {
+	if call.OutsideSandbox {
 		if env.Escalated == nil || !env.Escalated(env.CallID) {
 			return "", fmt.Errorf("terminal: refused: a command runs outside the sandbox only when a person approves it, which this call cannot ask for")
 		}
 		box = nil // a person let this one command step outside
 	}
-	res, err := runCommand(ctx, call.command, dir, env.processEnv(), time.Duration(call.timeout)*time.Second, env.maxOutput(), env.spillTarget(), box)
+	res, err := runCommand(ctx, call.Command, dir, env.processEnv(), time.Duration(call.Timeout)*time.Second, env.maxOutput(), env.spillTarget(), box)
 	if err != nil {
 		return "", fmt.Errorf("terminal: %w", err)
 	}
@@ -328,15 +311,4 @@ func groupAlive(pgid int) bool {
 }
 
 // terminal is a built-in tool.
-var _ = builtin(func(Services) Tool { return TerminalTool{} })
-
-// Meta implements Described.
-func (TerminalTool) Meta() Meta {
-	return Meta{
-		Toolset:      "shell",
-		Guidance:     "terminal commands run in the working directory given below; prefer non-interactive commands, and check your changes by running the build or the tests.",
-		GuidanceRank: 60,
-		Approval:     "dangerous commands ask (approvals.mode); blocked ones never run",
-		FromCode:     true,
-	}
-}
+var _ = builtin(func(Services) Tool { return Terminal })

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,80 +9,54 @@ import (
 	"strings"
 )
 
-// terminalArgs is a terminal call's arguments, decoded once, strictly.
+// terminalArgs are the terminal's arguments.
 type terminalArgs struct {
-	command string
-	workdir string // as written; "" when absent or blank
-	timeout int    // seconds, defaulted and capped
-	// outside asks to run the command outside the sandbox, for reason:
-	// it runs only when a person approves it.
-	outside bool
-	reason  string
+	Command string `json:"command" jsonschema:"The shell command to run, e.g. \"go test ./...\" or \"ls -la src\"."`
+	Timeout int    `json:"timeout,omitempty" jsonschema:"Seconds before the command is killed. Default 180, at most 3600."`
+	Workdir string `json:"workdir,omitempty" jsonschema:"Directory to run the command in, absolute or relative to the working directory; it must lie under the working directory or a configured write root. Default: the working directory."`
+	// OutsideSandbox asks to run the command outside the sandbox, for
+	// Reason: it runs only when a person approves it.
+	OutsideSandbox bool   `json:"outside_sandbox,omitempty" jsonschema:"Ask a person to let this command run outside the sandbox; only after it failed because of the sandbox. Needs a reason."`
+	Reason         string `json:"reason,omitempty" jsonschema:"With outside_sandbox: why the command cannot run in the sandbox."`
+}
+
+// normalize checks a and fills in its defaults: a blank workdir is "",
+// the timeout defaulted and capped, the reason on one line.
+func (a *terminalArgs) normalize() error {
+	if strings.TrimSpace(a.Command) == "" {
+		return invalidArgs("terminal", `"command" must not be empty`)
+	}
+	if strings.TrimSpace(a.Workdir) == "" {
+		a.Workdir = ""
+	}
+	if a.Timeout < 0 {
+		return invalidArgs("terminal", `"timeout" must be a positive number of seconds, got %d`, a.Timeout)
+	}
+	a.Timeout = min(cmp.Or(a.Timeout, TerminalDefaultTimeout), TerminalMaxTimeout)
+	if a.Reason = strings.Join(strings.Fields(a.Reason), " "); a.OutsideSandbox && a.Reason == "" {
+		return invalidArgs("terminal", `"outside_sandbox" needs a "reason": say why the command cannot run in the sandbox`)
+	}
+	return nil
 }
 
 // decodeTerminal is the one reading of a terminal call's arguments, shared
 // by the tool and by approval (TerminalCommand, TerminalCall).
 func decodeTerminal(raw json.RawMessage) (terminalArgs, error) {
-	a, err := parseArgs("terminal", raw)
+	a, err := Terminal.(*typed[terminalArgs]).decode(raw)
 	if err != nil {
-		return terminalArgs{}, err
+		return a, err
 	}
-	// A known argument spelt in another case ("WORKDIR") is refused rather
-	// than ignored: it would run somewhere the model did not ask for.
-	for name := range a.fields {
-		for _, known := range []string{"command", "workdir", "timeout", "outside_sandbox", "reason"} {
-			if name != known && strings.EqualFold(name, known) {
-				return terminalArgs{}, a.errorf("unknown argument %q; did you mean %q?", name, known)
-			}
-		}
-	}
-	command, err := a.requiredStr("command")
-	if err != nil {
-		return terminalArgs{}, err
-	}
-	if strings.TrimSpace(command) == "" {
-		return terminalArgs{}, a.errorf(`"command" must not be empty`)
-	}
-	workdir, _, err := a.str("workdir")
-	if err != nil {
-		return terminalArgs{}, err
-	}
-	if strings.TrimSpace(workdir) == "" {
-		workdir = ""
-	}
-	timeout, ok, err := a.integer("timeout")
-	if err != nil {
-		return terminalArgs{}, err
-	}
-	if !ok || timeout == 0 {
-		timeout = TerminalDefaultTimeout
-	}
-	if timeout < 0 {
-		return terminalArgs{}, a.errorf(`"timeout" must be a positive number of seconds, got %d`, timeout)
-	}
-	outside, _, err := a.boolean("outside_sandbox")
-	if err != nil {
-		return terminalArgs{}, err
-	}
-	reason, _, err := a.str("reason")
-	if err != nil {
-		return terminalArgs{}, err
-	}
-	reason = strings.Join(strings.Fields(reason), " ")
-	if outside && reason == "" {
-		return terminalArgs{}, a.errorf(`"outside_sandbox" needs a "reason": say why the command cannot run in the sandbox`)
-	}
-	return terminalArgs{command: command, workdir: workdir, timeout: min(timeout, TerminalMaxTimeout), outside: outside, reason: reason}, nil
+	return a, a.normalize()
 }
 
 // TerminalEscalation reports whether a terminal call's arguments ask to
 // run its command outside the sandbox, and why.
 func TerminalEscalation(args string) (reason string, outside bool) {
 	t, err := decodeTerminal(json.RawMessage(args))
-	if err != nil || !t.outside {
+	if err != nil || !t.OutsideSandbox {
 		return "", false
 	}
-	return t.reason, true
+	return t.Reason, true
 }
 
 // TerminalCall reads a terminal call's command and workdir exactly as the
@@ -92,7 +67,7 @@ func TerminalCall(args string) (command, workdir string, ok bool) {
 	if err != nil {
 		return "", "", false
 	}
-	return t.command, t.workdir, true
+	return t.Command, t.Workdir, true
 }
 
 // TerminalAssessText is the text approval should assess for a terminal

@@ -70,7 +70,7 @@ func TestTerminal(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := runTool(t, TerminalTool{}, tc.env, tc.args)
+			out, err := runTool(t, Terminal, tc.env, tc.args)
 			if expectError(t, out, err, tc.wantErr, tc.errHas) {
 				return
 			}
@@ -144,7 +144,7 @@ var timeoutKillCases = []struct{ name, command string }{
 func TestTerminalTimeoutKillsProcessGroup(t *testing.T) {
 	for _, tc := range timeoutKillCases {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := runWithin(t, time.Minute, TerminalTool{}, Env{Workdir: t.TempDir(), Policy: unsandboxed}, mustJSON(t, map[string]any{"command": tc.command, "timeout": 1}))
+			out, err := runWithin(t, time.Minute, Terminal, Env{Workdir: t.TempDir(), Policy: unsandboxed}, mustJSON(t, map[string]any{"command": tc.command, "timeout": 1}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,7 +186,7 @@ func TestTerminalContextCancellationKillsProcess(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		out, err := TerminalTool{}.Run(ctx, Env{Workdir: dir, Policy: unsandboxed}, []byte(`{"command":"echo $$ > pid; sleep 120"}`))
+		out, err := Terminal.Run(ctx, Env{Workdir: dir, Policy: unsandboxed}, []byte(`{"command":"echo $$ > pid; sleep 120"}`))
 		done <- outcome{out, err}
 	}()
 	var o outcome
@@ -213,7 +213,7 @@ func TestTerminalAlreadyCancelledDoesNotRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	dir := t.TempDir()
-	_, err := TerminalTool{}.Run(ctx, Env{Workdir: dir}, []byte(`{"command":"touch ran"}`))
+	_, err := Terminal.Run(ctx, Env{Workdir: dir}, []byte(`{"command":"touch ran"}`))
 	if !errors.Is(err, ErrCancelled) {
 		t.Fatalf("error %v, want ErrCancelled", err)
 	}
@@ -227,7 +227,7 @@ func TestTerminalAlreadyCancelledDoesNotRun(t *testing.T) {
 // minutes: a call that waited would not return within runWithin's
 // minute), and kills it.
 func TestTerminalKillsBackgroundLeftovers(t *testing.T) {
-	out, err := runWithin(t, time.Minute, TerminalTool{}, Env{Workdir: t.TempDir(), Policy: unsandboxed}, `{"command":"sleep 120 & echo $!"}`)
+	out, err := runWithin(t, time.Minute, Terminal, Env{Workdir: t.TempDir(), Policy: unsandboxed}, `{"command":"sleep 120 & echo $!"}`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestTerminalKillsBackgroundLeftovers(t *testing.T) {
 }
 
 func TestTerminalNotIdempotent(t *testing.T) {
-	if (TerminalTool{}).Idempotent() {
+	if (Terminal).Idempotent() {
 		t.Error("terminal must report not idempotent")
 	}
 }
@@ -264,7 +264,7 @@ func killEscaped(t testing.TB, out string) {
 // process (which sleeps two minutes, past runWithin's minute) closes the
 // pipe.
 func TestTerminalDoesNotHangOnEscapedProcess(t *testing.T) {
-	out, err := runWithin(t, time.Minute, TerminalTool{}, Env{Workdir: t.TempDir(), Policy: unsandboxed}, escapedCommand)
+	out, err := runWithin(t, time.Minute, Terminal, Env{Workdir: t.TempDir(), Policy: unsandboxed}, escapedCommand)
 	if err != nil {
 		t.Fatal(err)
 	}

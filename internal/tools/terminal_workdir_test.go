@@ -78,7 +78,7 @@ func TestTerminalWorkdirRoots(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			marker := "ran-" + strings.ReplaceAll(tc.name, " ", "-")
 			args := mustJSON(t, map[string]string{"command": "pwd; touch " + filepath.Join(f.base, marker), "workdir": tc.workdir})
-			out, err := runTool(t, TerminalTool{}, tc.env, args)
+			out, err := runTool(t, Terminal, tc.env, args)
 			_, statErr := os.Stat(filepath.Join(f.base, marker))
 			if tc.wantErr != nil {
 				if !errors.Is(err, tc.wantErr) {
@@ -107,11 +107,11 @@ func TestTerminalWorkdirRoots(t *testing.T) {
 func TestTerminalWorkdirAtSlash(t *testing.T) {
 	f := newWorkdirFixture(t)
 	args := mustJSON(t, map[string]string{"command": "pwd", "workdir": f.extra})
-	if _, err := runTool(t, TerminalTool{}, Env{Workdir: "/"}, args); !errors.Is(err, ErrOutsideRoots) {
+	if _, err := runTool(t, Terminal, Env{Workdir: "/"}, args); !errors.Is(err, ErrOutsideRoots) {
 		t.Errorf("workdir under / ran: %v", err)
 	}
 	for _, roots := range [][]string{{f.extra}, {"/"}} {
-		if _, err := runTool(t, TerminalTool{}, Env{Workdir: "/", Policy: Policy{WriteRoots: roots}}, args); err != nil {
+		if _, err := runTool(t, Terminal, Env{Workdir: "/", Policy: Policy{WriteRoots: roots}}, args); err != nil {
 			t.Errorf("write roots %v: %v", roots, err)
 		}
 	}
