@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,8 +10,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/internal/injection"
 	"github.com/talaria-agent/talaria/internal/prompt"
@@ -35,26 +32,39 @@ var (
 	ErrMemoryInjection = errors.New("memory entry refused: it looks like a prompt injection")
 )
 
-const memoryDescription = `Keep lasting memory across sessions. It is shown in the system prompt of every new session. ` +
-	`target "memory" holds your own notes (facts about the environment, conventions, lessons learned; at most 2200 characters); ` +
-	`target "user" holds facts about the user (preferences, role, how they like to work; at most 1375 characters). ` +
-	`action "add" appends "content" as a new entry; "replace" replaces the one entry containing "old_text" with "content"; ` +
-	`"remove" deletes the one entry containing "old_text". An entry equal to old_text is chosen first; otherwise old_text must be contained in exactly one entry. ` +
-	`Save only what will matter later, one short fact per entry. When memory is full, consolidate or remove entries first. ` +
-	`The result is JSON: {"target","entries","chars","cap"}.`
+// memoryArgs are the memory tool's arguments.
+type memoryArgs struct {
+	Action  string `json:"action" jsonschema:"add (a new entry), replace (an entry) or remove (one)."`
+	Target  string `json:"target" jsonschema:"memory (your notes) or user (facts about the user)."`
+	Content string `json:"content,omitempty" jsonschema:"The entry's text, for add and replace."`
+	OldText string `json:"old_text,omitempty" jsonschema:"A whole existing entry, or text contained in exactly one entry, for replace and remove."`
+}
 
-const memorySchema = `{"type":"object","properties":{` +
-	`"action":{"type":"string","enum":["add","replace","remove"],"description":"add a new entry, replace an entry, or remove one."},` +
-	`"target":{"type":"string","enum":["memory","user"],"description":"memory: your notes; user: facts about the user."},` +
-	`"content":{"type":"string","description":"The entry's text, for add and replace."},` +
-	`"old_text":{"type":"string","description":"A whole existing entry, or text contained in exactly one entry, for replace and remove."}` +
-	`},"required":["action","target"],"additionalProperties":false}`
-
-// MemoryTool is the memory tool. Home is $TALARIA_HOME; the files live in
-// Home/memories. Changes are read-modify-write under an exclusive flock on
+// Memory is the memory tool over home, $TALARIA_HOME; the files live in
+// home/memories. Changes are read-modify-write under an exclusive flock on
 // a lock file next to the memory file, and written atomically, so several
-// workers on one machine can share a home.
-type MemoryTool struct{ Home string }
+// workers on one machine can share a home. Adding twice adds two entries:
+// it is not idempotent.
+func Memory(home string) Tool {
+	return Define(Spec[memoryArgs]{
+		Name: MemoryName,
+		Description: `Keep lasting memory across sessions. It is shown in the system prompt of every new session. ` +
+			`target "memory" holds your own notes (facts about the environment, conventions, lessons learned; at most 2200 characters); ` +
+			`target "user" holds facts about the user (preferences, role, how they like to work; at most 1375 characters). ` +
+			`action "add" appends "content" as a new entry; "replace" replaces the one entry containing "old_text" with "content"; ` +
+			`"remove" deletes the one entry containing "old_text". An entry equal to old_text is chosen first; otherwise old_text must be contained in exactly one entry. ` +
+			`Save only what will matter later, one short fact per entry. When memory is full, consolidate or remove entries first. ` +
+			`The result is JSON: {"target","entries","chars","cap"}.`,
+		Meta: Meta{
+			Toolset:      "recall",
+			Guidance:     "Save lasting facts with memory (target \"memory\" for your notes, \"user\" for facts about the user); keep entries short, and consolidate when memory is full.",
+			GuidanceRank: 90,
+			Approval:     "entries scanned",
+		},
+		Quick: true, // one locked file update
+		Run:   func(ctx context.Context, _ Env, a memoryArgs) (string, error) { return runMemory(ctx, home, a) },
+	})
+}
 
 // memoryResult is the memory tool's result.
 type memoryResult struct {
@@ -72,28 +82,17 @@ type memoryRequest struct {
 // memoryLockPoll is how often a waiting call retries the lock.
 const memoryLockPoll = 5 * time.Millisecond
 
-// Name implements Tool.
-func (MemoryTool) Name() string { return MemoryName }
-
-// Idempotent implements Tool: adding twice adds two entries.
-func (MemoryTool) Idempotent() bool { return false }
-
-// Definition implements Tool.
-func (t MemoryTool) Definition() openai.Tool {
-	return functionTool(t.Name(), memoryDescription, memorySchema)
-}
-
-// Run implements Tool.
-func (t MemoryTool) Run(ctx context.Context, _ Env, raw json.RawMessage) (string, error) {
-	req, err := parseMemoryArgs(raw)
+// runMemory makes one change to a memory file under home.
+func runMemory(ctx context.Context, home string, a memoryArgs) (string, error) {
+	req, err := checkMemoryArgs(a)
 	if err != nil {
 		return "", err
 	}
-	if t.Home == "" {
+	if home == "" {
 		return "", ErrNoMemoryHome
 	}
 	file, limit := memoryTarget(req.target)
-	dir := filepath.Join(t.Home, prompt.MemoryDir)
+	dir := filepath.Join(home, prompt.MemoryDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("memory: create %s: %w", dir, err)
 	}
@@ -132,50 +131,31 @@ func memoryTarget(target string) (file string, limit int) {
 	return prompt.MemoryFile, prompt.MemoryCap
 }
 
-// parseMemoryArgs reads and validates the arguments.
-func parseMemoryArgs(raw json.RawMessage) (memoryRequest, error) {
-	a, err := parseArgs(MemoryName, raw)
-	if err != nil {
-		return memoryRequest{}, err
-	}
-	var r memoryRequest
-	if r.action, err = a.requiredStr("action"); err != nil {
-		return r, err
-	}
-	r.action = strings.ToLower(strings.TrimSpace(r.action))
-	if r.target, err = a.requiredStr("target"); err != nil {
-		return r, err
-	}
-	r.target = strings.ToLower(strings.TrimSpace(r.target))
-	if r.content, _, err = a.str("content"); err != nil {
-		return r, err
-	}
-	r.content = strings.TrimSpace(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(r.content))
-	if r.oldText, _, err = a.str("old_text"); err != nil {
-		return r, err
-	}
-	r.oldText = strings.TrimSpace(r.oldText)
+// checkMemoryArgs validates the arguments.
+func checkMemoryArgs(a memoryArgs) (memoryRequest, error) {
+	r := memoryRequest{action: strings.ToLower(strings.TrimSpace(a.Action)), target: strings.ToLower(strings.TrimSpace(a.Target)),
+		content: strings.TrimSpace(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(a.Content)), oldText: strings.TrimSpace(a.OldText)}
 
 	switch r.action {
 	case "add", "replace", "remove":
 	default:
-		return r, a.errorf(`"action" must be add, replace or remove, got %q`, r.action)
+		return r, invalidArgs(MemoryName, `"action" must be add, replace or remove, got %q`, r.action)
 	}
 	if r.target != "memory" && r.target != "user" {
-		return r, a.errorf(`"target" must be memory or user, got %q`, r.target)
+		return r, invalidArgs(MemoryName, `"target" must be memory or user, got %q`, r.target)
 	}
 	if r.action != "remove" {
 		if r.content == "" {
-			return r, a.errorf(`"content" is required for %s and must not be empty`, r.action)
+			return r, invalidArgs(MemoryName, `"content" is required for %s and must not be empty`, r.action)
 		}
 		for _, line := range strings.Split(r.content, "\n") {
 			if prompt.IsSeparatorLine(line) {
-				return r, a.errorf(`"content" must not contain a line holding only "§" (it separates entries); add one entry per call`)
+				return r, invalidArgs(MemoryName, `"content" must not contain a line holding only "§" (it separates entries); add one entry per call`)
 			}
 		}
 	}
 	if r.action != "add" && r.oldText == "" {
-		return r, a.errorf(`"old_text" is required for %s and must not be empty`, r.action)
+		return r, invalidArgs(MemoryName, `"old_text" is required for %s and must not be empty`, r.action)
 	}
 	if r.action != "remove" {
 		if err := screenMemoryContent(r.content); err != nil {
@@ -293,14 +273,4 @@ func lockExclusive(ctx context.Context, path string) (unlock func(), err error) 
 }
 
 // memory is a built-in tool.
-var _ = builtin(func(s Services) Tool { return MemoryTool{Home: s.Home} })
-
-// Meta implements Described.
-func (MemoryTool) Meta() Meta {
-	return Meta{
-		Toolset:      "recall",
-		Guidance:     "Save lasting facts with memory (target \"memory\" for your notes, \"user\" for facts about the user); keep entries short, and consolidate when memory is full.",
-		GuidanceRank: 90,
-		Approval:     "entries scanned",
-	}
-}
+var _ = builtin(func(s Services) Tool { return Memory(s.Home) })

@@ -146,7 +146,7 @@ func TestMemory(t *testing.T) {
 					writeTestFile(t, filepath.Join(home, prompt.MemoryDir), name, *content)
 				}
 			}
-			got, err := runTool(t, MemoryTool{Home: home}, Env{}, tt.args)
+			got, err := runTool(t, Memory(home), Env{}, tt.args)
 			target := tt.wantTarget
 			if target == "" {
 				target = prompt.MemoryFile
@@ -194,7 +194,7 @@ func TestMemory(t *testing.T) {
 func ptr(s string) *string { return &s }
 
 func TestMemoryNoHome(t *testing.T) {
-	_, err := runTool(t, MemoryTool{}, Env{}, `{"action":"add","target":"memory","content":"x"}`)
+	_, err := runTool(t, Memory(""), Env{}, `{"action":"add","target":"memory","content":"x"}`)
 	if !errors.Is(err, ErrNoMemoryHome) {
 		t.Fatalf("err = %v, want ErrNoMemoryHome", err)
 	}
@@ -205,7 +205,7 @@ func TestMemoryUnreadableFile(t *testing.T) {
 	if err := os.MkdirAll(memoryFile(home, prompt.MemoryFile), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := runTool(t, MemoryTool{Home: home}, Env{}, `{"action":"add","target":"memory","content":"x"}`)
+	_, err := runTool(t, Memory(home), Env{}, `{"action":"add","target":"memory","content":"x"}`)
 	if err == nil || !strings.Contains(err.Error(), "read") {
 		t.Fatalf("err = %v, want a read error", err)
 	}
@@ -223,7 +223,7 @@ func TestMemoryCancelledWhileWaitingForLock(t *testing.T) {
 	defer unlock()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = MemoryTool{Home: home}.Run(ctx, Env{}, []byte(`{"action":"add","target":"memory","content":"x"}`))
+	_, err = Memory(home).Run(ctx, Env{}, []byte(`{"action":"add","target":"memory","content":"x"}`))
 	if !errors.Is(err, ErrCancelled) {
 		t.Fatalf("err = %v, want ErrCancelled", err)
 	}
@@ -244,7 +244,7 @@ func TestMemoryConcurrentAdds(t *testing.T) {
 			for i := range perWorker {
 				// Each call has its own tool value, as separate workers would.
 				args := fmt.Sprintf(`{"action":"add","target":"memory","content":"worker %d fact %d"}`, w, i)
-				if _, err := (MemoryTool{Home: home}).Run(context.Background(), Env{}, []byte(args)); err != nil {
+				if _, err := (Memory(home)).Run(context.Background(), Env{}, []byte(args)); err != nil {
 					errs <- err
 				}
 			}
@@ -290,7 +290,7 @@ func TestMemoryConcurrentAddsStopAtTheCap(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 5 {
-				_, err := (MemoryTool{Home: home}).Run(context.Background(), Env{}, []byte(`{"action":"add","target":"memory","content":"`+entry+`"}`))
+				_, err := (Memory(home)).Run(context.Background(), Env{}, []byte(`{"action":"add","target":"memory","content":"`+entry+`"}`))
 				mu.Lock()
 				switch {
 				case err == nil:
@@ -320,11 +320,11 @@ func TestMemoryConcurrentAddsStopAtTheCap(t *testing.T) {
 }
 
 func TestMemoryToolDefinition(t *testing.T) {
-	tool := MemoryTool{Home: "/h"}
+	tool := Memory("/h")
 	if tool.Name() != "memory" || tool.Idempotent() {
 		t.Errorf("name %q, idempotent %v", tool.Name(), tool.Idempotent())
 	}
-	a, b := mustJSON(t, tool.Definition()), mustJSON(t, MemoryTool{}.Definition())
+	a, b := mustJSON(t, tool.Definition()), mustJSON(t, Memory("").Definition())
 	if a != b {
 		t.Error("definition depends on Home")
 	}
@@ -335,7 +335,7 @@ func TestMemoryToolDefinition(t *testing.T) {
 
 func TestMemoryThroughRegistry(t *testing.T) {
 	home := t.TempDir()
-	r, err := NewRegistry(MemoryTool{Home: home})
+	r, err := NewRegistry(Memory(home))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func TestMemoryThroughRegistry(t *testing.T) {
 // 0600, whatever the umask.
 func TestMemoryFilesArePrivate(t *testing.T) {
 	home := t.TempDir()
-	if _, err := runTool(t, MemoryTool{Home: home}, Env{}, `{"action":"add","target":"user","content":"prefers short answers"}`); err != nil {
+	if _, err := runTool(t, Memory(home), Env{}, `{"action":"add","target":"user","content":"prefers short answers"}`); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(home, "memories")

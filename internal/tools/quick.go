@@ -53,6 +53,3 @@ func (r *Registry) deadline(t Tool) time.Duration {
 	}
 	return QuickTimeout
 }
-
-// Quick implements QuickTool: one locked file update.
-func (MemoryTool) Quick() bool { return true }

@@ -206,7 +206,7 @@ func TestMemoryRefusesAFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(home, "memories", "MEMORY.md"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := runWithin(t, time.Minute, MemoryTool{Home: home}, Env{}, `{"action":"add","target":"memory","content":"x"}`)
+	out, err := runWithin(t, time.Minute, Memory(home), Env{}, `{"action":"add","target":"memory","content":"x"}`)
 	if err == nil || !strings.Contains(err.Error(), "named pipe (FIFO), not a regular file") {
 		t.Fatalf("memory on a FIFO: %q, %v", out, err)
 	}

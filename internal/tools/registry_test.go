@@ -490,7 +490,7 @@ func pidWritten(path string) bool {
 }
 
 func TestQuickTools(t *testing.T) {
-	r, err := NewRegistry(ReadFile, WriteFile, Terminal, Todo, Clarify(), MemoryTool{}, SessionSearch(nil))
+	r, err := NewRegistry(ReadFile, WriteFile, Terminal, Todo, Clarify(), Memory(""), SessionSearch(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
