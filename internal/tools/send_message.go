@@ -2,12 +2,9 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // SendMessageName is the name of the send_message tool.
@@ -15,16 +12,6 @@ const SendMessageName = "send_message"
 
 // MaxSendMessageBytes bounds the text of one send_message call.
 const MaxSendMessageBytes = 16 << 10
-
-const sendMessageDescription = `Send a message to a chat through the messaging gateway (Telegram, Slack). ` +
-	`"target" is "home" (the chat chosen with /sethome), "this_chat" (the chat this conversation runs in), ` +
-	`or "telegram:<chat id>" / "slack:<channel id>" naming one of those two; no other chat, email or webhook is allowed. ` +
-	`Your normal reply already goes to this chat: use this only for a message of its own (a notice while you work, or to the home chat).`
-
-const sendMessageSchema = `{"type":"object","properties":{` +
-	`"target":{"type":"string","description":"\"home\", \"this_chat\", or \"telegram:<chat id>\" / \"slack:<channel id>\" of the home chat or this chat."},` +
-	`"text":{"type":"string","description":"The message, Markdown, at most 16 KiB."}` +
-	`},"required":["target","text"],"additionalProperties":false}`
 
 // ErrTargetRefused: send_message was asked for a target it may not send to.
 var ErrTargetRefused = errors.New("target refused")
@@ -42,51 +29,49 @@ type ChatDirectory interface {
 // and says where it went.
 type ChatSendFunc func(ctx context.Context, target, key, text string) (string, error)
 
-// SendMessageTool is the send_message tool. Idempotent: its delivery is
-// keyed by the turn, the model call and the tool call, and the gateway
+// sendMessageArgs are send_message's arguments.
+type sendMessageArgs struct {
+	Target string `json:"target" jsonschema:"\"home\", \"this_chat\", or \"telegram:<chat id>\" / \"slack:<channel id>\" of the home chat or this chat."`
+	Text   string `json:"text" jsonschema:"The message, Markdown, at most 16 KiB."`
+}
+
+// SendMessage is the send_message tool over the gateway's chats and send
+// (nil: every call says no gateway is configured). Idempotent: its delivery
+// is keyed by the turn, the model call and the tool call, and the gateway
 // sends each part of a delivery once, so running a call again sends
 // nothing new.
-type SendMessageTool struct {
-	Chats ChatDirectory
-	Send  ChatSendFunc
+func SendMessage(chats ChatDirectory, send ChatSendFunc) Tool {
+	return Define(Spec[sendMessageArgs]{
+		Name: SendMessageName,
+		Description: `Send a message to a chat through the messaging gateway (Telegram, Slack). ` +
+			`"target" is "home" (the chat chosen with /sethome), "this_chat" (the chat this conversation runs in), ` +
+			`or "telegram:<chat id>" / "slack:<channel id>" naming one of those two; no other chat, email or webhook is allowed. ` +
+			`Your normal reply already goes to this chat: use this only for a message of its own (a notice while you work, or to the home chat).`,
+		Meta: Meta{
+			Toolset:  "messages",
+			Approval: "home or this chat only",
+		},
+		Idempotent: true,
+		Run: func(ctx context.Context, env Env, a sendMessageArgs) (string, error) {
+			return sendMessage(ctx, env, chats, send, a)
+		},
+	})
 }
 
-// Name implements Tool.
-func (SendMessageTool) Name() string { return SendMessageName }
-
-// Idempotent implements Tool: a re-run is the same delivery (see the type).
-func (SendMessageTool) Idempotent() bool { return true }
-
-// Definition implements Tool.
-func (t SendMessageTool) Definition() openai.Tool {
-	return functionTool(t.Name(), sendMessageDescription, sendMessageSchema)
-}
-
-// Run implements Tool.
-func (t SendMessageTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
-	a, err := parseArgs(SendMessageName, raw)
-	if err != nil {
-		return "", err
-	}
-	target, err := a.requiredStr("target")
-	if err != nil {
-		return "", err
-	}
-	text, err := a.requiredStr("text")
-	if err != nil {
-		return "", err
-	}
+// sendMessage sends one message to the home chat or this chat.
+func sendMessage(ctx context.Context, env Env, chats ChatDirectory, send ChatSendFunc, a sendMessageArgs) (string, error) {
+	target, text := a.Target, a.Text
 	if err := CheckMessageText(text); err != nil {
 		return "", err
 	}
-	if t.Chats == nil || t.Send == nil {
+	if chats == nil || send == nil {
 		return "", errors.New("send_message: no messaging gateway is configured in this worker")
 	}
-	home, err := t.Chats.Home(ctx)
+	home, err := chats.Home(ctx)
 	if err != nil {
 		return "", fmt.Errorf("send_message: %w", err)
 	}
-	key, found, err := t.Chats.ChatOfSession(ctx, env.SessionID)
+	key, found, err := chats.ChatOfSession(ctx, env.SessionID)
 	if err != nil {
 		return "", fmt.Errorf("send_message: %w", err)
 	}
@@ -98,7 +83,7 @@ func (t SendMessageTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 	if err != nil {
 		return "", err
 	}
-	where, err := t.Send(ctx, to, fmt.Sprintf("send/%s/%d/%s", env.TurnID, env.ModelCall, env.CallID), text)
+	where, err := send(ctx, to, fmt.Sprintf("send/%s/%d/%s", env.TurnID, env.ModelCall, env.CallID), text)
 	if err != nil {
 		return "", fmt.Errorf("send_message to %s: %w", to, err)
 	}
@@ -161,12 +146,4 @@ func DecideTarget(target, home, current string) (string, error) {
 }
 
 // send_message is a built-in tool.
-var _ = builtin(func(s Services) Tool { return SendMessageTool{Send: s.Send, Chats: s.Chats} })
-
-// Meta implements Described.
-func (SendMessageTool) Meta() Meta {
-	return Meta{
-		Toolset:  "messages",
-		Approval: "home or this chat only",
-	}
-}
+var _ = builtin(func(s Services) Tool { return SendMessage(s.Chats, s.Send) })

@@ -80,11 +80,11 @@ func (f fakeChats) ChatOfSession(_ context.Context, id string) (string, bool, er
 // nothing.
 func TestSendMessageRun(t *testing.T) {
 	var sent []string
-	tool := SendMessageTool{Chats: fakeChats{home: "telegram:1", key: "telegram:dm:42"},
-		Send: func(_ context.Context, target, key, text string) (string, error) {
+	tool := SendMessage(fakeChats{home: "telegram:1", key: "telegram:dm:42"},
+		func(_ context.Context, target, key, text string) (string, error) {
 			sent = append(sent, target+" "+key+" "+text)
 			return target, nil
-		}}
+		})
 	r, err := NewRegistry(tool)
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestSendMessageRun(t *testing.T) {
 	if len(sent) != 1 || sent[0] != "telegram:42 send/t1/2/c1 ping" {
 		t.Fatalf("sent %q", sent)
 	}
-	if _, err := (SendMessageTool{}).Run(t.Context(), env, []byte(`{"target":"home","text":"x"}`)); err == nil || !strings.Contains(err.Error(), "no messaging gateway") {
+	if _, err := SendMessage(nil, nil).Run(t.Context(), env, []byte(`{"target":"home","text":"x"}`)); err == nil || !strings.Contains(err.Error(), "no messaging gateway") {
 		t.Fatalf("without a gateway: %v", err)
 	}
 }
