@@ -48,7 +48,7 @@ func TestRetriedBatchDoesNotRepeatEffects(t *testing.T) {
 			}
 			procs := tools.NewProcesses()
 			defer procs.Close()
-			registry, err := tools.NewRegistry(tools.Patch, tools.WriteFile, tools.SkillManage(dir), tools.ProcessTool{Processes: procs}, tools.ExecuteCodeTool{})
+			registry, err := tools.NewRegistry(tools.Patch, tools.WriteFile, tools.SkillManage(dir), tools.Process(procs), tools.ExecuteCodeTool{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // process limits.
@@ -27,25 +25,39 @@ const (
 	processLogLines     = 50
 )
 
-const processDescription = `Run a command in the background and look after it: for servers, watchers and builds that outlive one call. ` +
-	`"start" {command, workdir?} starts it (bash -c, confined like terminal, the same approval rules) and returns its id at once; ` +
-	`"poll" {id} says whether it runs (or its exit code) and gives the output since the last poll; ` +
-	`"log" {id, lines?} gives the last lines of its output (default 50); ` +
-	`"wait" {id, timeout?} waits for it to end, up to timeout seconds (default 30, at most 300); ` +
-	`"kill" {id} stops it and everything it started; "list" shows this session's processes. ` +
-	`Output goes to a file under the session's kept outputs (read_file can read it). A process lives until it ends, is killed, the session is reset, or the worker stops.`
+// processArgs are the process tool's arguments.
+type processArgs struct {
+	Action  string   `json:"action" jsonschema:"What to do: start, poll, log, wait, kill or list."`
+	Command string   `json:"command,omitempty" jsonschema:"start: the shell command."`
+	Workdir string   `json:"workdir,omitempty" jsonschema:"start: where it runs (default the working directory)."`
+	ID      idString `json:"id,omitempty" jsonschema:"poll, log, wait, kill: the process id start returned."`
+	Lines   int      `json:"lines,omitempty" jsonschema:"log: how many last lines (at most 500). Default 50."`
+	Timeout int      `json:"timeout,omitempty" jsonschema:"wait: seconds to wait (at most 300). Default 30."`
+}
 
-const processSchema = `{"type":"object","properties":{` +
-	`"action":{"type":"string","enum":["start","poll","log","wait","kill","list"],"description":"What to do."},` +
-	`"command":{"type":"string","description":"start: the shell command."},` +
-	`"workdir":{"type":"string","description":"start: where it runs (default the working directory)."},` +
-	`"id":{"type":"string","description":"poll, log, wait, kill: the process id start returned."},` +
-	`"lines":{"type":"integer","minimum":1,"maximum":500,"description":"log: how many last lines. Default 50."},` +
-	`"timeout":{"type":"integer","minimum":1,"maximum":300,"description":"wait: seconds to wait. Default 30."}` +
-	`},"required":["action"],"additionalProperties":false}`
+// processSpec is the process tool over ps, which keeps what it started.
+func processSpec(ps *Processes) Spec[processArgs] {
+	return Spec[processArgs]{
+		Name: "process",
+		Description: `Run a command in the background and look after it: for servers, watchers and builds that outlive one call. ` +
+			`"start" {command, workdir?} starts it (bash -c, confined like terminal, the same approval rules) and returns its id at once; ` +
+			`"poll" {id} says whether it runs (or its exit code) and gives the output since the last poll; ` +
+			`"log" {id, lines?} gives the last lines of its output (default 50); ` +
+			`"wait" {id, timeout?} waits for it to end, up to timeout seconds (default 30, at most 300); ` +
+			`"kill" {id} stops it and everything it started; "list" shows this session's processes. ` +
+			`Output goes to a file under the session's kept outputs (read_file can read it). A process lives until it ends, is killed, the session is reset, or the worker stops.`,
+		Meta: Meta{
+			Toolset:  "shell",
+			Approval: "a start is assessed as a terminal command",
+		},
+		Run: func(ctx context.Context, env Env, a processArgs) (string, error) { return ps.run(ctx, env, a) },
+	}
+}
 
-// ProcessTool is the process tool; Processes keeps what it started.
-type ProcessTool struct{ Processes *Processes }
+// Process is the process tool over ps, which keeps what it started. A
+// start is not idempotent: a retry after a crash must not start a second
+// process (the same call again while this worker lives gets the same one).
+func Process(ps *Processes) Tool { return Define(processSpec(ps)) }
 
 // Processes are the background processes a worker started, by session.
 // The zero value is not usable: NewProcesses.
@@ -86,65 +98,39 @@ type processView struct {
 	More bool `json:"more,omitempty"`
 }
 
-// Name implements Tool.
-func (ProcessTool) Name() string { return "process" }
-
-// Idempotent implements Tool: start starts a process; a retry after a
-// crash is answered "outcome unknown" (a start repeated by the same call
-// in this worker returns the process it started).
-func (ProcessTool) Idempotent() bool { return false }
-
-// Definition implements Tool.
-func (t ProcessTool) Definition() openai.Tool {
-	return functionTool(t.Name(), processDescription, processSchema)
-}
-
 // ProcessCall reads a process call's command and workdir when it is a
 // start, for the approval assessment; ok is false otherwise.
 func ProcessCall(args string) (command, workdir string, ok bool) {
-	a, err := parseArgs("process", json.RawMessage(args))
-	if err != nil {
+	a, err := decodeArgs[processArgs]("process", json.RawMessage(args), processSchema.schema, processSchema.resolved)
+	if err != nil || a.Action != "start" || strings.TrimSpace(a.Command) == "" {
 		return "", "", false
 	}
-	if action, _, _ := a.str("action"); action != "start" {
-		return "", "", false
-	}
-	command, _, err = a.str("command")
-	if err != nil || strings.TrimSpace(command) == "" {
-		return "", "", false
-	}
-	workdir, _, _ = a.str("workdir")
-	return command, strings.TrimSpace(workdir), true
+	return a.Command, strings.TrimSpace(a.Workdir), true
 }
 
-// Run implements Tool.
-func (t ProcessTool) Run(ctx context.Context, env Env, raw json.RawMessage) (string, error) {
-	a, err := parseArgs(t.Name(), raw)
-	if err != nil {
-		return "", err
-	}
-	if t.Processes == nil {
+// processSchema is the process tool's decoding, for ProcessCall.
+var processSchema = Define(processSpec(nil)).(*typed[processArgs])
+
+// run runs one process call.
+func (ps *Processes) run(ctx context.Context, env Env, a processArgs) (string, error) {
+	if ps == nil {
 		return "", errors.New("process: this worker keeps no background processes")
 	}
-	action, err := a.requiredStr("action")
-	if err != nil {
-		return "", err
-	}
+	action := a.Action
 	if action == "start" {
-		v, err := t.Processes.start(env, a)
+		v, err := ps.start(env, a)
 		if err != nil {
 			return "", err
 		}
 		return marshalResult(v)
 	}
 	if action == "list" {
-		return marshalResult(map[string]any{"processes": t.Processes.list(env.outputsKey())})
+		return marshalResult(map[string]any{"processes": ps.list(env.outputsKey())})
 	}
-	id, err := a.requiredStr("id")
-	if err != nil {
-		return "", err
+	if a.ID == "" {
+		return "", invalidArgs("process", `missing required argument "id"`)
 	}
-	p, err := t.Processes.get(env.outputsKey(), id)
+	p, err := ps.get(env.outputsKey(), string(a.ID))
 	if err != nil {
 		return "", err
 	}
@@ -152,22 +138,16 @@ func (t ProcessTool) Run(ctx context.Context, env Env, raw json.RawMessage) (str
 	case "poll":
 		return marshalResult(p.poll())
 	case "log":
-		n, ok, err := a.integer("lines")
-		if err != nil {
-			return "", err
-		}
-		if !ok || n <= 0 {
+		n := a.Lines
+		if n <= 0 {
 			n = processLogLines
 		}
 		v := p.view()
 		v.Output = tailLines(p.log, min(n, 500), env.maxOutput()-500)
 		return marshalResult(v)
 	case "wait":
-		secs, ok, err := a.integer("timeout")
-		if err != nil {
-			return "", err
-		}
-		if !ok || secs <= 0 {
+		secs := a.Timeout
+		if secs <= 0 {
 			secs = processWaitDefault
 		}
 		select {
@@ -181,22 +161,15 @@ func (t ProcessTool) Run(ctx context.Context, env Env, raw json.RawMessage) (str
 		p.kill()
 		return marshalResult(p.view())
 	}
-	return "", a.errorf(`"action" must be start, poll, log, wait, kill or list, got %q`, action)
+	return "", invalidArgs("process", `"action" must be start, poll, log, wait, kill or list, got %q`, action)
 }
 
 // start starts the call's command, once per call: the same call again
 // (its activity retried while this worker lives) gets the same process.
-func (ps *Processes) start(env Env, a args) (processView, error) {
-	command, err := a.requiredStr("command")
-	if err != nil {
-		return processView{}, err
-	}
+func (ps *Processes) start(env Env, a processArgs) (processView, error) {
+	command, workdir := a.Command, a.Workdir
 	if strings.TrimSpace(command) == "" {
-		return processView{}, a.errorf(`"command" must not be empty`)
-	}
-	workdir, _, err := a.str("workdir")
-	if err != nil {
-		return processView{}, err
+		return processView{}, invalidArgs("process", `"command" must not be empty`)
 	}
 	dir, err := env.terminalDir(strings.TrimSpace(workdir))
 	if err != nil {
@@ -419,12 +392,4 @@ func tailLines(path string, n, maxChars int) string {
 }
 
 // process is a built-in tool.
-var _ = builtin(func(s Services) Tool { return ProcessTool{Processes: s.Processes} })
-
-// Meta implements Described.
-func (ProcessTool) Meta() Meta {
-	return Meta{
-		Toolset:  "shell",
-		Approval: "a start is assessed as a terminal command",
-	}
-}
+var _ = builtin(func(s Services) Tool { return Process(s.Processes) })

@@ -16,7 +16,7 @@ import (
 func TestProcessTool(t *testing.T) {
 	procs := NewProcesses()
 	defer procs.Close()
-	tool := ProcessTool{Processes: procs}
+	tool := Process(procs)
 	dir := t.TempDir()
 	env := Env{Workdir: dir, SessionID: "s1", TurnID: "t", ModelCall: 1, CallID: "c1", OutputDir: t.TempDir()}
 	run := func(env Env, args string) processView {
@@ -110,7 +110,7 @@ func TestProcessCall(t *testing.T) {
 func TestProcessReap(t *testing.T) {
 	procs := NewProcesses()
 	defer procs.Close()
-	tool := ProcessTool{Processes: procs}
+	tool := Process(procs)
 	asked := 0
 	retired := func(_ context.Context, keys []string) ([]string, error) {
 		asked++
