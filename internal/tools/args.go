@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
-	"strings"
 
 	"github.com/talaria-agent/talaria/internal/loop"
 )
@@ -63,103 +61,6 @@ func (a args) errorf(format string, v ...any) error {
 	return fmt.Errorf("%w for %s: %s", ErrInvalidArguments, a.tool, fmt.Sprintf(format, v...))
 }
 
-// str reads a string argument.
-func (a args) str(name string) (string, bool, error) {
-	return a.stringValue(name, false)
-}
-
-// idStr reads a string argument that may also be sent as a number, as
-// models sometimes do with identifiers; the number's JSON text is used.
-func (a args) idStr(name string) (string, bool, error) {
-	return a.stringValue(name, true)
-}
-
-func (a args) stringValue(name string, allowNumber bool) (string, bool, error) {
-	v, ok := a.value(name)
-	if !ok {
-		return "", false, nil
-	}
-	switch {
-	case v[0] == '"':
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			return "", false, a.errorf("%q: %v", name, err)
-		}
-		return s, true, nil
-	case allowNumber && jsonKind(v) == "a number":
-		return string(v), true, nil
-	}
-	return "", false, a.errorf("%q must be a string, got %s", name, jsonKind(v))
-}
-
-// requiredStr reads a string argument that must be present.
-func (a args) requiredStr(name string) (string, error) {
-	s, ok, err := a.str(name)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return "", a.errorf("missing required argument %q", name)
-	}
-	return s, nil
-}
-
-// integer reads an integer argument; a string holding an integer is accepted.
-func (a args) integer(name string) (int, bool, error) {
-	v, ok := a.value(name)
-	if !ok {
-		return 0, false, nil
-	}
-	text := string(v)
-	if v[0] == '"' {
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			return 0, false, a.errorf("%q: %v", name, err)
-		}
-		text = strings.TrimSpace(s)
-	} else if v[0] != '-' && (v[0] < '0' || v[0] > '9') {
-		return 0, false, a.errorf("%q must be an integer, got %s", name, jsonKind(v))
-	}
-	if n, err := strconv.Atoi(text); err == nil {
-		return n, true, nil
-	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false, a.errorf("%q must be an integer, got %s", name, snippet(v))
-	}
-	if f != math.Trunc(f) {
-		return 0, false, a.errorf("%q must be a whole number, got %s", name, text)
-	}
-	if f > math.MaxInt32 || f < math.MinInt32 {
-		return 0, false, a.errorf("%q is out of range: %s", name, text)
-	}
-	return int(f), true, nil
-}
-
-// boolean reads a boolean argument; the strings "true" and "false" are
-// accepted.
-func (a args) boolean(name string) (bool, bool, error) {
-	v, ok := a.value(name)
-	if !ok {
-		return false, false, nil
-	}
-	text := string(v)
-	if v[0] == '"' {
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			return false, false, a.errorf("%q: %v", name, err)
-		}
-		text = strings.ToLower(strings.TrimSpace(s))
-	}
-	switch text {
-	case "true":
-		return true, true, nil
-	case "false":
-		return false, true, nil
-	}
-	return false, false, a.errorf("%q must be a boolean, got %s", name, snippet(v))
-}
-
 // jsonKind names the JSON type of a valid JSON value.
 func jsonKind(v []byte) string {
 	if len(v) == 0 {
@@ -188,16 +89,4 @@ func snippet(v []byte) string {
 		s = truncateUTF8(s, max) + "..."
 	}
 	return strconv.Quote(s)
-}
-
-// requiredPath reads the required, non-blank "path" argument.
-func (a args) requiredPath() (string, error) {
-	path, err := a.requiredStr("path")
-	if err != nil {
-		return "", err
-	}
-	if strings.TrimSpace(path) == "" {
-		return "", a.errorf(`"path" must not be empty`)
-	}
-	return path, nil
 }

@@ -35,16 +35,6 @@ func TestParseArgsStrictKeys(t *testing.T) {
 	}
 }
 
-func TestArgsReadExactNames(t *testing.T) {
-	a, err := parseArgs("terminal", json.RawMessage(`{"Command": "ls"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, _ := a.str("command"); ok {
-		t.Fatal(`"Command" was read as "command"`)
-	}
-}
-
 // TestTerminalCommandIsWhatRuns: approval reads the command through
 // TerminalCommand; whenever it finds one, the tool runs exactly that, and
 // whenever it finds none the tool refuses to run.

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,13 +34,6 @@ const executeCodeDescriptionHead = `Run a short Python, Node.js or Bash program 
 
 const executeCodeDescriptionTail = `Print what you need: only the output (stdout and stderr, head and tail kept when long) comes back, as JSON {"output","exit_code","tool_calls"} plus "error" when it timed out. ` +
 	`A model call whose tool calls are all execute_code does not use up an iteration of the turn.`
-
-const executeCodeSchema = `{"type":"object","properties":{` +
-	`"code":{"type":"string","description":"The program's source."},` +
-	`"language":{"type":"string","enum":["python","node","bash"],"description":"python (python3, the default), node or bash."},` +
-	`"timeout":{"type":"integer","minimum":1,"maximum":3600,"description":"Seconds before the program is killed. Default 180, at most 3600."},` +
-	`"workdir":{"type":"string","description":"Directory to run in, absolute or relative to the working directory; it must lie under the working directory or a write root. Default: the working directory."}` +
-	`},"required":["code"],"additionalProperties":false}`
 
 // ExecuteCodeTool runs a program that may call Tools through a local RPC:
 // an HTTP server on a Unix socket in a private directory, reached with a
@@ -76,7 +70,7 @@ func (t ExecuteCodeTool) Definition() openai.Tool {
 			`Required arguments may be given in order, the others by name, as in the tool's schema; each call returns the tool's result (parsed when it is JSON) and raises (Python talaria_tools.ToolError, Node a rejected promise) when the tool fails. ` +
 			fmt.Sprintf(`At most %d tool calls per run; a terminal command that would need approval is refused there (call the terminal tool for it). Bash programs cannot call tools. `, CodeMaxToolCalls)
 	}
-	return functionTool(t.Name(), executeCodeDescriptionHead+rpc+executeCodeDescriptionTail, executeCodeSchema)
+	return functionTool(t.Name(), executeCodeDescriptionHead+rpc+executeCodeDescriptionTail, string(codeDecoding.def.Function.Parameters.(json.RawMessage)))
 }
 
 // callable are the names of the tools the program may call, sorted.
@@ -110,11 +104,18 @@ func WithCodeTools(all []Tool) ([]Tool, error) {
 	return out, nil
 }
 
-// codeArgs is an execute_code call's arguments.
+// codeArgs are an execute_code call's arguments.
 type codeArgs struct {
-	code, language, workdir string
-	timeout                 int
+	Code     string `json:"code" jsonschema:"The program's source."`
+	Language string `json:"language,omitempty" jsonschema:"python (python3, the default), node or bash."`
+	Timeout  int    `json:"timeout,omitempty" jsonschema:"Seconds before the program is killed. Default 180, at most 3600."`
+	Workdir  string `json:"workdir,omitempty" jsonschema:"Directory to run in, absolute or relative to the working directory; it must lie under the working directory or a write root. Default: the working directory."`
 }
+
+// codeDecoding decodes execute_code's arguments and gives their schema;
+// the tool itself is ExecuteCodeTool, whose description names the tools a
+// program may call.
+var codeDecoding = Define(Spec[codeArgs]{Name: ExecuteCodeName, Run: func(context.Context, Env, codeArgs) (string, error) { return "", nil }}).(*typed[codeArgs])
 
 // languageAliases maps accepted spellings to a language.
 var languageAliases = map[string]string{
@@ -123,45 +124,28 @@ var languageAliases = map[string]string{
 	"bash": "bash", "sh": "bash", "shell": "bash",
 }
 
-// decodeCode reads an execute_code call's arguments, strictly.
+// decodeCode reads an execute_code call's arguments, strictly, with their
+// defaults filled in.
 func decodeCode(raw json.RawMessage) (codeArgs, error) {
-	a, err := parseArgs(ExecuteCodeName, raw)
+	a, err := codeDecoding.decode(raw)
 	if err != nil {
-		return codeArgs{}, err
+		return a, err
 	}
-	code, err := a.requiredStr("code")
-	if err != nil {
-		return codeArgs{}, err
+	if strings.TrimSpace(a.Code) == "" {
+		return a, invalidArgs(ExecuteCodeName, `"code" must not be empty`)
 	}
-	if strings.TrimSpace(code) == "" {
-		return codeArgs{}, a.errorf(`"code" must not be empty`)
+	if len(a.Code) > codeMaxBytes {
+		return a, invalidArgs(ExecuteCodeName, `"code" is %d bytes; at most %d (write a longer program to a file and run it with terminal)`, len(a.Code), codeMaxBytes)
 	}
-	if len(code) > codeMaxBytes {
-		return codeArgs{}, a.errorf(`"code" is %d bytes; at most %d (write a longer program to a file and run it with terminal)`, len(code), codeMaxBytes)
-	}
-	lang, _, err := a.str("language")
-	if err != nil {
-		return codeArgs{}, err
-	}
-	language, ok := languageAliases[strings.ToLower(strings.TrimSpace(lang))]
+	language, ok := languageAliases[strings.ToLower(strings.TrimSpace(a.Language))]
 	if !ok {
-		return codeArgs{}, a.errorf(`"language" must be python, node or bash, got %q`, lang)
+		return a, invalidArgs(ExecuteCodeName, `"language" must be python, node or bash, got %q`, a.Language)
 	}
-	workdir, _, err := a.str("workdir")
-	if err != nil {
-		return codeArgs{}, err
+	if a.Timeout < 0 {
+		return a, invalidArgs(ExecuteCodeName, `"timeout" must be a positive number of seconds, got %d`, a.Timeout)
 	}
-	timeout, ok, err := a.integer("timeout")
-	if err != nil {
-		return codeArgs{}, err
-	}
-	if !ok || timeout == 0 {
-		timeout = TerminalDefaultTimeout
-	}
-	if timeout < 0 {
-		return codeArgs{}, a.errorf(`"timeout" must be a positive number of seconds, got %d`, timeout)
-	}
-	return codeArgs{code: code, language: language, workdir: strings.TrimSpace(workdir), timeout: min(timeout, TerminalMaxTimeout)}, nil
+	a.Language, a.Workdir, a.Timeout = language, strings.TrimSpace(a.Workdir), min(cmp.Or(a.Timeout, TerminalDefaultTimeout), TerminalMaxTimeout)
+	return a, nil
 }
 
 // CodeCall reads an execute_code call for the approval assessment: the
@@ -173,15 +157,15 @@ func CodeCall(args string) (command, workdir string, ok bool) {
 	if err != nil {
 		return "", "", false
 	}
-	switch c.language {
+	switch c.Language {
 	case "python":
-		command = "python3 -c " + shellQuote(c.code)
+		command = "python3 -c " + shellQuote(c.Code)
 	case "node":
-		command = "node -e " + shellQuote(c.code)
+		command = "node -e " + shellQuote(c.Code)
 	default:
-		command = c.code
+		command = c.Code
 	}
-	return command, c.workdir, true
+	return command, c.Workdir, true
 }
 
 // interpreters are the programs that run each language, in order of
@@ -201,11 +185,11 @@ func (t ExecuteCodeTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 	if err != nil {
 		return "", err
 	}
-	dir, err := env.terminalDir(call.workdir)
+	dir, err := env.terminalDir(call.Workdir)
 	if err != nil {
 		return "", fmt.Errorf("execute_code: %w", err)
 	}
-	lang := interpreters[call.language]
+	lang := interpreters[call.Language]
 	interp := ""
 	for _, n := range lang.names {
 		if p, err := exec.LookPath(n); err == nil {
@@ -214,7 +198,7 @@ func (t ExecuteCodeTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 		}
 	}
 	if interp == "" {
-		return "", fmt.Errorf("execute_code: no %s interpreter on this machine (looked for %s on PATH)", call.language, strings.Join(lang.names, ", "))
+		return "", fmt.Errorf("execute_code: no %s interpreter on this machine (looked for %s on PATH)", call.Language, strings.Join(lang.names, ", "))
 	}
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("execute_code: %w: %w", ErrCancelled, err)
@@ -225,13 +209,13 @@ func (t ExecuteCodeTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 	}
 	defer os.RemoveAll(scratch)
 	program := filepath.Join(scratch, lang.file)
-	if err := os.WriteFile(program, []byte(call.code), 0o600); err != nil {
+	if err := os.WriteFile(program, []byte(call.Code), 0o600); err != nil {
 		return "", fmt.Errorf("execute_code: write the program: %w", err)
 	}
 	environ := env.processEnv()
 	var rpc *codeRPC
-	if call.language != "bash" && t.Tools != nil && len(t.Tools.Names()) > 0 {
-		if err := writeCodeHelper(scratch, call.language, t.Tools); err != nil {
+	if call.Language != "bash" && t.Tools != nil && len(t.Tools.Names()) > 0 {
+		if err := writeCodeHelper(scratch, call.Language, t.Tools); err != nil {
 			return "", fmt.Errorf("execute_code: %w", err)
 		}
 		rpc, err = startCodeRPC(ctx, filepath.Join(scratch, "rpc.sock"), t.Tools, env)
@@ -243,7 +227,7 @@ func (t ExecuteCodeTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 	}
 	environ = append(environ, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1")
 	res, err := runCommand(ctx, "exec "+shellQuote(interp)+" "+shellQuote(program), dir, environ,
-		time.Duration(call.timeout)*time.Second, max(env.maxOutput()-200, env.maxOutput()/2), env.spillTarget(), env.commandSandbox(dir, scratch))
+		time.Duration(call.Timeout)*time.Second, max(env.maxOutput()-200, env.maxOutput()/2), env.spillTarget(), env.commandSandbox(dir, scratch))
 	if err != nil {
 		return "", fmt.Errorf("execute_code: %w", err)
 	}

@@ -63,67 +63,6 @@ func TestCapMiddle(t *testing.T) {
 	}
 }
 
-func TestArgsParsing(t *testing.T) {
-	tests := []struct {
-		name    string
-		raw     string
-		field   string
-		kind    string // str, id, int, bool
-		want    any
-		present bool
-		errHas  string
-	}{
-		{name: "string", raw: `{"a":"x"}`, field: "a", kind: "str", want: "x", present: true},
-		{name: "string absent", raw: `{}`, field: "a", kind: "str", want: "", present: false},
-		{name: "string null is absent", raw: `{"a":null}`, field: "a", kind: "str", want: "", present: false},
-		{name: "string given a number", raw: `{"a":1}`, field: "a", kind: "str", errHas: "must be a string, got a number"},
-		{name: "id given a number", raw: `{"a":12}`, field: "a", kind: "id", want: "12", present: true},
-		{name: "id given a bool", raw: `{"a":true}`, field: "a", kind: "id", errHas: "must be a string, got a boolean"},
-		{name: "int", raw: `{"n":42}`, field: "n", kind: "int", want: 42, present: true},
-		{name: "int as float", raw: `{"n":3.0}`, field: "n", kind: "int", want: 3, present: true},
-		{name: "int as exponent", raw: `{"n":1e3}`, field: "n", kind: "int", want: 1000, present: true},
-		{name: "int as string", raw: `{"n":" 7 "}`, field: "n", kind: "int", want: 7, present: true},
-		{name: "int fractional", raw: `{"n":2.5}`, field: "n", kind: "int", errHas: "whole number"},
-		{name: "int huge", raw: `{"n":1e300}`, field: "n", kind: "int", errHas: "out of range"},
-		{name: "int object", raw: `{"n":{}}`, field: "n", kind: "int", errHas: "got an object"},
-		{name: "bool", raw: `{"b":true}`, field: "b", kind: "bool", want: true, present: true},
-		{name: "bool string", raw: `{"b":"False"}`, field: "b", kind: "bool", want: false, present: true},
-		{name: "bool number", raw: `{"b":1}`, field: "b", kind: "bool", errHas: "must be a boolean"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			a, err := parseArgs("t", []byte(tc.raw))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got any
-			var present bool
-			switch tc.kind {
-			case "str":
-				got, present, err = a.str(tc.field)
-			case "id":
-				got, present, err = a.idStr(tc.field)
-			case "int":
-				got, present, err = a.integer(tc.field)
-			case "bool":
-				got, present, err = a.boolean(tc.field)
-			}
-			if tc.errHas != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.errHas) {
-					t.Fatalf("error %v, want one mentioning %q", err, tc.errHas)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != tc.want || present != tc.present {
-				t.Errorf("got %v (present %v), want %v (present %v)", got, present, tc.want, tc.present)
-			}
-		})
-	}
-}
-
 func TestParseArgsRejects(t *testing.T) {
 	for _, raw := range []string{`[1]`, `"s"`, `12`, `true`, `{"a":`, `{]`} {
 		if _, err := parseArgs("t", []byte(raw)); err == nil {

@@ -64,6 +64,7 @@ func TestSpecDecoding(t *testing.T) {
 		{args: `{"path":"a.txt","limit":5,"exact":true,"mode":"fast","labels":["x","y"]}`, want: "a.txt|5|true|fast|x,y"},
 		{args: `{"path":"a.txt","limit":"7","exact":"true"}`, want: "a.txt|7|true||"},
 		{args: `{"path":"a.txt","limit":3.0}`, want: "a.txt|3|false||"},
+		{args: `{"path":"a.txt","limit":1e3,"exact":"False"}`, want: "a.txt|1000|false||"},
 		{args: `{"path":"a.txt","limit":null,"mode":null}`, want: "a.txt|0|false||"},
 		{args: ` {"path":"a.txt"} `, want: "a.txt|0|false||"},
 		{args: `{"path":"a.txt","color":null}`, want: "a.txt|0|false||"},
