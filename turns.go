@@ -53,7 +53,6 @@ const (
 )
 
 var (
-	DenialMessage       = turnapi.DenialMessage
 	ParseApprovalChoice = turnapi.ParseApprovalChoice
 )
 

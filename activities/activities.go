@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -51,14 +52,10 @@ type Activities struct {
 	// BuildPrompt builds a new session's system prompt (once: it is stored
 	// with the session and reused byte for byte). Nil: SystemPrompt.
 	BuildPrompt func(ctx context.Context, model, workdir string) (string, error)
-	// HeartbeatEvery is how often long activities heartbeat (default 500ms).
-	HeartbeatEvery time.Duration
 	// Home is $TALARIA_HOME of this worker (local delivery of cron results).
 	Home string
 	// Deliverers add delivery targets for cron results by scheme.
 	Deliverers map[string]Deliverer
-	// MaxToolOutput caps one tool result in characters (0: tools default).
-	MaxToolOutput int
 	// CompactKeepFirst and CompactKeepLast are how many messages a
 	// compaction keeps verbatim at the start and the end (0: 3 and 20);
 	// CompactPruneChars caps an old tool output shown to the summariser
@@ -100,20 +97,13 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 }
 
 func (a *Activities) logger() *slog.Logger {
-	if a.Logger == nil {
-		return slog.Default()
-	}
-	return a.Logger
+	return cmp.Or(a.Logger, slog.Default())
 }
 
 // heartbeat keeps the activity's attempt alive while it works (KeepAlive):
 // it returns the context to work in and a stop that ends the heartbeats.
 func (a *Activities) heartbeat(ctx context.Context, details func() any) (context.Context, func()) {
-	every := a.HeartbeatEvery
-	if every <= 0 {
-		every = 500 * time.Millisecond
-	}
-	return KeepAlive(ctx, every, details, a.logger())
+	return KeepAlive(ctx, 500*time.Millisecond, details, a.logger())
 }
 
 // closePublisher flushes a turn's live events; they are best effort and

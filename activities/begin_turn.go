@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,9 +25,7 @@ func (a *Activities) BeginTurn(ctx context.Context, in turnapi.BeginTurnInput) (
 		_ = os.MkdirAll(in.Workdir, 0o755)
 	}
 	worker := a.withWindow(ctx, a.workerModel(in.Model), in.CompactionRatio)
-	if in.Model == "" {
-		in.Model = worker.Name // the turn uses this worker's model
-	}
+	in.Model = cmp.Or(in.Model, worker.Name)
 	if _, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model); err != nil {
 		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}
@@ -117,10 +116,7 @@ func (a *Activities) TurnPolicy(ctx context.Context, in turnapi.TurnPolicyInput)
 // approvalPolicy is the mode reported to turns: the configured one, ask when
 // none is.
 func (a *Activities) approvalPolicy() string {
-	if a.ApprovalPolicy == "" {
-		return "ask"
-	}
-	return a.ApprovalPolicy
+	return cmp.Or(a.ApprovalPolicy, "ask")
 }
 
 // SaveGrant stores a session or always approval, so later turns (and, for

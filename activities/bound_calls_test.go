@@ -3,6 +3,7 @@ package activities
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/talaria-agent/talaria/internal/approval"
 	"strings"
 	"testing"
 
@@ -84,7 +85,7 @@ func TestRefsOfAFullBatchStaySmall(t *testing.T) {
 			for i := range calls {
 				calls[i] = models.ToolCall{ID: fmt.Sprintf("call_%03d_%s", i, strings.Repeat("x", 119)), Function: models.FunctionCall{Name: k.name, Arguments: k.args}}
 			}
-			res := DescribeReply(&models.Message{ID: 1, ToolCalls: calls}, []string{tools.ClarifyName, "terminal"})
+			res := DescribeReplyIn(&models.Message{ID: 1, ToolCalls: calls}, []string{tools.ClarifyName, "terminal"}, approval.Where{})
 			if n := encodedLen(res); n > turnapi.MaxPayloadBytes {
 				t.Fatalf("the result encodes to %d bytes, above %d", n, turnapi.MaxPayloadBytes)
 			}

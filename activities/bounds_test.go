@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/talaria-agent/talaria/internal/approval"
 	"strings"
 	"testing"
 	"time"
@@ -145,7 +146,7 @@ func TestDescribeReplyBoundsWhatTheModelSent(t *testing.T) {
 		{ID: "b", Function: models.FunctionCall{Name: tools.ClarifyName, Arguments: string(clarify)}},
 		{ID: "c", Function: models.FunctionCall{Name: "terminal", Arguments: `{"command":"rm -rf / ` + strings.Repeat("x", 1<<20) + `"}`}},
 	}}
-	res := DescribeReply(m, []string{"terminal", tools.ClarifyName})
+	res := DescribeReplyIn(m, []string{"terminal", tools.ClarifyName}, approval.Where{})
 	if n := encodedLen(res); n > 64<<10 {
 		t.Fatalf("result encodes to %d bytes", n)
 	}
@@ -183,7 +184,7 @@ func TestTerminalAssessmentIsBounded(t *testing.T) {
 			describe := func(cmd string) turnapi.ToolCallRef {
 				args, _ := json.Marshal(map[string]string{"command": cmd})
 				m := &models.Message{ToolCalls: []models.ToolCall{{ID: "a", Function: models.FunctionCall{Name: "terminal", Arguments: string(args)}}}}
-				return DescribeReply(m, []string{"terminal"}).ToolCalls[0]
+				return DescribeReplyIn(m, []string{"terminal"}, approval.Where{}).ToolCalls[0]
 			}
 			ra, rb := describe(c.a), describe(c.b)
 			if n := encodedLen(ra); n > 4<<10 {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -184,12 +185,7 @@ const maxRepairName = 4096
 // hasInvalidArgs: a reply the loop re-asks silently is kept out of the
 // conversation until the loop decides to answer it.
 func hasInvalidArgs(calls []models.ToolCall) bool {
-	for _, c := range calls {
-		if loop.CheckArguments(c.Function.Arguments) != loop.ArgsValid {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(calls, func(c models.ToolCall) bool { return loop.CheckArguments(c.Function.Arguments) != loop.ArgsValid })
 }
 
 // classify computes the reply's kind from the stored message.
@@ -221,15 +217,10 @@ func (a *Activities) describeReply(m *models.Message, usage turnapi.Usage, recov
 	return res
 }
 
-// DescribeReply is the loop's view of a stored reply, given the known tool
-// names: its kind, the visible text length and each call's name, validity
-// and guardrail key. Pure.
-func DescribeReply(m *models.Message, known []string) turnapi.CallModelResult {
-	return DescribeReplyIn(m, known, approval.Where{})
-}
-
-// DescribeReplyIn is DescribeReply for commands that run where w says: a
-// command's risk is assessed for it (approval.AssessIn). Pure.
+// DescribeReplyIn is the loop's view of a stored reply, given the known
+// tool names: its kind, the visible text length and each call's name,
+// validity and guardrail key, a command's risk assessed for where w says
+// it runs (approval.AssessIn). Pure.
 func DescribeReplyIn(m *models.Message, known []string, w approval.Where) turnapi.CallModelResult {
 	res := turnapi.CallModelResult{
 		MessageID:      m.ID,

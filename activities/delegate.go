@@ -89,11 +89,7 @@ type taskReport struct {
 // share of the output cap. It is an error when no task completed; a
 // store that cannot give an answer fails the call, to be retried.
 func (a *Activities) delegationResult(ctx context.Context, id string, outcomes []turnapi.DelegateOutcome) (tools.Result, error) {
-	limit := a.MaxToolOutput
-	if limit <= 0 {
-		limit = tools.DefaultMaxOutputChars
-	}
-	share := max(limit/max(len(outcomes), 1)-400, 500)
+	share := max(tools.DefaultMaxOutputChars/max(len(outcomes), 1)-400, 500)
 	reports := make([]taskReport, len(outcomes))
 	completed := 0
 	for i, o := range outcomes {

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -50,18 +51,17 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 		return turnapi.ExecuteToolsResult{}, err
 	}
 	env := tools.Env{
-		Workdir:        in.Workdir,
-		SessionID:      in.SessionID,
-		OutputsKey:     a.lineageOf(ctx, in.SessionID),
-		TurnID:         in.TurnID,
-		ModelCall:      in.Call,
-		Todos:          todoStore{a.Store},
-		MaxOutputChars: a.MaxToolOutput,
-		OutputDir:      a.outputDir(),
-		Policy:         a.toolPolicy(),
-		Allowed:        allowedTool(in.Tools),
-		CommandGate:    a.commandGate(in.ApprovalMode),
-		Escalated:      escalated(toRun, in.ApprovalMode == "off" && a.approvalPolicy() == "off"),
+		Workdir:     in.Workdir,
+		SessionID:   in.SessionID,
+		OutputsKey:  a.lineageOf(ctx, in.SessionID),
+		TurnID:      in.TurnID,
+		ModelCall:   in.Call,
+		Todos:       todoStore{a.Store},
+		OutputDir:   a.outputDir(),
+		Policy:      a.toolPolicy(),
+		Allowed:     allowedTool(in.Tools),
+		CommandGate: a.commandGate(in.ApprovalMode),
+		Escalated:   escalated(toRun, in.ApprovalMode == "off" && a.approvalPolicy() == "off"),
 	}
 	// The tools run in work: they end when the attempt must, not when one
 	// heartbeat went unanswered on a loaded machine.
@@ -133,10 +133,7 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 		out.ResultMessageIDs = append(out.ResultMessageIDs, m.ID)
 	}
 	out.AddedTokens = compress.EstimateTokens(rows, 0)
-	if err := work.Err(); err != nil {
-		return out, err
-	}
-	return out, nil
+	return out, work.Err()
 }
 
 // ExplainCancelled rewrites the result of a call the batch's cancellation
@@ -344,10 +341,7 @@ func answer(tc models.ToolCall, p turnapi.CallPlan, ran map[string]tools.Result,
 	case turnapi.PlanAnswer:
 		return p.Note, false
 	default:
-		note := p.Note
-		if note == "" {
-			note = "Skipped: this call was not run."
-		}
+		note := cmp.Or(p.Note, "Skipped: this call was not run.")
 		return note, true
 	}
 }
@@ -355,10 +349,7 @@ func answer(tc models.ToolCall, p turnapi.CallPlan, ran map[string]tools.Result,
 // InvalidArgumentsMessage answers a call whose arguments the loop found
 // invalid, saying why.
 func InvalidArgumentsMessage(name, args string) string {
-	problem := loop.ArgumentsProblem(args)
-	if problem == "" {
-		problem = "not what its schema asks for"
-	}
+	problem := cmp.Or(loop.ArgumentsProblem(args), "not what its schema asks for")
 	return errorResult(fmt.Sprintf("the arguments of this %s call are %s. Call it again with arguments that match its schema.", name, problem))
 }
 

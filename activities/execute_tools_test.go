@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"github.com/talaria-agent/talaria/internal/approval"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ func TestDuplicateKeyCallIsAnsweredAsInvalid(t *testing.T) {
 			msg.ToolCalls = []models.ToolCall{{ID: "c1", Type: "function"}}
 			msg.ToolCalls[0].Function.Name = tt.tool
 			msg.ToolCalls[0].Function.Arguments = tt.args
-			res := DescribeReply(msg, []string{"terminal", "write_file", "clarify"})
+			res := DescribeReplyIn(msg, []string{"terminal", "write_file", "clarify"}, approval.Where{})
 			if len(res.ToolCalls) != 1 || res.ToolCalls[0].Args != loop.ArgsInvalid {
 				t.Fatalf("described as %+v, want invalid arguments", res.ToolCalls)
 			}

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,9 +35,7 @@ import (
 // server has given the attempt up. Outside a worker (no client, as in
 // tests) it is the SDK's heartbeat.
 func KeepAlive(ctx context.Context, every time.Duration, details func() any, log *slog.Logger) (context.Context, func()) {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	work, cancel := context.WithCancelCause(ctx)
 	beats := newClientBeats(ctx)
 	if beats != nil {

@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
@@ -119,19 +118,7 @@ func retryNotice(err error, wait time.Duration, attempt int32, policy *temporal.
 	if limit := attemptLimit(err, policy); limit > 0 {
 		of = fmt.Sprintf(" of %d", limit)
 	}
-	return fmt.Sprintf("%s; next attempt (%d%s) in %s", clip(oneLine(what), maxNoticeFailure), attempt+1, of, wait.Round(100*time.Millisecond))
-}
-
-// oneLine is s on one line: runs of white space and control characters
-// (newlines, escape sequences a provider may send) become one space. Pure.
-func oneLine(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "\uFFFD"))
-	return strings.Join(strings.Fields(s), " ")
+	return fmt.Sprintf("%s; next attempt (%d%s) in %s", clip(textline.Of(what, 0), maxNoticeFailure), attempt+1, of, wait.Round(100*time.Millisecond))
 }
 
 // attemptLimit is the most attempts in all of a call whose attempt failed

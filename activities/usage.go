@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,10 +76,7 @@ func usageOfCall(c models.ModelCall) turnapi.Usage {
 
 // wireOf is an endpoint's wire format (openai when unset). Pure.
 func wireOf(ep llm.Endpoint) llm.Wire {
-	if ep.Wire == "" {
-		return llm.WireOpenAI
-	}
-	return ep.Wire
+	return cmp.Or(ep.Wire, llm.WireOpenAI)
 }
 
 // activityKey is the usage key of the model call of this activity: the

@@ -9,8 +9,6 @@ import (
 
 // Compression defaults.
 const (
-	// DefaultContextWindow is the window of a model nothing is known of.
-	DefaultContextWindow        = compress.DefaultContextWindow
 	DefaultCompressionThreshold = compress.DefaultRatio
 	DefaultKeepFirst            = compress.DefaultKeepFirst
 	DefaultKeepLast             = compress.DefaultKeepLast

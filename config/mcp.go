@@ -2,9 +2,10 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -39,11 +40,7 @@ var mcpServerName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,31}$`)
 
 // checkMCP says what is wrong with the MCP servers' configuration.
 func checkMCP(servers map[string]MCPServer) []string {
-	names := make([]string, 0, len(servers))
-	for n := range servers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(servers))
 	var problems []string
 	for _, n := range names {
 		s := servers[n]

@@ -2,8 +2,9 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/talaria-agent/talaria/internal/modelinfo"
 )
@@ -46,7 +47,7 @@ const minContextWindow = 1024
 // entries, one line each, in name order.
 func modelProblems(models map[string]modelinfo.Info, prices map[string]Price) []string {
 	var out []string
-	for _, name := range sortedKeys(models) {
+	for _, name := range slices.Sorted(maps.Keys(models)) {
 		m := models[name]
 		where := fmt.Sprintf("models.%s", name)
 		if name == "" {
@@ -67,7 +68,7 @@ func modelProblems(models map[string]modelinfo.Info, prices map[string]Price) []
 		}
 		out = append(out, priceProblems(where, m.Price)...)
 	}
-	for _, name := range sortedKeys(prices) {
+	for _, name := range slices.Sorted(maps.Keys(prices)) {
 		where := fmt.Sprintf("prices.%s", name)
 		if name == "" {
 			out = append(out, "prices: an entry has an empty model name")
@@ -90,14 +91,4 @@ func priceProblems(where string, p Price) []string {
 		}
 	}
 	return out
-}
-
-// sortedKeys is m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

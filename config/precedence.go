@@ -50,8 +50,5 @@ func Resolve(home string, getenv func(string) string, o Overrides) (Config, erro
 	if err := cfg.Normalize(); err != nil {
 		return cfg, err
 	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
+	return cfg, cfg.Validate()
 }

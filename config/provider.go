@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -65,11 +66,7 @@ func (o ProviderOptions) Wire() string {
 func (o ProviderOptions) IsOllama() bool { return o.providerName() == ProviderOllama }
 
 func (o ProviderOptions) providerName() string {
-	p := strings.ToLower(strings.TrimSpace(o.Provider))
-	if p == "" {
-		return ProviderOpenAI
-	}
-	return p
+	return cmp.Or(strings.ToLower(strings.TrimSpace(o.Provider)), ProviderOpenAI)
 }
 
 // DefaultEndpoint is the provider's own endpoint, for a base_url left

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,9 +108,7 @@ func yamlFields(t reflect.Type) map[string]reflect.Type {
 			}
 			continue
 		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
+		name = cmp.Or(name, strings.ToLower(f.Name))
 		out[name] = f.Type
 	}
 	return out
@@ -121,14 +121,7 @@ func joinKey(section, key string) string {
 	return section + "." + key
 }
 
-func isEnvKey(k string) bool {
-	for _, e := range envKeys {
-		if e == k {
-			return true
-		}
-	}
-	return false
-}
+func isEnvKey(k string) bool { return slices.Contains(envKeys, k) }
 
 // unknownKeyMessage says which key is unknown where, with the closest
 // known key of that section when one is a likely typo. Pure.

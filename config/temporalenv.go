@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 
 	"go.temporal.io/sdk/contrib/envconfig"
@@ -135,12 +136,8 @@ func checkTLSSwitch(what string, on bool, t Temporal) error {
 }
 
 func profileLabel(file, name string) string {
-	if name == "" {
-		name = envconfig.DefaultConfigFileProfile
-	}
-	if file == "" {
-		file = envconfig.DefaultConfigFilePath()
-	}
+	name = cmp.Or(name, envconfig.DefaultConfigFileProfile)
+	file = cmp.Or(file, envconfig.DefaultConfigFilePath())
 	return fmt.Sprintf("%q in %s", name, file)
 }
 

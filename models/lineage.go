@@ -1,6 +1,7 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -53,18 +54,14 @@ func firstRunes(s string, n int) string {
 
 // BeforeCreate makes a session created without a lineage the root of its own.
 func (s *Session) BeforeCreate(*gorm.DB) error {
-	if s.LineageID == "" {
-		s.LineageID = s.ID
-	}
+	s.LineageID = cmp.Or(s.LineageID, s.ID)
 	return nil
 }
 
 // AfterFind fills in the lineage of a session stored before lineages
 // existed: such a session is a root, so its lineage is its own ID.
 func (s *Session) AfterFind(*gorm.DB) error {
-	if s.LineageID == "" {
-		s.LineageID = s.ID
-	}
+	s.LineageID = cmp.Or(s.LineageID, s.ID)
 	return nil
 }
 

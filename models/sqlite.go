@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,12 +167,7 @@ func pragmaName(pragma string) string {
 }
 
 func hasPragma(query url.Values, name string) bool {
-	for _, p := range query["_pragma"] {
-		if pragmaName(p) == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(query["_pragma"], func(p string) bool { return pragmaName(p) == name })
 }
 
 func (d *sqliteDialect) name() string { return "sqlite" }

@@ -98,17 +98,6 @@ func (s *Store) Usage(ctx context.Context, f UsageFilter) ([]UsageRow, error) {
 	return rows, nil
 }
 
-// TurnCost is what a turn's recorded model calls cost.
-func (s *Store) TurnCost(ctx context.Context, turnID string) (float64, error) {
-	var total struct{ Cost float64 }
-	err := s.db.WithContext(ctx).Model(&ModelCall{}).Select("COALESCE(SUM(cost_usd), 0) AS cost").
-		Where("turn_id = ?", turnID).Scan(&total).Error
-	if err != nil {
-		return 0, fmt.Errorf("models: cost of turn %q: %w", turnID, err)
-	}
-	return total.Cost, nil
-}
-
 // ModelCallByKey returns the model call recorded under key (ErrNotFound
 // when none is).
 func (s *Store) ModelCallByKey(ctx context.Context, key string) (ModelCall, error) {

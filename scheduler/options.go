@@ -29,22 +29,10 @@ type config struct {
 	beat      func(ctx context.Context, at time.Time) error
 	// housekeeping runs after each tick (WithHousekeeping).
 	housekeeping func(ctx context.Context, now time.Time) error
-	// concurrency is how many jobs one Tick handles at once.
-	concurrency int
 }
 
 // DefaultConcurrency is how many jobs one Tick handles at once.
 const DefaultConcurrency = 16
-
-// WithConcurrency sets how many jobs one Tick handles at once
-// (DefaultConcurrency when n is not positive).
-func WithConcurrency(n int) Option {
-	return func(c *config) {
-		if n > 0 {
-			c.concurrency = n
-		}
-	}
-}
 
 // Option configures Tick and Ticker.
 type Option func(*config)
@@ -130,12 +118,11 @@ func WithHousekeeping(fn func(ctx context.Context, now time.Time) error) Option 
 
 func newConfig(opts []Option) config {
 	c := config{
-		clock:       time.Now,
-		logger:      slog.Default(),
-		maxMissed:   DefaultMaxMissed,
-		grace:       DefaultStartGrace,
-		spec:        DefaultTickSpec,
-		concurrency: DefaultConcurrency,
+		clock:     time.Now,
+		logger:    slog.Default(),
+		maxMissed: DefaultMaxMissed,
+		grace:     DefaultStartGrace,
+		spec:      DefaultTickSpec,
 	}
 	for _, opt := range opts {
 		if opt != nil {

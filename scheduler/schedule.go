@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -92,9 +93,7 @@ func parseCron(spec, tz string) (s Schedule, err error) {
 	if zone != "" && tz != "" && zone != tz {
 		return nil, invalid("%q names time zone %s but the job's time zone is %s; give one of them", spec, zone, tz)
 	}
-	if zone == "" {
-		zone = tz
-	}
+	zone = cmp.Or(zone, tz)
 	loc := time.UTC
 	if zone != "" {
 		loc, err = time.LoadLocation(zone)

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -100,10 +101,10 @@ func Tick(ctx context.Context, st Store, starter Starter, running Running, now t
 	if err != nil {
 		return res, fmt.Errorf("scheduler: tick %s: %w", minute.Format(time.RFC3339), err)
 	}
-	// Jobs are independent: they are handled concurrently (cfg.concurrency
+	// Jobs are independent: they are handled concurrently (DefaultConcurrency
 	// at a time), each into its own result, merged in job order.
 	perJob := make([]Result, len(jobs))
-	sem := make(chan struct{}, max(cfg.concurrency, 1))
+	sem := make(chan struct{}, DefaultConcurrency)
 	var wg sync.WaitGroup
 	for i, job := range jobs {
 		if err := ctx.Err(); err != nil {
@@ -321,10 +322,7 @@ func (t *jobTick) resume(ctx context.Context, ref SlotRef) error {
 		t.res.Missed = append(t.res.Missed, ref)
 		return nil
 	}
-	workflowID := run.WorkflowID
-	if workflowID == "" {
-		workflowID = WorkflowID(ref.JobID, ref.Slot)
-	}
+	workflowID := cmp.Or(run.WorkflowID, WorkflowID(ref.JobID, ref.Slot))
 	return t.start(ctx, ref, workflowID)
 }
 

@@ -196,7 +196,7 @@ func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c
 			return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanAnswer, Note: NoUserAnswer}
 		}
 		g.question = &PendingQuestion{CallID: c.ID, Question: c.Question, Choices: c.Choices}
-		record := humanEvents(ctx)
+		record := has(ctx, changeHumanEvents)
 		if record {
 			recordEvent(ctx, turnapi.EventQuestion, turnapi.QuestionEvent{CallID: c.ID, Question: c.Question, Choices: c.Choices}.Bounded())
 		}
@@ -218,7 +218,7 @@ func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c
 		return turnapi.CallPlan{ID: c.ID, Action: turnapi.PlanRefused, Note: turnapi.DenialMessage(c.Risk, false)}
 	}
 	g.approval = &PendingApproval{CallID: c.ID, Command: c.Command, Rule: c.Risk.Rule, Reason: c.Risk.Reason, Pattern: c.Risk.Pattern}
-	record := humanEvents(ctx)
+	record := has(ctx, changeHumanEvents)
 	if record {
 		recordEvent(ctx, turnapi.EventApproval, turnapi.ApprovalEvent{
 			CallID: c.ID, Command: c.Command, Rule: c.Risk.Rule, Reason: c.Risk.Reason, Pattern: c.Risk.Pattern,
@@ -228,7 +228,7 @@ func gateCall(ctx workflow.Context, in TurnInput, st *TurnState, g *humanGate, c
 	d := g.decision
 	g.approval, g.decision = nil, nil
 	countApproval(ctx, approvalOutcome(ok, d))
-	if d != nil && !d.Choice.Known() && unknownChoiceDenies(ctx) {
+	if d != nil && !d.Choice.Known() && has(ctx, changeUnknownChoice) {
 		d = &ApprovalDecision{CallID: d.CallID, Choice: turnapi.ChoiceDeny}
 	}
 	if record {

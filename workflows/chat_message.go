@@ -66,7 +66,7 @@ type ChatReplyInput struct {
 // part of the reply is sent once (ChatReply records what it sent).
 func ChatMessageWorkflow(ctx workflow.Context, in ChatMessageInput) error {
 	in.Message.RequestID = workflow.GetInfo(ctx).WorkflowExecution.ID
-	if waitsAreSignals(ctx) {
+	if has(ctx, changeTurnEndSignal) {
 		return chatBySignals(ctx, in)
 	}
 	long := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"github.com/talaria-agent/talaria/internal/approval"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func FuzzLoopDecisions(f *testing.F) {
 	f.Add("noted", "", "length", "write_file", `{"path":"a","content":"b`, uint8(7))
 	f.Fuzz(func(t *testing.T, content, reasoning, finish, names, args string, counters uint8) {
 		m := fuzzReply(content, reasoning, finish, names, args)
-		r := activities.DescribeReply(m, fuzzKnown)
+		r := activities.DescribeReplyIn(m, fuzzKnown, approval.Where{})
 		st := TurnState{
 			InvalidToolRetries: int(counters & 3), InvalidJSONRetries: int(counters >> 2 & 3),
 			EmptyRetries: int(counters >> 4 & 3), AfterTools: counters&64 != 0, Providers: 1 + int(counters>>7),

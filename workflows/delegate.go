@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -60,12 +61,9 @@ const NotStarted = "not_started"
 // delegates reports whether a batch has a delegate_task call to run. Pure.
 func delegates(reply turnapi.CallModelResult, plan []turnapi.CallPlan) bool {
 	idx := turnapi.PlanByID(plan)
-	for _, c := range reply.ToolCalls {
-		if c.Name == delegateTaskName && idx.Get(c.ID).Action == turnapi.PlanRun {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(reply.ToolCalls, func(c turnapi.ToolCallRef) bool {
+		return c.Name == delegateTaskName && idx.Get(c.ID).Action == turnapi.PlanRun
+	})
 }
 
 // TaskSessionID is the session of task n of the delegate_task calls of a
@@ -117,7 +115,7 @@ func runDelegations(ctx, workCtx workflow.Context, in TurnInput, turnID string, 
 		outcomes[c.ID] = make([]turnapi.DelegateOutcome, len(prep.Tasks))
 		for n, t := range prep.Tasks {
 			child := taskInput(in, d, st.Context.session(in.SessionID), TaskSessionID(in.SessionID, in.TurnNumber, st.Calls, len(jobs)+1), t)
-			child.ReportTo = orText(in.ReportTo, turnID)
+			child.ReportTo = cmp.Or(in.ReportTo, turnID)
 			outcomes[c.ID][n] = turnapi.DelegateOutcome{Goal: t.Goal, SessionID: child.SessionID, StopReason: NotStarted}
 			jobs = append(jobs, &taskJob{call: c.ID, n: n, in: child})
 		}

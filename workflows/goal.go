@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -130,7 +131,7 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 	workflow.Go(ctx, func(gctx workflow.Context) {
 		var reason string
 		interrupts.Receive(gctx, &reason)
-		stopped = orText(reason, "stopped")
+		stopped = cmp.Or(reason, "stopped")
 		switch {
 		case current != nil:
 			current.SignalChildWorkflow(gctx, SignalInterrupt, stopped)
@@ -173,7 +174,7 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 			res, timeUp, err = viaSession.run(ctx, turn, &p.Running, &stopped, left, bounded)
 		} else {
 			p.Running = TurnWorkflowID(in.SessionID, turn.TurnNumber)
-			if len(steers.pending) > 0 && goalSteersKept(ctx) {
+			if len(steers.pending) > 0 && has(ctx, changeGoalSteers) {
 				turn.Steers = steers.take(p.Running)
 			}
 			cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
@@ -184,7 +185,7 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 			res, err, timeUp = waitTurn(ctx, current, left, bounded)
 			current = nil
 		}
-		if len(res.PendingSteers) > 0 && viaSession == nil && goalSteersKept(ctx) {
+		if len(res.PendingSteers) > 0 && viaSession == nil && has(ctx, changeGoalSteers) {
 			steers.handBack(res.PendingSteers)
 		}
 		gt := GoalTurn{Number: turn.TurnNumber, TurnID: p.Running, StopReason: res.TurnExitReason, APICalls: res.APICalls}
@@ -197,7 +198,7 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 		}
 		if o, why, over := afterGoalTurn(in.Once, turn.TurnNumber, res, err, timeUp, stopped); over {
 			if o == GoalBudgetSpent {
-				why = orText(goalBudgetSpent(in.Budget, p, workflow.Now(ctx)), why)
+				why = cmp.Or(goalBudgetSpent(in.Budget, p, workflow.Now(ctx)), why)
 			}
 			p.Turns = keepTurns(p.Turns, gt)
 			return end(o, why)
@@ -217,9 +218,9 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 		p.Turns = keepTurns(p.Turns, gt)
 		switch verdict.Verdict {
 		case turnapi.VerdictDone:
-			return end(GoalDone, orText(verdict.Reason, "the goal is reached"))
+			return end(GoalDone, cmp.Or(verdict.Reason, "the goal is reached"))
 		case turnapi.VerdictBlocked:
-			return end(GoalBlocked, orText(verdict.Reason, "the work cannot go on without help"))
+			return end(GoalBlocked, cmp.Or(verdict.Reason, "the work cannot go on without help"))
 		}
 	}
 }
@@ -276,14 +277,6 @@ func keepTurns(turns []GoalTurn, t GoalTurn) []GoalTurn {
 		turns = append([]GoalTurn(nil), turns[len(turns)-goalTurnsKept:]...)
 	}
 	return turns
-}
-
-// orText is s, or def when s is empty. Pure.
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // derefText is *s, or "" for nil. Pure.
@@ -355,7 +348,7 @@ func afterGoalTurn(once bool, n int, res ConversationResult, err error, timeUp b
 	case res.Interrupted && timeUp && stopped == "":
 		return GoalBudgetSpent, "the goal's time budget (--max-hours) is spent", true
 	case res.Interrupted || stopped != "":
-		return GoalInterrupted, orText(stopped, "the turn was interrupted"), true
+		return GoalInterrupted, cmp.Or(stopped, "the turn was interrupted"), true
 	case res.Failed:
 		return GoalFailed, failed(derefText(res.Error)), true
 	case !once:

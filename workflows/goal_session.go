@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -29,7 +30,7 @@ func newGoalTurns(ctx workflow.Context, sessionID string) *goalTurns {
 	return &goalTurns{goalID: id, sessionID: sessionID,
 		// The first run's id tells this goal's requests from those of an
 		// earlier goal of the same session.
-		prefix:  id + "/" + orText(workflow.GetInfo(ctx).FirstRunID, workflow.GetInfo(ctx).WorkflowExecution.RunID),
+		prefix:  id + "/" + cmp.Or(workflow.GetInfo(ctx).FirstRunID, workflow.GetInfo(ctx).WorkflowExecution.RunID),
 		started: workflow.GetSignalChannel(ctx, SignalTurnStarted),
 		ended:   workflow.GetSignalChannel(ctx, SignalTurnEnded),
 	}

@@ -142,7 +142,7 @@ func (g *goalSteers) handOn(ctx workflow.Context, in GoalInput, round int) {
 				return
 			}
 		}
-		if !goalSteersKept(ctx) {
+		if !has(ctx, changeGoalSteers) {
 			return
 		}
 		held := g.pending

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"time"
 
 	"github.com/talaria-agent/talaria/internal/turnapi"
@@ -132,9 +133,7 @@ func (in TurnInput) withDefaults() TurnInput {
 		in.ModelAttempts = DefaultModelAttempts
 	}
 	in.Limits = in.Limits.WithDefaults()
-	if in.Approvals.Mode == "" {
-		in.Approvals.Mode = ApprovalAsk
-	}
+	in.Approvals.Mode = cmp.Or(in.Approvals.Mode, ApprovalAsk)
 	if in.Approvals.Timeout <= 0 {
 		in.Approvals.Timeout = DefaultApprovalTimeout
 	}

@@ -32,7 +32,7 @@ func storeOptions(ctx workflow.Context) workflow.Context {
 // bookkeep runs a short store activity: a local activity in runs that have
 // changeLocalActivities (no server round trip), an activity in older runs.
 func bookkeep(ctx workflow.Context, name string, args ...any) workflow.Future {
-	if localActivities(ctx) {
+	if has(ctx, changeLocalActivities) {
 		return workflow.ExecuteLocalActivity(localStoreOptions(ctx), name, args...)
 	}
 	return workflow.ExecuteActivity(storeOptions(ctx), name, args...)

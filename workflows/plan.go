@@ -3,6 +3,7 @@ package workflows
 import (
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/turnapi"
+	"slices"
 )
 
 // housekeepingTools keep the agent's own notes; text sent alongside them is
@@ -115,15 +116,7 @@ func housekeepingText(r turnapi.CallModelResult) int64 {
 }
 
 func allIn(calls []turnapi.ToolCallRef, set map[string]bool) bool {
-	if len(calls) == 0 {
-		return false
-	}
-	for _, c := range calls {
-		if !set[c.Name] {
-			return false
-		}
-	}
-	return true
+	return len(calls) > 0 && !slices.ContainsFunc(calls, func(c turnapi.ToolCallRef) bool { return !set[c.Name] })
 }
 
 // runsLocally reports whether a planned batch may run as a local activity:
@@ -131,10 +124,5 @@ func allIn(calls []turnapi.ToolCallRef, set map[string]bool) bool {
 // Pure.
 func runsLocally(r turnapi.CallModelResult, plan []turnapi.CallPlan) bool {
 	byID := turnapi.PlanByID(plan)
-	for _, c := range r.ToolCalls {
-		if byID.Get(c.ID).Action == turnapi.PlanRun && !c.Quick {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(r.ToolCalls, func(c turnapi.ToolCallRef) bool { return byID.Get(c.ID).Action == turnapi.PlanRun && !c.Quick })
 }

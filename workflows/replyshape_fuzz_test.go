@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/talaria-agent/talaria/internal/approval"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,13 +138,13 @@ func FuzzReplyShapes(f *testing.F) {
 		content, stored := activities.BoundReply(content, activities.RepairCalls(transcript.ToolCallsFromOpenAI(raw, "call_1_"), shapeKnown))
 		msg := models.Message{SessionID: session, TurnID: turn, IdemKey: turn + "/call-1/assistant",
 			Role: openai.ChatMessageRoleAssistant, Content: content, ToolCalls: stored, FinishReason: finish}
-		pre := activities.DescribeReply(&msg, shapeKnown)
+		pre := activities.DescribeReplyIn(&msg, shapeKnown, approval.Where{})
 		msg.Hidden = pre.Kind.Discarded() || anyInvalid(pre)
 		rows, err := store.AppendMessages(ctx, []models.Message{msg})
 		if err != nil {
 			t.Fatalf("the store refused a reply of %d bytes and %d calls: %v", len(content), len(stored), err)
 		}
-		reply := activities.DescribeReply(&rows[0], shapeKnown)
+		reply := activities.DescribeReplyIn(&rows[0], shapeKnown, approval.Where{})
 		assertSmallPayload(t, "CallModelResult", reply)
 
 		st := NewTurnState(10)

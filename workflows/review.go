@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -71,8 +72,6 @@ func unattendedTurn(ctx workflow.Context, turn TurnInput, sessionID, text string
 
 // reviewDue says whether the turn just finished calls for a memory review. Pure.
 func reviewDue(every, turnNumber int) bool {
-	if every == 0 {
-		every = DefaultMemoryReviewEvery
-	}
+	every = cmp.Or(every, DefaultMemoryReviewEvery)
 	return every > 0 && turnNumber > 0 && turnNumber%every == 0
 }

@@ -295,7 +295,7 @@ func (s *session) accept(ctx workflow.Context, m Message) {
 	switch m.Mode {
 	case BusySteer:
 		err := workflow.SignalExternalWorkflow(ctx, turn.id, "", SignalSteer, m.Text).Get(ctx, nil)
-		if err != nil && steerUndelivered(ctx) {
+		if err != nil && has(ctx, changeSteerUndelivered) {
 			// The turn ended before the steer reached it: the text is the
 			// next message, and its sender learns the turn it became.
 			s.queue = append([]Message{m}, s.queue...)
@@ -331,7 +331,7 @@ func (s *session) startNext(ctx workflow.Context) error {
 	}
 	in := m.Turn
 	in.SessionID, in.TurnNumber, in.UserMessage = s.id, n, m.Text
-	in.ReportEnd = waitsAreSignals(ctx)
+	in.ReportEnd = has(ctx, changeTurnEndSignal)
 	id := TurnWorkflowID(s.id, n)
 	cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            id,

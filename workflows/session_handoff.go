@@ -75,10 +75,8 @@ func ValidateMessage(m Message) error {
 	if len(m.RequestID) > maxRequestID {
 		return fmt.Errorf("request id of %d bytes (at most %d)", len(m.RequestID), maxRequestID)
 	}
-	if _, err := ParseBusyMode(string(m.Mode)); err != nil {
-		return err
-	}
-	return nil
+	_, err := ParseBusyMode(string(m.Mode))
+	return err
 }
 
 // validateRequestID checks an UpdateAwaitTurn argument. Pure.

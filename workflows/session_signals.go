@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -68,7 +69,7 @@ func (s *session) watch(ctx workflow.Context, m Message, how DeliveryOutcome) {
 	if !m.Notify || s.running == nil {
 		return
 	}
-	to := orText(m.Sender, m.RequestID)
+	to := cmp.Or(m.Sender, m.RequestID)
 	s.running.watchers = append(s.running.watchers, to)
 	tell(ctx, []string{to}, SignalTurnStarted, Delivery{RequestID: m.RequestID, Outcome: how, TurnID: s.running.id})
 }

@@ -33,7 +33,7 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 // the workflow task of its last look, so a steer arriving later still
 // makes the server run that task again.
 func reportEnd(ctx workflow.Context, sessionID string, st *TurnState, res ConversationResult, err error) {
-	if workflow.IsContinueAsNewError(err) || !waitsAreSignals(ctx) {
+	if workflow.IsContinueAsNewError(err) || !has(ctx, changeTurnEndSignal) {
 		return
 	}
 	turnID := workflow.GetInfo(ctx).WorkflowExecution.ID
@@ -219,7 +219,7 @@ func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *Tu
 	}
 	var err error
 	remote := true
-	if runsLocally(reply, step.Plan) && localActivities(ctx) {
+	if runsLocally(reply, step.Plan) && has(ctx, changeLocalActivities) {
 		err = workflow.ExecuteLocalActivity(localToolOptions(ctx, in), turnapi.ExecuteToolsName, batch).Get(ctx, &res)
 		// A quick batch that failed or hung goes the long way; the claims
 		// make the second run find what the first one did.

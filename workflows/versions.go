@@ -110,32 +110,7 @@ const (
 	changeFollowEnds = "follow-ends"
 )
 
-// waitsAreSignals reports whether this run has changeTurnEndSignal.
-func waitsAreSignals(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeTurnEndSignal, workflow.DefaultVersion, 1) >= 1
-}
-
-// goalSteersKept reports whether this run has changeGoalSteers.
-func goalSteersKept(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeGoalSteers, workflow.DefaultVersion, 1) >= 1
-}
-
-// steerUndelivered reports whether this run has changeSteerUndelivered.
-func steerUndelivered(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeSteerUndelivered, workflow.DefaultVersion, 1) >= 1
-}
-
-// unknownChoiceDenies reports whether this run has changeUnknownChoice.
-func unknownChoiceDenies(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeUnknownChoice, workflow.DefaultVersion, 1) >= 1
-}
-
-// humanEvents reports whether this run has changeHumanEvents.
-func humanEvents(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeHumanEvents, workflow.DefaultVersion, 1) >= 1
-}
-
-// localActivities reports whether this run has changeLocalActivities.
-func localActivities(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, changeLocalActivities, workflow.DefaultVersion, 1) >= 1
+// has reports whether this run has change (its version 1).
+func has(ctx workflow.Context, change string) bool {
+	return workflow.GetVersion(ctx, change, workflow.DefaultVersion, 1) >= 1
 }

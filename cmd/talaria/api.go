@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -108,7 +109,6 @@ func (a *apiServer) Close() {
 }
 
 func newAPICommand() *cobra.Command {
-	var common commonFlags
 	c := &cobra.Command{
 		Use:   "api",
 		Short: "Run only the HTTP API, against a running serve or an external Temporal",
@@ -122,13 +122,11 @@ deployment: the API keeps no state of its own. It listens on --api-listen
 ` + apiHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := common.loadConfig()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
-			if cfg.API.Listen == "" {
-				cfg.API.Listen = defaultAPIListen
-			}
+			cfg.API.Listen = cmp.Or(cfg.API.Listen, defaultAPIListen)
 			if err := talaria.CheckListen(cfg.API.Listen, cfg.API.Key != ""); err != nil {
 				return usageErr(err)
 			}
@@ -148,7 +146,6 @@ deployment: the API keeps no state of its own. It listens on --api-listen
 			return nil
 		},
 	}
-	common.register(c)
 	addAPIFlag(c, "")
 	return c
 }

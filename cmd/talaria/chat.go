@@ -24,7 +24,6 @@ import (
 )
 
 type chatFlags struct {
-	common        commonFlags
 	query         string
 	session       string
 	model         string
@@ -71,7 +70,6 @@ configuration errors (including an unconfigured or unreachable model endpoint),
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runChat(cmd, f) },
 	}
-	f.common.register(c)
 	c.Flags().StringVarP(&f.query, "query", "q", "", "run one turn with this message and exit")
 	c.Flags().StringVar(&f.session, "session", "", "session id to continue (created when new; default: a fresh id)")
 	c.Flags().StringVarP(&f.model, "model", "m", "", "model name (env TALARIA_MODEL)")
@@ -88,7 +86,7 @@ var sessionIDPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._~-]{0,127}$`)
 
 func runChat(cmd *cobra.Command, f chatFlags) error {
 	ctx := cmd.Context()
-	cfg, err := f.common.loadConfig()
+	cfg, err := loadConfig(cmd)
 	if err != nil {
 		return err
 	}

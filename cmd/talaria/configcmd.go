@@ -14,7 +14,6 @@ import (
 )
 
 func newConfigCommand() *cobra.Command {
-	var common commonFlags
 	var out outputFormat
 	c := &cobra.Command{
 		Use:   "config",
@@ -28,11 +27,8 @@ settings turns use (serve's: see 'talaria model show'). -o json prints one objec
 with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
-			cfg, err := readOnlyConfig(cmd, common)
+			asJSON := out.json()
+			cfg, err := readOnlyConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -68,14 +64,13 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 			return nil
 		},
 	}
-	common.register(c)
 	out.register(c)
 	return c
 }
 
 // readOnlyConfig resolves the configuration like loadConfig, without
 // creating $TALARIA_HOME; a flag given (even empty) overrides.
-func readOnlyConfig(cmd *cobra.Command, common commonFlags) (config.Config, error) {
+func readOnlyConfig(cmd *cobra.Command) (config.Config, error) {
 	home, err := config.HomeDir(os.Getenv)
 	if err != nil {
 		return config.Config{}, usageErr(err)

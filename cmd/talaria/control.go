@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,7 +50,6 @@ func connectClient(ctx context.Context, cfg config.Config, logger *slog.Logger) 
 // session; run gets the connected runtime and the positional arguments.
 func controlCommand(use, short, long string, nargs int, setup func(*cobra.Command),
 	run func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, args []string) error) *cobra.Command {
-	var common commonFlags
 	c := &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -64,7 +64,7 @@ func controlCommand(use, short, long string, nargs int, setup func(*cobra.Comman
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := common.loadConfig()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -76,7 +76,6 @@ func controlCommand(use, short, long string, nargs int, setup func(*cobra.Comman
 			return run(cmd, cfg, rt, args)
 		},
 	}
-	common.register(c)
 	if setup != nil {
 		setup(c)
 	}
@@ -101,9 +100,7 @@ turn retries the model, and fails if the endpoint stays down).`, 2,
 			c.Flags().StringVarP(&model, "model", "m", "", "model name for the turn")
 		},
 		func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, args []string) error {
-			if mode == "" {
-				mode = cfg.BusyInputMode
-			}
+			mode = cmp.Or(mode, cfg.BusyInputMode)
 			m, err := talaria.ParseBusyMode(mode)
 			if err != nil {
 				return usageErr(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -107,10 +108,7 @@ func newCronListCommand() *cobra.Command {
 	var out outputFormat
 	return storeCommand("list", "List scheduled jobs", noArgs, out.register,
 		func(cmd *cobra.Command, st *talaria.Store, _ []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			jobs, err := st.CronJobs(cmd.Context())
 			if err != nil {
 				return err
@@ -142,10 +140,7 @@ func newCronShowCommand() *cobra.Command {
 	var out outputFormat
 	return storeCommand("show JOB", "Show a job", exactArgs(1, "a job name or id"), out.register,
 		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			j, err := cronJob(cmd, st, args[0])
 			if err != nil {
 				return err
@@ -168,10 +163,7 @@ func newCronRunsCommand() *cobra.Command {
 			out.register(c)
 		},
 		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			j, err := cronJob(cmd, st, args[0])
 			if err != nil {
 				return err
@@ -330,14 +322,7 @@ func cronUsage(err error, incomplete string) error {
 }
 
 // anyChanged reports whether any of the named flags was given.
-func anyChanged(f *pflag.FlagSet, names ...string) bool {
-	for _, n := range names {
-		if f.Changed(n) {
-			return true
-		}
-	}
-	return false
-}
+func anyChanged(f *pflag.FlagSet, names ...string) bool { return slices.ContainsFunc(names, f.Changed) }
 
 // editCronPrompt opens j's prompt in $EDITOR and saves the edited text.
 func editCronPrompt(cmd *cobra.Command, st *talaria.Store, j *talaria.CronJob) error {

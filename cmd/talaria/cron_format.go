@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -12,13 +13,7 @@ import (
 // printCronJob prints a job for people: one field a line, durations as
 // 1h0m0s, times in RFC 3339 (UTC), multi-line values indented whole.
 func printCronJob(w io.Writer, v talaria.CronView) {
-	or := func(s, fallback string) string {
-		if s == "" {
-			return fallback
-		}
-		return s
-	}
-	tz := or(v.TimeZone, "UTC")
+	tz := cmp.Or(v.TimeZone, "UTC")
 	next := "-"
 	if v.NextRun != nil {
 		next = v.NextRun.Format(time.RFC3339)
@@ -37,12 +32,12 @@ func printCronJob(w io.Writer, v talaria.CronView) {
 		{"schedule", v.Schedule + " (" + tz + ")"},
 		{"enabled", fmt.Sprint(v.Enabled)},
 		{"next run", next},
-		{"prompt", or(v.Prompt, "-")},
-		{"model", or(v.Model, "the configured default")},
-		{"tools", or(strings.Join(v.Tools, ", "), "all")},
+		{"prompt", cmp.Or(v.Prompt, "-")},
+		{"model", cmp.Or(v.Model, "the configured default")},
+		{"tools", cmp.Or(strings.Join(v.Tools, ", "), "all")},
 		{"max iterations", maxIter},
-		{"pre-run script", or(v.PreRunScript, "-")},
-		{"deliver", or(strings.Join(v.Deliver, ", "), talaria.DefaultDelivery+" (the default)")},
+		{"pre-run script", cmp.Or(v.PreRunScript, "-")},
+		{"deliver", cmp.Or(strings.Join(v.Deliver, ", "), talaria.DefaultDelivery+" (the default)")},
 		{"overlap", v.Overlap},
 		{"catch-up", v.CatchUp + ", window " + v.CatchUpWindow},
 		{"last slot", last},
@@ -88,13 +83,4 @@ func printCronRuns(w io.Writer, job string, runs []talaria.CronRunView) {
 func indentLines(s, indent string) string {
 	s = strings.TrimRight(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	return strings.ReplaceAll(s, "\n", "\n"+indent)
-}
-
-// checkToolNames refuses a name that is not a built-in tool, in one line
-// listing the known ones (talaria.CheckCronTools, worded for --tools).
-func checkToolNames(names []string) error {
-	if err := talaria.CheckCronTools(names); err != nil {
-		return cronUsage(err, "")
-	}
-	return nil
 }

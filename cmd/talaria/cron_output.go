@@ -50,10 +50,7 @@ run that ended.`
 			out.register(c)
 		},
 		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			j, err := cronJob(cmd, st, args[0])
 			if err != nil {
 				return err

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -196,8 +197,8 @@ func TestCheckToolNames(t *testing.T) {
 		{[]string{"mcp:"}, false},
 	}
 	for _, tt := range tests {
-		if err := checkToolNames(tt.names); (err == nil) != tt.ok {
-			t.Errorf("checkToolNames(%q) = %v, want ok=%v", tt.names, err, tt.ok)
+		if err := talaria.CheckCronTools(tt.names); (err == nil) != tt.ok {
+			t.Errorf("CheckCronTools(%q) = %v, want ok=%v", tt.names, err, tt.ok)
 		}
 	}
 }

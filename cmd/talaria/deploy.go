@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -54,11 +55,10 @@ file is removed or replaced, it stops with a failure status.`, talaria.Options{}
 // and starts extra (if any) once connected.
 func daemonCommand(name, short, long string, opts talaria.Options,
 	extra func(*cobra.Command, *talaria.Runtime) (stop func(), err error)) *cobra.Command {
-	var common commonFlags
 	c := &cobra.Command{
 		Use: name, Short: short, Long: long + "\n\n" + metricsHelp, Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := common.loadConfig()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -101,14 +101,12 @@ func daemonCommand(name, short, long string, opts talaria.Options,
 			return watchStore(cmd.Context(), cmd, rt, name)
 		},
 	}
-	common.register(c)
 	addMetricsFlag(c)
 	return c
 }
 
 func newTemporalCommand() *cobra.Command {
 	var (
-		common     commonFlags
 		port       int
 		ip         string
 		temporalDB string
@@ -135,7 +133,7 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 ` + uiHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := common.loadConfig()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -148,9 +146,7 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			if err != nil {
 				return usageErr(err)
 			}
-			if temporalDB == "" {
-				temporalDB = os.Getenv(envTemporalDB)
-			}
+			temporalDB = cmp.Or(temporalDB, os.Getenv(envTemporalDB))
 			if temporalDB != "" && !config.IsPostgres(temporalDB) {
 				return usagef("--temporal-db (or %s) takes a postgres:// URL", envTemporalDB)
 			}
@@ -182,7 +178,6 @@ TEMPORAL_TLS_SERVER_NAME=localhost (the older TEMPORAL_TLS_CERT/KEY/CA still wor
 			return nil
 		},
 	}
-	common.register(c)
 	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "frontend gRPC port (0 picks a free one)")
 	c.Flags().StringVar(&ip, "ip", "127.0.0.1", "frontend bind address")
 	addUIPortFlag(c)

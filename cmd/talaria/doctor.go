@@ -38,7 +38,6 @@ type doctorCheck struct {
 }
 
 func newDoctorCommand() *cobra.Command {
-	var common commonFlags
 	var out outputFormat
 	c := &cobra.Command{
 		Use:   "doctor",
@@ -51,15 +50,12 @@ do about it. It only reads: nothing is created. -o json prints the checks as one
 JSON list. Exit status 1 when a check fails (warnings do not count).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			var progress io.Writer = cmd.OutOrStdout()
 			if asJSON {
 				progress = io.Discard
 			}
-			checks := runDoctor(cmd.Context(), cmd, common, progress)
+			checks := runDoctor(cmd.Context(), cmd, progress)
 			if asJSON {
 				if err := writeJSON(cmd.OutOrStdout(), checks); err != nil {
 					return fmt.Errorf("encode checks: %w", err)
@@ -73,19 +69,18 @@ JSON list. Exit status 1 when a check fails (warnings do not count).`,
 			return nil
 		},
 	}
-	common.register(c)
 	out.register(c)
 	return c
 }
 
 // runDoctor runs the checks in order, printing each line on w as it ends.
-func runDoctor(ctx context.Context, cmd *cobra.Command, common commonFlags, w io.Writer) []doctorCheck {
+func runDoctor(ctx context.Context, cmd *cobra.Command, w io.Writer) []doctorCheck {
 	var checks []doctorCheck
 	add := func(c doctorCheck) {
 		checks = append(checks, c)
 		fmt.Fprintln(w, c.line())
 	}
-	cfg, err := readOnlyConfig(cmd, common)
+	cfg, err := readOnlyConfig(cmd)
 	if err != nil {
 		add(doctorCheck{"config", checkFail, oneLine(err), "correct the file or variable named (see 'talaria config --help')"})
 		return checks

@@ -162,7 +162,6 @@ func (r *runningGateway) Close() {
 }
 
 func newGatewayCommand() *cobra.Command {
-	var common commonFlags
 	c := &cobra.Command{
 		Use:   "gateway",
 		Short: "Run only the messaging gateway, against a running serve or an external Temporal",
@@ -178,7 +177,7 @@ Every replica sends replies. SIGINT or SIGTERM stop it; turns go on.
 See docs/gateway.md.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := common.loadConfig()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -201,6 +200,5 @@ See docs/gateway.md.`,
 			return nil
 		},
 	}
-	common.register(c)
 	return c
 }

@@ -39,10 +39,7 @@ messages it took are not answered yet (queued behind a turn, running, or being
 sent). With -o json, one JSON array.`, 0,
 		func(c *cobra.Command) { out.register(c) },
 		func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, _ []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			leases, err := rt.Store.Leases(cmd.Context(), "gateway/")
 			if err != nil {
 				return err

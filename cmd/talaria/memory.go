@@ -17,18 +17,14 @@ func newMemoryCommand() *cobra.Command {
 		Args:  noArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
-	var common commonFlags
 	var out outputFormat
 	show := &cobra.Command{
 		Use:   "show",
 		Short: "Print the agent's notes and what it knows about the user, with their sizes",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
-			cfg, err := common.loadConfig()
+			asJSON := out.json()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -44,8 +40,6 @@ func newMemoryCommand() *cobra.Command {
 		},
 	}
 	out.register(show)
-	common.register(show)
-	var editCommon commonFlags
 	var user bool
 	edit := &cobra.Command{
 		Use:   "edit",
@@ -56,7 +50,7 @@ line holding only §. The caps (2,200 characters for MEMORY.md, 1,375 for USER.m
 are enforced by the memory tool; 'talaria memory show' tells the sizes.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := editCommon.loadConfig()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -71,7 +65,6 @@ are enforced by the memory tool; 'talaria memory show' tells the sizes.`,
 			return runEditor(cmd.Context(), path)
 		},
 	}
-	editCommon.register(edit)
 	edit.Flags().BoolVar(&user, "user", false, "edit USER.md (facts about the user) instead of MEMORY.md")
 	c.AddCommand(show, edit)
 	return c

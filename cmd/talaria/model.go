@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -305,10 +306,7 @@ TALARIA_HOME, else this configuration's (a chat then embeds its own worker with
 them). Keys are never printed, only whether one is set. It only reads.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			view, err := effectiveModel()
 			if err != nil {
 				return err
@@ -458,10 +456,7 @@ func askModel(cmd *cobra.Command) (modelChange, error) {
 	}
 	var c modelChange
 	var err error
-	provider := cur.Provider
-	if provider == "" {
-		provider = config.ProviderOpenAI
-	}
+	provider := cmp.Or(cur.Provider, config.ProviderOpenAI)
 	if c.Provider, err = ask("Provider ("+strings.Join(config.Providers, ", ")+")", provider); err != nil {
 		return c, err
 	}

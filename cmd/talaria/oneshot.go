@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -49,10 +50,7 @@ func oneShot(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, session
 		err = errors.New("stopped waiting for the turn (terminated)")
 	}
 	if err != nil {
-		turnID := errorTurnID(err.Error())
-		if turnID == "" {
-			turnID = watch.turnID
-		}
+		turnID := cmp.Or(errorTurnID(err.Error()), watch.turnID)
 		res = failedResult(session, turnID, oneShotModel(cmd, cfg, rt), err, interrupted)
 		if !asJSON {
 			// One plain line, also for Ctrl-C pressed twice.

@@ -11,20 +11,18 @@ type outputFormat struct {
 	output string
 }
 
-// register adds --json and -o/--output to c.
+// register adds --json and -o/--output to c; an unknown format is a
+// usage error before c runs.
 func (o *outputFormat) register(c *cobra.Command) {
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON (same as -o json)")
 	c.Flags().StringVarP(&o.output, "output", "o", "text", "output format: text or json")
+	c.PreRunE = func(*cobra.Command, []string) error {
+		if o.output != "text" && o.output != "json" && o.output != "" {
+			return usagef("--output %q: use text or json", o.output)
+		}
+		return nil
+	}
 }
 
-// json reports whether JSON was asked for; an unknown format is a usage
-// error.
-func (o *outputFormat) json() (bool, error) {
-	switch o.output {
-	case "text", "":
-		return o.asJSON, nil
-	case "json":
-		return true, nil
-	}
-	return false, usagef("--output %q: use text or json", o.output)
-}
+// json reports whether JSON was asked for.
+func (o *outputFormat) json() bool { return o.output == "json" || o.asJSON }

@@ -77,12 +77,6 @@ func (r *configReloader) reload() {
 	r.publish(r.models.Settings())
 }
 
-// loadStrict loads and checks the configuration as serve would at start,
-// without command-line flags.
-func loadStrict(home string, getenv func(string) string) (config.Config, error) {
-	return loadServe(home, getenv, config.Overrides{}, nil)
-}
-
 // loadServe loads and checks the configuration as serve does at start:
 // file, environment, then the flags given (o, and --temporal-port when
 // port is not nil).

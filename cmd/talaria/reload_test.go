@@ -31,13 +31,13 @@ func TestConfigReloader(t *testing.T) {
 	}
 	write("model:\n  base_url: http://a/v1\n  name: one\n")
 	noEnv := func(string) string { return "" }
-	base, err := loadStrict(home, noEnv)
+	base, err := loadServe(home, noEnv, config.Overrides{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var said []string
 	var published []engine.ModelSettings
-	r := &configReloader{home: home, load: func() (config.Config, error) { return loadStrict(home, noEnv) },
+	r := &configReloader{home: home, load: func() (config.Config, error) { return loadServe(home, noEnv, config.Overrides{}, nil) },
 		base: base, models: engine.NewModelConfig(base),
 		publish: func(s engine.ModelSettings) { published = append(published, s) },
 		say:     func(l string) { said = append(said, l) }}

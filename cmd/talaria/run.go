@@ -21,7 +21,6 @@ import (
 
 // runFlags are the flags of `talaria run`.
 type runFlags struct {
-	common                    commonFlags
 	goal, session, model      string
 	tools, deliver            []string
 	maxHours, maxCost         float64
@@ -72,7 +71,6 @@ usage or configuration errors.`,
 			return runGoal(cmd, f, task)
 		},
 	}
-	f.common.register(c)
 	c.Flags().StringVar(&f.goal, "goal", "", "a goal to pursue over as many turns as it takes (instead of a TASK)")
 	c.Flags().StringVar(&f.session, "session", "", "the goal's session id, which must be new (default: a fresh id)")
 	c.Flags().StringVarP(&f.model, "model", "m", "", "model name (env TALARIA_MODEL)")
@@ -96,7 +94,7 @@ const (
 
 func runGoal(cmd *cobra.Command, f runFlags, task string) error {
 	ctx := cmd.Context()
-	cfg, err := f.common.loadConfig()
+	cfg, err := loadConfig(cmd)
 	if err != nil {
 		return err
 	}

@@ -16,8 +16,7 @@ import (
 
 func newServeCommand() *cobra.Command {
 	var (
-		common commonFlags
-		port   int
+		port int
 	)
 	c := &cobra.Command{
 		Use:   "serve",
@@ -43,7 +42,7 @@ sends its turns here. SIGINT or SIGTERM shut it down cleanly.
 ` + apiHelp + "\n\n" + gatewayHelp + "\n\n" + uiHelp + "\n\n" + metricsHelp,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := common.loadConfig()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -60,7 +59,6 @@ sends its turns here. SIGINT or SIGTERM shut it down cleanly.
 			return runServe(cmd, cfg, load)
 		},
 	}
-	common.register(c)
 	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "embedded Temporal frontend port (0 picks a free one)")
 	addUIPortFlag(c)
 	addMetricsFlag(c)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,11 +48,10 @@ func newSessionsCommand() *cobra.Command {
 // storeCommand builds a sessions sub-command working on the store.
 func storeCommand(use, short string, args cobra.PositionalArgs, setup func(*cobra.Command),
 	run func(cmd *cobra.Command, st *talaria.Store, args []string) error) *cobra.Command {
-	var common commonFlags
 	c := &cobra.Command{
 		Use: use, Short: short, Args: args,
 		RunE: func(cmd *cobra.Command, a []string) error {
-			cfg, err := common.loadConfig()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -63,7 +63,6 @@ func storeCommand(use, short string, args cobra.PositionalArgs, setup func(*cobr
 			return run(cmd, st, a)
 		},
 	}
-	common.register(c)
 	if setup != nil {
 		setup(c)
 	}
@@ -94,10 +93,7 @@ func newSessionsListCommand() *cobra.Command {
 			out.register(c)
 		},
 		func(cmd *cobra.Command, st *talaria.Store, _ []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			sessions, _, err := talaria.ListSessions(cmd.Context(), st, 0, limit, all)
 			if err != nil {
 				return err
@@ -115,10 +111,7 @@ func printSessionList(out io.Writer, sessions []talaria.SessionView) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "SESSION\tPARENT\tTURNS\tMODEL\tUPDATED\tFIRST MESSAGE")
 	for _, s := range sessions {
-		parent := s.ParentSessionID
-		if parent == "" {
-			parent = "-"
-		}
+		parent := cmp.Or(s.ParentSessionID, "-")
 		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, parent, s.TurnCount, s.Model,
 			s.UpdatedAt.Local().Format("2006-01-02 15:04"), oneLineText(s.FirstMessage, 50))
 	}
@@ -129,10 +122,7 @@ func newSessionsShowCommand() *cobra.Command {
 	var out outputFormat
 	return storeCommand("show ID", "Show a session's conversation and turns", exactArgs(1, "a session id"), out.register,
 		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			d, err := talaria.ShowSession(cmd.Context(), st, args[0])
 			if errors.Is(err, talaria.ErrNotFound) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("no session %q", args[0])}

@@ -33,10 +33,7 @@ func newSessionsSearchCommand() *cobra.Command {
 			out.register(c)
 		},
 		func(cmd *cobra.Command, st *talaria.Store, args []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			if limit < 1 || around < 0 {
 				return usagef("--limit must be at least 1 and --around not negative")
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -36,15 +37,6 @@ func registerGlobalFlags(root *cobra.Command) {
 	p.String(flagLogLevel, "", "log level: debug, info, warn, error (env TALARIA_LOG_LEVEL); logs go to $TALARIA_HOME/logs, debug shows everything on stderr too")
 }
 
-// commonFlags gives a command the configuration the global flags, the
-// environment and $TALARIA_HOME/config.yaml make.
-type commonFlags struct {
-	cmd *cobra.Command
-}
-
-// register binds f to c, whose global flags loadConfig reads.
-func (f *commonFlags) register(c *cobra.Command) { f.cmd = c }
-
 // overrides are the global flags given on c's command line: a flag given
 // overrides even when empty (--db "" clears a configured value).
 func overrides(c *cobra.Command) config.Overrides {
@@ -52,10 +44,7 @@ func overrides(c *cobra.Command) config.Overrides {
 		if c == nil {
 			return nil
 		}
-		fl := c.Flags().Lookup(name)
-		if fl == nil {
-			fl = c.InheritedFlags().Lookup(name)
-		}
+		fl := cmp.Or(c.Flags().Lookup(name), c.InheritedFlags().Lookup(name))
 		if fl == nil || !fl.Changed {
 			return nil
 		}
@@ -78,34 +67,31 @@ func overrides(c *cobra.Command) config.Overrides {
 // that writes creates $TALARIA_HOME (checked writable); one that only
 // reads (readOnlyCommands) creates nothing, and when what it would read
 // does not exist yet it says so in one line.
-func (f *commonFlags) loadConfig() (config.Config, error) {
+func loadConfig(cmd *cobra.Command) (config.Config, error) {
 	home, err := config.HomeDir(os.Getenv)
 	if err != nil {
 		return config.Config{}, usageErr(err)
 	}
-	need, readOnly := readOnlyCommands[commandPath(f.cmd)]
+	need, readOnly := readOnlyCommands[commandPath(cmd)]
 	if !readOnly {
 		if err := talaria.EnsureHome(home); err != nil {
 			return config.Config{}, usageErr(err)
 		}
 	}
-	cfg, err := config.Resolve(home, os.Getenv, overrides(f.cmd))
+	cfg, err := config.Resolve(home, os.Getenv, overrides(cmd))
 	if err != nil {
 		return cfg, usageErr(err)
 	}
 	if readOnly {
 		if err := nothingYet(cfg, need); err != nil {
-			if !need.lookup && need.store && wantsJSON(f.cmd) {
-				empty := need.empty
-				if empty == "" {
-					empty = "[]"
-				}
-				fmt.Fprintln(f.cmd.OutOrStdout(), empty) // an empty listing, for a program reading it
+			if !need.lookup && need.store && wantsJSON(cmd) {
+				empty := cmp.Or(need.empty, "[]")
+				fmt.Fprintln(cmd.OutOrStdout(), empty) // an empty listing, for a program reading it
 			}
 			return cfg, err
 		}
 	}
-	setupLogs(f.cmd, cfg, !readOnly)
+	setupLogs(cmd, cfg, !readOnly)
 	return cfg, nil
 }
 

@@ -92,10 +92,7 @@ func skillsCommand(use, short string, args cobra.PositionalArgs, withOutput bool
 	run func(w io.Writer, cfg config.Config, args []string, asJSON bool) error) *cobra.Command {
 	var out outputFormat
 	c := configCommand(use, short, args, func(cmd *cobra.Command, cfg config.Config, a []string) error {
-		asJSON, err := out.json()
-		if err != nil {
-			return err
-		}
+		asJSON := out.json()
 		return run(cmd.OutOrStdout(), cfg, a, asJSON)
 	})
 	if withOutput {
@@ -107,18 +104,16 @@ func skillsCommand(use, short string, args cobra.PositionalArgs, withOutput bool
 // configCommand builds a command that runs with the configuration loaded
 // (and the global flags that choose it).
 func configCommand(use, short string, args cobra.PositionalArgs, run func(cmd *cobra.Command, cfg config.Config, args []string) error) *cobra.Command {
-	var common commonFlags
 	c := &cobra.Command{
 		Use: use, Short: short, Args: args,
 		RunE: func(cmd *cobra.Command, a []string) error {
-			cfg, err := common.loadConfig()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
 			return run(cmd, cfg, a)
 		},
 	}
-	common.register(c)
 	return c
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/talaria-agent/talaria"
@@ -131,12 +132,7 @@ func currentLine(c *talaria.CurrentWork, waits []talaria.ActivityWait) string {
 // betweenAttempts reports whether a wait shows a step waiting for its next
 // attempt (which says what the last notice would). Pure.
 func betweenAttempts(waits []talaria.ActivityWait) bool {
-	for _, wt := range waits {
-		if wt.NextAttempt != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(waits, func(wt talaria.ActivityWait) bool { return wt.NextAttempt != nil })
 }
 
 // printAsks writes the approval or question the turn waits on, with the
@@ -172,10 +168,7 @@ down (rate limited, refused) and for how long.
 Exit status 1 for a session the store does not hold.`, 1,
 		format.register,
 		func(cmd *cobra.Command, cfg config.Config, rt *talaria.Runtime, args []string) error {
-			asJSON, err := format.json()
-			if err != nil {
-				return err
-			}
+			asJSON := format.json()
 			r, err := rt.SessionStatus(cmd.Context(), args[0])
 			if errors.Is(err, talaria.ErrNoSession) {
 				return &exitError{code: exitFailure, err: fmt.Errorf("no session %q (see 'talaria sessions list')", args[0])}

@@ -28,7 +28,6 @@ type toolView struct {
 }
 
 func newToolsCommand() *cobra.Command {
-	var common commonFlags
 	var out outputFormat
 	c := &cobra.Command{
 		Use:   "tools",
@@ -42,11 +41,8 @@ answered "outcome unknown"), and whether this configuration offers it (a tool
 that needs a service, such as web_search, says what to set when none is).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
-			cfg, err := common.loadConfig()
+			asJSON := out.json()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -90,7 +86,6 @@ that needs a service, such as web_search, says what to set when none is).`,
 			return nil
 		},
 	}
-	common.register(c)
 	out.register(c)
 	return c
 }

@@ -14,7 +14,6 @@ import (
 )
 
 func newUsageCommand() *cobra.Command {
-	var common commonFlags
 	var out outputFormat
 	var session, since string
 	c := &cobra.Command{
@@ -31,10 +30,7 @@ in config.yaml). A model without a known price counts its tokens and no cost.
   talaria usage --session ID -o json one session, as JSON`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			asJSON, err := out.json()
-			if err != nil {
-				return err
-			}
+			asJSON := out.json()
 			f := talaria.UsageFilter{SessionID: strings.TrimSpace(session)}
 			if since != "" {
 				d, err := parseSince(since)
@@ -43,7 +39,7 @@ in config.yaml). A model without a known price counts its tokens and no cost.
 				}
 				f.Since = time.Now().Add(-d)
 			}
-			cfg, err := common.loadConfig()
+			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
 			}
@@ -63,7 +59,6 @@ in config.yaml). A model without a known price counts its tokens and no cost.
 			return nil
 		},
 	}
-	common.register(c)
 	out.register(c)
 	c.Flags().StringVar(&session, "session", "", "only this session's calls")
 	c.Flags().StringVar(&since, "since", "", "only calls this recent: 90m, 24h, 7d, 2w")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -114,10 +115,7 @@ func moduleVersion(deps []*debug.Module, path string) string {
 			}
 			return m.Version + " (replaced by " + r.Path + ")"
 		}
-		if m.Version == "" {
-			return unknown
-		}
-		return m.Version
+		return cmp.Or(m.Version, unknown)
 	}
 	return unknown
 }

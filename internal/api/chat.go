@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -190,10 +191,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("X-Talaria-Session-Id", session)
 	w.Header().Set("X-Talaria-Run-Id", runID(runPrefix, turnID))
 	stopOnDisconnect := truthy(r.Header.Get("X-Talaria-Stop-On-Disconnect"))
-	shownModel := req.Model
-	if shownModel == "" {
-		shownModel = DefaultModelID
-	}
+	shownModel := cmp.Or(req.Model, DefaultModelID)
 	id := "chatcmpl-" + runID(runPrefix, turnID)
 	if req.Stream {
 		withUsage := req.StreamOptions != nil && req.StreamOptions.IncludeUsage
@@ -375,8 +373,7 @@ func (s *Server) handleModels(w http.ResponseWriter, _ *http.Request) error {
 	for _, id := range s.modelIDs() {
 		list.Data = append(list.Data, model{ID: id, Object: "model", OwnedBy: "talaria"})
 	}
-	writeJSON(w, http.StatusOK, list)
-	return nil
+	return writeJSON(w, http.StatusOK, list)
 }
 
 // handleCapabilities answers GET /v1/capabilities: what this API offers.

@@ -75,13 +75,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, e.status, errorBody{Error: e})
 }
 
-// writeJSON answers v as JSON with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// writeJSON answers v as JSON with status; it returns nil, so that a
+// handler can end with it (a failed write is the client's going away).
+func writeJSON(w http.ResponseWriter, status int, v any) error {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
+	return nil
 }
 
 // decodeJSON reads the request body into v: one JSON object, no unknown

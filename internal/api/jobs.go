@@ -134,8 +134,7 @@ func (s *Server) handleListJobs(w http.ResponseWriter, r *http.Request) error {
 	for i, j := range jobs {
 		views[i] = cronjob.NewView(j, now)
 	}
-	writeJSON(w, http.StatusOK, newList(views, false))
-	return nil
+	return writeJSON(w, http.StatusOK, newList(views, false))
 }
 
 // handleCreateJob answers POST /api/jobs with 201 and the job, enabled.
@@ -172,8 +171,7 @@ func (s *Server) handleCreateJob(w http.ResponseWriter, r *http.Request) error {
 		return jobError(err)
 	}
 	w.Header().Set("Location", "/api/jobs/"+created.ID)
-	writeJSON(w, http.StatusCreated, cronjob.NewView(*created, time.Now()))
-	return nil
+	return writeJSON(w, http.StatusCreated, cronjob.NewView(*created, time.Now()))
 }
 
 // loadJob is the job of the path (by id or name), or a 404.
@@ -192,8 +190,7 @@ func (s *Server) handleGetJob(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, cronjob.NewView(*j, time.Now()))
-	return nil
+	return writeJSON(w, http.StatusOK, cronjob.NewView(*j, time.Now()))
 }
 
 // handleEditJob answers PATCH /api/jobs/{id}: the fields given change,
@@ -239,8 +236,7 @@ func (s *Server) answerJob(w http.ResponseWriter, r *http.Request, id string, st
 	if err != nil {
 		return err
 	}
-	writeJSON(w, status, cronjob.NewView(*j, time.Now()))
-	return nil
+	return writeJSON(w, status, cronjob.NewView(*j, time.Now()))
 }
 
 // handleDeleteJob answers DELETE /api/jobs/{id}: the job and its runs go.
@@ -255,8 +251,7 @@ func (s *Server) handleDeleteJob(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	writeJSON(w, http.StatusOK, deleted{ID: j.ID, Object: "job.deleted", Deleted: true})
-	return nil
+	return writeJSON(w, http.StatusOK, deleted{ID: j.ID, Object: "job.deleted", Deleted: true})
 }
 
 // handleToggleJob answers POST /api/jobs/{id}/pause and /resume: the job
@@ -300,8 +295,7 @@ func (s *Server) handleRunJob(w http.ResponseWriter, r *http.Request) error {
 		run = *rec
 	}
 	w.Header().Set("Location", "/api/jobs/"+j.ID+"/runs")
-	writeJSON(w, http.StatusAccepted, jobRun{JobID: j.ID, RunView: cronjob.NewRunViews([]models.CronRun{run})[0]})
-	return nil
+	return writeJSON(w, http.StatusAccepted, jobRun{JobID: j.ID, RunView: cronjob.NewRunViews([]models.CronRun{run})[0]})
 }
 
 // handleJobRuns answers GET /api/jobs/{id}/runs?limit=N: the job's runs,
@@ -323,6 +317,5 @@ func (s *Server) handleJobRuns(w http.ResponseWriter, r *http.Request) error {
 	if more {
 		runs = runs[:limit]
 	}
-	writeJSON(w, http.StatusOK, newList(cronjob.NewRunViews(runs), more))
-	return nil
+	return writeJSON(w, http.StatusOK, newList(cronjob.NewRunViews(runs), more))
 }

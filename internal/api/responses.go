@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -69,10 +70,7 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) error {
 	if end.err != nil {
 		return end.err
 	}
-	shown := req.Model
-	if shown == "" {
-		shown = DefaultModelID
-	}
+	shown := cmp.Or(req.Model, DefaultModelID)
 	id := runID(responsePrefix, turnID)
 	status := "completed"
 	var incomplete any

@@ -54,8 +54,7 @@ func (s *Server) public(r *http.Request) bool {
 
 // handleHealth answers GET /health without a key: the process answers.
 func (s *Server) handleHealth(w http.ResponseWriter, _ *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	return nil
+	return writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 // jsonFallback answers, in the JSON error shape, what mux would answer in

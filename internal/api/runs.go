@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -103,8 +104,7 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	id := runID(runPrefix, turnID)
 	w.Header().Set("Location", "/v1/runs/"+id)
-	writeJSON(w, http.StatusAccepted, runStarted{RunID: id, SessionID: session, Status: status, EventsURL: "/v1/runs/" + id + "/events"})
-	return nil
+	return writeJSON(w, http.StatusAccepted, runStarted{RunID: id, SessionID: session, Status: status, EventsURL: "/v1/runs/" + id + "/events"})
 }
 
 // run is GET /v1/runs/{id}.
@@ -174,9 +174,7 @@ func (s *Server) turnOf(ctx context.Context, turnID, session string) (*models.Tu
 		return nil, unavailable(derr)
 	}
 	info := d.GetWorkflowExecutionInfo()
-	if t == nil {
-		t = &models.Turn{ID: turnID, SessionID: session, Status: "running", StartedAt: info.GetStartTime().AsTime()}
-	}
+	t = cmp.Or(t, &models.Turn{ID: turnID, SessionID: session, Status: "running", StartedAt: info.GetStartTime().AsTime()})
 	if status, closed := closedStatus(info.GetStatus()); closed {
 		ended := info.GetCloseTime().AsTime()
 		t.Status, t.ExitReason, t.EndedAt = status, status, &ended
@@ -242,8 +240,7 @@ func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) error {
 		out.Iteration, out.CurrentTool, out.APICalls = p.Iteration, p.CurrentTool, p.APICalls
 		out.PendingApproval, out.PendingQuestion = p.PendingApproval, p.PendingQuestion
 	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return writeJSON(w, http.StatusOK, out)
 }
 
 // handleRunEvents answers GET /v1/runs/{id}/events: the run's live events
@@ -295,8 +292,7 @@ func (s *Server) handleStopRun(w http.ResponseWriter, r *http.Request) error {
 	if err := s.signalRun(r, s.rt.Signal(r.Context(), t.ID, workflows.SignalInterrupt, "stopped through the API")); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "status": "stopping"})
-	return nil
+	return writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "status": "stopping"})
 }
 
 // textBody is {text}.
@@ -329,8 +325,7 @@ func (s *Server) handleSteerRun(w http.ResponseWriter, r *http.Request) error {
 	if reached != t.ID {
 		out["status"], out["next_run_id"] = "ended_first", runID(runPrefix, reached)
 	}
-	writeJSON(w, http.StatusAccepted, out)
-	return nil
+	return writeJSON(w, http.StatusAccepted, out)
 }
 
 // approvalBody is POST /v1/runs/{id}/approval.
@@ -393,8 +388,7 @@ func (s *Server) handleAnswerRun(w http.ResponseWriter, r *http.Request) error {
 	if err := s.signalRun(r, s.rt.Answer(r.Context(), t.ID, p.PendingQuestion.CallID, body.Text)); err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "call_id": p.PendingQuestion.CallID})
-	return nil
+	return writeJSON(w, http.StatusAccepted, map[string]string{"run_id": r.PathValue("id"), "call_id": p.PendingQuestion.CallID})
 }
 
 func callNote(id string) string {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -9,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,20 +51,16 @@ type Options struct {
 	Workdir string
 	// Logger receives the server's errors (default slog.Default()).
 	Logger *slog.Logger
-	// EventPoll is how often an event stream looks for new events
-	// (default 50ms).
-	EventPoll time.Duration
 }
 
 // Server is the HTTP API.
 type Server struct {
-	rt        *engine.Runtime
-	cfg       config.Config
-	keySum    [sha256.Size]byte
-	workdir   string
-	logger    *slog.Logger
-	eventPoll time.Duration
-	handler   http.Handler
+	rt      *engine.Runtime
+	cfg     config.Config
+	keySum  [sha256.Size]byte
+	workdir string
+	logger  *slog.Logger
+	handler http.Handler
 	// patterns are the API's routes as registered (the page's aside).
 	patterns []string
 	http     *http.Server
@@ -78,13 +76,8 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("api: the key must be at least %d characters", config.MinAPIKeyLen)
 	}
 	s := &Server{rt: o.Runtime, cfg: o.Config, keySum: sha256.Sum256([]byte(o.Key)), workdir: o.Workdir,
-		logger: o.Logger, eventPoll: o.EventPoll}
-	if s.logger == nil {
-		s.logger = slog.Default()
-	}
-	if s.eventPoll <= 0 {
-		s.eventPoll = 50 * time.Millisecond
-	}
+		logger: o.Logger}
+	s.logger = cmp.Or(s.logger, slog.Default())
 	s.handler = s.routes()
 	return s, nil
 }
@@ -113,12 +106,7 @@ func loopbackOnly(listen string) bool {
 	if err != nil || len(addrs) == 0 {
 		return false
 	}
-	for _, a := range addrs {
-		if ip := net.ParseIP(a); ip == nil || !ip.IsLoopback() {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(addrs, func(a string) bool { ip := net.ParseIP(a); return ip == nil || !ip.IsLoopback() })
 }
 
 // Handler is the API's HTTP handler.

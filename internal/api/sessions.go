@@ -105,8 +105,7 @@ func (s *Server) handleListSessions(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newList(sessions, more))
-	return nil
+	return writeJSON(w, http.StatusOK, newList(sessions, more))
 }
 
 // sessionView is a session as the API shows it, its turns counted.
@@ -142,8 +141,7 @@ func (s *Server) handleGetSession(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, v)
-	return nil
+	return writeJSON(w, http.StatusOK, v)
 }
 
 // handleSessionStatus answers GET /api/sessions/{id}/status: what the
@@ -161,8 +159,7 @@ func (s *Server) handleSessionStatus(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, st)
-	return nil
+	return writeJSON(w, http.StatusOK, st)
 }
 
 // handleSessionMessages answers GET /api/sessions/{id}/messages: the
@@ -177,8 +174,7 @@ func (s *Server) handleSessionMessages(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newList(sessionview.NewMessages(msgs), false))
-	return nil
+	return writeJSON(w, http.StatusOK, newList(sessionview.NewMessages(msgs), false))
 }
 
 // handleSearchSessions answers GET /api/sessions/search?q=...&limit=N&around=M:
@@ -214,8 +210,7 @@ func (s *Server) handleSearchSessions(w http.ResponseWriter, r *http.Request) er
 	for _, g := range groups {
 		hits += len(g.Hits)
 	}
-	writeJSON(w, http.StatusOK, newList(sessionview.NewSearch(groups), hits >= limit))
-	return nil
+	return writeJSON(w, http.StatusOK, newList(sessionview.NewSearch(groups), hits >= limit))
 }
 
 // handleDeleteSession answers DELETE /api/sessions/{id}: the session and
@@ -239,8 +234,7 @@ func (s *Server) handleDeleteSession(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, deleted{ID: sess.ID, Object: "session.deleted", Deleted: true})
-	return nil
+	return writeJSON(w, http.StatusOK, deleted{ID: sess.ID, Object: "session.deleted", Deleted: true})
 }
 
 // forkRequest is the optional body of POST /api/sessions/{id}/fork.
@@ -284,6 +278,5 @@ func (s *Server) handleForkSession(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	w.Header().Set("Location", "/api/sessions/"+fork.ID)
-	writeJSON(w, http.StatusCreated, v)
-	return nil
+	return writeJSON(w, http.StatusCreated, v)
 }

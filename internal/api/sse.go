@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,9 @@ import (
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/models"
 )
+
+// eventPoll is how often an event stream looks for new events.
+const eventPoll = 50 * time.Millisecond
 
 // keepAlive is how often an idle event stream sends a comment, so that
 // proxies and clients do not take it for dead.
@@ -134,7 +138,7 @@ func eventOf(ev models.Event) eventOut {
 func (s *Server) followEvents(ctx context.Context, turnID string, afterID int64, sse *sseWriter, fn func(eventOut) error) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	tail := events.Tail(ctx, s.rt.Store, turnID, afterID, s.eventPoll)
+	tail := events.Tail(ctx, s.rt.Store, turnID, afterID, eventPoll)
 	alive := time.NewTicker(keepAlive)
 	defer alive.Stop()
 	check := time.NewTicker(time.Second)
@@ -172,10 +176,7 @@ func (s *Server) followEvents(ctx context.Context, turnID string, afterID int64,
 // lastEventID is where a client resumes: the Last-Event-ID header, else
 // the after query parameter; 0 from the start.
 func lastEventID(r *http.Request) (int64, error) {
-	v := r.Header.Get("Last-Event-ID")
-	if v == "" {
-		v = r.URL.Query().Get("after")
-	}
+	v := cmp.Or(r.Header.Get("Last-Event-ID"), r.URL.Query().Get("after"))
 	if v == "" {
 		return 0, nil
 	}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -235,10 +236,7 @@ func (s *Server) ownTurnMode() workflows.BusyMode {
 // sessionHeader is the session a request names by header, or "" for none;
 // an invalid one is an error.
 func sessionHeader(r *http.Request) (string, error) {
-	id := r.Header.Get("X-Talaria-Session-Id")
-	if id == "" {
-		id = r.Header.Get("X-Hermes-Session-Id")
-	}
+	id := cmp.Or(r.Header.Get("X-Talaria-Session-Id"), r.Header.Get("X-Hermes-Session-Id"))
 	if id != "" && !validSession(id) {
 		return "", badRequest("invalid_session_id", "session id %q: use 1-128 letters, digits, '.', '_', '~' or '-'", oneLine(id))
 	}

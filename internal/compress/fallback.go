@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -26,18 +27,13 @@ func FallbackSummary(head, middle []models.Message) string {
 			}
 		}
 	}
-	if task == "" {
-		task = "(unknown: no user message in the compacted range)"
-	}
+	task = cmp.Or(task, "(unknown: no user message in the compacted range)")
 
 	var order []string
 	counts := map[string]int{}
 	for _, m := range middle {
 		for _, tc := range m.ToolCalls {
-			name := strings.TrimSpace(tc.Function.Name)
-			if name == "" {
-				name = "(unnamed tool)"
-			}
+			name := cmp.Or(strings.TrimSpace(tc.Function.Name), "(unnamed tool)")
 			if counts[name] == 0 {
 				order = append(order, name)
 			}

@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"cmp"
 	"strings"
 )
 
@@ -55,10 +56,7 @@ func renderSummary(preamble string, body func(section int) string) string {
 		b.WriteString("\n")
 	}
 	for i, s := range Sections {
-		text := strings.TrimSpace(body(i))
-		if text == "" {
-			text = noneText
-		}
+		text := cmp.Or(strings.TrimSpace(body(i)), noneText)
 		b.WriteString("\n## ")
 		b.WriteString(s)
 		b.WriteString("\n")

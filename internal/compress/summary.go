@@ -1,6 +1,7 @@
 package compress
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -65,10 +66,7 @@ func SummaryRequest(middle []models.Message, previous string) string {
 
 // writeTranscriptLine writes one message of the transcript.
 func writeTranscriptLine(b *strings.Builder, m models.Message) {
-	role := m.Role
-	if role == "" {
-		role = "unknown"
-	}
+	role := cmp.Or(m.Role, "unknown")
 	if role == "tool" && m.Name != "" {
 		role = "tool (" + m.Name + ")"
 	}
@@ -80,10 +78,7 @@ func writeTranscriptLine(b *strings.Builder, m models.Message) {
 		}
 		fmt.Fprintf(&body, "-> %s(%s)", tc.Function.Name, clip(tc.Function.Arguments, transcriptArgsChars))
 	}
-	text := strings.TrimSpace(clip(body.String(), transcriptMessageChars))
-	if text == "" {
-		text = "(empty)"
-	}
+	text := cmp.Or(strings.TrimSpace(clip(body.String(), transcriptMessageChars)), "(empty)")
 	b.WriteString(role)
 	b.WriteString(": ")
 	b.WriteString(text)

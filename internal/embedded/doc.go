@@ -12,7 +12,7 @@
 //
 // Start returns only once the frontend answers requests and the configured
 // namespace is registered and usable. The server is tuned for a single node
-// (see DefaultDynamicConfig), its internal services find each other through
+// (see defaultDynamicConfig), its internal services find each other through
 // a static host list instead of gossip membership, pprof is off, metrics
 // go to Options.Meter when set (else nowhere), and its logs are bridged to
 // log/slog.

@@ -1,18 +1,15 @@
 package embedded
 
 import (
-	"maps"
-
 	"go.temporal.io/server/common/dynamicconfig"
 )
 
 // queuePollRPS replaces the server's default of 20 polls per second for each
-// history queue reader (see DefaultDynamicConfig).
+// history queue reader (see defaultDynamicConfig).
 const queuePollRPS = 10000
 
-// DefaultDynamicConfig returns the dynamic config values Start applies unless
-// Options.UntunedDynamicConfig is set. Options.DynamicConfig entries override
-// them key by key. The returned map is a fresh copy.
+// defaultDynamicConfig holds the dynamic config values Start applies unless
+// Options.UntunedDynamicConfig is set.
 //
 // The server's defaults target a multi-node cluster under heavy load; on a
 // single embedded node they mostly add latency:
@@ -40,10 +37,6 @@ const queuePollRPS = 10000
 // what one SQLite connection delivers; limit.blobSize.error/warn (2 MiB/512
 // KiB) bound payload sizes and are fine; eager workflow start and eager
 // activity execution are already on by default.
-func DefaultDynamicConfig() map[string]any {
-	return maps.Clone(defaultDynamicConfig)
-}
-
 var defaultDynamicConfig = map[string]any{
 	dynamicconfig.TransferProcessorMaxPollRPS.Key().String():   queuePollRPS,
 	dynamicconfig.TimerProcessorMaxPollRPS.Key().String():      queuePollRPS,
@@ -60,17 +53,14 @@ var defaultDynamicConfig = map[string]any{
 	dynamicconfig.FrontendMaxNamespaceRPSPerInstance.Key().String(): 10000,
 }
 
-// buildDynamicConfig merges the tuning defaults (unless untuned) with the
-// caller's overrides into the server's static client.
-func buildDynamicConfig(untuned bool, overrides map[string]any) dynamicconfig.StaticClient {
-	out := make(dynamicconfig.StaticClient, len(defaultDynamicConfig)+len(overrides))
+// buildDynamicConfig is the tuning defaults (none when untuned) as the
+// server's static client.
+func buildDynamicConfig(untuned bool) dynamicconfig.StaticClient {
+	out := dynamicconfig.StaticClient{}
 	if !untuned {
 		for k, v := range defaultDynamicConfig {
 			out[dynamicconfig.MakeKey(k)] = v
 		}
-	}
-	for k, v := range overrides {
-		out[dynamicconfig.MakeKey(k)] = v
 	}
 	return out
 }

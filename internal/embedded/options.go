@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
 	"net"
@@ -46,14 +47,11 @@ type Options struct {
 	// LogLevel is the lowest level of server logs passed to Logger. Default
 	// slog.LevelWarn: the server is chatty at info level.
 	LogLevel slog.Leveler
-	// DynamicConfig holds extra dynamic config values (setting name -> value,
-	// names are case-insensitive) applied over DefaultDynamicConfig.
-	DynamicConfig map[string]any
 	// TLS, when set, makes every port of the server require mutual TLS with
 	// this credential (see TLS); nil serves plaintext to any local caller.
 	TLS *TLS
-	// UntunedDynamicConfig skips DefaultDynamicConfig so only the server's
-	// own defaults and DynamicConfig apply; for comparisons.
+	// UntunedDynamicConfig skips defaultDynamicConfig so only the server's
+	// own defaults apply; for comparisons.
 	UntunedDynamicConfig bool
 	// NoSystemWorker leaves out Temporal's internal worker service, which
 	// runs the server's own system workflows (history and task queue
@@ -77,12 +75,8 @@ const (
 // withDefaults returns a copy of o with defaults filled in, or an error
 // wrapping ErrInvalidOptions.
 func (o Options) withDefaults() (Options, error) {
-	if o.Namespace == "" {
-		o.Namespace = defaultNamespace
-	}
-	if o.IP == "" {
-		o.IP = defaultIP
-	}
+	o.Namespace = cmp.Or(o.Namespace, defaultNamespace)
+	o.IP = cmp.Or(o.IP, defaultIP)
 	if net.ParseIP(o.IP) == nil {
 		return o, fmt.Errorf("%w: IP %q is not an IP address", ErrInvalidOptions, o.IP)
 	}
@@ -94,12 +88,8 @@ func (o Options) withDefaults() (Options, error) {
 			return o, err
 		}
 	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
-	if o.LogLevel == nil {
-		o.LogLevel = slog.LevelWarn
-	}
+	o.Logger = cmp.Or(o.Logger, slog.Default())
+	o.LogLevel = cmp.Or[slog.Leveler](o.LogLevel, slog.LevelWarn)
 	return o, nil
 }
 

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/md5" // #nosec G501 -- a checksum of a schema manifest for the update log, as Temporal's own tool writes it
 	"database/sql"
@@ -92,17 +93,11 @@ func postgresConfig(dsn string) (*config.SQL, error) {
 	if host == "" {
 		return nil, fmt.Errorf("%w: DSN names no host", ErrPostgres)
 	}
-	port := u.Port()
-	if port == "" {
-		port = "5432"
-	}
+	port := cmp.Or(u.Port(), "5432")
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return nil, fmt.Errorf("%w: DSN port %q is not a port", ErrPostgres, port)
 	}
-	db := strings.TrimPrefix(u.Path, "/")
-	if db == "" {
-		db = defaultPostgresDB
-	}
+	db := cmp.Or(strings.TrimPrefix(u.Path, "/"), defaultPostgresDB)
 	if err := checkDatabaseName(db); err != nil {
 		return nil, err
 	}

@@ -153,7 +153,7 @@ func serverOptions(o Options, p ports, sqlCfg *config.SQL) []temporal.ServerOpti
 		temporal.ForServices(o.services()),
 		temporal.WithStaticHosts(staticHosts(o, p)),
 		temporal.WithLogger(newSlogLogger(o.Logger, o.LogLevel)),
-		temporal.WithDynamicConfigClient(buildDynamicConfig(o.UntunedDynamicConfig, o.DynamicConfig)),
+		temporal.WithDynamicConfigClient(buildDynamicConfig(o.UntunedDynamicConfig)),
 		temporal.WithCustomMetricsHandler(serverMetrics(o)),
 		temporal.WithAuthorizer(authorization.NewNoopAuthorizer()),
 		temporal.WithClaimMapper(func(*config.Config) authorization.ClaimMapper {

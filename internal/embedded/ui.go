@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"encoding/base64"
@@ -27,10 +28,6 @@ import (
 	"github.com/talaria-agent/talaria/internal/sandbox"
 )
 
-// DefaultUIPort is the Web UI's port when none is configured, the one
-// `temporal server start-dev` uses.
-const DefaultUIPort = 8233
-
 // ErrUIPortUnavailable reports that the Web UI's address cannot be bound.
 var ErrUIPortUnavailable = errors.New("embedded: web UI port unavailable")
 
@@ -45,10 +42,6 @@ type UIOptions struct {
 	// the session cookie; every request without the cookie is refused.
 	// It must be at least MinUITokenLen characters.
 	Token string
-	// AllowWrites enables the UI's write actions (terminate, cancel,
-	// signal, reset, start, batch operations). Default off: Talaria's own
-	// commands (talaria stop, steer) act on turns.
-	AllowWrites bool
 	// Logger receives the UI server's errors. Default: slog.Default().
 	Logger *slog.Logger
 }
@@ -100,7 +93,7 @@ func (s *Server) StartUI(ctx context.Context, o UIOptions) (*UI, error) {
 		token: o.Token,
 		done:  make(chan struct{}),
 		http: &http.Server{
-			Handler:           newGuard(o.Token, port, h, withWrites(o.AllowWrites)),
+			Handler:           newGuard(o.Token, port, h),
 			ReadHeaderTimeout: 10 * time.Second,
 			ErrorLog:          slog.NewLogLogger(o.Logger.Handler(), slog.LevelDebug),
 		},
@@ -155,9 +148,7 @@ func (s *Server) uiDefaults(o UIOptions) (UIOptions, error) {
 	if len(o.Token) < MinUITokenLen {
 		return o, fmt.Errorf("%w: UI token shorter than %d characters", ErrInvalidOptions, MinUITokenLen)
 	}
-	if o.Logger == nil {
-		o.Logger = slog.Default()
-	}
+	o.Logger = cmp.Or(o.Logger, slog.Default())
 	return o, nil
 }
 
@@ -173,18 +164,16 @@ func (s *Server) uiConfig(o UIOptions) (*uiconfig.Config, error) {
 		NotifyOnNewVersion:  false,
 		HideLogs:            true,
 		Distribution:        "talaria",
-		DisableWriteActions: !o.AllowWrites,
+		DisableWriteActions: true,
 		// The guard's cookie is SameSite=Strict; the UI's CSRF cookie
 		// travels over the same plain-HTTP loopback connection.
 		CORS: uiconfig.CORS{CookieInsecure: true},
 	}
-	if !o.AllowWrites {
-		cfg.WorkflowTerminateDisabled, cfg.WorkflowCancelDisabled = true, true
-		cfg.WorkflowSignalDisabled, cfg.WorkflowUpdateDisabled = true, true
-		cfg.WorkflowResetDisabled, cfg.WorkflowPauseDisabled = true, true
-		cfg.BatchActionsDisabled, cfg.StartWorkflowDisabled = true, true
-		cfg.ActivityCommandsDisabled = true
-	}
+	cfg.WorkflowTerminateDisabled, cfg.WorkflowCancelDisabled = true, true
+	cfg.WorkflowSignalDisabled, cfg.WorkflowUpdateDisabled = true, true
+	cfg.WorkflowResetDisabled, cfg.WorkflowPauseDisabled = true, true
+	cfg.BatchActionsDisabled, cfg.StartWorkflowDisabled = true, true
+	cfg.ActivityCommandsDisabled = true
 	if s.tls != nil {
 		t, err := uiTLS(s.tls)
 		if err != nil {

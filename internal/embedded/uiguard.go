@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -64,38 +65,27 @@ func NewUIToken() (string, error) {
 // the same address without it (so the token leaves the address bar and
 // history); a request with the cookie passes; any other is refused with
 // 401 (no credential) or 403 (a wrong one) and one line saying where the
-// URL is. The comparisons take constant time. Unless writes are allowed,
-// an admitted request must also be a read (see readOnly), or it is refused
+// URL is. The comparisons take constant time. An admitted request must
+// also be a read (see readOnly), or it is refused
 // with 405 before it reaches the UI server.
 type guard struct {
-	token       []byte
-	cookie      []byte // the cookie's value, derived from token
-	cookieName  string
-	allowWrites bool
-	next        http.Handler
+	token      []byte
+	cookie     []byte // the cookie's value, derived from token
+	cookieName string
+	next       http.Handler
 }
 
-// guardOption configures newGuard.
-type guardOption func(*guard)
-
-// withWrites lets write requests through to the UI server.
-func withWrites(allow bool) guardOption { return func(g *guard) { g.allowWrites = allow } }
-
-func newGuard(token string, port int, next http.Handler, opts ...guardOption) *guard {
-	g := &guard{
+func newGuard(token string, port int, next http.Handler) *guard {
+	return &guard{
 		token: []byte(token), cookie: []byte(cookieValue(token)),
 		cookieName: UICookieName(port), next: next,
 	}
-	for _, o := range opts {
-		o(g)
-	}
-	return g
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch g.check(r) {
 	case guardPass:
-		if !g.allowWrites && !readOnly(r.Method, r.URL.EscapedPath()) {
+		if !readOnly(r.Method, r.URL.EscapedPath()) {
 			w.Header().Set("Allow", "GET, HEAD")
 			reply(w, http.StatusMethodNotAllowed, uiReadOnly)
 			return
@@ -176,12 +166,10 @@ func readOnly(method, rawPath string) bool {
 // hasDotSegment reports whether rawPath has a "." or ".." segment, also
 // percent-encoded, which a router that cleans paths would resolve.
 func hasDotSegment(rawPath string) bool {
-	for _, seg := range strings.Split(rawPath, "/") {
-		if d, err := url.PathUnescape(seg); err != nil || d == "." || d == ".." {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Split(rawPath, "/"), func(seg string) bool {
+		d, err := url.PathUnescape(seg)
+		return err != nil || d == "." || d == ".."
+	})
 }
 
 // withoutToken is u's path and query less the token parameter.

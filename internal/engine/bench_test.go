@@ -16,6 +16,7 @@ import (
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
@@ -55,7 +56,9 @@ func BenchmarkLoopOverhead(b *testing.B) {
 		}
 		defer store.Close()
 		rt := startRuntime(b, model) // only for its provider configuration
-		acts := &activities.Activities{Store: store, Tools: tools.Default(), Providers: providersFor(rt.Config), Stream: true,
+		acts := &activities.Activities{Store: store, Tools: tools.Default(), Providers: func(m string) ([]llm.Endpoint, error) {
+			return providerList(rt.Config.Model, rt.Config.FallbackProviders, m)
+		}, Stream: true,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 		workdir := b.TempDir()
 		measureLoop(b, model, func(n int) {

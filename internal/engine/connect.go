@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -28,9 +29,7 @@ const (
 // Connect makes a client-only Runtime for a running `talaria serve`: its
 // Temporal and its database, as it published them.
 func Connect(ctx context.Context, cfg config.Config, info ServeInfo, logger *slog.Logger) (rt *Runtime, err error) {
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger = cmp.Or(logger, slog.Default())
 	cfg.Temporal.Address = info.TemporalAddress
 	cfg.Temporal.Namespace = info.Namespace
 	cfg.DB = info.DB

@@ -121,10 +121,7 @@ func (c CronStarter) RunNow(ctx context.Context, job models.CronJob) (models.Cro
 			}
 			return failed, err
 		}
-		if err := c.rt.Store.MarkRunStarted(ctx, job.ID, slot, time.Now()); err != nil {
-			return run, err
-		}
-		return run, nil
+		return run, c.rt.Store.MarkRunStarted(ctx, job.ID, slot, time.Now())
 	}
 	return models.CronRun{}, fmt.Errorf("%s: no free run-now slot after %d tries: too many runs at once", job.Name, runNowAttempts)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -87,15 +88,10 @@ func providerList(cur config.Model, fallbacks []config.Provider, model string) (
 	if !cur.Configured() {
 		return nil, errors.New(NoEndpointHelp)
 	}
-	if model == "" {
-		model = cur.Name
-	}
+	model = cmp.Or(model, cur.Name)
 	list := []llm.Endpoint{endpointOf(cur.ProviderOptions, cur.Endpoint(), cur.Keys(), model)}
 	for _, f := range fallbacks {
-		name := f.Model
-		if name == "" {
-			name = model
-		}
+		name := cmp.Or(f.Model, model)
 		list = append(list, endpointOf(f.ProviderOptions, f.Endpoint(), f.Keys(), name))
 	}
 	return list, nil

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 
@@ -30,9 +31,7 @@ func metaOf(cfg config.Config, d *modelinfo.Discoverer) modelMeta {
 // setMeta takes cfg's model knowledge, keeping the answers discovered
 // so far (a reload does not ask the endpoints again); m.mu is held.
 func (m *ModelConfig) setMeta(cfg config.Config) {
-	if m.discoverer == nil {
-		m.discoverer = &modelinfo.Discoverer{}
-	}
+	m.discoverer = cmp.Or(m.discoverer, &modelinfo.Discoverer{})
 	m.meta = metaOf(cfg, m.discoverer)
 }
 
@@ -41,9 +40,7 @@ func (m *ModelConfig) setMeta(cfg config.Config) {
 func (m *ModelConfig) SetLogger(l *slog.Logger) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.discoverer == nil {
-		m.discoverer = &modelinfo.Discoverer{}
-	}
+	m.discoverer = cmp.Or(m.discoverer, &modelinfo.Discoverer{})
 	m.discoverer.Logger = l
 }
 
@@ -68,9 +65,7 @@ func targetOf(o config.ProviderOptions, baseURL string, keys []string, model str
 // (once per process) when the configuration leaves something unknown.
 func (m *ModelConfig) ModelInfo(ctx context.Context, model string) modelinfo.Resolved {
 	meta, cur := m.knowledge()
-	if model == "" {
-		model = cur.Name
-	}
+	model = cmp.Or(model, cur.Name)
 	if !cur.Configured() {
 		return meta.catalog.Info(model)
 	}
@@ -86,13 +81,6 @@ func (m *ModelConfig) ContextWindow(ctx context.Context, model string) int {
 		return meta.window
 	}
 	return m.ModelInfo(ctx, model).ContextWindow
-}
-
-// Price is model's price at the primary endpoint as this worker knows it
-// (configuration, discovery, the bundled table).
-func (m *ModelConfig) Price(model string) (modelinfo.Price, bool) {
-	r := m.ModelInfo(context.Background(), model)
-	return r.Price, r.Price.Known()
 }
 
 // PriceAt is the price of the model an endpoint served, as this worker

@@ -68,8 +68,8 @@ func TestModelConfigKnowsTheModel(t *testing.T) {
 	if list, _ := m.Providers(""); numCtx(list[0].ExtraBody) != 16384 {
 		t.Fatalf("a configured window: extra body %v", list[0].ExtraBody)
 	}
-	if p, ok := m.Price("llama3.1:8b"); !ok || p.Input != 0.1 {
-		t.Fatalf("Price = %+v %v", p, ok)
+	if p := m.ModelInfo(context.Background(), "llama3.1:8b").Price; !p.Known() || p.Input != 0.1 {
+		t.Fatalf("Price = %+v", p)
 	}
 	cfg.Compression.ContextWindow = 20000
 	m.Set(cfg)

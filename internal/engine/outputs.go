@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -25,9 +26,7 @@ func PruneOutputs(home string, now time.Time, logger *slog.Logger) {
 	if home == "" {
 		return
 	}
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger = cmp.Or(logger, slog.Default())
 	n, err := tools.PruneOutputs(OutputsDir(home), tools.DefaultOutputRetention, now)
 	if err != nil {
 		logger.Warn("kept tool outputs: some old ones could not be removed", "dir", OutputsDir(home), "removed", n, "err", err)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -85,10 +86,7 @@ type Runtime struct {
 // Start opens the store, embeds or dials Temporal and, when asked, starts the
 // worker. On error everything started so far is stopped again.
 func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, err error) {
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger := cmp.Or(opts.Logger, slog.Default())
 	rt = &Runtime{Config: cfg, logger: logger, telemetry: opts.Telemetry}
 	defer func() {
 		if err != nil {
@@ -300,9 +298,7 @@ func promptBuilder(home string, models *ModelConfig, toolNames []string, logger 
 	guidance := offeredGuidance(toolNames)
 	return func(_ context.Context, model, workdir string) (string, error) {
 		cur, _ := models.Current()
-		if model == "" {
-			model = cur.Name
-		}
+		model = cmp.Or(model, cur.Name)
 		p, err := prompt.Build(prompt.Inputs{
 			Home: home, Workdir: workdir, Model: model, Provider: providerHost(cur.Endpoint()),
 			Now: time.Now(), ToolGuidance: guidance, Logger: logger,
@@ -320,14 +316,6 @@ func providerHost(endpoint string) string {
 		return host
 	}
 	return endpoint
-}
-
-// providersFor resolves the configured endpoints for a model name: the
-// primary, then the fallbacks in order.
-func providersFor(cfg config.Config) func(string) ([]llm.Endpoint, error) {
-	return func(model string) ([]llm.Endpoint, error) {
-		return providerList(cfg.Model, cfg.FallbackProviders, model)
-	}
 }
 
 // Close stops the worker, the client, the embedded server and the store.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -22,22 +23,22 @@ var sdkRoutine = map[string]bool{
 	"RecordActivityHeartbeat with error": true,
 }
 
-// sdkHandler is the log handler given to the Temporal SDK: it drops
-// records below min (the SDK's chatty info logs) and lowers its routine
-// errors (sdkRoutine) to debug, shown only when the handler underneath
-// shows debug records.
-type sdkHandler struct {
+// lowerHandler is a log handler for the Temporal SDK's records: it drops
+// records below min and lowers to level to those routine says are
+// routine, shown only when the handler underneath shows that level.
+type lowerHandler struct {
 	slog.Handler
-	min slog.Level
+	min, to slog.Level
+	routine func(slog.Record) bool
 }
 
-func (h sdkHandler) Enabled(ctx context.Context, l slog.Level) bool {
+func (h lowerHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= h.min && h.Handler.Enabled(ctx, l)
 }
 
-func (h sdkHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level > slog.LevelDebug && sdkRoutine[r.Message] {
-		r.Level = slog.LevelDebug
+func (h lowerHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level > h.to && h.routine(r) {
+		r.Level = h.to
 		if !h.Handler.Enabled(ctx, r.Level) {
 			return nil
 		}
@@ -45,49 +46,29 @@ func (h sdkHandler) Handle(ctx context.Context, r slog.Record) error {
 	return h.Handler.Handle(ctx, r)
 }
 
-func (h sdkHandler) WithAttrs(a []slog.Attr) slog.Handler {
-	return sdkHandler{h.Handler.WithAttrs(a), h.min}
+func (h lowerHandler) WithAttrs(a []slog.Attr) slog.Handler {
+	h.Handler = h.Handler.WithAttrs(a)
+	return h
 }
 
-func (h sdkHandler) WithGroup(n string) slog.Handler {
-	return sdkHandler{h.Handler.WithGroup(n), h.min}
+func (h lowerHandler) WithGroup(n string) slog.Handler {
+	h.Handler = h.Handler.WithGroup(n)
+	return h
 }
 
 // quiet is the logger given to the Temporal SDK. A logger made by
 // logfile.Open routes every SDK record to the log file only (and to the
 // terminal too at debug level), as the SDK logs it, except that routine
-// stops are info lines (stopsHandler). Any other logger keeps the SDK's
+// stops are info lines (routineStop). Any other logger keeps the SDK's
 // info logs and its routine per-attempt errors out of the terminal (the
 // latter show with debug logging).
 func quiet(l *slog.Logger) *slog.Logger {
 	if h, ok := logfile.ForTemporal(l); ok {
-		return slog.New(stopsHandler{h})
+		// Routine stops are info lines; every record is kept.
+		return slog.New(lowerHandler{h, math.MinInt, slog.LevelInfo, routineStop})
 	}
-	return slog.New(sdkHandler{l.Handler(), slog.LevelWarn})
-}
-
-// stopsHandler lowers to info the SDK's records of routine stops
-// (routineStop): an activity cancelled because its turn was interrupted,
-// its workflow ended or its worker stopped is what a stop does, not an
-// error. The turn's own "turn ended" line says why it stopped.
-type stopsHandler struct{ slog.Handler }
-
-func (h stopsHandler) Handle(ctx context.Context, r slog.Record) error {
-	if r.Level > slog.LevelInfo && routineStop(r) {
-		r.Level = slog.LevelInfo
-		if !h.Handler.Enabled(ctx, r.Level) {
-			return nil
-		}
-	}
-	return h.Handler.Handle(ctx, r)
-}
-
-func (h stopsHandler) WithAttrs(a []slog.Attr) slog.Handler {
-	return stopsHandler{h.Handler.WithAttrs(a)}
-}
-
-func (h stopsHandler) WithGroup(n string) slog.Handler {
-	return stopsHandler{h.Handler.WithGroup(n)}
+	// The SDK's info logs are dropped, its routine errors lowered to debug.
+	return slog.New(lowerHandler{l.Handler(), slog.LevelWarn, slog.LevelDebug, func(r slog.Record) bool { return sdkRoutine[r.Message] }})
 }
 
 // sdkErrorKey is the key of the error the SDK attaches to its records.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -207,9 +208,7 @@ func (rt *Runtime) SessionStatus(ctx context.Context, id string) (Status, error)
 	running := st.Running
 	if g, err := rt.GoalProgress(ctx, id); err == nil {
 		r.Goal = &g
-		if running == "" {
-			running = g.Running // a goal's turns run under it, not the coordinator
-		}
+		running = cmp.Or(running, g.Running)
 	}
 	if running == "" {
 		return r, nil

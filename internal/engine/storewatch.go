@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,10 +119,7 @@ func (rt *Runtime) WatchStore(ctx context.Context, interval time.Duration, say f
 		watch, msg = watch.next(err)
 		switch {
 		case watch.health == storeGone:
-			name := rt.Store.File()
-			if name == "" {
-				name = "database"
-			}
+			name := cmp.Or(rt.Store.File(), "database")
 			return &StoreGoneError{Store: name, Err: err}
 		case watch.health == storeUnreachable && prev == storeOK:
 			rt.PauseWork()

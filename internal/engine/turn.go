@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -316,10 +317,7 @@ func (rt *Runtime) FillFinal(ctx context.Context, res *workflows.ConversationRes
 
 // FillMessages loads the session's messages in OpenAI format into res.
 func (rt *Runtime) FillMessages(ctx context.Context, res *workflows.ConversationResult) error {
-	id := res.ActiveSessionID
-	if id == "" {
-		id = res.SessionID
-	}
+	id := cmp.Or(res.ActiveSessionID, res.SessionID)
 	msgs, err := rt.Store.Messages(ctx, id)
 	if err != nil {
 		return fmt.Errorf("load messages of session %s: %w", id, err)

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -286,9 +287,7 @@ func (p *Publisher) append(ctx context.Context, batch []models.Event) (err error
 // logged as a warning, later ones of the same outage at debug level.
 func (p *Publisher) failed(lost int, err error) {
 	p.mu.Lock()
-	if p.err == nil {
-		p.err = err
-	}
+	p.err = cmp.Or(p.err, err)
 	p.failing++
 	first := p.failing == 1
 	p.mu.Unlock()

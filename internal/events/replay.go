@@ -82,6 +82,3 @@ func commonPrefix(a, b string) int {
 
 // startsRune reports whether c begins a UTF-8 sequence. Pure.
 func startsRune(c byte) bool { return c&0xC0 != 0x80 }
-
-// Text is the text shown of the current model call.
-func (s *Shown) Text() string { return s.shown.String() }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"slices"
-	"strings"
 	"sync"
 	"time"
 )
@@ -13,8 +12,6 @@ import (
 type Access struct {
 	Users    []string
 	AllowAll bool
-	// RefusalEvery bounds the refusals one stranger is sent (default 10m).
-	RefusalEvery time.Duration
 
 	mu      sync.Mutex
 	refused map[string]time.Time
@@ -23,17 +20,6 @@ type Access struct {
 // Refusal is what a stranger is told.
 const Refusal = "Sorry, this assistant only talks to the people its owner allowed. " +
 	"If that should include you, ask its owner for a pairing code and send it here as /pair CODE."
-
-// ParseUsers reads a comma- or space-separated list of user ids. Pure.
-func ParseUsers(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' }) {
-		if f = strings.TrimSpace(f); f != "" && !slices.Contains(out, f) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
 
 // Allowed reports whether user may reach the agent.
 func (a *Access) Allowed(user string) bool {
@@ -46,10 +32,7 @@ func (a *Access) Allowed(user string) bool {
 // ShouldRefuse reports whether a stranger is due a refusal now (the
 // first time, and once per RefusalEvery after), recording it.
 func (a *Access) ShouldRefuse(user string, now time.Time) bool {
-	every := a.RefusalEvery
-	if every <= 0 {
-		every = 10 * time.Minute
-	}
+	const every = 10 * time.Minute
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.refused == nil {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/modelinfo"
 	"github.com/talaria-agent/talaria/internal/textline"
@@ -216,15 +218,8 @@ func (g *Gateway) cmdModel(ctx context.Context, _ Platform, u Update, c Command)
 // modelOffered reports whether a chat may choose name: the configured
 // model or a fallback provider's ("": the server's).
 func (g *Gateway) modelOffered(name string) bool {
-	if name == "" || name == g.cfg.Model.Name {
-		return true
-	}
-	for _, p := range g.cfg.FallbackProviders {
-		if p.Model == name {
-			return true
-		}
-	}
-	return false
+	return name == "" || name == g.cfg.Model.Name ||
+		slices.ContainsFunc(g.cfg.FallbackProviders, func(p config.Provider) bool { return p.Model == name })
 }
 
 func (g *Gateway) cmdSessions(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -36,10 +37,7 @@ func (p ResetPolicy) due(last, now time.Time) bool {
 	if p.DailyHour < 0 || p.DailyHour > 23 {
 		return false
 	}
-	loc := p.Location
-	if loc == nil {
-		loc = time.Local
-	}
+	loc := cmp.Or(p.Location, time.Local)
 	n := now.In(loc)
 	boundary := time.Date(n.Year(), n.Month(), n.Day(), p.DailyHour, 0, 0, 0, loc)
 	if n.Before(boundary) {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -59,12 +60,8 @@ func New(o Options) (*Gateway, error) {
 	if o.Reset != nil {
 		g.reset = *o.Reset
 	}
-	if g.logger == nil {
-		g.logger = slog.Default()
-	}
-	if g.groups == "" {
-		g.groups = GroupPerUser
-	}
+	g.logger = cmp.Or(g.logger, slog.Default())
+	g.groups = cmp.Or(g.groups, GroupPerUser)
 	for _, p := range o.Platforms {
 		g.platforms[p.Name()] = p
 		if g.access[p.Name()] == nil {

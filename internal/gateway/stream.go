@@ -1,11 +1,13 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -206,10 +208,7 @@ func (d *draft) render(p Platform) string {
 // echo hi", its arguments cut short and escaped (they are the model's
 // text). Pure.
 func statusLine(name, args string) string {
-	name = compact(name, 40)
-	if name == "" {
-		name = "tool"
-	}
+	name = cmp.Or(compact(name, 40), "tool")
 	line := "⏳ " + escapeMarkdown(name)
 	if a := argSummary(args); a != "" {
 		line += ": " + escapeMarkdown(a)
@@ -236,11 +235,7 @@ func argSummary(args string) string {
 			}
 		}
 		if s == "" {
-			keys := make([]string, 0, len(obj))
-			for k := range obj {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
+			keys := slices.Sorted(maps.Keys(obj))
 			for _, k := range keys {
 				if v, ok := obj[k].(string); ok && strings.TrimSpace(v) != "" {
 					s = v

@@ -35,7 +35,7 @@ func TestStatusLine(t *testing.T) {
 func TestStatusLineRendersLiterally(t *testing.T) {
 	for _, args := range []string{`{"command":"echo *bold* _it_ ` + "`code`" + ` <i>x</i> & ~s~"}`, `{"command":"# head\n1. item\n> quote"}`,
 		`{"command":"[a](http://evil.example) ![i](x)"}`, `{"command":"\\*x\\* ||sp||"}`} {
-		html := format.TelegramHTML(statusLine("terminal", args))
+		html := format.Render(statusLine("terminal", args), format.FlavourTelegramHTML)
 		if strings.ContainsAny(strings.NewReplacer("&lt;", "", "&gt;", "", "&amp;", "", "&quot;", "").Replace(html), "<>") {
 			t.Errorf("status of %s renders markup: %q", args, html)
 		}

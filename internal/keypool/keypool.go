@@ -1,6 +1,7 @@
 package keypool
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -57,9 +58,7 @@ type Pool struct {
 // Of is the pool of the endpoint at baseURL speaking wire for model, with
 // these keys in order. An empty wire is openai, as llm.For reads it. Pure.
 func Of(wire, baseURL, model string, keys []string) Pool {
-	if wire == "" {
-		wire = string(llm.WireOpenAI)
-	}
+	wire = cmp.Or(wire, string(llm.WireOpenAI))
 	url := llm.RedactURL(baseURL)
 	p := Pool{
 		ID:       digest(wire+"\x00"+url+"\x00"+model, poolIDLen),
@@ -228,10 +227,7 @@ func Reason(c turnapi.ErrorClass) string {
 // was refused, the refusal (which no retry fixes). last is the failure of
 // the call's last key, if it sent one; its text comes first. Pure.
 func Exhausted(p Pool, c Choice, last *llm.Error) *llm.Error {
-	class := c.Class
-	if class == "" {
-		class = turnapi.ClassRateLimit
-	}
+	class := cmp.Or(c.Class, turnapi.ClassRateLimit)
 	e := &llm.Error{Class: class, Message: fmt.Sprintf("all %d keys of %s are cooling down; the first is ready in %s (%s)",
 		len(p.Keys), p.Endpoint, roundWait(c.Wait), Reason(class))}
 	if class == turnapi.ClassRateLimit {

@@ -4,6 +4,7 @@ package llm
 // the call itself (plain or streamed) and the reply read from a message.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -104,10 +105,7 @@ func newAnthropicClient(e Endpoint, transport http.RoundTripper) (anthropic.Mess
 // SDK adds "v1/messages" to, so a base URL given with or without its
 // trailing /v1 works. Pure.
 func anthropicBaseURL(raw string) string {
-	base := strings.TrimRight(strings.TrimSpace(raw), "/")
-	if base == "" {
-		base = defaultAnthropicURL
-	}
+	base := cmp.Or(strings.TrimRight(strings.TrimSpace(raw), "/"), defaultAnthropicURL)
 	return strings.TrimSuffix(base, "/v1") + "/"
 }
 

@@ -7,6 +7,7 @@ package llm
 // conversation continued from another wire format has them).
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -214,10 +215,7 @@ func assistantBlocks(m openai.ChatCompletionMessage, replay map[string]Replay) [
 	}
 	blocks = append(blocks, textBlock(messageText(m))...)
 	for _, tc := range m.ToolCalls {
-		name := tc.Function.Name
-		if name == "" {
-			name = "unknown_tool"
-		}
+		name := cmp.Or(tc.Function.Name, "unknown_tool")
 		blocks = append(blocks, anthropic.NewToolUseBlock(anthropicToolID(tc.ID), toolInput(tc.Function.Arguments), name))
 	}
 	return blocks
@@ -283,10 +281,7 @@ func anthropicToolID(id string) string {
 		return id
 	}
 	sum := sha256.Sum256([]byte(id))
-	prefix := strings.Trim(b.String(), "_")
-	if prefix == "" {
-		prefix = "call"
-	}
+	prefix := cmp.Or(strings.Trim(b.String(), "_"), "call")
 	return prefix + "_" + hex.EncodeToString(sum[:6])
 }
 

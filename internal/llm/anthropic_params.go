@@ -7,6 +7,7 @@ package llm
 import (
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	openai "github.com/sashabaranov/go-openai"
+	"slices"
 )
 
 // Limits of an Anthropic request.
@@ -85,12 +86,7 @@ func thinkingAllowed(turns []antTurn) bool {
 
 // hasToolResult reports whether a turn holds a tool_result block. Pure.
 func hasToolResult(t antTurn) bool {
-	for _, b := range t.blocks {
-		if b.OfToolResult != nil {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.blocks, func(b anthropic.ContentBlockParamUnion) bool { return b.OfToolResult != nil })
 }
 
 // startsWithThinking reports whether a turn begins with a thinking or

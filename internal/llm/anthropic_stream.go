@@ -6,7 +6,8 @@ package llm
 import (
 	"context"
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
@@ -118,11 +119,7 @@ func (a *anthropicStream) add(ev anthropic.MessageStreamEventUnion) string {
 
 // reply is the message the events amount to.
 func (a *anthropicStream) reply() Reply {
-	idx := make([]int64, 0, len(a.blocks))
-	for i := range a.blocks {
-		idx = append(idx, i)
-	}
-	sort.Slice(idx, func(i, j int) bool { return idx[i] < idx[j] })
+	idx := slices.Sorted(maps.Keys(a.blocks))
 	out := Reply{Content: a.content.String(), FinishReason: anthropicFinish(a.stop)}
 	var thinking []anthropicThinking
 	for _, i := range idx {

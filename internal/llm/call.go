@@ -7,8 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -177,11 +178,7 @@ func (a *accumulator) add(chunk openai.ChatCompletionStreamResponse) string {
 }
 
 func (a *accumulator) reply() Reply {
-	idx := make([]int, 0, len(a.calls))
-	for i := range a.calls {
-		idx = append(idx, i)
-	}
-	sort.Ints(idx)
+	idx := slices.Sorted(maps.Keys(a.calls))
 	calls := make([]openai.ToolCall, 0, len(idx))
 	for _, i := range idx {
 		calls = append(calls, *a.calls[i])

@@ -41,7 +41,7 @@ func TestCallTextAndTools(t *testing.T) {
 			if r.Content != "hello there" || r.Reasoning != "thinking it over" || r.FinishReason != "stop" {
 				t.Fatalf("reply = %+v", r)
 			}
-			if r.Usage.Total() == 0 {
+			if r.Usage.PromptTokens+r.Usage.CompletionTokens == 0 {
 				t.Fatal("usage missing")
 			}
 			if stream && deltas != "hello there" {

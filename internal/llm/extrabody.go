@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -15,9 +16,7 @@ func withExtraBody(base http.RoundTripper, extra map[string]any) http.RoundTripp
 	if len(extra) == 0 {
 		return base
 	}
-	if base == nil {
-		base = http.DefaultTransport
-	}
+	base = cmp.Or(base, http.DefaultTransport)
 	return extraBody{base: base, extra: extra}
 }
 

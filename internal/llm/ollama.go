@@ -11,6 +11,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -179,10 +180,7 @@ func ollamaTools(in Request) ([]ollamaTool, error) {
 // (http://host:11434) or, as the OpenAI-compatible API is reached, with
 // /v1 after it; the query, if any, is kept. Pure.
 func ollamaChatURL(raw string) string {
-	base := strings.TrimSpace(raw)
-	if base == "" {
-		base = defaultOllamaURL
-	}
+	base := cmp.Or(strings.TrimSpace(raw), defaultOllamaURL)
 	u, err := url.Parse(base)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return strings.TrimSuffix(strings.TrimRight(base, "/"), "/v1") + "/api/chat"
@@ -258,10 +256,7 @@ func ollamaFailure(status int, message string) *Error {
 	if status < 400 {
 		status = http.StatusInternalServerError
 	}
-	message = strings.TrimSpace(message)
-	if message == "" {
-		message = "no reason given"
-	}
+	message = cmp.Or(strings.TrimSpace(message), "no reason given")
 	return &Error{Class: ollamaClass(status, message), Message: "the model failed: " + printable(message, maxMessage),
 		Err: errors.New("ollama reported an error in its answer")}
 }

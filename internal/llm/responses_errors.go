@@ -5,6 +5,7 @@ package llm
 // response or a stream reports in its body.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -45,10 +46,7 @@ func bodyText(r response, status int) string {
 // (response.failed, an error event, a failed response object), classified
 // by its code as the HTTP error of that code would be. Pure.
 func failedResponse(code, message string) *Error {
-	message = strings.TrimSpace(message)
-	if message == "" {
-		message = "no reason given"
-	}
+	message = cmp.Or(strings.TrimSpace(message), "no reason given")
 	if code != "" {
 		message += " (" + code + ")"
 	}

@@ -4,6 +4,7 @@ package llm
 // Responses API request: instructions, input items and function tools.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -208,10 +209,7 @@ func userItem(m openai.ChatCompletionMessage) responses.ResponseInputItemUnionPa
 	for _, p := range m.MultiContent {
 		switch {
 		case p.Type == openai.ChatMessagePartTypeImageURL && p.ImageURL != nil:
-			detail := responses.ResponseInputImageDetail(p.ImageURL.Detail)
-			if detail == "" {
-				detail = responses.ResponseInputImageDetailAuto
-			}
+			detail := cmp.Or(responses.ResponseInputImageDetail(p.ImageURL.Detail), responses.ResponseInputImageDetailAuto)
 			img := responses.ResponseInputContentParamOfInputImage(detail)
 			img.OfInputImage.ImageURL = param.NewOpt(p.ImageURL.URL)
 			parts = append(parts, img)

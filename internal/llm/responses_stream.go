@@ -3,9 +3,11 @@ package llm
 // This file reassembles a streamed Responses API answer from its events.
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -117,11 +119,7 @@ func (a *responsesStream) reply() Reply {
 	if a.final != nil && len(a.final.Output) > 0 {
 		return outputReply(*a.final)
 	}
-	idx := make([]int64, 0, len(a.items))
-	for i := range a.items {
-		idx = append(idx, i)
-	}
-	sort.Slice(idx, func(i, j int) bool { return idx[i] < idx[j] })
+	idx := slices.Sorted(maps.Keys(a.items))
 	var (
 		calls     []openai.ToolCall
 		reasoning []responsesReasoning
@@ -134,10 +132,7 @@ func (a *responsesStream) reply() Reply {
 			reasoning = append(reasoning, it.reasoning)
 		}
 	}
-	thought := a.reasoning.String()
-	if thought == "" {
-		thought = a.rawReasoning.String()
-	}
+	thought := cmp.Or(a.reasoning.String(), a.rawReasoning.String())
 	r := Reply{
 		Content:   a.content.String(),
 		Reasoning: thought,

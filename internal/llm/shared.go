@@ -7,8 +7,9 @@ package llm
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -105,11 +106,7 @@ func splitQuery(raw string) (string, [][2]string) {
 	}
 	q := u.Query()
 	u.RawQuery, u.ForceQuery = "", false
-	names := make([]string, 0, len(q))
-	for k := range q {
-		names = append(names, k)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(q))
 	var params [][2]string
 	for _, k := range names {
 		for _, v := range q[k] {

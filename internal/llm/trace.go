@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"net/http"
@@ -27,9 +28,7 @@ func traced(ctx context.Context, base http.RoundTripper) http.RoundTripper {
 	if !span.SpanContext().IsValid() {
 		return base
 	}
-	if base == nil {
-		base = http.DefaultTransport
-	}
+	base = cmp.Or(base, http.DefaultTransport)
 	return &tracedTransport{base: base, tracer: span.TracerProvider().Tracer(tracerName)}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -33,21 +32,6 @@ const (
 
 // Wires lists the wire formats, in the order they are documented.
 var Wires = []Wire{WireOpenAI, WireAnthropic, WireResponses, WireOllama}
-
-// ParseWire reads a wire format's name; empty is WireOpenAI.
-func ParseWire(s string) (Wire, error) {
-	switch w := Wire(strings.ToLower(strings.TrimSpace(s))); w {
-	case "", "openai", "chat", "chat_completions":
-		return WireOpenAI, nil
-	case WireAnthropic, "anthropic_messages":
-		return WireAnthropic, nil
-	case WireResponses, "openai_responses", "codex_responses":
-		return WireResponses, nil
-	case WireOllama, "ollama_chat":
-		return WireOllama, nil
-	}
-	return "", fmt.Errorf("unknown model provider %q (want openai, anthropic, responses or ollama)", s)
-}
 
 // Caching layouts of Anthropic prompt caching.
 const (
@@ -154,9 +138,6 @@ type Usage struct {
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
 }
-
-// Total is prompt plus completion tokens.
-func (u Usage) Total() int { return u.PromptTokens + u.CompletionTokens }
 
 // Reply is a model's complete answer to one request. FinishReason uses
 // the chat-completions words: stop, length, tool_calls, content_filter.

@@ -14,6 +14,7 @@
 package logfile
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -86,9 +87,7 @@ func (l *Logs) Writer() io.Writer {
 // hold, and the reason is returned alongside for one warning.
 func Open(o Options) (*Logs, error) {
 	level := ParseLevel(o.Level)
-	if o.Terminal == nil {
-		o.Terminal = os.Stderr
-	}
+	o.Terminal = cmp.Or[io.Writer](o.Terminal, os.Stderr)
 	var (
 		file    io.WriteCloser
 		path    string
@@ -102,7 +101,7 @@ func Open(o Options) (*Logs, error) {
 		}
 	}
 	fileLevel := min(level, slog.LevelInfo)
-	var fileH slog.Handler = discard{}
+	var fileH slog.Handler = slog.DiscardHandler
 	if file != nil {
 		fileH = slog.NewTextHandler(lockedWriter{file}, &slog.HandlerOptions{Level: fileLevel})
 	}
@@ -263,14 +262,6 @@ func FormatLine(level slog.Level, msg string, attrs []slog.Attr) string {
 func fold(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
-
-// discard drops everything.
-type discard struct{}
-
-func (discard) Enabled(context.Context, slog.Level) bool  { return false }
-func (discard) Handle(context.Context, slog.Record) error { return nil }
-func (d discard) WithAttrs([]slog.Attr) slog.Handler      { return d }
-func (d discard) WithGroup(string) slog.Handler           { return d }
 
 // lockedWriter serialises writes to a lumberjack file shared by the
 // handlers of one process (lumberjack locks too; this keeps the text

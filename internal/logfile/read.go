@@ -3,11 +3,14 @@ package logfile
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -101,18 +104,11 @@ const (
 // file's order, and returns the last n. Pure.
 func Merge(byKind map[string][]string, n int) []Line {
 	var all []Line
-	kinds := make([]string, 0, len(byKind))
-	for k := range byKind {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
+	kinds := slices.Sorted(maps.Keys(byKind))
 	for _, k := range kinds {
 		prev := ""
 		for _, text := range byKind[k] {
-			at := timestamp(text)
-			if at == "" {
-				at = prev
-			}
+			at := cmp.Or(timestamp(text), prev)
 			prev = at
 			all = append(all, Line{Kind: k, Text: text, at: at})
 		}
@@ -254,11 +250,7 @@ func Follow(ctx context.Context, home string, kinds []string, interval time.Dura
 				add(k, true) // appeared while following: all of it is new
 			}
 		}
-		names := make([]string, 0, len(followers))
-		for k := range followers {
-			names = append(names, k)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(followers))
 		for _, k := range names {
 			lines, err := followers[k].Poll()
 			for _, l := range lines {

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -119,17 +120,11 @@ func DefaultGuardrailLimits() GuardrailLimits {
 // resolved fills zero fields with the defaults.
 func (l GuardrailLimits) resolved() GuardrailLimits {
 	d := DefaultGuardrailLimits()
-	pick := func(v, def int) int {
-		if v == 0 {
-			return def
-		}
-		return v
-	}
 	return GuardrailLimits{
-		WarnAfterFailures: pick(l.WarnAfterFailures, d.WarnAfterFailures),
-		HaltAfterFailures: pick(l.HaltAfterFailures, d.HaltAfterFailures),
-		WarnAfterRepeats:  pick(l.WarnAfterRepeats, d.WarnAfterRepeats),
-		HaltAfterRepeats:  pick(l.HaltAfterRepeats, d.HaltAfterRepeats),
+		WarnAfterFailures: cmp.Or(l.WarnAfterFailures, d.WarnAfterFailures),
+		HaltAfterFailures: cmp.Or(l.HaltAfterFailures, d.HaltAfterFailures),
+		WarnAfterRepeats:  cmp.Or(l.WarnAfterRepeats, d.WarnAfterRepeats),
+		HaltAfterRepeats:  cmp.Or(l.HaltAfterRepeats, d.HaltAfterRepeats),
 	}
 }
 

@@ -1,14 +1,16 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,19 +37,13 @@ type Servers struct {
 // New prepares the servers of cfg; nothing is started yet. policy gives
 // stdio servers the tools' environment allowlist.
 func New(cfg map[string]config.MCPServer, policy tools.Policy, logger *slog.Logger) *Servers {
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger = cmp.Or(logger, slog.Default())
 	return &Servers{cfg: cfg, policy: policy, logger: logger, sessions: map[string]*sdk.ClientSession{}}
 }
 
 // Names are the configured servers, sorted.
 func (s *Servers) Names() []string {
-	names := make([]string, 0, len(s.cfg))
-	for n := range s.cfg {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(s.cfg))
 	return names
 }
 

@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -45,10 +46,7 @@ func newTool(s *Servers, server string, t *sdk.Tool) (*Tool, error) {
 	if err != nil || len(schema) > maxSchemaBytes || !bytes.HasPrefix(bytes.TrimSpace(schema), []byte("{")) {
 		return nil, fmt.Errorf("MCP server %s: tool %q has no usable input schema", server, t.Name)
 	}
-	desc := strings.TrimSpace(t.Description)
-	if desc == "" {
-		desc = t.Title
-	}
+	desc := cmp.Or(strings.TrimSpace(t.Description), t.Title)
 	if r := []rune(desc); len(r) > maxDescription {
 		desc = string(r[:maxDescription]) + "…"
 	}

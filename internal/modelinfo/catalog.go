@@ -2,7 +2,8 @@ package modelinfo
 
 import (
 	"context"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -46,11 +47,7 @@ type Catalog struct {
 // name), asking d for what they leave unknown (nil d: no discovery).
 func NewCatalog(overrides map[string]Info, d *Discoverer) *Catalog {
 	c := &Catalog{overrides: map[string]Info{}, lower: map[string]string{}, normal: map[string]string{}, discover: d}
-	names := make([]string, 0, len(overrides))
-	for name := range overrides {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(overrides))
 	for _, name := range names {
 		c.overrides[name] = overrides[name]
 		if _, ok := c.lower[strings.ToLower(name)]; !ok {

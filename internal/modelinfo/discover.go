@@ -68,9 +68,6 @@ func (t Target) key() string {
 // "unknown"; it is asked again after RetryAfter. The zero value is ready
 // to use; a Discoverer is safe for concurrent use.
 type Discoverer struct {
-	// Client makes the requests (nil: http.DefaultClient, each discovery
-	// bounded by Timeout).
-	Client *http.Client
 	// Timeout bounds one discovery (0: DefaultDiscoveryTimeout).
 	Timeout time.Duration
 	// RetryAfter is how long a failure is remembered (0:
@@ -206,11 +203,7 @@ func (d *Discoverer) do(ctx context.Context, method, target, key string, in any)
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	client := d.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		var urlErr *url.Error
 		if errors.As(err, &urlErr) {

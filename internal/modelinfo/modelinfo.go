@@ -1,6 +1,7 @@
 package modelinfo
 
 import (
+	"cmp"
 	"regexp"
 	"sort"
 	"strings"
@@ -24,12 +25,8 @@ func (p Price) Known() bool { return p != Price{} }
 // Cost is what usage costs at p, in US dollars. Pure.
 func (p Price) Cost(u llm.Usage) float64 {
 	read, write := p.CacheRead, p.CacheWrite
-	if read == 0 {
-		read = p.Input
-	}
-	if write == 0 {
-		write = p.Input
-	}
+	read = cmp.Or(read, p.Input)
+	write = cmp.Or(write, p.Input)
 	plain := max(u.PromptTokens-u.CacheReadTokens-u.CacheWriteTokens, 0)
 	return (float64(plain)*p.Input + float64(u.CacheReadTokens)*read +
 		float64(u.CacheWriteTokens)*write + float64(u.CompletionTokens)*p.Output) / 1e6
@@ -40,20 +37,6 @@ type Info struct {
 	ContextWindow int   `json:"context_window,omitempty" yaml:"context_window"`
 	MaxOutput     int   `json:"max_output,omitempty" yaml:"max_output"`
 	Price         Price `json:"price" yaml:",inline"`
-}
-
-// Merge is i with the fields o knows in place of i's. Pure.
-func (i Info) Merge(o Info) Info {
-	if o.ContextWindow > 0 {
-		i.ContextWindow = o.ContextWindow
-	}
-	if o.MaxOutput > 0 {
-		i.MaxOutput = o.MaxOutput
-	}
-	if o.Price.Known() {
-		i.Price = o.Price
-	}
-	return i
 }
 
 // bundled are list prices and limits of common models, as published when

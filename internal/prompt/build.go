@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"cmp"
 	"errors"
 	"log/slog"
 	"strings"
@@ -102,9 +103,7 @@ func Build(in Inputs) (Prompt, error) {
 // warnUnread logs a warning naming each prompt file left out because it
 // could not be read, and why.
 func warnUnread(log *slog.Logger, unread []Unread) {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	for _, u := range unread {
 		log.Warn("prompt file not loaded into the system prompt: it could not be read", "file", u.Path, "error", u.Err)
 	}
@@ -113,9 +112,7 @@ func warnUnread(log *slog.Logger, unread []Unread) {
 // warnRefused logs a warning naming each refused file or entry and what
 // was found in it.
 func warnRefused(log *slog.Logger, refused []Refusal) {
-	if log == nil {
-		log = slog.Default()
-	}
+	log = cmp.Or(log, slog.Default())
 	for _, r := range refused {
 		if r.Entry == 0 {
 			log.Warn("context file not loaded into the system prompt: it looks like a prompt injection",

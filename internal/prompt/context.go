@@ -24,18 +24,6 @@ var (
 	WorkdirContextFiles = []string{"AGENTS.md", "CLAUDE.md", ".cursorrules"}
 )
 
-// FindContextFile returns the project context file for workdir and its
-// text; path is "" when there is none. An empty (blank) file counts as
-// absent and the search goes on. NearContextFiles are looked for from
-// workdir up to its git root; without a git root, in workdir alone, so a
-// file planted in /tmp or /home never reaches the prompt. A candidate that
-// exists but cannot be read (a directory, a FIFO, no permission) is
-// skipped like a blank one; findContextFile lists them.
-func FindContextFile(workdir string) (path, text string, err error) {
-	path, text, _, err = findContextFile(workdir)
-	return path, text, err
-}
-
 // Unread is a prompt file (under the home or a project context file) that
 // exists but could not be read: it is left out of the prompt, said in one
 // line there and warned about. Err wraps ErrUnreadable and the cause.
@@ -44,8 +32,13 @@ type Unread struct {
 	Err  error
 }
 
-// findContextFile is FindContextFile, also returning the candidates it
-// skipped because they could not be read, in search order.
+// findContextFile returns the project context file for workdir, its
+// text and the candidates it skipped as unreadable (in search order); path is "" when there is none. An empty (blank) file counts as
+// absent and the search goes on. NearContextFiles are looked for from
+// workdir up to its git root; without a git root, in workdir alone, so a
+// file planted in /tmp or /home never reaches the prompt. A candidate that
+// exists but cannot be read (a directory, a FIFO, no permission) is
+// skipped like a blank one.
 func findContextFile(workdir string) (path, text string, unread []Unread, err error) {
 	if workdir == "" {
 		return "", "", nil, nil

@@ -1,6 +1,7 @@
 package prompt
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -12,10 +13,7 @@ func dateLine(in Inputs) string {
 	now := in.Now.UTC()
 	var b strings.Builder
 	fmt.Fprintf(&b, "Current date: %s (%s).", now.Format("2006-01-02"), now.Weekday())
-	model := strings.TrimSpace(in.Model)
-	if model == "" {
-		model = "unknown"
-	}
+	model := cmp.Or(strings.TrimSpace(in.Model), "unknown")
 	fmt.Fprintf(&b, " Model: %s", model)
 	if p := strings.TrimSpace(in.Provider); p != "" {
 		fmt.Fprintf(&b, " via %s", p)

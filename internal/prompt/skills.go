@@ -2,6 +2,7 @@ package prompt
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -80,12 +81,8 @@ func ParseSkill(dir, text string) (name, description string) {
 		return dir, ""
 	}
 	name, description = oneLine(fm.Name), oneLine(fm.Description)
-	if name == "" {
-		name = dir
-	}
-	if description == "" {
-		description = firstLine(body)
-	}
+	name = cmp.Or(name, dir)
+	description = cmp.Or(description, firstLine(body))
 	return name, description
 }
 

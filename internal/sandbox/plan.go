@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -50,9 +51,7 @@ func orderMounts(ms []mount) []mount {
 	best := map[string]mount{}
 	for _, m := range ms {
 		m.dst = filepath.Clean(m.dst)
-		if m.src == "" {
-			m.src = m.dst
-		}
+		m.src = cmp.Or(m.src, m.dst)
 		if old, ok := best[m.dst]; !ok || m.kind.strength() > old.kind.strength() {
 			best[m.dst] = m
 		}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -60,12 +61,8 @@ type Settings struct {
 
 // Normalized fills in the defaults and checks the values.
 func (s Settings) Normalized() (Settings, error) {
-	if s.Mode == "" {
-		s.Mode = ModeWorkspaceWrite
-	}
-	if s.Network == "" {
-		s.Network = NetworkOff
-	}
+	s.Mode = cmp.Or(s.Mode, ModeWorkspaceWrite)
+	s.Network = cmp.Or(s.Network, NetworkOff)
 	if !slices.Contains(Modes, s.Mode) {
 		return s, fmt.Errorf("%w: sandbox.mode %q is not one of %s", ErrInvalid, s.Mode, joinModes())
 	}
@@ -77,9 +74,7 @@ func (s Settings) Normalized() (Settings, error) {
 			return s, fmt.Errorf("%w: port %d is out of range", ErrInvalid, p)
 		}
 	}
-	if s.Bwrap == "" {
-		s.Bwrap = "bwrap"
-	}
+	s.Bwrap = cmp.Or(s.Bwrap, "bwrap")
 	return s, nil
 }
 

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -63,10 +64,7 @@ func trial(s Settings) error {
 	}
 	out, err := startAndWait(cmd, s)
 	if err != nil {
-		msg := strings.TrimSpace(string(out))
-		if msg == "" {
-			msg = err.Error()
-		}
+		msg := cmp.Or(strings.TrimSpace(string(out)), err.Error())
 		if i := strings.IndexByte(msg, '\n'); i >= 0 {
 			msg = msg[:i]
 		}
@@ -106,9 +104,7 @@ func Wrap(cmd *exec.Cmd, c Command) error {
 	if path, err := exec.LookPath(s.Bwrap); err == nil {
 		c.Settings.Bwrap = path
 	}
-	if c.Dir == "" {
-		c.Dir = cmd.Dir
-	}
+	c.Dir = cmp.Or(c.Dir, cmd.Dir)
 	wrapped, err := command(c, cmd.Path, cmd.Args[1:]...)
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package sessionview
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 )
 
@@ -51,12 +52,7 @@ func ToolOutcome(content string) string {
 }
 
 func hasOpening(s string, openings []string) bool {
-	for _, o := range openings {
-		if strings.HasPrefix(s, o) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(openings, func(o string) bool { return strings.HasPrefix(s, o) })
 }
 
 // isErrorObject says whether s is a tool's error result: a JSON object

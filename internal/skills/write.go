@@ -1,7 +1,6 @@
 package skills
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -174,6 +173,3 @@ func Install(home, src string) (Skill, error) {
 	}
 	return Load(home, s.Name)
 }
-
-// IsNotFound reports whether err means a missing skill or file.
-func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

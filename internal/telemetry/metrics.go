@@ -26,7 +26,6 @@ const (
 	labelKind            = "kind"
 	labelTool            = "tool"
 	labelStatus          = "status"
-	LabelApprovalChoice  = "choice"
 	modelCallDescription = "Duration of one model HTTP call, from request to the reply's end."
 )
 

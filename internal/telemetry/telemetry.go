@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -85,9 +86,7 @@ func New(ctx context.Context, opts ...Option) (*Telemetry, error) {
 	for _, o := range opts {
 		o(&s)
 	}
-	if s.logger == nil {
-		s.logger = slog.Default()
-	}
+	s.logger = cmp.Or(s.logger, slog.Default())
 	if s.spans == nil && s.getenv != nil && TracesConfigured(s.getenv) {
 		exp, err := envSpanExporter(ctx, s.getenv)
 		if err != nil {

@@ -1,6 +1,7 @@
 package telemetry
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -39,10 +40,7 @@ const (
 // own, else the general one, else http/protobuf (the specification's
 // default). An unsupported value is an error. Pure.
 func tracesProtocol(getenv func(string) string) (string, error) {
-	p := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"))
-	if p == "" {
-		p = strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL"))
-	}
+	p := cmp.Or(strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")), strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_PROTOCOL")))
 	switch strings.ToLower(p) {
 	case "", protocolHTTP:
 		return protocolHTTP, nil
@@ -79,14 +77,6 @@ func newTracerProvider(res *resource.Resource, exp sdktrace.SpanExporter, sync b
 		processor = sdktrace.WithSyncer(exp)
 	}
 	return sdktrace.NewTracerProvider(processor, sdktrace.WithResource(res))
-}
-
-// TracerProvider is the process's tracer provider, nil when traces are off.
-func (t *Telemetry) TracerProvider() trace.TracerProvider {
-	if !t.TracesOn() {
-		return nil
-	}
-	return t.traces
 }
 
 // ClientInterceptors are the Temporal client's interceptors for traces

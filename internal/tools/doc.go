@@ -7,7 +7,8 @@
 // note, whether execute_code may call it), added to the catalog there
 // ([Builtins]). Toolsets, the prompt's guidance and execute_code's callable
 // tools are derived from the catalog; docs/contributing.md walks through
-// adding one. Tools written before Spec implement [Tool] by hand.
+// adding one. Every built-in tool is one (execute_code keeps a
+// definition of its own, which names the tools a program may call).
 //
 // Every tool describes itself to the model with an OpenAI function-calling
 // definition (a JSON schema of its arguments) and runs with an [Env] that

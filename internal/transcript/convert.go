@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"cmp"
 	"strconv"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -60,7 +61,7 @@ func MessageToOpenAI(m models.Message) openai.ChatCompletionMessage {
 	for _, tc := range m.ToolCalls {
 		msg.ToolCalls = append(msg.ToolCalls, openai.ToolCall{
 			ID:   tc.ID,
-			Type: openai.ToolType(orDefault(tc.Type, string(openai.ToolTypeFunction))),
+			Type: openai.ToolType(cmp.Or(tc.Type, string(openai.ToolTypeFunction))),
 			Function: openai.FunctionCall{
 				Name:      tc.Function.Name,
 				Arguments: tc.Function.Arguments,
@@ -90,7 +91,7 @@ func ToolCallsFromOpenAI(calls []openai.ToolCall, idPrefix string) []models.Tool
 		seen[id] = true
 		out = append(out, models.ToolCall{
 			ID:   id,
-			Type: orDefault(string(tc.Type), string(openai.ToolTypeFunction)),
+			Type: cmp.Or(string(tc.Type), string(openai.ToolTypeFunction)),
 			Function: models.FunctionCall{
 				Name:      tc.Function.Name,
 				Arguments: tc.Function.Arguments,
@@ -98,11 +99,4 @@ func ToolCallsFromOpenAI(calls []openai.ToolCall, idPrefix string) []models.Tool
 		})
 	}
 	return out
-}
-
-func orDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

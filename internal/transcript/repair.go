@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -217,10 +218,7 @@ func (s idSet) unique(id string) string {
 		s.used[id] = true
 		return id
 	}
-	base := id
-	if base == "" {
-		base = "call"
-	}
+	base := cmp.Or(id, "call")
 	for n := 2; ; n++ {
 		c := base + "_" + strconv.Itoa(n)
 		if !s.used[c] && !s.sent[c] {

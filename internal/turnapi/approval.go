@@ -1,6 +1,7 @@
 package turnapi
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -56,10 +57,7 @@ func ParseApprovalChoice(s string) (ApprovalChoice, error) {
 // model not to retry the same command and to choose a safer approach or ask
 // the user.
 func DenialMessage(a Assessment, denied bool) string {
-	reason := a.Reason
-	if reason == "" {
-		reason = "it needs approval"
-	}
+	reason := cmp.Or(a.Reason, "it needs approval")
 	if a.Rule != "" {
 		reason += " [rule " + a.Rule + "]"
 	}

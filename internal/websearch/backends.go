@@ -1,6 +1,7 @@
 package websearch
 
 import (
+	"cmp"
 	"context"
 	"html"
 	"net/url"
@@ -101,10 +102,7 @@ func (e Exa) Search(ctx context.Context, query string, limit int) ([]Result, err
 	}
 	out := make([]Result, 0, len(ans.Results))
 	for _, r := range ans.Results {
-		snippet := strings.Join(r.Highlights, " … ")
-		if snippet == "" {
-			snippet = r.Text
-		}
+		snippet := cmp.Or(strings.Join(r.Highlights, " … "), r.Text)
 		out = append(out, Result{Title: r.Title, URL: r.URL, Snippet: snippet})
 	}
 	return keep(out, limit), nil

@@ -2,6 +2,7 @@ package websearch
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -61,9 +62,7 @@ const (
 // an error matching ErrNotConfigured names the keys to set when none is.
 // client nil: a client with the search deadline.
 func FromConfig(c config.WebSearch, client *http.Client) (Backend, error) {
-	if client == nil {
-		client = &http.Client{Timeout: searchTimeout}
-	}
+	client = cmp.Or(client, &http.Client{Timeout: searchTimeout})
 	base := func(def string) string {
 		if c.BaseURL != "" {
 			return c.BaseURL

@@ -82,8 +82,6 @@ func fuzzSplit(f *testing.F, fl Flavour) {
 
 func FuzzTelegramHTMLSplit(f *testing.F) { fuzzSplit(f, FlavourTelegramHTML) }
 
-func FuzzMarkdownV2Split(f *testing.F) { fuzzSplit(f, FlavourTelegramMarkdownV2) }
-
 func FuzzSlackSplit(f *testing.F) { fuzzSplit(f, FlavourSlack) }
 
 func FuzzPlainSplit(f *testing.F) { fuzzSplit(f, FlavourPlain) }

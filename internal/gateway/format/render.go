@@ -13,25 +13,9 @@ const (
 	FlavourPlain Flavour = iota
 	// FlavourTelegramHTML is the Telegram Bot API's HTML parse mode.
 	FlavourTelegramHTML
-	// FlavourTelegramMarkdownV2 is the Telegram Bot API's MarkdownV2
-	// parse mode.
-	FlavourTelegramMarkdownV2
 	// FlavourSlack is Slack's mrkdwn.
 	FlavourSlack
 )
-
-// String names the flavour.
-func (f Flavour) String() string {
-	switch f {
-	case FlavourTelegramHTML:
-		return "telegram-html"
-	case FlavourTelegramMarkdownV2:
-		return "telegram-markdownv2"
-	case FlavourSlack:
-		return "slack-mrkdwn"
-	}
-	return "plain"
-}
 
 // Limit is the flavour's message size limit: TelegramLimit for the
 // Telegram flavours, SlackLimit for Slack, and TelegramLimit for plain
@@ -42,9 +26,6 @@ func (f Flavour) Limit() int {
 	}
 	return TelegramLimit
 }
-
-// TelegramHTML renders Markdown for Telegram's HTML parse mode.
-func TelegramHTML(md string) string { return Render(md, FlavourTelegramHTML) }
 
 // SlackMrkdwn renders Markdown as Slack mrkdwn.
 func SlackMrkdwn(md string) string { return Render(md, FlavourSlack) }
@@ -183,8 +164,6 @@ func (w *writer) prefix(quote bool) {
 		return
 	}
 	switch w.f {
-	case FlavourTelegramMarkdownV2:
-		w.sb.WriteString(">")
 	case FlavourSlack, FlavourPlain:
 		w.sb.WriteString("> ")
 	}
@@ -208,8 +187,6 @@ func (w *writer) open(l layer) {
 		case lCode:
 			w.sb.WriteString("<code>")
 		}
-	case FlavourTelegramMarkdownV2:
-		w.sb.WriteString([...]string{"", "[", "*", "_", "~", "`"}[l.kind])
 	case FlavourSlack:
 		if l.kind == lLink {
 			w.sb.WriteString("<" + slackURL(l.url) + "|")
@@ -223,18 +200,10 @@ func (w *writer) close(l layer) {
 	switch w.f {
 	case FlavourTelegramHTML:
 		w.sb.WriteString([...]string{"</blockquote>", "</a>", "</b>", "</i>", "</s>", "</code>"}[l.kind])
-	case FlavourTelegramMarkdownV2:
-		if l.kind == lLink {
-			w.sb.WriteString("](" + mdv2Escape(l.url, ")\\") + ")")
-			return
-		}
-		w.sb.WriteString([...]string{"", "", "*", "_", "~", "`"}[l.kind])
 	case FlavourSlack:
 		w.tick([...]string{"", ">", "*", "_", "~", "`"}[l.kind])
 	}
 }
-
-const mdv2Special = "_*[]()~`>#+-=|{}.!\\"
 
 func (w *writer) text(s string, code, quote bool) {
 	for _, r := range s {
@@ -265,11 +234,6 @@ func (w *writer) char(r rune, code bool) {
 		default:
 			w.sb.WriteRune(r)
 		}
-	case FlavourTelegramMarkdownV2:
-		if code && (r == '`' || r == '\\') || !code && strings.ContainsRune(mdv2Special, r) {
-			w.sb.WriteByte('\\')
-		}
-		w.sb.WriteRune(r)
 	case FlavourSlack:
 		switch {
 		case r == '`' && code:
@@ -300,8 +264,6 @@ func (w *writer) pre(s, lang string) {
 		} else {
 			w.sb.WriteString("<pre>" + htmlEscape(s, false) + "</pre>")
 		}
-	case FlavourTelegramMarkdownV2:
-		w.sb.WriteString("```" + lang + "\n" + mdv2Escape(s, "`\\") + "\n```")
 	case FlavourSlack:
 		w.tick("```")
 		for _, r := range s {
@@ -332,17 +294,6 @@ func htmlEscape(s string, attr bool) string {
 		default:
 			sb.WriteRune(r)
 		}
-	}
-	return sb.String()
-}
-
-func mdv2Escape(s, special string) string {
-	var sb strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(special, r) {
-			sb.WriteByte('\\')
-		}
-		sb.WriteRune(r)
 	}
 	return sb.String()
 }

@@ -50,7 +50,7 @@ type doc struct {
 }
 
 func newDoc(md string, f Flavour) *doc {
-	runs := prepare(parse(md, f == FlavourTelegramHTML || f == FlavourTelegramMarkdownV2), f)
+	runs := prepare(parse(md, f == FlavourTelegramHTML), f)
 	d := &doc{f: f, runs: runs, starts: make([]int, len(runs))}
 	var sb strings.Builder
 	for i, r := range runs {

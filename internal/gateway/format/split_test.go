@@ -1,6 +1,7 @@
 package format
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -17,12 +18,12 @@ func TestSplit(t *testing.T) {
 	}{
 		{
 			name: "code block across a boundary keeps its language", in: "intro\n\n" + code + "\n\nafter", limit: 300,
-			flav: []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack},
+			flav: []Flavour{FlavourTelegramHTML, FlavourSlack},
 			check: func(t *testing.T, f Flavour, parts []string) {
 				if len(parts) < 3 {
 					t.Fatalf("want several parts, got %q", parts)
 				}
-				open := map[Flavour]string{FlavourTelegramHTML: `<pre><code class="language-python">`, FlavourTelegramMarkdownV2: "```python\n", FlavourSlack: "```"}[f]
+				open := map[Flavour]string{FlavourTelegramHTML: `<pre><code class="language-python">`, FlavourSlack: "```"}[f]
 				for _, p := range parts[1 : len(parts)-1] {
 					if !strings.HasPrefix(p, open) {
 						t.Errorf("middle part does not reopen the block: %q", p)
@@ -32,7 +33,7 @@ func TestSplit(t *testing.T) {
 		},
 		{
 			name: "long paragraph breaks at spaces", in: strings.Repeat("lorem ipsum dolor ", 400), limit: 500,
-			flav: []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack, FlavourPlain},
+			flav: []Flavour{FlavourTelegramHTML, FlavourSlack, FlavourPlain},
 			check: func(t *testing.T, f Flavour, parts []string) {
 				for _, p := range parts {
 					if !strings.HasSuffix(p, "lorem") && !strings.HasSuffix(p, "ipsum") && !strings.HasSuffix(p, "dolor") {
@@ -52,7 +53,7 @@ func TestSplit(t *testing.T) {
 		},
 		{
 			name: "single huge word is hard split", in: strings.Repeat("x", 10000), limit: TelegramLimit,
-			flav: []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack},
+			flav: []Flavour{FlavourTelegramHTML, FlavourSlack},
 			check: func(t *testing.T, f Flavour, parts []string) {
 				if len(parts) != 3 || len(parts[0]) != TelegramLimit {
 					t.Errorf("want 3 parts, the first full: %d parts, first %d", len(parts), len(parts[0]))
@@ -61,9 +62,9 @@ func TestSplit(t *testing.T) {
 		},
 		{
 			name: "bold across a hard split is closed and reopened", in: "**" + strings.Repeat("y", 100) + "**", limit: 40,
-			flav: []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack},
+			flav: []Flavour{FlavourTelegramHTML, FlavourSlack},
 			check: func(t *testing.T, f Flavour, parts []string) {
-				open := map[Flavour]string{FlavourTelegramHTML: "<b>", FlavourTelegramMarkdownV2: "*", FlavourSlack: "*"}[f]
+				open := map[Flavour]string{FlavourTelegramHTML: "<b>", FlavourSlack: "*"}[f]
 				for _, p := range parts {
 					if !strings.HasPrefix(p, open) {
 						t.Errorf("part not bold: %q", p)
@@ -73,7 +74,7 @@ func TestSplit(t *testing.T) {
 		},
 		{
 			name: "exact limit is one part", in: strings.Repeat("z", TelegramLimit), limit: TelegramLimit,
-			flav: []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourPlain},
+			flav: []Flavour{FlavourTelegramHTML, FlavourPlain},
 			check: func(t *testing.T, f Flavour, parts []string) {
 				if len(parts) != 1 {
 					t.Errorf("want 1 part, got %d", len(parts))
@@ -120,7 +121,7 @@ func TestSplit(t *testing.T) {
 		},
 		{
 			name: "link longer than the limit becomes text", in: "[label text](https://example.com/" + strings.Repeat("p", 100) + ")", limit: 50,
-			flav: []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack},
+			flav: []Flavour{FlavourTelegramHTML, FlavourSlack},
 			check: func(t *testing.T, f Flavour, parts []string) {
 				if len(parts) != 1 || parts[0] != "label text" {
 					t.Errorf("want the label as text, got %q", parts)
@@ -129,9 +130,9 @@ func TestSplit(t *testing.T) {
 		},
 		{
 			name: "quote continues with its marker", in: "> " + strings.Repeat("q ", 60), limit: 40,
-			flav: []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack},
+			flav: []Flavour{FlavourTelegramHTML, FlavourSlack},
 			check: func(t *testing.T, f Flavour, parts []string) {
-				open := map[Flavour]string{FlavourTelegramHTML: "<blockquote>", FlavourTelegramMarkdownV2: ">", FlavourSlack: "> "}[f]
+				open := map[Flavour]string{FlavourTelegramHTML: "<blockquote>", FlavourSlack: "> "}[f]
 				for _, p := range parts {
 					if !strings.HasPrefix(p, open) {
 						t.Errorf("part not quoted: %q", p)
@@ -141,7 +142,7 @@ func TestSplit(t *testing.T) {
 		},
 		{
 			name: "blank input has no parts", in: " \n\n\t \x00 ", limit: 100,
-			flav: []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack, FlavourPlain},
+			flav: []Flavour{FlavourTelegramHTML, FlavourSlack, FlavourPlain},
 			check: func(t *testing.T, f Flavour, parts []string) {
 				if len(parts) != 0 {
 					t.Errorf("want no parts, got %q", parts)
@@ -151,7 +152,7 @@ func TestSplit(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, f := range c.flav {
-			t.Run(c.name+"/"+f.String(), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/%d", c.name, f), func(t *testing.T) {
 				c.check(t, f, assertSplit(t, c.in, c.limit, f))
 			})
 		}
@@ -160,7 +161,7 @@ func TestSplit(t *testing.T) {
 
 func TestSplitSmallLimit(t *testing.T) {
 	t.Parallel()
-	for _, f := range []Flavour{FlavourTelegramHTML, FlavourTelegramMarkdownV2, FlavourSlack} {
+	for _, f := range []Flavour{FlavourTelegramHTML, FlavourSlack} {
 		parts := Split("**&&&&** [a](https://b.c/d) `x`", 1, f)
 		for _, p := range parts {
 			if units(p) > MinLimit {

@@ -7,6 +7,7 @@
 package slack
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -85,10 +86,7 @@ type press struct {
 // Socket Mode connection opens on the first Poll (only the gateway
 // replica holding the app's lease polls) and lives as long as ctx.
 func New(ctx context.Context, o Options) (*Slack, error) {
-	apiURL := o.APIURL
-	if apiURL == "" {
-		apiURL = DefaultAPIURL
-	}
+	apiURL := cmp.Or(o.APIURL, DefaultAPIURL)
 	if !strings.HasSuffix(apiURL, "/") {
 		apiURL += "/"
 	}
@@ -96,10 +94,7 @@ func New(ctx context.Context, o Options) (*Slack, error) {
 	if !strings.HasPrefix(o.AppToken, "xapp-") {
 		return nil, fmt.Errorf("%w: the app-level token does not start with xapp- (check gateway.slack.app_token / SLACK_APP_TOKEN)", ErrRefused)
 	}
-	logger := o.Logger
-	if logger == nil {
-		logger = slog.Default()
-	}
+	logger := cmp.Or(o.Logger, slog.Default())
 	api := slack.New(o.BotToken, slack.OptionAPIURL(apiURL), slack.OptionAppLevelToken(o.AppToken),
 		slack.OptionHTTPClient(&http.Client{Timeout: 30 * time.Second}))
 	auth, err := api.AuthTestContext(ctx)
@@ -265,10 +260,7 @@ func (s *Slack) updateOf(ev socketmode.Event) (gateway.Update, bool) {
 			if in.BotID != "" || in.User == "" || in.User == s.userID || strings.HasPrefix(in.Channel, "D") {
 				return gateway.Update{}, false
 			}
-			root := in.ThreadTimeStamp
-			if root == "" {
-				root = in.TimeStamp // the answer starts a thread under the mention
-			}
+			root := cmp.Or(in.ThreadTimeStamp, in.TimeStamp)
 			return gateway.Update{ID: id, User: in.User, Text: s.text(in.Text),
 				Chat: gateway.Chat{Platform: "slack", Kind: gateway.ChatGroup, ID: ChatID(in.Channel, root)}}, true
 		}
@@ -278,14 +270,8 @@ func (s *Slack) updateOf(ev socketmode.Event) (gateway.Update, bool) {
 			return gateway.Update{}, false
 		}
 		act := cb.ActionCallback.BlockActions[0]
-		channel := cb.Channel.ID
-		if channel == "" {
-			channel = cb.Container.ChannelID
-		}
-		ts := cb.Container.MessageTs
-		if ts == "" {
-			ts = cb.Message.Timestamp
-		}
+		channel := cmp.Or(cb.Channel.ID, cb.Container.ChannelID)
+		ts := cmp.Or(cb.Container.MessageTs, cb.Message.Timestamp)
 		if channel == "" || cb.User.ID == "" {
 			return gateway.Update{}, false
 		}
@@ -293,10 +279,7 @@ func (s *Slack) updateOf(ev socketmode.Event) (gateway.Update, bool) {
 		if strings.HasPrefix(channel, "D") {
 			kind = gateway.ChatDM
 		}
-		thread := cb.Container.ThreadTs
-		if thread == "" {
-			thread = cb.Message.ThreadTimestamp
-		}
+		thread := cmp.Or(cb.Container.ThreadTs, cb.Message.ThreadTimestamp)
 		// A press is the same press however often Slack delivers it.
 		id := "press." + cb.User.ID + "." + act.ActionTs
 		if act.ActionTs == "" {

@@ -4,6 +4,7 @@
 package telegram
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,9 +46,7 @@ func (c ctxClient) Do(r *http.Request) (*http.Response, error) { return c.c.Do(r
 // New connects to the Bot API at apiURL (DefaultAPIURL when empty) with
 // token, checking it (getMe). ctx bounds every request the bot makes.
 func New(ctx context.Context, apiURL, token string) (*Telegram, error) {
-	if apiURL == "" {
-		apiURL = DefaultAPIURL
-	}
+	apiURL = cmp.Or(apiURL, DefaultAPIURL)
 	endpoint := strings.TrimRight(apiURL, "/") + "/bot%s/%s"
 	bot, err := tgbotapi.NewBotAPIWithClient(token, endpoint, ctxClient{ctx: ctx, c: &http.Client{}})
 	var apiErr *tgbotapi.Error
