@@ -86,7 +86,9 @@ const (
 )
 
 var (
-	ErrMetricsListen  = telemetry.ErrListen
+	ErrMetricsListen = telemetry.ErrListen
+	// ServeProfiles serves Go's profiles on a loopback address.
+	ServeProfiles     = telemetry.ServeProfiles
 	NewTelemetry      = telemetry.New
 	WithLogger        = telemetry.WithLogger
 	WithMetrics       = telemetry.WithMetrics

@@ -239,3 +239,29 @@ func TestMetricsOfEachProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestProfiles: serve --pprof-listen serves Go's profiles on a loopback
+// address and names them in its ready line; any other address stops it at
+// start with one line.
+func TestProfiles(t *testing.T) {
+	t.Parallel()
+	u := newUser(t, "http://127.0.0.1:1/v1")
+	_, stderr, code := u.run(time.Minute, "serve", "--temporal-port", "0", "--ui-port", "0", "--pprof-listen", "0.0.0.0:6060")
+	if lines := strings.Split(strings.TrimSpace(stderr), "\n"); code != 2 || !strings.Contains(lines[len(lines)-1], "loopback") {
+		t.Errorf("--pprof-listen 0.0.0.0:6060: exit %d, stderr:\n%s\nwant exit 2 and one line asking for a loopback address", code, stderr)
+	}
+	port := freePort(t)
+	s := u.daemon("talaria serve: ready", "serve", "--temporal-port", "0", "--ui-port", "0", "--pprof-listen", fmt.Sprintf("127.0.0.1:%d", port))
+	want := fmt.Sprintf("profiles http://127.0.0.1:%d/debug/pprof/", port)
+	w := s.cmd.Stderr.(*lockedWriter)
+	w.mu.Lock()
+	ready := s.stderr.String()
+	w.mu.Unlock()
+	if !strings.Contains(ready, want) {
+		t.Fatalf("the ready line does not say %q:\n%s", want, ready)
+	}
+	status, body := fetch(context.Background(), t, http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/goroutine?debug=1", port))
+	if status != http.StatusOK || !strings.Contains(body, "goroutine profile:") {
+		t.Fatalf("goroutine profile: %d %.300q", status, body)
+	}
+}

@@ -80,6 +80,11 @@ func daemonCommand(name, short, long string, opts talaria.Options,
 				return usageErr(err)
 			}
 			defer tel.Close()
+			prof, err := startPprof(cmd, cfg)
+			if err != nil {
+				return usageErr(err)
+			}
+			defer prof.Close()
 			opts.Telemetry = tel.Telemetry()
 			rt, err := talaria.Start(cmd.Context(), cfg, opts)
 			if err != nil {
@@ -94,7 +99,7 @@ func daemonCommand(name, short, long string, opts talaria.Options,
 				defer stop()
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "talaria %s: ready (temporal %s, namespace %s, db %s%s)\n",
-				name, cfg.Temporal.Address, cfg.Temporal.Namespace, redactDSN(cfg.DB), tel.ready())
+				name, cfg.Temporal.Address, cfg.Temporal.Namespace, redactDSN(cfg.DB), tel.ready()+profilesReady(prof))
 			// The store is watched as serve watches it: an unreachable
 			// database pauses work, a removed or replaced SQLite file
 			// stops this process (exit status 1).
@@ -102,6 +107,7 @@ func daemonCommand(name, short, long string, opts talaria.Options,
 		},
 	}
 	addMetricsFlag(c)
+	addPprofFlag(c)
 	return c
 }
 

@@ -62,6 +62,7 @@ sends its turns here. SIGINT or SIGTERM shut it down cleanly.
 	c.Flags().IntVar(&port, "temporal-port", config.DefaultTemporalPort, "embedded Temporal frontend port (0 picks a free one)")
 	addUIPortFlag(c)
 	addMetricsFlag(c)
+	addPprofFlag(c)
 	addAPIFlag(c, "")
 	return c
 }
@@ -98,6 +99,11 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 		return usageErr(err)
 	}
 	defer tel.Close()
+	prof, err := startPprof(cmd, cfg)
+	if err != nil {
+		return usageErr(err)
+	}
+	defer prof.Close()
 	rt, err := talaria.Start(ctx, cfg, talaria.Options{Worker: true, EmbeddedPort: cfg.Temporal.Port, Logger: logger,
 		Telemetry: tel.Telemetry()})
 	if err != nil {
@@ -139,7 +145,7 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 	defer gw.Close()
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s%s)\n",
-		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, tel.ready()+apiSrv.ready()+gw.readyLine()+uiReady(ui))
+		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, tel.ready()+profilesReady(prof)+apiSrv.ready()+gw.readyLine()+uiReady(ui))
 	if cfg.Model.Configured() {
 		go warnIfUnreachable(ctx, cmd.ErrOrStderr(), cfg.Model.Endpoint(), cfg.Model.APIKey) // one line, if at all
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -54,10 +55,11 @@ type promLogger struct{ l *slog.Logger }
 
 func (p promLogger) Println(v ...any) { p.l.Warn("metrics: " + fmt.Sprint(v...)) }
 
-// Server is a running metrics listener.
+// Server is a running metrics (or profiles) listener.
 type Server struct {
 	http *http.Server
 	ln   net.Listener
+	path string // what URL names
 	done chan struct{}
 
 	closeOnce sync.Once
@@ -72,24 +74,55 @@ func (t *Telemetry) Serve(addr string) (*Server, error) {
 	if h == nil {
 		return nil, fmt.Errorf("%w: metrics are off", ErrListen)
 	}
+	return serve(addr, h, MetricsPath, 30*time.Second, t.logger)
+}
+
+// serve listens on addr and serves h there until Close, out of the reach
+// of the model's commands.
+func serve(addr string, h http.Handler, path string, writeTimeout time.Duration, logger *slog.Logger) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %s", ErrListen, addr, listenReason(err))
 	}
-	sandbox.ProtectPorts(ln.Addr().(*net.TCPAddr).Port) // out of the model's commands' reach
+	sandbox.ProtectPorts(ln.Addr().(*net.TCPAddr).Port)
 	s := &Server{
 		http: &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second,
-			WriteTimeout: 30 * time.Second, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10},
+			WriteTimeout: writeTimeout, IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10},
 		ln:   ln,
+		path: path,
 		done: make(chan struct{}),
 	}
 	go func() {
 		defer close(s.done)
 		if err := s.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.logger.Warn("metrics listener stopped", "address", ln.Addr().String(), "error", err)
+			logger.Warn("listener stopped", "address", ln.Addr().String(), "error", err)
 		}
 	}()
 	return s, nil
+}
+
+// ProfilesPath is where the profiles listener serves Go's profiles.
+const ProfilesPath = "/debug/pprof/"
+
+// ServeProfiles serves Go's runtime profiles (net/http/pprof) at
+// http://addr/debug/pprof/ until Close. Only a loopback address is taken:
+// a profile shows the process's memory, and the endpoint asks for no
+// credential. A CPU profile or trace may take up to a few minutes.
+func ServeProfiles(addr string, logger *slog.Logger) (*Server, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrListen, addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("%w: %s: profiles show the process's memory, so only a loopback address (127.0.0.1, ::1, localhost) is taken", ErrListen, addr)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc(ProfilesPath, pprof.Index)
+	mux.HandleFunc(ProfilesPath+"cmdline", pprof.Cmdline)
+	mux.HandleFunc(ProfilesPath+"profile", pprof.Profile)
+	mux.HandleFunc(ProfilesPath+"symbol", pprof.Symbol)
+	mux.HandleFunc(ProfilesPath+"trace", pprof.Trace)
+	return serve(addr, mux, ProfilesPath, 5*time.Minute, logger)
 }
 
 // listenReason is why a listen failed, in a few words. Pure.
@@ -106,7 +139,7 @@ func (s *Server) URL() string {
 	if s == nil {
 		return ""
 	}
-	return "http://" + s.ln.Addr().String() + MetricsPath
+	return "http://" + s.ln.Addr().String() + s.path
 }
 
 // Close stops the listener, waiting a few seconds for scrapes in flight.
