@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -238,7 +239,12 @@ func TestTelegramExactlyOnce(t *testing.T) {
 
 	tg.Send(42, 0, "second question")
 	waitText(t, tg, "Second answer.", time.Minute)
-	s = restart() // right after a reply: nothing is sent again
+	// Right after the reply is recorded as sent, a restart sends nothing
+	// again. (Between Telegram taking a message and the record of it lies
+	// a window no bot can close: the Bot API has no idempotency key and no
+	// way to read the chat back; docs/gateway.md says so.)
+	waitGatewayIdle(t, u)
+	s = restart()
 	tg.Send(42, 0, "/status")
 	waitText(t, tg, "Nothing is running.", time.Minute)
 	time.Sleep(2 * time.Second) // room for a duplicate to show
@@ -456,4 +462,25 @@ func seenUsers(req fakellm.Request) string {
 		}
 	}
 	return strings.Join(users, " | ")
+}
+
+// waitGatewayIdle waits until every message the gateway took is answered
+// (talaria gateway status: in_flight 0 for every account).
+func waitGatewayIdle(t *testing.T, u *user) {
+	t.Helper()
+	waitFor(t, time.Minute, func() bool {
+		out, _, code := u.run(time.Minute, "gateway", "status", "-o", "json")
+		var accounts []struct {
+			InFlight int `json:"in_flight"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &accounts) != nil || len(accounts) == 0 {
+			return false
+		}
+		for _, a := range accounts {
+			if a.InFlight != 0 {
+				return false
+			}
+		}
+		return true
+	})
 }
