@@ -111,11 +111,6 @@ func dial(ctx context.Context, t config.Temporal, tlsCfg *tls.Config, logger *sl
 	if t.APIKey != "" {
 		opts.Credentials = client.NewAPIKeyStaticCredentials(t.APIKey)
 	}
-	if isLoopback(t.Address) {
-		// The SDK gzips every request by default: on loopback that is
-		// CPU spent for no bandwidth saved (BenchmarkClientCompression).
-		opts.ConnectionOptions.GrpcCompression = &client.GrpcCompressionNone{}
-	}
 	for _, o := range extra {
 		o(&opts)
 	}
