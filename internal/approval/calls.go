@@ -316,21 +316,24 @@ func isOpt(s, name string) bool {
 	return len(s) >= 2 && s[0] == '-' && s[1] != '-' && s[1] == name[1]
 }
 
-// hasOpt reports whether args hold one of the options names, a short one
-// anywhere in a cluster.
+// hasOpt reports whether args hold one of the options names: a short one
+// (-o) anywhere in a cluster or with its value attached, a long one (--out)
+// whole, abbreviated (GNU's getopt takes --in-pl for --in-place) or with
+// =value, a single-dash word (find's -delete) as it is. Words after "--"
+// count too: a program that is not getopt's (find) reads no "--", and
+// elsewhere it only makes a command ask more.
 func hasOpt(args []string, names ...string) bool {
-	for _, s := range args {
-		if s == "--" {
-			return false
-		}
-		for _, n := range names {
-			if strings.HasPrefix(n, "--") && isOpt(s, n) || len(n) == 2 && !strings.HasPrefix(s, "--") &&
-				strings.HasPrefix(s, "-") && strings.IndexByte(s[1:], n[1]) >= 0 {
-				return true
+	return slices.ContainsFunc(args, func(s string) bool {
+		return slices.ContainsFunc(names, func(n string) bool {
+			switch {
+			case strings.HasPrefix(n, "--"):
+				return isOpt(s, n)
+			case len(n) == 2:
+				return strings.HasPrefix(s, "-") && !strings.HasPrefix(s, "--") && strings.IndexByte(s[1:], n[1]) >= 0
 			}
-		}
-	}
-	return false
+			return s == n
+		})
+	})
 }
 
 // operands are the arguments that are not options (all after "--").

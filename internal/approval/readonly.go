@@ -39,14 +39,7 @@ func readOnly(c *cmd) bool {
 	if !slices.Contains(readOnlyPrograms, c.name) || !c.allExact() && !slices.Contains(namesNoFile, c.name) {
 		return false
 	}
-	// has reports an option of names: a short one as a word or with its
-	// value attached (-O'cmd'), a long one also abbreviated (GNU's getopt
-	// takes --in-pl for --in-place) or with =value.
-	has := func(names ...string) bool {
-		return slices.ContainsFunc(c.args, func(a string) bool {
-			return slices.ContainsFunc(names, func(n string) bool { return optionIs(a, n) })
-		})
-	}
+	has := func(names ...string) bool { return hasOpt(c.args, names...) }
 	switch c.name {
 	case "test", "[", "printf":
 		// test -v and printf -v name a variable, whose subscript bash
@@ -94,24 +87,6 @@ func readOnly(c *cmd) bool {
 		return len(c.args) == 0 || strings.HasPrefix(c.args[0], "-") && !has("-F", "--file", "-b", "--boot")
 	}
 	return true
-}
-
-// optionIs reports whether the argument a is the option name: a short
-// one (-O) as the word, in a cluster or with its value attached (-Ocmd), a long one
-// (--output) whole, with =value, or abbreviated to any prefix of at least
-// one letter (--o, --out=FILE), as GNU's getopt takes it.
-func optionIs(a, name string) bool {
-	if strings.HasPrefix(name, "--") {
-		given, _, _ := strings.Cut(a, "=")
-		return strings.HasPrefix(given, "--") && len(given) > 2 && strings.HasPrefix(name, given)
-	}
-	// A short option may stand anywhere in a cluster (sort -ro FILE); a
-	// letter of another option's attached value counts too, which only
-	// ever asks more.
-	if len(name) > 2 {
-		return a == name // a primary of find, -delete, -exec ...
-	}
-	return strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.IndexByte(a[1:], name[1]) >= 0
 }
 
 // tarLists reports whether tar's arguments only list an archive: -t (in a
@@ -166,12 +141,8 @@ func gitReadOnlyArgs(args []string) bool {
 		return false
 	}
 	sub, rest := args[i], args[i+1:]
-	for _, a := range rest {
-		for _, n := range []string{"--output", "--ext-diff", "--textconv", "--exec", "--upload-pack", "--open-files-in-pager", "-O", "--receive-pack"} {
-			if optionIs(a, n) {
-				return false
-			}
-		}
+	if hasOpt(rest, "--output", "--ext-diff", "--textconv", "--exec", "--upload-pack", "--open-files-in-pager", "-O", "--receive-pack") {
+		return false
 	}
 	listOnly := func(flags ...string) bool {
 		for _, a := range rest {
