@@ -18,6 +18,8 @@ type Store struct {
 	// file is the SQLite file as it was when opened; nil for PostgreSQL
 	// and in-memory databases. See Check.
 	file *storeFile
+	// events wakes the watchers of turns' events (WatchEvents).
+	events eventHub
 }
 
 // Open connects to the database named by dsn and migrates its schema.
@@ -118,6 +120,7 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // Close closes the database connections.
 func (s *Store) Close() error {
+	s.events.close()
 	sqlDB, err := s.db.DB()
 	if err != nil {
 		return fmt.Errorf("models: close: %w", err)

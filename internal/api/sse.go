@@ -16,8 +16,19 @@ import (
 	"github.com/talaria-agent/talaria/models"
 )
 
-// eventPoll is how often an event stream looks for new events.
+// eventPoll is how often an event stream looks for new events when the
+// store cannot say when they come (it can: see models.Store.WatchEvents).
 const eventPoll = 50 * time.Millisecond
+
+// endCheckFirst and endCheckMax bound how long a stream waits, with no
+// event, before it asks whether its turn ended without a done event (its
+// workflow was terminated, or its events pruned): first after
+// endCheckFirst of quiet, then twice as long each time up to endCheckMax.
+// A turn that shows progress is never asked about.
+const (
+	endCheckFirst = 2 * time.Second
+	endCheckMax   = 30 * time.Second
+)
 
 // keepAlive is how often an idle event stream sends a comment, so that
 // proxies and clients do not take it for dead.
@@ -134,14 +145,16 @@ func eventOf(ev models.Event) eventOut {
 // client going away or fn failing. While nothing comes, it sends
 // keep-alive comments; when the turn has ended but no done event follows
 // (it was pruned with its events, or the workflow closed without one), it
-// makes one from how the turn ended.
+// makes one from how the turn ended: it asks after a quiet while (see
+// endCheckFirst), never while events come.
 func (s *Server) followEvents(ctx context.Context, turnID string, afterID int64, sse *sseWriter, fn func(eventOut) error) error {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	tail := events.Tail(ctx, s.rt.Store, turnID, afterID, eventPoll)
 	alive := time.NewTicker(keepAlive)
 	defer alive.Stop()
-	check := time.NewTicker(time.Second)
+	quiet := endCheckFirst
+	check := time.NewTimer(quiet)
 	defer check.Stop()
 	for {
 		select {
@@ -150,6 +163,8 @@ func (s *Server) followEvents(ctx context.Context, turnID string, afterID int64,
 				return ctx.Err()
 			}
 			alive.Reset(keepAlive)
+			quiet = endCheckFirst
+			check.Reset(quiet)
 			if err := fn(eventOf(ev)); err != nil || ev.Kind == events.KindDone {
 				return err
 			}
@@ -159,6 +174,8 @@ func (s *Server) followEvents(ctx context.Context, turnID string, afterID int64,
 				return err
 			}
 		case <-check.C:
+			quiet = min(2*quiet, endCheckMax)
+			check.Reset(quiet)
 			t, err := s.turnOf(ctx, turnID, "")
 			if err != nil || t.EndedAt == nil {
 				continue

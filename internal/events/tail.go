@@ -24,8 +24,20 @@ type Source interface {
 	EventsAfter(ctx context.Context, turnID string, afterID int64, limit int) ([]models.Event, error)
 }
 
+// Watcher is a Source that says when a turn's events are stored
+// (models.Store.WatchEvents): Tail then reads on each wake instead of
+// polling.
+type Watcher interface {
+	WatchEvents(turnID string) (wake <-chan struct{}, stop func())
+}
+
+// watchedPoll is how often Tail reads a watched turn with no wake at all:
+// a bound on how late an event can be, should a wake ever be missed.
+const watchedPoll = 5 * time.Second
+
 // Tail follows the events of turnID whose ID is greater than afterID,
-// polling src every interval (DefaultTailInterval when not positive). The
+// reading src when it says events came (a Watcher), else polling it every
+// interval (DefaultTailInterval when not positive). The
 // channel delivers them in order and is closed after the first event of
 // kind "done", or when ctx ends. Errors of src are logged and the poll is
 // retried with a growing delay; they do not end the tail.
@@ -40,13 +52,21 @@ func Tail(ctx context.Context, src Source, turnID string, afterID int64, interva
 			slog.Error("events: tail without a source", "turn", turnID)
 			return
 		}
+		var wake <-chan struct{}
+		idle := interval // the wait after a read that found all there was
+		if w, ok := src.(Watcher); ok {
+			var stop func()
+			wake, stop = w.WatchEvents(turnID)
+			defer stop()
+			idle = watchedPoll
+		}
 		failures := 0
 		for {
 			evs, err := src.EventsAfter(ctx, turnID, afterID, tailPage)
 			if ctx.Err() != nil {
 				return
 			}
-			wait := interval
+			wait := idle
 			if err != nil {
 				failures++
 				level := slog.LevelDebug
@@ -77,6 +97,8 @@ func Tail(ctx context.Context, src Source, turnID string, afterID int64, interva
 			case <-ctx.Done():
 				timer.Stop()
 				return
+			case <-wake:
+				timer.Stop()
 			case <-timer.C:
 			}
 		}

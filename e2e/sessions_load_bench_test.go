@@ -1,0 +1,189 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/fakellm"
+)
+
+// loadCalls is how many model calls each turn of BenchmarkSessions makes:
+// four that call a cheap tool, then the answer.
+const loadCalls = 5
+
+// loadModelDelay is how long the model of BenchmarkSessions takes to
+// answer each call.
+const loadModelDelay = time.Second
+
+// toolLoopModel answers each request after delay: with a call of the todo
+// tool (cheap, no I/O beyond the store) until the conversation holds
+// calls-1 tool results, then with "reply for " and the user's message.
+func toolLoopModel(delay time.Duration, calls int) *fakellm.Server {
+	return fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		user, results := loadKey(req)
+		if results < calls-1 {
+			args := fmt.Sprintf(`{"todos":[{"id":"%d","content":"step %d","status":"completed"}],"merge":true}`, results, results)
+			step := fakellm.ToolStep(fakellm.ToolCall{ID: fmt.Sprintf("t%d", results), Name: "todo", Arguments: args})
+			step.Delay = delay
+			return step
+		}
+		return fakellm.Step{Text: "reply for " + user, Delay: delay, ChunkSize: 6}
+	}))
+}
+
+// loadKey names a request of toolLoopModel's conversation: the user's
+// message (unique per session) and how many tool results precede it (the
+// call's number within the turn).
+func loadKey(req fakellm.Request) (string, int) {
+	user, results := "", 0
+	for _, m := range req.Body.Messages {
+		switch m.Role {
+		case "user":
+			user = m.Content
+		case "tool":
+			results++
+		}
+	}
+	return user, results
+}
+
+// duplicateCalls counts the requests beyond the first of each (turn, call).
+func duplicateCalls(reqs []fakellm.Request) int {
+	seen := map[string]bool{}
+	dup := 0
+	for _, r := range reqs {
+		user, results := loadKey(r)
+		k := fmt.Sprintf("%s\x00%d", user, results)
+		if seen[k] {
+			dup++
+		}
+		seen[k] = true
+	}
+	return dup
+}
+
+// procCPU is the CPU time (user and system) process pid has used.
+func procCPU(tb testing.TB, pid int) time.Duration {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// Fields after the command name, which is in parentheses.
+	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
+}
+
+// procPeakRSS is process pid's peak resident set size in MiB (VmHWM).
+func procPeakRSS(tb testing.TB, pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	tb.Fatal("no VmHWM in /proc/pid/status")
+	return 0
+}
+
+// busyLoops starts n processes that spin on a core each until the
+// benchmark ends: a machine busy with other work.
+func busyLoops(tb testing.TB, n int) {
+	for range n {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	}
+}
+
+// takeProfile saves a CPU profile of the first loadCalls×loadModelDelay
+// seconds of the load to file.
+func takeProfile(tb testing.TB, addr, file string) {
+	secs := int((time.Duration(loadCalls) * loadModelDelay).Seconds())
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs))
+	if err != nil {
+		tb.Logf("profile: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err == nil {
+		err = os.WriteFile(file, data, 0o644)
+	}
+	if err != nil {
+		tb.Logf("profile: %v", err)
+	}
+}
+
+// BenchmarkSessions measures many sessions at once against one serve
+// (embedded Temporal, SQLite): each sends one streaming completion through
+// the API with the official OpenAI SDK, and its turn makes loadCalls model
+// calls of loadModelDelay each (four cheap tool calls, then the answer).
+// The ideal wall time is loadCalls × loadModelDelay. It reports the wall
+// time over the ideal, serve's CPU seconds during the run, serve's peak RSS
+// and the model requests made more than once for the same (turn, call).
+// "busy" runs with four busy loops per core beside it. Each sub-benchmark
+// starts its own serve:
+//
+//	go test ./e2e/ -run '^$' -bench BenchmarkSessions -benchtime 1x
+//
+// With TALARIA_BENCH_PROFILE=PREFIX set, serve runs with --pprof-listen
+// and a CPU profile of each run's first seconds is saved as
+// PREFIX-NAME.pprof (go tool pprof -top PREFIX-100.pprof).
+func BenchmarkSessions(b *testing.B) {
+	for _, c := range []struct {
+		name     string
+		sessions int
+		busy     bool
+	}{{"100", 100, false}, {"300", 300, false}, {"100-busy", 100, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			model := toolLoopModel(loadModelDelay, loadCalls)
+			defer model.Close()
+			u := newUser(b, model.URL())
+			profile := os.Getenv("TALARIA_BENCH_PROFILE")
+			var extra []string
+			pprofAddr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+			if profile != "" {
+				extra = append(extra, "--pprof-listen", pprofAddr)
+			}
+			s, base := u.apiServe(extra...)
+			pid := s.cmd.Process.Pid
+			if c.busy {
+				busyLoops(b, 4*runtime.NumCPU())
+			}
+			for b.Loop() {
+				before, cpu0 := len(model.Requests()), procCPU(b, pid)
+				began := time.Now()
+				if profile != "" {
+					go takeProfile(b, pprofAddr, fmt.Sprintf("%s-%s.pprof", profile, c.name))
+				}
+				streamConcurrently(b, base, c.sessions)
+				wall := time.Since(began)
+				reqs := model.Requests()[before:]
+				ideal := time.Duration(loadCalls) * loadModelDelay
+				b.ReportMetric(wall.Seconds()/ideal.Seconds(), "wall/ideal")
+				b.ReportMetric((procCPU(b, pid) - cpu0).Seconds(), "serve-cpu-s")
+				b.ReportMetric(procPeakRSS(b, pid), "serve-peak-MiB")
+				b.ReportMetric(float64(duplicateCalls(reqs)), "duplicate-calls")
+				if want := c.sessions * loadCalls; len(reqs) < want {
+					b.Errorf("%d model requests, want at least %d", len(reqs), want)
+				}
+			}
+		})
+	}
+}
