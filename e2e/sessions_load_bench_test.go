@@ -70,6 +70,18 @@ func duplicateCalls(reqs []fakellm.Request) int {
 	return dup
 }
 
+// firstCalls is, for each session, how long after began its first model
+// request arrived: how quickly a burst of new sessions reaches the model.
+func firstCalls(reqs []fakellm.Request, began time.Time) []time.Duration {
+	var out []time.Duration
+	for _, r := range reqs {
+		if _, results := loadKey(r); results == 0 {
+			out = append(out, r.Received.Sub(began))
+		}
+	}
+	return out
+}
+
 // procCPU is the CPU time (user and system) process pid has used.
 func procCPU(tb testing.TB, pid int) time.Duration {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -135,8 +147,10 @@ func takeProfile(tb testing.TB, addr, file string) {
 // the API with the official OpenAI SDK, and its turn makes loadCalls model
 // calls of loadModelDelay each (four cheap tool calls, then the answer).
 // The ideal wall time is loadCalls × loadModelDelay. It reports the wall
-// time over the ideal, serve's CPU seconds during the run, serve's peak RSS
-// and the model requests made more than once for the same (turn, call).
+// time over the ideal, serve's CPU seconds during the run, serve's peak RSS,
+// the model requests made more than once for the same (turn, call), and
+// how long after the burst began the sessions' first model requests came
+// (median and last).
 // "busy" runs with four busy loops per core beside it. Each sub-benchmark
 // starts its own serve:
 //
@@ -180,6 +194,10 @@ func BenchmarkSessions(b *testing.B) {
 				b.ReportMetric((procCPU(b, pid) - cpu0).Seconds(), "serve-cpu-s")
 				b.ReportMetric(procPeakRSS(b, pid), "serve-peak-MiB")
 				b.ReportMetric(float64(duplicateCalls(reqs)), "duplicate-calls")
+				if first := firstCalls(reqs, began); len(first) > 0 {
+					b.ReportMetric(percentile(first, 50).Seconds(), "first-call-p50-s")
+					b.ReportMetric(percentile(first, 100).Seconds(), "first-call-max-s")
+				}
 				if want := c.sessions * loadCalls; len(reqs) < want {
 					b.Errorf("%d model requests, want at least %d", len(reqs), want)
 				}

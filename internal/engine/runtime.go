@@ -109,6 +109,9 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 			return nil, err
 		}
 		tc.Address = rt.Server.HostPort()
+		if opts.Worker {
+			copts = append(copts, withOwnerIdentity)
+		}
 		rt.Client, err = dial(ctx, tc, rt.Server.ClientTLS(), logger, copts...)
 	} else {
 		rt.Client, err = Dial(ctx, tc, cfg.Home, logger, copts...)
@@ -122,6 +125,7 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 			return nil, err
 		}
 		rt.repairAtStart(ctx)
+		rt.takeOverAtStart(ctx)
 	}
 	return rt, nil
 }
