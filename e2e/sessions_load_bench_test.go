@@ -123,10 +123,10 @@ func busyLoops(tb testing.TB, n int) {
 	}
 }
 
-// takeProfile saves a CPU profile of the first loadCalls×loadModelDelay
+// takeProfile saves a CPU profile of the first 2×loadCalls×loadModelDelay
 // seconds of the load to file.
 func takeProfile(tb testing.TB, addr, file string) {
-	secs := int((time.Duration(loadCalls) * loadModelDelay).Seconds())
+	secs := 2 * int((time.Duration(loadCalls) * loadModelDelay).Seconds())
 	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs))
 	if err != nil {
 		tb.Logf("profile: %v", err)

@@ -67,7 +67,7 @@ func narrowMode(requested, policy ApprovalMode) ApprovalMode {
 // serving worker's approval mode narrows the input's, and the grants are
 // those in the store, whatever the run's input carried.
 func reloadPolicy(ctx workflow.Context, in *TurnInput, g *humanGate) error {
-	if workflow.GetVersion(ctx, changeResumePolicy, workflow.DefaultVersion, 1) < 1 {
+	if !has(ctx, changeResumePolicy) {
 		return nil
 	}
 	var p turnapi.TurnPolicyResult

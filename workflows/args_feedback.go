@@ -14,7 +14,7 @@ import (
 // histories without it replay untouched.
 func decideLimits(ctx workflow.Context, lim loop.Limits, r turnapi.CallModelResult) loop.Limits {
 	if r.Kind == loop.ReplyToolCallCutOff && r.FinishReason != loop.FinishLength {
-		lim.BrokenArgsAreInvalid = workflow.GetVersion(ctx, changeArgsFeedback, workflow.DefaultVersion, 1) >= 1
+		lim.BrokenArgsAreInvalid = has(ctx, changeArgsFeedback)
 	}
 	return lim
 }

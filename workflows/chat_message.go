@@ -65,6 +65,7 @@ type ChatReplyInput struct {
 // crash anywhere resumes there: the message is delivered once, and each
 // part of the reply is sent once (ChatReply records what it sent).
 func ChatMessageWorkflow(ctx workflow.Context, in ChatMessageInput) error {
+	ctx = withEpoch(ctx)
 	in.Message.RequestID = workflow.GetInfo(ctx).WorkflowExecution.ID
 	if has(ctx, changeTurnEndSignal) {
 		return chatBySignals(ctx, in)
@@ -93,7 +94,7 @@ func chatReply(ctx workflow.Context, in ChatMessageInput, turn ChatTurn, res Cha
 		StartToCloseTimeout: 10 * time.Minute,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 50},
 	}
-	if workflow.GetVersion(ctx, changeReplyHeartbeat, workflow.DefaultVersion, 1) >= 1 {
+	if has(ctx, changeReplyHeartbeat) {
 		opts.HeartbeatTimeout = 30 * time.Second // a gateway killed between parts resumes soon
 	}
 	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), ChatReplyName, reply).Get(ctx, nil)

@@ -27,7 +27,7 @@ func chatBySignals(ctx workflow.Context, in ChatMessageInput) error {
 	// reaches an activity only with its next heartbeat, seconds later; the
 	// reply stops the follow of its message itself (in the gateway's
 	// process), before it edits the draft.
-	followEnds := workflow.GetVersion(ctx, changeFollowEnds, workflow.DefaultVersion, 1) >= 1
+	followEnds := has(ctx, changeFollowEnds)
 	started := workflow.GetSignalChannel(ctx, SignalTurnStarted)
 	ended := workflow.GetSignalChannel(ctx, SignalTurnEnded)
 	submit := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{

@@ -114,6 +114,7 @@ type GoalResult struct {
 // same conversation while the answer is continue and the budget lasts. An
 // interrupt signal ends it: the running turn is interrupted too.
 func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
+	ctx = withEpoch(ctx)
 	p := GoalProgress{StartedAt: workflow.Now(ctx)}
 	if in.Resume != nil {
 		p = *in.Resume
@@ -124,7 +125,7 @@ func GoalWorkflow(ctx workflow.Context, in GoalInput) (GoalResult, error) {
 	stopped := ""
 	var current workflow.ChildWorkflowFuture
 	var viaSession *goalTurns
-	if workflow.GetVersion(ctx, changeGoalViaSession, workflow.DefaultVersion, 1) >= 1 {
+	if has(ctx, changeGoalViaSession) {
 		viaSession = newGoalTurns(ctx, in.SessionID)
 	}
 	interrupts := workflow.GetSignalChannel(ctx, SignalInterrupt)

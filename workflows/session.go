@@ -138,6 +138,7 @@ const (
 // by update (UpdateDeliver) or by signal (SignalMessage); the history of a
 // run stays bounded (see session_continue.go).
 func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
+	ctx = withEpoch(ctx)
 	s := newSession(ctx, in)
 	if err := workflow.SetQueryHandler(ctx, QuerySession, s.state); err != nil {
 		return err
@@ -145,7 +146,7 @@ func SessionWorkflow(ctx workflow.Context, in SessionInput) error {
 	if err := s.setHandoff(ctx); err != nil {
 		return err
 	}
-	s.handoff = workflow.GetVersion(ctx, changeSessionHandoff, workflow.DefaultVersion, 1) >= 1
+	s.handoff = has(ctx, changeSessionHandoff)
 	if in.Running != nil {
 		s.running = s.resume(ctx, *in.Running)
 	}
@@ -435,7 +436,7 @@ func (s *session) settleHandlers(ctx workflow.Context) error {
 	if workflow.AllHandlersFinished(ctx) {
 		return nil
 	}
-	if workflow.GetVersion(ctx, changeIdleQueue, workflow.DefaultVersion, 1) >= 1 {
+	if has(ctx, changeIdleQueue) {
 		return nil
 	}
 	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })

@@ -55,7 +55,7 @@ func (s *session) drainEnded(ctx workflow.Context) bool {
 // (terminated from outside, it never reports), whose end is then read.
 func (s *session) probe(ctx workflow.Context) {
 	t := s.running
-	if t == nil || t.done != nil || !t.reports || workflow.GetVersion(ctx, changeCarriedProbe, workflow.DefaultVersion, 1) < 1 {
+	if t == nil || t.done != nil || !t.reports || !has(ctx, changeCarriedProbe) {
 		return
 	}
 	if workflow.SignalExternalWorkflow(ctx, t.id, "", SignalSteer, "").Get(ctx, nil) != nil {

@@ -17,6 +17,7 @@ import (
 // conductTurn only sequences activities. A turn its session's coordinator
 // started tells the coordinator how it ended (reportEnd).
 func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error) {
+	ctx = withEpoch(ctx)
 	var st TurnState
 	res, err := conductTurn(ctx, in, &st)
 	if in.ReportEnd {
@@ -263,7 +264,7 @@ func runTools(ctx, workCtx workflow.Context, in TurnInput, turnID string, st *Tu
 // so the conversation never holds a call without its result. It runs even
 // when the workflow itself is being cancelled.
 func answerCalls(ctx workflow.Context, batch turnapi.ExecuteToolsInput, interrupted bool, reason string) {
-	if workflow.GetVersion(ctx, changeAnswerCalls, workflow.DefaultVersion, 1) < 1 {
+	if !has(ctx, changeAnswerCalls) {
 		return
 	}
 	dctx, _ := workflow.NewDisconnectedContext(ctx)

@@ -110,7 +110,45 @@ const (
 	changeFollowEnds = "follow-ends"
 )
 
-// has reports whether this run has change (its version 1).
+// changeEpoch is asked once, as the first step of a run of the hot
+// workflows (withEpoch): a run that records its version 1 started on code
+// that has every change of epoch1, and has() answers for those without a
+// marker of their own. Each marker the SDK records also upserts the
+// TemporalChangeVersion search attribute (a visibility write, with the
+// list of every change so far), so one marker per run instead of up to
+// four took a fifth of serve's CPU off a burst of turns
+// (docs/benchmarks.md). A run without it (it started on older code, or
+// a history recorded before) asks for each change as before.
+//
+// A change added later is not in epoch1: it is asked for with its own
+// marker, until a version 2 of changeEpoch folds it in (has() then
+// compares the run's epoch with the change's).
+const changeEpoch = "epoch"
+
+// epoch1 are the changes a run with version 1 of changeEpoch has.
+var epoch1 = map[string]bool{
+	changeLocalActivities: true, changeResumePolicy: true, changeAnswerCalls: true, changeArgsFeedback: true,
+	changeSessionHandoff: true, changeTurnVisibility: true, changeUnknownChoice: true, changeIdleQueue: true,
+	changeHumanEvents: true, changeSteerUndelivered: true, changeGoalSteers: true, changeReplyHeartbeat: true,
+	changeTurnEndSignal: true, changeGoalViaSession: true, changeCarriedProbe: true, changeFollowEnds: true,
+}
+
+// epochKey is the context key of a run's epoch (withEpoch).
+type epochKey struct{}
+
+// withEpoch asks for changeEpoch and keeps the answer in the returned
+// context. It must be a run's first step, before any command: only then
+// does a run that began on older code (its first task replayed) answer
+// DefaultVersion, wherever it is now.
+func withEpoch(ctx workflow.Context) workflow.Context {
+	return workflow.WithValue(ctx, epochKey{}, workflow.GetVersion(ctx, changeEpoch, workflow.DefaultVersion, 1))
+}
+
+// has reports whether this run has change (its version 1): without a
+// marker when the run's epoch includes it, else by its own marker.
 func has(ctx workflow.Context, change string) bool {
+	if v, ok := ctx.Value(epochKey{}).(workflow.Version); ok && v >= 1 && epoch1[change] {
+		return true
+	}
 	return workflow.GetVersion(ctx, change, workflow.DefaultVersion, 1) >= 1
 }

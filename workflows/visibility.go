@@ -54,7 +54,7 @@ const visibilitySideEffect = "talaria-search-attributes"
 // with (since changeTurnVisibility) a readable summary and details and, if
 // the namespace has them, the turn's search attributes.
 func withTurnVisibility(ctx workflow.Context, opts workflow.ChildWorkflowOptions, in TurnInput) workflow.ChildWorkflowOptions {
-	if workflow.GetVersion(ctx, changeTurnVisibility, workflow.DefaultVersion, 1) < 1 {
+	if !has(ctx, changeTurnVisibility) {
 		return opts
 	}
 	opts.StaticSummary = fitPayload(turnSummary(in), maxSummaryJSON)
@@ -82,7 +82,7 @@ func keywordFits(s string) bool { return s != "" && utf8.RuneCountInString(s) <=
 // (since changeTurnVisibility), when the turn carries the session's search
 // attribute, i.e. the namespace has them.
 func markStopReason(ctx workflow.Context, reason StopReason) {
-	if reason == "" || workflow.GetVersion(ctx, changeTurnVisibility, workflow.DefaultVersion, 1) < 1 {
+	if reason == "" || !has(ctx, changeTurnVisibility) {
 		return
 	}
 	if !workflow.GetTypedSearchAttributes(ctx).ContainsKey(sessionIDKey) {

@@ -136,6 +136,14 @@ func TestRecordHistories(t *testing.T) {
 			fakellm.ToolStep(fakellm.ToolCall{Name: "clarify", Arguments: `{"question":"Which colour?","choices":["red","blue"]}`}),
 			fakellm.TextStep("done"),
 		}, 0, answerQuestion, false, 0},
+		// Since change epoch: the turn and its coordinator record one
+		// version marker each (epoch) instead of one per change. Every
+		// file above has the shape before it.
+		{"turn_epoch.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
+			fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"rm -r nothing-here || true"}`}),
+			fakellm.TextStep("done"),
+		}, 0, approveOnce, true, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
