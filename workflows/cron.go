@@ -34,7 +34,6 @@ func CronSessionID(jobID string, slot time.Time) string {
 // the agent turn (unattended: approvals denied), then delivery to each
 // target, and records the run. A final answer of [SILENT] is not delivered.
 func CronRunWorkflow(ctx workflow.Context, in CronRunInput) error {
-	ctx = withEpoch(ctx)
 	started := workflow.Now(ctx)
 	run := turnapi.CronRunRecord{JobID: in.JobID, ScheduledAt: in.Slot, WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
 		StartedAt: &started}

@@ -111,7 +111,9 @@ const (
 )
 
 // changeEpoch is asked once, as the first step of a run of the hot
-// workflows (withEpoch): a run that records its version 1 started on code
+// workflows (withEpoch: a turn, a session's coordinator, a chat message's
+// and a goal's workflow, which ask for two to four changes each; a cron
+// run asks for one at most and does without): a run that records its version 1 started on code
 // that has every change of epoch1, and has() answers for those without a
 // marker of their own. Each marker the SDK records also upserts the
 // TemporalChangeVersion search attribute (a visibility write, with the
