@@ -105,7 +105,7 @@ func (s *Store) AppendEvents(ctx context.Context, evs []Event) error {
 	if err != nil {
 		return fmt.Errorf("models: append %d events of turn %q: %w", len(evs), evs[0].TurnID, err)
 	}
-	s.stored(rows)
+	s.stored(ctx, rows)
 	return nil
 }
 
@@ -142,13 +142,13 @@ func (s *Store) AppendEventUnlessRepeated(ctx context.Context, ev Event) (bool, 
 			return fmt.Errorf("insert event: %w", err)
 		}
 		stored = true
-		return s.announce(tx, []Event{ev})
+		return nil
 	})
 	if err != nil {
 		return false, fmt.Errorf("models: append event of turn %q: %w", ev.TurnID, err)
 	}
 	if stored {
-		s.stored([]Event{ev})
+		s.stored(ctx, []Event{ev})
 	}
 	return stored, nil
 }
@@ -169,7 +169,7 @@ func (s *Store) insertEvents(tx *gorm.DB, rows []Event) error {
 			return fmt.Errorf("insert events %d..%d: %w", start, start+len(chunk)-1, err)
 		}
 	}
-	return s.announce(tx, rows)
+	return nil
 }
 
 // superseded fails with ErrSuperseded when the store holds the beginning

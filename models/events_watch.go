@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"gorm.io/gorm"
 )
 
 // eventChannel is the PostgreSQL notification channel on which the
@@ -21,6 +20,10 @@ const eventChannel = "talaria_events"
 // processes stored, while anything watches: one query for the whole
 // process, however many turns are watched.
 const eventScanEvery = 50 * time.Millisecond
+
+// listenCheckEvery is how long the PostgreSQL listener waits for a
+// notification before it checks that its connection still answers.
+const listenCheckEvery = 30 * time.Second
 
 // blindWakeEvery is how often every watch is woken while the Store cannot
 // see other processes' events (its PostgreSQL listener is reconnecting, or
@@ -41,6 +44,7 @@ type eventHub struct {
 	seen map[string]int64
 
 	started bool
+	closed  bool // the Store closed: no goroutine starts any more
 	stop    context.CancelFunc
 	done    chan struct{}
 }
@@ -63,7 +67,7 @@ func (s *Store) WatchEvents(turnID string) (<-chan struct{}, func()) {
 		h.subs[turnID] = map[chan struct{}]struct{}{}
 	}
 	h.subs[turnID][c] = struct{}{}
-	if !h.started {
+	if !h.started && !h.closed {
 		h.started = true
 		ctx, stop := context.WithCancel(context.Background())
 		h.stop, h.done = stop, make(chan struct{})
@@ -130,6 +134,7 @@ func (h *eventHub) watching() bool {
 // close stops the listening goroutine and waits for it.
 func (h *eventHub) close() {
 	h.mu.Lock()
+	h.closed = true
 	stop, done := h.stop, h.done
 	h.mu.Unlock()
 	if stop != nil {
@@ -138,11 +143,13 @@ func (h *eventHub) close() {
 	}
 }
 
-// stored tells the watchers of rows' turns about them, after their commit.
-func (s *Store) stored(rows []Event) {
+// stored tells the watchers of rows' turns about them, after their
+// commit: this process's at once, other processes' through announce.
+func (s *Store) stored(ctx context.Context, rows []Event) {
 	for turn, maxID := range maxIDs(rows) {
 		s.events.wake(turn, maxID)
 	}
+	s.announce(ctx, rows)
 }
 
 // maxIDs is the highest ID of rows per turn. Pure.
@@ -154,18 +161,25 @@ func maxIDs(rows []Event) map[string]int64 {
 	return out
 }
 
-// announce has PostgreSQL tell other processes about rows when tx
-// commits; SQLite needs nothing (they scan, see scanEvents).
-func (s *Store) announce(tx *gorm.DB, rows []Event) error {
+// announce tells other processes about rows on PostgreSQL, after their
+// commit: one NOTIFY per turn, each its own short transaction. Not in the
+// writing transaction: PostgreSQL serialises the commits of notifying
+// transactions on one lock, which would hold every event write of the
+// database behind each other's fsync. A notification that fails costs the
+// other processes' followers their next read (events.Tail reads at least
+// every 5 s anyway); it is
+// logged, and the events stay stored. SQLite needs nothing (scanEvents).
+func (s *Store) announce(ctx context.Context, rows []Event) {
 	if s.dialect.name() != "postgres" {
-		return nil
+		return
 	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
 	for turn, maxID := range maxIDs(rows) {
-		if err := tx.Exec("SELECT pg_notify(?, ?)", eventChannel, strconv.FormatInt(maxID, 10)+" "+turn).Error; err != nil {
-			return fmt.Errorf("notify: %w", err)
+		if err := s.db.WithContext(ctx).Exec("SELECT pg_notify(?, ?)", eventChannel, strconv.FormatInt(maxID, 10)+" "+turn).Error; err != nil {
+			slog.Warn("models: could not announce stored events to other processes", "turn", turn, "error", err)
 		}
 	}
-	return nil
 }
 
 // watchOthers wakes watchers for the events other processes store, until
@@ -216,7 +230,19 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) (listened b
 	}
 	s.events.wakeAll() // what was stored while nobody listened
 	for {
-		n, err := conn.WaitForNotification(ctx)
+		wctx, cancel := context.WithTimeout(ctx, listenCheckEvery)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		if err != nil && ctx.Err() == nil && wctx.Err() != nil {
+			// Quiet for a while: a connection that died without a word
+			// (a half-open TCP connection) would stay quiet for ever.
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err = conn.Ping(pctx)
+			cancel()
+			if err == nil {
+				continue
+			}
+		}
 		if err != nil {
 			return true, fmt.Errorf("wait: %w", err)
 		}

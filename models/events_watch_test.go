@@ -130,3 +130,18 @@ func TestMaxIDs(t *testing.T) {
 		t.Fatalf("maxIDs = %v", got)
 	}
 }
+
+// TestWatchAfterClose: a watch of a closed Store starts nothing (the
+// package's goroutine check would see it) and its stop is harmless.
+func TestWatchAfterClose(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, stop := s.WatchEvents("turn/c/1")
+	stop()
+}

@@ -73,7 +73,9 @@ func newGoalSteers() *goalSteers { return &goalSteers{placed: map[int]GoalSteere
 // listen installs UpdateGoalSteer. running says which turn runs now ("")
 // and current is its future.
 func (g *goalSteers) listen(ctx workflow.Context, running func() (string, workflow.ChildWorkflowFuture)) error {
+	root := ctx
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateGoalSteer, func(ctx workflow.Context, text string) (GoalSteered, error) {
+		ctx = inheritEpoch(root, ctx)
 		if id, turn := running(); turn != nil {
 			if turn.SignalChildWorkflow(ctx, SignalSteer, text).Get(ctx, nil) == nil {
 				return GoalSteered{TurnID: id}, nil

@@ -84,13 +84,18 @@ func validateRequestID(requestID string) error {
 	return ValidateMessage(Message{RequestID: requestID})
 }
 
-// setHandoff registers the coordinator's update handlers.
+// setHandoff registers the coordinator's update handlers; they run with
+// the run's epoch (the SDK gives a handler a context of its own).
 func (s *session) setHandoff(ctx workflow.Context) error {
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDeliver, s.deliver,
+	deliver := func(h workflow.Context, m Message) (Delivery, error) { return s.deliver(inheritEpoch(ctx, h), m) }
+	awaitTurn := func(h workflow.Context, requestID string) (Delivery, error) {
+		return s.awaitTurn(inheritEpoch(ctx, h), requestID)
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDeliver, deliver,
 		workflow.UpdateHandlerOptions{Validator: func(m Message) error { return ValidateMessage(m) }}); err != nil {
 		return fmt.Errorf("register %s: %w", UpdateDeliver, err)
 	}
-	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAwaitTurn, s.awaitTurn,
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAwaitTurn, awaitTurn,
 		workflow.UpdateHandlerOptions{Validator: validateRequestID}); err != nil {
 		return fmt.Errorf("register %s: %w", UpdateAwaitTurn, err)
 	}

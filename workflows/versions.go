@@ -146,6 +146,15 @@ func withEpoch(ctx workflow.Context) workflow.Context {
 	return workflow.WithValue(ctx, epochKey{}, workflow.GetVersion(ctx, changeEpoch, workflow.DefaultVersion, 1))
 }
 
+// inheritEpoch is ctx (a handler's, which the SDK derives from the run's
+// root context) with the epoch of from (the run's).
+func inheritEpoch(from, ctx workflow.Context) workflow.Context {
+	if v, ok := from.Value(epochKey{}).(workflow.Version); ok {
+		return workflow.WithValue(ctx, epochKey{}, v)
+	}
+	return ctx
+}
+
 // has reports whether this run has change (its version 1): without a
 // marker when the run's epoch includes it, else by its own marker.
 func has(ctx workflow.Context, change string) bool {

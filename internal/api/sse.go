@@ -27,7 +27,7 @@ const eventPoll = 50 * time.Millisecond
 // A turn that shows progress is never asked about.
 const (
 	endCheckFirst = 2 * time.Second
-	endCheckMax   = 30 * time.Second
+	endCheckMax   = 5 * time.Second
 )
 
 // keepAlive is how often an idle event stream sends a comment, so that

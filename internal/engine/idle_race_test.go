@@ -80,8 +80,10 @@ func TestMessageArrivingWithIdleTimer(t *testing.T) {
 	if err := rt.Client.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
 		t.Fatalf("the coordinator did not end after its idle wait: %v", err)
 	}
-	if !hasVersionMarker(history(ctx, t, rt, id), "idle-queue") {
-		t.Error("the run went on without recording the idle-queue version")
+	// The run has change idle-queue: by its own marker, or by the epoch
+	// marker that stands for it (workflows/versions.go).
+	if h := history(ctx, t, rt, id); !hasVersionMarker(h, "idle-queue") && !hasVersionMarker(h, "epoch") {
+		t.Error("the run went on without recording the idle-queue version (or the epoch)")
 	}
 	if os.Getenv("TALARIA_RECORD_HISTORIES") != "" {
 		if _, err := os.Stat(filepath.Join("..", "..", "workflows", "testdata", idleQueueHistory)); err != nil {

@@ -121,11 +121,11 @@ func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, e
 	}
 	if opts.Worker {
 		rt.prepareVisibility(ctx)
+		rt.takeOverAtStart(ctx) // before the worker: no attempt it fails is live
 		if err := rt.startWorker(opts.Guardrail); err != nil {
 			return nil, err
 		}
 		rt.repairAtStart(ctx)
-		rt.takeOverAtStart(ctx)
 	}
 	return rt, nil
 }
@@ -350,6 +350,7 @@ func (rt *Runtime) Close() {
 		if err := rt.Server.Stop(); err != nil {
 			rt.logger.Warn("stop embedded temporal", "error", err)
 		}
+		releaseOwnership(rt.ownerDir())
 	}
 	if rt.Store != nil {
 		_ = rt.Store.Close()

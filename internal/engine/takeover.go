@@ -5,12 +5,16 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -53,22 +57,31 @@ type TakeOver struct {
 	// Retried is how many attempts of the dead owner were failed, to be
 	// retried now instead of after their heartbeat timeout.
 	Retried int
+	// Cancelled is how many attempts of the dead owner that were asked to
+	// stop (their turn was stopped) were reported cancelled.
+	Cancelled int
+	// Capped: more workflows ran than maxTakeOver; the rest were left to
+	// their heartbeat timeouts.
+	Capped bool
 }
 
 // takeOver makes Temporal retry at once what the previous owner of this
 // home's embedded Temporal was running when it died: every started
 // activity attempt whose worker was a previous owner is failed as
 // ErrOwnerStopped, with no retry delay, so it runs again now instead of
-// after its heartbeat timeout; and every running workflow's sticky task
-// queue is reset, so its next workflow task goes to a live worker at once
-// instead of after the dead one's sticky schedule-to-start timeout.
+// after its heartbeat timeout (one its turn had asked to stop is reported
+// cancelled); and every running workflow's sticky task queue is reset, so
+// its next workflow task goes to a live worker at once instead of after
+// the dead one's sticky schedule-to-start timeout. It runs before this
+// process's worker starts, so no attempt it fails can be a live one of
+// this process.
 func (rt *Runtime) takeOver(ctx context.Context) (TakeOver, error) {
 	var out TakeOver
 	ids, err := rt.runningWorkflows(ctx)
 	if err != nil {
 		return out, err
 	}
-	out.Workflows = len(ids)
+	out.Workflows, out.Capped = len(ids), len(ids) >= maxTakeOver
 	var mu sync.Mutex
 	var errs []error
 	work := make(chan *workflowpb.WorkflowExecutionInfo)
@@ -76,9 +89,10 @@ func (rt *Runtime) takeOver(ctx context.Context) (TakeOver, error) {
 	for range takeOverWorkers {
 		wg.Go(func() {
 			for info := range work {
-				n, err := rt.takeOverWorkflow(ctx, info)
+				retried, cancelled, err := rt.takeOverWorkflow(ctx, info)
 				mu.Lock()
-				out.Retried += n
+				out.Retried += retried
+				out.Cancelled += cancelled
 				if err != nil && len(errs) < 3 {
 					errs = append(errs, err)
 				}
@@ -116,63 +130,125 @@ func (rt *Runtime) runningWorkflows(ctx context.Context) ([]*workflowpb.Workflow
 	return out, nil
 }
 
-// takeOverWorkflow fails one workflow's attempts of a dead owner and
-// resets its sticky task queue; it returns how many attempts it failed.
-func (rt *Runtime) takeOverWorkflow(ctx context.Context, info *workflowpb.WorkflowExecutionInfo) (int, error) {
+// takeOverWorkflow fails (or reports cancelled) one workflow's attempts
+// of a dead owner and resets its sticky task queue. A workflow or attempt
+// that ended meanwhile is no error.
+func (rt *Runtime) takeOverWorkflow(ctx context.Context, info *workflowpb.WorkflowExecutionInfo) (retried, cancelled int, err error) {
 	wf, run := info.GetExecution().GetWorkflowId(), info.GetExecution().GetRunId()
 	desc, err := rt.Client.DescribeWorkflowExecution(ctx, wf, run)
-	if err != nil {
-		return 0, fmt.Errorf("describe %s: %w", wf, err)
+	if ended(err) {
+		return 0, 0, nil
 	}
-	failed := 0
-	for _, id := range deadAttempts(desc.GetPendingActivities(), ownerIdentity()) {
-		stopped := temporal.NewApplicationErrorWithOptions(
-			"the process running this attempt stopped; retried at once by the next start", ErrOwnerStopped,
+	if err != nil {
+		return 0, 0, fmt.Errorf("describe %s: %w", wf, err)
+	}
+	var errs []error
+	retry, cancel := deadAttempts(desc.GetPendingActivities(), ownerIdentity())
+	for _, id := range retry {
+		stopped := temporal.NewApplicationErrorWithOptions("the process running this attempt stopped", ErrOwnerStopped,
 			temporal.ApplicationErrorOptions{NextRetryDelay: time.Millisecond})
-		err := rt.Client.CompleteActivityByID(ctx, rt.Config.Temporal.Namespace, wf, run, id, nil, stopped)
-		if err != nil && ctx.Err() != nil {
-			return failed, err
+		switch err := rt.Client.CompleteActivityByID(ctx, rt.Config.Temporal.Namespace, wf, run, id, nil, stopped); {
+		case err == nil:
+			retried++
+		case !ended(err):
+			errs = append(errs, fmt.Errorf("retry activity %s of %s: %w", id, wf, err))
 		}
-		if err == nil {
-			failed++
-		} // else: it ended meanwhile, or its workflow did
+	}
+	for _, id := range cancel {
+		switch err := rt.Client.CompleteActivityByID(ctx, rt.Config.Temporal.Namespace, wf, run, id, nil, temporal.NewCanceledError()); {
+		case err == nil:
+			cancelled++
+		case !ended(err):
+			errs = append(errs, fmt.Errorf("cancel activity %s of %s: %w", id, wf, err))
+		}
 	}
 	_, err = rt.Client.WorkflowService().ResetStickyTaskQueue(ctx, &workflowservice.ResetStickyTaskQueueRequest{
 		Namespace: rt.Config.Temporal.Namespace, Execution: info.GetExecution(),
 	})
-	if err != nil && ctx.Err() != nil {
-		return failed, fmt.Errorf("reset the sticky queue of %s: %w", wf, err)
+	if err != nil && !ended(err) {
+		errs = append(errs, fmt.Errorf("reset the sticky queue of %s: %w", wf, err))
 	}
-	return failed, nil
+	return retried, cancelled, errors.Join(errs...)
 }
 
-// deadAttempts are the IDs of the started attempts in pending whose
-// worker was an owner other than self. Pure.
-func deadAttempts(pending []*workflowpb.PendingActivityInfo, self string) []string {
-	var out []string
+// ended says whether err is Temporal's "not found": the workflow or the
+// attempt ended before it was asked about.
+func ended(err error) bool {
+	var nf *serviceerror.NotFound
+	return errors.As(err, &nf)
+}
+
+// deadAttempts are the IDs of the attempts in pending that a previous
+// owner (an owner identity other than self) was running: started ones, to
+// retry, and ones asked to stop, to report cancelled. Pure.
+func deadAttempts(pending []*workflowpb.PendingActivityInfo, self string) (retry, cancel []string) {
 	for _, p := range pending {
 		who := p.GetLastWorkerIdentity()
-		if p.GetState() == enumspb.PENDING_ACTIVITY_STATE_STARTED && strings.HasPrefix(who, ownerPrefix) && who != self {
-			out = append(out, p.GetActivityId())
+		if !strings.HasPrefix(who, ownerPrefix) || who == self {
+			continue
+		}
+		switch p.GetState() {
+		case enumspb.PENDING_ACTIVITY_STATE_STARTED:
+			retry = append(retry, p.GetActivityId())
+		case enumspb.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED:
+			cancel = append(cancel, p.GetActivityId())
 		}
 	}
-	return out
+	return retry, cancel
 }
 
+// ownerFile marks, in the embedded Temporal's data directory, that an
+// owner runs; Close removes it, so one found at start was left by an
+// owner that died.
+const ownerFile = "owner"
+
+// claimOwnership reports whether the previous owner of dir died (it left
+// ownerFile) and writes this owner's.
+func claimOwnership(dir string) (crashed bool, err error) {
+	path := filepath.Join(dir, ownerFile)
+	_, err = os.Stat(path)
+	crashed = err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := writePrivateFile(path, []byte(ownerIdentity()+"\n")); err != nil {
+		return crashed, fmt.Errorf("write %s: %w", path, err)
+	}
+	return crashed, nil
+}
+
+// releaseOwnership removes ownerFile at a clean stop.
+func releaseOwnership(dir string) { _ = os.Remove(filepath.Join(dir, ownerFile)) }
+
 // takeOverAtStart runs takeOver when this process owns its home's embedded
-// Temporal and runs a worker; a failure is a warning (the dead attempts
-// are then retried after their heartbeat timeout, as without it).
+// Temporal and the previous owner died (not after a clean stop, which
+// leaves nothing to take over). A failure is a warning: the dead attempts
+// are then retried after their heartbeat timeout, as without it.
 func (rt *Runtime) takeOverAtStart(ctx context.Context) {
 	if rt.Server == nil {
+		return
+	}
+	dir := rt.ownerDir()
+	crashed, err := claimOwnership(dir)
+	if err != nil {
+		rt.logger.Warn("could not mark the embedded Temporal as owned; a crash will not be taken over at the next start", "error", err)
+	}
+	if !crashed {
 		return
 	}
 	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	res, err := rt.takeOver(tctx)
-	switch {
-	case err != nil:
-		rt.logger.Warn("could not retry at once what a stopped process was running; it is retried after its heartbeat timeout", "error", err)
-	case res.Retried > 0:
-		rt.logger.Info("retried at once what a stopped process was running", "attempts", res.Retried, "workflows", res.Workflows)
+	if err != nil {
+		rt.logger.Warn("could not retry at once all a stopped process was running; the rest is retried after its heartbeat timeout", "error", err)
+	}
+	if res.Capped {
+		rt.logger.Warn("more running workflows than one start takes over; the rest are retried after their heartbeat timeout", "limit", maxTakeOver)
+	}
+	if res.Retried+res.Cancelled > 0 {
+		rt.logger.Info("retried at once what a stopped process was running", "attempts", res.Retried, "cancelled", res.Cancelled, "workflows", res.Workflows)
 	}
 }
+
+// ownerDir is the embedded Temporal's data directory.
+func (rt *Runtime) ownerDir() string { return filepath.Join(rt.Config.Home, "temporal") }

@@ -57,7 +57,7 @@ func TestCarriedTurnReportsItsEnd(t *testing.T) {
 // complete.
 func runAcrossContinue(ctx context.Context, t *testing.T, rt *Runtime, model *fakellm.Server, session string) {
 	t.Helper()
-	startCoordinator(ctx, t, rt.Client, session, 20)
+	startCoordinator(ctx, t, rt.Client, session, 17)
 	done := make(chan error, 3)
 	send := func(text string) {
 		go func() {
