@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"testing"
 	"time"
@@ -39,17 +38,9 @@ func TestStoreMayAnswerLater(t *testing.T) {
 // its PostgreSQL store does not answer stores them once the store is back,
 // instead of failing and leaving calls that ran with "outcome unknown".
 func TestToolResultsWaitForTheStore(t *testing.T) {
-	u, err := url.Parse(pgtest.DSN(t, "persist"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := pgtest.StartProxy(t, u.Host)
-	u.Host = proxy.Addr()
-	q := u.Query()
-	q.Set("connect_timeout", "1")
-	u.RawQuery = q.Encode()
+	dsn, proxy := pgtest.Proxied(t, pgtest.DSN(t, "persist"))
 	ctx := context.Background()
-	store, err := models.Open(ctx, u.String())
+	store, err := models.Open(ctx, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,15 +138,7 @@ func TestDaemonsPauseWhileDatabaseAway(t *testing.T) {
 		t.Skip("a database outage")
 	}
 	direct := pgtest.DSN(t, "daemonoutage")
-	u0, err := url.Parse(direct)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := pgtest.StartProxy(t, u0.Host)
-	u0.Host = proxy.Addr()
-	q := u0.Query()
-	q.Set("connect_timeout", "1")
-	u0.RawQuery = q.Encode()
+	proxied, proxy := pgtest.Proxied(t, direct)
 
 	model := fakellm.New(fakellm.TextStep("run after the outage"))
 	defer model.Close()
@@ -163,7 +154,7 @@ func TestDaemonsPauseWhileDatabaseAway(t *testing.T) {
 		for k, v := range shared {
 			u.env[k] = v
 		}
-		u.env["TALARIA_DB"] = u0.String()
+		u.env["TALARIA_DB"] = proxied
 		daemons[name] = u.daemon("talaria "+name+": ready", name)
 	}
 	said := func(d *server) string {

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -24,15 +23,7 @@ func TestServePausesWhileDatabaseAway(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a database outage")
 	}
-	u0, err := url.Parse(pgtest.DSN(t, "outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := pgtest.StartProxy(t, u0.Host)
-	u0.Host = proxy.Addr()
-	q := u0.Query()
-	q.Set("connect_timeout", "1")
-	u0.RawQuery = q.Encode()
+	proxied, proxy := pgtest.Proxied(t, pgtest.DSN(t, "outage"))
 
 	model := fakellm.New(
 		fakellm.Step{Text: "answered through the outage", Delay: 20 * time.Second},
@@ -40,7 +31,7 @@ func TestServePausesWhileDatabaseAway(t *testing.T) {
 	)
 	defer model.Close()
 	u := newUser(t, model.URL())
-	u.env["TALARIA_DB"] = u0.String()
+	u.env["TALARIA_DB"] = proxied
 	srv := u.serve(0)
 	serveSaid := func() string {
 		w := srv.cmd.Stderr.(*lockedWriter)

@@ -1,7 +1,6 @@
 package models
 
 import (
-	"net/url"
 	"testing"
 	"time"
 
@@ -90,16 +89,8 @@ func TestWatchEventsStopped(t *testing.T) {
 func TestWatchEventsSurvivesALostListener(t *testing.T) {
 	t.Parallel()
 	dsn := pgtest.DSN(t, "watch")
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := pgtest.StartProxy(t, u.Host)
-	u.Host = proxy.Addr()
-	q := u.Query()
-	q.Set("connect_timeout", "1")
-	u.RawQuery = q.Encode()
-	reader := openEventStore(t, u.String())
+	proxied, proxy := pgtest.Proxied(t, dsn)
+	reader := openEventStore(t, proxied)
 	writer := openEventStore(t, dsn)
 	wake, stop := reader.WatchEvents("turn/l/1")
 	defer stop()

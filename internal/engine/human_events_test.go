@@ -54,6 +54,11 @@ func waitForEvent(ctx context.Context, t *testing.T, rt *Runtime, session, kind 
 		if p, err := rt.Running(ctx, session); err == nil && p.TurnID != "" {
 			for _, ev := range turnEventsOf(ctx, t, rt, p.TurnID) {
 				if ev.Kind == kind {
+					// The progress as it is now, not as it was before
+					// the event was written.
+					if now, err := rt.Running(ctx, session); err == nil {
+						p = now
+					}
 					return p, ev
 				}
 			}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,17 +146,8 @@ func TestWatchStoreQuietWhileHealthy(t *testing.T) {
 // said too.
 func TestWatchStoreSaysWhenDatabaseAway(t *testing.T) {
 	t.Parallel()
-	dsn := pgtest.DSN(t, "watch")
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := pgtest.StartProxy(t, u.Host)
-	u.Host = proxy.Addr()
-	q := u.Query()
-	q.Set("connect_timeout", "1")
-	u.RawQuery = q.Encode()
-	st, err := models.Open(t.Context(), u.String())
+	proxied, proxy := pgtest.Proxied(t, pgtest.DSN(t, "watch"))
+	st, err := models.Open(t.Context(), proxied)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,16 +212,7 @@ func (l *lockedBuffer) String() string {
 // that can drop the database, with a short connect timeout.
 func proxiedPostgres(t *testing.T, prefix string) (string, *pgtest.Proxy) {
 	t.Helper()
-	u, err := url.Parse(pgtest.DSN(t, prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := pgtest.StartProxy(t, u.Host)
-	u.Host = proxy.Addr()
-	q := u.Query()
-	q.Set("connect_timeout", "1")
-	u.RawQuery = q.Encode()
-	return u.String(), proxy
+	return pgtest.Proxied(t, pgtest.DSN(t, prefix))
 }
 
 // TestStoreOutagePausesWork: a serving runtime on PostgreSQL whose database

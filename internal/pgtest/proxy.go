@@ -3,6 +3,7 @@ package pgtest
 import (
 	"io"
 	"net"
+	"net/url"
 	"sync"
 	"testing"
 )
@@ -78,4 +79,21 @@ func (p *Proxy) Down() {
 		c.Close()
 	}
 	p.conns = nil
+}
+
+// Proxied returns dsn reached through a new Proxy (taken down when the
+// test ends), with a one-second connect timeout so that a connection tried
+// while the proxy is down fails fast, and the Proxy.
+func Proxied(t testing.TB, dsn string) (string, *Proxy) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatalf("parse the DSN: %v", err)
+	}
+	p := StartProxy(t, u.Host)
+	u.Host = p.Addr()
+	q := u.Query()
+	q.Set("connect_timeout", "1")
+	u.RawQuery = q.Encode()
+	return u.String(), p
 }
