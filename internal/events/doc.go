@@ -14,9 +14,12 @@
 // events itself, one at a time, through the RecordEvent activity (see
 // KindApproval and the kinds after it).
 //
-// The client side is Tail, which polls a Source (again normally
+// The client side is Tail, which reads a Source (again normally
 // *models.Store) for the events of a turn after the last ID it has seen,
-// and ends with the turn's "done" event. Because the events live in the
+// and ends with the turn's "done" event. It reads when the Source says the
+// turn's events came (a Watcher, as models.Store is: one watcher per
+// process, fed by the writer in-process, by LISTEN/NOTIFY on PostgreSQL and
+// by one scan per process on SQLite), and polls only a Source that cannot. Because the events live in the
 // store, the client may run in another process or on another machine than
 // the worker, on SQLite or PostgreSQL alike.
 package events
