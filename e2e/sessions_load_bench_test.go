@@ -127,7 +127,12 @@ func busyLoops(tb testing.TB, n int) {
 // seconds of the load to file.
 func takeProfile(tb testing.TB, addr, file string) {
 	secs := 4 * int((time.Duration(loadCalls) * loadModelDelay).Seconds())
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs))
+	saveURL(tb, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), file)
+}
+
+// saveURL saves what url answers to file; a failure is logged.
+func saveURL(tb testing.TB, url, file string) {
+	resp, err := http.Get(url)
 	if err != nil {
 		tb.Logf("profile: %v", err)
 		return
@@ -156,9 +161,10 @@ func takeProfile(tb testing.TB, addr, file string) {
 //
 //	go test ./e2e/ -run '^$' -bench BenchmarkSessions -benchtime 1x
 //
-// With TALARIA_BENCH_PROFILE=PREFIX set, serve runs with --pprof-listen
-// and a CPU profile of each run's first seconds is saved as
-// PREFIX-NAME.pprof (go tool pprof -top PREFIX-100.pprof).
+// With TALARIA_BENCH_PROFILE=PREFIX set, serve runs with --pprof-listen,
+// a CPU profile of each run's first seconds is saved as PREFIX-NAME.pprof
+// (go tool pprof -top PREFIX-100.pprof) and its heap after the run as
+// PREFIX-NAME.heap.
 func BenchmarkSessions(b *testing.B) {
 	for _, c := range []struct {
 		name     string
@@ -188,6 +194,9 @@ func BenchmarkSessions(b *testing.B) {
 				}
 				streamConcurrently(b, base, c.sessions)
 				wall := time.Since(began)
+				if profile != "" {
+					saveURL(b, "http://"+pprofAddr+"/debug/pprof/heap", fmt.Sprintf("%s-%s.heap", profile, c.name))
+				}
 				reqs := model.Requests()[before:]
 				ideal := time.Duration(loadCalls) * loadModelDelay
 				b.ReportMetric(wall.Seconds()/ideal.Seconds(), "wall/ideal")
