@@ -95,19 +95,21 @@ func procCPU(tb testing.TB, pid int) time.Duration {
 	return time.Duration(utime+stime) * time.Second / 100 // USER_HZ
 }
 
-// procPeakRSS is process pid's peak resident set size in MiB (VmHWM).
-func procPeakRSS(tb testing.TB, pid int) float64 {
+// procMemory is a field of process pid's /proc status in MiB: VmHWM (the
+// peak resident set), RssAnon (memory of its own: heap, stacks) or
+// RssFile (pages of files: mostly the executable).
+func procMemory(tb testing.TB, pid int, field string) float64 {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	for line := range strings.SplitSeq(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 64)
 			return kb / 1024
 		}
 	}
-	tb.Fatal("no VmHWM in /proc/pid/status")
+	tb.Fatalf("no %s in /proc/pid/status", field)
 	return 0
 }
 
@@ -201,7 +203,9 @@ func BenchmarkSessions(b *testing.B) {
 				ideal := time.Duration(loadCalls) * loadModelDelay
 				b.ReportMetric(wall.Seconds()/ideal.Seconds(), "wall/ideal")
 				b.ReportMetric((procCPU(b, pid) - cpu0).Seconds(), "serve-cpu-s")
-				b.ReportMetric(procPeakRSS(b, pid), "serve-peak-MiB")
+				b.ReportMetric(procMemory(b, pid, "VmHWM"), "serve-peak-MiB")
+				b.ReportMetric(procMemory(b, pid, "RssAnon"), "serve-anon-end-MiB")
+				b.ReportMetric(procMemory(b, pid, "RssFile"), "serve-file-end-MiB")
 				b.ReportMetric(float64(duplicateCalls(reqs)), "duplicate-calls")
 				if first := firstCalls(reqs, began); len(first) > 0 {
 					p50, last := percentile(first, 50), percentile(first, 100)
