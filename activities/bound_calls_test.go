@@ -3,10 +3,10 @@ package activities
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/talaria-agent/talaria/internal/approval"
 	"strings"
 	"testing"
 
+	"github.com/talaria-agent/talaria/internal/approval"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/transcript"
 	"github.com/talaria-agent/talaria/internal/turnapi"

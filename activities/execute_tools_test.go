@@ -1,10 +1,10 @@
 package activities
 
 import (
-	"github.com/talaria-agent/talaria/internal/approval"
 	"strings"
 	"testing"
 
+	"github.com/talaria-agent/talaria/internal/approval"
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"

@@ -1,13 +1,13 @@
 package workflows
 
 import (
-	"github.com/talaria-agent/talaria/internal/approval"
 	"strings"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/internal/approval"
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/transcript"

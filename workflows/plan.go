@@ -1,9 +1,10 @@
 package workflows
 
 import (
+	"slices"
+
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/turnapi"
-	"slices"
 )
 
 // housekeepingTools keep the agent's own notes; text sent alongside them is

@@ -5,9 +5,10 @@ package llm
 // cache breakpoints.
 
 import (
+	"slices"
+
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
 	openai "github.com/sashabaranov/go-openai"
-	"slices"
 )
 
 // Limits of an Anthropic request.
