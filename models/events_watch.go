@@ -167,8 +167,8 @@ func maxIDs(rows []Event) map[string]int64 {
 // transactions on one lock, which would hold every event write of the
 // database behind each other's fsync. A notification that fails costs the
 // other processes' followers their next read (events.Tail reads at least
-// every 5 s anyway); it is
-// logged, and the events stay stored. SQLite needs nothing (scanEvents).
+// every 5 s anyway); it is logged, and the events stay stored. SQLite
+// needs nothing (scanEvents).
 func (s *Store) announce(ctx context.Context, rows []Event) {
 	if s.dialect.name() != "postgres" {
 		return
@@ -274,7 +274,9 @@ func (s *Store) blind(ctx context.Context, d time.Duration) {
 // scanEvents looks for new events every eventScanEvery while anything
 // watches, with one query for every turn: SQLite commits one writer at a
 // time, so the events after the last ID seen are exactly the new ones.
-// A failed scan wakes every watcher.
+// A failed scan wakes every watcher. When nothing watches, the last ID is
+// forgotten: a later watch starts from the table's end, not from events
+// nobody waited for.
 func (s *Store) scanEvents(ctx context.Context) {
 	var cursor int64
 	known := false
@@ -287,6 +289,7 @@ func (s *Store) scanEvents(ctx context.Context) {
 		case <-t.C:
 		}
 		if !s.events.watching() {
+			known = false
 			continue
 		}
 		if !known {

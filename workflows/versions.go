@@ -113,14 +113,14 @@ const (
 // changeEpoch is asked once, as the first step of a run of the hot
 // workflows (withEpoch: a turn, a session's coordinator, a chat message's
 // and a goal's workflow, which ask for two to four changes each; a cron
-// run asks for one at most and does without): a run that records its version 1 started on code
-// that has every change of epoch1, and has() answers for those without a
-// marker of their own. Each marker the SDK records also upserts the
-// TemporalChangeVersion search attribute (a visibility write, with the
-// list of every change so far), so one marker per run instead of up to
-// four took a fifth of serve's CPU off a burst of turns
-// (docs/benchmarks.md). A run without it (it started on older code, or
-// a history recorded before) asks for each change as before.
+// run asks for one at most and does without). A run that records its
+// version 1 started on code that has every change of epoch1, and has()
+// answers for those without a marker of their own. Each marker is a
+// history event, and the SDK also upserts the TemporalChangeVersion search
+// attribute (a visibility write, with the list of every change so far):
+// one marker per run instead of up to four took 8-10 % off serve's CPU for
+// a burst of turns (docs/benchmarks.md). A run without it (it started on
+// older code, or a history recorded before) asks for each change as before.
 //
 // A change added later is not in epoch1: it is asked for with its own
 // marker, until a version 2 of changeEpoch folds it in (has() then

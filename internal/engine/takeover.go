@@ -40,9 +40,9 @@ var ownerIdentity = sync.OnceValue(func() string {
 // withOwnerIdentity makes a client's (and its workers') identity the owner's.
 func withOwnerIdentity(o *client.Options) { o.Identity = ownerIdentity() }
 
-// ErrOwnerStopped is the failure the attempts of a dead owner get: its
+// ownerStopped is the failure type the attempts of a dead owner get: its
 // process stopped while they ran. It is retried like any failure.
-const ErrOwnerStopped = "OwnerStopped"
+const ownerStopped = "OwnerStopped"
 
 // maxTakeOver bounds the running workflows one start looks at.
 const maxTakeOver = 5000
@@ -50,8 +50,8 @@ const maxTakeOver = 5000
 // takeOverWorkers is how many workflows are looked at at once.
 const takeOverWorkers = 8
 
-// TakeOver is what a start that took over a dead owner's work did.
-type TakeOver struct {
+// takeOverResult is what a start that took over a dead owner's work did.
+type takeOverResult struct {
 	// Workflows is how many running workflows were looked at.
 	Workflows int
 	// Retried is how many attempts of the dead owner were failed, to be
@@ -68,15 +68,15 @@ type TakeOver struct {
 // takeOver makes Temporal retry at once what the previous owner of this
 // home's embedded Temporal was running when it died: every started
 // activity attempt whose worker was a previous owner is failed as
-// ErrOwnerStopped, with no retry delay, so it runs again now instead of
+// ownerStopped, with no retry delay, so it runs again now instead of
 // after its heartbeat timeout (one its turn had asked to stop is reported
 // cancelled); and every running workflow's sticky task queue is reset, so
 // its next workflow task goes to a live worker at once instead of after
 // the dead one's sticky schedule-to-start timeout. It runs before this
 // process's worker starts, so no attempt it fails can be a live one of
 // this process.
-func (rt *Runtime) takeOver(ctx context.Context) (TakeOver, error) {
-	var out TakeOver
+func (rt *Runtime) takeOver(ctx context.Context) (takeOverResult, error) {
+	var out takeOverResult
 	ids, err := rt.runningWorkflows(ctx)
 	if err != nil {
 		return out, err
@@ -145,7 +145,7 @@ func (rt *Runtime) takeOverWorkflow(ctx context.Context, info *workflowpb.Workfl
 	var errs []error
 	retry, cancel := deadAttempts(desc.GetPendingActivities(), ownerIdentity())
 	for _, id := range retry {
-		stopped := temporal.NewApplicationErrorWithOptions("the process running this attempt stopped", ErrOwnerStopped,
+		stopped := temporal.NewApplicationErrorWithOptions("the process running this attempt stopped", ownerStopped,
 			temporal.ApplicationErrorOptions{NextRetryDelay: time.Millisecond})
 		switch err := rt.Client.CompleteActivityByID(ctx, rt.Config.Temporal.Namespace, wf, run, id, nil, stopped); {
 		case err == nil:

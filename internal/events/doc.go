@@ -19,7 +19,8 @@
 // and ends with the turn's "done" event. It reads when the Source says the
 // turn's events came (a Watcher, as models.Store is: one watcher per
 // process, fed by the writer in-process, by LISTEN/NOTIFY on PostgreSQL and
-// by one scan per process on SQLite), and polls only a Source that cannot. Because the events live in the
-// store, the client may run in another process or on another machine than
-// the worker, on SQLite or PostgreSQL alike.
+// by one scan per process on SQLite), and polls only a Source that cannot.
+// Because the events live in the store, the client may run in another
+// process or on another machine than the worker, on SQLite or PostgreSQL
+// alike.
 package events

@@ -30,7 +30,7 @@ func (a *Access) Allowed(user string) bool {
 }
 
 // ShouldRefuse reports whether a stranger is due a refusal now (the
-// first time, and once per RefusalEvery after), recording it.
+// first time, and once per ten minutes after), recording it.
 func (a *Access) ShouldRefuse(user string, now time.Time) bool {
 	const every = 10 * time.Minute
 	a.mu.Lock()

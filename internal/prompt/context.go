@@ -33,8 +33,9 @@ type Unread struct {
 }
 
 // findContextFile returns the project context file for workdir, its
-// text and the candidates it skipped as unreadable (in search order); path is "" when there is none. An empty (blank) file counts as
-// absent and the search goes on. NearContextFiles are looked for from
+// text and the candidates it skipped as unreadable (in search order);
+// path is "" when there is none. An empty (blank) file counts as absent
+// and the search goes on. NearContextFiles are looked for from
 // workdir up to its git root; without a git root, in workdir alone, so a
 // file planted in /tmp or /home never reaches the prompt. A candidate that
 // exists but cannot be read (a directory, a FIFO, no permission) is
