@@ -189,7 +189,8 @@ func TestStoreFilesArePrivate(t *testing.T) {
 		engine.CredentialPath(u.home):       0o600,
 		filepath.Join(u.home, "serve.json"): 0o600,
 	}
-	for _, db := range []string{filepath.Join(u.home, "talaria.db"), filepath.Join(u.home, "temporal", "temporal.db")} {
+	for _, db := range []string{filepath.Join(u.home, "talaria.db"), filepath.Join(u.home, "temporal", "temporal.db"),
+		filepath.Join(u.home, "temporal", "visibility.db")} {
 		for _, suffix := range []string{"", "-wal", "-shm"} {
 			modes[db+suffix] = 0o600
 		}

@@ -3,10 +3,14 @@
 //
 // Two storage modes are offered:
 //
-//   - File mode (the default) keeps all state in DataDir/temporal.db, a SQLite
-//     database in WAL journal mode with synchronous=NORMAL. Committed
+//   - File mode (the default) keeps the workflow state in DataDir/temporal.db
+//     and the visibility records (the list of workflows) in
+//     DataDir/visibility.db, SQLite databases in WAL journal mode with
+//     synchronous=NORMAL, each with its own connection. Committed
 //     transactions survive a crash or SIGKILL of the process, so workflows
-//     resume when the server is started again on the same directory.
+//     resume when the server is started again on the same directory. The
+//     visibility file has only the indexes that queries use (see
+//     visibilityIndexes).
 //   - Ephemeral mode keeps everything in an in-memory SQLite database. It is
 //     meant for tests; state is lost when the process exits.
 //

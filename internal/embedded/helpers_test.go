@@ -51,11 +51,12 @@ func signalWorkflow(ctx workflow.Context) (string, error) {
 	return "got " + v, nil
 }
 
-// dial connects a client to s, closed at test cleanup.
+// dial connects a client to s, closed at test cleanup, as Talaria's engine
+// connects to its embedded server: without gRPC compression on loopback.
 func dial(tb testing.TB, s *Server) client.Client {
 	tb.Helper()
 	c, err := client.Dial(client.Options{HostPort: s.HostPort(), Namespace: s.Namespace(), Logger: quietSDKLogger(),
-		ConnectionOptions: client.ConnectionOptions{TLS: s.ClientTLS()}})
+		ConnectionOptions: client.ConnectionOptions{TLS: s.ClientTLS(), GrpcCompression: &client.GrpcCompressionNone{}}})
 	if err != nil {
 		tb.Fatalf("dial %s: %v", s.HostPort(), err)
 	}

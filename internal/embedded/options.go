@@ -15,10 +15,11 @@ import (
 // Options configures Start. The zero value is not usable: set DataDir or
 // Ephemeral.
 type Options struct {
-	// DataDir holds the persistence file DataDir/temporal.db (see DBFileName)
-	// and a lock file. The directory is created if missing; the database is
-	// created with the server's schema when absent and reopened as is when
-	// present. Ignored when Ephemeral is set.
+	// DataDir holds the persistence files DataDir/temporal.db (DBFileName)
+	// and DataDir/visibility.db (VisibilityFileName) and a lock file. The
+	// directory is created if missing; each database is created with the
+	// server's schema when absent and reopened as is when present. Ignored
+	// when Ephemeral is set.
 	DataDir string
 	// Ephemeral keeps all state in an in-memory SQLite database, for tests.
 	Ephemeral bool

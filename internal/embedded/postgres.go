@@ -60,9 +60,10 @@ const (
 	visibilitySchemaDir = "postgresql/v12/visibility"
 )
 
-// persistenceConfig is the server's persistence: one SQLite store for
-// everything, or, with Options.Postgres, the main PostgreSQL database and its
-// visibility database.
+// persistenceConfig is the server's persistence: in file mode the SQLite
+// file DBFileName and the visibility file VisibilityFileName, each with its
+// own connection; with Options.Postgres the main PostgreSQL database and its
+// visibility database; when Ephemeral one memory database for everything.
 func persistenceConfig(o Options, main *config.SQL) config.Persistence {
 	p := config.Persistence{
 		DefaultStore:     storeName,
@@ -73,6 +74,9 @@ func persistenceConfig(o Options, main *config.SQL) config.Persistence {
 	if o.Postgres != "" && main != nil {
 		p.VisibilityStore = visibilityStoreName
 		p.DataStores[visibilityStoreName] = config.DataStore{SQL: visibilityConfig(main)}
+	} else if !o.Ephemeral && main != nil {
+		p.VisibilityStore = sqliteVisibilityStoreName
+		p.DataStores[sqliteVisibilityStoreName] = config.DataStore{SQL: sqliteVisibilityConfig(main)}
 	}
 	return p
 }

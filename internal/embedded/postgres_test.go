@@ -109,9 +109,13 @@ func TestPersistenceConfig(t *testing.T) {
 		p.DataStores[p.DefaultStore].SQL.DatabaseName != "temporal" {
 		t.Fatalf("postgres persistence: %+v", p)
 	}
-	lite := persistenceConfig(Options{}, &config.SQL{DatabaseName: "x"})
-	if lite.DefaultStore != lite.VisibilityStore || len(lite.DataStores) != 1 {
+	lite := persistenceConfig(Options{}, &config.SQL{DatabaseName: "/d%3f/" + DBFileName})
+	if lite.DefaultStore == lite.VisibilityStore || lite.DataStores[lite.VisibilityStore].SQL.DatabaseName != "/d%3f/"+VisibilityFileName {
 		t.Fatalf("SQLite persistence: %+v", lite)
+	}
+	mem := persistenceConfig(Options{Ephemeral: true}, &config.SQL{DatabaseName: "talaria-x"})
+	if mem.DefaultStore != mem.VisibilityStore || len(mem.DataStores) != 1 {
+		t.Fatalf("memory persistence: %+v", mem)
 	}
 }
 

@@ -16,21 +16,23 @@ import (
 // calls.
 var errSchemaOnly = errors.New("embedded: schema setup connection supports Exec only")
 
-// createDatabase writes a fresh database with the server's schema at path.
-// The schema goes into a temporary file in one transaction; the file is then
-// renamed into place, so path exists only once its schema is complete and a
-// crash during first start leaves nothing half-made behind.
-func createDatabase(ctx context.Context, path string) error {
+// createDatabase writes a fresh database at path: fill runs on one
+// connection to a temporary file, which is then renamed into place, so path
+// exists only once fill succeeded and a crash during first start leaves
+// nothing half-made behind. The file is in plain rollback-journal mode
+// (SQLite's default, one file) with synchronous=FULL (also the default
+// there), so each commit is synced; the server turns on WAL when it opens it.
+func createDatabase(ctx context.Context, path string, fill func(context.Context, *sql.Conn) error) error {
 	tmp := path + ".init"
 	for _, p := range []string{tmp, tmp + "-journal"} {
-		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%w: remove leftover %s: %w", ErrDataDir, p, err)
+		if err := removeIfExists(p); err != nil {
+			return err
 		}
 	}
 	if err := createPrivateFile(tmp); err != nil {
 		return err
 	}
-	if err := writeSchema(ctx, tmp); err != nil {
+	if err := onConn(ctx, tmp, fill); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -39,9 +41,8 @@ func createDatabase(ctx context.Context, path string) error {
 	return syncDir(filepath.Dir(path))
 }
 
-func writeSchema(ctx context.Context, path string) (err error) {
-	// Plain rollback-journal mode (SQLite's default) keeps the new database
-	// in one file; synchronous=FULL (also the default there) syncs the commit.
+// onConn runs f on one connection to the database at path.
+func onConn(ctx context.Context, path string, f func(context.Context, *sql.Conn) error) (err error) {
 	db, err := sql.Open("sqlite", "file:"+uriPath(path)+"?mode=rwc")
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
@@ -51,11 +52,22 @@ func writeSchema(ctx context.Context, path string) (err error) {
 			err = fmt.Errorf("close %s: %w", path, cerr)
 		}
 	}()
-	tx, err := db.BeginTx(ctx, nil)
+	conn, err := db.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("%w: begin schema transaction in %s: %w", ErrDataDir, path, err)
+		return fmt.Errorf("%w: open %s: %w", ErrDataDir, path, err)
 	}
-	if err := sqliteschema.SetupSchemaOnDB(&schemaTx{ctx: ctx, tx: tx, name: path}); err != nil {
+	defer func() { _ = conn.Close() }() // db.Close reports
+	return f(ctx, conn)
+}
+
+// writeMainSchema creates the server's whole schema on conn, in one
+// transaction.
+func writeMainSchema(ctx context.Context, conn *sql.Conn) error {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%w: begin schema transaction: %w", ErrDataDir, err)
+	}
+	if err := sqliteschema.SetupSchemaOnDB(&schemaTx{ctx: ctx, tx: tx, name: "main"}); err != nil {
 		return errors.Join(fmt.Errorf("create schema: %w", err), tx.Rollback())
 	}
 	if err := tx.Commit(); err != nil {

@@ -105,9 +105,16 @@ func (s *Server) prepareStorage(ctx context.Context, o Options) (*config.SQL, er
 		if err != nil {
 			return nil, err
 		}
-		if !exists && o.Postgres == "" {
-			if err := createDatabase(ctx, dbPath); err != nil {
-				return nil, fmt.Errorf("create database %s: %w", dbPath, err)
+		if o.Postgres == "" {
+			oldMain := dbPath
+			if !exists {
+				if err := createDatabase(ctx, dbPath, writeMainSchema); err != nil {
+					return nil, fmt.Errorf("create database %s: %w", dbPath, err)
+				}
+				oldMain = ""
+			}
+			if err := prepareVisibility(ctx, dir, oldMain, o.Logger); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -179,7 +186,7 @@ func (s *Server) waitReady(ctx context.Context) error {
 		HostPort:          s.hostPort,
 		Namespace:         s.namespace,
 		Logger:            sdklog.NewStructuredLogger(s.log),
-		ConnectionOptions: client.ConnectionOptions{TLS: s.ClientTLS()},
+		ConnectionOptions: client.ConnectionOptions{TLS: s.ClientTLS(), GrpcCompression: &client.GrpcCompressionNone{}},
 	})
 	if err != nil {
 		return fmt.Errorf("readiness client: %w", err)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/client"
+
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/embedded"
 )
@@ -107,6 +109,18 @@ func TestIsLoopback(t *testing.T) {
 	for addr, want := range cases {
 		if got := isLoopback(addr); got != want {
 			t.Errorf("isLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// TestClientCompression: gzip (the SDK's default, nil) for a remote
+// server, none on loopback.
+func TestClientCompression(t *testing.T) {
+	t.Parallel()
+	for addr, loopback := range map[string]bool{"127.0.33.9:7233": true, "localhost:7233": true, "temporal.example.com:7233": false} {
+		got := clientOptions(config.Temporal{Address: addr}, nil, slog.New(slog.DiscardHandler)).ConnectionOptions.GrpcCompression
+		if _, none := got.(*client.GrpcCompressionNone); none != loopback || (!loopback && got != nil) {
+			t.Errorf("%s: compression %#v", addr, got)
 		}
 	}
 }

@@ -24,9 +24,12 @@ func storePaths(cfg config.Config) []string {
 	}
 	if cfg.Temporal.Embedded() {
 		dir := filepath.Join(cfg.Home, "temporal")
-		db := filepath.Join(dir, embedded.DBFileName)
-		paths = append(paths, dir, db, db+"-wal", db+"-shm",
-			filepath.Dir(CredentialPath(cfg.Home)), CredentialPath(cfg.Home))
+		paths = append(paths, dir)
+		for _, name := range []string{embedded.DBFileName, embedded.VisibilityFileName} {
+			db := filepath.Join(dir, name)
+			paths = append(paths, db, db+"-wal", db+"-shm")
+		}
+		paths = append(paths, filepath.Dir(CredentialPath(cfg.Home)), CredentialPath(cfg.Home))
 	}
 	return paths
 }
