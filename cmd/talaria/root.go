@@ -35,7 +35,7 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 	root.AddCommand(newServeCommand(), newChatCommand(), newRunCommand(), newSendCommand(), newSteerCommand(),
 		newStopCommand(), newCompactCommand(), newStatusCommand(), newApproveCommand(), newDenyCommand(), newAnswerCommand(),
 		newWorkerCommand(), newAPICommand(), gatewayCommands(), newTemporalCommand(), newSessionsCommand(), newConfigCommand(), newMemoryCommand(), newSkillsCommand(), newToolsCommand(), newMCPCommand(),
-		newCronCommand(), newSchedulerCommand(), newVersionCommand(), newDoctorCommand(), newModelCommand(), newSetupCommand(), newLogsCommand(), newUsageCommand())
+		newCronCommand(), newSchedulerCommand(), newVersionCommand(), newDoctorCommand(), newModelCommand(), newSetupCommand(), newLogsCommand(), newUsageCommand(), newACPCommand())
 	// Unknown sub-commands are usage errors too.
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {

@@ -1,0 +1,384 @@
+package acpdoor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// Agent answers one editor connection. Sessions are Talaria's: an ACP
+// session id is a Talaria session id, so a session made in the editor is
+// listed by `talaria sessions` and can be continued by any door.
+type Agent struct {
+	rt      *engine.Runtime
+	cfg     config.Config
+	version string
+	newID   func() string
+	logger  *slog.Logger
+	conn    *acp.AgentSideConnection
+
+	mu       sync.Mutex
+	sessions map[string]*session // the sessions this connection made or loaded
+	// base ends when Serve returns; followers are the goroutines following
+	// a turn outside a prompt (a loaded session's running turn), which
+	// Serve waits for.
+	base      context.Context
+	followers sync.WaitGroup
+}
+
+// session is what the connection knows of one of its sessions.
+type session struct {
+	cwd string
+	// prompting is set while a session/prompt of this connection runs.
+	prompting bool
+}
+
+var (
+	_ acp.Agent       = (*Agent)(nil)
+	_ acp.AgentLoader = (*Agent)(nil)
+)
+
+// New returns the agent for rt. newID makes fresh session ids.
+func New(rt *engine.Runtime, cfg config.Config, version string, newID func() string, logger *slog.Logger) *Agent {
+	return &Agent{rt: rt, cfg: cfg, version: version, newID: newID, logger: logger, sessions: map[string]*session{}}
+}
+
+// Serve answers the editor on in and out until it closes its end or ctx
+// ends. Messages the SDK would only log (not JSON, not JSON-RPC, too long)
+// are answered with JSON-RPC errors here.
+func (a *Agent) Serve(ctx context.Context, out io.Writer, in io.Reader) {
+	base, cancel := context.WithCancel(ctx)
+	a.base = base
+	defer func() { cancel(); a.followers.Wait() }()
+	w := &lockedWriter{w: out}
+	pr, pw := io.Pipe()
+	go guard(in, pw, w)
+	a.conn = acp.NewAgentSideConnection(a, w, pr)
+	a.conn.SetLogger(a.logger)
+	select {
+	case <-a.conn.Done():
+	case <-ctx.Done():
+	}
+	_ = pr.Close()
+}
+
+// Initialize declares what this agent does: sessions load (a turn goes on
+// without its editor), prompts take text, resource links and embedded text
+// resources, not images or audio.
+func (a *Agent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
+	return acp.InitializeResponse{
+		ProtocolVersion: acp.ProtocolVersionNumber,
+		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+		},
+		AgentInfo:   &acp.Implementation{Name: "talaria", Title: acp.Ptr("Talaria"), Version: a.version},
+		AuthMethods: []acp.AuthMethod{},
+	}, nil
+}
+
+// Authenticate has nothing to do: the model's credentials are Talaria's
+// configuration, never the editor's.
+func (a *Agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.AuthenticateResponse, error) {
+	return acp.AuthenticateResponse{}, nil
+}
+
+// NewSession makes a session whose turns run in the editor's working
+// directory.
+func (a *Agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	cwd, err := checkCwd(p.Cwd)
+	if err != nil {
+		return acp.NewSessionResponse{}, err
+	}
+	id := a.newID()
+	a.mu.Lock()
+	a.sessions[id] = &session{cwd: cwd}
+	a.mu.Unlock()
+	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
+}
+
+// LoadSession replays a Talaria session to the editor (its users' messages,
+// the replies and the tool calls) and, when one of its turns is running,
+// follows that turn from its start: the editor sees it as if it had never
+// gone away.
+func (a *Agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	cwd, err := checkCwd(p.Cwd)
+	if err != nil {
+		return acp.LoadSessionResponse{}, err
+	}
+	id := string(p.SessionId)
+	if _, err := a.rt.Store.Session(ctx, id); err != nil {
+		return acp.LoadSessionResponse{}, acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf("no session %q (see talaria sessions list)", id)})
+	}
+	running := ""
+	if pr, err := a.rt.Running(ctx, id); err == nil {
+		running = pr.TurnID
+	}
+	msgs, err := a.rt.Store.Messages(ctx, id)
+	if err != nil {
+		return acp.LoadSessionResponse{}, fmt.Errorf("read session %s: %w", id, err)
+	}
+	for _, u := range historyUpdates(msgs, running) {
+		if err := a.send(ctx, id, u); err != nil {
+			return acp.LoadSessionResponse{}, err
+		}
+	}
+	a.mu.Lock()
+	a.sessions[id] = &session{cwd: cwd}
+	a.mu.Unlock()
+	if running != "" {
+		// The turn's events are sent as they come; the editor learns the
+		// turn ended from the last of them.
+		a.followers.Add(1)
+		go func() {
+			defer a.followers.Done()
+			a.follow(a.base, id, running)
+		}()
+	}
+	return acp.LoadSessionResponse{}, nil
+}
+
+// Prompt hands the prompt to the session's turn and streams the turn's
+// events until it ends.
+func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
+	id := string(p.SessionId)
+	s, err := a.claim(id)
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	defer a.release(id)
+	text := promptText(p.Prompt)
+	if text == "" {
+		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
+	}
+	in := engine.TurnTemplate(a.cfg, s.cwd)
+	in.SessionID, in.UserMessage = id, text
+	// The prompt is durable once handed over; the editor's cancel stops the
+	// turn (Cancel), not the hand-over.
+	turnID, err := a.rt.StartMessage(context.WithoutCancel(ctx), in, workflows.BusyMode(a.cfg.BusyInputMode))
+	if err != nil {
+		return acp.PromptResponse{}, fmt.Errorf("hand the prompt to session %s: %w", id, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		a.follow(context.WithoutCancel(ctx), id, turnID)
+	}()
+	res, err := a.rt.WaitTurn(context.WithoutCancel(ctx), turnID)
+	<-done
+	if err != nil {
+		return acp.PromptResponse{}, fmt.Errorf("turn %s: %w", turnID, err)
+	}
+	reason, err := stopReason(res)
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	return acp.PromptResponse{StopReason: reason}, nil
+}
+
+// Cancel stops the session's running turn. The prompt that started it
+// answers "cancelled" once the turn has stopped and every tool call it
+// began has ended.
+func (a *Agent) Cancel(ctx context.Context, p acp.CancelNotification) error {
+	_, err := a.rt.Interrupt(context.WithoutCancel(ctx), string(p.SessionId), "cancelled in the editor")
+	if err != nil && !errors.Is(err, engine.ErrNoRunningTurn) {
+		a.logger.Warn("acp: cancel", "session", p.SessionId, "error", err)
+	}
+	return nil
+}
+
+// follow sends a turn's events to the editor until the turn's last event,
+// and answers the approvals and questions the turn waits on.
+func (a *Agent) follow(ctx context.Context, sessionID, turnID string) {
+	var t translator
+	for ev := range events.Tail(ctx, a.rt.Store, turnID, 0, 50*time.Millisecond) {
+		switch ev.Kind {
+		case events.KindApproval:
+			var ae turnapi.ApprovalEvent
+			if json.Unmarshal([]byte(ev.Data), &ae) == nil {
+				go a.askApproval(ctx, sessionID, turnID, ae)
+			}
+			continue
+		case events.KindQuestion:
+			var qe turnapi.QuestionEvent
+			if json.Unmarshal([]byte(ev.Data), &qe) == nil {
+				go a.askQuestion(ctx, sessionID, turnID, qe)
+			}
+			continue
+		}
+		for _, u := range t.updates(ev) {
+			if err := a.send(ctx, sessionID, u); err != nil {
+				a.logger.Debug("acp: session update not sent", "session", sessionID, "error", err)
+			}
+		}
+	}
+}
+
+// approvalOptions are the choices an approval offers the editor.
+var approvalOptions = []acp.PermissionOption{
+	{OptionId: acp.PermissionOptionId(turnapi.ChoiceOnce), Name: "Allow once", Kind: acp.PermissionOptionKindAllowOnce},
+	{OptionId: acp.PermissionOptionId(turnapi.ChoiceAlways), Name: "Allow always", Kind: acp.PermissionOptionKindAllowAlways},
+	{OptionId: acp.PermissionOptionId(turnapi.ChoiceDeny), Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+}
+
+// askApproval asks the editor about a dangerous command and gives the
+// turn the answer. A cancelled request (the prompt was cancelled) decides
+// nothing: the turn's stop ends the wait.
+func (a *Agent) askApproval(ctx context.Context, sessionID, turnID string, ae turnapi.ApprovalEvent) {
+	title := "Run: " + oneLine(ae.Command, 200)
+	resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{
+		SessionId: acp.SessionId(sessionID),
+		ToolCall: acp.ToolCallUpdate{
+			ToolCallId: acp.ToolCallId(ae.CallID), Title: acp.Ptr(title), Kind: acp.Ptr(acp.ToolKindExecute),
+			Status:   acp.Ptr(acp.ToolCallStatusPending),
+			RawInput: map[string]any{"command": ae.Command, "reason": ae.Reason},
+		},
+		Options: approvalOptions,
+	})
+	if err != nil || resp.Outcome.Selected == nil {
+		return
+	}
+	choice := turnapi.ApprovalChoice(resp.Outcome.Selected.OptionId)
+	if !choice.Known() {
+		choice = turnapi.ChoiceDeny
+	}
+	if err := a.rt.Decide(ctx, turnID, ae.CallID, choice); err != nil {
+		a.logger.Warn("acp: give the turn the editor's decision", "turn", turnID, "error", err)
+	}
+}
+
+// askQuestion puts a clarify question with choices to the editor as a
+// permission request whose options are the choices; a question without
+// choices, or one the editor does not answer, gets Talaria's "no one is
+// available" answer, and the turn goes on.
+func (a *Agent) askQuestion(ctx context.Context, sessionID, turnID string, qe turnapi.QuestionEvent) {
+	answer := workflows.NoUserAnswer
+	if len(qe.Choices) > 0 {
+		opts := make([]acp.PermissionOption, len(qe.Choices))
+		for i, c := range qe.Choices {
+			opts[i] = acp.PermissionOption{OptionId: acp.PermissionOptionId(fmt.Sprint(i)), Name: c, Kind: acp.PermissionOptionKindAllowOnce}
+		}
+		resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{
+			SessionId: acp.SessionId(sessionID),
+			ToolCall: acp.ToolCallUpdate{ToolCallId: acp.ToolCallId(qe.CallID), Title: acp.Ptr(oneLine(qe.Question, 200)),
+				Kind: acp.Ptr(acp.ToolKindOther), Status: acp.Ptr(acp.ToolCallStatusPending)},
+			Options: opts,
+		})
+		if err == nil && resp.Outcome.Selected != nil {
+			var n int
+			if _, err := fmt.Sscan(string(resp.Outcome.Selected.OptionId), &n); err == nil && n >= 0 && n < len(qe.Choices) {
+				answer = qe.Choices[n]
+			}
+		}
+	}
+	if err := a.rt.Answer(ctx, turnID, qe.CallID, answer); err != nil {
+		a.logger.Warn("acp: give the turn the editor's answer", "turn", turnID, "error", err)
+	}
+}
+
+// send sends one update of a session.
+func (a *Agent) send(ctx context.Context, sessionID string, u acp.SessionUpdate) error {
+	return a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: acp.SessionId(sessionID), Update: u})
+}
+
+// claim marks a session's prompt as running; a session the connection
+// does not know, or one whose prompt runs, is refused.
+func (a *Agent) claim(id string) (session, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[id]
+	switch {
+	case !ok:
+		return session{}, acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown session %q: create it with session/new or open it with session/load", id)})
+	case s.prompting:
+		return session{}, acp.NewInvalidRequest(map[string]any{"error": fmt.Sprintf("session %q is already running a prompt: wait for its answer or cancel it", id)})
+	}
+	s.prompting = true
+	return *s, nil
+}
+
+func (a *Agent) release(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s, ok := a.sessions[id]; ok {
+		s.prompting = false
+	}
+}
+
+// checkCwd requires the editor's working directory to be an absolute path
+// of an existing directory.
+func checkCwd(cwd string) (string, error) {
+	if !filepath.IsAbs(cwd) {
+		return "", acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q is not an absolute path", cwd)})
+	}
+	info, err := os.Stat(cwd)
+	if err != nil || !info.IsDir() {
+		return "", acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf("cwd %q is not a directory", cwd)})
+	}
+	return filepath.Clean(cwd), nil
+}
+
+// The session methods ACP offers beyond these are not declared in
+// Initialize; a client that calls them anyway is told so.
+
+func (a *Agent) CloseSession(context.Context, acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
+	return acp.CloseSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionClose)
+}
+
+func (a *Agent) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	return acp.ListSessionsResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionList)
+}
+
+func (a *Agent) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {
+	return acp.ResumeSessionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionResume)
+}
+
+func (a *Agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	return acp.SetSessionConfigOptionResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetConfigOption)
+}
+
+func (a *Agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
+	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
+}
+
+// historyUpdates replays stored messages as the updates that showed them,
+// leaving out those of the running turn (its events follow). Pure.
+func historyUpdates(msgs []models.Message, running string) []acp.SessionUpdate {
+	var out []acp.SessionUpdate
+	for _, m := range msgs {
+		if running != "" && m.TurnID == running {
+			continue
+		}
+		switch m.Role {
+		case "user":
+			out = append(out, acp.UpdateUserMessageText(m.Content))
+		case "assistant":
+			if m.Content != "" {
+				out = append(out, acp.UpdateAgentMessageText(m.Content))
+			}
+			for _, tc := range m.ToolCalls {
+				out = append(out, toolStart(activities.ToolEvent{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments}))
+			}
+		case "tool":
+			out = append(out, acp.UpdateToolCall(acp.ToolCallId(m.ToolCallID), acp.WithUpdateStatus(acp.ToolCallStatusCompleted)))
+		}
+	}
+	return out
+}

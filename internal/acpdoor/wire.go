@@ -1,0 +1,136 @@
+package acpdoor
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+)
+
+// maxLine is the longest message the agent reads: the SDK's own limit, past
+// which its reader would close the connection.
+const maxLine = 10 << 20
+
+// lockedWriter makes each Write whole: the SDK writes one message per Write
+// under its own lock, and the guard's error replies share the stream.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// guard copies the editor's messages from in to the SDK's reader (pw),
+// one line each, and answers itself what the SDK would only log: a line
+// that is not JSON (parse error), not one JSON-RPC object (a batch, a
+// number, a message without "jsonrpc": "2.0"), or longer than maxLine. The
+// connection goes on after each. It closes pw when in ends.
+func guard(in io.Reader, pw *io.PipeWriter, out io.Writer) {
+	r := bufio.NewReaderSize(in, 64<<10)
+	for {
+		line, err := readLine(r)
+		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
+			if reply := checkLine(line, err); reply != nil {
+				_, _ = out.Write(reply) // a closed output ends the connection anyway
+			} else if _, werr := pw.Write(append(line, '\n')); werr != nil {
+				return
+			}
+		}
+		if err != nil && !errors.Is(err, errLineTooLong) {
+			pw.CloseWithError(nil)
+			return
+		}
+	}
+}
+
+var errLineTooLong = errors.New("message longer than 10 MiB")
+
+// readLine reads one line without its newline; a line longer than maxLine
+// is read to its end and dropped (errLineTooLong).
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if len(line)+len(chunk) > maxLine+1 {
+			line = nil
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = r.ReadSlice('\n')
+			}
+			if err == nil {
+				return nil, errLineTooLong
+			}
+			return nil, err
+		}
+		line = append(line, chunk...)
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil:
+			return line, err
+		}
+		return bytes.TrimRight(line, "\r\n"), nil
+	}
+}
+
+// rpcError is a JSON-RPC error response.
+type rpcError struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Error   struct {
+		Code    int            `json:"code"`
+		Message string         `json:"message"`
+		Data    map[string]any `json:"data,omitempty"`
+	} `json:"error"`
+}
+
+// checkLine is nil for a line to pass on to the SDK, else the error
+// response to write. readErr is errLineTooLong for a dropped line. Pure.
+func checkLine(line []byte, readErr error) []byte {
+	if errors.Is(readErr, errLineTooLong) {
+		return errorReply(nil, -32600, "Invalid request", "the message is longer than 10 MiB and was dropped")
+	}
+	var v any
+	if err := json.Unmarshal(line, &v); err != nil {
+		return errorReply(nil, -32700, "Parse error", "the message is not JSON: "+err.Error())
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return errorReply(nil, -32600, "Invalid request", "a message must be one JSON-RPC object (batches are not supported)")
+	}
+	var id json.RawMessage
+	if raw, ok := obj["id"]; ok {
+		switch raw.(type) {
+		case string, float64, nil:
+			id, _ = json.Marshal(raw)
+		default:
+			return errorReply(nil, -32600, "Invalid request", "the id must be a string or a number")
+		}
+	}
+	if obj["jsonrpc"] != "2.0" {
+		return errorReply(id, -32600, "Invalid request", `the message must say "jsonrpc": "2.0"`)
+	}
+	if m, has := obj["method"]; has {
+		if _, ok := m.(string); !ok {
+			return errorReply(id, -32600, "Invalid request", "the method must be a string")
+		}
+	} else if id == nil {
+		return errorReply(nil, -32600, "Invalid request", "the message has neither a method nor an id")
+	}
+	return nil
+}
+
+func errorReply(id json.RawMessage, code int, message, detail string) []byte {
+	e := rpcError{JSONRPC: "2.0", ID: id}
+	if e.ID == nil {
+		e.ID = json.RawMessage("null")
+	}
+	e.Error.Code, e.Error.Message, e.Error.Data = code, message, map[string]any{"error": detail}
+	b, _ := json.Marshal(e)
+	return append(b, '\n')
+}
