@@ -411,3 +411,51 @@ func TestACPProtocolErrors(t *testing.T) {
 		t.Fatalf("initialize after the errors: %v", res)
 	}
 }
+
+// TestACPEditorKilledTurnGoesOn (issue #33, criterion 2): the editor and
+// its `talaria acp` are killed while a turn runs; the turn goes on in
+// serve, and a new `talaria acp` that loads the session sees it (running
+// or finished) and receives its updates. The command ran once and the
+// model was asked once per call.
+func TestACPEditorKilledTurnGoesOn(t *testing.T) {
+	t.Parallel()
+	script := acpClientScript(t)
+	model := fakellm.New(
+		fakellm.ToolStep(fakellm.ToolCall{ID: "j1", Name: "terminal", Arguments: `{"command":"echo run >> count.txt; sleep 4"}`}),
+		fakellm.TextStep("The long job finished."),
+		fakellm.TextStep("unexpected third call"),
+	)
+	defer model.Close()
+	u := newUser(t, model.URL())
+	u.serve(0)
+
+	first := startEditor(t, u, script, "start", u.workdir)
+	spawned := first.await(t, time.Minute, "the agent's start", isEvent("spawned"))
+	sid, _ := field(first.await(t, time.Minute, "the new session", isResponse("session/new")), "result", "sessionId").(string)
+	first.await(t, 2*time.Minute, "the command's start", func(m map[string]any) bool {
+		return m["event"] == "update" && field(m, "update", "toolCallId") == "j1"
+	})
+	// The editor and its agent die at once.
+	if p, err := os.FindProcess(int(spawned["pid"].(float64))); err == nil {
+		_ = p.Kill()
+	}
+	_ = first.cmd.Process.Kill()
+
+	second := startEditor(t, u, script, "load", u.workdir, sid)
+	second.await(t, time.Minute, "the load response", isResponse("session/load"))
+	second.await(t, 2*time.Minute, "the turn's answer", isEvent("done"))
+	var sawCommand bool
+	for _, up := range second.updates() {
+		sawCommand = sawCommand || (up["sessionUpdate"] == "tool_call" && up["toolCallId"] == "j1")
+	}
+	if !sawCommand {
+		t.Fatalf("the loaded session does not show the command; updates:\n%v", second.updates())
+	}
+	data, err := os.ReadFile(filepath.Join(u.workdir, "count.txt"))
+	if err != nil || strings.Count(string(data), "run") != 1 {
+		t.Fatalf("the command ran %d times (%v)", strings.Count(string(data), "run"), err)
+	}
+	if n := len(model.Requests()); n != 2 {
+		t.Fatalf("the model was asked %d times, want 2", n)
+	}
+}
