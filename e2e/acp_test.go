@@ -390,6 +390,25 @@ func TestACPProtocolErrors(t *testing.T) {
 	if sid == "" {
 		t.Fatal("no session id")
 	}
+	// Slash commands answer without the model; the first prompt tells them.
+	r.send(t, `{"jsonrpc":"2.0","id":80,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"/usage"}]}}`)
+	var told, usage bool
+	for done := false; !done; {
+		m, ok := <-r.lines
+		if !ok {
+			t.Fatal("talaria acp closed its output")
+		}
+		told = told || field(m, "params", "update", "sessionUpdate") == "available_commands_update"
+		text, _ := field(m, "params", "update", "content", "text").(string)
+		usage = usage || strings.Contains(text, "This session: 0 turns")
+		done = m["id"] == 80.0
+		if done && field(m, "result", "stopReason") != "end_turn" {
+			t.Fatalf("/usage: %v", m)
+		}
+	}
+	if !told || !usage {
+		t.Fatalf("/usage: commands told %v, usage answered %v", told, usage)
+	}
 	r.send(t, `{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"wait"}]}}`)
 	// Once the command runs, a second prompt is refused.
 	for started := false; !started; {

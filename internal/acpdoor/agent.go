@@ -48,6 +48,8 @@ type session struct {
 	cwd string
 	// prompting is set while a session/prompt of this connection runs.
 	prompting bool
+	// told: the editor has been sent the slash commands.
+	told bool
 }
 
 var (
@@ -135,13 +137,13 @@ func (a *Agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	if err != nil {
 		return acp.LoadSessionResponse{}, fmt.Errorf("read session %s: %w", id, err)
 	}
-	for _, u := range historyUpdates(msgs, running) {
+	for _, u := range append([]acp.SessionUpdate{commandsUpdate()}, historyUpdates(msgs, running)...) {
 		if err := a.send(ctx, id, u); err != nil {
 			return acp.LoadSessionResponse{}, err
 		}
 	}
 	a.mu.Lock()
-	a.sessions[id] = &session{cwd: cwd}
+	a.sessions[id] = &session{cwd: cwd, told: true}
 	a.mu.Unlock()
 	if running != "" {
 		// The turn's events are sent as they come; the editor learns the
@@ -164,9 +166,25 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return acp.PromptResponse{}, err
 	}
 	defer a.release(id)
+	if !s.told {
+		// The editor learns the slash commands with the session's first
+		// prompt (a load tells them at once).
+		a.tell(id)
+		_ = a.send(ctx, id, commandsUpdate())
+	}
 	text := promptText(p.Prompt)
 	if text == "" {
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
+	}
+	if name, args, ok := parseCommand(text); ok {
+		answer, err := a.command(context.WithoutCancel(ctx), id, s, name, args)
+		if err != nil {
+			return acp.PromptResponse{}, fmt.Errorf("/%s: %w", name, err)
+		}
+		if err := a.send(ctx, id, acp.UpdateAgentMessageText(answer)); err != nil {
+			return acp.PromptResponse{}, err
+		}
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	}
 	in := engine.TurnTemplate(a.cfg, s.cwd)
 	in.SessionID, in.UserMessage = id, text
@@ -312,6 +330,15 @@ func (a *Agent) claim(id string) (session, error) {
 	}
 	s.prompting = true
 	return *s, nil
+}
+
+// tell records that the session's editor knows the slash commands.
+func (a *Agent) tell(id string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s, ok := a.sessions[id]; ok {
+		s.told = true
+	}
 }
 
 func (a *Agent) release(id string) {

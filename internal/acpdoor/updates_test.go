@@ -167,3 +167,33 @@ func TestCheckLine(t *testing.T) {
 		t.Errorf("a long line: %q", got)
 	}
 }
+
+func TestParseCommand(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		text, name, args string
+		ok               bool
+	}{
+		{"/usage", "usage", "", true},
+		{"  /goal  ship the release  ", "goal", "ship the release", true},
+		{"/background run the tests", "background", "run the tests", true},
+		{"/status", "status", "", true},
+		{"/compact", "compact", "", true},
+		{"/teleport now", "", "", false},
+		{"usage", "", "", false},
+		{"/", "", "", false},
+		{"please /usage", "", "", false},
+	}
+	for _, tt := range tests {
+		name, args, ok := parseCommand(tt.text)
+		if name != tt.name || args != tt.args || ok != tt.ok {
+			t.Errorf("parseCommand(%q) = %q, %q, %v", tt.text, name, args, ok)
+		}
+	}
+	got := wire(t, commandsUpdate())
+	for _, want := range []string{`"sessionUpdate":"available_commands_update"`, `"name":"compact"`, `"input":{"hint":"the goal"}`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("commands update %s lacks %s", got, want)
+		}
+	}
+}

@@ -22,6 +22,10 @@ var ErrSessionInUse = errors.New("the session already has a conversation; a goal
 
 // StartGoal starts pursuing in.Goal in session in.SessionID, which must be
 // new. It returns at once; WaitGoal follows it.
+// ChatGoalBudget bounds a goal started from a chat or an editor: 500 model
+// calls and 8 hours.
+var ChatGoalBudget = workflows.GoalBudget{MaxIterations: 500, MaxDuration: 8 * time.Hour}
+
 func (rt *Runtime) StartGoal(ctx context.Context, in workflows.GoalInput) error {
 	if _, err := rt.Store.Session(ctx, in.SessionID); err == nil {
 		return fmt.Errorf("%w: %s", ErrSessionInUse, in.SessionID)

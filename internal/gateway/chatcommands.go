@@ -10,10 +10,9 @@ import (
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
-	"github.com/talaria-agent/talaria/internal/modelinfo"
+	"github.com/talaria-agent/talaria/internal/sessionview"
 	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/turnapi"
-	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -138,53 +137,7 @@ func (g *Gateway) cmdUsage(ctx context.Context, _ Platform, u Update, _ Command)
 	if err != nil {
 		return "", err
 	}
-	turns, err := g.rt.Store.Turns(ctx, session)
-	if err != nil {
-		return "", err
-	}
-	var prompt, completion int64
-	for _, t := range turns {
-		prompt, completion = prompt+t.PromptTokens, completion+t.CompletionTokens
-	}
-	text := fmt.Sprintf("This session: %d turns, %d prompt and %d completion tokens.", len(turns), prompt, completion)
-	rows, err := g.rt.Store.Usage(ctx, models.UsageFilter{SessionID: session})
-	if err != nil {
-		return "", err
-	}
-	return text + usageCost(rows), nil
-}
-
-// usageCost tells what a session's model calls cost and how much of their
-// input a prompt cache served ("" when nothing is recorded). Pure.
-func usageCost(rows []models.UsageRow) string {
-	var calls, unpriced, prompt, cached int64
-	var cost float64
-	for _, r := range rows {
-		calls, unpriced, prompt, cached = calls+r.Calls, unpriced+r.Unpriced, prompt+r.PromptTokens, cached+r.CacheReadTokens
-		cost += r.CostUSD
-	}
-	if calls == 0 {
-		return ""
-	}
-	text := fmt.Sprintf(" Cost: %s for %s", modelinfo.FormatUSD(cost), plural(calls, "model call"))
-	switch {
-	case unpriced == calls:
-		text = fmt.Sprintf(" Cost: unknown for %s (no price is known for the model: models: in config.yaml sets one)", plural(calls, "model call"))
-	case unpriced > 0:
-		text += fmt.Sprintf(" (%d without a known price)", unpriced)
-	}
-	if cached > 0 && prompt > 0 {
-		text += fmt.Sprintf("; %d%% of the input came from the prompt cache", cached*100/prompt)
-	}
-	return text + "."
-}
-
-// plural is "1 thing" or "n things". Pure.
-func plural(n int64, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
+	return sessionview.Usage(ctx, g.rt.Store, session)
 }
 
 func (g *Gateway) cmdModel(ctx context.Context, _ Platform, u Update, c Command) (string, error) {

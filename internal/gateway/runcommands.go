@@ -6,16 +6,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/workflows"
-)
-
-// Default budget of a goal started from a chat.
-const (
-	chatGoalIterations = 500
-	chatGoalHours      = 8
 )
 
 // cmdBackground runs TEXT as one turn in a session of its own, in the
@@ -57,7 +50,7 @@ func (g *Gateway) startRun(ctx context.Context, p Platform, u Update, text strin
 	// approval are refused.
 	in.Turn.Tools, in.Turn.Approvals.Mode = engine.UnattendedTools(g.cfg, nil), workflows.ApprovalDeny
 	if !once {
-		in.Budget = workflows.GoalBudget{MaxIterations: chatGoalIterations, MaxDuration: chatGoalHours * time.Hour}
+		in.Budget = engine.ChatGoalBudget
 	}
 	err = g.rt.StartGoal(ctx, in)
 	switch {
