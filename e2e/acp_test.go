@@ -77,7 +77,7 @@ func startEditor(t *testing.T, u *user, script string, args ...string) *editor {
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
-	cmd.Stderr = &lockedStringWriter{b: &stderr}
+	cmd.Stderr = &lockedWriter{w: &stderr}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -140,17 +140,6 @@ func (e *editor) updates() []map[string]any {
 		}
 	}
 	return out
-}
-
-type lockedStringWriter struct {
-	mu sync.Mutex
-	b  *strings.Builder
-}
-
-func (w *lockedStringWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
 }
 
 func isEvent(event string) func(map[string]any) bool {
@@ -286,7 +275,7 @@ func startACPRaw(t *testing.T, u *user) *acpRaw {
 		t.Fatal(err)
 	}
 	var stderr strings.Builder
-	cmd.Stderr = &lockedStringWriter{b: &stderr}
+	cmd.Stderr = &lockedWriter{w: &stderr}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -57,14 +57,7 @@ func (a *Agent) command(ctx context.Context, id string, s session, name, args st
 		if err != nil {
 			return "", err
 		}
-		answer := fmt.Sprintf("Running: iteration %d, %d left", pr.Iteration, pr.BudgetLeft)
-		if pr.CurrentTool != "" {
-			answer += ", now " + pr.CurrentTool
-		}
-		if pr.PendingApproval != nil {
-			answer += "; waiting for your approval of: " + pr.PendingApproval.Command
-		}
-		return answer + ".", nil
+		return sessionview.Running(pr), nil
 	case "usage":
 		return sessionview.Usage(ctx, a.rt.Store, id)
 	case "compact":

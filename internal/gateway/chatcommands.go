@@ -96,14 +96,7 @@ func (g *Gateway) cmdStatus(ctx context.Context, _ Platform, u Update, _ Command
 	case err != nil:
 		return "", err
 	}
-	answer := fmt.Sprintf("Running: iteration %d, %d left", pr.Iteration, pr.BudgetLeft)
-	if pr.CurrentTool != "" {
-		answer += ", now " + pr.CurrentTool
-	}
-	if pr.PendingApproval != nil {
-		answer += "; waiting for your approval of: " + pr.PendingApproval.Command
-	}
-	return answer, nil
+	return sessionview.Running(pr), nil
 }
 
 func (g *Gateway) cmdApprove(ctx context.Context, _ Platform, u Update, c Command) (string, error) {

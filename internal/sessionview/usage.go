@@ -6,6 +6,7 @@ import (
 
 	"github.com/talaria-agent/talaria/internal/modelinfo"
 	"github.com/talaria-agent/talaria/models"
+	"github.com/talaria-agent/talaria/workflows"
 )
 
 // Usage is one line on what a session has used: its turns, tokens and
@@ -58,4 +59,17 @@ func plural(n int64, thing string) string {
 		return "1 " + thing
 	}
 	return fmt.Sprintf("%d %ss", n, thing)
+}
+
+// Running is one line on what a running turn is doing: its iteration, the
+// tool it runs and the approval it waits on. Pure.
+func Running(pr workflows.Progress) string {
+	answer := fmt.Sprintf("Running: iteration %d, %d left", pr.Iteration, pr.BudgetLeft)
+	if pr.CurrentTool != "" {
+		answer += ", now " + pr.CurrentTool
+	}
+	if pr.PendingApproval != nil {
+		answer += "; waiting for your approval of: " + pr.PendingApproval.Command
+	}
+	return answer
 }
