@@ -41,6 +41,7 @@ type Agent struct {
 	// Serve waits for.
 	base      context.Context
 	followers sync.WaitGroup
+	closed    bool // Serve has returned: no new followers
 }
 
 // session is what the connection knows of one of its sessions.
@@ -50,6 +51,8 @@ type session struct {
 	prompting bool
 	// told: the editor has been sent the slash commands.
 	told bool
+	// following is the turn whose events this connection sends.
+	following string
 }
 
 var (
@@ -68,17 +71,38 @@ func New(rt *engine.Runtime, cfg config.Config, version string, newID func() str
 func (a *Agent) Serve(ctx context.Context, out io.Writer, in io.Reader) {
 	base, cancel := context.WithCancel(ctx)
 	a.base = base
-	defer func() { cancel(); a.followers.Wait() }()
 	w := &lockedWriter{w: out}
 	pr, pw := io.Pipe()
-	go guard(in, pw, w)
 	a.conn = acp.NewAgentSideConnection(a, w, pr)
 	a.conn.SetLogger(a.logger)
+	// The editor's messages flow only once the connection is complete.
+	go guard(in, pw, w)
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():
 	}
 	_ = pr.Close()
+	// What follows turns for this editor stops with it; the turns go on.
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+	cancel()
+	a.followers.Wait()
+}
+
+// goFollow runs f while the connection lasts; false when it has ended.
+func (a *Agent) goFollow(f func()) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return false
+	}
+	a.followers.Add(1)
+	go func() {
+		defer a.followers.Done()
+		f()
+	}()
+	return true
 }
 
 // Initialize declares what this agent does: sessions load (a turn goes on
@@ -137,22 +161,36 @@ func (a *Agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	if err != nil {
 		return acp.LoadSessionResponse{}, fmt.Errorf("read session %s: %w", id, err)
 	}
+	if running == "" {
+		// A turn that began while the messages were read is followed too.
+		if pr, err := a.rt.Running(ctx, id); err == nil {
+			running = pr.TurnID
+		}
+	}
 	for _, u := range append([]acp.SessionUpdate{commandsUpdate()}, historyUpdates(msgs, running)...) {
 		if err := a.send(ctx, id, u); err != nil {
 			return acp.LoadSessionResponse{}, err
 		}
 	}
 	a.mu.Lock()
-	a.sessions[id] = &session{cwd: cwd, told: true}
+	s, ok := a.sessions[id]
+	if !ok {
+		s = &session{}
+		a.sessions[id] = s
+	}
+	s.cwd, s.told = cwd, true
+	follow := running != "" && s.following != running
+	if follow {
+		s.following = running
+	}
 	a.mu.Unlock()
-	if running != "" {
+	if follow {
 		// The turn's events are sent as they come; the editor learns the
 		// turn ended from the last of them.
-		a.followers.Add(1)
-		go func() {
-			defer a.followers.Done()
-			a.follow(a.base, id, running)
-		}()
+		a.goFollow(func() {
+			a.follow(a.base, id, running, false)
+			a.unfollow(id, running)
+		})
 	}
 	return acp.LoadSessionResponse{}, nil
 }
@@ -194,12 +232,29 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	if err != nil {
 		return acp.PromptResponse{}, fmt.Errorf("hand the prompt to session %s: %w", id, err)
 	}
+	fctx, stopFollowing := context.WithCancel(a.base)
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		a.follow(context.WithoutCancel(ctx), id, turnID)
-	}()
-	res, err := a.rt.WaitTurn(context.WithoutCancel(ctx), turnID)
+	if a.claimFollow(id, turnID) {
+		if !a.goFollow(func() {
+			defer close(done)
+			a.follow(fctx, id, turnID, true)
+			a.unfollow(id, turnID)
+		}) {
+			close(done)
+		}
+	} else {
+		close(done) // a load of this session follows the turn already
+	}
+	// Waiting ends with the turn, or with the editor's connection (the turn
+	// goes on).
+	res, err := a.rt.WaitTurn(a.base, turnID)
+	// The last events come just after the end; a turn that ended without
+	// its last event (a failed start) is not waited on for long.
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+	}
+	stopFollowing()
 	<-done
 	if err != nil {
 		return acp.PromptResponse{}, fmt.Errorf("turn %s: %w", turnID, err)
@@ -215,6 +270,13 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 // answers "cancelled" once the turn has stopped and every tool call it
 // began has ended.
 func (a *Agent) Cancel(ctx context.Context, p acp.CancelNotification) error {
+	a.mu.Lock()
+	s, ok := a.sessions[string(p.SessionId)]
+	busy := ok && (s.prompting || s.following != "")
+	a.mu.Unlock()
+	if !busy {
+		return nil // nothing of this editor's runs there
+	}
 	_, err := a.rt.Interrupt(context.WithoutCancel(ctx), string(p.SessionId), "cancelled in the editor")
 	if err != nil && !errors.Is(err, engine.ErrNoRunningTurn) {
 		a.logger.Warn("acp: cancel", "session", p.SessionId, "error", err)
@@ -222,23 +284,58 @@ func (a *Agent) Cancel(ctx context.Context, p acp.CancelNotification) error {
 	return nil
 }
 
-// follow sends a turn's events to the editor until the turn's last event,
-// and answers the approvals and questions the turn waits on.
-func (a *Agent) follow(ctx context.Context, sessionID, turnID string) {
+// follow sends a turn's events to the editor until the turn's last event
+// (or ctx ends), and asks the editor about the approvals and questions the
+// turn waits on; a request the turn stopped waiting for (decided
+// elsewhere, timed out, replayed from the past) is withdrawn. own: the
+// turn is this connection's prompt's, so a question the editor cannot be
+// asked is answered "no one is available" (another door's turn keeps its
+// question for its own door).
+func (a *Agent) follow(ctx context.Context, sessionID, turnID string, own bool) {
 	var t translator
+	asks := map[string]context.CancelFunc{}
+	var wg sync.WaitGroup
+	defer func() {
+		for _, cancel := range asks {
+			cancel()
+		}
+		wg.Wait()
+	}()
+	ask := func(callID string, f func(context.Context)) {
+		actx, cancel := context.WithCancel(ctx)
+		asks[callID] = cancel
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(actx)
+		}()
+	}
+	settled := func(data string) {
+		var e struct {
+			CallID string `json:"call_id"`
+		}
+		if json.Unmarshal([]byte(data), &e) == nil {
+			if cancel, ok := asks[e.CallID]; ok {
+				cancel()
+			}
+		}
+	}
 	for ev := range events.Tail(ctx, a.rt.Store, turnID, 0, 50*time.Millisecond) {
 		switch ev.Kind {
 		case events.KindApproval:
 			var ae turnapi.ApprovalEvent
 			if json.Unmarshal([]byte(ev.Data), &ae) == nil {
-				go a.askApproval(ctx, sessionID, turnID, ae)
+				ask(ae.CallID, func(c context.Context) { a.askApproval(c, sessionID, turnID, ae) })
 			}
 			continue
 		case events.KindQuestion:
 			var qe turnapi.QuestionEvent
-			if json.Unmarshal([]byte(ev.Data), &qe) == nil {
-				go a.askQuestion(ctx, sessionID, turnID, qe)
+			if json.Unmarshal([]byte(ev.Data), &qe) == nil && (own || len(qe.Choices) > 0) {
+				ask(qe.CallID, func(c context.Context) { a.askQuestion(c, sessionID, turnID, qe) })
 			}
+			continue
+		case events.KindApprovalDecided, events.KindAnswered:
+			settled(ev.Data)
 			continue
 		}
 		for _, u := range t.updates(ev) {
@@ -270,7 +367,7 @@ func (a *Agent) askApproval(ctx context.Context, sessionID, turnID string, ae tu
 		},
 		Options: approvalOptions,
 	})
-	if err != nil || resp.Outcome.Selected == nil {
+	if err != nil || resp.Outcome.Selected == nil || ctx.Err() != nil {
 		return
 	}
 	choice := turnapi.ApprovalChoice(resp.Outcome.Selected.OptionId)
@@ -299,6 +396,9 @@ func (a *Agent) askQuestion(ctx context.Context, sessionID, turnID string, qe tu
 				Kind: acp.Ptr(acp.ToolKindOther), Status: acp.Ptr(acp.ToolCallStatusPending)},
 			Options: opts,
 		})
+		if ctx.Err() != nil {
+			return // the turn stopped waiting
+		}
 		if err == nil && resp.Outcome.Selected != nil {
 			var n int
 			if _, err := fmt.Sscan(string(resp.Outcome.Selected.OptionId), &n); err == nil && n >= 0 && n < len(qe.Choices) {
@@ -330,6 +430,28 @@ func (a *Agent) claim(id string) (session, error) {
 	}
 	s.prompting = true
 	return *s, nil
+}
+
+// claimFollow makes this connection the follower of a session's turn;
+// false when it follows it already.
+func (a *Agent) claimFollow(id, turnID string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[id]
+	if !ok || s.following == turnID {
+		return false
+	}
+	s.following = turnID
+	return true
+}
+
+// unfollow records that a turn's events are no longer followed.
+func (a *Agent) unfollow(id, turnID string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s, ok := a.sessions[id]; ok && s.following == turnID {
+		s.following = ""
+	}
 }
 
 // tell records that the session's editor knows the slash commands.
@@ -390,8 +512,8 @@ func (a *Agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.
 func historyUpdates(msgs []models.Message, running string) []acp.SessionUpdate {
 	var out []acp.SessionUpdate
 	for _, m := range msgs {
-		if running != "" && m.TurnID == running {
-			continue
+		if running != "" && m.TurnID == running && m.Role != "user" {
+			continue // its events follow; no event carries the user's text
 		}
 		switch m.Role {
 		case "user":

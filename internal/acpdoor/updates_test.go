@@ -116,7 +116,7 @@ func TestPromptText(t *testing.T) {
 	}
 }
 
-func TestHistoryUpdatesLeaveOutTheRunningTurn(t *testing.T) {
+func TestHistoryUpdatesLeaveTheRunningTurnToItsEvents(t *testing.T) {
 	t.Parallel()
 	msgs := []models.Message{
 		{TurnID: "t1", Role: "user", Content: "hi"},
@@ -124,13 +124,15 @@ func TestHistoryUpdatesLeaveOutTheRunningTurn(t *testing.T) {
 		{TurnID: "t1", Role: "tool", ToolCallID: "c1", Content: "data"},
 		{TurnID: "t1", Role: "assistant", Content: "done"},
 		{TurnID: "t2", Role: "user", Content: "again"},
+		{TurnID: "t2", Role: "assistant", Content: "half an answer"},
 	}
 	var got []string
 	for _, u := range historyUpdates(msgs, "t2") {
 		got = append(got, wire(t, u))
 	}
 	want := []string{`{"content":{"text":"hi","type":"text"},"sessionUpdate":"user_message_chunk"}`, `"sessionUpdate":"tool_call","status":"in_progress","title":"read_file: a","toolCallId":"c1"}`,
-		`{"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c1"}`, `{"content":{"text":"done","type":"text"},"sessionUpdate":"agent_message_chunk"}`}
+		`{"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c1"}`, `{"content":{"text":"done","type":"text"},"sessionUpdate":"agent_message_chunk"}`,
+		`{"content":{"text":"again","type":"text"},"sessionUpdate":"user_message_chunk"}`}
 	if len(got) != len(want) {
 		t.Fatalf("updates %v", got)
 	}
@@ -156,6 +158,10 @@ func TestCheckLine(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":{"a":1},"method":"x"}`, `"id":null,"error":{"code":-32600`},
 		{`{"jsonrpc":"2.0","id":4,"method":5}`, `"id":4,"error":{"code":-32600`},
 		{`{"jsonrpc":"2.0"}`, `neither a method nor an id`},
+		{`{"jsonrpc":"2.0","id":5,"method":""}`, `"id":5,"error":{"code":-32600`},
+		{`{"jsonrpc":"2.0","id":6,"error":"x"}`, `not JSON-RPC`},
+		{`{"jsonrpc":"2.0","id":6,"error":{"code":"x"}}`, `not JSON-RPC`},
+		{`{"jsonrpc":"2.0","id":6,"error":{"code":-1,"message":"no"}}`, ""},
 	}
 	for _, tt := range tests {
 		got := string(checkLine([]byte(tt.line), nil))

@@ -57,7 +57,7 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if len(line)+len(chunk) > maxLine+1 {
+		if len(line)+len(chunk) > maxLine {
 			line = nil
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = r.ReadSlice('\n')
@@ -116,11 +116,25 @@ func checkLine(line []byte, readErr error) []byte {
 		return errorReply(id, -32600, "Invalid request", `the message must say "jsonrpc": "2.0"`)
 	}
 	if m, has := obj["method"]; has {
-		if _, ok := m.(string); !ok {
-			return errorReply(id, -32600, "Invalid request", "the method must be a string")
+		if name, ok := m.(string); !ok || name == "" {
+			return errorReply(id, -32600, "Invalid request", "the method must be a non-empty string")
 		}
 	} else if id == nil {
 		return errorReply(nil, -32600, "Invalid request", "the message has neither a method nor an id")
+	}
+	// The SDK reads a message into this shape and drops one that does not
+	// fit (an error that is not an object with a numeric code, say).
+	var shaped struct {
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Data    any    `json:"data"`
+		} `json:"error"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(line, &shaped); err != nil {
+		return errorReply(id, -32600, "Invalid request", "the message is not JSON-RPC: "+err.Error())
 	}
 	return nil
 }

@@ -116,6 +116,9 @@ func (s *Server) prepareStorage(ctx context.Context, o Options) (*config.SQL, er
 			if err := prepareVisibility(ctx, dir, oldMain, o.Logger); err != nil {
 				return nil, err
 			}
+			if err := dropOldVisibility(ctx, dbPath); err != nil {
+				return nil, err
+			}
 		}
 	}
 	sqlCfg, err := sqlConfig(o.Ephemeral, dbPath)

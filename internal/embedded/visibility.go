@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"go.temporal.io/server/common/config"
 	"go.temporal.io/server/common/persistence"
@@ -66,19 +67,49 @@ func sqliteVisibilityConfig(main *config.SQL) *config.SQL {
 	return &v
 }
 
-// prepareVisibility makes sure dir holds the visibility file. When it is
-// missing and oldMain (an existing DBFileName) is set, the records that
-// file kept — Talaria before the visibility file kept them there — are
-// copied into the new file, in the transaction that creates it, and then
-// removed from oldMain. Crash-safe: the new file appears only complete.
+// prepareVisibility makes sure dir holds a visibility file with the
+// visibility table. When it is missing and oldMain (an existing
+// DBFileName) is set, the records that file kept — Talaria before the
+// visibility file kept them there — are copied into the new file, in the
+// transaction that creates it (dropOldVisibility then drops them from
+// oldMain). Crash-safe: the new file appears only complete. One without
+// the table is set aside and made again; one next to a new workflow store
+// is removed first.
 func prepareVisibility(ctx context.Context, dir, oldMain string, logger *slog.Logger) error {
 	p := filepath.Join(dir, VisibilityFileName)
+	if oldMain == "" {
+		// A new workflow store: a visibility file left from another one
+		// would list workflows that do not exist.
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			if err := removeIfExists(p + suffix); err != nil {
+				return err
+			}
+		}
+	}
 	exists, err := dbExists(p)
-	if err != nil || exists {
+	if err != nil {
 		return err
 	}
+	if exists {
+		if usable(ctx, p) {
+			return nil
+		}
+		aside := fmt.Sprintf("%s.unusable-%d", p, time.Now().Unix())
+		logger.LogAttrs(ctx, slog.LevelWarn, "the workflow visibility file has no visibility table; it is set aside and made again",
+			slog.String("file", p), slog.String("moved_to", aside))
+		if err := os.Rename(p, aside); err != nil {
+			return fmt.Errorf("%w: set aside %s: %w", ErrDataDir, p, err)
+		}
+		for _, suffix := range []string{"-wal", "-shm"} {
+			if err := removeIfExists(p + suffix); err != nil {
+				return err
+			}
+		}
+	}
 	var moved int64
-	err = createDatabase(ctx, p, func(ctx context.Context, conn *sql.Conn) error {
+	// The copy runs to its end, whatever the start's deadline: it is done
+	// once, and a cut copy would start again from nothing.
+	err = createDatabase(context.WithoutCancel(ctx), p, func(ctx context.Context, conn *sql.Conn) error {
 		var err error
 		moved, err = writeVisibility(ctx, conn, oldMain)
 		return err
@@ -86,17 +117,20 @@ func prepareVisibility(ctx context.Context, dir, oldMain string, logger *slog.Lo
 	if err != nil {
 		return fmt.Errorf("create %s: %w", p, err)
 	}
-	if moved == 0 {
-		return nil
-	}
-	logger.LogAttrs(ctx, slog.LevelInfo, "moved workflow visibility records to their own file",
-		slog.Int64("records", moved), slog.String("file", p))
-	// The old rows are unused now; a failure here leaves them as dead space.
-	if err := clearVisibility(ctx, oldMain); err != nil {
-		logger.LogAttrs(ctx, slog.LevelWarn, "could not remove the moved visibility records",
-			slog.String("file", oldMain), slog.String("error", err.Error()))
+	if moved > 0 {
+		logger.LogAttrs(ctx, slog.LevelInfo, "moved workflow visibility records to their own file",
+			slog.Int64("records", moved), slog.String("file", p))
 	}
 	return nil
+}
+
+// usable reports whether the SQLite file at p has the visibility table.
+func usable(ctx context.Context, p string) bool {
+	ok := false
+	err := onConn(ctx, p, func(ctx context.Context, conn *sql.Conn) error {
+		return conn.QueryRowContext(ctx, "SELECT count(*) = 1 FROM sqlite_master WHERE type = 'table' AND name = 'executions_visibility'").Scan(&ok)
+	})
+	return err == nil && ok
 }
 
 // writeVisibility creates the visibility schema with visibilityIndexes on
@@ -166,15 +200,38 @@ func copyVisibility(ctx context.Context, tx *sql.Tx) (int64, error) {
 	return res.RowsAffected()
 }
 
-// clearVisibility deletes the visibility records of the database at p.
-func clearVisibility(ctx context.Context, p string) (err error) {
-	db, err := sql.Open("sqlite", "file:"+uriPath(p)+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		return err
+// oldVisibilityTables are the visibility tables the server's schema also
+// puts in the workflow store, unused there once visibility has its file.
+var oldVisibilityTables = []string{"executions_visibility", "executions_visibility_fts_text", "executions_visibility_fts_keyword_list"}
+
+// dropOldVisibility drops the visibility tables of the workflow store at
+// p, if it has them (once their records are in the visibility file, or a
+// new store's empty ones), in one transaction. Each start checks, so a
+// crash between the move and the drop is made good by the next start.
+func dropOldVisibility(ctx context.Context, p string) error {
+	if p == "" {
+		return nil
 	}
-	defer func() { err = errors.Join(err, db.Close()) }()
-	_, err = db.ExecContext(ctx, "DELETE FROM executions_visibility")
-	return err
+	err := onConn(ctx, p, func(ctx context.Context, conn *sql.Conn) error {
+		var n int
+		if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'executions_visibility'").Scan(&n); err != nil || n == 0 {
+			return err
+		}
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		for _, t := range oldVisibilityTables {
+			if _, err := tx.ExecContext(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+				return errors.Join(err, tx.Rollback())
+			}
+		}
+		return tx.Commit()
+	})
+	if err != nil {
+		return fmt.Errorf("%w: drop the old visibility tables of %s: %w", ErrDataDir, p, err)
+	}
+	return nil
 }
 
 // visibilitySchema is the statements of the server's SQLite visibility

@@ -1,8 +1,10 @@
 package embedded
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/server/common/persistence"
 	serverschema "go.temporal.io/server/schema"
 )
 
@@ -118,8 +121,8 @@ func TestVisibilityMovedFromOlderHome(t *testing.T) {
 		t.Fatalf("start on the older layout: %v", err)
 	}
 	t.Cleanup(func() { _ = s2.Stop() })
-	if n := countRows(t, filepath.Join(dir, DBFileName)); n != 0 {
-		t.Fatalf("temporal.db still has %d visibility records", n)
+	if hasTable(t, filepath.Join(dir, DBFileName), "executions_visibility") {
+		t.Fatal("temporal.db still has its visibility table")
 	}
 	c2 := dial(t, s2)
 	startWorker(t, c2)
@@ -144,6 +147,21 @@ func toOlderLayout(t *testing.T, dir string) {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
+	// The server's whole visibility schema, 58 indexes and all, as older
+	// homes have it in temporal.db.
+	full, err := fs.ReadFile(serverschema.Assets(), sqliteVisibilitySchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts, err := persistence.LoadAndSplitQueryFromReaders([]io.Reader{bytes.NewReader(full)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range stmts {
+		if _, err := db.Exec(st); err != nil {
+			t.Fatal(err)
+		}
+	}
 	vis := filepath.Join(dir, VisibilityFileName)
 	if _, err := db.Exec("ATTACH DATABASE ? AS v", "file:"+vis); err != nil {
 		t.Fatal(err)
@@ -227,7 +245,7 @@ func indexesOf(t *testing.T, path string) []string {
 	return out
 }
 
-func countRows(t *testing.T, path string) int {
+func hasTable(t *testing.T, path, table string) bool {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 	if err != nil {
@@ -235,8 +253,54 @@ func countRows(t *testing.T, path string) int {
 	}
 	defer db.Close()
 	var n int
-	if err := db.QueryRow("SELECT count(*) FROM executions_visibility").Scan(&n); err != nil {
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", table).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	return n
+	return n == 1
+}
+
+// TestUnusableVisibilityFileIsMadeAgain: a visibility file without its
+// table (emptied, say) is set aside at the next start and made again, and
+// the server lists workflows; one left next to a new workflow store is
+// not taken for that store's.
+func TestUnusableVisibilityFileIsMadeAgain(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	vis := filepath.Join(dir, VisibilityFileName)
+	if err := os.WriteFile(vis, []byte("stale"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s1, err := Start(ctx, Options{DataDir: dir})
+	if err != nil {
+		t.Fatalf("start beside a stale visibility file: %v", err)
+	}
+	if !hasTable(t, vis, "executions_visibility") {
+		t.Fatal("the stale visibility file was kept")
+	}
+	if err := s1.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		_ = os.Remove(vis + suffix)
+	}
+	if err := os.WriteFile(vis, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := Start(ctx, Options{DataDir: dir})
+	if err != nil {
+		t.Fatalf("start with an empty visibility file: %v", err)
+	}
+	t.Cleanup(func() { _ = s2.Stop() })
+	aside, _ := filepath.Glob(vis + ".unusable-*")
+	if len(aside) != 1 || !hasTable(t, vis, "executions_visibility") {
+		t.Fatalf("set aside %v; the new file has its table: %v", aside, hasTable(t, vis, "executions_visibility"))
+	}
+	c := dial(t, s2)
+	startWorker(t, c)
+	if _, err := runEcho(ctx, c, "after-repair", "x"); err != nil {
+		t.Fatal(err)
+	}
+	waitListed(ctx, t, c, "ExecutionStatus = 'Completed'", "after-repair")
 }
