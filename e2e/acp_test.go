@@ -174,6 +174,7 @@ func TestACPEditorTurn(t *testing.T) {
 		fakellm.ToolStep(
 			fakellm.ToolCall{ID: "r1", Name: "read_file", Arguments: `{"path":"notes.txt"}`},
 			fakellm.ToolCall{ID: "d1", Name: "terminal", Arguments: `{"command":"rm -rf ./scratch"}`},
+			fakellm.ToolCall{ID: "k1", Name: "terminal", Arguments: `{"command":"rm -rf ./keep"}`},
 		),
 		fakellm.TextStep("All done."),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "terminal", Arguments: `{"command":"sleep 120"}`}),
@@ -184,8 +185,10 @@ func TestACPEditorTurn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(u.workdir, "notes.txt"), []byte("the notes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(u.workdir, "scratch", "old"), 0o755); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{"scratch", "keep"} {
+		if err := os.MkdirAll(filepath.Join(u.workdir, d, "old"), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	u.serve(0)
 
@@ -194,9 +197,14 @@ func TestACPEditorTurn(t *testing.T) {
 	if field(init, "result", "agentCapabilities", "loadSession") != true || field(init, "result", "agentInfo", "name") != "talaria" {
 		t.Fatalf("initialize: %v", init)
 	}
-	perm := ed.await(t, 2*time.Minute, "the permission request", isEvent("permission"))
-	if title, _ := field(perm, "request", "toolCall", "title").(string); !strings.Contains(title, "rm -rf ./scratch") {
-		t.Fatalf("permission asked for %v", perm)
+	// Both commands ask; the editor allows one and rejects the other.
+	asked := map[string]bool{}
+	for range 2 {
+		title, _ := field(ed.await(t, 2*time.Minute, "a permission request", isEvent("permission")), "request", "toolCall", "title").(string)
+		asked[title] = true
+	}
+	if !asked["Run: rm -rf ./scratch"] || !asked["Run: rm -rf ./keep"] {
+		t.Fatalf("permission asked for %v", asked)
 	}
 	first := ed.await(t, 2*time.Minute, "the first prompt's answer", isResponse("session/prompt"))
 	if field(first, "result", "stopReason") != "end_turn" {
@@ -204,6 +212,9 @@ func TestACPEditorTurn(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(u.workdir, "scratch")); !os.IsNotExist(err) {
 		t.Fatalf("the allowed command did not run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(u.workdir, "keep", "old")); err != nil {
+		t.Fatalf("the rejected command ran: %v", err)
 	}
 	// The first turn's updates, in order: each call starts before it ends,
 	// the answer comes after both.
@@ -214,6 +225,9 @@ func TestACPEditorTurn(t *testing.T) {
 		switch up["sessionUpdate"] {
 		case "tool_call":
 			key = "start " + up["toolCallId"].(string)
+			if up["status"] == "failed" { // refused before it ran: told whole, ended
+				key = "end " + up["toolCallId"].(string) + " failed"
+			}
 		case "tool_call_update":
 			if st, _ := up["status"].(string); st == "completed" || st == "failed" {
 				key = "end " + up["toolCallId"].(string) + " " + st
@@ -228,7 +242,8 @@ func TestACPEditorTurn(t *testing.T) {
 			order[key] = i
 		}
 	}
-	for _, pair := range [][2]string{{"start r1", "end r1 completed"}, {"start d1", "end d1 completed"}, {"end r1 completed", "answer"}, {"end d1 completed", "answer"}} {
+	for _, pair := range [][2]string{{"start r1", "end r1 completed"}, {"start d1", "end d1 completed"},
+		{"end r1 completed", "answer"}, {"end d1 completed", "answer"}, {"end k1 failed", "answer"}} {
 		a, okA := order[pair[0]]
 		b, okB := order[pair[1]]
 		if !okA || !okB || a >= b {

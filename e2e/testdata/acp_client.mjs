@@ -4,7 +4,8 @@
 //
 // node acp_client.mjs TALARIA SCENARIO CWD [SESSION]
 //   work: initialize, session/new, a prompt whose tool calls ask for
-//         permission (allowed once), then a prompt cancelled mid-tool.
+//         permission (allowed once; rejected for ./keep), then a prompt
+//         cancelled mid-tool.
 //   start: initialize, session/new, a prompt; it is killed while that runs.
 //   load: initialize, session/load SESSION; waits for the turn's end.
 import { spawn } from "node:child_process";
@@ -34,7 +35,9 @@ const app = acp
   })
   .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
     out({ event: "permission", request: params });
-    return { outcome: { outcome: "selected", optionId: "once" } };
+    // The editor's person allows what is asked, except touching ./keep.
+    const reject = (params.toolCall.title ?? "").includes("./keep");
+    return { outcome: { outcome: "selected", optionId: reject ? "deny" : "once" } };
   });
 
 const prompt = (ctx, sessionId, text) =>

@@ -179,12 +179,8 @@ func (a *Agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 		a.sessions[id] = s
 	}
 	s.cwd, s.told = cwd, true
-	follow := running != "" && s.following != running
-	if follow {
-		s.following = running
-	}
 	a.mu.Unlock()
-	if follow {
+	if running != "" && a.claimFollow(id, running) {
 		// The turn's events are sent as they come; the editor learns the
 		// turn ended from the last of them.
 		a.goFollow(func() {

@@ -20,6 +20,8 @@ import (
 // concurrent use: one follower owns it.
 type translator struct {
 	shown events.Shown
+	// started are the tool calls the editor was told of.
+	started map[string]bool
 }
 
 // updates is what ev shows the editor; nil for events that show nothing
@@ -53,11 +55,20 @@ func (t *translator) updates(ev models.Event) []acp.SessionUpdate {
 		if json.Unmarshal([]byte(ev.Data), &te) != nil || te.ID == "" {
 			return nil
 		}
+		if t.started == nil {
+			t.started = map[string]bool{}
+		}
+		t.started[te.ID] = true
 		return []acp.SessionUpdate{toolStart(te)}
 	case events.KindToolEnd:
 		var te activities.ToolEvent
 		if json.Unmarshal([]byte(ev.Data), &te) != nil || te.ID == "" {
 			return nil
+		}
+		if !t.started[te.ID] {
+			// A call refused before it ran (denied, blocked) has no start:
+			// the editor is told of it whole, already ended.
+			return []acp.SessionUpdate{toolRefused(te)}
 		}
 		return []acp.SessionUpdate{toolEnd(te)}
 	}
@@ -92,6 +103,15 @@ func toolEnd(te activities.ToolEvent) acp.SessionUpdate {
 		opts = append(opts, acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(te.Refused))}))
 	}
 	return acp.UpdateToolCall(acp.ToolCallId(te.ID), opts...)
+}
+
+// toolRefused announces a call that ended without running, with why.
+func toolRefused(te activities.ToolEvent) acp.SessionUpdate {
+	opts := []acp.ToolCallStartOpt{acp.WithStartKind(toolKind(te.Name)), acp.WithStartStatus(acp.ToolCallStatusFailed)}
+	if te.Refused != "" {
+		opts = append(opts, acp.WithStartContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(te.Refused))}))
+	}
+	return acp.StartToolCall(acp.ToolCallId(te.ID), te.Name, opts...)
 }
 
 // toolKind is the ACP kind of a Talaria tool, for the editor's icon. Pure.

@@ -48,8 +48,11 @@ func TestTranslatorUpdates(t *testing.T) {
 			[]string{`"title":"terminal: make test","toolCallId":"c2"`}},
 		{"arguments that are not JSON stay raw", []models.Event{{Kind: events.KindToolStart, Data: `{"id":"c3","name":"patch","args":"{oops"}`}},
 			[]string{`{"kind":"edit","rawInput":"{oops"`}},
-		{"ends", []models.Event{{Kind: events.KindToolEnd, Data: `{"id":"c1","name":"read_file"}`}, {Kind: events.KindToolEnd, Data: `{"id":"c2","name":"terminal","failed":true,"refused":"denied by the user"}`}},
-			[]string{`{"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c1"}`, `"content":[{"content":{"text":"denied by the user","type":"text"},"type":"content"}],"sessionUpdate":"tool_call_update","status":"failed"`}},
+		{"ends", []models.Event{{Kind: events.KindToolStart, Data: `{"id":"c1","name":"read_file"}`}, {Kind: events.KindToolStart, Data: `{"id":"c2","name":"terminal"}`},
+			{Kind: events.KindToolEnd, Data: `{"id":"c1","name":"read_file"}`}, {Kind: events.KindToolEnd, Data: `{"id":"c2","name":"terminal","failed":true}`}},
+			[]string{`"toolCallId":"c1"`, `"toolCallId":"c2"`, `{"sessionUpdate":"tool_call_update","status":"completed","toolCallId":"c1"}`, `{"sessionUpdate":"tool_call_update","status":"failed","toolCallId":"c2"}`}},
+		{"a call refused before it ran is told whole", []models.Event{{Kind: events.KindToolEnd, Data: `{"id":"c3","name":"terminal","failed":true,"refused":"denied by the user"}`}},
+			[]string{`{"content":[{"content":{"text":"denied by the user","type":"text"},"type":"content"}],"kind":"execute","sessionUpdate":"tool_call","status":"failed","title":"terminal","toolCallId":"c3"}`}},
 		{"nothing for status, done and garbage", []models.Event{{Kind: events.KindStatus, Data: "x"}, {Kind: events.KindDone}, {Kind: events.KindToolStart, Data: "not json"}, {Kind: events.KindToolEnd, Data: `{}`}}, nil},
 	}
 	for _, tt := range tests {

@@ -129,3 +129,11 @@ func createPrivateFile(path string) error {
 	}
 	return nil
 }
+
+// removeIfExists removes p; a missing p is not an error.
+func removeIfExists(p string) error {
+	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%w: remove leftover %s: %w", ErrDataDir, p, err)
+	}
+	return nil
+}

@@ -272,11 +272,3 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return line
 }
-
-// removeIfExists removes p; a missing p is not an error.
-func removeIfExists(p string) error {
-	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("%w: remove leftover %s: %w", ErrDataDir, p, err)
-	}
-	return nil
-}
