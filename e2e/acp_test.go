@@ -175,6 +175,7 @@ func TestACPEditorTurn(t *testing.T) {
 			fakellm.ToolCall{ID: "r1", Name: "read_file", Arguments: `{"path":"notes.txt"}`},
 			fakellm.ToolCall{ID: "d1", Name: "terminal", Arguments: `{"command":"rm -rf ./scratch"}`},
 			fakellm.ToolCall{ID: "k1", Name: "terminal", Arguments: `{"command":"rm -rf ./keep"}`},
+			fakellm.ToolCall{ID: "p1", Name: "todo", Arguments: `{"todos":[{"id":"1","content":"clean up scratch","status":"in_progress"},{"id":"2","content":"keep keep","status":"cancelled"}]}`},
 		),
 		fakellm.TextStep("All done."),
 		fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "terminal", Arguments: `{"command":"sleep 120"}`}),
@@ -242,8 +243,20 @@ func TestACPEditorTurn(t *testing.T) {
 			order[key] = i
 		}
 	}
+	// The todo list is the editor's plan, told after the call that wrote it.
+	for i, up := range ed.updates() {
+		if up["sessionUpdate"] == "plan" {
+			b, _ := json.Marshal(up["entries"])
+			if string(b) != `[{"content":"clean up scratch","priority":"medium","status":"in_progress"}]` {
+				t.Fatalf("plan: %s", b)
+			}
+			order["plan"] = i
+			break
+		}
+	}
 	for _, pair := range [][2]string{{"start r1", "end r1 completed"}, {"start d1", "end d1 completed"},
-		{"end r1 completed", "answer"}, {"end d1 completed", "answer"}, {"end k1 failed", "answer"}} {
+		{"end r1 completed", "answer"}, {"end d1 completed", "answer"}, {"end k1 failed", "answer"},
+		{"end p1 completed", "plan"}, {"plan", "answer"}} {
 		a, okA := order[pair[0]]
 		b, okB := order[pair[1]]
 		if !okA || !okB || a >= b {
@@ -394,15 +407,18 @@ func TestACPProtocolErrors(t *testing.T) {
 	if sid == "" {
 		t.Fatal("no session id")
 	}
-	// Slash commands answer without the model; the first prompt tells them.
+	// The slash commands are told right after the new session, before any
+	// prompt; they answer without the model.
+	if m := <-r.lines; field(m, "params", "sessionId") != sid || field(m, "params", "update", "sessionUpdate") != "available_commands_update" {
+		t.Fatalf("after session/new: %v", m)
+	}
 	r.send(t, `{"jsonrpc":"2.0","id":80,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"/usage"}]}}`)
-	var told, usage bool
+	var usage bool
 	for done := false; !done; {
 		m, ok := <-r.lines
 		if !ok {
 			t.Fatal("talaria acp closed its output")
 		}
-		told = told || field(m, "params", "update", "sessionUpdate") == "available_commands_update"
 		text, _ := field(m, "params", "update", "content", "text").(string)
 		usage = usage || strings.Contains(text, "This session: 0 turns")
 		done = m["id"] == 80.0
@@ -410,8 +426,8 @@ func TestACPProtocolErrors(t *testing.T) {
 			t.Fatalf("/usage: %v", m)
 		}
 	}
-	if !told || !usage {
-		t.Fatalf("/usage: commands told %v, usage answered %v", told, usage)
+	if !usage {
+		t.Fatal("/usage was not answered")
 	}
 	r.send(t, `{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"wait"}]}}`)
 	// Once the command runs, a second prompt is refused.

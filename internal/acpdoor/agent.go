@@ -14,12 +14,10 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/turnapi"
-	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -33,6 +31,7 @@ type Agent struct {
 	newID   func() string
 	logger  *slog.Logger
 	conn    *acp.AgentSideConnection
+	w       *lockedWriter
 
 	mu       sync.Mutex
 	sessions map[string]*session // the sessions this connection made or loaded
@@ -47,10 +46,12 @@ type Agent struct {
 // session is what the connection knows of one of its sessions.
 type session struct {
 	cwd string
-	// prompting is set while a session/prompt of this connection runs.
+	// prompting is set while a session/prompt of this connection runs;
+	// turn is its turn once handed over, and cancelled says the editor
+	// cancelled it (before the hand-over ended, too).
 	prompting bool
-	// told: the editor has been sent the slash commands.
-	told bool
+	turn      string
+	cancelled bool
 	// following is the turn whose events this connection sends.
 	following string
 }
@@ -72,6 +73,7 @@ func (a *Agent) Serve(ctx context.Context, out io.Writer, in io.Reader) {
 	base, cancel := context.WithCancel(ctx)
 	a.base = base
 	w := &lockedWriter{w: out}
+	a.w = w
 	pr, pw := io.Pipe()
 	a.conn = acp.NewAgentSideConnection(a, w, pr)
 	a.conn.SetLogger(a.logger)
@@ -127,7 +129,8 @@ func (a *Agent) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Auth
 }
 
 // NewSession makes a session whose turns run in the editor's working
-// directory.
+// directory. The editor is told the slash commands right after it learns
+// the session's id.
 func (a *Agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
 	cwd, err := checkCwd(p.Cwd)
 	if err != nil {
@@ -137,6 +140,9 @@ func (a *Agent) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewS
 	a.mu.Lock()
 	a.sessions[id] = &session{cwd: cwd}
 	a.mu.Unlock()
+	a.w.afterResponse(id, func() {
+		a.goFollow(func() { _ = a.send(a.base, id, commandsUpdate()) })
+	})
 	return acp.NewSessionResponse{SessionId: acp.SessionId(id)}, nil
 }
 
@@ -157,9 +163,9 @@ func (a *Agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 	if pr, err := a.rt.Running(ctx, id); err == nil {
 		running = pr.TurnID
 	}
-	msgs, err := a.rt.Store.Messages(ctx, id)
+	history, err := replay(ctx, a.rt.Store, id, running)
 	if err != nil {
-		return acp.LoadSessionResponse{}, fmt.Errorf("read session %s: %w", id, err)
+		return acp.LoadSessionResponse{}, err
 	}
 	if running == "" {
 		// A turn that began while the messages were read is followed too.
@@ -167,7 +173,13 @@ func (a *Agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 			running = pr.TurnID
 		}
 	}
-	for _, u := range append([]acp.SessionUpdate{commandsUpdate()}, historyUpdates(msgs, running)...) {
+	updates := append([]acp.SessionUpdate{commandsUpdate()}, history...)
+	if u, ok, err := plan(ctx, a.rt.Store, id); err != nil {
+		a.logger.Warn("acp: the session's todo list", "session", id, "error", err)
+	} else if ok {
+		updates = append(updates, u)
+	}
+	for _, u := range updates {
 		if err := a.send(ctx, id, u); err != nil {
 			return acp.LoadSessionResponse{}, err
 		}
@@ -178,7 +190,7 @@ func (a *Agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 		s = &session{}
 		a.sessions[id] = s
 	}
-	s.cwd, s.told = cwd, true
+	s.cwd = cwd
 	a.mu.Unlock()
 	if running != "" && a.claimFollow(id, running) {
 		// The turn's events are sent as they come; the editor learns the
@@ -200,12 +212,6 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return acp.PromptResponse{}, err
 	}
 	defer a.release(id)
-	if !s.told {
-		// The editor learns the slash commands with the session's first
-		// prompt (a load tells them at once).
-		a.tell(id)
-		_ = a.send(ctx, id, commandsUpdate())
-	}
 	text := promptText(p.Prompt)
 	if text == "" {
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
@@ -227,6 +233,10 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	turnID, err := a.rt.StartMessage(context.WithoutCancel(ctx), in, workflows.BusyMode(a.cfg.BusyInputMode))
 	if err != nil {
 		return acp.PromptResponse{}, fmt.Errorf("hand the prompt to session %s: %w", id, err)
+	}
+	if a.handedOver(id, turnID) {
+		// The editor cancelled while the prompt waited for its turn.
+		a.stopTurn(ctx, id, turnID)
 	}
 	fctx, stopFollowing := context.WithCancel(a.base)
 	done := make(chan struct{})
@@ -255,6 +265,11 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	if err != nil {
 		return acp.PromptResponse{}, fmt.Errorf("turn %s: %w", turnID, err)
 	}
+	if a.isCancelled(id) {
+		// ACP: a cancelled prompt answers "cancelled", however its turn
+		// ended.
+		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
 	reason, err := stopReason(res)
 	if err != nil {
 		return acp.PromptResponse{}, err
@@ -262,22 +277,45 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	return acp.PromptResponse{StopReason: reason}, nil
 }
 
-// Cancel stops the session's running turn. The prompt that started it
-// answers "cancelled" once the turn has stopped and every tool call it
-// began has ended.
+// Cancel stops what the editor runs in the session: its prompt's turn
+// (one still waiting for its turn behind another door's is stopped as soon
+// as it starts; the other door's turn goes on), else the turn a load
+// follows. The prompt answers "cancelled" once the turn has stopped and
+// every tool call it began has ended.
 func (a *Agent) Cancel(ctx context.Context, p acp.CancelNotification) error {
+	id := string(p.SessionId)
 	a.mu.Lock()
-	s, ok := a.sessions[string(p.SessionId)]
-	busy := ok && (s.prompting || s.following != "")
-	a.mu.Unlock()
-	if !busy {
-		return nil // nothing of this editor's runs there
+	s, ok := a.sessions[id]
+	var turn string
+	following := false
+	switch {
+	case !ok:
+	case s.prompting:
+		s.cancelled = true
+		turn = s.turn
+	case s.following != "":
+		following = true
 	}
-	_, err := a.rt.Interrupt(context.WithoutCancel(ctx), string(p.SessionId), "cancelled in the editor")
-	if err != nil && !errors.Is(err, engine.ErrNoRunningTurn) {
-		a.logger.Warn("acp: cancel", "session", p.SessionId, "error", err)
+	a.mu.Unlock()
+	switch {
+	case turn != "":
+		a.stopTurn(ctx, id, turn)
+	case following:
+		_, err := a.rt.Interrupt(context.WithoutCancel(ctx), id, cancelReason)
+		if err != nil && !errors.Is(err, engine.ErrNoRunningTurn) {
+			a.logger.Warn("acp: cancel", "session", id, "error", err)
+		}
 	}
 	return nil
+}
+
+const cancelReason = "cancelled in the editor"
+
+// stopTurn interrupts one turn of the session.
+func (a *Agent) stopTurn(ctx context.Context, id, turnID string) {
+	if err := a.rt.Signal(context.WithoutCancel(ctx), turnID, workflows.SignalInterrupt, cancelReason); err != nil {
+		a.logger.Warn("acp: cancel", "session", id, "turn", turnID, "error", err)
+	}
 }
 
 // follow sends a turn's events to the editor until the turn's last event
@@ -334,7 +372,15 @@ func (a *Agent) follow(ctx context.Context, sessionID, turnID string, own bool) 
 			settled(ev.Data)
 			continue
 		}
-		for _, u := range t.updates(ev) {
+		updates := t.updates(ev)
+		if planChanged(ev) {
+			if u, ok, err := plan(ctx, a.rt.Store, sessionID); err != nil {
+				a.logger.Warn("acp: the session's todo list", "session", sessionID, "error", err)
+			} else if ok {
+				updates = append(updates, u)
+			}
+		}
+		for _, u := range updates {
 			if err := a.send(ctx, sessionID, u); err != nil {
 				a.logger.Debug("acp: session update not sent", "session", sessionID, "error", err)
 			}
@@ -450,20 +496,33 @@ func (a *Agent) unfollow(id, turnID string) {
 	}
 }
 
-// tell records that the session's editor knows the slash commands.
-func (a *Agent) tell(id string) {
+// handedOver records the prompt's turn; true when the editor cancelled
+// the prompt while it was handed over.
+func (a *Agent) handedOver(id, turnID string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if s, ok := a.sessions[id]; ok {
-		s.told = true
+	s, ok := a.sessions[id]
+	if !ok {
+		return false
 	}
+	s.turn = turnID
+	return s.cancelled
 }
 
+// isCancelled: the editor cancelled the session's prompt.
+func (a *Agent) isCancelled(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[id]
+	return ok && s.cancelled
+}
+
+// release ends the session's prompt.
 func (a *Agent) release(id string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if s, ok := a.sessions[id]; ok {
-		s.prompting = false
+		s.prompting, s.turn, s.cancelled = false, "", false
 	}
 }
 
@@ -501,29 +560,4 @@ func (a *Agent) SetSessionConfigOption(context.Context, acp.SetSessionConfigOpti
 
 func (a *Agent) SetSessionMode(context.Context, acp.SetSessionModeRequest) (acp.SetSessionModeResponse, error) {
 	return acp.SetSessionModeResponse{}, acp.NewMethodNotFound(acp.AgentMethodSessionSetMode)
-}
-
-// historyUpdates replays stored messages as the updates that showed them,
-// leaving out those of the running turn (its events follow). Pure.
-func historyUpdates(msgs []models.Message, running string) []acp.SessionUpdate {
-	var out []acp.SessionUpdate
-	for _, m := range msgs {
-		if running != "" && m.TurnID == running && m.Role != "user" {
-			continue // its events follow; no event carries the user's text
-		}
-		switch m.Role {
-		case "user":
-			out = append(out, acp.UpdateUserMessageText(m.Content))
-		case "assistant":
-			if m.Content != "" {
-				out = append(out, acp.UpdateAgentMessageText(m.Content))
-			}
-			for _, tc := range m.ToolCalls {
-				out = append(out, toolStart(activities.ToolEvent{ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments}))
-			}
-		case "tool":
-			out = append(out, acp.UpdateToolCall(acp.ToolCallId(m.ToolCallID), acp.WithUpdateStatus(acp.ToolCallStatusCompleted)))
-		}
-	}
-	return out
 }

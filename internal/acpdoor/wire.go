@@ -14,16 +14,62 @@ import (
 const maxLine = 10 << 20
 
 // lockedWriter makes each Write whole: the SDK writes one message per Write
-// under its own lock, and the guard's error replies share the stream.
+// under its own lock, and the guard's error replies share the stream. It
+// also runs what waits for a response to be out (afterResponse).
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// after are run, each once, when the response that gives the editor
+	// their session's id has been written.
+	after map[string]func()
+}
+
+// afterResponse runs f once the response carrying sessionID is written:
+// a notification about a new session must follow the response that tells
+// the editor of it. f runs under the SDK's write lock, so it must not
+// write itself; it starts what writes.
+func (l *lockedWriter) afterResponse(sessionID string, f func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.after == nil {
+		l.after = map[string]func(){}
+	}
+	l.after[sessionID] = f
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	var f func()
+	if err == nil && len(l.after) > 0 {
+		if id := responseSession(p); id != "" {
+			f = l.after[id]
+			delete(l.after, id)
+		}
+	}
+	l.mu.Unlock()
+	if f != nil {
+		f()
+	}
+	return n, err
+}
+
+// responseSession is the session id a response's result carries ("" for
+// any other message). Pure.
+func responseSession(line []byte) string {
+	if !bytes.Contains(line, []byte(`"sessionId"`)) {
+		return ""
+	}
+	var m struct {
+		Method string `json:"method"`
+		Result struct {
+			SessionID string `json:"sessionId"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(line, &m) != nil || m.Method != "" {
+		return ""
+	}
+	return m.Result.SessionID
 }
 
 // guard copies the editor's messages from in to the SDK's reader (pw),

@@ -31,3 +31,43 @@ func TestGuardDropsOversizeLines(t *testing.T) {
 		t.Fatalf("replies: %s", got)
 	}
 }
+
+// TestAfterResponse: what waits for a new session's response runs once,
+// after that response is written, and not for other messages.
+func TestAfterResponse(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	w := &lockedWriter{w: &out}
+	var ran []string
+	w.afterResponse("s1", func() { ran = append(ran, out.String()) })
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1"}}`,
+		`{"jsonrpc":"2.0","id":3,"result":{"sessionId":"s2"}}`,
+		`{"jsonrpc":"2.0","id":4,"result":{"sessionId":"s1"}}`,
+		`{"jsonrpc":"2.0","id":5,"result":{"sessionId":"s1"}}`,
+	} {
+		if _, err := w.Write([]byte(line + "\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ran) != 1 || !strings.HasSuffix(ran[0], `"id":4,"result":{"sessionId":"s1"}}`+"\n") {
+		t.Fatalf("ran %d times, seeing %q", len(ran), ran)
+	}
+}
+
+func TestResponseSession(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"abc"}}`:                                "abc",
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"abc"}}`:             "",
+		`{"jsonrpc":"2.0","id":1,"method":"x","result":{"sessionId":"abc"}}`:                   "",
+		`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`:                          "",
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":{"sessionId":"abc"}}}`: "",
+		`{"sessionId"`: "",
+	}
+	for line, want := range tests {
+		if got := responseSession([]byte(line)); got != want {
+			t.Errorf("responseSession(%s) = %q, want %q", line, got, want)
+		}
+	}
+}
