@@ -227,3 +227,54 @@ func (s *Store) Lineage(ctx context.Context, id string) ([]Session, error) {
 	}
 	return out, nil
 }
+
+// Chain returns the sessions of session id's conversation by their links,
+// oldest first: its compaction ancestors (parent by parent), itself, and
+// its descendants (child by child, as Tip follows them). Unlike Lineage it
+// never mixes in another conversation that reuses a deleted root's ID. A
+// missing session is ErrNotFound.
+func (s *Store) Chain(ctx context.Context, id string) ([]Session, error) {
+	db := s.db.WithContext(ctx)
+	var self Session
+	if err := db.Where("id = ?", id).Take(&self).Error; err != nil {
+		return nil, fmt.Errorf("models: chain of session %q: %w", id, notFound(err))
+	}
+	seen := map[string]bool{id: true}
+	up := []Session{self}
+	for cur := self; cur.ParentSessionID != "" && len(up) < maxLineageWalk; {
+		var parent Session
+		err := db.Where("id = ?", cur.ParentSessionID).Take(&parent).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			break // a dangling link: the chain starts here
+		}
+		if err != nil {
+			return nil, fmt.Errorf("models: chain of session %q: parent of %q: %w", id, cur.ID, err)
+		}
+		if seen[parent.ID] {
+			return nil, fmt.Errorf("models: chain of session %q: the links loop back to %q", id, parent.ID)
+		}
+		seen[parent.ID] = true
+		up = append(up, parent)
+		cur = parent
+	}
+	out := make([]Session, 0, len(up))
+	for i := len(up) - 1; i >= 0; i-- {
+		out = append(out, up[i])
+	}
+	for cur := self.ID; len(out) < maxLineageWalk; {
+		child, err := childOf(db, cur)
+		if errors.Is(err, ErrNotFound) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("models: chain of session %q: child of %q: %w", id, cur, err)
+		}
+		if seen[child.ID] {
+			return nil, fmt.Errorf("models: chain of session %q: the links loop back to %q", id, child.ID)
+		}
+		seen[child.ID] = true
+		out = append(out, *child)
+		cur = child.ID
+	}
+	return nil, fmt.Errorf("models: chain of session %q: more than %d sessions", id, maxLineageWalk)
+}

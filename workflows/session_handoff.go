@@ -29,6 +29,11 @@ const (
 	// message has its turn (or, when the coordinator continues as new
 	// meanwhile, its place in the queue: ask again).
 	UpdateAwaitTurn = "await-turn"
+	// UpdateWithdraw takes a request id and takes its message out of the
+	// queue when it still waits there: it will not run (DeliveryWithdrawn).
+	// A message that has started (or steered) is where it is: the answer
+	// says which turn. Its sender's UpdateAwaitTurn answers "unknown".
+	UpdateWithdraw = "withdraw"
 )
 
 // maxRequestID bounds a request id (a sender's choice; the store keeps a
@@ -51,6 +56,9 @@ const (
 	// id (UpdateAwaitTurn only: its turn started two runs of the
 	// coordinator ago, or it never arrived).
 	DeliveryUnknown DeliveryOutcome = "unknown"
+	// DeliveryWithdrawn: the message was taken out of the queue
+	// (UpdateWithdraw only).
+	DeliveryWithdrawn DeliveryOutcome = "withdrawn"
 )
 
 // Delivery is what UpdateDeliver and UpdateAwaitTurn return.
@@ -99,7 +107,30 @@ func (s *session) setHandoff(ctx workflow.Context) error {
 		workflow.UpdateHandlerOptions{Validator: validateRequestID}); err != nil {
 		return fmt.Errorf("register %s: %w", UpdateAwaitTurn, err)
 	}
+	withdraw := func(h workflow.Context, requestID string) (Delivery, error) {
+		return s.withdraw(inheritEpoch(ctx, h), requestID)
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateWithdraw, withdraw,
+		workflow.UpdateHandlerOptions{Validator: validateRequestID}); err != nil {
+		return fmt.Errorf("register %s: %w", UpdateWithdraw, err)
+	}
 	return nil
+}
+
+// withdraw is the UpdateWithdraw handler: a message still in the queue is
+// taken out of it (nothing is owed its sender); one being started is
+// waited for and answered as started; any other is answered where it is.
+func (s *session) withdraw(ctx workflow.Context, requestID string) (Delivery, error) {
+	err := workflow.Await(ctx, func() bool { return s.starting == nil || s.starting.RequestID != requestID })
+	if err != nil {
+		return Delivery{}, err
+	}
+	if i := queueIndex(s.queue, requestID); i >= 0 {
+		s.queue = slices.Delete(s.queue, i, i+1)
+		delete(s.owed, requestID)
+		return Delivery{RequestID: requestID, Outcome: DeliveryWithdrawn}, nil
+	}
+	return s.where(requestID), nil
 }
 
 // deliver is the UpdateDeliver handler. It takes the message as the

@@ -3,7 +3,6 @@ package acpdoor
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -46,12 +45,13 @@ type Agent struct {
 // session is what the connection knows of one of its sessions.
 type session struct {
 	cwd string
-	// prompting is set while a session/prompt of this connection runs;
-	// turn is its turn once handed over, and cancelled says the editor
-	// cancelled it (before the hand-over ended, too).
-	prompting bool
-	turn      string
-	cancelled bool
+	// prompt is the session's prompt while one runs.
+	prompt *prompt
+	// arrived and begun count the session's prompts the editor sent and
+	// those whose handling began; a cancel that comes while some are on
+	// their way cancels them too (cancelledUpTo: the prompts numbered up
+	// to it).
+	arrived, begun, cancelledUpTo int
 	// following is the turn whose events this connection sends.
 	following string
 }
@@ -78,7 +78,7 @@ func (a *Agent) Serve(ctx context.Context, out io.Writer, in io.Reader) {
 	a.conn = acp.NewAgentSideConnection(a, w, pr)
 	a.conn.SetLogger(a.logger)
 	// The editor's messages flow only once the connection is complete.
-	go guard(in, pw, w)
+	go guard(in, pw, w, a.sawLine)
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():
@@ -201,121 +201,6 @@ func (a *Agent) LoadSession(ctx context.Context, p acp.LoadSessionRequest) (acp.
 		})
 	}
 	return acp.LoadSessionResponse{}, nil
-}
-
-// Prompt hands the prompt to the session's turn and streams the turn's
-// events until it ends.
-func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
-	id := string(p.SessionId)
-	s, err := a.claim(id)
-	if err != nil {
-		return acp.PromptResponse{}, err
-	}
-	defer a.release(id)
-	text := promptText(p.Prompt)
-	if text == "" {
-		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
-	}
-	if name, args, ok := parseCommand(text); ok {
-		answer, err := a.command(context.WithoutCancel(ctx), id, s, name, args)
-		if err != nil {
-			return acp.PromptResponse{}, fmt.Errorf("/%s: %w", name, err)
-		}
-		if err := a.send(ctx, id, acp.UpdateAgentMessageText(answer)); err != nil {
-			return acp.PromptResponse{}, err
-		}
-		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
-	}
-	in := engine.TurnTemplate(a.cfg, s.cwd)
-	in.SessionID, in.UserMessage = id, text
-	// The prompt is durable once handed over; the editor's cancel stops the
-	// turn (Cancel), not the hand-over.
-	turnID, err := a.rt.StartMessage(context.WithoutCancel(ctx), in, workflows.BusyMode(a.cfg.BusyInputMode))
-	if err != nil {
-		return acp.PromptResponse{}, fmt.Errorf("hand the prompt to session %s: %w", id, err)
-	}
-	if a.handedOver(id, turnID) {
-		// The editor cancelled while the prompt waited for its turn.
-		a.stopTurn(ctx, id, turnID)
-	}
-	fctx, stopFollowing := context.WithCancel(a.base)
-	done := make(chan struct{})
-	if a.claimFollow(id, turnID) {
-		if !a.goFollow(func() {
-			defer close(done)
-			a.follow(fctx, id, turnID, true)
-			a.unfollow(id, turnID)
-		}) {
-			close(done)
-		}
-	} else {
-		close(done) // a load of this session follows the turn already
-	}
-	// Waiting ends with the turn, or with the editor's connection (the turn
-	// goes on).
-	res, err := a.rt.WaitTurn(a.base, turnID)
-	// The last events come just after the end; a turn that ended without
-	// its last event (a failed start) is not waited on for long.
-	select {
-	case <-done:
-	case <-time.After(3 * time.Second):
-	}
-	stopFollowing()
-	<-done
-	if err != nil {
-		return acp.PromptResponse{}, fmt.Errorf("turn %s: %w", turnID, err)
-	}
-	if a.isCancelled(id) {
-		// ACP: a cancelled prompt answers "cancelled", however its turn
-		// ended.
-		return acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
-	}
-	reason, err := stopReason(res)
-	if err != nil {
-		return acp.PromptResponse{}, err
-	}
-	return acp.PromptResponse{StopReason: reason}, nil
-}
-
-// Cancel stops what the editor runs in the session: its prompt's turn
-// (one still waiting for its turn behind another door's is stopped as soon
-// as it starts; the other door's turn goes on), else the turn a load
-// follows. The prompt answers "cancelled" once the turn has stopped and
-// every tool call it began has ended.
-func (a *Agent) Cancel(ctx context.Context, p acp.CancelNotification) error {
-	id := string(p.SessionId)
-	a.mu.Lock()
-	s, ok := a.sessions[id]
-	var turn string
-	following := false
-	switch {
-	case !ok:
-	case s.prompting:
-		s.cancelled = true
-		turn = s.turn
-	case s.following != "":
-		following = true
-	}
-	a.mu.Unlock()
-	switch {
-	case turn != "":
-		a.stopTurn(ctx, id, turn)
-	case following:
-		_, err := a.rt.Interrupt(context.WithoutCancel(ctx), id, cancelReason)
-		if err != nil && !errors.Is(err, engine.ErrNoRunningTurn) {
-			a.logger.Warn("acp: cancel", "session", id, "error", err)
-		}
-	}
-	return nil
-}
-
-const cancelReason = "cancelled in the editor"
-
-// stopTurn interrupts one turn of the session.
-func (a *Agent) stopTurn(ctx context.Context, id, turnID string) {
-	if err := a.rt.Signal(context.WithoutCancel(ctx), turnID, workflows.SignalInterrupt, cancelReason); err != nil {
-		a.logger.Warn("acp: cancel", "session", id, "turn", turnID, "error", err)
-	}
 }
 
 // follow sends a turn's events to the editor until the turn's last event
@@ -458,22 +343,6 @@ func (a *Agent) send(ctx context.Context, sessionID string, u acp.SessionUpdate)
 	return a.conn.SessionUpdate(ctx, acp.SessionNotification{SessionId: acp.SessionId(sessionID), Update: u})
 }
 
-// claim marks a session's prompt as running; a session the connection
-// does not know, or one whose prompt runs, is refused.
-func (a *Agent) claim(id string) (session, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, ok := a.sessions[id]
-	switch {
-	case !ok:
-		return session{}, acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown session %q: create it with session/new or open it with session/load", id)})
-	case s.prompting:
-		return session{}, acp.NewInvalidRequest(map[string]any{"error": fmt.Sprintf("session %q is already running a prompt: wait for its answer or cancel it", id)})
-	}
-	s.prompting = true
-	return *s, nil
-}
-
 // claimFollow makes this connection the follower of a session's turn;
 // false when it follows it already.
 func (a *Agent) claimFollow(id, turnID string) bool {
@@ -493,36 +362,6 @@ func (a *Agent) unfollow(id, turnID string) {
 	defer a.mu.Unlock()
 	if s, ok := a.sessions[id]; ok && s.following == turnID {
 		s.following = ""
-	}
-}
-
-// handedOver records the prompt's turn; true when the editor cancelled
-// the prompt while it was handed over.
-func (a *Agent) handedOver(id, turnID string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, ok := a.sessions[id]
-	if !ok {
-		return false
-	}
-	s.turn = turnID
-	return s.cancelled
-}
-
-// isCancelled: the editor cancelled the session's prompt.
-func (a *Agent) isCancelled(id string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s, ok := a.sessions[id]
-	return ok && s.cancelled
-}
-
-// release ends the session's prompt.
-func (a *Agent) release(id string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if s, ok := a.sessions[id]; ok {
-		s.prompting, s.turn, s.cancelled = false, "", false
 	}
 }
 

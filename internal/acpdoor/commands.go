@@ -47,7 +47,7 @@ func parseCommand(text string) (name, args string, ok bool) {
 }
 
 // command carries out a slash command in a session and returns its answer.
-func (a *Agent) command(ctx context.Context, id string, s session, name, args string) (string, error) {
+func (a *Agent) command(ctx context.Context, id, cwd, name, args string) (string, error) {
 	switch name {
 	case "status":
 		pr, err := a.rt.Running(ctx, id)
@@ -61,7 +61,7 @@ func (a *Agent) command(ctx context.Context, id string, s session, name, args st
 	case "usage":
 		return sessionview.Usage(ctx, a.rt.Store, id)
 	case "compact":
-		res, err := a.rt.Compact(ctx, id, engine.TurnTemplate(a.cfg, s.cwd))
+		res, err := a.rt.Compact(ctx, id, engine.TurnTemplate(a.cfg, cwd))
 		switch {
 		case errors.Is(err, engine.ErrTurnRunning):
 			return "A turn is running: /compact when it is done (or cancel it).", nil
@@ -70,7 +70,7 @@ func (a *Agent) command(ctx context.Context, id string, s session, name, args st
 		}
 		return workflows.CompactionReport(res, err), nil
 	case "goal", "background":
-		return a.startRun(ctx, s, args, name == "background")
+		return a.startRun(ctx, cwd, args, name == "background")
 	}
 	return "", fmt.Errorf("no command /%s", name)
 }
@@ -78,7 +78,7 @@ func (a *Agent) command(ctx context.Context, id string, s session, name, args st
 // startRun starts a goal, or one background turn, in a session of its own.
 // Nobody answers there: no questions, and commands that need approval are
 // refused.
-func (a *Agent) startRun(ctx context.Context, s session, text string, once bool) (string, error) {
+func (a *Agent) startRun(ctx context.Context, cwd, text string, once bool) (string, error) {
 	if text == "" {
 		if once {
 			return "Usage: /background TEXT — run TEXT as one turn in a session of its own.", nil
@@ -89,7 +89,7 @@ func (a *Agent) startRun(ctx context.Context, s session, text string, once bool)
 	if once {
 		kind = "bg-"
 	}
-	in := workflows.GoalInput{SessionID: kind + a.newID(), Goal: text, Once: once, Turn: engine.TurnTemplate(a.cfg, s.cwd)}
+	in := workflows.GoalInput{SessionID: kind + a.newID(), Goal: text, Once: once, Turn: engine.TurnTemplate(a.cfg, cwd)}
 	in.Turn.Tools, in.Turn.Approvals.Mode = engine.UnattendedTools(a.cfg, nil), workflows.ApprovalDeny
 	if !once {
 		in.Budget = engine.ChatGoalBudget

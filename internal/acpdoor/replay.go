@@ -19,25 +19,28 @@ import (
 const compactedNote = "(the conversation was compacted here: from now on the model reads a summary of the messages above)"
 
 // replay is what a load shows of session id: the messages of every
-// session of its lineage (the sessions compaction made of it), oldest
-// first, each compaction's copies of older messages left out (the
-// originals were shown) and marked by a note; the running turn's messages
-// are left to its events.
+// session of its conversation (the sessions compaction made of it, by
+// their links), oldest first, marked by a note at each compaction; a
+// session's copies of its parent's messages are left out when that parent
+// was shown just before it (they were shown there); the running turn's
+// messages are left to its events.
 func replay(ctx context.Context, st *models.Store, id, running string) ([]acp.SessionUpdate, error) {
-	lineage, err := st.Lineage(ctx, id)
+	chain, err := st.Chain(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("read the sessions of %s: %w", id, err)
 	}
 	var out []acp.SessionUpdate
-	for i, s := range lineage {
+	for i, s := range chain {
 		msgs, err := st.Messages(ctx, s.ID)
 		if err != nil {
 			return nil, fmt.Errorf("read session %s: %w", s.ID, err)
 		}
 		if i > 0 {
-			// The first session shown keeps its copies: when the root was
-			// deleted, they are all that is left of its start.
-			msgs = withoutCopies(msgs, s.ID)
+			if prev := chain[i-1]; s.ParentSessionID == prev.ID && s.Generation == prev.Generation+1 {
+				// Else a session between them was deleted: the copies are
+				// all that is left of it.
+				msgs = withoutCopies(msgs, s.ID)
+			}
 			out = append(out, acp.UpdateAgentThoughtText(compactedNote))
 		}
 		out = append(out, historyUpdates(msgs, running)...)

@@ -145,3 +145,75 @@ func TestWithoutCopies(t *testing.T) {
 		t.Fatalf("withoutCopies = %v", got)
 	}
 }
+
+// TestReplayAfterDeletions: a deleted middle session's messages are still
+// shown (from the copies its child keeps), and a new session that reuses a
+// deleted root's id shows its own messages only, not the old
+// conversation's.
+func TestReplayAfterDeletions(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	msg := func(session, key, role, content string) models.Message {
+		return models.Message{SessionID: session, TurnID: "t-" + key, IdemKey: key, Role: role, Content: content}
+	}
+	appendAll := func(ms ...models.Message) {
+		t.Helper()
+		if _, err := st.AppendMessages(ctx, ms); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shown := func(id string) string {
+		t.Helper()
+		updates, err := replay(ctx, st, id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, u := range updates {
+			b.WriteString(wire(t, u) + "\n")
+		}
+		return b.String()
+	}
+	if _, err := st.EnsureSession(ctx, "r", "m"); err != nil {
+		t.Fatal(err)
+	}
+	appendAll(msg("r", "a1", "user", "q1"), msg("r", "a2", "assistant", "a1"))
+	c1, err := st.CompactSession(ctx, "r", "sys", []models.Message{msg("", "", "user", "[summary 1]")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(msg(c1.ID, "b1", "user", "q2"), msg(c1.ID, "b2", "assistant", "a2"))
+	c2, err := st.CompactSession(ctx, c1.ID, "sys", []models.Message{msg("", "", "user", "[summary 2]"),
+		msg("", "", "user", "q2"), msg("", "", "assistant", "a2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendAll(msg(c2.ID, "c1", "user", "q3"))
+	if err := st.DeleteSession(ctx, c1.ID); err != nil {
+		t.Fatal(err)
+	}
+	got := shown(c2.ID)
+	for _, w := range []string{"q1", "a1", "q2", "a2", "q3"} {
+		if !strings.Contains(got, `"text":"`+w+`"`) {
+			t.Fatalf("after the middle session's deletion, %s is not shown:\n%s", w, got)
+		}
+	}
+
+	// The root goes (its child stays, of the old lineage); a new
+	// conversation takes its id.
+	if err := st.DeleteSession(ctx, "r"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EnsureSession(ctx, "r", "m"); err != nil {
+		t.Fatal(err)
+	}
+	appendAll(msg("r", "n1", "user", "new question"))
+	if got := shown("r"); !strings.Contains(got, "new question") || strings.Contains(got, `"q`) || strings.Contains(got, "compacted") {
+		t.Fatalf("the new conversation shows:\n%s", got)
+	}
+}

@@ -41,10 +41,13 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	n, err := l.w.Write(p)
 	var f func()
-	if err == nil && len(l.after) > 0 {
+	if len(l.after) > 0 {
 		if id := responseSession(p); id != "" {
 			f = l.after[id]
 			delete(l.after, id)
+			if err != nil {
+				f = nil // the editor never learnt of the session
+			}
 		}
 	}
 	l.mu.Unlock()
@@ -76,16 +79,22 @@ func responseSession(line []byte) string {
 // one line each, and answers itself what the SDK would only log: a line
 // that is not JSON (parse error), not one JSON-RPC object (a batch, a
 // number, a message without "jsonrpc": "2.0"), or longer than maxLine. The
-// connection goes on after each. It closes pw when in ends.
-func guard(in io.Reader, pw *io.PipeWriter, out io.Writer) {
+// connection goes on after each. seen, when set, is told of each line
+// passed on, before the SDK can read it. It closes pw when in ends.
+func guard(in io.Reader, pw *io.PipeWriter, out io.Writer, seen func([]byte)) {
 	r := bufio.NewReaderSize(in, 64<<10)
 	for {
 		line, err := readLine(r)
 		if len(bytes.TrimSpace(line)) > 0 || errors.Is(err, errLineTooLong) {
 			if reply := checkLine(line, err); reply != nil {
 				_, _ = out.Write(reply) // a closed output ends the connection anyway
-			} else if _, werr := pw.Write(append(line, '\n')); werr != nil {
-				return
+			} else {
+				if seen != nil {
+					seen(line)
+				}
+				if _, werr := pw.Write(append(line, '\n')); werr != nil {
+					return
+				}
 			}
 		}
 		if err != nil && !errors.Is(err, errLineTooLong) {

@@ -22,7 +22,7 @@ func TestGuardDropsOversizeLines(t *testing.T) {
 		b, _ := io.ReadAll(pr)
 		done <- b
 	}()
-	guard(in, pw, &lockedWriter{w: &out})
+	guard(in, pw, &lockedWriter{w: &out}, nil)
 	passed := <-done
 	if want := ok + "\n" + ok + "\n"; string(passed) != want {
 		t.Fatalf("passed on %d bytes, want the two small lines", len(passed))

@@ -51,7 +51,7 @@ func (rt *Runtime) Compact(ctx context.Context, sessionID string, t workflows.Tu
 		return turnapi.CompressContextResult{}, err
 	}
 	run, err := rt.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: "compact/" + in.SessionID + "/" + newRequestID(), TaskQueue: workflows.TaskQueue,
+		ID: "compact/" + in.SessionID + "/" + NewRequestID(), TaskQueue: workflows.TaskQueue,
 	}, workflows.CompactSessionWorkflowName, in)
 	if err != nil {
 		return turnapi.CompressContextResult{}, fmt.Errorf("compact session %s: %w", in.SessionID, err)

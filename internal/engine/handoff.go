@@ -36,7 +36,7 @@ const handoffRetry = time.Second
 // id) and the coordinator make a retry take the message once.
 func (rt *Runtime) deliver(ctx context.Context, sessionID string, msg workflows.Message, stage client.WorkflowUpdateStage) (workflows.Delivery, error) {
 	if msg.RequestID == "" {
-		msg.RequestID = newRequestID()
+		msg.RequestID = NewRequestID()
 	}
 	if msg.Mode == workflows.BusySteer {
 		if d, ok, err := rt.steerGoal(ctx, sessionID, msg); ok {
@@ -80,17 +80,49 @@ func (rt *Runtime) deliver(ctx context.Context, sessionID string, msg workflows.
 // handoff delivers msg and returns the turn it became (for a steer: the
 // running turn it joined), waiting while it is queued.
 func (rt *Runtime) handoff(ctx context.Context, sessionID string, msg workflows.Message) (string, error) {
+	d, err := rt.handoffDelivery(ctx, sessionID, msg)
+	return d.TurnID, err
+}
+
+// handoffDelivery is handoff that says whether the message started its
+// turn or steered the running one.
+func (rt *Runtime) handoffDelivery(ctx context.Context, sessionID string, msg workflows.Message) (workflows.Delivery, error) {
 	d, err := rt.deliver(ctx, sessionID, msg, client.WorkflowUpdateStageCompleted)
-	if err != nil {
-		return "", err
-	}
-	if d.TurnID != "" {
-		return d.TurnID, nil
+	if err != nil || d.TurnID != "" {
+		return d, err
 	}
 	if d.RequestID != "" {
 		msg.RequestID = d.RequestID // a goal handed the steer on as this message
 	}
-	return rt.waitAssigned(ctx, sessionID, msg.RequestID)
+	turnID, err := rt.waitAssigned(ctx, sessionID, msg.RequestID)
+	return workflows.Delivery{RequestID: msg.RequestID, Outcome: workflows.DeliveryStarted, TurnID: turnID}, err
+}
+
+// Withdraw takes a message its sender handed over (StartRequest) out of
+// its session's queue while it waits for its turn: it will not run, and
+// its sender's wait ends with ErrUnknownRequest. The Delivery says what
+// became of it: withdrawn, or the turn it started or steered (too late to
+// withdraw: stop that turn instead), or unknown.
+func (rt *Runtime) Withdraw(ctx context.Context, sessionID, requestID string) (workflows.Delivery, error) {
+	var d workflows.Delivery
+	conversation, err := rt.Conversation(ctx, sessionID)
+	if err != nil {
+		return d, err
+	}
+	h, err := rt.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   workflows.SessionWorkflowID(conversation),
+		UpdateID:     updateID(workflows.UpdateWithdraw, requestID),
+		UpdateName:   workflows.UpdateWithdraw,
+		Args:         []any{requestID},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = h.Get(ctx, &d)
+	}
+	if err != nil {
+		return d, fmt.Errorf("withdraw request %s from session %s: %w", requestID, conversation, err)
+	}
+	return d, nil
 }
 
 // waitAssigned waits until the coordinator of a conversation (a resolved

@@ -202,7 +202,7 @@ type turnOutcome struct {
 // its outcome arrives.
 func sendTurn(ctx context.Context, t *testing.T, rt *Runtime, session, text, dir string) <-chan turnOutcome {
 	t.Helper()
-	msg := workflows.Message{RequestID: newRequestID(), Text: text, Mode: workflows.BusyQueue,
+	msg := workflows.Message{RequestID: NewRequestID(), Text: text, Mode: workflows.BusyQueue,
 		Turn: workflows.TurnInput{SessionID: session, UserMessage: text, Model: fakellm.DefaultModel, Workdir: dir}}
 	if err := rt.send(ctx, session, msg); err != nil {
 		t.Fatal(err)

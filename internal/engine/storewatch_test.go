@@ -256,7 +256,7 @@ func TestStoreOutagePausesWork(t *testing.T) {
 	}
 
 	// A turn sent now (Temporal answers; the store does not) waits.
-	msg := workflows.Message{RequestID: newRequestID(), Text: "hello", Mode: workflows.BusyQueue,
+	msg := workflows.Message{RequestID: NewRequestID(), Text: "hello", Mode: workflows.BusyQueue,
 		Turn: workflows.TurnInput{SessionID: "outage", UserMessage: "hello", Model: fakellm.DefaultModel, Workdir: t.TempDir()}}
 	if err := rt.send(ctx, "outage", msg); err != nil {
 		t.Fatal(err)

@@ -67,7 +67,7 @@ func (rt *Runtime) Send(ctx context.Context, sessionID string, msg workflows.Mes
 // and returns once the coordinator has accepted it (it is durable).
 func (rt *Runtime) send(ctx context.Context, sessionID string, msg workflows.Message) error {
 	if msg.RequestID == "" {
-		msg.RequestID = newRequestID() // as deliver would, so that the log line names it
+		msg.RequestID = NewRequestID() // as deliver would, so that the log line names it
 	}
 	_, err := rt.deliver(ctx, sessionID, msg, client.WorkflowUpdateStageAccepted)
 	if err == nil {
@@ -143,9 +143,28 @@ func (rt *Runtime) Submit(ctx context.Context, msg workflows.Message) error {
 	return err
 }
 
+// StartRequest is StartMessage for a message its caller names
+// (requestID, unique to it), so that it can withdraw the message while it
+// waits in the queue (Withdraw). The Delivery says whether the message
+// started its turn or steered the running one (its TurnID is then another
+// sender's turn).
+func (rt *Runtime) StartRequest(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode, requestID string) (workflows.Delivery, error) {
+	conversation, err := rt.Conversation(ctx, in.SessionID)
+	if err != nil {
+		return workflows.Delivery{}, err
+	}
+	in.SessionID = conversation
+	msg := workflows.Message{RequestID: requestID, Text: in.UserMessage, Mode: mode, Turn: in}
+	d, err := rt.handoffDelivery(ctx, conversation, msg)
+	if err == nil {
+		rt.logHandoff(ctx, conversation, msg, d.TurnID)
+	}
+	return d, err
+}
+
 // startMessage is StartMessage for a resolved conversation id.
 func (rt *Runtime) startMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode) (string, error) {
-	msg := workflows.Message{RequestID: newRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
+	msg := workflows.Message{RequestID: NewRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
 	turnID, err := rt.handoff(ctx, in.SessionID, msg)
 	if err == nil {
 		rt.logHandoff(ctx, in.SessionID, msg, turnID)
@@ -326,7 +345,9 @@ func (rt *Runtime) FillMessages(ctx context.Context, res *workflows.Conversation
 	return nil
 }
 
-func newRequestID() string {
+// NewRequestID is a fresh, random request id for a message (see
+// StartRequest).
+func NewRequestID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
