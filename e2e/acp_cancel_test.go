@@ -17,7 +17,8 @@ import (
 // (steer): the cancelled prompt answers "cancelled" at once, while the
 // terminal's turn still runs; a queued prompt is taken out of the queue
 // and never reaches the model; the terminal's turn goes on to its answer.
-// A prompt cancelled right after it was sent answers "cancelled" too.
+// A prompt cancelled right after it was sent answers "cancelled" too; a
+// stray cancel after a refused prompt cancels nothing.
 func TestACPCancelLeavesOtherTurns(t *testing.T) {
 	t.Parallel()
 	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
@@ -92,6 +93,15 @@ func TestACPCancelLeavesOtherTurns(t *testing.T) {
 			`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"`+sid+`"}}`)
 		if res := r.reply(t, 4.0); field(res, "result", "stopReason") != "cancelled" {
 			t.Fatalf("%s: the prompt cancelled at once: %v", mode, res)
+		}
+		// A prompt the agent refuses, then a stray cancel: the next prompt
+		// runs.
+		r.send(t, `{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"`+sid+`"}}`)
+		wantError(t, r.reply(t, 5.0), -32602, "prompt")
+		r.send(t, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"`+sid+`"}}`)
+		r.send(t, `{"jsonrpc":"2.0","id":6,"method":"session/prompt","params":{"sessionId":"`+sid+`","prompt":[{"type":"text","text":"hello there"}]}}`)
+		if res := r.reply(t, 6.0); field(res, "result", "stopReason") != "end_turn" {
+			t.Fatalf("%s: the prompt after a stray cancel: %v", mode, res)
 		}
 	}
 }

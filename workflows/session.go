@@ -98,6 +98,9 @@ type SessionInput struct {
 	// senders ask for them (see session_handoff.go).
 	Owed   []string `json:",omitempty"`
 	Claims []Claim  `json:",omitempty"`
+	// Withdrawn are the request ids recently withdrawn (UpdateWithdraw),
+	// oldest first: a delivery of one of them is refused.
+	Withdrawn []string `json:",omitempty"`
 	// MaxRunEvents overrides DefaultMaxRunEvents (0: the default).
 	MaxRunEvents int `json:",omitempty"`
 	// Idle overrides sessionIdle, how long the coordinator waits for a
@@ -219,6 +222,7 @@ func newSession(ctx workflow.Context, in SessionInput) *session {
 	for _, c := range in.Claims {
 		s.claim(c.RequestID, c.TurnID)
 	}
+	s.withdrawn = in.Withdrawn
 	if l := in.LastEnded; l != nil {
 		s.last = &runningTurn{id: l.ID, number: l.Number, template: l.Template, lates: l.Lates, reports: true}
 	}
@@ -239,7 +243,9 @@ type session struct {
 	owed       map[string]bool
 	claims     map[string]string
 	claimOrder []string
-	running    *runningTurn
+	// withdrawn are the request ids recently withdrawn, oldest first.
+	withdrawn []string
+	running   *runningTurn
 	// starting is the message whose turn is being started.
 	starting *Message
 	// handoff: this run has changeSessionHandoff (bounded history).

@@ -146,6 +146,7 @@ func (s *session) carry(ctx workflow.Context) SessionInput {
 	for _, r := range s.claimOrder {
 		in.Claims = append(in.Claims, Claim{RequestID: r, TurnID: s.claims[r]})
 	}
+	in.Withdrawn = s.withdrawn
 	if s.last != nil && s.last.reports {
 		in.LastEnded = &CarriedTurn{ID: s.last.id, Number: s.last.number, Template: s.last.template, Lates: s.last.lates}
 	}

@@ -29,10 +29,10 @@ const (
 	// message has its turn (or, when the coordinator continues as new
 	// meanwhile, its place in the queue: ask again).
 	UpdateAwaitTurn = "await-turn"
-	// UpdateWithdraw takes a request id and takes its message out of the
-	// queue when it still waits there: it will not run (DeliveryWithdrawn).
-	// A message that has started (or steered) is where it is: the answer
-	// says which turn. Its sender's UpdateAwaitTurn answers "unknown".
+	// UpdateWithdraw takes a request id and withdraws its message: taken
+	// out of the queue when it waits there, refused when it comes later
+	// (DeliveryWithdrawn, to its sender too). A message that has started
+	// or steered a turn is where it is: the answer says which.
 	UpdateWithdraw = "withdraw"
 )
 
@@ -56,8 +56,8 @@ const (
 	// id (UpdateAwaitTurn only: its turn started two runs of the
 	// coordinator ago, or it never arrived).
 	DeliveryUnknown DeliveryOutcome = "unknown"
-	// DeliveryWithdrawn: the message was taken out of the queue
-	// (UpdateWithdraw only).
+	// DeliveryWithdrawn: the message was withdrawn (UpdateWithdraw) and
+	// will not run.
 	DeliveryWithdrawn DeliveryOutcome = "withdrawn"
 )
 
@@ -117,20 +117,32 @@ func (s *session) setHandoff(ctx workflow.Context) error {
 	return nil
 }
 
-// withdraw is the UpdateWithdraw handler: a message still in the queue is
-// taken out of it (nothing is owed its sender); one being started is
-// waited for and answered as started; any other is answered where it is.
+// maxWithdrawn bounds the withdrawn request ids kept: the oldest go first.
+const maxWithdrawn = 256
+
+// withdraw is the UpdateWithdraw handler: a message being started is
+// waited for; one that started or steered a turn is answered where it is;
+// any other is withdrawn: taken out of the queue (nothing is owed its
+// sender), and remembered, so that it is refused should it come later.
 func (s *session) withdraw(ctx workflow.Context, requestID string) (Delivery, error) {
 	err := workflow.Await(ctx, func() bool { return s.starting == nil || s.starting.RequestID != requestID })
 	if err != nil {
 		return Delivery{}, err
 	}
+	if d := s.where(requestID); d.TurnID != "" {
+		return d, nil
+	}
 	if i := queueIndex(s.queue, requestID); i >= 0 {
 		s.queue = slices.Delete(s.queue, i, i+1)
 		delete(s.owed, requestID)
-		return Delivery{RequestID: requestID, Outcome: DeliveryWithdrawn}, nil
 	}
-	return s.where(requestID), nil
+	if !slices.Contains(s.withdrawn, requestID) {
+		s.withdrawn = append(s.withdrawn, requestID)
+		if n := len(s.withdrawn) - maxWithdrawn; n > 0 {
+			s.withdrawn = slices.Delete(s.withdrawn, 0, n)
+		}
+	}
+	return Delivery{RequestID: requestID, Outcome: DeliveryWithdrawn}, nil
 }
 
 // deliver is the UpdateDeliver handler. It takes the message as the
@@ -142,6 +154,9 @@ func (s *session) withdraw(ctx workflow.Context, requestID string) (Delivery, er
 func (s *session) deliver(ctx workflow.Context, m Message) (Delivery, error) {
 	if err := workflow.Await(ctx, func() bool { return s.starting == nil }); err != nil {
 		return Delivery{}, err
+	}
+	if slices.Contains(s.withdrawn, m.RequestID) {
+		return Delivery{RequestID: m.RequestID, Outcome: DeliveryWithdrawn}, nil
 	}
 	if !s.holds(m.RequestID) {
 		d, answered := s.take(ctx, m)
@@ -200,7 +215,7 @@ func (s *session) answer(ctx workflow.Context, requestID string) Delivery {
 	switch d.Outcome {
 	case DeliveryQueued:
 		s.owed[requestID] = true
-	case DeliveryStarted:
+	case DeliveryStarted, DeliverySteered:
 		s.settle(requestID, d.TurnID, workflow.Now(ctx))
 	}
 	return d
@@ -211,6 +226,9 @@ func (s *session) where(requestID string) Delivery {
 	d := Delivery{RequestID: requestID, Outcome: DeliveryUnknown}
 	if id, ok := s.assigned[requestID]; ok {
 		d.Outcome, d.TurnID = DeliveryStarted, id
+		if s.steered(requestID, id) {
+			d.Outcome = DeliverySteered
+		}
 		return d
 	}
 	if id, ok := s.claims[requestID]; ok {
@@ -226,8 +244,23 @@ func (s *session) where(requestID string) Delivery {
 		if s.starting != nil {
 			d.Position++
 		}
+		return d
+	}
+	if slices.Contains(s.withdrawn, requestID) {
+		d.Outcome = DeliveryWithdrawn
 	}
 	return d
+}
+
+// steered: the request's turn is another message's, which it steered, as
+// far as this run knows that turn (running, or the last to end).
+func (s *session) steered(requestID, turnID string) bool {
+	for _, t := range []*runningTurn{s.running, s.last} {
+		if t != nil && t.id == turnID {
+			return t.template.RequestID != requestID
+		}
+	}
+	return false
 }
 
 // holds reports whether the coordinator already has the request: queued,

@@ -34,6 +34,8 @@ type Agent struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session // the sessions this connection made or loaded
+	// prompts counts the prompts on their way in, by session id.
+	prompts map[string]*promptCount
 	// base ends when Serve returns; followers are the goroutines following
 	// a turn outside a prompt (a loaded session's running turn), which
 	// Serve waits for.
@@ -47,11 +49,6 @@ type session struct {
 	cwd string
 	// prompt is the session's prompt while one runs.
 	prompt *prompt
-	// arrived and begun count the session's prompts the editor sent and
-	// those whose handling began; a cancel that comes while some are on
-	// their way cancels them too (cancelledUpTo: the prompts numbered up
-	// to it).
-	arrived, begun, cancelledUpTo int
 	// following is the turn whose events this connection sends.
 	following string
 }
@@ -63,7 +60,7 @@ var (
 
 // New returns the agent for rt. newID makes fresh session ids.
 func New(rt *engine.Runtime, cfg config.Config, version string, newID func() string, logger *slog.Logger) *Agent {
-	return &Agent{rt: rt, cfg: cfg, version: version, newID: newID, logger: logger, sessions: map[string]*session{}}
+	return &Agent{rt: rt, cfg: cfg, version: version, newID: newID, logger: logger, sessions: map[string]*session{}, prompts: map[string]*promptCount{}}
 }
 
 // Serve answers the editor on in and out until it closes its end or ctx

@@ -15,11 +15,12 @@ import (
 )
 
 // prompt is one session/prompt while it runs. The hand-over names the
-// message (request), so that a cancel can take it back out of the
-// session's queue; turn is the turn it became, steered when that turn is
-// another sender's running turn the prompt only steered (a cancel leaves
-// it running). stop ends the prompt's waiting at once (a cancel before
-// its turn or of a steer). Its fields are guarded by Agent.mu.
+// message (request), so that a cancel can withdraw it; handing is set
+// while the hand-over is on its way; turn is the turn the message became,
+// steered when that turn is another sender's running turn the message only
+// steered (a cancel leaves it running). stop ends the prompt's waiting at
+// once (a cancel during the hand-over or of a steer). Its fields are
+// guarded by Agent.mu.
 type prompt struct {
 	request   string
 	handing   bool
@@ -28,6 +29,14 @@ type prompt struct {
 	cancelled bool
 	ctx       context.Context
 	stop      context.CancelFunc
+}
+
+// promptCount numbers a session's prompts as they arrive (the guard sees
+// them before the SDK hands them to Prompt) and as they begin; a cancel
+// that comes while some are on their way cancels those (cancelledUpTo:
+// the prompts numbered up to it).
+type promptCount struct {
+	arrived, begun, cancelledUpTo int
 }
 
 // cancelReason is what a stopped turn records.
@@ -68,18 +77,21 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	}
 	turnID, err := a.handOver(id, pr, text)
-	switch {
-	case a.isCancelled(pr):
-		return cancelled, nil
-	case err != nil:
+	if err != nil {
+		if a.isCancelled(pr) {
+			return cancelled, nil
+		}
 		return acp.PromptResponse{}, fmt.Errorf("hand the prompt to session %s: %w", id, err)
 	}
+	a.mu.Lock()
+	own := !pr.steered // a steered turn's questions are its own sender's
+	a.mu.Unlock()
 	fctx, stopFollowing := context.WithCancel(a.base)
 	done := make(chan struct{})
 	if a.claimFollow(id, turnID) {
 		if !a.goFollow(func() {
 			defer close(done)
-			a.follow(fctx, id, turnID, true)
+			a.follow(fctx, id, turnID, own)
 			a.unfollow(id, turnID)
 		}) {
 			close(done)
@@ -116,11 +128,18 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 }
 
 // handOver hands the prompt's text to the session and returns the turn it
-// became, or an error once the editor cancelled while it waited for its
-// turn: the hand-over itself goes on (the message is durable once taken)
-// until the cancel took the message back or its turn started, which is
-// then stopped.
+// became; an error when the editor cancelled before or while it waited
+// for its turn. The hand-over itself goes on (the message is durable once
+// taken) until the cancel withdrew the message or its turn started, which
+// is then stopped.
 func (a *Agent) handOver(id string, pr *prompt, text string) (string, error) {
+	a.mu.Lock()
+	if pr.cancelled {
+		a.mu.Unlock()
+		return "", errCancelled
+	}
+	pr.handing = true
+	a.mu.Unlock()
 	in := engine.TurnTemplate(a.cfg, a.cwd(id))
 	in.SessionID, in.UserMessage = id, text
 	type handed struct {
@@ -130,7 +149,7 @@ func (a *Agent) handOver(id string, pr *prompt, text string) (string, error) {
 	out := make(chan handed, 1)
 	go func() {
 		d, err := a.rt.StartRequest(a.base, in, workflows.BusyMode(a.cfg.BusyInputMode), pr.request)
-		if err == nil && a.settle(pr, d) && d.Outcome != workflows.DeliverySteered {
+		if a.settle(pr, d, err) {
 			a.stopTurn(id, d.TurnID) // cancelled while it waited
 		}
 		out <- handed{d, err}
@@ -143,24 +162,27 @@ func (a *Agent) handOver(id string, pr *prompt, text string) (string, error) {
 	}
 }
 
+// errCancelled ends a prompt the editor cancelled.
+var errCancelled = errors.New("cancelled by the editor")
+
 // Cancel stops what the editor runs in the session, at once and only
-// that: its prompt's turn; a prompt still waiting behind another sender's
-// turn is taken out of the queue (the other turn goes on), one that only
-// steered another sender's turn stops waiting for it; without a prompt,
-// the turn a load follows. A prompt on its way in is cancelled before it
-// runs. The prompt answers "cancelled" once its turn has stopped and
-// every tool call it began has ended. What takes Temporal runs beside the
-// connection's notifications, not in their way.
+// that: its prompt's turn; a prompt still on its way to its turn is
+// withdrawn (it never runs; another sender's turn goes on); one that only
+// steered another sender's turn stops waiting for it; a prompt sent and
+// not yet begun is cancelled before it runs; without a prompt, the turn a
+// load follows. The prompt answers "cancelled" once its turn has stopped
+// and every tool call it began has ended (at once when it had none). What
+// takes Temporal runs beside the connection's notifications, not in their
+// way.
 func (a *Agent) Cancel(_ context.Context, p acp.CancelNotification) error {
 	id := string(p.SessionId)
 	a.mu.Lock()
 	s, ok := a.sessions[id]
-	if !ok {
+	c := a.prompts[id]
+	onItsWay := c != nil && c.cancelledUpTo > c.begun
+	if !ok || (s.prompt == nil && onItsWay) {
 		a.mu.Unlock()
-		return nil // nothing of this editor's runs there
-	}
-	if s.arrived > s.begun {
-		s.cancelledUpTo = s.arrived
+		return nil // nothing of this editor's runs there, or the prompt begins cancelled
 	}
 	pr, following := s.prompt, s.following
 	var act func(context.Context)
@@ -171,7 +193,10 @@ func (a *Agent) Cancel(_ context.Context, p acp.CancelNotification) error {
 		switch {
 		case pr.handing:
 			pr.stop()
-			act = func(ctx context.Context) { a.withdraw(ctx, id, pr) }
+			act = func(ctx context.Context) { a.withdraw(ctx, id, pr.request) }
+		case pr.turn == "":
+			// Not handed over (a slash command, or the hand-over not begun):
+			// the prompt sees it.
 		case pr.steered:
 			pr.stop()
 		default:
@@ -197,27 +222,23 @@ func (a *Agent) Cancel(_ context.Context, p acp.CancelNotification) error {
 	return nil
 }
 
-// withdraw takes a cancelled prompt's message back out of the session's
-// queue. A message not there yet (its hand-over still on its way) is
-// asked for again until the hand-over ends; one that started is stopped
-// by the hand-over itself (settle).
-func (a *Agent) withdraw(ctx context.Context, id string, pr *prompt) {
+// withdraw withdraws a cancelled prompt's message (one call: the session
+// refuses it should it arrive later); one whose turn started already is
+// stopped.
+func (a *Agent) withdraw(ctx context.Context, id, request string) {
 	for {
-		d, err := a.rt.Withdraw(ctx, id, pr.request)
-		if err == nil && d.Outcome != workflows.DeliveryUnknown {
-			return // withdrawn, or its turn started and the hand-over stops it
-		}
-		a.mu.Lock()
-		handing := pr.handing
-		a.mu.Unlock()
-		if !handing {
+		d, err := a.rt.Withdraw(ctx, id, request)
+		if err == nil {
+			if d.Outcome == workflows.DeliveryStarted && d.TurnID != "" {
+				a.stopTurn(id, d.TurnID)
+			}
 			return
 		}
 		select {
 		case <-ctx.Done():
-			a.logger.Warn("acp: take a cancelled prompt back", "session", id, "error", errors.Join(err, ctx.Err()))
+			a.logger.Warn("acp: withdraw a cancelled prompt", "session", id, "error", err)
 			return
-		case <-time.After(200 * time.Millisecond):
+		case <-time.After(time.Second):
 		}
 	}
 }
@@ -247,10 +268,17 @@ func (a *Agent) stopTurn(id, turnID string) {
 func (a *Agent) claim(id string) (*prompt, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s, ok := a.sessions[id]
-	if ok {
-		s.begun++
+	c := a.prompts[id]
+	if c == nil {
+		c = &promptCount{}
+		a.prompts[id] = c
 	}
+	c.begun++
+	early := c.begun <= c.cancelledUpTo
+	if c.begun >= c.arrived {
+		delete(a.prompts, id) // none on its way: numbering starts again
+	}
+	s, ok := a.sessions[id]
 	switch {
 	case !ok:
 		return nil, acp.NewInvalidParams(map[string]any{"error": fmt.Sprintf("unknown session %q: create it with session/new or open it with session/load", id)})
@@ -258,19 +286,22 @@ func (a *Agent) claim(id string) (*prompt, error) {
 		return nil, acp.NewInvalidRequest(map[string]any{"error": fmt.Sprintf("session %q is already running a prompt: wait for its answer or cancel it", id)})
 	}
 	ctx, stop := context.WithCancelCause(a.base)
-	pr := &prompt{request: "acp-" + engine.NewRequestID(), handing: true, ctx: ctx,
-		stop: func() { stop(errors.New("cancelled by the editor")) }, cancelled: s.begun <= s.cancelledUpTo}
+	pr := &prompt{request: "acp-" + engine.NewRequestID(), ctx: ctx, stop: func() { stop(errCancelled) }, cancelled: early}
 	s.prompt = pr
 	return pr, nil
 }
 
 // settle records what the hand-over of pr became; true when the editor
-// cancelled the prompt meanwhile.
-func (a *Agent) settle(pr *prompt, d workflows.Delivery) bool {
+// cancelled the prompt meanwhile and its own turn started (to be stopped).
+func (a *Agent) settle(pr *prompt, d workflows.Delivery, err error) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	pr.handing, pr.turn, pr.steered = false, d.TurnID, d.Outcome == workflows.DeliverySteered
-	return pr.cancelled
+	pr.handing = false
+	if err != nil {
+		return false
+	}
+	pr.turn, pr.steered = d.TurnID, d.Outcome == workflows.DeliverySteered
+	return pr.cancelled && !pr.steered && d.TurnID != ""
 }
 
 // isCancelled: the editor cancelled the prompt.
@@ -300,25 +331,45 @@ func (a *Agent) cwd(id string) string {
 	return ""
 }
 
-// sawLine counts a session/prompt the editor sent, as the guard passes it
-// on (before the SDK reads it): a cancel that follows it knows it is on
-// its way.
+// sawLine is told of each message the guard passes on, before the SDK
+// reads it: a session/prompt the SDK will hand to Prompt is counted as
+// arrived, and a session/cancel cancels the prompts of its session on
+// their way in (arrived, not begun). A message the SDK would refuse
+// (checked as it checks) counts for nothing.
 func (a *Agent) sawLine(line []byte) {
-	if !bytes.Contains(line, []byte(`"session/prompt"`)) {
+	if !bytes.Contains(line, []byte("prompt")) && !bytes.Contains(line, []byte("cancel")) {
 		return
 	}
 	var m struct {
-		Method string `json:"method"`
-		Params struct {
-			SessionID string `json:"sessionId"`
-		} `json:"params"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
-	if json.Unmarshal(line, &m) != nil || m.Method != acp.AgentMethodSessionPrompt {
+	if json.Unmarshal(line, &m) != nil {
 		return
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if s, ok := a.sessions[m.Params.SessionID]; ok {
-		s.arrived++
+	switch m.Method {
+	case acp.AgentMethodSessionPrompt:
+		var p acp.PromptRequest
+		if json.Unmarshal(m.Params, &p) != nil || p.Validate() != nil {
+			return
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		c := a.prompts[string(p.SessionId)]
+		if c == nil {
+			c = &promptCount{}
+			a.prompts[string(p.SessionId)] = c
+		}
+		c.arrived++
+	case acp.AgentMethodSessionCancel:
+		var p acp.CancelNotification
+		if json.Unmarshal(m.Params, &p) != nil || p.Validate() != nil {
+			return
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if c := a.prompts[string(p.SessionId)]; c != nil && c.arrived > c.begun {
+			c.cancelledUpTo = c.arrived
+		}
 	}
 }

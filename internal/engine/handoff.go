@@ -23,6 +23,9 @@ import (
 // long ago for it to remember).
 var ErrUnknownRequest = errors.New("the session does not know this message")
 
+// ErrWithdrawn means the message was withdrawn (Withdraw) before it ran.
+var ErrWithdrawn = errors.New("the message was withdrawn")
+
 // handoffRetry is how long a sender waits before it tries a handoff again
 // after Temporal did not answer.
 const handoffRetry = time.Second
@@ -88,8 +91,11 @@ func (rt *Runtime) handoff(ctx context.Context, sessionID string, msg workflows.
 // turn or steered the running one.
 func (rt *Runtime) handoffDelivery(ctx context.Context, sessionID string, msg workflows.Message) (workflows.Delivery, error) {
 	d, err := rt.deliver(ctx, sessionID, msg, client.WorkflowUpdateStageCompleted)
-	if err != nil || d.TurnID != "" {
+	switch {
+	case err != nil || d.TurnID != "":
 		return d, err
+	case d.Outcome == workflows.DeliveryWithdrawn:
+		return d, fmt.Errorf("session %s, request %s: %w", sessionID, msg.RequestID, ErrWithdrawn)
 	}
 	if d.RequestID != "" {
 		msg.RequestID = d.RequestID // a goal handed the steer on as this message
@@ -98,11 +104,12 @@ func (rt *Runtime) handoffDelivery(ctx context.Context, sessionID string, msg wo
 	return workflows.Delivery{RequestID: msg.RequestID, Outcome: workflows.DeliveryStarted, TurnID: turnID}, err
 }
 
-// Withdraw takes a message its sender handed over (StartRequest) out of
-// its session's queue while it waits for its turn: it will not run, and
-// its sender's wait ends with ErrUnknownRequest. The Delivery says what
-// became of it: withdrawn, or the turn it started or steered (too late to
-// withdraw: stop that turn instead), or unknown.
+// Withdraw withdraws a message its sender hands over (StartRequest) and
+// that has not started a turn yet: taken out of its session's queue, or
+// refused should it arrive later; it will not run, and its sender's
+// StartRequest ends with ErrWithdrawn. The Delivery says what became of
+// it: withdrawn, or the turn it started (too late: stop that turn) or
+// steered (another sender's turn).
 func (rt *Runtime) Withdraw(ctx context.Context, sessionID, requestID string) (workflows.Delivery, error) {
 	var d workflows.Delivery
 	conversation, err := rt.Conversation(ctx, sessionID)
@@ -145,6 +152,8 @@ func (rt *Runtime) waitAssigned(ctx context.Context, sessionID, requestID string
 		switch {
 		case err == nil && d.TurnID != "":
 			return d.TurnID, nil
+		case err == nil && d.Outcome == workflows.DeliveryWithdrawn:
+			return "", fmt.Errorf("session %s, request %s: %w", sessionID, requestID, ErrWithdrawn)
 		case err == nil && d.Outcome == workflows.DeliveryQueued:
 			continue // the coordinator continued as new: ask its next run
 		case err == nil:
