@@ -341,17 +341,18 @@ func (s *Store) UpdateRun(ctx context.Context, run CronRun) error {
 func (s *Store) MarkRunStarted(ctx context.Context, jobID string, slot, at time.Time) error {
 	slot = slot.UTC().Truncate(time.Microsecond)
 	at = at.UTC().Truncate(time.Microsecond)
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var run CronRun
-		if err := tx.Where("job_id = ? AND scheduled_at = ?", jobID, slot).Take(&run).Error; err != nil {
-			return notFound(err)
+	// One statement in the common case; a run already started, or none,
+	// is told apart only when nothing was updated.
+	db := s.db.WithContext(ctx)
+	res := db.Model(&CronRun{}).Where("job_id = ? AND scheduled_at = ? AND started_at IS NULL", jobID, slot).
+		Update("started_at", at)
+	err := res.Error
+	if err == nil && res.RowsAffected == 0 {
+		var n int64
+		if err = db.Model(&CronRun{}).Where("job_id = ? AND scheduled_at = ?", jobID, slot).Count(&n).Error; err == nil && n == 0 {
+			err = ErrNotFound
 		}
-		if run.StartedAt != nil {
-			return nil
-		}
-		return tx.Model(&CronRun{}).Where("job_id = ? AND scheduled_at = ? AND started_at IS NULL", jobID, slot).
-			Update("started_at", at).Error
-	})
+	}
 	if err != nil {
 		return fmt.Errorf("models: mark run of cron job %q at %s started: %w", jobID, slot.Format(time.RFC3339), err)
 	}
@@ -388,22 +389,18 @@ func (s *Store) CronRuns(ctx context.Context, jobID string, limit int) ([]CronRu
 // progress. A missing job yields ErrNotFound.
 func (s *Store) AdvanceJob(ctx context.Context, jobID string, slot time.Time) error {
 	slot = slot.UTC().Truncate(time.Microsecond)
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		res := tx.Model(&CronJob{}).
-			Where("id = ? AND (last_scheduled IS NULL OR last_scheduled < ?)", jobID, slot).
-			Update("last_scheduled", slot)
-		if res.Error != nil || res.RowsAffected > 0 {
-			return res.Error
-		}
+	db := s.db.WithContext(ctx)
+	res := db.Model(&CronJob{}).
+		Where("id = ? AND (last_scheduled IS NULL OR last_scheduled < ?)", jobID, slot).
+		Update("last_scheduled", slot)
+	err := res.Error
+	if err == nil && res.RowsAffected == 0 {
+		// Already there (or further): tell that apart from a missing job.
 		var n int64
-		if err := tx.Model(&CronJob{}).Where("id = ?", jobID).Count(&n).Error; err != nil {
-			return err
+		if err = db.Model(&CronJob{}).Where("id = ?", jobID).Count(&n).Error; err == nil && n == 0 {
+			err = ErrNotFound
 		}
-		if n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
+	}
 	if err != nil {
 		return fmt.Errorf("models: advance cron job %q to %s: %w", jobID, slot.Format(time.RFC3339), err)
 	}

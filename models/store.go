@@ -65,9 +65,10 @@ func open(ctx context.Context, dsn string, create bool) (*Store, error) {
 	}
 
 	db, err := gorm.Open(d.gormDialector(sqlDB), &gorm.Config{
-		Logger:               logger.Discard,
-		NowFunc:              now,
-		DisableAutomaticPing: true,
+		Logger:                 logger.Discard,
+		NowFunc:                now,
+		DisableAutomaticPing:   true,
+		SkipDefaultTransaction: true,
 	})
 	if err != nil {
 		_ = sqlDB.Close()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/scheduler"
@@ -180,12 +181,21 @@ func TestCronSilentScriptAndOverlap(t *testing.T) {
 // BenchmarkTickStartsFloor1000 is BenchmarkTickStarts1000's floor: the same
 // 1,000 slots' workflows started by the same client, as many at a time as a
 // tick starts, their run records already written, with none of the tick's
-// own reads and writes. The tick's time over this is what the scheduler
-// costs; this is what the embedded server and the worker cost.
+// own reads and writes. The tick's time over "worker" is what the
+// scheduler costs; "worker" is what the embedded server and the worker
+// running the started workflows cost; "server" (no worker: the workflows
+// wait) is what the server's start path alone costs.
 func BenchmarkTickStartsFloor1000(b *testing.B) {
+	for _, worker := range []bool{true, false} {
+		name := map[bool]string{true: "worker", false: "server"}[worker]
+		b.Run(name, func(b *testing.B) { benchmarkStartsFloor(b, worker) })
+	}
+}
+
+func benchmarkStartsFloor(b *testing.B, worker bool) {
 	model := fakellm.New()
 	defer model.Close()
-	rt := startRuntime(b, model)
+	rt := startRuntime(b, model, func(_ *config.Config, o *Options) { o.Worker = worker })
 	createScriptJobs(b, rt.Store, 1000, filepath.Join(b.TempDir(), "runs.log"))
 	ctx := context.Background()
 	jobs, err := rt.Store.EnabledCronJobs(ctx)
