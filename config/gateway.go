@@ -27,6 +27,53 @@ const (
 	DefaultResetIdle = 24 * time.Hour
 )
 
+// SessionReset is one platform's own session reset over the gateway's
+// (gateway.reset_hour, gateway.reset_idle): a field left out keeps the
+// gateway's.
+type SessionReset struct {
+	ResetHour *int           `yaml:"reset_hour"`
+	ResetIdle *time.Duration `yaml:"reset_idle"`
+}
+
+// problems are what is wrong with r, the reset of section. Pure.
+func (r SessionReset) problems(section string) []string {
+	var out []string
+	if r.ResetHour != nil {
+		out = append(out, resetHourProblems(section, *r.ResetHour)...)
+	}
+	if r.ResetIdle != nil && *r.ResetIdle < 0 {
+		out = append(out, section+".reset_idle must not be negative (0: never)")
+	}
+	return out
+}
+
+func resetHourProblems(section string, h int) []string {
+	if h < -1 || h > 23 {
+		return []string{fmt.Sprintf("%s.reset_hour %d is not an hour (0-23, or -1 for never)", section, h)}
+	}
+	return nil
+}
+
+// ResetFor is the session reset of a platform's chats: its own settings
+// where it has them, else the gateway's. Pure.
+func (g Gateway) ResetFor(platform string) (hour int, idle time.Duration) {
+	hour, idle = g.ResetHour, g.ResetIdle
+	var own SessionReset
+	switch platform {
+	case "telegram":
+		own = g.Telegram.SessionReset
+	case "slack":
+		own = g.Slack.SessionReset
+	}
+	if own.ResetHour != nil {
+		hour = *own.ResetHour
+	}
+	if own.ResetIdle != nil {
+		idle = *own.ResetIdle
+	}
+	return hour, idle
+}
+
 // Telegram configures the Telegram bot.
 type Telegram struct {
 	// Token is the bot's token from @BotFather (TELEGRAM_BOT_TOKEN).
@@ -39,6 +86,8 @@ type Telegram struct {
 	// AllowAll.
 	AllowedUsers []string `yaml:"allowed_users"`
 	AllowAll     bool     `yaml:"allow_all"`
+	// SessionReset overrides the gateway's session reset for Telegram.
+	SessionReset `yaml:",inline"`
 }
 
 // Slack configures the Slack app (Socket Mode).
@@ -55,17 +104,18 @@ type Slack struct {
 	// AllowAll.
 	AllowedUsers []string `yaml:"allowed_users"`
 	AllowAll     bool     `yaml:"allow_all"`
+	// SessionReset overrides the gateway's session reset for Slack.
+	SessionReset `yaml:",inline"`
 }
 
 // problems are what is wrong with g, for Validate. Pure.
 func (g Gateway) problems() []string {
-	var out []string
-	if g.ResetHour < -1 || g.ResetHour > 23 {
-		out = append(out, fmt.Sprintf("gateway.reset_hour %d is not an hour (0-23, or -1 for never)", g.ResetHour))
-	}
+	out := resetHourProblems("gateway", g.ResetHour)
 	if g.ResetIdle < 0 {
 		out = append(out, "gateway.reset_idle must not be negative (0: never)")
 	}
+	out = append(out, g.Telegram.SessionReset.problems("gateway.telegram")...)
+	out = append(out, g.Slack.SessionReset.problems("gateway.slack")...)
 	switch g.GroupSessions {
 	case "", "per_user", "shared":
 	default:

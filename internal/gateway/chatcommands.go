@@ -119,7 +119,7 @@ func (g *Gateway) cmdNew(ctx context.Context, _ Platform, u Update, _ Command) (
 	if err != nil {
 		return "", err
 	}
-	if _, err := g.newSession(ctx, c, time.Now()); err != nil {
+	if _, err := g.newSession(ctx, c, g.now()); err != nil {
 		return "", err
 	}
 	return "New session: the conversation starts afresh.", nil

@@ -96,11 +96,19 @@ func (g *Gateway) messageSession(ctx context.Context, u Update, now time.Time) (
 	if err != nil {
 		return c, err
 	}
-	if g.reset.due(c.LastActive, now) {
+	if g.resetOf(u.Chat.Platform).due(c.LastActive, now) {
 		return g.newSession(ctx, c, now)
 	}
 	c.LastActive = now
 	return c, g.rt.Store.SaveChat(ctx, c)
+}
+
+// resetOf is the session reset of a platform's chats.
+func (g *Gateway) resetOf(platform string) ResetPolicy {
+	if p, ok := g.platformReset[platform]; ok {
+		return p
+	}
+	return g.reset
 }
 
 // running is the progress of the chat's running turn.

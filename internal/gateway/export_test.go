@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/models"
@@ -14,7 +15,7 @@ import (
 // takes without starting a workflow.
 func NewForTest(st *models.Store, access map[string]*Access, ps ...Platform) *Gateway {
 	g := &Gateway{rt: &engine.Runtime{Store: st}, platforms: map[string]Platform{}, access: access, groups: GroupPerUser,
-		logger: slog.New(slog.DiscardHandler), holder: NewHolder(), reset: DefaultReset}
+		logger: slog.New(slog.DiscardHandler), holder: NewHolder(), reset: DefaultReset, now: time.Now}
 	for _, p := range ps {
 		g.platforms[p.Name()] = p
 	}

@@ -34,8 +34,12 @@ type Gateway struct {
 	holder string
 	// pairing bounds strangers' pairing attempts.
 	pairing pairAttempts
-	// reset says when a chat's next message starts a new session.
-	reset ResetPolicy
+	// reset says when a chat's next message starts a new session;
+	// platformReset, for the platforms that have their own.
+	reset         ResetPolicy
+	platformReset map[string]ResetPolicy
+	// now is the clock of the resets.
+	now func() time.Time
 }
 
 // Options configure a Gateway.
@@ -46,8 +50,13 @@ type Options struct {
 	Platforms []Platform
 	Access    map[string]*Access
 	Groups    GroupSessions
-	// Reset is the session reset policy (zero: DefaultReset).
-	Reset  *ResetPolicy
+	// Reset is the session reset policy (zero: DefaultReset);
+	// PlatformReset, by platform name, those of platforms that have their
+	// own.
+	Reset         *ResetPolicy
+	PlatformReset map[string]ResetPolicy
+	// Clock tells the time of the session resets (nil: time.Now).
+	Clock  func() time.Time
 	Logger *slog.Logger
 }
 
@@ -56,7 +65,10 @@ type Options struct {
 // activities, which need the platforms' credentials).
 func New(o Options) (*Gateway, error) {
 	g := &Gateway{rt: o.Runtime, cfg: o.Config, platforms: map[string]Platform{}, access: o.Access, groups: o.Groups, logger: o.Logger,
-		holder: NewHolder(), reset: DefaultReset}
+		holder: NewHolder(), reset: DefaultReset, platformReset: o.PlatformReset, now: o.Clock}
+	if g.now == nil {
+		g.now = time.Now
+	}
 	if o.Reset != nil {
 		g.reset = *o.Reset
 	}
@@ -210,7 +222,7 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 		}
 		mode = m
 	}
-	chat, err := g.messageSession(ctx, u, time.Now())
+	chat, err := g.messageSession(ctx, u, g.now())
 	if err != nil {
 		return err
 	}
