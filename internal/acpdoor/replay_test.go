@@ -11,6 +11,17 @@ import (
 	"github.com/talaria-agent/talaria/models"
 )
 
+// openStore is a store in a SQLite file of the test's own.
+func openStore(t *testing.T) *models.Store {
+	t.Helper()
+	st, err := models.Open(t.Context(), filepath.Join(t.TempDir(), "talaria.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
 // TestReplayCompactedSession: a load of a compacted session shows its
 // whole conversation as it happened (the root's messages, then what came
 // after the compaction), not the copies compaction made, nor only the
@@ -18,11 +29,7 @@ import (
 func TestReplayCompactedSession(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	st, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	if _, err := st.EnsureSession(ctx, "s", "m"); err != nil {
 		t.Fatal(err)
 	}
@@ -153,11 +160,7 @@ func TestWithoutCopies(t *testing.T) {
 func TestReplayAfterDeletions(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	st, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(t)
 	msg := func(session, key, role, content string) models.Message {
 		return models.Message{SessionID: session, TurnID: "t-" + key, IdemKey: key, Role: role, Content: content}
 	}

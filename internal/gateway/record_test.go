@@ -2,8 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,12 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/faketelegram"
-	"github.com/talaria-agent/talaria/internal/gateway"
-	"github.com/talaria-agent/talaria/internal/gateway/telegram"
 )
 
 // TestChatMessageInProcess runs a chat message through a real engine (an
@@ -30,31 +24,9 @@ func TestChatMessageInProcess(t *testing.T) {
 	defer model.Close()
 	tg := faketelegram.Start("9:token", "rec_bot")
 	defer tg.Close()
-	cfg := config.Default(t.TempDir())
-	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = model.URL(), "k", "fake-model"
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rt, err := engine.Start(ctx, cfg, engine.Options{Private: true, Worker: true, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
-	// The bot's requests end with the gateway (a long poll too).
-	gctx, stop := context.WithCancel(ctx)
-	bot, err := telegram.New(gctx, tg.URL(), tg.Token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(gateway.Options{Runtime: rt, Config: cfg, Platforms: []gateway.Platform{bot},
-		Access: map[string]*gateway.Access{"telegram": {Users: []string{"5"}}}, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	done := make(chan struct{})
-	go func() { defer close(done); g.Run(gctx) }()
-	defer func() { stop(); <-done }()
+	rt := runGateway(t, ctx, model, tg, nil)
 
 	update := tg.Send(5, 0, "hello")
 	if _, err := tg.WaitSent(ctx, func(m []faketelegram.Message) bool {

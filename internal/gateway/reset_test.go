@@ -2,19 +2,14 @@ package gateway_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/faketelegram"
 	"github.com/talaria-agent/talaria/internal/gateway"
-	"github.com/talaria-agent/talaria/internal/gateway/telegram"
 )
 
 // TestResetAcrossTheBoundary (issue #34, criterion 4): with the gateway's
@@ -49,35 +44,16 @@ func TestResetAcrossTheBoundary(t *testing.T) {
 	}()
 	tg := faketelegram.Start("9:token", "reset_bot")
 	defer tg.Close()
-	cfg := config.Default(t.TempDir())
-	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = model.URL(), "k", "fake-model"
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	rt, err := engine.Start(ctx, cfg, engine.Options{Private: true, Worker: true, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
 	var mu sync.Mutex
 	now := time.Date(2026, 12, 7, 3, 58, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(to time.Time) { mu.Lock(); defer mu.Unlock(); now = to }
-	gctx, stop := context.WithCancel(ctx)
-	bot, err := telegram.New(gctx, tg.URL(), tg.Token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(gateway.Options{Runtime: rt, Config: cfg, Platforms: []gateway.Platform{bot},
-		Access: map[string]*gateway.Access{"telegram": {Users: []string{"5"}}}, Logger: logger, Clock: clock,
-		Reset: &gateway.ResetPolicy{DailyHour: 4, Idle: 24 * time.Hour, Location: time.UTC}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Close()
-	done := make(chan struct{})
-	go func() { defer close(done); g.Run(gctx) }()
-	defer func() { stop(); <-done }()
+	rt := runGateway(t, ctx, model, tg, func(o *gateway.Options) {
+		o.Clock = clock
+		o.Reset = &gateway.ResetPolicy{DailyHour: 4, Idle: 24 * time.Hour, Location: time.UTC}
+	})
 	reply := func(text string) {
 		t.Helper()
 		if _, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool {

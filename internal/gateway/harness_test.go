@@ -1,0 +1,52 @@
+package gateway_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/faketelegram"
+	"github.com/talaria-agent/talaria/internal/gateway"
+	"github.com/talaria-agent/talaria/internal/gateway/telegram"
+)
+
+// runGateway starts a real engine (an embedded Temporal, a SQLite store,
+// the turn worker) for model and a gateway on the fake Bot API tg, where
+// user 5 may talk to the agent; tune adjusts the gateway's options. Both
+// stop with the test.
+func runGateway(t *testing.T, ctx context.Context, model *fakellm.Server, tg *faketelegram.Server, tune func(*gateway.Options)) *engine.Runtime {
+	t.Helper()
+	cfg := config.Default(t.TempDir())
+	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = model.URL(), "k", "fake-model"
+	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
+	rt, err := engine.Start(ctx, cfg, engine.Options{Private: true, Worker: true, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	// The bot's requests end with the gateway (a long poll too).
+	gctx, stop := context.WithCancel(ctx)
+	bot, err := telegram.New(gctx, tg.URL(), tg.Token)
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	opts := gateway.Options{Runtime: rt, Config: cfg, Platforms: []gateway.Platform{bot},
+		Access: map[string]*gateway.Access{"telegram": {Users: []string{"5"}}}, Logger: logger}
+	if tune != nil {
+		tune(&opts)
+	}
+	g, err := gateway.New(opts)
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); g.Run(gctx) }()
+	t.Cleanup(func() { stop(); <-done; g.Close() })
+	return rt
+}
