@@ -177,6 +177,8 @@ func checker(f Flavour) func(string) (string, error) {
 		return checkTelegramHTML
 	case FlavourSlack:
 		return checkSlack
+	case FlavourDiscord:
+		return checkDiscord
 	}
 	return checkPlain
 }

@@ -65,4 +65,18 @@
 // and a backtick inside inline code is replaced by U+02CB (ˋ). Slack only
 // honours *, _ and ~ at word boundaries, so emphasis inside a word may show
 // its markers. Messages should be sent without link_names or parse=full.
+//
+// # Discord
+//
+// Discord reads Markdown: bold is **, italic *, strikethrough ~~, code `
+// and fenced blocks, links [text](url) (the URL's parentheses, spaces and
+// angle brackets percent-encoded). Every Markdown marker in model text, and
+// < and @, which start mentions (<@id>, <#channel>, @everyone), is escaped
+// with a backslash; a backtick inside inline code becomes U+02CB (ˋ), and
+// backticks inside a code block are kept apart by zero-width spaces so no
+// fence can close it. Spaces at the edges of a styled stretch go outside
+// its markers, which Discord only reads when they touch text. DiscordLimit
+// is 2000, the limit of a message's content. Messages should still be sent
+// with no mentions allowed: the escapes keep markup out, the setting keeps
+// pings out.
 package format

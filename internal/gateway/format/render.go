@@ -15,14 +15,19 @@ const (
 	FlavourTelegramHTML
 	// FlavourSlack is Slack's mrkdwn.
 	FlavourSlack
+	// FlavourDiscord is Discord's Markdown.
+	FlavourDiscord
 )
 
 // Limit is the flavour's message size limit: TelegramLimit for the
 // Telegram flavours, SlackLimit for Slack, and TelegramLimit for plain
 // text, the smaller of the two platforms.
 func (f Flavour) Limit() int {
-	if f == FlavourSlack {
+	switch f {
+	case FlavourSlack:
 		return SlackLimit
+	case FlavourDiscord:
+		return DiscordLimit
 	}
 	return TelegramLimit
 }
@@ -48,6 +53,24 @@ func prepare(runs []run, f Flavour) []run {
 		case FlavourSlack:
 			if r.a.link != "" {
 				r.a = attrs{quote: r.a.quote, link: r.a.link}
+			}
+		case FlavourDiscord:
+			// Discord reads emphasis only between markers that touch text:
+			// the spaces at a styled run's edges go outside its markers.
+			if emphasis := r.a.bold || r.a.italic || r.a.strike; emphasis && !r.a.code && !r.pre {
+				core := strings.Trim(r.text, " \t")
+				lead, trail := r.text[:strings.Index(r.text, core)], ""
+				if core == "" {
+					lead = r.text
+				} else {
+					trail = r.text[len(lead)+len(core):]
+				}
+				bare := attrs{quote: r.a.quote, link: r.a.link}
+				b.add(run{text: lead, a: bare})
+				r.text = core
+				b.add(r)
+				b.add(run{text: trail, a: bare})
+				continue
 			}
 		case FlavourPlain:
 			link := r.a.link
@@ -164,7 +187,7 @@ func (w *writer) prefix(quote bool) {
 		return
 	}
 	switch w.f {
-	case FlavourSlack, FlavourPlain:
+	case FlavourSlack, FlavourPlain, FlavourDiscord:
 		w.sb.WriteString("> ")
 	}
 	w.lineStart = false
@@ -193,6 +216,8 @@ func (w *writer) open(l layer) {
 			return
 		}
 		w.tick([...]string{"", "", "*", "_", "~", "`"}[l.kind])
+	case FlavourDiscord:
+		w.tick([...]string{"", "[", "**", "*", "~~", "`"}[l.kind])
 	}
 }
 
@@ -202,6 +227,12 @@ func (w *writer) close(l layer) {
 		w.sb.WriteString([...]string{"</blockquote>", "</a>", "</b>", "</i>", "</s>", "</code>"}[l.kind])
 	case FlavourSlack:
 		w.tick([...]string{"", ">", "*", "_", "~", "`"}[l.kind])
+	case FlavourDiscord:
+		if l.kind == lLink {
+			w.sb.WriteString("](" + discordURL(l.url) + ")")
+			return
+		}
+		w.tick([...]string{"", "", "**", "*", "~~", "`"}[l.kind])
 	}
 }
 
@@ -249,10 +280,30 @@ func (w *writer) char(r rune, code bool) {
 		default:
 			w.sb.WriteRune(r)
 		}
+	case FlavourDiscord:
+		switch {
+		case r == '`' && code:
+			w.sb.WriteRune('ˋ')
+		case code:
+			w.sb.WriteRune(r)
+		case strings.ContainsRune(discordMarkers, r):
+			w.sb.WriteByte('\\')
+			w.sb.WriteRune(r)
+		default:
+			w.sb.WriteRune(r)
+		}
 	default:
 		w.sb.WriteRune(r)
 	}
 }
+
+// discordMarkers are the characters escaped in Discord text: the
+// Markdown markers, and < and @, which start mentions (<@id>, @everyone).
+const discordMarkers = "\\*_~`|<>[]()#-+.@"
+
+var discordURLEscaper = strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E")
+
+func discordURL(u string) string { return discordURLEscaper.Replace(u) }
 
 const zwsp = '\u200B'
 
@@ -270,6 +321,19 @@ func (w *writer) pre(s, lang string) {
 			w.char(r, false)
 		}
 		w.tick("```")
+	case FlavourDiscord:
+		if !w.lineStart {
+			w.sb.WriteByte('\n')
+		}
+		w.sb.WriteString("```" + lang + "\n")
+		for _, r := range strings.TrimSuffix(s, "\n") {
+			if r == '`' {
+				w.tick("`") // no fence can form inside
+			} else {
+				w.sb.WriteRune(r)
+			}
+		}
+		w.sb.WriteString("\n```")
 	default:
 		w.sb.WriteString(s)
 	}

@@ -14,6 +14,8 @@ const (
 	TelegramLimit = 4096
 	// SlackLimit is the limit of the mrkdwn text of a Slack section block.
 	SlackLimit = 3000
+	// DiscordLimit is Discord's limit for a message's content.
+	DiscordLimit = 2000
 	// MinLimit is the smallest limit Split honours; smaller ones are
 	// raised to it.
 	MinLimit = 16
