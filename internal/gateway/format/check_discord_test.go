@@ -29,8 +29,10 @@ func checkDiscord(s string) (string, error) {
 			return ast.WalkContinue, nil
 		}
 		switch n := n.(type) {
-		case *ast.RawHTML, *ast.HTMLBlock:
-			return ast.WalkStop, fmt.Errorf("raw HTML %q", n.Text(src)) //nolint:staticcheck // the node's text is what leaked
+		case *ast.RawHTML:
+			return ast.WalkStop, fmt.Errorf("raw HTML %q", n.Segments.Value(src))
+		case *ast.HTMLBlock:
+			return ast.WalkStop, fmt.Errorf("an HTML block %q", n.Lines().Value(src))
 		case *ast.AutoLink:
 			vis.Write(n.Label(src))
 			return ast.WalkSkipChildren, nil
