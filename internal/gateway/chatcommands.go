@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
@@ -193,7 +192,7 @@ func (g *Gateway) cmdResume(ctx context.Context, _ Platform, u Update, c Command
 	// Only this chat's own sessions: a chat never reaches another's.
 	for n := chat.Generation; n >= 0; n-- {
 		if id := generationID(chat.Key, n); id == c.Args {
-			chat.Previous, chat.SessionID, chat.LastActive = chat.SessionID, id, time.Now()
+			chat.Previous, chat.SessionID, chat.LastActive = chat.SessionID, id, g.now()
 			if err := g.rt.Store.SaveChat(ctx, chat); err != nil {
 				return "", err
 			}

@@ -16,7 +16,8 @@ import (
 // clock in the test's hands, a chat's first message after 04:00 starts a
 // new session linked to the one before, while a turn of the old session
 // that runs across the boundary finishes there and its answer reaches the
-// chat; a chat idle 24 hours starts the next one.
+// chat; a chat idle 24 hours starts the next one; /resume goes back to an
+// earlier one on the same clock.
 func TestResetAcrossTheBoundary(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -114,4 +115,9 @@ func TestResetAcrossTheBoundary(t *testing.T) {
 	if s, prev, gen := chat(); prev != second || gen != 2 || s == second {
 		t.Fatalf("after 24 idle hours: session %s (previous %s, generation %d); want the next after %s", s, prev, gen, second)
 	}
+	// /resume goes back, on the same clock: the next message stays there.
+	tg.Send(5, 0, "/resume "+second)
+	reply("Resumed " + second)
+	tg.Send(5, 0, "back")
+	reply("seen: hello | still here | back")
 }

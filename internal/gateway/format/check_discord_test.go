@@ -18,6 +18,9 @@ func checkDiscord(s string) (string, error) {
 	if n := strings.Count("\n"+s, "\n```"); n%2 != 0 {
 		return "", fmt.Errorf("unbalanced ``` (%d fences)", n)
 	}
+	if err := scanDiscord(s); err != nil {
+		return "", err
+	}
 	src := []byte(s)
 	doc := md.Parser().Parse(text.NewReader(src))
 	var vis strings.Builder
@@ -58,6 +61,73 @@ func checkDiscord(s string) (string, error) {
 		return "", err
 	}
 	return strings.ReplaceAll(vis.String(), string(zwsp), ""), nil
+}
+
+// scanDiscord reads s as Discord's parser would see mentions and links:
+// outside code blocks and code spans, every < and @ must be escaped (a
+// mention is <@id>, <@&role>, <#channel>, </cmd:id>, @everyone, @here),
+// every link's destination must be http(s), and no part may end in a lone
+// backslash or an open code span.
+func scanDiscord(s string) error {
+	inFence := false
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasPrefix(line, "```") {
+			inFence = !inFence
+			continue
+		}
+		if inFence {
+			continue
+		}
+		for i := 0; i < len(line); i++ {
+			switch c := line[i]; c {
+			case '\\':
+				if i+1 == len(line) {
+					return fmt.Errorf("a lone backslash ends a line: %q", line)
+				}
+				i++
+			case '`':
+				run := 1
+				for i+run < len(line) && line[i+run] == '`' {
+					run++
+				}
+				end := strings.Index(line[i+run:], strings.Repeat("`", run))
+				if end < 0 {
+					return fmt.Errorf("an open code span: %q", line[i:])
+				}
+				i += run + end + run - 1
+			case '<', '@':
+				return fmt.Errorf("an unescaped %c: %q", c, line[i:])
+			case ']':
+				if strings.HasPrefix(line[i:], "](") {
+					dest := line[i+2:]
+					if !strings.HasPrefix(dest, "http://") && !strings.HasPrefix(dest, "https://") {
+						return fmt.Errorf("a link to %.30q", dest)
+					}
+					end := strings.IndexByte(dest, ')')
+					if end < 0 {
+						return fmt.Errorf("an open link destination: %q", dest)
+					}
+					i += 2 + end
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// TestScanDiscord: the checker itself sees mentions and bad links.
+func TestScanDiscord(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{"<@123>", "hi @everyone", "<#9>", "</x:1>", "[a](javascript:alert(1))", "x\\", "`open"} {
+		if scanDiscord(bad) == nil {
+			t.Errorf("scanDiscord(%q) found nothing", bad)
+		}
+	}
+	for _, good := range []string{"\\<\\@123\\>", "`<@1>`", "```\n<@1> @here\n```", "[a](https://x/@y)", "plain"} {
+		if err := scanDiscord(good); err != nil {
+			t.Errorf("scanDiscord(%q) = %v", good, err)
+		}
+	}
 }
 
 // TestDiscordMarkdown: what a model writes reaches Discord as Markdown

@@ -69,8 +69,8 @@
 // # Discord
 //
 // Discord reads Markdown: bold is **, italic *, strikethrough ~~, code `
-// and fenced blocks, links [text](url) (the URL's parentheses, spaces and
-// angle brackets percent-encoded). Every Markdown marker in model text, and
+// and fenced blocks, links [text](url) (the URL's parentheses, spaces,
+// angle brackets and @ percent-encoded). Every Markdown marker in model text, and
 // < and @, which start mentions (<@id>, <#channel>, @everyone), is escaped
 // with a backslash; a backtick inside inline code becomes U+02CB (ˋ), and
 // backticks inside a code block are kept apart by zero-width spaces so no

@@ -301,7 +301,7 @@ func (w *writer) char(r rune, code bool) {
 // Markdown markers, and < and @, which start mentions (<@id>, @everyone).
 const discordMarkers = "\\*_~`|<>[]()#-+.@"
 
-var discordURLEscaper = strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E")
+var discordURLEscaper = strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E", "@", "%40")
 
 func discordURL(u string) string { return discordURLEscaper.Replace(u) }
 
