@@ -24,7 +24,9 @@ shows it and any door can continue it. Its turns run in the editor's working
 directory (session/new's cwd). A turn belongs to Talaria, not to the editor:
 closing the editor, or killing this process, leaves it running, and
 session/load in a new 'talaria acp' replays the session and follows a turn
-still running. session/cancel stops the running turn, as 'talaria stop' does.
+still running. session/cancel stops the editor's own prompt: its turn, as
+'talaria stop' does, or, while it waits behind another door's turn, the prompt
+itself (it never runs; the other turn goes on).
 A dangerous command asks the editor for permission (allow once, allow always,
 reject).
 
