@@ -341,19 +341,10 @@ func (s *Store) UpdateRun(ctx context.Context, run CronRun) error {
 func (s *Store) MarkRunStarted(ctx context.Context, jobID string, slot, at time.Time) error {
 	slot = slot.UTC().Truncate(time.Microsecond)
 	at = at.UTC().Truncate(time.Microsecond)
-	// One statement in the common case; a run already started, or none,
-	// is told apart only when nothing was updated.
 	db := s.db.WithContext(ctx)
 	res := db.Model(&CronRun{}).Where("job_id = ? AND scheduled_at = ? AND started_at IS NULL", jobID, slot).
 		Update("started_at", at)
-	err := res.Error
-	if err == nil && res.RowsAffected == 0 {
-		var n int64
-		if err = db.Model(&CronRun{}).Where("job_id = ? AND scheduled_at = ?", jobID, slot).Count(&n).Error; err == nil && n == 0 {
-			err = ErrNotFound
-		}
-	}
-	if err != nil {
+	if err := updatedOrThere(res, db.Model(&CronRun{}).Where("job_id = ? AND scheduled_at = ?", jobID, slot)); err != nil {
 		return fmt.Errorf("models: mark run of cron job %q at %s started: %w", jobID, slot.Format(time.RFC3339), err)
 	}
 	return nil
@@ -393,16 +384,26 @@ func (s *Store) AdvanceJob(ctx context.Context, jobID string, slot time.Time) er
 	res := db.Model(&CronJob{}).
 		Where("id = ? AND (last_scheduled IS NULL OR last_scheduled < ?)", jobID, slot).
 		Update("last_scheduled", slot)
-	err := res.Error
-	if err == nil && res.RowsAffected == 0 {
-		// Already there (or further): tell that apart from a missing job.
-		var n int64
-		if err = db.Model(&CronJob{}).Where("id = ?", jobID).Count(&n).Error; err == nil && n == 0 {
-			err = ErrNotFound
-		}
-	}
-	if err != nil {
+	if err := updatedOrThere(res, db.Model(&CronJob{}).Where("id = ?", jobID)); err != nil {
 		return fmt.Errorf("models: advance cron job %q to %s: %w", jobID, slot.Format(time.RFC3339), err)
+	}
+	return nil
+}
+
+// updatedOrThere is the error of a conditional update (res): nil when it
+// changed a row or when the row it is about is there (row, a query for
+// it) and only the condition did not hold (one statement in the common
+// case), ErrNotFound when it is not there.
+func updatedOrThere(res, row *gorm.DB) error {
+	if res.Error != nil || res.RowsAffected > 0 {
+		return res.Error
+	}
+	var n int64
+	if err := row.Count(&n).Error; err != nil {
+		return err
+	}
+	if n == 0 {
+		return ErrNotFound
 	}
 	return nil
 }

@@ -177,23 +177,34 @@ func (s *Store) Tip(ctx context.Context, id string) (string, error) {
 	if n == 0 {
 		return "", fmt.Errorf("models: tip of session %q: %w", id, ErrNotFound)
 	}
-	seen := map[string]bool{id: true}
 	tip := id
-	for range maxLineageWalk {
-		child, err := childOf(db, tip)
+	if err := descend(db, id, map[string]bool{id: true}, func(child *Session) { tip = child.ID }); err != nil {
+		return "", fmt.Errorf("models: tip of session %q: %w", id, err)
+	}
+	return tip, nil
+}
+
+// descend follows the child links from session id, telling visit of each
+// child in turn, until a session without one. seen holds the sessions
+// already met (id among them): a link back to one is an error, as are
+// more than maxLineageWalk generations.
+func descend(db *gorm.DB, id string, seen map[string]bool, visit func(*Session)) error {
+	for cur := id; len(seen) <= maxLineageWalk; {
+		child, err := childOf(db, cur)
 		if errors.Is(err, ErrNotFound) {
-			return tip, nil
+			return nil
 		}
 		if err != nil {
-			return "", fmt.Errorf("models: tip of session %q: child of %q: %w", id, tip, err)
+			return fmt.Errorf("child of %q: %w", cur, err)
 		}
 		if seen[child.ID] {
-			return "", fmt.Errorf("models: tip of session %q: the lineage loops back to %q", id, child.ID)
+			return fmt.Errorf("the links loop back to %q", child.ID)
 		}
 		seen[child.ID] = true
-		tip = child.ID
+		visit(child)
+		cur = child.ID
 	}
-	return "", fmt.Errorf("models: tip of session %q: more than %d generations", id, maxLineageWalk)
+	return fmt.Errorf("more than %d generations", maxLineageWalk)
 }
 
 // LineageSessions counts the sessions left in the lineage whose root is
@@ -261,20 +272,8 @@ func (s *Store) Chain(ctx context.Context, id string) ([]Session, error) {
 	for i := len(up) - 1; i >= 0; i-- {
 		out = append(out, up[i])
 	}
-	for cur := self.ID; len(out) < maxLineageWalk; {
-		child, err := childOf(db, cur)
-		if errors.Is(err, ErrNotFound) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("models: chain of session %q: child of %q: %w", id, cur, err)
-		}
-		if seen[child.ID] {
-			return nil, fmt.Errorf("models: chain of session %q: the links loop back to %q", id, child.ID)
-		}
-		seen[child.ID] = true
-		out = append(out, *child)
-		cur = child.ID
+	if err := descend(db, self.ID, seen, func(child *Session) { out = append(out, *child) }); err != nil {
+		return nil, fmt.Errorf("models: chain of session %q: %w", id, err)
 	}
-	return nil, fmt.Errorf("models: chain of session %q: more than %d sessions", id, maxLineageWalk)
+	return out, nil
 }

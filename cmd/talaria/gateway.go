@@ -122,7 +122,6 @@ func startGateway(ctx context.Context, name string, cfg config.Config, rt *talar
 		}
 		opts := talaria.GatewayOptions{Runtime: rt, Config: cfg, Access: map[string]*talaria.Access{},
 			Groups:        talaria.GroupSessions(cfg.Gateway.GroupSessions),
-			Reset:         &talaria.ResetPolicy{DailyHour: cfg.Gateway.ResetHour, Idle: cfg.Gateway.ResetIdle},
 			PlatformReset: map[string]talaria.ResetPolicy{}, Logger: newLogger(cfg.LogLevel)}
 		for _, pc := range pcs {
 			opts.Platforms = append(opts.Platforms, pc.p)

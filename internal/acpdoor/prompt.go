@@ -226,36 +226,35 @@ func (a *Agent) Cancel(_ context.Context, p acp.CancelNotification) error {
 // refuses it should it arrive later); one whose turn started already is
 // stopped.
 func (a *Agent) withdraw(ctx context.Context, id, request string) {
-	for {
+	a.retry(ctx, "withdraw a cancelled prompt", id, func(ctx context.Context) error {
 		d, err := a.rt.Withdraw(ctx, id, request)
-		if err == nil {
-			if d.Outcome == workflows.DeliveryStarted && d.TurnID != "" {
-				a.stopTurn(id, d.TurnID)
-			}
-			return
+		if err == nil && d.Outcome == workflows.DeliveryStarted && d.TurnID != "" {
+			a.stopTurn(id, d.TurnID)
 		}
-		select {
-		case <-ctx.Done():
-			a.logger.Warn("acp: withdraw a cancelled prompt", "session", id, "error", err)
-			return
-		case <-time.After(time.Second):
-		}
-	}
+		return err
+	})
 }
 
-// stopTurn interrupts one turn of the session, trying again while
-// Temporal does not answer.
+// stopTurn interrupts one turn of the session.
 func (a *Agent) stopTurn(id, turnID string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(a.base), cancelTimeout)
 	defer cancel()
+	a.retry(ctx, "cancel turn "+turnID, id, func(ctx context.Context) error {
+		return a.rt.Signal(ctx, turnID, workflows.SignalInterrupt, cancelReason)
+	})
+}
+
+// retry calls f, a second apart, until it succeeds or ctx ends (said in
+// one log line): Temporal may not answer for a while.
+func (a *Agent) retry(ctx context.Context, what, id string, f func(context.Context) error) {
 	for {
-		err := a.rt.Signal(ctx, turnID, workflows.SignalInterrupt, cancelReason)
+		err := f(ctx)
 		if err == nil {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			a.logger.Warn("acp: cancel", "session", id, "turn", turnID, "error", err)
+			a.logger.Warn("acp: "+what, "session", id, "error", err)
 			return
 		case <-time.After(time.Second):
 		}

@@ -81,15 +81,8 @@ func (rt *Runtime) deliver(ctx context.Context, sessionID string, msg workflows.
 }
 
 // handoff delivers msg and returns the turn it became (for a steer: the
-// running turn it joined), waiting while it is queued.
-func (rt *Runtime) handoff(ctx context.Context, sessionID string, msg workflows.Message) (string, error) {
-	d, err := rt.handoffDelivery(ctx, sessionID, msg)
-	return d.TurnID, err
-}
-
-// handoffDelivery is handoff that says whether the message started its
-// turn or steered the running one.
-func (rt *Runtime) handoffDelivery(ctx context.Context, sessionID string, msg workflows.Message) (workflows.Delivery, error) {
+// running turn it joined, Outcome steered), waiting while it is queued.
+func (rt *Runtime) handoff(ctx context.Context, sessionID string, msg workflows.Message) (workflows.Delivery, error) {
 	d, err := rt.deliver(ctx, sessionID, msg, client.WorkflowUpdateStageCompleted)
 	switch {
 	case err != nil || d.TurnID != "":

@@ -98,12 +98,8 @@ func (rt *Runtime) RunTurn(ctx context.Context, in workflows.TurnInput) (workflo
 // The message is durable once sent: the turn runs whatever the caller does
 // next.
 func (rt *Runtime) StartMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode) (string, error) {
-	conversation, err := rt.Conversation(ctx, in.SessionID)
-	if err != nil {
-		return "", err
-	}
-	in.SessionID = conversation
-	return rt.startMessage(ctx, in, mode)
+	d, err := rt.StartRequest(ctx, in, mode, NewRequestID())
+	return d.TurnID, err
 }
 
 // Deliver hands msg to its session (msg.Turn.SessionID) and returns the
@@ -119,11 +115,11 @@ func (rt *Runtime) Deliver(ctx context.Context, msg workflows.Message) (string, 
 		return "", err
 	}
 	msg.Turn.SessionID = conversation
-	turnID, err := rt.handoff(ctx, conversation, msg)
+	d, err := rt.handoff(ctx, conversation, msg)
 	if err == nil {
-		rt.logHandoff(ctx, conversation, msg, turnID)
+		rt.logHandoff(ctx, conversation, msg, d.TurnID)
 	}
-	return turnID, err
+	return d.TurnID, err
 }
 
 // Submit hands msg to the coordinator of its conversation and returns
@@ -154,22 +150,17 @@ func (rt *Runtime) StartRequest(ctx context.Context, in workflows.TurnInput, mod
 		return workflows.Delivery{}, err
 	}
 	in.SessionID = conversation
-	msg := workflows.Message{RequestID: requestID, Text: in.UserMessage, Mode: mode, Turn: in}
-	d, err := rt.handoffDelivery(ctx, conversation, msg)
-	if err == nil {
-		rt.logHandoff(ctx, conversation, msg, d.TurnID)
-	}
-	return d, err
+	return rt.startRequest(ctx, in, mode, requestID)
 }
 
-// startMessage is StartMessage for a resolved conversation id.
-func (rt *Runtime) startMessage(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode) (string, error) {
-	msg := workflows.Message{RequestID: NewRequestID(), Text: in.UserMessage, Mode: mode, Turn: in}
-	turnID, err := rt.handoff(ctx, in.SessionID, msg)
+// startRequest is StartRequest for a resolved conversation id.
+func (rt *Runtime) startRequest(ctx context.Context, in workflows.TurnInput, mode workflows.BusyMode, requestID string) (workflows.Delivery, error) {
+	msg := workflows.Message{RequestID: requestID, Text: in.UserMessage, Mode: mode, Turn: in}
+	d, err := rt.handoff(ctx, in.SessionID, msg)
 	if err == nil {
-		rt.logHandoff(ctx, in.SessionID, msg, turnID)
+		rt.logHandoff(ctx, in.SessionID, msg, d.TurnID)
 	}
-	return turnID, err
+	return d, err
 }
 
 // RunMessage sends in.UserMessage with a busy-input mode and waits for the
@@ -188,10 +179,11 @@ func (rt *Runtime) RunMessage(ctx context.Context, in workflows.TurnInput, mode 
 	// Say so when the server stops answering while this waits.
 	ctx, unwatch := rt.watchServer(ctx)
 	defer unwatch()
-	turnID, err := rt.startMessage(ctx, in, mode)
+	d, err := rt.startRequest(ctx, in, mode, NewRequestID())
 	if err != nil {
 		return res, err
 	}
+	turnID := d.TurnID
 	following := rt.follow(ctx, turnID, onEvent)
 	res, err = rt.WaitTurn(ctx, turnID)
 	following()
