@@ -35,6 +35,20 @@ func (f Flavour) Limit() int {
 // SlackMrkdwn renders Markdown as Slack mrkdwn.
 func SlackMrkdwn(md string) string { return Render(md, FlavourSlack) }
 
+// Literal makes text literal in Markdown: every character that could
+// start or end markup is escaped. Pure.
+func Literal(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '*', '_', '`', '[', ']', '<', '>', '#', '~', '|':
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // Plain renders Markdown as unformatted text.
 func Plain(md string) string { return Render(md, FlavourPlain) }
 

@@ -64,7 +64,7 @@ type Slack struct {
 	wake    chan struct{}
 	pending []*entry          // updates not acknowledged yet, in the order they came
 	byID    map[string]*entry // the same, by update id
-	acked   recent            // update ids acknowledged lately
+	acked   gateway.Seen      // update ids acknowledged lately
 	runErr  error             // why the Socket Mode connection stopped, if it did
 	presses map[string]press  // button presses not answered yet, by callback id
 }
@@ -107,7 +107,7 @@ func New(ctx context.Context, o Options) (*Slack, error) {
 	}
 	s := &Slack{api: api, ctx: ctx, tokens: tokens, logger: logger,
 		teamID: auth.TeamID, userID: auth.UserID, botID: auth.BotID, name: auth.User,
-		wake: make(chan struct{}), byID: map[string]*entry{}, acked: recent{max: 2000}, presses: map[string]press{}}
+		wake: make(chan struct{}), byID: map[string]*entry{}, presses: map[string]press{}}
 	s.sm = socketmode.New(api, socketmode.OptionLog(discard{}))
 	return s, nil
 }
@@ -205,7 +205,7 @@ func (s *Slack) read() {
 func (s *Slack) add(u gateway.Update, req socketmode.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.acked.has(u.ID) {
+	if s.acked.Has(u.ID) {
 		go s.ackNow(req)
 		return
 	}
@@ -364,7 +364,7 @@ func (s *Slack) Ack(ctx context.Context, u gateway.Update) error {
 			break
 		}
 	}
-	s.acked.add(u.ID)
+	s.acked.Add(u.ID)
 	for _, req := range e.reqs[len(reqs):] { // delivered again meanwhile
 		go s.ackNow(req)
 	}
@@ -492,10 +492,10 @@ func (s *Slack) AnswerButton(ctx context.Context, u gateway.Update, notice strin
 	}
 	body := p.text
 	if notice != "" {
-		body = strings.TrimRight(body, "\n") + "\n\n_" + format.SlackMrkdwn(markdownLiteral(notice)) + "_"
+		body = strings.TrimRight(body, "\n") + "\n\n_" + format.SlackMrkdwn(format.Literal(notice)) + "_"
 	}
 	if len(body) > format.SlackLimit {
-		body = "_" + format.SlackMrkdwn(markdownLiteral(notice)) + "_"
+		body = "_" + format.SlackMrkdwn(format.Literal(notice)) + "_"
 	}
 	err := s.update(ctx, p.channel, p.ts, []slack.MsgOption{slack.MsgOptionText(body, false),
 		slack.MsgOptionBlocks(slack.NewSectionBlock(slack.NewTextBlockObject(slack.MarkdownType, body, false, false), nil, nil))})
@@ -511,7 +511,7 @@ func (s *Slack) tell(ctx context.Context, u gateway.Update, notice string) error
 		return nil
 	}
 	channel, thread := splitChat(u.Chat.ID)
-	opts := []slack.MsgOption{slack.MsgOptionText(format.SlackMrkdwn(markdownLiteral(notice)), false)}
+	opts := []slack.MsgOption{slack.MsgOptionText(format.SlackMrkdwn(format.Literal(notice)), false)}
 	if thread != "" {
 		opts = append(opts, slack.MsgOptionTS(thread))
 	}
@@ -519,43 +519,6 @@ func (s *Slack) tell(ctx context.Context, u gateway.Update, notice string) error
 		return errors.New("slack: chat.postEphemeral: " + redact(err, s.tokens))
 	}
 	return nil
-}
-
-// markdownLiteral makes text literal in Markdown. Pure.
-func markdownLiteral(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '\\', '*', '_', '`', '[', ']', '<', '>', '#', '~', '|':
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// recent is a bounded set of ids, the oldest forgotten first.
-type recent struct {
-	max   int
-	order []string
-	set   map[string]bool
-}
-
-func (r *recent) has(id string) bool { return r.set[id] }
-
-func (r *recent) add(id string) {
-	if r.set == nil {
-		r.set = map[string]bool{}
-	}
-	if r.set[id] {
-		return
-	}
-	r.set[id] = true
-	r.order = append(r.order, id)
-	if len(r.order) > r.max {
-		delete(r.set, r.order[0])
-		r.order = r.order[1:]
-	}
 }
 
 // discard is the socketmode client's logger: it says nothing (its
