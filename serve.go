@@ -4,6 +4,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/api"
 	"github.com/talaria-agent/talaria/internal/embedded"
 	"github.com/talaria-agent/talaria/internal/gateway"
+	"github.com/talaria-agent/talaria/internal/gateway/discord"
 	"github.com/talaria-agent/talaria/internal/gateway/slack"
 	"github.com/talaria-agent/talaria/internal/gateway/telegram"
 	"github.com/talaria-agent/talaria/internal/logfile"
@@ -56,6 +57,16 @@ var (
 	InFlight       = gateway.InFlight
 	NewGateway     = gateway.New
 	NewPairingCode = gateway.NewPairingCode
+)
+
+// From package discord.
+type (
+	DiscordOptions = discord.Options
+)
+
+var (
+	ErrDiscordRefused = discord.ErrRefused
+	NewDiscord        = discord.New
 )
 
 // From package slack.

@@ -10,6 +10,7 @@ import (
 type Gateway struct {
 	Telegram Telegram `yaml:"telegram"`
 	Slack    Slack    `yaml:"slack"`
+	Discord  Discord  `yaml:"discord"`
 	// GroupSessions: per_user (each member of a group has a session of
 	// their own, the default) or shared (one per group or thread).
 	GroupSessions string `yaml:"group_sessions"`
@@ -64,6 +65,8 @@ func (g Gateway) ResetFor(platform string) (hour int, idle time.Duration) {
 		own = g.Telegram.SessionReset
 	case "slack":
 		own = g.Slack.SessionReset
+	case "discord":
+		own = g.Discord.SessionReset
 	}
 	if own.ResetHour != nil {
 		hour = *own.ResetHour
@@ -108,6 +111,23 @@ type Slack struct {
 	SessionReset `yaml:",inline"`
 }
 
+// Discord configures the Discord bot.
+type Discord struct {
+	// Token is the bot's token from the Developer Portal
+	// (DISCORD_BOT_TOKEN).
+	Token string `yaml:"token"`
+	// APIURL is the REST API (DISCORD_API_URL; empty:
+	// https://discord.com/api/v10).
+	APIURL string `yaml:"api_url"`
+	// AllowedUsers are the Discord user ids (snowflakes) that may talk to
+	// the agent (DISCORD_ALLOWED_USERS, comma-separated); empty: nobody,
+	// unless AllowAll.
+	AllowedUsers []string `yaml:"allowed_users"`
+	AllowAll     bool     `yaml:"allow_all"`
+	// SessionReset overrides the gateway's session reset for Discord.
+	SessionReset `yaml:",inline"`
+}
+
 // problems are what is wrong with g, for Validate. Pure.
 func (g Gateway) problems() []string {
 	out := resetHourProblems("gateway", g.ResetHour)
@@ -116,6 +136,7 @@ func (g Gateway) problems() []string {
 	}
 	out = append(out, g.Telegram.SessionReset.problems("gateway.telegram")...)
 	out = append(out, g.Slack.SessionReset.problems("gateway.slack")...)
+	out = append(out, g.Discord.SessionReset.problems("gateway.discord")...)
 	switch g.GroupSessions {
 	case "", "per_user", "shared":
 	default:

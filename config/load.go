@@ -29,6 +29,7 @@ var envKeys = []string{
 	"TALARIA_BUSY_INPUT_MODE", "TALARIA_API_LISTEN", "TALARIA_API_KEY",
 	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "TELEGRAM_ALLOWED_USERS",
 	"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL", "SLACK_ALLOWED_USERS",
+	"DISCORD_BOT_TOKEN", "DISCORD_API_URL", "DISCORD_ALLOWED_USERS",
 	"SEARXNG_URL", "BRAVE_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY",
 }
 
@@ -166,6 +167,11 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	set("EXA_API_KEY", &cfg.Web.Search.ExaAPIKey)
 	if v := getenv("SLACK_ALLOWED_USERS"); v != "" {
 		cfg.Gateway.Slack.AllowedUsers = splitList(v)
+	}
+	set("DISCORD_BOT_TOKEN", &cfg.Gateway.Discord.Token)
+	set("DISCORD_API_URL", &cfg.Gateway.Discord.APIURL)
+	if v := getenv("DISCORD_ALLOWED_USERS"); v != "" {
+		cfg.Gateway.Discord.AllowedUsers = splitList(v)
 	}
 	if v := getenv("TALARIA_HEARTBEAT_TIMEOUT"); v != "" {
 		d, err := ParseDuration(v)

@@ -199,6 +199,7 @@ func (c Config) Secrets() []string {
 	add(c.Gateway.Telegram.Token)
 	add(c.Gateway.Slack.BotToken)
 	add(c.Gateway.Slack.AppToken)
+	add(c.Gateway.Discord.Token)
 	add(c.Web.Search.BraveAPIKey)
 	add(c.Web.Search.TavilyAPIKey)
 	add(c.Web.Search.ExaAPIKey)

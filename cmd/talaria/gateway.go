@@ -16,12 +16,13 @@ import (
 )
 
 // gatewayHelp is what --help says about the gateway.
-const gatewayHelp = `With a Telegram bot token (gateway.telegram.token or TELEGRAM_BOT_TOKEN) or a
+const gatewayHelp = `With a Telegram bot token (gateway.telegram.token or TELEGRAM_BOT_TOKEN), a
 Slack app (gateway.slack.bot_token and app_token, or SLACK_BOT_TOKEN and
-SLACK_APP_TOKEN) it also answers there: only the users in allowed_users
-(TELEGRAM_ALLOWED_USERS, SLACK_ALLOWED_USERS: comma-separated ids; empty:
-nobody) or paired with a code ('talaria gateway pair PLATFORM') reach the
-agent; others get one polite refusal. Each DM is a session (a new one after
+SLACK_APP_TOKEN) or a Discord bot token (gateway.discord.token or
+DISCORD_BOT_TOKEN) it also answers there: only the users in allowed_users
+(TELEGRAM_ALLOWED_USERS, SLACK_ALLOWED_USERS, DISCORD_ALLOWED_USERS:
+comma-separated ids; empty: nobody) or paired with a code ('talaria gateway
+pair PLATFORM') reach the agent; others get one polite refusal. Each DM is a session (a new one after
 04:00 or 24 idle hours); /help lists the chat commands (/stop, /steer, /queue,
 /status, /approve, /deny, /new, /undo, /retry...). See docs/gateway.md.`
 
@@ -68,6 +69,18 @@ func configuredPlatforms(cfg config.Config) []*platformConn {
 					return nil, err
 				}
 				return app, nil
+			}})
+	}
+	if dc := cfg.Gateway.Discord; dc.Token != "" {
+		logger := newLogger(cfg.LogLevel)
+		out = append(out, &platformConn{name: "discord", refused: talaria.ErrDiscordRefused,
+			access: &talaria.Access{Users: dc.AllowedUsers, AllowAll: dc.AllowAll},
+			connect: func(ctx context.Context) (talaria.Platform, error) {
+				bot, err := talaria.NewDiscord(ctx, talaria.DiscordOptions{APIURL: dc.APIURL, Token: dc.Token, Logger: logger})
+				if err != nil {
+					return nil, err
+				}
+				return bot, nil
 			}})
 	}
 	return out
@@ -184,7 +197,7 @@ See docs/gateway.md.`,
 				return err
 			}
 			if len(configuredPlatforms(cfg)) == 0 {
-				return usagef("no messaging platform is configured: set TELEGRAM_BOT_TOKEN (or gateway.telegram.token), or SLACK_BOT_TOKEN and SLACK_APP_TOKEN (gateway.slack.*), see docs/gateway.md")
+				return usagef("no messaging platform is configured: set TELEGRAM_BOT_TOKEN (or gateway.telegram.token), SLACK_BOT_TOKEN and SLACK_APP_TOKEN (gateway.slack.*), or DISCORD_BOT_TOKEN (gateway.discord.token), see docs/gateway.md")
 			}
 			rt, err := connectClient(cmd.Context(), cfg, newLogger(cfg.LogLevel))
 			if err != nil {

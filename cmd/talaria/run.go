@@ -39,7 +39,7 @@ over as many turns as it takes. With --background either starts and returns at
 once (it needs a running 'talaria serve', which goes on with it); when it ends,
 its outcome is delivered to --deliver's targets (default: local, a file under
 $TALARIA_HOME/cron/output; also home, telegram:<chat>, slack:<channel>,
-webhook:<url>, email:<address>). run --wait SESSION follows a run started
+discord:<channel>, webhook:<url>, email:<address>). run --wait SESSION follows a run started
 before, or prints how it ended.
 
 run --goal runs a turn with the goal; when the turn ends (its answer, or its

@@ -94,14 +94,15 @@ func checkJobDeliver(j models.CronJob) error {
 	}
 	if j.Origin == "" && slices.Contains(j.Deliver, engine.OriginDelivery) {
 		return &FieldError{Field: "deliver", Value: engine.OriginDelivery,
-			Reason: "origin is the chat that made the job, and this one is not made in a chat: use home, telegram:<chat id> or slack:<channel id>"}
+			Reason: "origin is the chat that made the job, and this one is not made in a chat: use home, telegram:<chat id>, slack:<channel id> or discord:<channel id>"}
 	}
 	return nil
 }
 
 // CheckDeliver refuses a delivery target that is none of "local", "home"
 // (the chat /sethome chose), "origin" (the chat that made the job),
-// "telegram:" and a chat id, "slack:" and a channel id, "email:" and one bare address, and "webhook:" followed by an absolute
+// "telegram:" and a chat id, "slack:" and a channel id, "discord:" and a
+// channel id (a thread's as "<channel>:<thread>"), "email:" and one bare address, and "webhook:" followed by an absolute
 // http(s) URL with a host (no user name or password in it, no spaces or
 // control characters, at most 2048 bytes). Targets come from whoever may add jobs: nothing else is sent to.
 func CheckDeliver(targets []string) error {
@@ -121,6 +122,12 @@ func CheckDeliver(targets []string) error {
 			}
 			continue
 		}
+		if ch, ok := strings.CutPrefix(d, "discord:"); ok {
+			if !validDiscordChannel(ch) {
+				return &FieldError{Field: "deliver", Value: d, Reason: "use discord:<channel id>, the channel's number (Developer Mode: Copy Channel ID)"}
+			}
+			continue
+		}
 		if chat, ok := strings.CutPrefix(d, "telegram:"); ok {
 			if !validTelegramChat(chat) {
 				return &FieldError{Field: "deliver", Value: d, Reason: "use telegram:<chat id>, the chat's number (negative for a group)"}
@@ -128,7 +135,7 @@ func CheckDeliver(targets []string) error {
 			continue
 		}
 		if raw, ok := strings.CutPrefix(d, "webhook:"); !ok || !validWebhook(raw) {
-			return &FieldError{Field: "deliver", Value: d, Reason: "use local, home, origin, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id> or email:<address>"}
+			return &FieldError{Field: "deliver", Value: d, Reason: "use local, home, origin, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id>, discord:<channel id> or email:<address>"}
 		}
 	}
 	return nil
@@ -139,6 +146,17 @@ func CheckDeliver(targets []string) error {
 func validSlackChannel(s string) bool {
 	return len(s) >= 3 && len(s) <= 32 && strings.IndexByte("CGD", s[0]) >= 0 &&
 		strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
+}
+
+// validDiscordChannel reports whether s is a Discord channel id (a
+// snowflake), or a channel's and a thread's in it ("<channel>:<thread>").
+// Pure.
+func validDiscordChannel(s string) bool {
+	channel, thread, hasThread := strings.Cut(s, ":")
+	snowflake := func(id string) bool {
+		return len(id) >= 15 && len(id) <= 20 && strings.Trim(id, "0123456789") == ""
+	}
+	return snowflake(channel) && (!hasThread || snowflake(thread))
 }
 
 // validTelegramChat reports whether s is a Telegram chat id: an integer,

@@ -153,7 +153,7 @@ const sendMessageTimeout = 30 * time.Second
 func chatSender(c client.Client, timeout time.Duration) tools.ChatSendFunc {
 	return func(ctx context.Context, target, key, text string) (string, error) {
 		platform, chat, _ := strings.Cut(target, ":")
-		if platform != "telegram" && platform != "slack" || chat == "" {
+		if !tools.IsChatPlatform(platform) || chat == "" {
 			return "", fmt.Errorf("%q is not a chat", target)
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)

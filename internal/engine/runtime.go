@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"time"
@@ -227,9 +228,14 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	}
 	// Results for chats go through the gateway, which holds the
 	// platforms' credentials.
-	chats := map[string]activities.Deliverer{"telegram": chatDeliverer(rt.Client, "telegram"), "slack": chatDeliverer(rt.Client, "slack")}
-	acts.Deliverers = loggedDeliverers(rt.logger, map[string]activities.Deliverer{"telegram": chats["telegram"], "slack": chats["slack"],
-		"home": homeDeliverer(rt.Store, chats), "origin": originDeliverer(rt.Store, chats), "email": emailDeliverer(cfg.Delivery.SMTP)})
+	chats := map[string]activities.Deliverer{}
+	for _, p := range tools.ChatPlatforms {
+		chats[p] = chatDeliverer(rt.Client, p)
+	}
+	deliverers := maps.Clone(chats)
+	deliverers["home"], deliverers["origin"] = homeDeliverer(rt.Store, chats), originDeliverer(rt.Store, chats)
+	deliverers["email"] = emailDeliverer(cfg.Delivery.SMTP)
+	acts.Deliverers = loggedDeliverers(rt.logger, deliverers)
 	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
 		// Heartbeats reach the server at least twice a second, so a
 		// cancel (an interrupt) reaches an in-flight model call or tool

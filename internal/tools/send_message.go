@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -101,6 +102,13 @@ func CheckMessageText(text string) error {
 	return nil
 }
 
+// ChatPlatforms are the messaging platforms whose chats are delivery
+// targets ("<platform>:<chat id>"), through the gateway.
+var ChatPlatforms = []string{"telegram", "slack", "discord"}
+
+// IsChatPlatform reports whether name is one of ChatPlatforms. Pure.
+func IsChatPlatform(name string) bool { return slices.Contains(ChatPlatforms, name) }
+
 // ChatTarget turns a chat's session key ("telegram:dm:<chat>[:...]",
 // "slack:group:<channel>[:...]") into its delivery target
 // ("telegram:<chat>"); "" when the key is not one. Pure.
@@ -136,8 +144,8 @@ func DecideTarget(target, home, current string) (string, error) {
 		return refuse(`"target" is empty: use "home" or "this_chat"`)
 	}
 	scheme, id, _ := strings.Cut(target, ":")
-	if (scheme != "telegram" && scheme != "slack") || id == "" {
-		return refuse(fmt.Sprintf(`%q is not a chat: send_message sends only to "home" or "this_chat" (telegram:<chat id> or slack:<channel id> of one of them)`, target))
+	if !IsChatPlatform(scheme) || id == "" {
+		return refuse(fmt.Sprintf(`%q is not a chat: send_message sends only to "home" or "this_chat" (telegram:<chat id>, slack:<channel id> or discord:<channel id> of one of them)`, target))
 	}
 	if target == home || target == current {
 		return target, nil
