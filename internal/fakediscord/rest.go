@@ -91,6 +91,9 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, 0, "401: Unauthorized")
 		return
 	}
+	// The body is read first: the server notices a client that went
+	// away only once it was.
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if !s.admit(r, route) {
 		return // held, and its client went away: never taken
 	}
@@ -108,7 +111,6 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Unlock()
-	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	var body messageBody
 	var callback struct {
 		Type int         `json:"type"`
