@@ -202,7 +202,7 @@ func (s *Server) identify(c *gwConn, r *http.Request) {
 		"resume_gateway_url": "ws://" + r.Host + "/gateway",
 		"user":               map[string]any{"id": BotID, "username": s.BotName, "discriminator": "0", "bot": true},
 		"guilds":             []any{map[string]any{"id": GuildID, "unavailable": true}}, "private_channels": []any{},
-		"application":        map[string]any{"id": AppID, "flags": 0}})
+		"application": map[string]any{"id": AppID, "flags": 0}})
 }
 
 // resume reattaches c to the session and replays what came after seq; an
