@@ -6,6 +6,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/gateway"
 	"github.com/talaria-agent/talaria/internal/gateway/discord"
 	"github.com/talaria-agent/talaria/internal/gateway/slack"
+	"github.com/talaria-agent/talaria/internal/gateway/sms"
 	"github.com/talaria-agent/talaria/internal/gateway/telegram"
 	"github.com/talaria-agent/talaria/internal/logfile"
 	"github.com/talaria-agent/talaria/internal/telemetry"
@@ -67,6 +68,16 @@ type (
 var (
 	ErrDiscordRefused = discord.ErrRefused
 	NewDiscord        = discord.New
+)
+
+// From package sms.
+type (
+	SMSOptions = sms.Options
+)
+
+var (
+	ErrSMSRefused = sms.ErrRefused
+	NewSMS        = sms.New
 )
 
 // From package slack.

@@ -11,6 +11,7 @@ type Gateway struct {
 	Telegram Telegram `yaml:"telegram"`
 	Slack    Slack    `yaml:"slack"`
 	Discord  Discord  `yaml:"discord"`
+	SMS      SMS      `yaml:"sms"`
 	// GroupSessions: per_user (each member of a group has a session of
 	// their own, the default) or shared (one per group or thread).
 	GroupSessions string `yaml:"group_sessions"`
@@ -67,6 +68,8 @@ func (g Gateway) ResetFor(platform string) (hour int, idle time.Duration) {
 		own = g.Slack.SessionReset
 	case "discord":
 		own = g.Discord.SessionReset
+	case "sms":
+		own = g.SMS.SessionReset
 	}
 	if own.ResetHour != nil {
 		hour = *own.ResetHour
@@ -128,6 +131,33 @@ type Discord struct {
 	SessionReset `yaml:",inline"`
 }
 
+// SMS configures the Twilio number the agent answers texts on.
+type SMS struct {
+	// AccountSID (AC..., TWILIO_ACCOUNT_SID) and AuthToken
+	// (TWILIO_AUTH_TOKEN) are the Twilio account's.
+	AccountSID string `yaml:"account_sid"`
+	AuthToken  string `yaml:"auth_token"`
+	// From is the Twilio phone number, E.164 (TWILIO_FROM_NUMBER).
+	From string `yaml:"from"`
+	// APIURL is the REST API (TWILIO_API_URL; empty:
+	// https://api.twilio.com).
+	APIURL string `yaml:"api_url"`
+	// WebhookURL is the number's "A message comes in" URL as set in
+	// Twilio's console (the signature covers it); empty: the URL as this
+	// process sees the request, right when nothing rewrites it on the way.
+	WebhookURL string `yaml:"webhook_url"`
+	// AllowedUsers are the phone numbers (E.164) that may talk to the
+	// agent (SMS_ALLOWED_USERS, comma-separated); empty: nobody, unless
+	// AllowAll.
+	AllowedUsers []string `yaml:"allowed_users"`
+	AllowAll     bool     `yaml:"allow_all"`
+	// SessionReset overrides the gateway's session reset for SMS.
+	SessionReset `yaml:",inline"`
+}
+
+// Configured reports whether any of the number's settings is set.
+func (s SMS) Configured() bool { return s.AccountSID != "" || s.AuthToken != "" || s.From != "" }
+
 // problems are what is wrong with g, for Validate. Pure.
 func (g Gateway) problems() []string {
 	out := resetHourProblems("gateway", g.ResetHour)
@@ -137,6 +167,10 @@ func (g Gateway) problems() []string {
 	out = append(out, g.Telegram.SessionReset.problems("gateway.telegram")...)
 	out = append(out, g.Slack.SessionReset.problems("gateway.slack")...)
 	out = append(out, g.Discord.SessionReset.problems("gateway.discord")...)
+	out = append(out, g.SMS.SessionReset.problems("gateway.sms")...)
+	if s := g.SMS; s.Configured() && (s.AccountSID == "" || s.AuthToken == "" || s.From == "") {
+		out = append(out, "gateway.sms needs account_sid (TWILIO_ACCOUNT_SID), auth_token (TWILIO_AUTH_TOKEN) and from (TWILIO_FROM_NUMBER)")
+	}
 	switch g.GroupSessions {
 	case "", "per_user", "shared":
 	default:

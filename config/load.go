@@ -30,6 +30,7 @@ var envKeys = []string{
 	"TELEGRAM_BOT_TOKEN", "TELEGRAM_API_URL", "TELEGRAM_ALLOWED_USERS",
 	"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL", "SLACK_ALLOWED_USERS",
 	"DISCORD_BOT_TOKEN", "DISCORD_API_URL", "DISCORD_ALLOWED_USERS",
+	"TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM_NUMBER", "TWILIO_API_URL", "SMS_ALLOWED_USERS",
 	"SEARXNG_URL", "BRAVE_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY",
 }
 
@@ -169,6 +170,13 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		cfg.Gateway.Slack.AllowedUsers = splitList(v)
 	}
 	set("DISCORD_BOT_TOKEN", &cfg.Gateway.Discord.Token)
+	set("TWILIO_ACCOUNT_SID", &cfg.Gateway.SMS.AccountSID)
+	set("TWILIO_AUTH_TOKEN", &cfg.Gateway.SMS.AuthToken)
+	set("TWILIO_FROM_NUMBER", &cfg.Gateway.SMS.From)
+	set("TWILIO_API_URL", &cfg.Gateway.SMS.APIURL)
+	if v := getenv("SMS_ALLOWED_USERS"); v != "" {
+		cfg.Gateway.SMS.AllowedUsers = splitList(v)
+	}
 	set("DISCORD_API_URL", &cfg.Gateway.Discord.APIURL)
 	if v := getenv("DISCORD_ALLOWED_USERS"); v != "" {
 		cfg.Gateway.Discord.AllowedUsers = splitList(v)

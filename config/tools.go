@@ -200,6 +200,7 @@ func (c Config) Secrets() []string {
 	add(c.Gateway.Slack.BotToken)
 	add(c.Gateway.Slack.AppToken)
 	add(c.Gateway.Discord.Token)
+	add(c.Gateway.SMS.AuthToken)
 	add(c.Web.Search.BraveAPIKey)
 	add(c.Web.Search.TavilyAPIKey)
 	add(c.Web.Search.ExaAPIKey)

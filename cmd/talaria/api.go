@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 
 	"github.com/talaria-agent/talaria"
@@ -40,7 +41,7 @@ func addAPIFlag(c *cobra.Command, def string) {
 // startAPI serves the API cfg asks for (api.listen) on rt; nil when it
 // asks for none. An address beyond loopback without api.key, or one it
 // cannot listen on, is an error in one line.
-func startAPI(cfg config.Config, rt *talaria.Runtime, stderr io.Writer) (*apiServer, error) {
+func startAPI(cfg config.Config, rt *talaria.Runtime, stderr io.Writer, webhooks http.Handler) (*apiServer, error) {
 	listen := cfg.API.Listen
 	if listen == "" {
 		return nil, nil
@@ -64,7 +65,8 @@ func startAPI(cfg config.Config, rt *talaria.Runtime, stderr io.Writer) (*apiSer
 		}
 		workdir = wd
 	}
-	srv, err := talaria.NewAPI(talaria.APIOptions{Runtime: rt, Config: cfg, Key: key, Workdir: workdir, Logger: newLogger(cfg.LogLevel)})
+	srv, err := talaria.NewAPI(talaria.APIOptions{Runtime: rt, Config: cfg, Key: key, Workdir: workdir, Logger: newLogger(cfg.LogLevel),
+		Webhooks: webhooks})
 	if err != nil {
 		return nil, err
 	}
@@ -135,13 +137,20 @@ deployment: the API keeps no state of its own. It listens on --api-listen
 				return err
 			}
 			defer rt.Close()
-			a, err := startAPI(cfg, rt, cmd.ErrOrStderr())
+			// The platforms whose messages come by webhook are answered
+			// here, where their requests arrive.
+			gw, err := startGateway(cmd.Context(), "api", hookedOnly(cfg), rt, cmd.ErrOrStderr())
+			if err != nil {
+				return usageErr(err)
+			}
+			defer gw.Close()
+			a, err := startAPI(cfg, rt, cmd.ErrOrStderr(), gw.webhooks())
 			if err != nil {
 				return usageErr(err)
 			}
 			defer a.Close()
-			fmt.Fprintf(cmd.ErrOrStderr(), "talaria api: ready (temporal %s, db %s%s)\n",
-				rt.Config.Temporal.Address, redactDSN(cfg.DB), a.ready())
+			fmt.Fprintf(cmd.ErrOrStderr(), "talaria api: ready (temporal %s, db %s%s%s)\n",
+				rt.Config.Temporal.Address, redactDSN(cfg.DB), a.ready(), gw.readyLine())
 			<-cmd.Context().Done()
 			return nil
 		},

@@ -41,6 +41,7 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 			cfg.Gateway.Slack.BotToken = mask(cfg.Gateway.Slack.BotToken)
 			cfg.Gateway.Slack.AppToken = mask(cfg.Gateway.Slack.AppToken)
 			cfg.Gateway.Discord.Token = mask(cfg.Gateway.Discord.Token)
+			cfg.Gateway.SMS.AuthToken = mask(cfg.Gateway.SMS.AuthToken)
 			cfg.MCPServers = maskedMCP(cfg.MCPServers)
 			s := &cfg.Web.Search
 			s.BraveAPIKey, s.TavilyAPIKey, s.ExaAPIKey = mask(s.BraveAPIKey), mask(s.TavilyAPIKey), mask(s.ExaAPIKey)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sync"
 	"time"
 
@@ -83,6 +84,18 @@ func configuredPlatforms(cfg config.Config) []*platformConn {
 				return bot, nil
 			}})
 	}
+	if sm := cfg.Gateway.SMS; sm.Configured() {
+		out = append(out, &platformConn{name: "sms", refused: talaria.ErrSMSRefused,
+			access: &talaria.Access{Users: sm.AllowedUsers, AllowAll: sm.AllowAll},
+			connect: func(ctx context.Context) (talaria.Platform, error) {
+				n, err := talaria.NewSMS(ctx, talaria.SMSOptions{APIURL: sm.APIURL, AccountSID: sm.AccountSID, AuthToken: sm.AuthToken,
+					From: sm.From, WebhookURL: sm.WebhookURL})
+				if err != nil {
+					return nil, err
+				}
+				return n, nil
+			}})
+	}
 	return out
 }
 
@@ -153,6 +166,34 @@ func startGateway(ctx context.Context, name string, cfg config.Config, rt *talar
 		g.Run(ctx)
 	}()
 	return r, nil
+}
+
+// hookedOnly is cfg with only the platforms whose messages come by
+// webhook (SMS): those the API answers. Pure.
+func hookedOnly(cfg config.Config) config.Config {
+	g := cfg.Gateway
+	g.Telegram, g.Slack, g.Discord = config.Telegram{}, config.Slack{}, config.Discord{}
+	cfg.Gateway = g
+	return cfg
+}
+
+// webhooks serves the running gateway's webhooks; nil when it has no
+// platform (the API then has no /webhooks/ route). Until the gateway runs
+// a request is answered 503, and the platform sends it again.
+func (r *runningGateway) webhooks() http.Handler {
+	if r == nil {
+		return nil
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		g := r.g
+		r.mu.Unlock()
+		if g == nil {
+			http.Error(w, "the gateway is starting", http.StatusServiceUnavailable)
+			return
+		}
+		g.Webhooks().ServeHTTP(w, req)
+	})
 }
 
 func (r *runningGateway) readyLine() string {

@@ -133,16 +133,16 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 		return usageErr(err)
 	}
 	defer ticker.Stop(context.WithoutCancel(ctx))
-	apiSrv, err := startAPI(cfg, rt, cmd.ErrOrStderr())
-	if err != nil {
-		return usageErr(err)
-	}
-	defer apiSrv.Close()
 	gw, err := startGateway(ctx, "serve", cfg, rt, cmd.ErrOrStderr())
 	if err != nil {
 		return usageErr(err)
 	}
 	defer gw.Close()
+	apiSrv, err := startAPI(cfg, rt, cmd.ErrOrStderr(), gw.webhooks())
+	if err != nil {
+		return usageErr(err)
+	}
+	defer apiSrv.Close()
 
 	fmt.Fprintf(cmd.ErrOrStderr(), "talaria serve: ready (temporal %s, namespace %s, db %s, home %s%s)\n",
 		address, cfg.Temporal.Namespace, redactDSN(cfg.DB), cfg.Home, tel.ready()+profilesReady(prof)+apiSrv.ready()+gw.readyLine()+uiReady(ui))

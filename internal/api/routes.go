@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 )
 
 // handlerFunc is a route: it writes its answer, or returns the error to
@@ -39,6 +40,10 @@ func (s *Server) routes() http.Handler {
 	s.sessionRoutes(handle)
 	s.jobRoutes(handle)
 	s.pageRoutes(mux)
+	if s.hooks != nil {
+		s.patterns = append(s.patterns, "POST /webhooks/{platform}")
+		mux.Handle("/webhooks/", s.hooks)
+	}
 
 	return s.guard(s.public, jsonFallback(mux))
 }
@@ -46,6 +51,9 @@ func (s *Server) routes() http.Handler {
 // public reports whether r may come without the key: the health check and
 // the web page's files (the page asks for the key and keeps it).
 func (s *Server) public(r *http.Request) bool {
+	if s.hooks != nil && strings.HasPrefix(r.URL.Path, "/webhooks/") {
+		return true // a platform's signature lets it in, not the key
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}

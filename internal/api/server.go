@@ -51,6 +51,10 @@ type Options struct {
 	Workdir string
 	// Logger receives the server's errors (default slog.Default()).
 	Logger *slog.Logger
+	// Webhooks, when set, serves /webhooks/...: the messaging platforms'
+	// requests, which come without the key and are let in by their own
+	// signatures.
+	Webhooks http.Handler
 }
 
 // Server is the HTTP API.
@@ -60,6 +64,7 @@ type Server struct {
 	keySum  [sha256.Size]byte
 	workdir string
 	logger  *slog.Logger
+	hooks   http.Handler
 	handler http.Handler
 	// patterns are the API's routes as registered (the page's aside).
 	patterns []string
@@ -76,7 +81,7 @@ func New(o Options) (*Server, error) {
 		return nil, fmt.Errorf("api: the key must be at least %d characters", config.MinAPIKeyLen)
 	}
 	s := &Server{rt: o.Runtime, cfg: o.Config, keySum: sha256.Sum256([]byte(o.Key)), workdir: o.Workdir,
-		logger: o.Logger}
+		logger: o.Logger, hooks: o.Webhooks}
 	s.logger = cmp.Or(s.logger, slog.Default())
 	s.handler = s.routes()
 	return s, nil

@@ -102,7 +102,8 @@ func checkJobDeliver(j models.CronJob) error {
 // CheckDeliver refuses a delivery target that is none of "local", "home"
 // (the chat /sethome chose), "origin" (the chat that made the job),
 // "telegram:" and a chat id, "slack:" and a channel id, "discord:" and a
-// channel id (a thread's as "<channel>:<thread>"), "email:" and one bare address, and "webhook:" followed by an absolute
+// channel id (a thread's as "<channel>:<thread>"), "sms:" and a phone
+// number in E.164, "email:" and one bare address, and "webhook:" followed by an absolute
 // http(s) URL with a host (no user name or password in it, no spaces or
 // control characters, at most 2048 bytes). Targets come from whoever may add jobs: nothing else is sent to.
 func CheckDeliver(targets []string) error {
@@ -122,6 +123,12 @@ func CheckDeliver(targets []string) error {
 			}
 			continue
 		}
+		if number, ok := strings.CutPrefix(d, "sms:"); ok {
+			if !validPhone(number) {
+				return &FieldError{Field: "deliver", Value: d, Reason: "use sms:<phone number>, in E.164 (sms:+15551234567)"}
+			}
+			continue
+		}
 		if ch, ok := strings.CutPrefix(d, "discord:"); ok {
 			if !validDiscordChannel(ch) {
 				return &FieldError{Field: "deliver", Value: d, Reason: "use discord:<channel id>, the channel's number (Developer Mode: Copy Channel ID)"}
@@ -135,7 +142,7 @@ func CheckDeliver(targets []string) error {
 			continue
 		}
 		if raw, ok := strings.CutPrefix(d, "webhook:"); !ok || !validWebhook(raw) {
-			return &FieldError{Field: "deliver", Value: d, Reason: "use local, home, origin, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id>, discord:<channel id> or email:<address>"}
+			return &FieldError{Field: "deliver", Value: d, Reason: "use local, home, origin, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id>, discord:<channel id>, sms:<phone number> or email:<address>"}
 		}
 	}
 	return nil
@@ -146,6 +153,13 @@ func CheckDeliver(targets []string) error {
 func validSlackChannel(s string) bool {
 	return len(s) >= 3 && len(s) <= 32 && strings.IndexByte("CGD", s[0]) >= 0 &&
 		strings.Trim(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") == ""
+}
+
+// validPhone reports whether s is a phone number in E.164: "+" and 7 to
+// 15 digits. Pure.
+func validPhone(s string) bool {
+	digits, ok := strings.CutPrefix(s, "+")
+	return ok && len(digits) >= 7 && len(digits) <= 15 && strings.Trim(digits, "0123456789") == ""
 }
 
 // validDiscordChannel reports whether s is a Discord channel id (a

@@ -3,8 +3,6 @@ package fakediscord
 import (
 	"context"
 	"net/http"
-
-	"github.com/talaria-agent/talaria/internal/fakewire"
 )
 
 // flagEphemeral marks a message only its interaction's user sees.
@@ -78,78 +76,17 @@ func (s *Server) Answered(messageID string) []bool {
 	return out
 }
 
-// hold keeps the calls of a route unanswered: the first pass go on, the
-// others wait until release closes.
-type hold struct {
-	route   string
-	pass    int
-	held    int
-	release chan struct{}
-}
-
 // HoldAfter lets the next n calls of a route through and holds the ones
-// after them unanswered until Release. A held call whose client goes
-// away (a process killed) is dropped: the fake never takes it, as if it
-// was lost on the way. One route is held at a time.
-func (s *Server) HoldAfter(route string, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hold != nil {
-		close(s.hold.release)
-	}
-	s.hold = &hold{route: route, pass: n, release: make(chan struct{})}
-}
+// after them unanswered until Release (see fakewire.Hold).
+func (s *Server) HoldAfter(route string, n int) { s.hold.After(route, n) }
 
 // Held is how many calls are held now.
-func (s *Server) Held() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hold == nil {
-		return 0
-	}
-	return s.hold.held
-}
+func (s *Server) Held() int { return s.hold.Held() }
 
 // WaitHeld waits until ok holds for the number of held calls, or ctx ends.
 func (s *Server) WaitHeld(ctx context.Context, ok func(int) bool) (int, error) {
-	return fakewire.Wait(ctx, s.Held, ok)
+	return s.hold.WaitHeld(ctx, ok)
 }
 
 // Release ends the hold: the held calls go on, and later ones pass.
-func (s *Server) Release() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.hold != nil {
-		close(s.hold.release)
-		s.hold = nil
-	}
-}
-
-// admit holds a call of route when it is due to be held, and reports
-// whether it goes on (false: its client went away meanwhile).
-func (s *Server) admit(r *http.Request, route string) bool {
-	s.mu.Lock()
-	h := s.hold
-	if h == nil || h.route != route {
-		s.mu.Unlock()
-		return true
-	}
-	if h.pass > 0 {
-		h.pass--
-		s.mu.Unlock()
-		return true
-	}
-	h.held++
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		h.held--
-		s.mu.Unlock()
-	}()
-	select {
-	case <-h.release:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
+func (s *Server) Release() { s.hold.Release() }

@@ -94,7 +94,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	// The body is read first: the server notices a client that went
 	// away only once it was.
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-	if !s.admit(r, route) {
+	if !s.hold.Admit(r, route) {
 		return // held, and its client went away: never taken
 	}
 	s.mu.Lock()

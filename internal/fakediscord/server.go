@@ -47,7 +47,7 @@ type Server struct {
 	session      *session // the bot's Gateway session, if it has one
 	dropped      []string // what users said while no session was there
 	failNext     map[string][]string
-	hold         *hold
+	hold         fakewire.Hold
 	heartbeat    time.Duration
 }
 

@@ -106,15 +106,21 @@ func (g *Gateway) Close() {
 // each platform's updates, another takes over when it dies).
 func (g *Gateway) Run(ctx context.Context) {
 	done := make(chan struct{})
+	n := 0
 	for _, p := range g.platforms {
+		if _, hooked := p.(Hooked); hooked {
+			continue // its updates come to Webhooks
+		}
+		n++
 		go func() {
 			defer func() { done <- struct{}{} }()
 			g.consume(ctx, p)
 		}()
 	}
-	for range g.platforms {
+	for range n {
 		<-done
 	}
+	<-ctx.Done()
 }
 
 // poll takes one platform's updates in order: each is acknowledged only

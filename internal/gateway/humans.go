@@ -53,6 +53,36 @@ func questionButtons(q turnapi.QuestionEvent) [][]Button {
 	return rows
 }
 
+// TextChoices says in words what rows of buttons offer, for a platform
+// that has no buttons: the command that makes each approval choice, or a
+// question's choices, numbered, to answer with. Pure.
+func TextChoices(rows [][]Button) string {
+	var commands, choices []string
+	for _, row := range rows {
+		for _, b := range row {
+			kind, choice, _, ok := parseButton(b.Data)
+			switch {
+			case !ok:
+			case kind == "ap" && choice == "once":
+				commands = append(commands, "/approve ("+b.Text+")")
+			case kind == "ap" && choice == "deny":
+				commands = append(commands, "/deny")
+			case kind == "ap":
+				commands = append(commands, "/approve "+choice+" ("+b.Text+")")
+			default:
+				choices = append(choices, b.Text)
+			}
+		}
+	}
+	switch {
+	case len(commands) > 0:
+		return "Reply " + strings.Join(commands, ", ") + "."
+	case len(choices) > 0:
+		return "Reply with one of: " + strings.Join(choices, ", ") + " (or an answer of your own)."
+	}
+	return ""
+}
+
 // parseButton reads a button's data: its kind ("ap" or "q"), what it
 // chose and the call it is for. Pure.
 func parseButton(data string) (kind, choice, ref string, ok bool) {

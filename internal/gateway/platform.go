@@ -71,6 +71,13 @@ type Platform interface {
 	AnswerButton(ctx context.Context, press Update, notice string, done bool) error
 }
 
+// Editless is a platform whose messages cannot be edited (SMS): a turn's
+// reply is sent once it is whole, with no draft before it.
+type Editless interface {
+	Platform
+	Editless()
+}
+
 // ErrNotEditable means the message cannot be edited any more (deleted, or
 // too old): send a new one instead.
 var ErrNotEditable = errors.New("gateway: the message can no longer be edited")

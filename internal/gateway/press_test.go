@@ -119,3 +119,20 @@ func TestStrangersPressOnSlack(t *testing.T) {
 		t.Errorf("after a stranger's press the channel has %+v, want the approval as it was", sent)
 	}
 }
+
+func TestTextChoices(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		rows [][]gateway.Button
+		want string
+	}{
+		{approvalRows, "Reply /approve (Approve once), /deny."},
+		{[][]gateway.Button{{{Text: "red", Data: "q:0:ab"}}, {{Text: "blue", Data: "q:1:ab"}}}, "Reply with one of: red, blue (or an answer of your own)."},
+		{[][]gateway.Button{{{Text: "x", Data: "other"}}}, ""},
+		{nil, ""},
+	} {
+		if got := gateway.TextChoices(c.rows); got != c.want {
+			t.Errorf("TextChoices(%v) = %q, want %q", c.rows, got, c.want)
+		}
+	}
+}

@@ -311,6 +311,7 @@ func (a *chatActivities) follow(ctx context.Context, in workflows.ChatMessageInp
 		return
 	}
 	s := &streamer{a: a, p: p, in: in, turnID: turnID}
+	_, editless := p.(Editless)
 	evs := events.Tail(ctx, a.g.rt.Store, turnID, 0, 200*time.Millisecond)
 	var due <-chan time.Time
 	for {
@@ -325,6 +326,9 @@ func (a *chatActivities) follow(ctx context.Context, in workflows.ChatMessageInp
 				s.d, s.msgID, s.shown, s.since, s.dead = draft{}, "", "", time.Time{}, false
 				due = nil
 				continue
+			}
+			if editless {
+				continue // no draft: the reply goes once it is whole
 			}
 			if s.d.apply(ev.Kind, ev.Data) && s.since.IsZero() {
 				s.since = time.Now()

@@ -104,7 +104,7 @@ func New(ctx context.Context, o Options) (*Discord, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discord: %w", err)
 	}
-	s.Client = &http.Client{Timeout: 30 * time.Second, Transport: rebase{to: apiURL, next: http.DefaultTransport}}
+	s.Client = &http.Client{Timeout: 30 * time.Second, Transport: gateway.Rebase(discordgo.EndpointAPI, apiURL, nil)}
 	s.LogLevel = -1 // its messages may hold payloads; the adapter says what matters
 	s.ShouldRetryOnRateLimit = false
 	s.StateEnabled = false
@@ -124,27 +124,6 @@ func New(ctx context.Context, o Options) (*Discord, error) {
 	s.AddHandler(d.onMessage)
 	s.AddHandler(d.onInteraction)
 	return d, nil
-}
-
-// rebase sends the requests discordgo makes to Discord's public API to
-// the configured one instead.
-type rebase struct {
-	to   string
-	next http.RoundTripper
-}
-
-func (r rebase) RoundTrip(req *http.Request) (*http.Response, error) {
-	public := strings.TrimSuffix(discordgo.EndpointAPI, "/")
-	if r.to == public || !strings.HasPrefix(req.URL.String(), public) {
-		return r.next.RoundTrip(req)
-	}
-	u, err := req.URL.Parse(r.to + strings.TrimPrefix(req.URL.String(), public))
-	if err != nil {
-		return nil, err
-	}
-	req = req.Clone(req.Context())
-	req.URL, req.Host = u, u.Host
-	return r.next.RoundTrip(req)
 }
 
 // redact keeps the token out of an error.

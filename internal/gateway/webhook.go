@@ -1,0 +1,88 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Hooked is a platform whose updates come by webhook, a request from the
+// platform to Talaria's API, rather than by Poll: the gateway never polls
+// it and it holds no lease (whichever process the request reaches takes
+// it; the update's id keeps a retried request from making a second turn).
+type Hooked interface {
+	Platform
+	// Hook reads a webhook request (its body already read): the updates
+	// it carries and what the platform expects back once they are taken.
+	// A request whose signature does not hold is ErrForged, and nothing
+	// in it is read.
+	Hook(r *http.Request, body []byte) (Hooking, error)
+}
+
+// Hooking is what a webhook request carried, and its answer.
+type Hooking struct {
+	Updates []Update
+	// ContentType and Body are the answer (200) once every update is
+	// taken; empty: no body.
+	ContentType string
+	Body        []byte
+}
+
+// ErrForged means a webhook request's signature does not hold: it is
+// refused (403) and its body is never logged.
+var ErrForged = errors.New("gateway: the webhook's signature does not hold")
+
+// maxWebhookBody bounds a webhook request's body.
+const maxWebhookBody = 1 << 20
+
+// Webhooks serves the webhooks of the gateway's hooked platforms at
+// /webhooks/<platform>. A forged request is refused with 403 and logged
+// without its body; an update that cannot be taken now is answered 503,
+// so the platform sends it again. The route needs no API key: the
+// platform's signature is what lets a request in.
+func (g *Gateway) Webhooks() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/webhooks/")
+		p, ok := g.platforms[name].(Hooked)
+		if !ok {
+			http.Error(w, "no such webhook", http.StatusNotFound)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxWebhookBody+1))
+		if err != nil || len(body) > maxWebhookBody {
+			http.Error(w, "the body is too large", http.StatusRequestEntityTooLarge)
+			return
+		}
+		h, err := p.Hook(r, body)
+		switch {
+		case errors.Is(err, ErrForged):
+			g.logger.Warn("gateway: a forged webhook refused", "platform", name, "remote", r.RemoteAddr, "reason", err.Error())
+			http.Error(w, "forbidden", http.StatusForbidden)
+			return
+		case err != nil:
+			g.logger.Info("gateway: a webhook not understood", "platform", name, "error", err.Error())
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		// The request's own context ends when the platform gives up; the
+		// handover goes on to its end either way.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+		defer cancel()
+		for _, u := range h.Updates {
+			if err := g.take(ctx, p, u); err != nil {
+				g.logger.Warn("gateway: webhook update not taken, the platform sends it again", "platform", name, "update", u.ID, "error", err)
+				http.Error(w, "try again", http.StatusServiceUnavailable)
+				return
+			}
+			g.note(ctx, p, u.ID, "")
+		}
+		if h.ContentType != "" {
+			w.Header().Set("Content-Type", h.ContentType)
+		}
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(h.Body)
+	})
+}
