@@ -11,7 +11,7 @@
 // parameter's name and value in name order). Tests text the number
 // (Text), deliver a webhook again (Resend), forge one (Forge), and read
 // what the number sent (Sent, WaitSent). Create Message can be held after
-// the first n calls (HoldAfter, Held, Release) or refused (FailNext).
+// the first n calls (After, Held, Release: fakewire.Hold) or refused (FailNext).
 package faketwilio
 
 import (
