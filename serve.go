@@ -8,6 +8,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/gateway/slack"
 	"github.com/talaria-agent/talaria/internal/gateway/sms"
 	"github.com/talaria-agent/talaria/internal/gateway/telegram"
+	"github.com/talaria-agent/talaria/internal/gateway/whatsapp"
 	"github.com/talaria-agent/talaria/internal/logfile"
 	"github.com/talaria-agent/talaria/internal/telemetry"
 )
@@ -78,6 +79,16 @@ type (
 var (
 	ErrSMSRefused = sms.ErrRefused
 	NewSMS        = sms.New
+)
+
+// From package whatsapp.
+type (
+	WhatsAppOptions = whatsapp.Options
+)
+
+var (
+	ErrWhatsAppRefused = whatsapp.ErrRefused
+	NewWhatsApp        = whatsapp.New
 )
 
 // From package slack.

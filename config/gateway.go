@@ -12,6 +12,7 @@ type Gateway struct {
 	Slack    Slack    `yaml:"slack"`
 	Discord  Discord  `yaml:"discord"`
 	SMS      SMS      `yaml:"sms"`
+	WhatsApp WhatsApp `yaml:"whatsapp"`
 	// GroupSessions: per_user (each member of a group has a session of
 	// their own, the default) or shared (one per group or thread).
 	GroupSessions string `yaml:"group_sessions"`
@@ -70,6 +71,8 @@ func (g Gateway) ResetFor(platform string) (hour int, idle time.Duration) {
 		own = g.Discord.SessionReset
 	case "sms":
 		own = g.SMS.SessionReset
+	case "whatsapp":
+		own = g.WhatsApp.SessionReset
 	}
 	if own.ResetHour != nil {
 		hour = *own.ResetHour
@@ -158,6 +161,34 @@ type SMS struct {
 // Configured reports whether any of the number's settings is set.
 func (s SMS) Configured() bool { return s.AccountSID != "" || s.AuthToken != "" || s.From != "" }
 
+// WhatsApp configures the business number on the WhatsApp Cloud API.
+type WhatsApp struct {
+	// AccessToken calls the Graph API (WHATSAPP_ACCESS_TOKEN); AppSecret
+	// checks the webhooks' signatures (WHATSAPP_APP_SECRET); VerifyToken
+	// answers the webhook subscription's handshake (WHATSAPP_VERIFY_TOKEN).
+	AccessToken string `yaml:"access_token"`
+	AppSecret   string `yaml:"app_secret"`
+	VerifyToken string `yaml:"verify_token"`
+	// PhoneNumberID is the business number's id
+	// (WHATSAPP_PHONE_NUMBER_ID).
+	PhoneNumberID string `yaml:"phone_number_id"`
+	// APIURL is the Graph API with its version (WHATSAPP_API_URL; empty:
+	// https://graph.facebook.com/v21.0).
+	APIURL string `yaml:"api_url"`
+	// AllowedUsers are the WhatsApp ids (the phone number's digits, no
+	// "+") that may talk to the agent (WHATSAPP_ALLOWED_USERS,
+	// comma-separated); empty: nobody, unless AllowAll.
+	AllowedUsers []string `yaml:"allowed_users"`
+	AllowAll     bool     `yaml:"allow_all"`
+	// SessionReset overrides the gateway's session reset for WhatsApp.
+	SessionReset `yaml:",inline"`
+}
+
+// Configured reports whether any of the number's settings is set.
+func (w WhatsApp) Configured() bool {
+	return w.AccessToken != "" || w.AppSecret != "" || w.VerifyToken != "" || w.PhoneNumberID != ""
+}
+
 // problems are what is wrong with g, for Validate. Pure.
 func (g Gateway) problems() []string {
 	out := resetHourProblems("gateway", g.ResetHour)
@@ -168,6 +199,10 @@ func (g Gateway) problems() []string {
 	out = append(out, g.Slack.SessionReset.problems("gateway.slack")...)
 	out = append(out, g.Discord.SessionReset.problems("gateway.discord")...)
 	out = append(out, g.SMS.SessionReset.problems("gateway.sms")...)
+	out = append(out, g.WhatsApp.SessionReset.problems("gateway.whatsapp")...)
+	if w := g.WhatsApp; w.Configured() && (w.AccessToken == "" || w.AppSecret == "" || w.VerifyToken == "" || w.PhoneNumberID == "") {
+		out = append(out, "gateway.whatsapp needs access_token, app_secret, verify_token and phone_number_id (WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET, WHATSAPP_VERIFY_TOKEN, WHATSAPP_PHONE_NUMBER_ID)")
+	}
 	if s := g.SMS; s.Configured() && (s.AccountSID == "" || s.AuthToken == "" || s.From == "") {
 		out = append(out, "gateway.sms needs account_sid (TWILIO_ACCOUNT_SID), auth_token (TWILIO_AUTH_TOKEN) and from (TWILIO_FROM_NUMBER)")
 	}

@@ -31,6 +31,8 @@ var envKeys = []string{
 	"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_API_URL", "SLACK_ALLOWED_USERS",
 	"DISCORD_BOT_TOKEN", "DISCORD_API_URL", "DISCORD_ALLOWED_USERS",
 	"TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM_NUMBER", "TWILIO_API_URL", "SMS_ALLOWED_USERS",
+	"WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN", "WHATSAPP_PHONE_NUMBER_ID", "WHATSAPP_API_URL",
+	"WHATSAPP_ALLOWED_USERS",
 	"SEARXNG_URL", "BRAVE_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY",
 }
 
@@ -176,6 +178,14 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	set("TWILIO_API_URL", &cfg.Gateway.SMS.APIURL)
 	if v := getenv("SMS_ALLOWED_USERS"); v != "" {
 		cfg.Gateway.SMS.AllowedUsers = splitList(v)
+	}
+	set("WHATSAPP_ACCESS_TOKEN", &cfg.Gateway.WhatsApp.AccessToken)
+	set("WHATSAPP_APP_SECRET", &cfg.Gateway.WhatsApp.AppSecret)
+	set("WHATSAPP_VERIFY_TOKEN", &cfg.Gateway.WhatsApp.VerifyToken)
+	set("WHATSAPP_PHONE_NUMBER_ID", &cfg.Gateway.WhatsApp.PhoneNumberID)
+	set("WHATSAPP_API_URL", &cfg.Gateway.WhatsApp.APIURL)
+	if v := getenv("WHATSAPP_ALLOWED_USERS"); v != "" {
+		cfg.Gateway.WhatsApp.AllowedUsers = splitList(v)
 	}
 	set("DISCORD_API_URL", &cfg.Gateway.Discord.APIURL)
 	if v := getenv("DISCORD_ALLOWED_USERS"); v != "" {

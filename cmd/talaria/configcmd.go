@@ -42,6 +42,8 @@ with snake_case keys. It only reads: a missing $TALARIA_HOME is not created.`,
 			cfg.Gateway.Slack.AppToken = mask(cfg.Gateway.Slack.AppToken)
 			cfg.Gateway.Discord.Token = mask(cfg.Gateway.Discord.Token)
 			cfg.Gateway.SMS.AuthToken = mask(cfg.Gateway.SMS.AuthToken)
+			wa := &cfg.Gateway.WhatsApp
+			wa.AccessToken, wa.AppSecret, wa.VerifyToken = mask(wa.AccessToken), mask(wa.AppSecret), mask(wa.VerifyToken)
 			cfg.MCPServers = maskedMCP(cfg.MCPServers)
 			s := &cfg.Web.Search
 			s.BraveAPIKey, s.TavilyAPIKey, s.ExaAPIKey = mask(s.BraveAPIKey), mask(s.TavilyAPIKey), mask(s.ExaAPIKey)

@@ -25,6 +25,7 @@ const cronTargetsHelp = `  local                a Markdown file under $TALARIA_H
   slack:<channel id>   a Slack channel or DM (C..., G..., D...), via the gateway
   discord:<channel id> a Discord channel, thread or DM (its number), via the gateway
   sms:<phone number>   a text to a number in E.164 (+15551234567), via the gateway's Twilio number
+  whatsapp:<WhatsApp id> a WhatsApp user (the number's digits), within 24 h of their last message
   home                 the chat chosen with /sethome in the gateway
   origin               the chat a job made with /cron add came from (not for cron add)
   email:<address>      one address, through the SMTP server of delivery.smtp
@@ -70,7 +71,7 @@ func newCronAddCommand() *cobra.Command {
 			c.Flags().StringVar(&schedule, "schedule", "", `when: "0 9 * * 1-5", "@daily", "every 2h", "in 30m", an RFC 3339 time`)
 			c.Flags().StringVar(&tz, "tz", "", "time zone of a cron schedule, e.g. Europe/Berlin (default UTC)")
 			c.Flags().StringVar(&spec.Prompt, "prompt", "", "what the agent does at each slot")
-			c.Flags().StringArrayVar(&spec.Deliver, "deliver", nil, "delivery target, repeatable: local, webhook:<url>, telegram:<chat id>, slack:<channel id>, discord:<channel id>, sms:<phone number>, home or email:<address> (default local)")
+			c.Flags().StringArrayVar(&spec.Deliver, "deliver", nil, "delivery target, repeatable: local, webhook:<url>, telegram:<chat id>, slack:<channel id>, discord:<channel id>, sms:<phone number>, whatsapp:<WhatsApp id>, home or email:<address> (default local)")
 			c.Flags().StringVarP(&spec.Model, "model", "m", "", "model for this job's turns (default: the model of the serve or worker that runs each one, at run time)")
 			c.Flags().IntVar(&spec.MaxIterations, "max-iterations", 0, "iteration budget of each run")
 			c.Flags().StringSliceVar(&spec.Toolsets, "tools", nil, "tools or toolsets the job may use, comma-separated (default: all; 'talaria tools' lists them)")

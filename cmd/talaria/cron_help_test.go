@@ -29,7 +29,7 @@ func cronHelp(t *testing.T, args ...string) string {
 func TestCronHelpListsTheTargetsThatShip(t *testing.T) {
 	examples := map[string]string{
 		"local": "local", "webhook:<url>": "webhook:https://example.com/hook", "telegram:<chat id>": "telegram:-100123",
-		"slack:<channel id>": "slack:C0123ABCD", "discord:<channel id>": "discord:1234567890123456789", "sms:<phone number>": "sms:+15551234567", "home": "home", "origin": "origin", "email:<address>": "email:ops@example.com",
+		"slack:<channel id>": "slack:C0123ABCD", "discord:<channel id>": "discord:1234567890123456789", "sms:<phone number>": "sms:+15551234567", "whatsapp:<WhatsApp id>": "whatsapp:15551234567", "home": "home", "origin": "origin", "email:<address>": "email:ops@example.com",
 	}
 	for name, example := range examples {
 		if err := cronjob.CheckDeliver([]string{example}); err != nil {
@@ -41,7 +41,7 @@ func TestCronHelpListsTheTargetsThatShip(t *testing.T) {
 	if err == nil {
 		t.Fatal("an unknown target was accepted")
 	}
-	for _, kind := range []string{"local", "home", "origin", "webhook:", "telegram:", "slack:", "discord:", "sms:", "email:"} {
+	for _, kind := range []string{"local", "home", "origin", "webhook:", "telegram:", "slack:", "discord:", "sms:", "whatsapp:", "email:"} {
 		if !strings.Contains(err.Error(), kind) {
 			t.Errorf("the refusal %q does not name %s: the help's list is out of date", err, kind)
 		}
@@ -54,7 +54,7 @@ func TestCronHelpListsTheTargetsThatShip(t *testing.T) {
 			}
 		}
 	}
-	if add := cronHelp(t, "add"); !strings.Contains(add, "telegram:<chat id>, slack:<channel id>, discord:<channel id>, sms:<phone number>, home or email:<address>") {
+	if add := cronHelp(t, "add"); !strings.Contains(add, "telegram:<chat id>, slack:<channel id>, discord:<channel id>, sms:<phone number>, whatsapp:<WhatsApp id>, home or email:<address>") {
 		t.Errorf("the --deliver flag's help is out of date:\n%s", add)
 	}
 }

@@ -96,6 +96,18 @@ func configuredPlatforms(cfg config.Config) []*platformConn {
 				return n, nil
 			}})
 	}
+	if wa := cfg.Gateway.WhatsApp; wa.Configured() {
+		out = append(out, &platformConn{name: "whatsapp", refused: talaria.ErrWhatsAppRefused,
+			access: &talaria.Access{Users: wa.AllowedUsers, AllowAll: wa.AllowAll},
+			connect: func(ctx context.Context) (talaria.Platform, error) {
+				n, err := talaria.NewWhatsApp(ctx, talaria.WhatsAppOptions{APIURL: wa.APIURL, AccessToken: wa.AccessToken,
+					AppSecret: wa.AppSecret, VerifyToken: wa.VerifyToken, PhoneNumberID: wa.PhoneNumberID})
+				if err != nil {
+					return nil, err
+				}
+				return n, nil
+			}})
+	}
 	return out
 }
 
@@ -169,7 +181,7 @@ func startGateway(ctx context.Context, name string, cfg config.Config, rt *talar
 }
 
 // hookedOnly is cfg with only the platforms whose messages come by
-// webhook (SMS): those the API answers. Pure.
+// webhook (SMS, WhatsApp): those the API answers. Pure.
 func hookedOnly(cfg config.Config) config.Config {
 	g := cfg.Gateway
 	g.Telegram, g.Slack, g.Discord = config.Telegram{}, config.Slack{}, config.Discord{}

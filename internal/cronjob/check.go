@@ -103,7 +103,7 @@ func checkJobDeliver(j models.CronJob) error {
 // (the chat /sethome chose), "origin" (the chat that made the job),
 // "telegram:" and a chat id, "slack:" and a channel id, "discord:" and a
 // channel id (a thread's as "<channel>:<thread>"), "sms:" and a phone
-// number in E.164, "email:" and one bare address, and "webhook:" followed by an absolute
+// number in E.164, "whatsapp:" and a WhatsApp id (the digits), "email:" and one bare address, and "webhook:" followed by an absolute
 // http(s) URL with a host (no user name or password in it, no spaces or
 // control characters, at most 2048 bytes). Targets come from whoever may add jobs: nothing else is sent to.
 func CheckDeliver(targets []string) error {
@@ -129,6 +129,12 @@ func CheckDeliver(targets []string) error {
 			}
 			continue
 		}
+		if id, ok := strings.CutPrefix(d, "whatsapp:"); ok {
+			if !validPhone("+" + id) {
+				return &FieldError{Field: "deliver", Value: d, Reason: "use whatsapp:<WhatsApp id>, the number's digits without + (whatsapp:15551234567)"}
+			}
+			continue
+		}
 		if ch, ok := strings.CutPrefix(d, "discord:"); ok {
 			if !validDiscordChannel(ch) {
 				return &FieldError{Field: "deliver", Value: d, Reason: "use discord:<channel id>, the channel's number (Developer Mode: Copy Channel ID)"}
@@ -142,7 +148,7 @@ func CheckDeliver(targets []string) error {
 			continue
 		}
 		if raw, ok := strings.CutPrefix(d, "webhook:"); !ok || !validWebhook(raw) {
-			return &FieldError{Field: "deliver", Value: d, Reason: "use local, home, origin, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id>, discord:<channel id>, sms:<phone number> or email:<address>"}
+			return &FieldError{Field: "deliver", Value: d, Reason: "use local, home, origin, webhook:<http(s) url>, telegram:<chat id>, slack:<channel id>, discord:<channel id>, sms:<phone number>, whatsapp:<WhatsApp id> or email:<address>"}
 		}
 	}
 	return nil

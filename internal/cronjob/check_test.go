@@ -43,6 +43,8 @@ func TestCheckDeliver(t *testing.T) {
 		{"slack:C0123ABCD", true},
 		{"discord:1234567890123456789", true},
 		{"sms:+15551234567", true},
+		{"whatsapp:15551234567", true},
+		{"whatsapp:+15551234567", false},
 		{"sms:5551234567", false},
 		{"sms:+1555abc", false},
 		{"discord:1234567890123456789:1234567890123456790", true},

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.temporal.io/sdk/activity"
@@ -40,6 +41,9 @@ func (a *chatActivities) send(ctx context.Context, in workflows.ChatDeliverInput
 	first := ""
 	for i, part := range p.Parts(text) {
 		id, _, err := a.sendOnce(ctx, p, fmt.Sprintf("%s/part/%d", in.Key, i), Outgoing{ChatID: in.ChatID}, part, nil)
+		if errors.Is(err, ErrUndeliverable) {
+			return "", temporal.NewNonRetryableApplicationError(err.Error(), "Undeliverable", err)
+		}
 		if err != nil {
 			return "", err
 		}

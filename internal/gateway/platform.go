@@ -78,6 +78,11 @@ type Editless interface {
 	Editless()
 }
 
+// ErrUndeliverable means the platform will not take the message however
+// often it is sent (WhatsApp outside its 24-hour window): a delivery
+// fails at once, saying why, instead of retrying.
+var ErrUndeliverable = errors.New("gateway: the platform will not deliver this message")
+
 // ErrNotEditable means the message cannot be edited any more (deleted, or
 // too old): send a new one instead.
 var ErrNotEditable = errors.New("gateway: the message can no longer be edited")

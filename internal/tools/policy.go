@@ -51,7 +51,7 @@ var fixedEnv = []string{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"}
 
 // neverPassed are the variables through which Talaria itself reads secrets;
 // they are not passed even when listed in terminal.env_passthrough.
-var neverPassed = []string{"OPENAI_API_KEY", "TALARIA_DB", "TEMPORAL_API_KEY", "TALARIA_API_KEY", "TELEGRAM_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_BOT_TOKEN", "TWILIO_AUTH_TOKEN",
+var neverPassed = []string{"OPENAI_API_KEY", "TALARIA_DB", "TEMPORAL_API_KEY", "TALARIA_API_KEY", "TELEGRAM_BOT_TOKEN", "SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "DISCORD_BOT_TOKEN", "TWILIO_AUTH_TOKEN", "WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN",
 	"BRAVE_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY"}
 
 // neverPassedPrefixes extend neverPassed to whole families.

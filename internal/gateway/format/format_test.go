@@ -116,3 +116,16 @@ func BenchmarkHugeInput(b *testing.B) {
 		})
 	}
 }
+
+func TestWhatsApp(t *testing.T) {
+	t.Parallel()
+	runConv(t, FlavourWhatsApp, []convCase{
+		{"emphasis", "**bold** _it_ ~~st~~", "*bold* _it_ ~st~"},
+		{"nothing escaped", "a & b < c > d", "a & b < c > d"},
+		{"link as text and url", "see [the docs](https://e.com/d)", "see the docs (https://e.com/d)"},
+		{"bold link keeps its bold", "**[docs](https://e.com)**", "*docs (https://e.com)*"},
+		{"code", "run `ls -l`", "run `ls -l`"},
+		{"fenced code", "```\nif a < b {}\n```", "```if a < b {}```"},
+		{"quote", "> said", "> said"},
+	})
+}

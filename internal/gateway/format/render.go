@@ -17,6 +17,10 @@ const (
 	FlavourSlack
 	// FlavourDiscord is Discord's Markdown.
 	FlavourDiscord
+	// FlavourWhatsApp is WhatsApp's formatting: *bold*, _italic_,
+	// ~strike~, `code` and ``` blocks; links read "text (url)", and
+	// nothing is escaped (WhatsApp has no escape).
+	FlavourWhatsApp
 )
 
 // Limit is the flavour's message size limit: TelegramLimit for the
@@ -28,6 +32,8 @@ func (f Flavour) Limit() int {
 		return SlackLimit
 	case FlavourDiscord:
 		return DiscordLimit
+	case FlavourWhatsApp:
+		return WhatsAppLimit
 	}
 	return TelegramLimit
 }
@@ -86,9 +92,12 @@ func prepare(runs []run, f Flavour) []run {
 				b.add(run{text: trail, a: bare})
 				continue
 			}
-		case FlavourPlain:
+		case FlavourPlain, FlavourWhatsApp:
 			link := r.a.link
-			r.a = attrs{quote: r.a.quote}
+			r.a.link = ""
+			if f == FlavourPlain {
+				r.a = attrs{quote: r.a.quote}
+			}
 			b.add(r)
 			if link != "" && (i+1 == len(runs) || runs[i+1].a.link != link) && r.text != link {
 				b.add(run{text: " (" + link + ")", a: r.a})
@@ -201,7 +210,7 @@ func (w *writer) prefix(quote bool) {
 		return
 	}
 	switch w.f {
-	case FlavourSlack, FlavourPlain, FlavourDiscord:
+	case FlavourSlack, FlavourPlain, FlavourDiscord, FlavourWhatsApp:
 		w.sb.WriteString("> ")
 	}
 	w.lineStart = false
@@ -232,6 +241,8 @@ func (w *writer) open(l layer) {
 		w.tick([...]string{"", "", "*", "_", "~", "`"}[l.kind])
 	case FlavourDiscord:
 		w.tick([...]string{"", "[", "**", "*", "~~", "`"}[l.kind])
+	case FlavourWhatsApp:
+		w.tick([...]string{"", "", "*", "_", "~", "`"}[l.kind])
 	}
 }
 
@@ -247,6 +258,8 @@ func (w *writer) close(l layer) {
 			return
 		}
 		w.tick([...]string{"", "", "**", "*", "~~", "`"}[l.kind])
+	case FlavourWhatsApp:
+		w.tick([...]string{"", "", "*", "_", "~", "`"}[l.kind])
 	}
 }
 
@@ -294,6 +307,15 @@ func (w *writer) char(r rune, code bool) {
 		default:
 			w.sb.WriteRune(r)
 		}
+	case FlavourWhatsApp:
+		switch {
+		case r == '`' && code:
+			w.sb.WriteRune('ˋ')
+		case r == '`':
+			w.tick("`")
+		default:
+			w.sb.WriteRune(r)
+		}
 	case FlavourDiscord:
 		switch {
 		case r == '`' && code:
@@ -329,7 +351,7 @@ func (w *writer) pre(s, lang string) {
 		} else {
 			w.sb.WriteString("<pre>" + htmlEscape(s, false) + "</pre>")
 		}
-	case FlavourSlack:
+	case FlavourSlack, FlavourWhatsApp:
 		w.tick("```")
 		for _, r := range s {
 			w.char(r, false)

@@ -16,6 +16,8 @@ const (
 	SlackLimit = 3000
 	// DiscordLimit is Discord's limit for a message's content.
 	DiscordLimit = 2000
+	// WhatsAppLimit is a WhatsApp text message's limit.
+	WhatsAppLimit = 4096
 	// MinLimit is the smallest limit Split honours; smaller ones are
 	// raised to it.
 	MinLimit = 16
