@@ -133,6 +133,9 @@ func TestWhatsAppConversation(t *testing.T) {
 	if status, err := wa.Forge(waAllowed, "forged secret body"); err != nil || status != http.StatusForbidden {
 		t.Errorf("a forged notification: %d %v, want 403", status, err)
 	}
+	if status, err := wa.Replay(waAllowed, "replayed secret body", 8*24*time.Hour); err != nil || status != http.StatusForbidden {
+		t.Errorf("a notification replayed 8 days later: %d %v, want 403", status, err)
+	}
 	time.Sleep(time.Second) // room for a second reply or refusal
 	if got := waTo(wa, waAllowed); len(got) != 1 {
 		t.Fatalf("the allowed person got %q, want one reply", got)
@@ -144,7 +147,8 @@ func TestWhatsAppConversation(t *testing.T) {
 		t.Errorf("model requests: %d, want 1", n)
 	}
 	log := serveOutput(s) + readLogIfAny(u, "serve")
-	if !strings.Contains(log, "forged webhook") || strings.Contains(log, "forged secret body") {
+	if !strings.Contains(log, "forged webhook") || !strings.Contains(log, "a replay") ||
+		strings.Contains(log, "forged secret body") || strings.Contains(log, "replayed secret body") {
 		t.Errorf("the forged notification is not logged, or logged with its body:\n%s", log)
 	}
 

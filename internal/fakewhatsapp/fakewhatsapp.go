@@ -12,8 +12,9 @@
 // (X-Hub-Signature-256: sha256= and the hex HMAC-SHA256 of the body).
 // Tests write to the number (Send), press a button of an interactive
 // message (Press), deliver a notification again (Resend), forge one
-// (Forge), age a person's last message past the 24-hour window (Age), and
-// read what the number sent (Sent, WaitSent). Sending can be held after
+// (Forge) or replay an old one (Replay), age a person's last message past
+// the 24-hour window (Age), and read what the number sent (Sent,
+// WaitSent). Sending can be held after
 // the first n calls (embedded fakewire.Hold, route "sendMessage").
 package fakewhatsapp
 
@@ -153,10 +154,21 @@ func (s *Server) Press(from string, m Message, id string) (string, int, error) {
 		"interactive": map[string]any{"type": kind, field: map[string]any{"id": id, "title": title}}})
 }
 
+// Replay posts, correctly signed, a text sent age ago: what a captured
+// notification replayed later looks like.
+func (s *Server) Replay(from, text string, age time.Duration) (int, error) {
+	_, status, err := s.notifyAt(from, map[string]any{"type": "text", "text": map[string]any{"body": text}}, time.Now().Add(-age))
+	return status, err
+}
+
 // notify posts a messages notification carrying one message.
 func (s *Server) notify(from string, msg map[string]any) (string, int, error) {
+	return s.notifyAt(from, msg, time.Now())
+}
+
+func (s *Server) notifyAt(from string, msg map[string]any, at time.Time) (string, int, error) {
 	id := "wamid." + randomHex(24)
-	msg["from"], msg["id"], msg["timestamp"] = from, id, fmt.Sprint(time.Now().Unix())
+	msg["from"], msg["id"], msg["timestamp"] = from, id, fmt.Sprint(at.Unix())
 	body, _ := json.Marshal(map[string]any{"object": "whatsapp_business_account", "entry": []any{map[string]any{
 		"id": "WABA1", "changes": []any{map[string]any{"field": "messages", "value": map[string]any{
 			"messaging_product": "whatsapp",

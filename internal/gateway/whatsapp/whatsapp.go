@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -72,6 +73,7 @@ type WhatsApp struct {
 	apiURL  string
 	http    *http.Client
 	display string // the number, as WhatsApp shows it
+	now     func() time.Time
 }
 
 // New checks the access token (it reads the number) and returns the
@@ -287,7 +289,36 @@ func (w *WhatsApp) Hook(r *http.Request, body []byte) (gateway.Hooking, error) {
 	if err := json.Unmarshal(body, &n); err != nil {
 		return gateway.Hooking{}, fmt.Errorf("whatsapp: the notification is not JSON: %w", err)
 	}
+	now := time.Now()
+	if w.now != nil {
+		now = w.now()
+	}
+	if n.stale(now) {
+		return gateway.Hooking{}, fmt.Errorf("%w: a replay: its messages are older than Meta's %s of retries", gateway.ErrForged, maxRetryAge)
+	}
 	return gateway.Hooking{Updates: n.updates(w.o.PhoneNumberID)}, nil
+}
+
+// maxRetryAge is how long Meta retries a notification that was not
+// answered 200: a signed one about older messages is a replay.
+const maxRetryAge = 7 * 24 * time.Hour
+
+// stale reports whether the notification's messages are all older than
+// maxRetryAge (the signature covers their timestamps). Pure.
+func (n notification) stale(now time.Time) bool {
+	seen := false
+	for _, e := range n.Entry {
+		for _, c := range e.Changes {
+			for _, m := range c.Value.Messages {
+				sec, err := strconv.ParseInt(m.Timestamp, 10, 64)
+				if err != nil || now.Sub(time.Unix(sec, 0)) <= maxRetryAge {
+					return false
+				}
+				seen = true
+			}
+		}
+	}
+	return seen
 }
 
 // signed reports whether sig is "sha256=" and the hex HMAC-SHA256 of body
@@ -323,10 +354,11 @@ type notification struct {
 }
 
 type message struct {
-	From string `json:"from"`
-	ID   string `json:"id"`
-	Type string `json:"type"`
-	Text struct {
+	From      string `json:"from"`
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	Timestamp string `json:"timestamp"`
+	Text      struct {
 		Body string `json:"body"`
 	} `json:"text"`
 	Interactive struct {
