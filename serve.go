@@ -5,11 +5,13 @@ import (
 	"github.com/talaria-agent/talaria/internal/embedded"
 	"github.com/talaria-agent/talaria/internal/gateway"
 	"github.com/talaria-agent/talaria/internal/gateway/discord"
+	"github.com/talaria-agent/talaria/internal/gateway/email"
 	"github.com/talaria-agent/talaria/internal/gateway/slack"
 	"github.com/talaria-agent/talaria/internal/gateway/sms"
 	"github.com/talaria-agent/talaria/internal/gateway/telegram"
 	"github.com/talaria-agent/talaria/internal/gateway/whatsapp"
 	"github.com/talaria-agent/talaria/internal/logfile"
+	"github.com/talaria-agent/talaria/internal/mailer"
 	"github.com/talaria-agent/talaria/internal/telemetry"
 )
 
@@ -90,6 +92,19 @@ var (
 	ErrWhatsAppRefused = whatsapp.ErrRefused
 	NewWhatsApp        = whatsapp.New
 )
+
+// From package email.
+type (
+	EmailOptions = email.Options
+)
+
+var (
+	ErrEmailRefused = email.ErrRefused
+	NewEmail        = email.New
+)
+
+// From package mailer.
+var AddressOf = mailer.AddressOf
 
 // From package slack.
 type (

@@ -13,6 +13,7 @@ type Gateway struct {
 	Discord  Discord  `yaml:"discord"`
 	SMS      SMS      `yaml:"sms"`
 	WhatsApp WhatsApp `yaml:"whatsapp"`
+	Email    Email    `yaml:"email"`
 	// GroupSessions: per_user (each member of a group has a session of
 	// their own, the default) or shared (one per group or thread).
 	GroupSessions string `yaml:"group_sessions"`
@@ -73,6 +74,8 @@ func (g Gateway) ResetFor(platform string) (hour int, idle time.Duration) {
 		own = g.SMS.SessionReset
 	case "whatsapp":
 		own = g.WhatsApp.SessionReset
+	case "email":
+		own = g.Email.SessionReset
 	}
 	if own.ResetHour != nil {
 		hour = *own.ResetHour
@@ -189,6 +192,48 @@ func (w WhatsApp) Configured() bool {
 	return w.AccessToken != "" || w.AppSecret != "" || w.VerifyToken != "" || w.PhoneNumberID != ""
 }
 
+// Email configures the agent's mailbox: mail comes by IMAP, answers go
+// through delivery.smtp.
+type Email struct {
+	IMAP EmailIMAP `yaml:"imap"`
+	// Address is the agent's address, the one people write to (default:
+	// delivery.smtp.from's address); mail from it is never answered.
+	Address string `yaml:"address"`
+	// AllowedUsers are the sender addresses that reach the agent
+	// (EMAIL_ALLOWED_USERS, comma-separated); empty: nobody, unless
+	// AllowAll.
+	AllowedUsers []string `yaml:"allowed_users"`
+	AllowAll     bool     `yaml:"allow_all"`
+	// SessionReset overrides the gateway's session reset for email.
+	SessionReset `yaml:",inline"`
+}
+
+// EmailIMAP is the mailbox's IMAP server.
+type EmailIMAP struct {
+	Host string `yaml:"host"`
+	// Port defaults to 993 (143 with security starttls or none).
+	Port     int    `yaml:"port"`
+	Username string `yaml:"username"`
+	// PasswordEnv names the environment variable holding the password.
+	PasswordEnv string `yaml:"password_env"`
+	// Mailbox is the folder read (default INBOX).
+	Mailbox string `yaml:"mailbox"`
+	// Security: tls (implicit TLS, the default), starttls, or none (a
+	// server on this machine only).
+	Security string `yaml:"security"`
+}
+
+// PortOrDefault is the port, or the security's default. Pure.
+func (i EmailIMAP) PortOrDefault() int {
+	switch {
+	case i.Port != 0:
+		return i.Port
+	case i.Security == "starttls" || i.Security == "none":
+		return 143
+	}
+	return 993
+}
+
 // problems are what is wrong with g, for Validate. Pure.
 func (g Gateway) problems() []string {
 	out := resetHourProblems("gateway", g.ResetHour)
@@ -200,6 +245,15 @@ func (g Gateway) problems() []string {
 	out = append(out, g.Discord.SessionReset.problems("gateway.discord")...)
 	out = append(out, g.SMS.SessionReset.problems("gateway.sms")...)
 	out = append(out, g.WhatsApp.SessionReset.problems("gateway.whatsapp")...)
+	out = append(out, g.Email.SessionReset.problems("gateway.email")...)
+	switch g.Email.IMAP.Security {
+	case "", "tls", "starttls", "none":
+	default:
+		out = append(out, fmt.Sprintf("gateway.email.imap.security %q is not one of tls, starttls, none", g.Email.IMAP.Security))
+	}
+	if i := g.Email.IMAP; i.Host != "" && i.Username == "" {
+		out = append(out, "gateway.email.imap needs a username (and password_env, the variable holding the password)")
+	}
 	if w := g.WhatsApp; w.Configured() && (w.AccessToken == "" || w.AppSecret == "" || w.VerifyToken == "" || w.PhoneNumberID == "") {
 		out = append(out, "gateway.whatsapp needs access_token, app_secret, verify_token and phone_number_id (WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET, WHATSAPP_VERIFY_TOKEN, WHATSAPP_PHONE_NUMBER_ID)")
 	}

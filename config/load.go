@@ -32,7 +32,7 @@ var envKeys = []string{
 	"DISCORD_BOT_TOKEN", "DISCORD_API_URL", "DISCORD_ALLOWED_USERS",
 	"TWILIO_ACCOUNT_SID", "TWILIO_AUTH_TOKEN", "TWILIO_FROM_NUMBER", "TWILIO_API_URL", "SMS_ALLOWED_USERS",
 	"WHATSAPP_ACCESS_TOKEN", "WHATSAPP_APP_SECRET", "WHATSAPP_VERIFY_TOKEN", "WHATSAPP_PHONE_NUMBER_ID", "WHATSAPP_API_URL",
-	"WHATSAPP_ALLOWED_USERS",
+	"WHATSAPP_ALLOWED_USERS", "EMAIL_ALLOWED_USERS",
 	"SEARXNG_URL", "BRAVE_API_KEY", "TAVILY_API_KEY", "EXA_API_KEY",
 }
 
@@ -184,6 +184,9 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	set("WHATSAPP_VERIFY_TOKEN", &cfg.Gateway.WhatsApp.VerifyToken)
 	set("WHATSAPP_PHONE_NUMBER_ID", &cfg.Gateway.WhatsApp.PhoneNumberID)
 	set("WHATSAPP_API_URL", &cfg.Gateway.WhatsApp.APIURL)
+	if v := getenv("EMAIL_ALLOWED_USERS"); v != "" {
+		cfg.Gateway.Email.AllowedUsers = splitList(v)
+	}
 	if v := getenv("WHATSAPP_ALLOWED_USERS"); v != "" {
 		cfg.Gateway.WhatsApp.AllowedUsers = splitList(v)
 	}

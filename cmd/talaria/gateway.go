@@ -1,11 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -108,6 +110,20 @@ func configuredPlatforms(cfg config.Config) []*platformConn {
 				return n, nil
 			}})
 	}
+	if em := cfg.Gateway.Email; em.IMAP.Host != "" {
+		logger := newLogger(cfg.LogLevel)
+		smtp := cfg.Delivery.SMTP
+		out = append(out, &platformConn{name: "email", refused: talaria.ErrEmailRefused,
+			access: &talaria.Access{Users: em.AllowedUsers, AllowAll: em.AllowAll},
+			connect: func(ctx context.Context) (talaria.Platform, error) {
+				box, err := talaria.NewEmail(ctx, talaria.EmailOptions{IMAP: em.IMAP, IMAPPassword: os.Getenv(em.IMAP.PasswordEnv),
+					SMTP: smtp, SMTPPassword: os.Getenv(smtp.PasswordEnv), Address: cmp.Or(em.Address, talaria.AddressOf(smtp.From)), Logger: logger})
+				if err != nil {
+					return nil, err
+				}
+				return box, nil
+			}})
+	}
 	return out
 }
 
@@ -184,7 +200,7 @@ func startGateway(ctx context.Context, name string, cfg config.Config, rt *talar
 // webhook (SMS, WhatsApp): those the API answers. Pure.
 func hookedOnly(cfg config.Config) config.Config {
 	g := cfg.Gateway
-	g.Telegram, g.Slack, g.Discord = config.Telegram{}, config.Slack{}, config.Discord{}
+	g.Telegram, g.Slack, g.Discord, g.Email = config.Telegram{}, config.Slack{}, config.Discord{}, config.Email{}
 	cfg.Gateway = g
 	return cfg
 }

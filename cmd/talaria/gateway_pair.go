@@ -12,7 +12,7 @@ import (
 )
 
 // gatewayPlatforms are the platforms pairing knows.
-var gatewayPlatforms = []string{"telegram", "slack", "discord", "sms", "whatsapp"}
+var gatewayPlatforms = []string{"telegram", "slack", "discord", "sms", "whatsapp", "email"}
 
 func newGatewayPairCommand() *cobra.Command {
 	return controlCommandNoSession("pair PLATFORM", "Make a one-time code that lets a person talk to the agent on a platform",

@@ -98,7 +98,10 @@ func (g *Gateway) cmdStatus(ctx context.Context, _ Platform, u Update, _ Command
 	return sessionview.Running(pr), nil
 }
 
-func (g *Gateway) cmdApprove(ctx context.Context, _ Platform, u Update, c Command) (string, error) {
+func (g *Gateway) cmdApprove(ctx context.Context, p Platform, u Update, c Command) (string, error) {
+	if _, coded := p.(CodedApprovals); coded {
+		return "Here an approval is decided only by answering with one of the code lines of the approval's message (anyone can put a name on a message; only its reader has the code).", nil
+	}
 	choice := turnapi.ChoiceOnce
 	switch {
 	case c.Name == "deny":

@@ -83,6 +83,14 @@ func TextChoices(rows [][]Button) string {
 	return ""
 }
 
+// IsButtonData reports whether s is the data of one of the gateway's
+// buttons ("ap:<choice>:<ref>", "q:<n>:<ref>"): what a platform without
+// buttons may take as a press when its user sends it back. Pure.
+func IsButtonData(s string) bool {
+	_, _, _, ok := parseButton(s)
+	return ok && !strings.ContainsAny(s, " \t")
+}
+
 // parseButton reads a button's data: its kind ("ap" or "q"), what it
 // chose and the call it is for. Pure.
 func parseButton(data string) (kind, choice, ref string, ok bool) {

@@ -78,6 +78,15 @@ type Editless interface {
 	Editless()
 }
 
+// CodedApprovals is a platform whose senders can be forged (email): a
+// command that decides an approval (/approve, /deny) is refused there; the
+// code the approval's message carries, which only its reader has, decides
+// it (sent back, it is a press).
+type CodedApprovals interface {
+	Platform
+	CodedApprovals()
+}
+
 // ErrUndeliverable means the platform will not take the message however
 // often it is sent (WhatsApp outside its 24-hour window): a delivery
 // fails at once, saying why, instead of retrying.

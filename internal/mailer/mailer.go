@@ -35,12 +35,30 @@ func CheckAddress(s string) bool {
 	return err == nil && a.Address == s && a.Name == ""
 }
 
+// AddressOf is the bare address of a From line ("Talaria <bot@x.org>" is
+// "bot@x.org"); "" when it has none. Pure.
+func AddressOf(from string) string {
+	a, err := mail.ParseAddress(from)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(a.Address)
+}
+
 // Message is one email.
 type Message struct {
 	To, Subject string
 	// Markdown is the body; it is sent as text and as HTML (raw HTML in it
 	// is left out of the HTML part).
 	Markdown string
+	// MessageID is the message's id, without the angle brackets (empty:
+	// a fresh one); InReplyTo and References thread it under earlier
+	// messages (their ids, likewise). Auto marks an automatic answer
+	// (Auto-Submitted: auto-replied, RFC 3834), which mail robots leave
+	// unanswered.
+	MessageID, InReplyTo string
+	References           []string
+	Auto                 bool
 }
 
 // Send sends m through cfg's server; password is the SMTP password (from
@@ -61,7 +79,20 @@ func Send(ctx context.Context, cfg config.SMTP, password string, m Message) erro
 	}
 	msg.Subject(strings.Join(strings.Fields(m.Subject), " "))
 	msg.SetDate()
-	msg.SetMessageID()
+	if m.MessageID != "" {
+		msg.SetMessageIDWithValue(m.MessageID)
+	} else {
+		msg.SetMessageID()
+	}
+	if m.InReplyTo != "" {
+		msg.SetGenHeader(gomail.HeaderInReplyTo, "<"+m.InReplyTo+">")
+	}
+	if len(m.References) > 0 {
+		msg.SetGenHeader(gomail.HeaderReferences, "<"+strings.Join(m.References, "> <")+">")
+	}
+	if m.Auto {
+		msg.SetGenHeader("Auto-Submitted", "auto-replied")
+	}
 	msg.SetBodyString(gomail.TypeTextPlain, m.Markdown)
 	var html bytes.Buffer
 	md := goldmark.New(goldmark.WithExtensions(extension.GFM)) // raw HTML is omitted by default

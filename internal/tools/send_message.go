@@ -104,7 +104,7 @@ func CheckMessageText(text string) error {
 
 // ChatPlatforms are the messaging platforms whose chats are delivery
 // targets ("<platform>:<chat id>"), through the gateway.
-var ChatPlatforms = []string{"telegram", "slack", "discord", "sms", "whatsapp"}
+var ChatPlatforms = []string{"telegram", "slack", "discord", "sms", "whatsapp", "email"}
 
 // IsChatPlatform reports whether name is one of ChatPlatforms. Pure.
 func IsChatPlatform(name string) bool { return slices.Contains(ChatPlatforms, name) }

@@ -1,0 +1,416 @@
+// Package email is the gateway's email adapter: mail to the agent's
+// address is read by IMAP (github.com/emersion/go-imap, IDLE where the
+// server offers it, polling otherwise), and answers go out through the
+// SMTP server that cron delivery uses, threaded under the mail they
+// answer. A thread (its first Message-ID, from References or
+// In-Reply-To) is a session. A mail is marked handled (the $TalariaTaken
+// keyword, and \Seen) only once it is durably handed over; until then it
+// is fetched again, and its Message-ID makes it one turn however often.
+// Anyone can write a From line, so an approval is decided only by a reply
+// carrying the approval mail's code, never by /approve.
+package email
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/emersion/go-imap"
+	"github.com/emersion/go-imap/client"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/gateway"
+	"github.com/talaria-agent/talaria/internal/mailer"
+)
+
+// handled is the keyword of a mail the gateway took.
+const handled = "$TalariaTaken"
+
+// Timing of the mailbox's watch.
+const (
+	pollWait     = 25 * time.Second // how long one Poll waits for mail
+	noIdlePoll   = 10 * time.Second // how often a server without IDLE is asked
+	maxBatch     = 20               // mails read per Poll
+	maxMailBytes = 20 << 20         // a larger mail is marked handled unread
+	partLimit    = 100000           // a reply longer than this is sent in parts
+)
+
+// ErrRefused means the IMAP server refused the login: retrying will not
+// help.
+var ErrRefused = errors.New("email: the IMAP server refused the login")
+
+// Options configure the agent's mailbox.
+type Options struct {
+	// IMAP is the mailbox; its password is IMAPPassword.
+	IMAP         config.EmailIMAP
+	IMAPPassword string
+	// SMTP sends the answers; its password is SMTPPassword.
+	SMTP         config.SMTP
+	SMTPPassword string
+	// Address is the agent's address (mail from it is never answered).
+	Address string
+	Logger  *slog.Logger
+}
+
+// Email is the agent's mailbox.
+type Email struct {
+	o      Options
+	logger *slog.Logger
+
+	mu       sync.Mutex
+	c        *client.Client
+	wake     chan struct{}
+	uids     map[string]uint32 // the mails of the last Poll, by update id
+	subjects map[string]string // a thread's subject, by its root's Message-ID
+	last     map[string]string // a chat's latest mail's Message-ID
+}
+
+// New checks the login (it connects once) and returns the mailbox.
+func New(ctx context.Context, o Options) (*Email, error) {
+	if !mailer.CheckAddress(o.Address) {
+		return nil, fmt.Errorf("%w: gateway.email.address %q is not one address", ErrRefused, o.Address)
+	}
+	if o.SMTP.Host == "" {
+		return nil, fmt.Errorf("%w: answers go through delivery.smtp, which is not configured", ErrRefused)
+	}
+	e := &Email{o: o, logger: cmp.Or(o.Logger, slog.Default()), wake: make(chan struct{}, 1), uids: map[string]uint32{},
+		subjects: map[string]string{}, last: map[string]string{}}
+	if _, err := e.conn(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func (e *Email) Name() string    { return "email" }
+func (e *Email) Account() string { return e.o.Address }
+func (e *Email) BotName() string { return e.o.Address }
+
+// Editless: a sent mail cannot be edited.
+func (e *Email) Editless() {}
+
+// CodedApprovals: a From line can be forged.
+func (e *Email) CodedApprovals() {}
+
+// conn is the IMAP connection, logged in with the mailbox selected; made
+// when there is none.
+func (e *Email) conn(ctx context.Context) (*client.Client, error) {
+	e.mu.Lock()
+	c := e.c
+	e.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	im := e.o.IMAP
+	addr := net.JoinHostPort(im.Host, strconv.Itoa(im.PortOrDefault()))
+	dialer := &net.Dialer{Timeout: 30 * time.Second}
+	var err error
+	switch im.Security {
+	case "none":
+		c, err = client.DialWithDialer(dialer, addr)
+	case "starttls":
+		if c, err = client.DialWithDialer(dialer, addr); err == nil {
+			err = c.StartTLS(&tls.Config{ServerName: im.Host})
+		}
+	default:
+		c, err = client.DialWithDialerTLS(dialer, addr, &tls.Config{ServerName: im.Host})
+	}
+	if err != nil {
+		if c != nil {
+			_ = c.Logout()
+		}
+		return nil, fmt.Errorf("email: connect to %s: %w", addr, err)
+	}
+	updates := make(chan client.Update, 64)
+	c.Updates = updates
+	go func() { // the client blocks unless its updates are read
+		for u := range updates {
+			if _, ok := u.(*client.MailboxUpdate); ok {
+				select {
+				case e.wake <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	if err := c.Login(im.Username, e.o.IMAPPassword); err != nil {
+		_ = c.Logout()
+		return nil, fmt.Errorf("%w: %s as %s: %v (check gateway.email.username and the variable password_env names)", ErrRefused, addr, im.Username, err)
+	}
+	if _, err := c.Select(cmp.Or(im.Mailbox, "INBOX"), false); err != nil {
+		_ = c.Logout()
+		return nil, fmt.Errorf("email: select %s: %w", cmp.Or(im.Mailbox, "INBOX"), err)
+	}
+	_ = ctx
+	e.mu.Lock()
+	e.c = c
+	e.mu.Unlock()
+	return c, nil
+}
+
+// drop forgets a connection that failed; the next Poll makes another.
+func (e *Email) drop() {
+	e.mu.Lock()
+	c := e.c
+	e.c = nil
+	e.mu.Unlock()
+	if c != nil {
+		_ = c.Terminate()
+	}
+}
+
+// Poll reads the mails not handled yet; with none, it waits (IDLE, or a
+// poll where the server has no IDLE) for one, about half a minute.
+func (e *Email) Poll(ctx context.Context) ([]gateway.Update, error) {
+	c, err := e.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ups, err := e.fetch(c)
+	if err != nil || len(ups) > 0 {
+		return ups, err
+	}
+	stop, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- c.Idle(stop, &client.IdleOptions{PollInterval: noIdlePoll}) }()
+	select {
+	case <-e.wake:
+	case <-time.After(pollWait):
+	case <-ctx.Done():
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		e.drop()
+		return nil, fmt.Errorf("email: idle: %w", err)
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return e.fetch(c)
+}
+
+// fetch reads up to maxBatch mails without the handled keyword, oldest
+// first.
+func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
+	uids, err := c.UidSearch(&imap.SearchCriteria{WithoutFlags: []string{handled}})
+	if err != nil {
+		e.drop()
+		return nil, fmt.Errorf("email: search: %w", err)
+	}
+	if len(uids) == 0 {
+		return nil, nil
+	}
+	uids = uids[:min(len(uids), maxBatch)]
+	seq := new(imap.SeqSet)
+	seq.AddNum(uids...)
+	section := &imap.BodySectionName{Peek: true}
+	ch := make(chan *imap.Message, len(uids))
+	if err := c.UidFetch(seq, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size, section.FetchItem()}, ch); err != nil {
+		e.drop()
+		return nil, fmt.Errorf("email: fetch: %w", err)
+	}
+	var out []gateway.Update
+	for m := range ch {
+		u := e.updateOf(m, section)
+		e.mu.Lock()
+		e.uids[u.ID] = m.Uid
+		e.mu.Unlock()
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// updateOf reads one fetched mail as an update. A mail that is not for
+// the agent is an update without a chat: the gateway takes nothing from
+// it, and it is marked handled.
+func (e *Email) updateOf(m *imap.Message, section *imap.BodySectionName) gateway.Update {
+	fallback := gateway.Update{ID: "uid" + strconv.FormatUint(uint64(m.Uid), 10)}
+	body := m.GetBody(section)
+	if body == nil || m.Size > maxMailBytes {
+		e.logger.Info("email: a mail left unread", "uid", m.Uid, "size", m.Size)
+		return fallback
+	}
+	raw, err := io.ReadAll(io.LimitReader(body, maxMailBytes))
+	if err != nil {
+		return fallback
+	}
+	in, err := parse(raw, e.o.Address)
+	if err != nil || in.messageID == "" {
+		e.logger.Info("email: a mail that cannot be read", "uid", m.Uid, "error", err)
+		return fallback
+	}
+	u := gateway.Update{ID: updateID(in.messageID)}
+	if in.why != "" {
+		e.logger.Info("email: a mail not for the agent", "from", in.from, "why", in.why)
+		return u
+	}
+	root := in.messageID
+	switch {
+	case len(in.references) > 0:
+		root = in.references[0]
+	case in.inReplyTo != "":
+		root = in.inReplyTo
+	}
+	chat := ChatID(in.from, root)
+	e.mu.Lock()
+	if len(e.subjects) > 10000 {
+		clear(e.subjects)
+		clear(e.last)
+	}
+	if _, ok := e.subjects[root]; !ok || root == in.messageID {
+		e.subjects[root] = in.subject
+	}
+	e.last[chat] = in.messageID
+	e.mu.Unlock()
+	u.User, u.MessageID, u.Text = in.from, in.messageID, in.text
+	u.Chat = gateway.Chat{Platform: "email", Kind: gateway.ChatDM, ID: chat}
+	if first, _, _ := strings.Cut(in.text, "\n"); gateway.IsButtonData(strings.TrimSpace(first)) {
+		u.Button, u.CallbackID, u.Text = strings.TrimSpace(first), u.ID, ""
+	}
+	return u
+}
+
+// Ack marks a mail handled: it is not read again.
+func (e *Email) Ack(ctx context.Context, u gateway.Update) error {
+	e.mu.Lock()
+	uid, ok := e.uids[u.ID]
+	delete(e.uids, u.ID)
+	e.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	c, err := e.conn(ctx)
+	if err != nil {
+		return err
+	}
+	seq := new(imap.SeqSet)
+	seq.AddNum(uid)
+	if err := c.UidStore(seq, imap.FormatFlagsOp(imap.AddFlags, true), []any{handled, imap.SeenFlag}, nil); err != nil {
+		e.drop()
+		return fmt.Errorf("email: mark handled: %w", err)
+	}
+	return nil
+}
+
+// ChatID is the gateway's id of an email conversation: the sender's
+// address and the thread's first Message-ID ("<address>:<message id>").
+// Pure.
+func ChatID(address, root string) string {
+	root = strings.Map(func(r rune) rune {
+		if r == ':' || r <= ' ' {
+			return '_'
+		}
+		return r
+	}, root)
+	return address + ":" + root
+}
+
+// splitChat reads a ChatID. Pure.
+func splitChat(id string) (address, root string) {
+	address, root, _ = strings.Cut(id, ":")
+	return address, root
+}
+
+// Parts is the Markdown itself (the answer is sent as text and HTML), in
+// parts only when it is very long.
+func (e *Email) Parts(text string) []string {
+	var out []string
+	for len(text) > partLimit {
+		cut := strings.LastIndex(text[:partLimit], "\n\n")
+		if cut <= 0 {
+			cut = partLimit
+		}
+		out, text = append(out, text[:cut]), strings.TrimLeft(text[cut:], "\n")
+	}
+	if strings.TrimSpace(text) == "" && len(out) == 0 {
+		return []string{"(no answer)"}
+	}
+	return append(out, text)
+}
+
+// SendPart mails one part to the chat's address, threaded under its
+// latest mail; an approval's choices are code lines to answer with.
+func (e *Email) SendPart(ctx context.Context, m gateway.Outgoing, part string) (string, error) {
+	to, root := splitChat(m.ChatID)
+	if !mailer.CheckAddress(to) {
+		return "", fmt.Errorf("email: %q is not an address", to)
+	}
+	e.mu.Lock()
+	subject, latest := e.subjects[root], e.last[m.ChatID]
+	e.mu.Unlock()
+	inReplyTo := cmp.Or(m.ReplyTo, latest, root)
+	refs := []string{}
+	if root != "" {
+		refs = append(refs, root)
+	}
+	if inReplyTo != "" && inReplyTo != root {
+		refs = append(refs, inReplyTo)
+	}
+	if choices := codeChoices(m.Buttons); choices != "" {
+		part = strings.TrimRight(part, "\n") + "\n\n" + choices
+	}
+	id := newMessageID(e.o.Address)
+	subject = reSubject(subject)
+	if root == "" { // not an answer: a delivery, under its first line
+		subject = firstLine(part)
+	}
+	err := mailer.Send(ctx, e.o.SMTP, e.o.SMTPPassword, mailer.Message{To: to, Subject: subject, Markdown: part,
+		MessageID: id, InReplyTo: inReplyTo, References: refs, Auto: true})
+	if err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// codeChoices says how to answer buttons by mail: an approval's choices
+// are code lines (its call's reference, which only this mail's reader
+// has), a question's choices words. Pure.
+func codeChoices(rows [][]gateway.Button) string {
+	var lines []string
+	for _, row := range rows {
+		for _, b := range row {
+			if strings.HasPrefix(b.Data, "ap:") {
+				lines = append(lines, "    "+b.Data+"    "+b.Text)
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return gateway.TextChoices(rows)
+	}
+	return "To decide, answer with one of these lines as the first line of your reply:\n\n" + strings.Join(lines, "\n")
+}
+
+// newMessageID is a fresh Message-ID at the address's domain.
+func newMessageID(address string) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	_, domain, _ := strings.Cut(address, "@")
+	return hex.EncodeToString(b) + "@" + cmp.Or(domain, "talaria.invalid")
+}
+
+// Edit cannot be done: a sent mail stays as it is.
+func (e *Email) Edit(context.Context, string, string, string, [][]gateway.Button) error {
+	return fmt.Errorf("%w: a sent mail cannot be edited", gateway.ErrNotEditable)
+}
+
+// Typing does nothing.
+func (e *Email) Typing(context.Context, string) error { return nil }
+
+// AnswerButton mails the notice of a code that decided nothing (a stale
+// one); one that decided is answered by the turn going on.
+func (e *Email) AnswerButton(ctx context.Context, u gateway.Update, notice string, done bool) error {
+	if done || notice == "" {
+		return nil
+	}
+	_, err := e.SendPart(ctx, gateway.Outgoing{ChatID: u.Chat.ID, ReplyTo: u.MessageID}, notice)
+	return err
+}
