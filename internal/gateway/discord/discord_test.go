@@ -127,9 +127,9 @@ func TestRedeliveredOnce(t *testing.T) {
 	waitConnected(t, d, fd)
 	m := fd.SendDM("42", "once")
 	fd.Redeliver(m.ID)
-	ups := poll(t, d, 1)
+	poll(t, d, 1)
 	time.Sleep(200 * time.Millisecond) // room for the second delivery
-	ups = poll(t, d, 1)
+	ups := poll(t, d, 1)
 	if len(ups) != 1 {
 		t.Fatalf("updates %+v", ups)
 	}
