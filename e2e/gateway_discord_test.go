@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,33 +49,14 @@ func waitDiscordConnected(t *testing.T, fd *fakediscord.Server) {
 // text, and returns it.
 func waitDiscord(t *testing.T, fd *fakediscord.Server, channel, text string, within time.Duration) fakediscord.Message {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	var found fakediscord.Message
-	sent, err := fd.WaitSent(ctx, func(ms []fakediscord.Message) bool {
-		for _, m := range ms {
-			if m.ChannelID == channel && strings.Contains(m.Content, text) {
-				found = m
-				return true
-			}
-		}
-		return false
-	})
-	if err != nil {
-		t.Fatalf("no message with %q in %s within %s; sent:\n%+v", text, channel, within, sent)
-	}
-	return found
+	return waitOne(t, fmt.Sprintf("message with %q in %s", text, channel), fd.Sent,
+		func(m fakediscord.Message) bool { return m.ChannelID == channel && strings.Contains(m.Content, text) }, within)
 }
 
 // discordIn is the content of each message the bot sent in channel.
 func discordIn(fd *fakediscord.Server, channel string) []string {
-	var out []string
-	for _, m := range fd.Sent() {
-		if m.ChannelID == channel {
-			out = append(out, m.Content)
-		}
-	}
-	return out
+	return textsOf(fd.Sent(), func(m fakediscord.Message) bool { return m.ChannelID == channel },
+		func(m fakediscord.Message) string { return m.Content })
 }
 
 // TestDiscordDM: serve with a Discord bot answers an allowed user's DM

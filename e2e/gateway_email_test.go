@@ -70,31 +70,15 @@ func mailFrom(from, id, subject, body string, headers ...string) string {
 // waitMail waits until a mail to rcpt contains every one of subs.
 func waitMail(t *testing.T, srv *fakesmtp.Server, rcpt string, within time.Duration, subs ...string) fakesmtp.Mail {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
-		for _, m := range srv.Mail() {
-			if slices.Contains(m.To, rcpt) && containsAll(unfold(m.Data), subs...) {
-				return m
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no mail to %s with %q within %s; sent:\n%+v", rcpt, subs, within, srv.Mail())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return waitOne(t, fmt.Sprintf("mail to %s with %q", rcpt, subs), srv.Mail,
+		func(m fakesmtp.Mail) bool { return slices.Contains(m.To, rcpt) && containsAll(unfold(m.Data), subs...) }, within)
 }
 
 // unfold undoes quoted-printable's soft line breaks.
 func unfold(s string) string { return strings.ReplaceAll(s, "=\r\n", "") }
 
 func mailsTo(srv *fakesmtp.Server, rcpt string) int {
-	n := 0
-	for _, m := range srv.Mail() {
-		if slices.Contains(m.To, rcpt) {
-			n++
-		}
-	}
-	return n
+	return len(textsOf(srv.Mail(), func(m fakesmtp.Mail) bool { return slices.Contains(m.To, rcpt) }, func(m fakesmtp.Mail) string { return m.Data }))
 }
 
 // waitHandled waits until every mail in the INBOX carries the handled

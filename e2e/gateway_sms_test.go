@@ -59,32 +59,12 @@ func text(t *testing.T, tw *faketwilio.Server, from, body string) string {
 // waitSMS waits until the number sent to phone a text containing sub.
 func waitSMS(t *testing.T, tw *faketwilio.Server, phone, sub string, within time.Duration) faketwilio.Message {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	var found faketwilio.Message
-	sent, err := tw.WaitSent(ctx, func(ms []faketwilio.Message) bool {
-		for _, m := range ms {
-			if m.To == phone && strings.Contains(m.Body, sub) {
-				found = m
-				return true
-			}
-		}
-		return false
-	})
-	if err != nil {
-		t.Fatalf("no text with %q to %s within %s; sent:\n%+v", sub, phone, within, sent)
-	}
-	return found
+	return waitOne(t, fmt.Sprintf("text with %q to %s", sub, phone), tw.Sent,
+		func(m faketwilio.Message) bool { return m.To == phone && strings.Contains(m.Body, sub) }, within)
 }
 
 func textsTo(tw *faketwilio.Server, phone string) []string {
-	var out []string
-	for _, m := range tw.Sent() {
-		if m.To == phone {
-			out = append(out, m.Body)
-		}
-	}
-	return out
+	return textsOf(tw.Sent(), func(m faketwilio.Message) bool { return m.To == phone }, func(m faketwilio.Message) string { return m.Body })
 }
 
 // TestSMSConversation: a text from an allowed number gets one reply (no

@@ -61,32 +61,12 @@ func waSend(t *testing.T, wa *fakewhatsapp.Server, from, text string) string {
 // waWait waits until the number sent to waID a message containing sub.
 func waWait(t *testing.T, wa *fakewhatsapp.Server, waID, sub string, within time.Duration) fakewhatsapp.Message {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	var found fakewhatsapp.Message
-	sent, err := wa.WaitSent(ctx, func(ms []fakewhatsapp.Message) bool {
-		for _, m := range ms {
-			if m.To == waID && strings.Contains(m.Body, sub) {
-				found = m
-				return true
-			}
-		}
-		return false
-	})
-	if err != nil {
-		t.Fatalf("no message with %q to %s within %s; sent:\n%+v", sub, waID, within, sent)
-	}
-	return found
+	return waitOne(t, fmt.Sprintf("message with %q to %s", sub, waID), wa.Sent,
+		func(m fakewhatsapp.Message) bool { return m.To == waID && strings.Contains(m.Body, sub) }, within)
 }
 
 func waTo(wa *fakewhatsapp.Server, waID string) []string {
-	var out []string
-	for _, m := range wa.Sent() {
-		if m.To == waID {
-			out = append(out, m.Body)
-		}
-	}
-	return out
+	return textsOf(wa.Sent(), func(m fakewhatsapp.Message) bool { return m.To == waID }, func(m fakewhatsapp.Message) string { return m.Body })
 }
 
 // TestWhatsAppConversation: the subscription's handshake answers only the

@@ -147,19 +147,8 @@ func (s *Server) post(form url.Values, token string) (int, error) {
 	if token == "" {
 		token = s.AuthToken
 	}
-	req, err := http.NewRequest(http.MethodPost, hook, strings.NewReader(form.Encode()))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("X-Twilio-Signature", Signature(token, hook, form))
-	req.Header.Set("User-Agent", "TwilioProxy/1.1")
-	resp, err := (&http.Client{Timeout: 15 * time.Second}).Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	return resp.StatusCode, nil
+	return fakewire.Post(hook, "application/x-www-form-urlencoded", []byte(form.Encode()),
+		map[string]string{"X-Twilio-Signature": Signature(token, hook, form), "User-Agent": "TwilioProxy/1.1"})
 }
 
 // Signature is how Twilio signs a webhook: base64 of HMAC-SHA1, keyed

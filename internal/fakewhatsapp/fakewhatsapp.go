@@ -209,18 +209,7 @@ func (s *Server) post(body []byte, secret string) (int, error) {
 	s.mu.Unlock()
 	mac := hmac.New(sha256.New, []byte(secret))
 	mac.Write(body)
-	req, err := http.NewRequest(http.MethodPost, hook, bytes.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
-	resp, err := (&http.Client{Timeout: 15 * time.Second}).Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	return resp.StatusCode, nil
+	return fakewire.Post(hook, "application/json", body, map[string]string{"X-Hub-Signature-256": "sha256=" + hex.EncodeToString(mac.Sum(nil))})
 }
 
 // serve is the Graph API.

@@ -4,6 +4,7 @@
 package fakewire
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,4 +56,25 @@ func Wait[T any](ctx context.Context, get func() T, ok func(T) bool) (T, error) 
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// Post is a platform's webhook request: body POSTed to url with
+// contentType and the extra headers (a signature); it returns the
+// answer's status.
+func Post(url, contentType string, body []byte, headers map[string]string) (int, error) {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", contentType)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := (&http.Client{Timeout: 15 * time.Second}).Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, nil
 }

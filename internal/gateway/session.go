@@ -36,6 +36,23 @@ type Chat struct {
 	Thread string
 }
 
+// ThreadChat is the chat id of a thread in a channel ("<channel>:<thread>",
+// the channel alone when there is no thread), as the platforms with
+// threads build it: everything said in a thread stays in it, and a thread
+// is a session of its own. Pure.
+func ThreadChat(channel, thread string) string {
+	if thread == "" {
+		return channel
+	}
+	return channel + ":" + thread
+}
+
+// SplitThreadChat reads a ThreadChat. Pure.
+func SplitThreadChat(id string) (channel, thread string) {
+	channel, thread, _ = strings.Cut(id, ":")
+	return channel, thread
+}
+
 // SessionKey is the chat's session key, as Hermes builds it: a DM
 // "telegram:dm:<chat>[:<thread>]", a group "telegram:group:<chat>[:<thread>]"
 // plus ":<user>" when each member has a session of their own. Pure.

@@ -136,21 +136,10 @@ func topic(text string) string {
 }
 
 // ChatID is the gateway's id of a Discord chat: a DM's channel, or a
-// server's channel and the thread in it ("<channel>:<thread>"), so that
-// everything said in a thread stays in it and a thread is a session of
-// its own. Pure.
-func ChatID(channel, thread string) string {
-	if thread == "" {
-		return channel
-	}
-	return channel + ":" + thread
-}
+// server's channel and the thread in it ("<channel>:<thread>"). Pure.
+func ChatID(channel, thread string) string { return gateway.ThreadChat(channel, thread) }
 
-// splitChat reads a ChatID. Pure.
-func splitChat(id string) (channel, thread string) {
-	channel, thread, _ = strings.Cut(id, ":")
-	return channel, thread
-}
+var splitChat = gateway.SplitThreadChat
 
 // Parts renders text in Discord's Markdown, split within a message's
 // 2,000 characters.

@@ -372,21 +372,10 @@ func (s *Slack) Ack(ctx context.Context, u gateway.Update) error {
 }
 
 // ChatID is the gateway's id of a Slack conversation: the channel, and
-// the thread in it when there is one ("C0123:1700000000.000100"), so that
-// everything said in a thread, from buttons to replies, stays in it, and
-// a thread is a session of its own. Pure.
-func ChatID(channel, thread string) string {
-	if thread == "" {
-		return channel
-	}
-	return channel + ":" + thread
-}
+// the thread in it when there is one ("C0123:1700000000.000100"). Pure.
+func ChatID(channel, thread string) string { return gateway.ThreadChat(channel, thread) }
 
-// splitChat reads a ChatID. Pure.
-func splitChat(id string) (channel, thread string) {
-	channel, thread, _ = strings.Cut(id, ":")
-	return channel, thread
-}
+var splitChat = gateway.SplitThreadChat
 
 // Parts renders text as Slack mrkdwn, split within a section block's
 // 3,000 characters.
