@@ -199,6 +199,11 @@ type Email struct {
 	// Address is the agent's address, the one people write to (default:
 	// delivery.smtp.from's address); mail from it is never answered.
 	Address string `yaml:"address"`
+	// AuthservID is the id the receiving mail server writes in its
+	// Authentication-Results header (RFC 8601, e.g. mx.example.com): only
+	// mail it says passed DMARC, or is DKIM-signed by the From domain, is
+	// read (anyone can write a From line).
+	AuthservID string `yaml:"authserv_id"`
 	// AllowedUsers are the sender addresses that reach the agent
 	// (EMAIL_ALLOWED_USERS, comma-separated); empty: nobody, unless
 	// AllowAll.
@@ -253,6 +258,9 @@ func (g Gateway) problems() []string {
 	}
 	if i := g.Email.IMAP; i.Host != "" && i.Username == "" {
 		out = append(out, "gateway.email.imap needs a username (and password_env, the variable holding the password)")
+	}
+	if g.Email.IMAP.Host != "" && g.Email.AuthservID == "" {
+		out = append(out, "gateway.email needs authserv_id: the id your mail server writes in Authentication-Results (only mail it authenticated is read)")
 	}
 	if w := g.WhatsApp; w.Configured() && (w.AccessToken == "" || w.AppSecret == "" || w.VerifyToken == "" || w.PhoneNumberID == "") {
 		out = append(out, "gateway.whatsapp needs access_token, app_secret, verify_token and phone_number_id (WHATSAPP_ACCESS_TOKEN, WHATSAPP_APP_SECRET, WHATSAPP_VERIFY_TOKEN, WHATSAPP_PHONE_NUMBER_ID)")

@@ -34,16 +34,7 @@ func acpClientScript(t *testing.T) string {
 		cache = os.TempDir()
 	}
 	dir := filepath.Join(cache, "talaria-test", "acp-sdk-"+acpSDKVersion)
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "package.json")); err != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		t.Logf("installing @agentclientprotocol/sdk@%s into %s", acpSDKVersion, dir)
-		out, err := exec.CommandContext(ctx, "npm", "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel", "error",
-			"@agentclientprotocol/sdk@"+acpSDKVersion).CombinedOutput()
-		if err != nil {
-			t.Fatalf("npm install @agentclientprotocol/sdk: %v\n%s", err, out)
-		}
-	}
+	installACPSDK(t, dir)
 	src, err := os.ReadFile(filepath.Join("testdata", "acp_client.mjs"))
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +45,47 @@ func acpClientScript(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return script
+}
+
+// acpInstall serializes the install: parallel tests of this process
+// would otherwise run npm into the same directory at once.
+var acpInstall sync.Mutex
+
+// installACPSDK installs the SDK into dir once: into a directory of its
+// own first, then renamed into place whole, with a mark that it is
+// complete (a directory without the mark, left by an install that was
+// cut short, is made again).
+func installACPSDK(t *testing.T, dir string) {
+	t.Helper()
+	acpInstall.Lock()
+	defer acpInstall.Unlock()
+	mark := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(mark); err == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	t.Logf("installing @agentclientprotocol/sdk@%s into %s", acpSDKVersion, dir)
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "acp-sdk-install-")
+	if err != nil && os.MkdirAll(filepath.Dir(dir), 0o755) == nil {
+		tmp, err = os.MkdirTemp(filepath.Dir(dir), "acp-sdk-install-")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	out, err := exec.CommandContext(ctx, "npm", "install", "--prefix", tmp, "--no-audit", "--no-fund", "--loglevel", "error",
+		"@agentclientprotocol/sdk@"+acpSDKVersion).CombinedOutput()
+	if err != nil {
+		t.Fatalf("npm install @agentclientprotocol/sdk: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		t.Fatalf("put the SDK in place: %v", err)
+	}
 }
 
 // editor is the node ACP client running one scenario against `talaria acp`.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -120,10 +121,16 @@ func TestSMSConversation(t *testing.T) {
 	}
 	text(t, tw, smsAllowed, "remove first")
 	ask := waitSMS(t, tw, smsAllowed, "rm -rf ./first", 30*time.Second)
-	if !strings.Contains(ask.Body, "Reply /approve") || !strings.Contains(ask.Body, "/deny") {
-		t.Errorf("the approval does not say how to answer: %q", ask.Body)
+	code := regexp.MustCompile(`ap:once:[0-9a-f]{16}`).FindString(ask.Body)
+	if code == "" || !strings.Contains(ask.Body, "ap:deny:") {
+		t.Fatalf("the approval does not give its code lines: %q", ask.Body)
 	}
 	text(t, tw, smsAllowed, "/approve")
+	waitSMS(t, tw, smsAllowed, "only by answering with one of the code lines", 30*time.Second)
+	if _, err := os.Stat(filepath.Join(work, "first")); err != nil {
+		t.Fatalf("/approve by SMS ran the command: %v", err)
+	}
+	text(t, tw, smsAllowed, code)
 	waitSMS(t, tw, smsAllowed, "Removed first.", 30*time.Second)
 	if _, err := os.Stat(filepath.Join(work, "first")); !os.IsNotExist(err) {
 		t.Fatalf("the approved command did not run: %v", err)

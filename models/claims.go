@@ -15,6 +15,15 @@ type toolClaim struct {
 	ClaimedAt time.Time
 }
 
+// Claimed reports whether key was claimed (ClaimTool) before.
+func (s *Store) Claimed(ctx context.Context, key string) (bool, error) {
+	var n int64
+	if err := s.db.WithContext(ctx).Model(&toolClaim{}).Where("key = ?", key).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("models: claimed %q: %w", key, err)
+	}
+	return n > 0, nil
+}
+
 // ClaimTool records a claim on key before a tool runs. It reports whether an
 // earlier attempt had already claimed it: that attempt may or may not have
 // taken effect.

@@ -138,8 +138,8 @@ deployment: the API keeps no state of its own. It listens on --api-listen
 			}
 			defer rt.Close()
 			// The platforms whose messages come by webhook are answered
-			// here, where their requests arrive.
-			gw, err := startGateway(cmd.Context(), "api", hookedOnly(cfg), rt, cmd.ErrOrStderr())
+			// here, where their requests arrive; no platform is polled.
+			gw, err := startGateway(cmd.Context(), "api", cfg, rt, cmd.ErrOrStderr(), false)
 			if err != nil {
 				return usageErr(err)
 			}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,10 +115,11 @@ func configuredPlatforms(cfg config.Config) []*platformConn {
 		logger := newLogger(cfg.LogLevel)
 		smtp := cfg.Delivery.SMTP
 		out = append(out, &platformConn{name: "email", refused: talaria.ErrEmailRefused,
-			access: &talaria.Access{Users: em.AllowedUsers, AllowAll: em.AllowAll},
+			access: &talaria.Access{Users: lowered(em.AllowedUsers), AllowAll: em.AllowAll},
 			connect: func(ctx context.Context) (talaria.Platform, error) {
 				box, err := talaria.NewEmail(ctx, talaria.EmailOptions{IMAP: em.IMAP, IMAPPassword: os.Getenv(em.IMAP.PasswordEnv),
-					SMTP: smtp, SMTPPassword: os.Getenv(smtp.PasswordEnv), Address: cmp.Or(em.Address, talaria.AddressOf(smtp.From)), Logger: logger})
+					SMTP: smtp, SMTPPassword: os.Getenv(smtp.PasswordEnv), Address: cmp.Or(em.Address, talaria.AddressOf(smtp.From)),
+					AuthservID: em.AuthservID, Logger: logger})
 				if err != nil {
 					return nil, err
 				}
@@ -132,7 +134,11 @@ func configuredPlatforms(cfg config.Config) []*platformConn {
 // platform that does not answer is said in one line and tried again in
 // the background until it answers (the gateway starts once every
 // configured platform answered).
-func startGateway(ctx context.Context, name string, cfg config.Config, rt *talaria.Runtime, warn io.Writer) (*runningGateway, error) {
+//
+// With poll false the process takes no platform's updates by polling (it
+// answers the webhook platforms' requests only), but its worker sends for
+// every platform: any process on the gateway's task queue may be asked to.
+func startGateway(ctx context.Context, name string, cfg config.Config, rt *talaria.Runtime, warn io.Writer, poll bool) (*runningGateway, error) {
 	pcs := configuredPlatforms(cfg)
 	if len(pcs) == 0 {
 		return nil, nil
@@ -191,18 +197,22 @@ func startGateway(ctx context.Context, name string, cfg config.Config, rt *talar
 		r.mu.Lock()
 		r.g = g
 		r.mu.Unlock()
-		g.Run(ctx)
+		if poll {
+			g.Run(ctx)
+		}
+		<-ctx.Done()
 	}()
 	return r, nil
 }
 
-// hookedOnly is cfg with only the platforms whose messages come by
-// webhook (SMS, WhatsApp): those the API answers. Pure.
-func hookedOnly(cfg config.Config) config.Config {
-	g := cfg.Gateway
-	g.Telegram, g.Slack, g.Discord, g.Email = config.Telegram{}, config.Slack{}, config.Discord{}, config.Email{}
-	cfg.Gateway = g
-	return cfg
+// lowered is each address in lower case: mail addresses are compared so.
+// Pure.
+func lowered(addrs []string) []string {
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = strings.ToLower(strings.TrimSpace(a))
+	}
+	return out
 }
 
 // webhooks serves the running gateway's webhooks; nil when it has no
@@ -273,7 +283,7 @@ See docs/gateway.md.`,
 				return err
 			}
 			defer rt.Close()
-			gw, err := startGateway(cmd.Context(), "gateway", cfg, rt, cmd.ErrOrStderr())
+			gw, err := startGateway(cmd.Context(), "gateway", cfg, rt, cmd.ErrOrStderr(), true)
 			if err != nil {
 				return usageErr(err)
 			}

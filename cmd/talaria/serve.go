@@ -133,7 +133,7 @@ func runServe(cmd *cobra.Command, cfg config.Config, load func() (config.Config,
 		return usageErr(err)
 	}
 	defer ticker.Stop(context.WithoutCancel(ctx))
-	gw, err := startGateway(ctx, "serve", cfg, rt, cmd.ErrOrStderr())
+	gw, err := startGateway(ctx, "serve", cfg, rt, cmd.ErrOrStderr(), true)
 	if err != nil {
 		return usageErr(err)
 	}

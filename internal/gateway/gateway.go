@@ -201,20 +201,36 @@ func (g *Gateway) take(ctx context.Context, p Platform, u Update) error {
 		g.logger.Info("gateway: a message from a user who is not allowed", "platform", p.Name(), "user", u.User)
 		return nil
 	}
-	if u.Button != "" {
-		return g.press(ctx, p, u)
-	}
-	if strings.TrimSpace(u.Text) == "" {
+	if strings.TrimSpace(u.Text) == "" && u.Button == "" {
 		return nil
 	}
+	// A press, a command or an answer is carried out once, however often
+	// its update comes (a new turn is, by its workflow's id).
+	key := "gateway-update/" + updateWorkflowID(p, u)
+	if done, err := g.rt.Store.Claimed(ctx, key); done || err != nil {
+		return err
+	}
+	done, err := g.act(ctx, p, u)
+	if done && err == nil {
+		_, err = g.rt.Store.ClaimTool(ctx, key)
+	}
+	return err
+}
+
+// act carries out a press, a command, or the answer to the running
+// turn's question (done), or else hands the message over as a turn.
+func (g *Gateway) act(ctx context.Context, p Platform, u Update) (done bool, err error) {
+	if u.Button != "" {
+		return true, g.press(ctx, p, u)
+	}
 	if cmd, ok := ParseCommand(u.Text, p.BotName()); ok {
-		return g.command(ctx, p, u, cmd)
+		return true, g.command(ctx, p, u, cmd)
 	}
 	// A question of the running turn is answered by the next message.
 	if answered, err := g.answerPending(ctx, u, u.Text); answered || err != nil {
-		return err
+		return answered, err
 	}
-	return g.handOver(ctx, p, u, u.Text, workflows.BusyMode(""))
+	return false, g.handOver(ctx, p, u, u.Text, workflows.BusyMode(""))
 }
 
 // handOver starts the workflow that carries the message to its reply. Its

@@ -83,6 +83,26 @@ func TextChoices(rows [][]Button) string {
 	return ""
 }
 
+// CodeChoices says how to answer buttons on a platform whose senders can
+// be forged (CodedApprovals): an approval's choices are code lines (the
+// button's data, which names its one call and only the message's reader
+// has), to send back as the first line; a question's choices are words
+// (TextChoices). Pure.
+func CodeChoices(rows [][]Button) string {
+	var lines []string
+	for _, row := range rows {
+		for _, b := range row {
+			if strings.HasPrefix(b.Data, approvalPrefix) {
+				lines = append(lines, "    "+b.Data+"    "+b.Text)
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return TextChoices(rows)
+	}
+	return "To decide, answer with one of these lines as the first line of your reply:\n\n" + strings.Join(lines, "\n")
+}
+
 // IsButtonData reports whether s is the data of one of the gateway's
 // buttons ("ap:<choice>:<ref>", "q:<n>:<ref>"): what a platform without
 // buttons may take as a press when its user sends it back. Pure.

@@ -21,6 +21,7 @@ const (
 	codeUnknownMessage     = 10008
 	codeUnknownWebhook     = 10015
 	codeUnknownInteraction = 10062
+	codeMissingAccess      = 50001
 	codeThreadExists       = 160004
 )
 
@@ -103,7 +104,7 @@ func (d *Discord) channel(ctx context.Context, id string) (channel, error) {
 	}
 	ch, err := d.s.Channel(id, discordgo.WithContext(ctx))
 	if err != nil {
-		return channel{}, errors.New("discord: get channel: " + redact(err, d.token))
+		return channel{}, fmt.Errorf("discord: get channel %s: %w", id, err)
 	}
 	c = channel{dm: ch.Type == discordgo.ChannelTypeDM || ch.Type == discordgo.ChannelTypeGroupDM}
 	if ch.IsThread() {

@@ -274,11 +274,17 @@ func (d *Discord) Poll(ctx context.Context) ([]gateway.Update, error) {
 }
 
 // updates reads queued events as updates, in order; the first one whose
-// chat cannot be told (its channel not looked up) ends the batch.
+// chat cannot be told now (its channel not looked up) ends the batch, and
+// one whose channel is gone or out of the bot's reach is dropped.
 func (d *Discord) updates(ctx context.Context, evs []any) ([]gateway.Update, error) {
 	var out []gateway.Update
 	for _, ev := range evs {
 		u, err := d.updateOf(ctx, ev)
+		if hasCode(err, codeUnknownChannel) || hasCode(err, codeMissingAccess) {
+			d.logger.Info("discord: an event of a channel out of reach dropped", "error", err)
+			_ = d.Ack(ctx, gateway.Update{ID: eventID(ev)})
+			continue
+		}
 		if err != nil {
 			if len(out) > 0 {
 				return out, nil

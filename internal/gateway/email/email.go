@@ -21,6 +21,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +61,10 @@ type Options struct {
 	SMTPPassword string
 	// Address is the agent's address (mail from it is never answered).
 	Address string
+	// AuthservID is the receiving mail server's id in the
+	// Authentication-Results it writes: only mail it says passed DMARC,
+	// or carries a DKIM signature of the From domain, is read.
+	AuthservID string
 	Logger  *slog.Logger
 }
 
@@ -70,8 +75,10 @@ type Email struct {
 
 	mu       sync.Mutex
 	c        *client.Client
+	updates  chan client.Update // the connection's unilateral updates
+	keyword  bool               // the mailbox keeps keywords (PERMANENTFLAGS \*)
 	wake     chan struct{}
-	uids     map[string]uint32 // the mails of the last Poll, by update id
+	uids     map[string][]uint32 // the mails of the last Poll, by update id
 	subjects map[string]string // a thread's subject, by its root's Message-ID
 	last     map[string]string // a chat's latest mail's Message-ID
 }
@@ -81,10 +88,13 @@ func New(ctx context.Context, o Options) (*Email, error) {
 	if !mailer.CheckAddress(o.Address) {
 		return nil, fmt.Errorf("%w: gateway.email.address %q is not one address", ErrRefused, o.Address)
 	}
+	if o.AuthservID == "" {
+		return nil, fmt.Errorf("%w: set gateway.email.authserv_id, the id your mail server writes in Authentication-Results (anyone can write a From line: only mail it authenticated is read)", ErrRefused)
+	}
 	if o.SMTP.Host == "" {
 		return nil, fmt.Errorf("%w: answers go through delivery.smtp, which is not configured", ErrRefused)
 	}
-	e := &Email{o: o, logger: cmp.Or(o.Logger, slog.Default()), wake: make(chan struct{}, 1), uids: map[string]uint32{},
+	e := &Email{o: o, logger: cmp.Or(o.Logger, slog.Default()), wake: make(chan struct{}, 1), uids: map[string][]uint32{},
 		subjects: map[string]string{}, last: map[string]string{}}
 	if _, err := e.conn(ctx); err != nil {
 		return nil, err
@@ -131,6 +141,7 @@ func (e *Email) conn(ctx context.Context) (*client.Client, error) {
 		}
 		return nil, fmt.Errorf("email: connect to %s: %w", addr, err)
 	}
+	c.Timeout = time.Minute // a server that stops answering fails the command
 	updates := make(chan client.Update, 64)
 	c.Updates = updates
 	go func() { // the client blocks unless its updates are read
@@ -143,17 +154,23 @@ func (e *Email) conn(ctx context.Context) (*client.Client, error) {
 			}
 		}
 	}()
+	fail := func(err error) (*client.Client, error) {
+		_ = c.Terminate()
+		close(updates)
+		return nil, err
+	}
 	if err := c.Login(im.Username, e.o.IMAPPassword); err != nil {
-		_ = c.Logout()
-		return nil, fmt.Errorf("%w: %s as %s: %v (check gateway.email.username and the variable password_env names)", ErrRefused, addr, im.Username, err)
+		return fail(fmt.Errorf("%w: %s as %s: %v (check gateway.email.username and the variable password_env names)", ErrRefused, addr, im.Username, err))
 	}
-	if _, err := c.Select(cmp.Or(im.Mailbox, "INBOX"), false); err != nil {
-		_ = c.Logout()
-		return nil, fmt.Errorf("email: select %s: %w", cmp.Or(im.Mailbox, "INBOX"), err)
+	mb, err := c.Select(cmp.Or(im.Mailbox, "INBOX"), false)
+	if err != nil {
+		return fail(fmt.Errorf("email: select %s: %w", cmp.Or(im.Mailbox, "INBOX"), err))
 	}
-	_ = ctx
+	if ctx.Err() != nil {
+		return fail(ctx.Err())
+	}
 	e.mu.Lock()
-	e.c = c
+	e.c, e.updates, e.keyword = c, updates, slices.Contains(mb.PermanentFlags, `\*`)
 	e.mu.Unlock()
 	return c, nil
 }
@@ -161,11 +178,12 @@ func (e *Email) conn(ctx context.Context) (*client.Client, error) {
 // drop forgets a connection that failed; the next Poll makes another.
 func (e *Email) drop() {
 	e.mu.Lock()
-	c := e.c
-	e.c = nil
+	c, updates := e.c, e.updates
+	e.c, e.updates = nil, nil
 	e.mu.Unlock()
 	if c != nil {
 		_ = c.Terminate()
+		close(updates)
 	}
 }
 
@@ -188,7 +206,14 @@ func (e *Email) Poll(ctx context.Context) ([]gateway.Update, error) {
 	case <-ctx.Done():
 	}
 	close(stop)
-	if err := <-done; err != nil {
+	var err2 error
+	select {
+	case err2 = <-done:
+	case <-time.After(time.Minute): // the server does not end the IDLE
+		e.drop()
+		return nil, errors.New("email: the IMAP server did not end IDLE")
+	}
+	if err := err2; err != nil {
 		e.drop()
 		return nil, fmt.Errorf("email: idle: %w", err)
 	}
@@ -198,10 +223,12 @@ func (e *Email) Poll(ctx context.Context) ([]gateway.Update, error) {
 	return e.fetch(c)
 }
 
-// fetch reads up to maxBatch mails without the handled keyword, oldest
-// first.
+// fetch reads up to maxBatch unread mails without the handled keyword,
+// oldest first (a mail read before, as the mailbox's history is, is not
+// for the agent): their sizes first, then the bodies of those not too
+// large.
 func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
-	uids, err := c.UidSearch(&imap.SearchCriteria{WithoutFlags: []string{handled}})
+	uids, err := c.UidSearch(&imap.SearchCriteria{WithoutFlags: []string{handled, imap.SeenFlag}})
 	if err != nil {
 		e.drop()
 		return nil, fmt.Errorf("email: search: %w", err)
@@ -210,23 +237,58 @@ func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
 		return nil, nil
 	}
 	uids = uids[:min(len(uids), maxBatch)]
+	sizes, err := e.fetchItems(c, uids, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size})
+	if err != nil {
+		return nil, err
+	}
+	var small []uint32
+	var out []gateway.Update
+	for _, m := range sizes {
+		if m.Size > maxMailBytes {
+			e.logger.Info("email: a mail too large to read, marked handled", "uid", m.Uid, "size", m.Size)
+			out = append(out, e.remember(gateway.Update{ID: "uid" + strconv.FormatUint(uint64(m.Uid), 10)}, m.Uid))
+			continue
+		}
+		small = append(small, m.Uid)
+	}
+	if len(small) == 0 {
+		return out, nil
+	}
+	section := &imap.BodySectionName{Peek: true}
+	bodies, err := e.fetchItems(c, small, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size, section.FetchItem()})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range bodies {
+		out = append(out, e.remember(e.updateOf(m, section), m.Uid))
+	}
+	return out, nil
+}
+
+func (e *Email) fetchItems(c *client.Client, uids []uint32, items []imap.FetchItem) ([]*imap.Message, error) {
 	seq := new(imap.SeqSet)
 	seq.AddNum(uids...)
-	section := &imap.BodySectionName{Peek: true}
 	ch := make(chan *imap.Message, len(uids))
-	if err := c.UidFetch(seq, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size, section.FetchItem()}, ch); err != nil {
+	if err := c.UidFetch(seq, items, ch); err != nil {
 		e.drop()
 		return nil, fmt.Errorf("email: fetch: %w", err)
 	}
-	var out []gateway.Update
+	var out []*imap.Message
 	for m := range ch {
-		u := e.updateOf(m, section)
-		e.mu.Lock()
-		e.uids[u.ID] = m.Uid
-		e.mu.Unlock()
-		out = append(out, u)
+		out = append(out, m)
 	}
 	return out, nil
+}
+
+// remember notes the mail behind an update, for its Ack (two copies of
+// one mail are one update, and both are marked).
+func (e *Email) remember(u gateway.Update, uid uint32) gateway.Update {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !slices.Contains(e.uids[u.ID], uid) {
+		e.uids[u.ID] = append(e.uids[u.ID], uid)
+	}
+	return u
 }
 
 // updateOf reads one fetched mail as an update. A mail that is not for
@@ -235,15 +297,14 @@ func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
 func (e *Email) updateOf(m *imap.Message, section *imap.BodySectionName) gateway.Update {
 	fallback := gateway.Update{ID: "uid" + strconv.FormatUint(uint64(m.Uid), 10)}
 	body := m.GetBody(section)
-	if body == nil || m.Size > maxMailBytes {
-		e.logger.Info("email: a mail left unread", "uid", m.Uid, "size", m.Size)
+	if body == nil {
 		return fallback
 	}
 	raw, err := io.ReadAll(io.LimitReader(body, maxMailBytes))
 	if err != nil {
 		return fallback
 	}
-	in, err := parse(raw, e.o.Address)
+	in, err := parse(raw, e.o.Address, e.o.AuthservID)
 	if err != nil || in.messageID == "" {
 		e.logger.Info("email: a mail that cannot be read", "uid", m.Uid, "error", err)
 		return fallback
@@ -282,10 +343,10 @@ func (e *Email) updateOf(m *imap.Message, section *imap.BodySectionName) gateway
 // Ack marks a mail handled: it is not read again.
 func (e *Email) Ack(ctx context.Context, u gateway.Update) error {
 	e.mu.Lock()
-	uid, ok := e.uids[u.ID]
+	uids, keyword := e.uids[u.ID], e.keyword
 	delete(e.uids, u.ID)
 	e.mu.Unlock()
-	if !ok {
+	if len(uids) == 0 {
 		return nil
 	}
 	c, err := e.conn(ctx)
@@ -293,8 +354,12 @@ func (e *Email) Ack(ctx context.Context, u gateway.Update) error {
 		return err
 	}
 	seq := new(imap.SeqSet)
-	seq.AddNum(uid)
-	if err := c.UidStore(seq, imap.FormatFlagsOp(imap.AddFlags, true), []any{handled, imap.SeenFlag}, nil); err != nil {
+	seq.AddNum(uids...)
+	flags := []any{imap.SeenFlag}
+	if keyword {
+		flags = append(flags, handled)
+	}
+	if err := c.UidStore(seq, imap.FormatFlagsOp(imap.AddFlags, true), flags, nil); err != nil {
 		e.drop()
 		return fmt.Errorf("email: mark handled: %w", err)
 	}
@@ -355,7 +420,7 @@ func (e *Email) SendPart(ctx context.Context, m gateway.Outgoing, part string) (
 	if inReplyTo != "" && inReplyTo != root {
 		refs = append(refs, inReplyTo)
 	}
-	if choices := codeChoices(m.Buttons); choices != "" {
+	if choices := gateway.CodeChoices(m.Buttons); choices != "" {
 		part = strings.TrimRight(part, "\n") + "\n\n" + choices
 	}
 	id := newMessageID(e.o.Address)
@@ -371,23 +436,6 @@ func (e *Email) SendPart(ctx context.Context, m gateway.Outgoing, part string) (
 	return id, nil
 }
 
-// codeChoices says how to answer buttons by mail: an approval's choices
-// are code lines (its call's reference, which only this mail's reader
-// has), a question's choices words. Pure.
-func codeChoices(rows [][]gateway.Button) string {
-	var lines []string
-	for _, row := range rows {
-		for _, b := range row {
-			if strings.HasPrefix(b.Data, "ap:") {
-				lines = append(lines, "    "+b.Data+"    "+b.Text)
-			}
-		}
-	}
-	if len(lines) == 0 {
-		return gateway.TextChoices(rows)
-	}
-	return "To decide, answer with one of these lines as the first line of your reply:\n\n" + strings.Join(lines, "\n")
-}
 
 // newMessageID is a fresh Message-ID at the address's domain.
 func newMessageID(address string) string {

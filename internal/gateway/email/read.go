@@ -31,8 +31,9 @@ type incoming struct {
 	text string
 }
 
-// parse reads a raw mail. Pure.
-func parse(raw []byte, self string) (incoming, error) {
+// parse reads a raw mail; authservID is the id the receiving mail server
+// writes in Authentication-Results. Pure.
+func parse(raw []byte, self, authservID string) (incoming, error) {
 	r, err := mail.CreateReader(bytes.NewReader(raw))
 	if err != nil && r == nil {
 		return incoming{}, err
@@ -55,6 +56,9 @@ func parse(raw []byte, self string) (incoming, error) {
 		}
 	}
 	in.why = ignored(h, in, strings.ToLower(self))
+	if in.why == "" && !authenticated(h.Values("Authentication-Results"), authservID, in.from) {
+		in.why = "not authenticated: no dmarc=pass or dkim=pass for the From domain in " + authservID + "'s Authentication-Results"
+	}
 	if in.why != "" {
 		return in, nil
 	}
@@ -119,6 +123,66 @@ func ignored(h mail.Header, in incoming, self string) string {
 		return "the envelope sender " + in.returnPath + " is not the From address"
 	}
 	return ""
+}
+
+// authenticated reports whether the receiving server's verdict on a mail
+// (the topmost Authentication-Results it wrote, RFC 8601: results is
+// that header's values, topmost first) says the From address's domain
+// passed DMARC, or signed it with DKIM (its d= the domain or a parent of
+// it). A header another server wrote, or the sender forged below the
+// server's own, is not read. Pure.
+func authenticated(results []string, authservID, from string) bool {
+	_, domain, ok := strings.Cut(from, "@")
+	if !ok || authservID == "" {
+		return false
+	}
+	for _, r := range results {
+		r = stripComments(r)
+		parts := strings.Split(r, ";")
+		id, _, _ := strings.Cut(strings.TrimSpace(parts[0]), " ")
+		if !strings.EqualFold(id, authservID) {
+			continue
+		}
+		for _, p := range parts[1:] {
+			fields := strings.Fields(p)
+			if len(fields) == 0 {
+				continue
+			}
+			method, result, _ := strings.Cut(strings.ToLower(fields[0]), "=")
+			if result != "pass" {
+				continue
+			}
+			for _, f := range fields[1:] {
+				k, v, _ := strings.Cut(strings.ToLower(f), "=")
+				v = strings.TrimPrefix(v, "@")
+				switch {
+				case method == "dmarc" && k == "header.from" && v == domain:
+					return true
+				case method == "dkim" && (k == "header.d" || k == "header.i") && (v == domain || strings.HasSuffix(domain, "."+v) && strings.Contains(v, ".")):
+					return true
+				}
+			}
+		}
+		return false // the topmost verdict of this server is the one
+	}
+	return false
+}
+
+// stripComments drops a header's (comments). Pure.
+func stripComments(s string) string {
+	var b strings.Builder
+	depth := 0
+	for _, r := range s {
+		switch {
+		case r == '(':
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Lines where quoted history starts: a reply's attribution ("On ... wrote:",

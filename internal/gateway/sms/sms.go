@@ -4,7 +4,9 @@
 // signed with the account's auth token (X-Twilio-Signature), and the
 // answer goes out through the REST API. An SMS cannot be edited, so a
 // reply is sent once it is whole, split within 1,600 characters, and
-// buttons are said in words (/approve, /deny, a question's choices).
+// buttons are said in words: a question's choices, and an approval's code
+// lines to send back (a sender's number can be forged, so /approve is not
+// taken here).
 package sms
 
 import (
@@ -111,6 +113,9 @@ func (s *SMS) BotName() string { return s.o.From }
 // Editless: an SMS cannot be edited.
 func (s *SMS) Editless() {}
 
+// CodedApprovals: a sender's number can be forged.
+func (s *SMS) CodedApprovals() {}
+
 // Poll is never called: the updates come by webhook (Hook).
 func (s *SMS) Poll(ctx context.Context) ([]gateway.Update, error) {
 	<-ctx.Done()
@@ -146,8 +151,13 @@ func (s *SMS) Hook(r *http.Request, body []byte) (gateway.Hooking, error) {
 	if params["AccountSid"] != s.o.AccountSID || params["To"] != s.o.From || params["MessageSid"] == "" || !validPhone(params["From"]) {
 		return h, nil
 	}
-	h.Updates = []gateway.Update{{ID: params["MessageSid"], User: params["From"], MessageID: params["MessageSid"], Text: params["Body"],
-		Chat: gateway.Chat{Platform: "sms", Kind: gateway.ChatDM, ID: params["From"]}}}
+	u := gateway.Update{ID: params["MessageSid"], User: params["From"], MessageID: params["MessageSid"], Text: params["Body"],
+		Chat: gateway.Chat{Platform: "sms", Kind: gateway.ChatDM, ID: params["From"]}}
+	// An approval's code line sent back is its press.
+	if first, _, _ := strings.Cut(strings.TrimSpace(u.Text), "\n"); gateway.IsButtonData(strings.TrimSpace(first)) {
+		u.Button, u.CallbackID, u.Text = strings.TrimSpace(first), u.ID, ""
+	}
+	h.Updates = []gateway.Update{u}
 	return h, nil
 }
 
@@ -175,7 +185,7 @@ func (s *SMS) Parts(text string) []string {
 // SendPart texts one part to m's chat (the user's number); buttons are
 // said in words under it.
 func (s *SMS) SendPart(_ context.Context, m gateway.Outgoing, part string) (string, error) {
-	if choices := gateway.TextChoices(m.Buttons); choices != "" {
+	if choices := gateway.CodeChoices(m.Buttons); choices != "" {
 		part = strings.TrimRight(part, "\n") + "\n\n" + choices
 	}
 	params := (&twapi.CreateMessageParams{}).SetTo(m.ChatID).SetFrom(s.o.From).SetBody(part)
