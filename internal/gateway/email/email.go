@@ -65,7 +65,7 @@ type Options struct {
 	// Authentication-Results it writes: only mail it says passed DMARC,
 	// or carries a DKIM signature of the From domain, is read.
 	AuthservID string
-	Logger  *slog.Logger
+	Logger     *slog.Logger
 }
 
 // Email is the agent's mailbox.
@@ -79,8 +79,8 @@ type Email struct {
 	keyword  bool               // the mailbox keeps keywords (PERMANENTFLAGS \*)
 	wake     chan struct{}
 	uids     map[string][]uint32 // the mails of the last Poll, by update id
-	subjects map[string]string // a thread's subject, by its root's Message-ID
-	last     map[string]string // a chat's latest mail's Message-ID
+	subjects map[string]string   // a thread's subject, by its root's Message-ID
+	last     map[string]string   // a chat's latest mail's Message-ID
 }
 
 // New checks the login (it connects once) and returns the mailbox.
@@ -435,7 +435,6 @@ func (e *Email) SendPart(ctx context.Context, m gateway.Outgoing, part string) (
 	}
 	return id, nil
 }
-
 
 // newMessageID is a fresh Message-ID at the address's domain.
 func newMessageID(address string) string {
