@@ -159,10 +159,35 @@ func startGateway(ctx context.Context, name string, cfg config.Config, rt *talar
 			fmt.Fprintf(warn, "talaria %s: %v; trying again every 30s\n", name, err)
 		}
 	}
-	go func() {
-		defer close(r.done)
-		for _, pc := range pcs {
-			for pc.p == nil {
+	// The gateway runs with the platforms that answered; each other one
+	// joins it when it answers (until then its tasks wait for a process
+	// that has it, and its webhooks are answered 503).
+	opts := talaria.GatewayOptions{Runtime: rt, Config: cfg, Access: map[string]*talaria.Access{},
+		Groups:        talaria.GroupSessions(cfg.Gateway.GroupSessions),
+		PlatformReset: map[string]talaria.ResetPolicy{}, Logger: newLogger(cfg.LogLevel)}
+	for _, pc := range pcs {
+		hour, idle := cfg.Gateway.ResetFor(pc.name)
+		opts.PlatformReset[pc.name] = talaria.ResetPolicy{DailyHour: hour, Idle: idle}
+		if pc.p != nil {
+			opts.Platforms = append(opts.Platforms, pc.p)
+			opts.Access[pc.name] = pc.access
+		}
+	}
+	g, err := talaria.NewGateway(opts)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	r.g = g
+	var wg sync.WaitGroup
+	for _, pc := range pcs {
+		if pc.p != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
 				select {
 				case <-ctx.Done():
 					return
@@ -172,35 +197,25 @@ func startGateway(ctx context.Context, name string, cfg config.Config, rt *talar
 				if err != nil && !errors.Is(err, pc.refused) {
 					continue
 				}
+				if err == nil {
+					err = g.Add(p, pc.access)
+				}
 				if err != nil {
 					fmt.Fprintf(warn, "talaria %s: %v\n", name, err)
 					return
 				}
-				pc.p = p
 				fmt.Fprintf(warn, "talaria %s: %s @%s answers\n", name, pc.name, p.BotName())
+				return
 			}
-		}
-		opts := talaria.GatewayOptions{Runtime: rt, Config: cfg, Access: map[string]*talaria.Access{},
-			Groups:        talaria.GroupSessions(cfg.Gateway.GroupSessions),
-			PlatformReset: map[string]talaria.ResetPolicy{}, Logger: newLogger(cfg.LogLevel)}
-		for _, pc := range pcs {
-			opts.Platforms = append(opts.Platforms, pc.p)
-			opts.Access[pc.p.Name()] = pc.access
-			hour, idle := cfg.Gateway.ResetFor(pc.p.Name())
-			opts.PlatformReset[pc.p.Name()] = talaria.ResetPolicy{DailyHour: hour, Idle: idle}
-		}
-		g, err := talaria.NewGateway(opts)
-		if err != nil {
-			fmt.Fprintf(warn, "talaria %s: %v\n", name, err)
-			return
-		}
-		r.mu.Lock()
-		r.g = g
-		r.mu.Unlock()
+		}()
+	}
+	go func() {
+		defer close(r.done)
 		if poll {
 			g.Run(ctx)
 		}
 		<-ctx.Done()
+		wg.Wait()
 	}()
 	return r, nil
 }

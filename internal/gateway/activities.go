@@ -112,7 +112,7 @@ func (a *chatActivities) showTurn(ctx context.Context, in workflows.ChatMessageI
 
 // typing shows the bot as typing in the message's chat until stopped.
 func (a *chatActivities) typing(ctx context.Context, in workflows.ChatMessageInput) (stop func()) {
-	p := a.g.platforms[in.Platform]
+	p := a.g.platform(in.Platform)
 	tctx, cancel := context.WithCancel(ctx)
 	if p != nil {
 		go func() {
@@ -191,9 +191,11 @@ func (a *chatActivities) reply(ctx context.Context, in workflows.ChatReplyInput)
 		ctx, stop = heartbeat(ctx)
 		defer stop()
 	}
-	p := a.g.platforms[in.Platform]
+	p := a.g.platform(in.Platform)
 	if p == nil {
-		return temporal.NewNonRetryableApplicationError("no platform "+in.Platform+" in this gateway", "NoPlatform", nil)
+		// Not connected here (yet): another gateway process, or this one
+		// once the platform answers, takes the retry.
+		return temporal.NewApplicationError("no platform "+in.Platform+" connected in this gateway process", "NoPlatform")
 	}
 	a.stopFollow(followKey(in.Platform, in.Account, in.ChatID, in.ReplyTo))
 	text, err := a.replyText(ctx, in)

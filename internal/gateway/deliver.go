@@ -23,9 +23,9 @@ func (a *chatActivities) registerDelivery(w worker.ActivityRegistry) {
 // outbox records it under the delivery's key), and returns the id of the
 // first message.
 func (a *chatActivities) send(ctx context.Context, in workflows.ChatDeliverInput) (string, error) {
-	p := a.g.platforms[in.Platform]
+	p := a.g.platform(in.Platform)
 	if p == nil {
-		return "", temporal.NewNonRetryableApplicationError("no platform "+in.Platform+" in this gateway", "NoPlatform", nil)
+		return "", temporal.NewApplicationError("no platform "+in.Platform+" connected in this gateway process", "NoPlatform")
 	}
 	text := in.Text
 	if in.MessageID != 0 {

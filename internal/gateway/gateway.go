@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -23,10 +24,14 @@ import (
 
 // Gateway runs platforms against the engine.
 type Gateway struct {
-	rt        *engine.Runtime
-	cfg       config.Config
+	rt  *engine.Runtime
+	cfg config.Config
+	// mu guards platforms, access and runCtx: a platform that did not
+	// answer at start is added when it does (Add).
+	mu        sync.RWMutex
 	platforms map[string]Platform
 	access    map[string]*Access
+	runCtx    context.Context // Run's, once it runs
 	groups    GroupSessions
 	logger    *slog.Logger
 	worker    worker.Worker
@@ -64,7 +69,7 @@ type Options struct {
 // the workflow that carries a chat message to its reply, and its
 // activities, which need the platforms' credentials).
 func New(o Options) (*Gateway, error) {
-	g := &Gateway{rt: o.Runtime, cfg: o.Config, platforms: map[string]Platform{}, access: o.Access, groups: o.Groups, logger: o.Logger,
+	g := &Gateway{rt: o.Runtime, cfg: o.Config, platforms: map[string]Platform{}, access: map[string]*Access{}, groups: o.Groups, logger: o.Logger,
 		holder: NewHolder(), reset: DefaultReset, platformReset: o.PlatformReset, now: o.Clock}
 	if g.now == nil {
 		g.now = time.Now
@@ -74,6 +79,9 @@ func New(o Options) (*Gateway, error) {
 	}
 	g.logger = cmp.Or(g.logger, slog.Default())
 	g.groups = cmp.Or(g.groups, GroupPerUser)
+	for name, a := range o.Access {
+		g.access[name] = a
+	}
 	for _, p := range o.Platforms {
 		g.platforms[p.Name()] = p
 		if g.access[p.Name()] == nil {
@@ -94,6 +102,38 @@ func New(o Options) (*Gateway, error) {
 	return g, nil
 }
 
+// platform is the connected platform of that name, or nil.
+func (g *Gateway) platform(name string) Platform {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.platforms[name]
+}
+
+// accessOf is who may use a platform.
+func (g *Gateway) accessOf(name string) *Access {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.access[name]
+}
+
+// Add takes on a platform that answered after the gateway started: its
+// updates are taken (once Run runs) and its messages sent from now on.
+func (g *Gateway) Add(p Platform, access *Access) error {
+	if access == nil {
+		return fmt.Errorf("gateway: no access rules for %s", p.Name())
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if _, ok := g.platforms[p.Name()]; ok {
+		return fmt.Errorf("gateway: %s is there already", p.Name())
+	}
+	g.platforms[p.Name()], g.access[p.Name()] = p, access
+	if g.runCtx != nil {
+		g.start(g.runCtx, p)
+	}
+	return nil
+}
+
 // Close stops the gateway's worker.
 func (g *Gateway) Close() {
 	if g.worker != nil {
@@ -105,22 +145,22 @@ func (g *Gateway) Close() {
 // process holds the platform's lease (several replicas may run; one takes
 // each platform's updates, another takes over when it dies).
 func (g *Gateway) Run(ctx context.Context) {
-	done := make(chan struct{})
-	n := 0
+	g.mu.Lock()
+	g.runCtx = ctx
 	for _, p := range g.platforms {
-		if _, hooked := p.(Hooked); hooked {
-			continue // its updates come to Webhooks
-		}
-		n++
-		go func() {
-			defer func() { done <- struct{}{} }()
-			g.consume(ctx, p)
-		}()
+		g.start(ctx, p)
 	}
-	for range n {
-		<-done
-	}
+	g.mu.Unlock()
 	<-ctx.Done()
+}
+
+// start takes a platform's updates until ctx ends (a webhook platform's
+// come to Webhooks).
+func (g *Gateway) start(ctx context.Context, p Platform) {
+	if _, hooked := p.(Hooked); hooked {
+		return
+	}
+	go g.consume(ctx, p)
 }
 
 // poll takes one platform's updates in order: each is acknowledged only
@@ -193,7 +233,7 @@ func (g *Gateway) take(ctx context.Context, p Platform, u Update) error {
 		if paired, err := g.tryPair(ctx, p, u); paired || err != nil {
 			return err
 		}
-		if g.access[p.Name()].ShouldRefuse(u.User, time.Now()) {
+		if g.accessOf(p.Name()).ShouldRefuse(u.User, time.Now()) {
 			if _, err := p.SendPart(ctx, Outgoing{ChatID: u.Chat.ID, ReplyTo: u.MessageID}, p.Parts(Refusal)[0]); err != nil {
 				g.logger.Warn("gateway: refuse a stranger", "platform", p.Name(), "error", err)
 			}

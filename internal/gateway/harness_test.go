@@ -20,6 +20,13 @@ import (
 // stop with the test.
 func runGateway(t *testing.T, ctx context.Context, model *fakellm.Server, tg *faketelegram.Server, tune func(*gateway.Options)) *engine.Runtime {
 	t.Helper()
+	rt, _, _ := startGateway(t, ctx, model, tg, tune)
+	return rt
+}
+
+// startGateway is runGateway, which also returns the gateway and the bot.
+func startGateway(t *testing.T, ctx context.Context, model *fakellm.Server, tg *faketelegram.Server, tune func(*gateway.Options)) (*engine.Runtime, *gateway.Gateway, gateway.Platform) {
+	t.Helper()
 	cfg := config.Default(t.TempDir())
 	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = model.URL(), "k", "fake-model"
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -48,5 +55,5 @@ func runGateway(t *testing.T, ctx context.Context, model *fakellm.Server, tg *fa
 	done := make(chan struct{})
 	go func() { defer close(done); g.Run(gctx) }()
 	t.Cleanup(func() { stop(); <-done; g.Close() })
-	return rt
+	return rt, g, bot
 }

@@ -71,7 +71,7 @@ func (p *pairAttempts) allow(user string, now time.Time) bool {
 // allowed reports whether user reaches the agent on p: in the
 // configuration's list, or paired with a code.
 func (g *Gateway) allowed(ctx context.Context, p Platform, user string) bool {
-	if g.access[p.Name()].Allowed(user) {
+	if g.accessOf(p.Name()).Allowed(user) {
 		return true
 	}
 	if user == "" {

@@ -306,7 +306,7 @@ type streamer struct {
 // draft (see editEvery) and shows what the turn waits for (showWait). It is
 // the turn's one reader of its events.
 func (a *chatActivities) follow(ctx context.Context, in workflows.ChatMessageInput, turnID string) {
-	p := a.g.platforms[in.Platform]
+	p := a.g.platform(in.Platform)
 	if p == nil {
 		return
 	}

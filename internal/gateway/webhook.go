@@ -46,7 +46,7 @@ const maxWebhookBody = 1 << 20
 func (g *Gateway) Webhooks() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, "/webhooks/")
-		p, ok := g.platforms[name].(Hooked)
+		p, ok := g.platform(name).(Hooked)
 		if !ok {
 			http.Error(w, "no such webhook", http.StatusNotFound)
 			return
