@@ -174,6 +174,20 @@ func (t Tools) problems() []string {
 	return out
 }
 
+// PasswordEnvs are the variables the configuration names as holding
+// passwords (delivery.smtp.password_env, gateway.email.imap.password_env):
+// never passed to a tool's subprocess, even when env_passthrough lists
+// them. Pure.
+func (c Config) PasswordEnvs() []string {
+	var out []string
+	for _, v := range []string{c.Delivery.SMTP.PasswordEnv, c.Gateway.Email.IMAP.PasswordEnv} {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // Secrets are the configured secret values (model and fallback API keys,
 // the database DSN, Temporal's API key and TLS files): none of them may
 // reach a tool's subprocess, whatever variable would carry it.

@@ -14,7 +14,9 @@ import (
 // Pure.
 func ToolPolicy(cfg config.Config) tools.Policy {
 	return tools.Policy{
-		EnvPassthrough: cfg.Terminal.EnvPassthrough,
+		EnvPassthrough: slices.DeleteFunc(slices.Clone(cfg.Terminal.EnvPassthrough), func(name string) bool {
+			return slices.Contains(cfg.PasswordEnvs(), name)
+		}),
 		Secrets:        cfg.Secrets(),
 		SecretFiles:    cfg.SecretFiles(),
 		WriteRoots:     cfg.Tools.WriteRoots,

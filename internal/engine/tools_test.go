@@ -70,11 +70,13 @@ func TestToolPolicy(t *testing.T) {
 	t.Parallel()
 	cfg := config.Default("/h")
 	cfg.Model.APIKey = "sk-1"
-	cfg.Terminal.EnvPassthrough = []string{"GOPATH"}
+	cfg.Terminal.EnvPassthrough = []string{"GOPATH", "SMTP_PASSWORD", "IMAP_PASSWORD"}
+	cfg.Delivery.SMTP.PasswordEnv = "SMTP_PASSWORD"
+	cfg.Gateway.Email.IMAP.PasswordEnv = "IMAP_PASSWORD"
 	cfg.Tools.WriteRoots = []string{"/srv/out"}
 	cfg.Tools.ReadRoots = []string{"/srv"}
 	p := ToolPolicy(cfg)
-	if p.Home != "/h" || len(p.EnvPassthrough) != 1 || p.WriteRoots[0] != "/srv/out" || p.ReadRoots[0] != "/srv" {
+	if p.Home != "/h" || len(p.EnvPassthrough) != 1 || p.EnvPassthrough[0] != "GOPATH" || p.WriteRoots[0] != "/srv/out" || p.ReadRoots[0] != "/srv" {
 		t.Fatalf("%+v", p)
 	}
 	if !strings.Contains(strings.Join(p.Secrets, " "), "sk-1") || !strings.Contains(strings.Join(p.SecretFiles, " "), "/h/talaria.db") {
