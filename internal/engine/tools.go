@@ -17,13 +17,13 @@ func ToolPolicy(cfg config.Config) tools.Policy {
 		EnvPassthrough: slices.DeleteFunc(slices.Clone(cfg.Terminal.EnvPassthrough), func(name string) bool {
 			return slices.Contains(cfg.PasswordEnvs(), name)
 		}),
-		Secrets:        cfg.Secrets(),
-		SecretFiles:    cfg.SecretFiles(),
-		WriteRoots:     cfg.Tools.WriteRoots,
-		ReadRoots:      cfg.Tools.ReadRoots,
-		Home:           cfg.Home,
-		OutputQuota:    int64(cfg.Tools.OutputQuota),
-		Sandbox:        cfg.SandboxSettings(),
+		Secrets:     cfg.Secrets(),
+		SecretFiles: cfg.SecretFiles(),
+		WriteRoots:  cfg.Tools.WriteRoots,
+		ReadRoots:   cfg.Tools.ReadRoots,
+		Home:        cfg.Home,
+		OutputQuota: int64(cfg.Tools.OutputQuota),
+		Sandbox:     cfg.SandboxSettings(),
 
 		AllowPrivateNetwork: cfg.Web.AllowPrivate,
 	}
