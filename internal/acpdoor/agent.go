@@ -93,6 +93,11 @@ func (a *Agent) Serve(ctx context.Context, out io.Writer, in io.Reader) {
 func (a *Agent) goFollow(f func()) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.goFollowLocked(f)
+}
+
+// goFollowLocked is goFollow for a caller that holds a.mu.
+func (a *Agent) goFollowLocked(f func()) bool {
 	if a.closed {
 		return false
 	}

@@ -165,24 +165,31 @@ func (a *Agent) handOver(id string, pr *prompt, text string) (string, error) {
 // errCancelled ends a prompt the editor cancelled.
 var errCancelled = errors.New("cancelled by the editor")
 
-// Cancel stops what the editor runs in the session, at once and only
+// Cancel is the SDK's handler of session/cancel. The cancel acted when
+// the guard passed it on (cancel), in the order the editor sent it: the
+// SDK runs each request in its own goroutine and notifications in
+// another, so a cancel handled here could overtake the prompt sent before
+// it or stop the one sent after it.
+func (a *Agent) Cancel(context.Context, acp.CancelNotification) error { return nil }
+
+// cancel stops what the editor runs in the session, at once and only
 // that: its prompt's turn; a prompt still on its way to its turn is
 // withdrawn (it never runs; another sender's turn goes on); one that only
 // steered another sender's turn stops waiting for it; a prompt sent and
 // not yet begun is cancelled before it runs; without a prompt, the turn a
 // load follows. The prompt answers "cancelled" once its turn has stopped
 // and every tool call it began has ended (at once when it had none). What
-// takes Temporal runs beside the connection's notifications, not in their
-// way.
-func (a *Agent) Cancel(_ context.Context, p acp.CancelNotification) error {
-	id := string(p.SessionId)
-	a.mu.Lock()
-	s, ok := a.sessions[id]
+// takes Temporal runs beside the connection's messages, not in their way.
+// The caller holds a.mu.
+func (a *Agent) cancel(id string) {
 	c := a.prompts[id]
-	onItsWay := c != nil && c.cancelledUpTo > c.begun
+	onItsWay := c != nil && c.arrived > c.begun
+	if onItsWay {
+		c.cancelledUpTo = c.arrived
+	}
+	s, ok := a.sessions[id]
 	if !ok || (s.prompt == nil && onItsWay) {
-		a.mu.Unlock()
-		return nil // nothing of this editor's runs there, or the prompt begins cancelled
+		return // nothing of this editor's runs there, or the prompt begins cancelled
 	}
 	pr, following := s.prompt, s.following
 	var act func(context.Context)
@@ -211,15 +218,13 @@ func (a *Agent) Cancel(_ context.Context, p acp.CancelNotification) error {
 			}
 		}
 	}
-	a.mu.Unlock()
 	if act != nil {
-		a.goFollow(func() {
+		a.goFollowLocked(func() {
 			ctx, cancel := context.WithTimeout(context.WithoutCancel(a.base), cancelTimeout)
 			defer cancel()
 			act(ctx)
 		})
 	}
-	return nil
 }
 
 // withdraw withdraws a cancelled prompt's message (one call: the session
@@ -331,10 +336,10 @@ func (a *Agent) cwd(id string) string {
 }
 
 // sawLine is told of each message the guard passes on, before the SDK
-// reads it: a session/prompt the SDK will hand to Prompt is counted as
-// arrived, and a session/cancel cancels the prompts of its session on
-// their way in (arrived, not begun). A message the SDK would refuse
-// (checked as it checks) counts for nothing.
+// reads it, in the editor's order: a session/prompt the SDK will hand to
+// Prompt is counted as arrived, and a session/cancel cancels what runs in
+// its session and the prompts on their way in (arrived, not begun). A
+// message the SDK would refuse (checked as it checks) counts for nothing.
 func (a *Agent) sawLine(line []byte) {
 	if !bytes.Contains(line, []byte("prompt")) && !bytes.Contains(line, []byte("cancel")) {
 		return
@@ -367,8 +372,6 @@ func (a *Agent) sawLine(line []byte) {
 		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if c := a.prompts[string(p.SessionId)]; c != nil && c.arrived > c.begun {
-			c.cancelledUpTo = c.arrived
-		}
+		a.cancel(string(p.SessionId))
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"testing"
 
+	acp "github.com/coder/acp-go-sdk"
+
 	"github.com/talaria-agent/talaria/config"
 )
 
@@ -59,4 +61,43 @@ func TestCancelOnItsWayIn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCancelInTheEditorsOrder: a cancel acts when the guard sees it, in
+// the order the editor sent it, not when the SDK's notification goroutine
+// gets to it: it cancels the prompt running then, and a stray cancel
+// cancels nothing of the prompt sent after it, however late its handler
+// runs.
+func TestCancelInTheEditorsOrder(t *testing.T) {
+	t.Parallel()
+	a := New(nil, config.Default(t.TempDir()), "test", func() string { return "x" }, slog.New(slog.DiscardHandler))
+	a.base = context.Background()
+	a.sessions["s"] = &session{}
+	prompt := []byte(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"hi"}]}}`)
+	cancel := []byte(`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`)
+
+	a.sawLine(prompt)
+	running, err := a.claim("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.sawLine(cancel)
+	if !a.isCancelled(running) {
+		t.Fatal("the running prompt was not cancelled")
+	}
+	a.release("s", running)
+
+	a.sawLine(cancel) // stray
+	a.sawLine(prompt)
+	next, err := a.claim("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Cancel(context.Background(), acp.CancelNotification{SessionId: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if a.isCancelled(next) {
+		t.Fatal("a cancel sent before the prompt cancelled it")
+	}
+	a.release("s", next)
 }
