@@ -80,7 +80,9 @@ type Message struct {
 	Hidden bool `gorm:"not null;default:false"`
 	// Steer marks a user message sent while a turn was running, to redirect
 	// it: it is shown to the model inside the tool result it follows.
-	Steer     bool `gorm:"not null;default:false"`
+	Steer bool `gorm:"not null;default:false"`
+	// Images are the pictures sent with a user message.
+	Images    []Image `gorm:"serializer:json;type:text"`
 	CreatedAt time.Time
 }
 
@@ -112,4 +114,4 @@ type todoList struct {
 func (todoList) TableName() string { return "todos" }
 
 // schema lists the tables Open migrates.
-var schema = []any{&Session{}, &Message{}, &Turn{}, &todoList{}, &approvalGrant{}, &toolClaim{}, &CronJob{}, &CronRun{}, &SchedulerBeat{}, &outboxEntry{}, &lease{}, &pairingCode{}, &pairedUser{}, &Chat{}, &homeChat{}, &retiredLineage{}, &ModelCall{}, &KeyCooldown{}}
+var schema = []any{&Session{}, &Message{}, &Turn{}, &todoList{}, &approvalGrant{}, &toolClaim{}, &CronJob{}, &CronRun{}, &SchedulerBeat{}, &outboxEntry{}, &lease{}, &pairingCode{}, &pairedUser{}, &Chat{}, &homeChat{}, &retiredLineage{}, &ModelCall{}, &KeyCooldown{}, &Attachment{}}

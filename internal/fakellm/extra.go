@@ -30,6 +30,10 @@ type extras struct {
 	propsContext int
 	// hits counts the requests of these endpoints, by path.
 	hits *hitCounter
+	// transcribe answers the transcription endpoint (audio.go); heard
+	// records its requests.
+	transcribe Transcriber
+	heard      *transcriptions
 }
 
 // hitCounter counts requests by path.
@@ -111,6 +115,10 @@ func (s *Server) ExtraRequests(path string) int {
 // servers have (Ollama's /api/show); false when r is not one of them.
 func (s *Server) serveExtra(w http.ResponseWriter, r *http.Request) bool {
 	switch path := r.URL.Path; {
+	case path == "/v1/audio/transcriptions":
+		s.extra.hits.add(path)
+		s.handleTranscription(w, r)
+		return true
 	case path == "/api/show" && s.extra.ollama:
 		s.extra.hits.add(path)
 		if r.Method != http.MethodPost {

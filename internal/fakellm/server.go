@@ -85,6 +85,7 @@ func Start(opts ...Option) (*Server, error) {
 		extra:     c.extra,
 	}
 	s.extra.hits = &hitCounter{}
+	s.extra.heard = &transcriptions{}
 	s.srv = &http.Server{
 		Handler:           http.HandlerFunc(s.serveHTTP),
 		ReadHeaderTimeout: 10 * time.Second,
