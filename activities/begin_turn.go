@@ -70,6 +70,7 @@ func (a *Activities) BeginTurn(ctx context.Context, in turnapi.BeginTurnInput) (
 		IdemKey:   userKey(in.TurnID),
 		Role:      "user",
 		Content:   in.UserMessage,
+		Images:    in.Images,
 	}})
 	if err != nil {
 		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: persist user message: %w", in.TurnID, err)

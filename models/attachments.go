@@ -10,20 +10,6 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// Image is a picture sent with a user message. Its bytes are stored once
-// (Attachment, by ID) so that any worker's model call can show it to a
-// model that sees; URL is a remote picture (the API's image_url by
-// address), passed on to the provider and never fetched by Talaria. Path is
-// where the picture was also saved in the working directory, for tools.
-type Image struct {
-	ID   string `json:"id,omitempty"`
-	URL  string `json:"url,omitempty"`
-	MIME string `json:"mime,omitempty"`
-	Name string `json:"name,omitempty"`
-	Path string `json:"path,omitempty"`
-	Size int64  `json:"size,omitempty"`
-}
-
 // Attachment is the bytes of a file sent or produced in a conversation,
 // stored once under the SHA-256 of its content.
 type Attachment struct {

@@ -1,6 +1,10 @@
 package models
 
-import "time"
+import (
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
+)
 
 // Session is one conversation. Its ID is chosen by the caller.
 //
@@ -82,7 +86,7 @@ type Message struct {
 	// it: it is shown to the model inside the tool result it follows.
 	Steer bool `gorm:"not null;default:false"`
 	// Images are the pictures sent with a user message.
-	Images    []Image `gorm:"serializer:json;type:text"`
+	Images    []turnapi.Image `gorm:"serializer:json;type:text"`
 	CreatedAt time.Time
 }
 

@@ -63,6 +63,9 @@ type TurnInput struct {
 	// Delegation bounds the sub-agents this turn's delegate_task calls
 	// start, and says how deep this turn is.
 	Delegation DelegationSettings `json:",omitempty"`
+	// Images are the pictures sent with UserMessage (stored bytes, by
+	// reference: never the bytes themselves).
+	Images []turnapi.Image `json:",omitempty"`
 	// DelegatedFrom is the session whose delegate_task call started this
 	// turn (a sub-agent's); empty for every other turn.
 	DelegatedFrom string `json:",omitempty"`

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gabriel-vasile/mimetype"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -100,8 +101,8 @@ func (r Received) Note() string {
 }
 
 // Image is r as a picture of a user message, stored under id.
-func (r Received) Image(id string) models.Image {
-	return models.Image{ID: id, MIME: r.MIME, Name: r.Name, Path: r.Path, Size: r.Size}
+func (r Received) Image(id string) turnapi.Image {
+	return turnapi.Image{ID: id, MIME: r.MIME, Name: r.Name, Path: r.Path, Size: r.Size}
 }
 
 // HumanSize is n bytes for a person: "512 B", "12.3 KB", "4.0 MB". Pure.

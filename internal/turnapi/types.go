@@ -71,6 +71,8 @@ type BeginTurnInput struct {
 	// Tools are the tools the turn offers (empty: all); their schemas count
 	// towards the context size.
 	Tools []string `json:",omitempty"`
+	// Images are the pictures sent with the user's message.
+	Images []Image `json:",omitempty"`
 	// DelegatedFrom is the session whose delegate_task call started this
 	// turn's session (a task's child turn); empty otherwise.
 	DelegatedFrom string `json:",omitempty"`
@@ -334,4 +336,18 @@ type CompressContextResult struct {
 	SummaryError string `json:",omitempty"`
 	// Usage is the summary call's (zero when none was made).
 	Usage Usage `json:",omitempty"`
+}
+
+// Image is a picture sent with a user message. Its bytes are stored once
+// (Attachment, by ID) so that any worker's model call can show it to a
+// model that sees; URL is a remote picture (the API's image_url by
+// address), passed on to the provider and never fetched by Talaria. Path is
+// where the picture was also saved in the working directory, for tools.
+type Image struct {
+	ID   string `json:"id,omitempty"`
+	URL  string `json:"url,omitempty"`
+	MIME string `json:"mime,omitempty"`
+	Name string `json:"name,omitempty"`
+	Path string `json:"path,omitempty"`
+	Size int64  `json:"size,omitempty"`
 }
