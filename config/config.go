@@ -178,7 +178,8 @@ type Config struct {
 	// Delegation bounds delegate_task's sub-agents.
 	Delegation Delegation `yaml:"delegation"`
 	// Models are what is known of models, by name: context window,
-	// output cap and prices (US dollars per million tokens). They win
+	// output cap, prices (US dollars per million tokens) and whether they
+	// take pictures (vision). They win
 	// over what an endpoint tells and over the bundled table, part by
 	// part (ModelOverrides).
 	Models map[string]modelinfo.Info `yaml:"models"`

@@ -3,14 +3,15 @@ package config
 import (
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/talaria-agent/talaria/internal/modelinfo"
 )
 
-// TestLoadModels: the models: key reads every field, prices: still
-// loads, and both feed ModelOverrides (a models: entry's prices win).
+// TestLoadModels: the models: key reads every field (vision as yes, no
+// or unsaid), prices: still loads, and both feed ModelOverrides (a models: entry's prices win).
 func TestLoadModels(t *testing.T) {
 	t.Parallel()
 
@@ -23,8 +24,11 @@ func TestLoadModels(t *testing.T) {
     output: 0.2
     cache_read: 0.01
     cache_write: 0.15
+    vision: true
   my-router/model:
     context_window: 200000
+  text-only:
+    vision: false
 prices:
   my-router/model:
     input: 3
@@ -40,9 +44,16 @@ prices:
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	want := modelinfo.Info{ContextWindow: 32768, MaxOutput: 4096, Price: modelinfo.Price{Input: 0.1, Output: 0.2, CacheRead: 0.01, CacheWrite: 0.15}}
-	if got := c.Models["llama3.1:8b"]; got != want {
+	want := modelinfo.Info{ContextWindow: 32768, MaxOutput: 4096, Price: modelinfo.Price{Input: 0.1, Output: 0.2, CacheRead: 0.01, CacheWrite: 0.15},
+		Vision: modelinfo.Bool(true)}
+	if got := c.Models["llama3.1:8b"]; !reflect.DeepEqual(got, want) {
 		t.Fatalf("models entry = %+v, want %+v", got, want)
+	}
+	if got := c.Models["text-only"].Vision; got == nil || *got {
+		t.Errorf("vision: false reads as %v", got)
+	}
+	if got := c.Models["my-router/model"].Vision; got != nil {
+		t.Errorf("an entry that says nothing of vision reads as %v", *got)
 	}
 	over := c.ModelOverrides()
 	if got := over["llama3.1:8b"].Price.Input; got != 0.1 {

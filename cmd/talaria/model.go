@@ -334,7 +334,7 @@ type modelView struct {
 	// ServeEnv names serve's variables that override config.yaml.
 	ServeEnv []string `json:"serve_env,omitempty"`
 	// Known is what this configuration knows of the model: window, output
-	// cap and prices, with where each comes from (model show only).
+	// cap, prices and vision, with where each comes from (model show only).
 	Known *talaria.ModelInfo `json:"model_info,omitempty"`
 }
 

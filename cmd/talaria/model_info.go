@@ -9,10 +9,11 @@ import (
 	"github.com/talaria-agent/talaria"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/modelinfo"
 )
 
 // modelKnowledge is what this configuration knows of model (empty: the
-// configured one): context window, output cap and prices, each with where
+// configured one): context window, output cap, prices and vision, each with where
 // it comes from (config, discovered, bundled, unknown). The configured
 // endpoint is asked when the configuration leaves something unknown, for
 // a few seconds at most; nil when the configuration does not load.
@@ -43,6 +44,7 @@ func printModelKnowledge(w io.Writer, r *talaria.ModelInfo) {
 	if r.MaxOutput > 0 {
 		fmt.Fprintf(w, "  max_output: %d tokens (%s)\n", r.MaxOutput, r.MaxOutputFrom)
 	}
+	fmt.Fprintf(w, "  vision: %s\n", visionLine(r.Vision, r.VisionFrom))
 	if !r.Price.Known() {
 		fmt.Fprintln(w, "  prices: unknown (set models.<name>.input and .output in config.yaml)")
 		return
@@ -56,6 +58,17 @@ func printModelKnowledge(w io.Writer, r *talaria.ModelInfo) {
 		fmt.Fprintf(w, ", cache write %s", usd(p.CacheWrite))
 	}
 	fmt.Fprintln(w)
+}
+
+// visionLine says whether a model takes pictures, and who says so.
+func visionLine(v *bool, from modelinfo.Source) string {
+	switch {
+	case v == nil:
+		return "unknown: not shown pictures (set models.<name>.vision in config.yaml)"
+	case *v:
+		return fmt.Sprintf("yes (%s)", from)
+	}
+	return fmt.Sprintf("no (%s)", from)
 }
 
 // usd is a price per million tokens as shown: $0.15, $2.50, $0.075.

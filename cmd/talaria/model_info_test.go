@@ -26,10 +26,14 @@ func TestPrintModelKnowledge(t *testing.T) {
 		{"all known", &modelinfo.Resolved{
 			Info:              modelinfo.Info{ContextWindow: 32768, MaxOutput: 4096, Price: modelinfo.Price{Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}},
 			ContextWindowFrom: modelinfo.FromDiscovery, MaxOutputFrom: modelinfo.FromConfig, PriceFrom: modelinfo.FromBundled},
-			[]string{"  context_window: 32768 tokens (discovered)\n", "  max_output: 4096 tokens (config)\n",
+			[]string{"  context_window: 32768 tokens (discovered)\n", "  max_output: 4096 tokens (config)\n", "  vision: unknown",
 				"  prices per million tokens (bundled): input $3.00, output $15.00, cache read $0.30, cache write $3.75\n"}},
 		{"unknown", &modelinfo.Resolved{ContextWindowFrom: modelinfo.FromNowhere, PriceFrom: modelinfo.FromNowhere},
 			[]string{"  context_window: unknown\n", "  prices: unknown"}},
+		{"sees", &modelinfo.Resolved{Info: modelinfo.Info{Vision: modelinfo.Bool(true)}, VisionFrom: modelinfo.FromBundled},
+			[]string{"  vision: yes (bundled)\n"}},
+		{"does not see", &modelinfo.Resolved{Info: modelinfo.Info{Vision: modelinfo.Bool(false)}, VisionFrom: modelinfo.FromConfig},
+			[]string{"  vision: no (config)\n"}},
 	} {
 		var b bytes.Buffer
 		printModelKnowledge(&b, tt.r)

@@ -29,10 +29,11 @@ type Resolved struct {
 	ContextWindowFrom Source `json:"context_window_from"`
 	MaxOutputFrom     Source `json:"max_output_from"`
 	PriceFrom         Source `json:"price_from"`
+	VisionFrom        Source `json:"vision_from"`
 }
 
 // Catalog answers what is known of a model, part by part (window, output
-// cap, price) in order of precedence: the configuration's overrides, what
+// cap, price, vision) in order of precedence: the configuration's overrides, what
 // the endpoint tells (discovery), the bundled table. A nil Catalog knows
 // only the bundled table.
 type Catalog struct {
@@ -127,7 +128,9 @@ func OllamaExtraBody(r Resolved) map[string]any {
 }
 
 // complete reports whether i leaves nothing to discover.
-func complete(i Info) bool { return i.ContextWindow > 0 && i.MaxOutput > 0 && i.Price.Known() }
+func complete(i Info) bool {
+	return i.ContextWindow > 0 && i.MaxOutput > 0 && i.Price.Known() && i.Vision != nil
+}
 
 // layer is one source's information.
 type layer struct {
@@ -137,7 +140,7 @@ type layer struct {
 
 // resolve takes each part from the first layer that knows it. Pure.
 func resolve(layers ...layer) Resolved {
-	r := Resolved{ContextWindowFrom: FromNowhere, MaxOutputFrom: FromNowhere, PriceFrom: FromNowhere}
+	r := Resolved{ContextWindowFrom: FromNowhere, MaxOutputFrom: FromNowhere, PriceFrom: FromNowhere, VisionFrom: FromNowhere}
 	for _, l := range layers {
 		if r.ContextWindow == 0 && l.info.ContextWindow > 0 {
 			r.ContextWindow, r.ContextWindowFrom = l.info.ContextWindow, l.from
@@ -147,6 +150,9 @@ func resolve(layers ...layer) Resolved {
 		}
 		if !r.Price.Known() && l.info.Price.Known() {
 			r.Price, r.PriceFrom = l.info.Price, l.from
+		}
+		if r.Vision == nil && l.info.Vision != nil {
+			r.Vision, r.VisionFrom = Bool(*l.info.Vision), l.from
 		}
 	}
 	return r

@@ -13,9 +13,10 @@ import (
 // field of an unexpected type is left unknown rather than failing the rest.
 
 // listEntry is one entry of an OpenAI-compatible GET /models answer, with
-// the fields servers add to it: OpenRouter's context_length, top_provider
-// and pricing (US dollars per token, as strings), vLLM's max_model_len,
-// llama.cpp's meta, and context_window as some hosted APIs spell it.
+// the fields servers add to it: OpenRouter's context_length, top_provider,
+// pricing (US dollars per token, as strings) and architecture (the kinds
+// of input the model takes), vLLM's max_model_len, llama.cpp's meta, and
+// context_window as some hosted APIs spell it.
 type listEntry struct {
 	ID            string  `json:"id"`
 	OwnedBy       string  `json:"owned_by"`
@@ -35,6 +36,85 @@ type listEntry struct {
 	Meta *struct {
 		NCtxTrain flexNum `json:"n_ctx_train"`
 	} `json:"meta"`
+	Architecture architecture `json:"architecture"`
+}
+
+// architecture is OpenRouter's account of what a model takes and gives;
+// a value of another shape reads as empty (unknown). It never fails to
+// decode.
+type architecture struct {
+	InputModalities []string
+	// Modality is the older spelling: "text+image->text".
+	Modality string
+}
+
+// UnmarshalJSON reads input_modalities and modality; fields of another
+// type are left unknown.
+func (a *architecture) UnmarshalJSON(data []byte) error {
+	var v struct {
+		InputModalities flexStrings `json:"input_modalities"`
+		Modality        flexString  `json:"modality"`
+	}
+	if json.Unmarshal(data, &v) != nil {
+		*a = architecture{}
+		return nil
+	}
+	*a = architecture{InputModalities: v.InputModalities, Modality: string(v.Modality)}
+	return nil
+}
+
+// flexStrings is a list of strings a server may send as anything else:
+// another type reads as nil (unknown). It never fails to decode.
+type flexStrings []string
+
+// UnmarshalJSON reads a list of strings; other values are nil.
+func (l *flexStrings) UnmarshalJSON(data []byte) error {
+	var v []string
+	if json.Unmarshal(data, &v) != nil {
+		v = nil
+	}
+	*l = v
+	return nil
+}
+
+// flexString is a string a server may send as anything else: another
+// type reads as "" (unknown). It never fails to decode.
+type flexString string
+
+// UnmarshalJSON reads a string; other values are "".
+func (s *flexString) UnmarshalJSON(data []byte) error {
+	var v string
+	if json.Unmarshal(data, &v) != nil {
+		v = ""
+	}
+	*s = flexString(v)
+	return nil
+}
+
+// inputVision is whether a model list's architecture says the model takes
+// pictures: input_modalities naming "image", else the input side of
+// modality ("text+image->text"); nil when it says nothing (an empty list
+// says nothing either). Pure.
+func inputVision(modalities []string, modality string) *bool {
+	if len(modalities) > 0 {
+		return Bool(containsFold(modalities, "image"))
+	}
+	in, _, ok := strings.Cut(modality, "->")
+	if !ok || strings.TrimSpace(in) == "" {
+		return nil
+	}
+	return Bool(containsFold(strings.Split(in, "+"), "image"))
+}
+
+// containsFold reports whether list holds want, ignoring case and
+// surrounding space. Pure.
+func containsFold(list []string, want string) bool {
+	for _, s := range list {
+		if strings.EqualFold(strings.TrimSpace(s), want) {
+			return true
+		}
+	}
+	return false
 }
 
 // flexNum is a number a server may send as a JSON number or as a string
@@ -116,7 +196,8 @@ func parseModelList(body []byte, model string) (listed, error) {
 
 // entryInfo is what one list entry tells: the first window it names
 // (context_length, top_provider.context_length, context_window,
-// max_model_len, meta.n_ctx_train), the output cap, and the prices. Pure.
+// max_model_len, meta.n_ctx_train), the output cap, the prices, and
+// whether it takes pictures. Pure.
 func entryInfo(e listEntry) Info {
 	var info Info
 	windows := []flexNum{e.ContextLength, e.TopProvider.ContextLength, e.ContextWindow, e.MaxModelLen}
@@ -132,6 +213,7 @@ func entryInfo(e listEntry) Info {
 	p := e.Pricing
 	info.Price = Price{Input: p.Prompt.perMillion(), Output: p.Completion.perMillion(),
 		CacheRead: p.InputCacheRead.perMillion(), CacheWrite: p.InputCacheWrite.perMillion()}
+	info.Vision = inputVision(e.Architecture.InputModalities, e.Architecture.Modality)
 	return info
 }
 
@@ -157,31 +239,44 @@ func parseProps(body []byte) (int, error) {
 // parseShow reads Ollama's POST /api/show answer: the window is the
 // num_ctx its Modelfile sets in parameters, else the architecture's
 // context length in model_info ("<general.architecture>.context_length",
-// or any "*.context_length" when the architecture is not named). Pure.
+// or any "*.context_length" when the architecture is not named); the model
+// takes pictures when its capabilities name "vision" (older servers list
+// none: unknown). Pure.
 func parseShow(body []byte) (Info, error) {
 	var show struct {
-		Parameters string                     `json:"parameters"`
-		ModelInfo  map[string]json.RawMessage `json:"model_info"`
+		Parameters   string                     `json:"parameters"`
+		ModelInfo    map[string]json.RawMessage `json:"model_info"`
+		Capabilities flexStrings                `json:"capabilities"`
 	}
 	if err := json.Unmarshal(body, &show); err != nil {
 		return Info{}, err
 	}
-	if n := numCtxParameter(show.Parameters); n > 0 {
-		return Info{ContextWindow: n}, nil
+	info := Info{ContextWindow: showWindow(show.Parameters, show.ModelInfo)}
+	if len(show.Capabilities) > 0 {
+		info.Vision = Bool(containsFold(show.Capabilities, "vision"))
+	}
+	return info, nil
+}
+
+// showWindow is the window an /api/show answer tells: its parameters'
+// num_ctx, else its model_info's context length. Pure.
+func showWindow(params string, modelInfo map[string]json.RawMessage) int {
+	if n := numCtxParameter(params); n > 0 {
+		return n
 	}
 	var arch string
-	if raw, ok := show.ModelInfo["general.architecture"]; ok {
+	if raw, ok := modelInfo["general.architecture"]; ok {
 		_ = json.Unmarshal(raw, &arch)
 	}
 	if arch != "" {
-		return Info{ContextWindow: rawTokens(show.ModelInfo[arch+".context_length"])}, nil
+		return rawTokens(modelInfo[arch+".context_length"])
 	}
-	for k, raw := range show.ModelInfo {
+	for k, raw := range modelInfo {
 		if strings.HasSuffix(k, ".context_length") {
-			return Info{ContextWindow: rawTokens(raw)}, nil
+			return rawTokens(raw)
 		}
 	}
-	return Info{}, nil
+	return 0
 }
 
 // rawTokens is a JSON number (or numeric string) as a token count; 0 when

@@ -1,6 +1,9 @@
 package modelinfo
 
-import "testing"
+import (
+	"reflect"
+	"testing"
+)
 
 func TestParseModelList(t *testing.T) {
 	t.Parallel()
@@ -42,6 +45,20 @@ func TestParseModelList(t *testing.T) {
 			"m", Info{}, true, false},
 		{"absurd numbers are unknown", `{"data":[{"id":"m","context_length":1e300}]}`, "m", Info{}, true, false},
 		{"empty list", `{"data":[]}`, "m", Info{}, false, false},
+		{"openrouter input_modalities with image", `{"data":[{"id":"openai/gpt-4o","architecture":{"modality":"text+image->text","input_modalities":["text","image","file"],"output_modalities":["text"]}}]}`,
+			"openai/gpt-4o", Info{Vision: Bool(true)}, true, false},
+		{"openrouter input_modalities without image", `{"data":[{"id":"deepseek/deepseek-chat","architecture":{"modality":"text+image->text","input_modalities":["text"]}}]}`,
+			"deepseek/deepseek-chat", Info{Vision: Bool(false)}, true, false},
+		{"the older modality alone", `{"data":[{"id":"m","architecture":{"modality":"text+image->text"}}]}`,
+			"m", Info{Vision: Bool(true)}, true, false},
+		{"the older modality, text only", `{"data":[{"id":"m","architecture":{"modality":"text->text"}}]}`,
+			"m", Info{Vision: Bool(false)}, true, false},
+		{"an empty architecture says nothing", `{"data":[{"id":"m","architecture":{"input_modalities":[],"modality":""}}]}`,
+			"m", Info{}, true, false},
+		{"an architecture of another shape is unknown", `{"data":[{"id":"m","context_length":4096,"architecture":"llama"}]}`,
+			"m", Info{ContextWindow: 4096}, true, false},
+		{"modalities of another shape are unknown", `{"data":[{"id":"m","architecture":{"input_modalities":"image","modality":7}}]}`,
+			"m", Info{}, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -49,7 +66,7 @@ func TestParseModelList(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.info != tt.want || got.found != tt.found || got.llamaCpp != tt.llamaCpp {
+			if !reflect.DeepEqual(got.info, tt.want) || got.found != tt.found || got.llamaCpp != tt.llamaCpp {
 				t.Fatalf("parseModelList = %+v, want %+v found=%v llamaCpp=%v", got, tt.want, tt.found, tt.llamaCpp)
 			}
 		})
@@ -107,6 +124,22 @@ func TestParseShow(t *testing.T) {
 				t.Fatalf("parseShow = %+v, %v; want window %d", got, err, tt.want)
 			}
 		})
+	}
+	for _, tt := range []struct {
+		name string
+		body string
+		want *bool
+	}{
+		{"a vision model", `{"capabilities":["completion","vision"],"model_info":{"general.architecture":"mllama","mllama.context_length":131072}}`, Bool(true)},
+		{"a text model", `{"capabilities":["completion","tools"]}`, Bool(false)},
+		{"an older server lists none", `{"model_info":{"general.architecture":"llama","llama.context_length":8192}}`, nil},
+		{"an empty list says nothing", `{"capabilities":[]}`, nil},
+		{"capabilities of another shape", `{"capabilities":"vision","model_info":{"general.architecture":"llama","llama.context_length":8192}}`, nil},
+	} {
+		got, err := parseShow([]byte(tt.body))
+		if err != nil || !reflect.DeepEqual(got.Vision, tt.want) {
+			t.Errorf("%s: parseShow = %+v, %v; want vision %v", tt.name, got, err, fmtBool(tt.want))
+		}
 	}
 	if _, err := parseShow([]byte(`{"model_info":[]}`)); err == nil {
 		t.Error("parseShow of a wrong shape: no error")

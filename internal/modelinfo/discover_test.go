@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,7 +52,7 @@ func TestDiscoverOllama(t *testing.T) {
 }
 
 // TestDiscoverModelList: an OpenAI-compatible endpoint's model list tells
-// a router's window, cap and prices, a vLLM's max_model_len, and a
+// a router's window, cap, prices and vision, a vLLM's max_model_len, and a
 // llama.cpp's context as /props says it runs with.
 func TestDiscoverModelList(t *testing.T) {
 	t.Parallel()
@@ -59,6 +60,7 @@ func TestDiscoverModelList(t *testing.T) {
 		fakellm.WithModelInfo("", map[string]any{"context_length": 128000}),
 		fakellm.WithModelInfo("vendor/model", map[string]any{"context_length": 65536,
 			"top_provider": map[string]any{"max_completion_tokens": 8192},
+			"architecture": map[string]any{"input_modalities": []string{"text", "image"}},
 			"pricing":      map[string]any{"prompt": "0.000001", "completion": "0.000004", "input_cache_read": "0.0000001"}}))
 	defer router.Close()
 	vllm := fakellm.New(fakellm.WithModels("Qwen/Qwen2.5-7B-Instruct"), fakellm.WithModelInfo("", map[string]any{"max_model_len": 32768}))
@@ -77,7 +79,7 @@ func TestDiscoverModelList(t *testing.T) {
 		ok   bool
 	}{
 		{"router", Target{BaseURL: router.URL(), Model: "vendor/model"},
-			Info{ContextWindow: 65536, MaxOutput: 8192, Price: Price{Input: 1, Output: 4, CacheRead: 0.1}}, true},
+			Info{ContextWindow: 65536, MaxOutput: 8192, Price: Price{Input: 1, Output: 4, CacheRead: 0.1}, Vision: Bool(true)}, true},
 		{"router, every entry", Target{BaseURL: router.URL(), Model: "openai/gpt-4o"}, Info{ContextWindow: 128000}, true},
 		{"vllm", Target{BaseURL: vllm.URL(), Model: "Qwen/Qwen2.5-7B-Instruct", Wire: llm.WireResponses}, Info{ContextWindow: 32768}, true},
 		{"llama.cpp runs with less than it was trained with", Target{BaseURL: llamaCpp.URL(), Model: "anything"}, Info{ContextWindow: 4096}, true},
@@ -87,7 +89,7 @@ func TestDiscoverModelList(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, ok := d.Discover(context.Background(), tt.t)
-			if got != tt.want || ok != tt.ok {
+			if !reflect.DeepEqual(got, tt.want) || ok != tt.ok {
 				t.Fatalf("Discover = %+v %v, want %+v %v", got, ok, tt.want, tt.ok)
 			}
 		})
@@ -201,9 +203,9 @@ func TestCatalogLookupDiscovers(t *testing.T) {
 	defer srv.Close()
 	c := NewCatalog(map[string]Info{"gpt-4o": {MaxOutput: 2000}}, &Discoverer{})
 	r := c.Lookup(context.Background(), Target{BaseURL: srv.URL(), Model: "gpt-4o"})
-	want := Resolved{Info: Info{ContextWindow: 64000, MaxOutput: 2000, Price: Price{Input: 2.50, Output: 10.00, CacheRead: 1.25}},
-		ContextWindowFrom: FromDiscovery, MaxOutputFrom: FromConfig, PriceFrom: FromBundled}
-	if r != want {
+	want := Resolved{Info: Info{ContextWindow: 64000, MaxOutput: 2000, Price: Price{Input: 2.50, Output: 10.00, CacheRead: 1.25}, Vision: Bool(true)},
+		ContextWindowFrom: FromDiscovery, MaxOutputFrom: FromConfig, PriceFrom: FromBundled, VisionFrom: FromBundled}
+	if !reflect.DeepEqual(r, want) {
 		t.Fatalf("Lookup = %+v, want %+v", r, want)
 	}
 }

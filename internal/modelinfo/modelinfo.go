@@ -37,32 +37,49 @@ type Info struct {
 	ContextWindow int   `json:"context_window,omitempty" yaml:"context_window"`
 	MaxOutput     int   `json:"max_output,omitempty" yaml:"max_output"`
 	Price         Price `json:"price" yaml:",inline"`
+	// Vision says whether the model takes pictures as input; nil is
+	// unknown (a model not known to see is not shown pictures).
+	Vision *bool `json:"vision,omitempty" yaml:"vision"`
 }
 
-// bundled are list prices and limits of common models, as published when
-// written (US dollars per million tokens). Keys are normalised names
-// (Normalize); a model matches the longest key its name begins with.
+// Sees reports whether i says the model takes pictures. Pure.
+func (i Info) Sees() bool { return i.Vision != nil && *i.Vision }
+
+// Bool is a pointer to v, for Info.Vision. Pure.
+func Bool(v bool) *bool { return &v }
+
+// In the bundled table: whether a model takes pictures.
+var (
+	sees  = Bool(true)
+	blind = Bool(false)
+)
+
+// bundled are list prices, limits and vision of common models, as
+// published when written (US dollars per million tokens). Keys are
+// normalised names (Normalize); a model matches the longest key its name
+// begins with. Columns: window, output cap, price (input, output, cache
+// read, cache write), whether it takes pictures.
 var bundled = map[string]Info{
-	"gpt-4o":            {128000, 16384, Price{2.50, 10.00, 1.25, 0}},
-	"gpt-4o-mini":       {128000, 16384, Price{0.15, 0.60, 0.075, 0}},
-	"gpt-4.1":           {1047576, 32768, Price{2.00, 8.00, 0.50, 0}},
-	"gpt-4.1-mini":      {1047576, 32768, Price{0.40, 1.60, 0.10, 0}},
-	"gpt-4.1-nano":      {1047576, 32768, Price{0.10, 0.40, 0.025, 0}},
-	"gpt-5":             {400000, 128000, Price{1.25, 10.00, 0.125, 0}},
-	"gpt-5-mini":        {400000, 128000, Price{0.25, 2.00, 0.025, 0}},
-	"gpt-5-nano":        {400000, 128000, Price{0.05, 0.40, 0.005, 0}},
-	"o3":                {200000, 100000, Price{2.00, 8.00, 0.50, 0}},
-	"o3-mini":           {200000, 100000, Price{1.10, 4.40, 0.55, 0}},
-	"o4-mini":           {200000, 100000, Price{1.10, 4.40, 0.275, 0}},
-	"claude-opus-4":     {200000, 32000, Price{15.00, 75.00, 1.50, 18.75}},
-	"claude-opus-4-5":   {200000, 64000, Price{5.00, 25.00, 0.50, 6.25}},
-	"claude-sonnet-4":   {200000, 64000, Price{3.00, 15.00, 0.30, 3.75}},
-	"claude-3-7-sonnet": {200000, 64000, Price{3.00, 15.00, 0.30, 3.75}},
-	"claude-3-5-sonnet": {200000, 8192, Price{3.00, 15.00, 0.30, 3.75}},
-	"claude-haiku-4-5":  {200000, 64000, Price{1.00, 5.00, 0.10, 1.25}},
-	"claude-3-5-haiku":  {200000, 8192, Price{0.80, 4.00, 0.08, 1.00}},
-	"deepseek-chat":     {128000, 8192, Price{0.27, 1.10, 0.07, 0}},
-	"deepseek-reasoner": {128000, 65536, Price{0.55, 2.19, 0.14, 0}},
+	"gpt-4o":            {128000, 16384, Price{2.50, 10.00, 1.25, 0}, sees},
+	"gpt-4o-mini":       {128000, 16384, Price{0.15, 0.60, 0.075, 0}, sees},
+	"gpt-4.1":           {1047576, 32768, Price{2.00, 8.00, 0.50, 0}, sees},
+	"gpt-4.1-mini":      {1047576, 32768, Price{0.40, 1.60, 0.10, 0}, sees},
+	"gpt-4.1-nano":      {1047576, 32768, Price{0.10, 0.40, 0.025, 0}, sees},
+	"gpt-5":             {400000, 128000, Price{1.25, 10.00, 0.125, 0}, sees},
+	"gpt-5-mini":        {400000, 128000, Price{0.25, 2.00, 0.025, 0}, sees},
+	"gpt-5-nano":        {400000, 128000, Price{0.05, 0.40, 0.005, 0}, sees},
+	"o3":                {200000, 100000, Price{2.00, 8.00, 0.50, 0}, sees},
+	"o3-mini":           {200000, 100000, Price{1.10, 4.40, 0.55, 0}, blind},
+	"o4-mini":           {200000, 100000, Price{1.10, 4.40, 0.275, 0}, sees},
+	"claude-opus-4":     {200000, 32000, Price{15.00, 75.00, 1.50, 18.75}, sees},
+	"claude-opus-4-5":   {200000, 64000, Price{5.00, 25.00, 0.50, 6.25}, sees},
+	"claude-sonnet-4":   {200000, 64000, Price{3.00, 15.00, 0.30, 3.75}, sees},
+	"claude-3-7-sonnet": {200000, 64000, Price{3.00, 15.00, 0.30, 3.75}, sees},
+	"claude-3-5-sonnet": {200000, 8192, Price{3.00, 15.00, 0.30, 3.75}, sees},
+	"claude-haiku-4-5":  {200000, 64000, Price{1.00, 5.00, 0.10, 1.25}, sees},
+	"claude-3-5-haiku":  {200000, 8192, Price{0.80, 4.00, 0.08, 1.00}, sees},
+	"deepseek-chat":     {128000, 8192, Price{0.27, 1.10, 0.07, 0}, blind},
+	"deepseek-reasoner": {128000, 65536, Price{0.55, 2.19, 0.14, 0}, blind},
 }
 
 // bundledKeys are the table's keys, longest first.
@@ -109,7 +126,11 @@ func Bundled(model string) (Info, bool) {
 	m := Normalize(model)
 	for _, k := range bundledKeys {
 		if m == k || strings.HasPrefix(m, k+"-") {
-			return bundled[k], true
+			info := bundled[k]
+			if info.Vision != nil {
+				info.Vision = Bool(*info.Vision) // the table's own stays as written
+			}
+			return info, true
 		}
 	}
 	return Info{}, false
