@@ -206,6 +206,8 @@ type Config struct {
 	Delivery Delivery `yaml:"delivery"`
 	// Sandbox: the kernel sandbox the model's commands run in.
 	Sandbox Sandbox `yaml:"sandbox"`
+	// Transcription: where voice memos are transcribed.
+	Transcription Transcription `yaml:"transcription"`
 }
 
 // Metrics configure the Prometheus metrics of serve, worker, scheduler
@@ -338,6 +340,7 @@ func (c Config) Validate() error {
 	problems = append(problems, c.Delegation.problems()...)
 	problems = append(problems, c.Sandbox.problems(c.Home)...)
 	problems = append(problems, modelProblems(c.Models, c.Prices)...)
+	problems = append(problems, c.Transcription.problems()...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -175,12 +175,13 @@ func (t Tools) problems() []string {
 }
 
 // PasswordEnvs are the variables the configuration names as holding
-// passwords (delivery.smtp.password_env, gateway.email.imap.password_env):
+// passwords or keys (delivery.smtp.password_env,
+// gateway.email.imap.password_env, transcription.api_key_env):
 // never passed to a tool's subprocess, even when env_passthrough lists
 // them. Pure.
 func (c Config) PasswordEnvs() []string {
 	var out []string
-	for _, v := range []string{c.Delivery.SMTP.PasswordEnv, c.Gateway.Email.IMAP.PasswordEnv} {
+	for _, v := range []string{c.Delivery.SMTP.PasswordEnv, c.Gateway.Email.IMAP.PasswordEnv, c.Transcription.APIKeyEnv} {
 		if v = strings.TrimSpace(v); v != "" {
 			out = append(out, v)
 		}

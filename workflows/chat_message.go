@@ -120,6 +120,15 @@ type ChatDeliverInput struct {
 	Platform, ChatID, Key, Title string
 	MessageID                    int64
 	Text                         string `json:",omitempty"`
+	// Files are documents sent after the text: stored bytes, by
+	// reference.
+	Files []ChatFile `json:",omitempty"`
+}
+
+// ChatFile is a document a delivery sends: the id of its stored bytes,
+// and its name and type.
+type ChatFile struct {
+	ID, Name, MIME string
 }
 
 // ChatDeliverWorkflow runs the delivery to a chat where the platform's

@@ -148,10 +148,11 @@ const sendMessageTimeout = 30 * time.Second
 
 // chatSender sends send_message's messages: like a cron result, as a
 // ChatDeliverWorkflow on the gateway's task queue whose id is the call's
-// delivery key (a re-run call is the same delivery), untitled, and waits
+// delivery key (a re-run call is the same delivery), untitled, its files
+// stored first and sent by reference, and waits
 // at most timeout for it.
-func chatSender(c client.Client, timeout time.Duration) tools.ChatSendFunc {
-	return func(ctx context.Context, target, key, text string) (string, error) {
+func chatSender(c client.Client, st *models.Store, timeout time.Duration) tools.ChatSendFunc {
+	return func(ctx context.Context, target, key, text string, files []tools.ChatFile) (string, error) {
 		platform, chat, _ := strings.Cut(target, ":")
 		if !tools.IsChatPlatform(platform) || chat == "" {
 			return "", fmt.Errorf("%q is not a chat", target)
@@ -159,6 +160,13 @@ func chatSender(c client.Client, timeout time.Duration) tools.ChatSendFunc {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		din := workflows.ChatDeliverInput{Platform: platform, ChatID: chat, Key: key, Text: text}
+		for _, f := range files {
+			id, err := st.PutAttachment(ctx, f.MIME, f.Data)
+			if err != nil {
+				return "", err
+			}
+			din.Files = append(din.Files, workflows.ChatFile{ID: id, Name: f.Name, MIME: f.MIME})
+		}
 		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 			ID: key, TaskQueue: workflows.GatewayTaskQueue,
 			WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,

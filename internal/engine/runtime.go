@@ -173,7 +173,7 @@ func serverLogLevel(level string) slog.Level {
 func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	cfg := rt.Config
 	rt.processes = tools.NewProcesses()
-	offered, err := enabledTools(cfg.Tools.Enabled, cfg.Tools.Disabled, builtinTools(cfg.Home, rt.Store, chatSender(rt.Client, sendMessageTimeout), rt.processes, webSearchTool(cfg))...)
+	offered, err := enabledTools(cfg.Tools.Enabled, cfg.Tools.Disabled, builtinTools(cfg.Home, rt.Store, chatSender(rt.Client, rt.Store, sendMessageTimeout), rt.processes, webSearchTool(cfg))...)
 	if err != nil {
 		return err
 	}

@@ -84,7 +84,7 @@ func (g *Gateway) cmdSteerQueue(ctx context.Context, p Platform, u Update, c Com
 	if c.Name == "queue" {
 		mode = workflows.BusyQueue
 	}
-	return "", g.handOver(ctx, p, u, c.Args, mode)
+	return "", g.handOver(ctx, p, u, c.Args, mode, nil)
 }
 
 func (g *Gateway) cmdStatus(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {
@@ -250,7 +250,7 @@ func (g *Gateway) cmdRetry(ctx context.Context, p Platform, u Update, _ Command)
 	if err != nil || refusal != "" {
 		return refusal, err
 	}
-	return "", g.handOver(ctx, p, u, text, "")
+	return "", g.handOver(ctx, p, u, text, "", nil)
 }
 
 func (g *Gateway) cmdUndo(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {

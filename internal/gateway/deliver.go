@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
@@ -39,6 +40,9 @@ func (a *chatActivities) send(ctx context.Context, in workflows.ChatDeliverInput
 		text = "**" + escapeMarkdown(in.Title) + "**\n\n" + text
 	}
 	first := ""
+	if strings.TrimSpace(text) == "" && len(in.Files) > 0 {
+		return a.sendFiles(ctx, p, in)
+	}
 	for i, part := range p.Parts(text) {
 		id, _, err := a.sendOnce(ctx, p, fmt.Sprintf("%s/part/%d", in.Key, i), Outgoing{ChatID: in.ChatID}, part, nil)
 		if errors.Is(err, ErrUndeliverable) {
@@ -46,6 +50,54 @@ func (a *chatActivities) send(ctx context.Context, in workflows.ChatDeliverInput
 		}
 		if err != nil {
 			return "", err
+		}
+		if i == 0 {
+			first = id
+		}
+	}
+	if _, err := a.sendFiles(ctx, p, in); err != nil {
+		return "", err
+	}
+	return first, nil
+}
+
+// sendFiles sends a delivery's files as documents, each once (the outbox
+// records it under the delivery's key), and returns the id of the first.
+// A platform that sends no files gets one line naming them instead.
+func (a *chatActivities) sendFiles(ctx context.Context, p Platform, in workflows.ChatDeliverInput) (string, error) {
+	fs, ok := p.(FileSender)
+	if !ok && len(in.Files) > 0 {
+		names := make([]string, len(in.Files))
+		for i, f := range in.Files {
+			names[i] = f.Name
+		}
+		note := fmt.Sprintf("(%s cannot carry files: %s not sent.)", p.Name(), strings.Join(names, ", "))
+		id, _, err := a.sendOnce(ctx, p, in.Key+"/files", Outgoing{ChatID: in.ChatID}, p.Parts(note)[0], nil)
+		return id, err
+	}
+	first := ""
+	for i, f := range in.Files {
+		key := fmt.Sprintf("%s/file/%d", in.Key, i)
+		st := a.g.rt.Store
+		id, sent, err := st.Sent(ctx, key)
+		if err != nil {
+			return "", err
+		}
+		if !sent {
+			att, err := st.Attachment(ctx, f.ID)
+			if err != nil {
+				return "", temporal.NewNonRetryableApplicationError("load the file "+f.Name+": "+err.Error(), "Undeliverable", err)
+			}
+			id, err = fs.SendFile(ctx, Outgoing{ChatID: in.ChatID}, OutFile{Name: f.Name, MIME: f.MIME, Data: att.Data})
+			if errors.Is(err, ErrUndeliverable) {
+				return "", temporal.NewNonRetryableApplicationError(err.Error(), "Undeliverable", err)
+			}
+			if err != nil {
+				return "", fmt.Errorf("send %s: %w", f.Name, err)
+			}
+			if err := st.RecordSent(ctx, key, id); err != nil {
+				return "", err
+			}
 		}
 		if i == 0 {
 			first = id

@@ -18,7 +18,9 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/attach"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -45,6 +47,10 @@ type Gateway struct {
 	platformReset map[string]ResetPolicy
 	// now is the clock of the resets.
 	now func() time.Time
+	// limits bound the files taken from messages; transcriber transcribes
+	// voice memos (nil: none configured).
+	limits      attach.Limits
+	transcriber *attach.Transcriber
 }
 
 // Options configure a Gateway.
@@ -70,7 +76,9 @@ type Options struct {
 // activities, which need the platforms' credentials).
 func New(o Options) (*Gateway, error) {
 	g := &Gateway{rt: o.Runtime, cfg: o.Config, platforms: map[string]Platform{}, access: map[string]*Access{}, groups: o.Groups, logger: o.Logger,
-		holder: NewHolder(), reset: DefaultReset, platformReset: o.PlatformReset, now: o.Clock}
+		holder: NewHolder(), reset: DefaultReset, platformReset: o.PlatformReset, now: o.Clock, limits: attach.DefaultLimits}
+	tc := o.Config.Transcription
+	g.transcriber = attach.NewTranscriber(tc.BaseURL, os.Getenv(tc.APIKeyEnv), tc.Model, nil)
 	if g.now == nil {
 		g.now = time.Now
 	}
@@ -241,7 +249,7 @@ func (g *Gateway) take(ctx context.Context, p Platform, u Update) error {
 		g.logger.Info("gateway: a message from a user who is not allowed", "platform", p.Name(), "user", u.User)
 		return nil
 	}
-	if strings.TrimSpace(u.Text) == "" && u.Button == "" {
+	if strings.TrimSpace(u.Text) == "" && u.Button == "" && len(u.Files) == 0 {
 		return nil
 	}
 	// A press, a command or an answer is carried out once, however often
@@ -263,6 +271,9 @@ func (g *Gateway) act(ctx context.Context, p Platform, u Update) (done bool, err
 	if u.Button != "" {
 		return true, g.press(ctx, p, u)
 	}
+	if len(u.Files) > 0 {
+		return g.actWithFiles(ctx, p, u)
+	}
 	if cmd, ok := ParseCommand(u.Text, p.BotName()); ok {
 		return true, g.command(ctx, p, u, cmd)
 	}
@@ -270,13 +281,31 @@ func (g *Gateway) act(ctx context.Context, p Platform, u Update) (done bool, err
 	if answered, err := g.answerPending(ctx, u, u.Text); answered || err != nil {
 		return answered, err
 	}
-	return false, g.handOver(ctx, p, u, u.Text, workflows.BusyMode(""))
+	return false, g.handOver(ctx, p, u, u.Text, workflows.BusyMode(""), nil)
+}
+
+// actWithFiles takes a message's files and hands the message over with
+// them; the sender sees the transcript of a voice memo (and why a file was
+// not taken) first. A voice memo answers the running turn's question by
+// its transcript.
+func (g *Gateway) actWithFiles(ctx context.Context, p Platform, u Update) (bool, error) {
+	t, err := g.takeFiles(ctx, p, u)
+	if err != nil {
+		return false, err
+	}
+	g.tellOnce(ctx, p, u, t.tell)
+	if len(t.images) == 0 && len(t.transcripts) > 0 && strings.TrimSpace(u.Text) == "" && len(t.notes) == len(t.transcripts) {
+		if answered, err := g.answerPending(ctx, u, strings.Join(t.transcripts, "\n\n")); answered || err != nil {
+			return answered, err
+		}
+	}
+	return false, g.handOver(ctx, p, u, t.Message(u.Text), workflows.BusyMode(""), t.images)
 }
 
 // handOver starts the workflow that carries the message to its reply. Its
 // id is the update's, so a second start (the update received again) finds
 // the first and changes nothing.
-func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text string, mode workflows.BusyMode) error {
+func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text string, mode workflows.BusyMode, images []turnapi.Image) error {
 	if mode == "" {
 		m, err := workflows.ParseBusyMode(g.cfg.BusyInputMode)
 		if err != nil {
@@ -289,7 +318,7 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 		return err
 	}
 	in := engine.WithModel(engine.TurnTemplate(g.cfg, g.workdir()), chat.Model)
-	in.SessionID, in.UserMessage = chat.SessionID, text
+	in.SessionID, in.UserMessage, in.Images = chat.SessionID, text, images
 	id := updateWorkflowID(p, u)
 	// The coordinator tells the workflow (its id is the request id) the
 	// turn the message became and how it ended (Notify).

@@ -20,6 +20,37 @@ type Update struct {
 	// Button is the data of the pressed button ("" for a message), and
 	// CallbackID what acknowledges the press.
 	Button, CallbackID string
+	// Files are the files sent with the message (pictures, voice memos,
+	// documents); Text is their caption, if any.
+	Files []File
+}
+
+// File is a file that came with a message. The platform says what it
+// believes it is; the gateway decides by its content.
+type File struct {
+	// Name is the sender's name for it ("" when none), MIME the
+	// platform's type and Size its size (0: not told).
+	Name, MIME string
+	Size       int64
+	// Voice: a voice memo recorded in the app, to be transcribed.
+	Voice bool
+	// Fetch downloads it, at most max bytes: a larger file is
+	// attach.ErrTooLarge, without reading it all.
+	Fetch func(ctx context.Context, max int64) ([]byte, error)
+}
+
+// OutFile is a file the bot sends: a document the agent made.
+type OutFile struct {
+	Name, MIME string
+	Data       []byte
+}
+
+// FileSender is a platform that sends files: each as a document in m's
+// chat (with m's text as its caption when the platform has captions, else
+// sent before it), returning the platform's id of the message.
+type FileSender interface {
+	Platform
+	SendFile(ctx context.Context, m Outgoing, f OutFile) (string, error)
 }
 
 // Button is an inline button under a message.

@@ -81,7 +81,7 @@ func (f fakeChats) ChatOfSession(_ context.Context, id string) (string, bool, er
 func TestSendMessageRun(t *testing.T) {
 	var sent []string
 	tool := SendMessage(fakeChats{home: "telegram:1", key: "telegram:dm:42"},
-		func(_ context.Context, target, key, text string) (string, error) {
+		func(_ context.Context, target, key, text string, _ []ChatFile) (string, error) {
 			sent = append(sent, target+" "+key+" "+text)
 			return target, nil
 		})
