@@ -33,6 +33,12 @@ type Server struct {
 	answers   []Answer
 	hold      *hold
 	failNext  map[string]int
+	// files are the files users sent, by file_id; documents those the bot
+	// sent (files.go).
+	files     map[string]stored
+	nextFile  int
+	downloads int
+	documents []Document
 }
 
 // Message is a message the bot sent (or edited).
@@ -61,7 +67,7 @@ type update struct {
 // Start starts a fake Bot API for a bot with token and username.
 func Start(token, username string) *Server {
 	s := &Server{Token: token, Username: username, wake: make(chan struct{}), nextUpd: 1000, nextMsg: 1,
-		editTimes: map[int64][]time.Time{}, callbacks: map[string]int64{}, failNext: map[string]int{}}
+		editTimes: map[int64][]time.Time{}, callbacks: map[string]int64{}, failNext: map[string]int{}, files: map[string]stored{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -155,6 +161,10 @@ func (s *Server) WaitSent(ctx context.Context, ok func([]Message) bool) ([]Messa
 
 // serve routes /bot<token>/<method>.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/file/bot"); ok {
+		s.serveFile(w, r, rest)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/bot")
 	token, method, cut := strings.Cut(rest, "/")
 	if !ok || !cut {
@@ -163,6 +173,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if token != s.Token {
 		writeError(w, http.StatusUnauthorized, "Unauthorized", 0)
+		return
+	}
+	if method == "sendDocument" {
+		s.sendDocument(w, r)
 		return
 	}
 	params, err := fakewire.ReadParams(r)
@@ -192,6 +206,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.editMarkup(w, params)
 	case "answerCallbackQuery":
 		s.answerCallback(w, params)
+	case "getFile":
+		s.getFile(w, params)
 	case "sendChatAction", "setMyCommands", "deleteWebhook":
 		writeResult(w, true)
 	default:

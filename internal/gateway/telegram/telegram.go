@@ -27,8 +27,11 @@ const pollTimeout = 25
 
 // Telegram is a bot on the Bot API.
 type Telegram struct {
-	bot   *tgbotapi.BotAPI
-	token string
+	bot    *tgbotapi.BotAPI
+	token  string
+	apiURL string
+	// client downloads files, its requests bound to the gateway's ctx.
+	client *http.Client
 
 	mu     sync.Mutex
 	offset int // the next update wanted: every one below is taken
@@ -48,7 +51,8 @@ func (c ctxClient) Do(r *http.Request) (*http.Response, error) { return c.c.Do(r
 func New(ctx context.Context, apiURL, token string) (*Telegram, error) {
 	apiURL = cmp.Or(apiURL, DefaultAPIURL)
 	endpoint := strings.TrimRight(apiURL, "/") + "/bot%s/%s"
-	bot, err := tgbotapi.NewBotAPIWithClient(token, endpoint, ctxClient{ctx: ctx, c: &http.Client{}})
+	hc := &http.Client{}
+	bot, err := tgbotapi.NewBotAPIWithClient(token, endpoint, ctxClient{ctx: ctx, c: hc})
 	var apiErr *tgbotapi.Error
 	switch {
 	case errors.As(err, &apiErr) && (apiErr.Code == http.StatusUnauthorized || apiErr.Code == http.StatusNotFound):
@@ -56,7 +60,7 @@ func New(ctx context.Context, apiURL, token string) (*Telegram, error) {
 	case err != nil:
 		return nil, fmt.Errorf("telegram: connect to %s: %s", apiURL, redact(err, token))
 	}
-	return &Telegram{bot: bot, token: token}, nil
+	return &Telegram{bot: bot, token: token, apiURL: strings.TrimRight(apiURL, "/"), client: hc}, nil
 }
 
 // ErrRefused means the Bot API refused the token: retrying will not help.
@@ -89,13 +93,14 @@ func (t *Telegram) Poll(ctx context.Context) ([]gateway.Update, error) {
 	}
 	out := make([]gateway.Update, 0, len(ups))
 	for _, u := range ups {
-		out = append(out, updateOf(u))
+		out = append(out, updateOf(u, t.fetcher))
 	}
 	return out, nil
 }
 
-// updateOf reads a Bot API update. Pure.
-func updateOf(u tgbotapi.Update) gateway.Update {
+// updateOf reads a Bot API update; its files are fetched with fetch.
+// Pure.
+func updateOf(u tgbotapi.Update, fetch func(fileID string, size int) func(context.Context, int64) ([]byte, error)) gateway.Update {
 	out := gateway.Update{ID: strconv.Itoa(u.UpdateID)}
 	msg := u.Message
 	if cb := u.CallbackQuery; cb != nil {
@@ -116,7 +121,8 @@ func updateOf(u tgbotapi.Update) gateway.Update {
 	}
 	out.MessageID = strconv.Itoa(msg.MessageID)
 	if u.CallbackQuery == nil {
-		out.Text = msg.Text
+		out.Text = cmp.Or(msg.Text, msg.Caption)
+		out.Files = filesOf(msg, fetch)
 	}
 	return out
 }
