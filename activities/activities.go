@@ -31,6 +31,10 @@ type Activities struct {
 	// knows it (configuration, that endpoint's discovery); nil or false:
 	// the bundled table's.
 	Price func(ctx context.Context, ep llm.Endpoint) (modelinfo.Price, bool)
+	// Vision reports whether the model an endpoint serves takes pictures,
+	// as this worker knows it (configuration, that endpoint's discovery,
+	// the bundled table; unknown is no). Nil: the bundled table's.
+	Vision func(ctx context.Context, ep llm.Endpoint) bool
 	// Worker reports this worker's model configuration now (it may change
 	// while the worker runs: serve reloads config.yaml). Nil: Stream and
 	// MaxTokens, and no model of the worker's own.

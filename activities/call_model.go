@@ -54,11 +54,11 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	if err != nil {
 		return turnapi.CallModelResult{}, fmt.Errorf("call model: %w", err)
 	}
-	req, err := a.buildRequest(ctx, system, history, in)
+	provider, err := a.provider(in.Model, in.Provider)
 	if err != nil {
 		return turnapi.CallModelResult{}, err
 	}
-	provider, err := a.provider(in.Model, in.Provider)
+	req, err := a.buildRequest(ctx, system, history, in, a.sees(ctx, provider))
 	if err != nil {
 		return turnapi.CallModelResult{}, err
 	}
@@ -376,13 +376,20 @@ func callDigest(name, args string) string {
 }
 
 // buildRequest assembles the chat request from stored history and the
-// request-only additions of this call.
-func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in turnapi.CallModelInput) (llm.Request, error) {
+// request-only additions of this call; the pictures of user messages are
+// shown to a model that sees (sees), and named to one that does not.
+func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in turnapi.CallModelInput, sees bool) (llm.Request, error) {
 	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+3)
 	if system != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	}
-	msgs = append(msgs, transcript.ToOpenAI(history)...)
+	pics, err := a.pictures(ctx, history, sees)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	msgs = append(msgs, transcript.ToOpenAIWith(history, func(i int, m models.Message) openai.ChatCompletionMessage {
+		return PicturedMessage(m, pics[i], sees)
+	})...)
 	if len(in.ContinueFrom) > 0 {
 		text, err := a.joinParts(ctx, in.ContinueFrom)
 		if err != nil {

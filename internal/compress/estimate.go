@@ -3,6 +3,7 @@ package compress
 import (
 	"math"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -16,9 +17,10 @@ const (
 // EstimateTokens approximates the prompt size of msgs as (chars+3)/4, where
 // chars counts every message's content, reasoning and tool-call names and
 // arguments, plus toolSchemaChars (the JSON length of the tool schemas;
-// negative values count as 0).
+// negative values count as 0), and turnapi.ImageTokens for each picture
+// of a user message, up to the turnapi.MaxShownImages a call sends.
 func EstimateTokens(msgs []models.Message, toolSchemaChars int) int {
-	chars := 0
+	chars, images := 0, 0
 	if toolSchemaChars > 0 {
 		chars = toolSchemaChars
 	}
@@ -27,8 +29,9 @@ func EstimateTokens(msgs []models.Message, toolSchemaChars int) int {
 		for _, tc := range m.ToolCalls {
 			chars += runeLen(tc.Function.Name) + runeLen(tc.Function.Arguments)
 		}
+		images += len(m.Images)
 	}
-	return (chars + 3) / 4
+	return (chars+3)/4 + min(images, turnapi.MaxShownImages)*turnapi.ImageTokens
 }
 
 // Threshold is the token count above which compression runs: ratio of

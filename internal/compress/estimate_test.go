@@ -1,9 +1,11 @@
 package compress
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -28,6 +30,10 @@ func TestEstimateTokens(t *testing.T) {
 		{"summed across messages", []models.Message{user("ab"), user("ab")}, 0, 1},
 		{"runes not bytes", []models.Message{user("éééé")}, 0, 1},
 		{"schema plus messages", []models.Message{user("abcd")}, 4, 2},
+		{"a picture is a fixed estimate", []models.Message{withImages(user("abcd"), 1)}, 0, 1 + turnapi.ImageTokens},
+		{"pictures summed across messages", []models.Message{withImages(user(""), 2), withImages(user(""), 3)}, 0, 5 * turnapi.ImageTokens},
+		{"no more pictures than a call sends", []models.Message{withImages(user(""), 5), withImages(user(""), 7)}, 0,
+			turnapi.MaxShownImages * turnapi.ImageTokens},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,6 +43,14 @@ func TestEstimateTokens(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withImages is m with n pictures.
+func withImages(m models.Message, n int) models.Message {
+	for i := range n {
+		m.Images = append(m.Images, turnapi.Image{ID: fmt.Sprint(i), MIME: "image/png"})
+	}
+	return m
 }
 
 func TestThreshold(t *testing.T) {

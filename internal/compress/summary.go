@@ -72,6 +72,12 @@ func writeTranscriptLine(b *strings.Builder, m models.Message) {
 	}
 	var body strings.Builder
 	body.WriteString(m.Content)
+	for _, img := range m.Images {
+		if body.Len() > 0 {
+			body.WriteString("\n")
+		}
+		fmt.Fprintf(&body, "[picture: %s]", clip(cmp.Or(img.Path, img.URL, img.Name, "unnamed"), transcriptArgsChars))
+	}
 	for _, tc := range m.ToolCalls {
 		if body.Len() > 0 {
 			body.WriteString("\n")

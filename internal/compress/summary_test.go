@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -29,6 +30,9 @@ func TestSummaryRequest(t *testing.T) {
 			[]string{previousMarker, "UPDATE", "old task", "user: please fix the build"}, nil},
 		{"blank previous ignored", middle, "  \n", nil, []string{previousMarker}},
 		{"empty middle", nil, "", []string{"(no messages)"}, nil},
+		{"pictures are named", []models.Message{{Role: "user", Content: "what is this?", Images: []turnapi.Image{{ID: "ab", Path: "uploads/ab/photo.jpg"}}},
+			{Role: "user", Images: []turnapi.Image{{URL: "https://example.com/cat.png"}}}}, "",
+			[]string{"user: what is this?\n[picture: uploads/ab/photo.jpg]", "user: [picture: https://example.com/cat.png]"}, []string{"(empty)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 )
 
 // This file is what a worker knows of its models beside how to reach
-// them: their context window, output cap and prices, from the
+// them: their context window, output cap, prices and vision, from the
 // configuration (models:, prices:), what the endpoints tell (discovery,
 // asked once per endpoint and model for the life of the process) and the
 // bundled table. Ollama endpoints are sent the window as num_ctx.
@@ -91,6 +91,16 @@ func (m *ModelConfig) PriceAt(ctx context.Context, ep llm.Endpoint) (modelinfo.P
 	t := targetOf(config.ProviderOptions{Provider: string(ep.Wire)}, ep.BaseURL, ep.Keys, ep.Model)
 	r := meta.catalog.Lookup(ctx, t)
 	return r.Price, r.Price.Known()
+}
+
+// VisionAt reports whether the model an endpoint served takes pictures, as
+// this worker knows it: the configuration, what that endpoint tells
+// (asked once per process), the bundled table. Unknown is no: a model is
+// shown pictures only when something says it sees.
+func (m *ModelConfig) VisionAt(ctx context.Context, ep llm.Endpoint) bool {
+	meta, _ := m.knowledge()
+	t := targetOf(config.ProviderOptions{Provider: string(ep.Wire)}, ep.BaseURL, ep.Keys, ep.Model)
+	return meta.catalog.Lookup(ctx, t).Sees()
 }
 
 // withExtraBody gives each Ollama endpoint of list (the primary, then the

@@ -183,3 +183,42 @@ func TestPriceAtTheServingEndpoint(t *testing.T) {
 		t.Fatal("the unreachable primary knows no price for vendor/big")
 	}
 }
+
+// TestVisionAt: whether a model is shown pictures comes from the
+// configuration, then what the serving endpoint tells, then the bundled
+// table; a model nobody knows is not.
+func TestVisionAt(t *testing.T) {
+	t.Parallel()
+	router := fakellm.New(fakellm.WithModels("vendor/sees", "vendor/blind", "vendor/quiet", "gpt-4o", "deepseek-chat"),
+		fakellm.WithModelInfo("vendor/sees", map[string]any{"architecture": map[string]any{"input_modalities": []string{"text", "image"}}}),
+		fakellm.WithModelInfo("vendor/blind", map[string]any{"architecture": map[string]any{"input_modalities": []string{"text"}}}),
+		fakellm.WithModelInfo("gpt-4o", map[string]any{"architecture": map[string]any{"input_modalities": []string{"text"}}}))
+	defer router.Close()
+	cfg := config.Default(t.TempDir())
+	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = router.URL(), "k", "vendor/sees"
+	cfg.Models = map[string]modelinfo.Info{"vendor/blind": {Vision: modelinfo.Bool(true)}, "deepseek-chat": {Vision: modelinfo.Bool(true)}}
+	m := NewModelConfig(cfg)
+	list, err := m.Providers("")
+	if err != nil || len(list) != 1 {
+		t.Fatalf("endpoints = %+v, %v", list, err)
+	}
+	for _, tt := range []struct {
+		model string
+		want  bool
+	}{
+		{"vendor/sees", true},     // the endpoint's list says image
+		{"vendor/blind", true},    // the configuration wins over the list
+		{"deepseek-chat", true},   // and over the table
+		{"gpt-4o", false},         // the endpoint's list wins over the table
+		{"vendor/quiet", false},   // nobody says: not shown pictures
+		{"claude-sonnet-4", true}, // not listed: the table
+		{"o3-mini", false},        // the table says no
+		{"unlisted-model", false}, // nobody knows
+	} {
+		ep := list[0]
+		ep.Model = tt.model
+		if got := m.VisionAt(context.Background(), ep); got != tt.want {
+			t.Errorf("VisionAt(%s) = %v, want %v", tt.model, got, tt.want)
+		}
+	}
+}

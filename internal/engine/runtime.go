@@ -213,6 +213,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		Providers:     rt.Models.Providers,
 		Worker:        rt.Models.Worker,
 		Price:         rt.Models.PriceAt,
+		Vision:        rt.Models.VisionAt,
 		ContextWindow: rt.Models.ContextWindow,
 		Stream:        cfg.Model.Streaming(),
 		MaxTokens:     cfg.Model.MaxTokens,

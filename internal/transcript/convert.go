@@ -18,14 +18,21 @@ const SteerHeader = "[OUT-OF-BAND MESSAGE FROM THE USER, sent while you were wor
 // steer that follows a tool result is folded into that result inside a
 // marked block; elsewhere it is a plain user message.
 func ToOpenAI(msgs []models.Message) []openai.ChatCompletionMessage {
+	return ToOpenAIWith(msgs, func(_ int, m models.Message) openai.ChatCompletionMessage { return MessageToOpenAI(m) })
+}
+
+// ToOpenAIWith is ToOpenAI converting each message it does not fold into
+// a tool result with convert, which is given the message's index in msgs
+// (a caller shows a user message's pictures so).
+func ToOpenAIWith(msgs []models.Message, convert func(i int, m models.Message) openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
 	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
-	for _, m := range msgs {
+	for i, m := range msgs {
 		n := len(out)
-		if m.Steer && n > 0 && out[n-1].Role == openai.ChatMessageRoleTool {
+		if m.Steer && n > 0 && out[n-1].Role == openai.ChatMessageRoleTool && len(out[n-1].MultiContent) == 0 {
 			out[n-1].Content += "\n\n" + SteerHeader + "\n" + m.Content
 			continue
 		}
-		out = append(out, MessageToOpenAI(m))
+		out = append(out, convert(i, m))
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -29,6 +30,16 @@ func TestToOpenAIFoldsSteers(t *testing.T) {
 	}
 	if out[4].Role != "user" || out[4].Content != "and be brief" {
 		t.Fatalf("steer between calls = %+v", out[4])
+	}
+	// ToOpenAIWith converts what is not folded, knowing each message's
+	// index in msgs.
+	var seen []int
+	with := ToOpenAIWith(msgs, func(i int, m models.Message) openai.ChatCompletionMessage {
+		seen = append(seen, i)
+		return MessageToOpenAI(m)
+	})
+	if len(with) != 5 || with[2].Content != want || !slices.Equal(seen, []int{0, 1, 2, 4, 5}) {
+		t.Fatalf("ToOpenAIWith = %+v, converted %v", with, seen)
 	}
 }
 

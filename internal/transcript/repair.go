@@ -25,7 +25,9 @@ const EmptyUserMessage = "(empty message)"
 //   - every call id is unique in the request: a repeated id (in one message
 //     or a later one) is renamed, together with the result paired with it;
 //   - consecutive user messages, or consecutive assistant messages, are
-//     merged into one (strict role alternation);
+//     merged into one (strict role alternation); user messages of which
+//     one has parts (pictures) merge into one message of parts, the
+//     text of each as a text part, in order;
 //   - a user message with no text but white space says EmptyUserMessage
 //     unless merged into another.
 //
@@ -87,6 +89,12 @@ func mergeConsecutive(msgs []openai.ChatCompletionMessage) []openai.ChatCompleti
 	out := make([]openai.ChatCompletionMessage, 0, len(msgs))
 	for _, m := range msgs {
 		n := len(out)
+		if n > 0 && mergeableParts(out[n-1], m) {
+			prev := &out[n-1]
+			prev.MultiContent = append(userParts(*prev), userParts(m)...)
+			prev.Content = ""
+			continue
+		}
 		if n > 0 && mergeable(out[n-1], m) {
 			prev := &out[n-1]
 			prev.Content = joinContent(prev.Content, m.Content)
@@ -110,6 +118,25 @@ func mergeable(prev, next openai.ChatCompletionMessage) bool {
 		return len(prev.ToolCalls) == 0
 	}
 	return false
+}
+
+// mergeableParts reports whether prev and next are user messages of
+// which at least one has parts. Pure.
+func mergeableParts(prev, next openai.ChatCompletionMessage) bool {
+	return prev.Role == openai.ChatMessageRoleUser && next.Role == openai.ChatMessageRoleUser &&
+		(len(prev.MultiContent) > 0 || len(next.MultiContent) > 0)
+}
+
+// userParts is a user message's content as parts: its parts, or its
+// text as one text part (none when it has no text). Pure.
+func userParts(m openai.ChatCompletionMessage) []openai.ChatMessagePart {
+	if len(m.MultiContent) > 0 {
+		return append([]openai.ChatMessagePart(nil), m.MultiContent...)
+	}
+	if m.Content == "" {
+		return nil
+	}
+	return []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: m.Content}}
 }
 
 func joinContent(a, b string) string {

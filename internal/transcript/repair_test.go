@@ -139,6 +139,20 @@ func TestRepair(t *testing.T) {
 		{"valid dialog untouched",
 			[]openai.ChatCompletionMessage{user("Q1"), asst("t1"), toolRes("t1", "out"), user("Q2")},
 			[]openai.ChatCompletionMessage{user("Q1"), asst("t1"), toolRes("t1", "out"), user("Q2")}},
+		{"a user message with a picture stays as it is",
+			[]openai.ChatCompletionMessage{pictured("look", "data:image/png;base64,AA"), text("a cat")},
+			[]openai.ChatCompletionMessage{pictured("look", "data:image/png;base64,AA"), text("a cat")}},
+		{"a picture alone is not an empty message",
+			[]openai.ChatCompletionMessage{pictured("", "https://example.com/a.png")},
+			[]openai.ChatCompletionMessage{pictured("", "https://example.com/a.png")}},
+		{"user messages around one with a picture merge into parts",
+			[]openai.ChatCompletionMessage{user("first"), pictured("look", "data:image/png;base64,AA"), user("  "), user("and then")},
+			[]openai.ChatCompletionMessage{{Role: "user", MultiContent: []openai.ChatMessagePart{
+				textPart("first"), textPart("look"), imagePart("data:image/png;base64,AA"), textPart("and then")}}}},
+		{"two messages with pictures merge",
+			[]openai.ChatCompletionMessage{pictured("one", "https://example.com/1.png"), pictured("two", "https://example.com/2.png")},
+			[]openai.ChatCompletionMessage{{Role: "user", MultiContent: []openai.ChatMessagePart{
+				textPart("one"), imagePart("https://example.com/1.png"), textPart("two"), imagePart("https://example.com/2.png")}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,6 +169,24 @@ func TestRepair(t *testing.T) {
 	}
 }
 
+func textPart(s string) openai.ChatMessagePart {
+	return openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: s}
+}
+
+func imagePart(url string) openai.ChatMessagePart {
+	return openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: url}}
+}
+
+// pictured is a user message of text (none when empty) and a picture.
+func pictured(s, url string) openai.ChatCompletionMessage {
+	m := openai.ChatCompletionMessage{Role: "user"}
+	if s != "" {
+		m.MultiContent = append(m.MultiContent, textPart(s))
+	}
+	m.MultiContent = append(m.MultiContent, imagePart(url))
+	return m
+}
+
 func cloneMessages(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionMessage {
 	if msgs == nil {
 		return nil
@@ -162,6 +194,7 @@ func cloneMessages(msgs []openai.ChatCompletionMessage) []openai.ChatCompletionM
 	out := make([]openai.ChatCompletionMessage, len(msgs))
 	for i, m := range msgs {
 		m.ToolCalls = append([]openai.ToolCall(nil), m.ToolCalls...)
+		m.MultiContent = append([]openai.ChatMessagePart(nil), m.MultiContent...)
 		out[i] = m
 	}
 	return out
