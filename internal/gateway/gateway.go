@@ -67,7 +67,10 @@ type Options struct {
 	Reset         *ResetPolicy
 	PlatformReset map[string]ResetPolicy
 	// Clock tells the time of the session resets (nil: time.Now).
-	Clock  func() time.Time
+	Clock func() time.Time
+	// Limits bound the files taken from messages, by kind (zero:
+	// attach.DefaultLimits).
+	Limits *attach.Limits
 	Logger *slog.Logger
 }
 
@@ -77,6 +80,9 @@ type Options struct {
 func New(o Options) (*Gateway, error) {
 	g := &Gateway{rt: o.Runtime, cfg: o.Config, platforms: map[string]Platform{}, access: map[string]*Access{}, groups: o.Groups, logger: o.Logger,
 		holder: NewHolder(), reset: DefaultReset, platformReset: o.PlatformReset, now: o.Clock, limits: attach.DefaultLimits}
+	if o.Limits != nil {
+		g.limits = *o.Limits
+	}
 	tc := o.Config.Transcription
 	g.transcriber = attach.NewTranscriber(tc.BaseURL, os.Getenv(tc.APIKeyEnv), tc.Model, nil)
 	if g.now == nil {
