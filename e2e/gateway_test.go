@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -165,6 +167,20 @@ func TestTelegramControls(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(work, "first")); err != nil {
 		t.Fatalf("the command ran before it was approved: %v", err)
+	}
+	// Button data made without the message, from the call id the model
+	// chose, decides nothing.
+	sum := sha256.Sum256([]byte("rm1"))
+	for _, forged := range []string{"ap:once:" + hex.EncodeToString(sum[:8]), "ap:once:" + hex.EncodeToString(sum[:16])} {
+		tg.Press(42, ask, forged)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	if a, err := tg.WaitAnswers(ctx, func(a []faketelegram.Answer) bool { return len(a) == 2 }); err != nil || a[0].Text != "This button is no longer current." || a[1].Text != a[0].Text {
+		t.Fatalf("forged presses answered %+v (%v)", a, err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "first")); err != nil {
+		t.Fatalf("a forged press ran the command: %v", err)
 	}
 	tg.Press(42, ask, ask.Buttons[0][0].Data)
 	waitText(t, tg, "Removed first.", 30*time.Second)

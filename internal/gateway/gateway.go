@@ -51,6 +51,9 @@ type Gateway struct {
 	// voice memos (nil: none configured).
 	limits      attach.Limits
 	transcriber *attach.Transcriber
+	// secret keys the references buttons carry (buttonRef), loaded once.
+	secretMu sync.Mutex
+	secret   []byte
 }
 
 // Options configure a Gateway.

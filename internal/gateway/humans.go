@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -25,24 +26,52 @@ const (
 	questionPrefix = "q:"
 )
 
-// callRef is a short, stable reference to a tool call id. Pure.
+// callRef is a short, stable digest of a tool call id, for outbox keys.
+// Pure.
 func callRef(callID string) string {
 	sum := sha256.Sum256([]byte(callID))
 	return hex.EncodeToString(sum[:8])
 }
 
-// approvalButtons are the choices offered for a command. Pure.
-func approvalButtons(callID string) [][]Button {
-	ref := callRef(callID)
+// buttonSecret names the installation's secret that keys button
+// references.
+const buttonSecret = "gateway-buttons"
+
+// buttonRef is what a button carries to name a turn's tool call: an
+// HMAC-SHA256 of the turn and the call under the installation's secret
+// (shared by every gateway of the database), cut to 16 bytes. Whoever has
+// not seen the message cannot make it, whatever call id the model chose:
+// on a platform whose senders can be forged (email, SMS), sending it back
+// is what decides.
+func (g *Gateway) buttonRef(ctx context.Context, turnID, callID string) (string, error) {
+	g.secretMu.Lock()
+	defer g.secretMu.Unlock()
+	if g.secret == nil {
+		key, err := g.rt.Store.Secret(ctx, buttonSecret)
+		if err != nil {
+			return "", err
+		}
+		g.secret = key
+	}
+	m := hmac.New(sha256.New, g.secret)
+	m.Write([]byte(turnID))
+	m.Write([]byte{0})
+	m.Write([]byte(callID))
+	return hex.EncodeToString(m.Sum(nil)[:16]), nil
+}
+
+// approvalButtons are the choices offered for a command whose call ref
+// names. Pure.
+func approvalButtons(ref string) [][]Button {
 	return [][]Button{
 		{{Text: "Approve once", Data: approvalPrefix + "once:" + ref}, {Text: "For this session", Data: approvalPrefix + "session:" + ref}},
 		{{Text: "Always", Data: approvalPrefix + "always:" + ref}, {Text: "Deny", Data: approvalPrefix + "deny:" + ref}},
 	}
 }
 
-// questionButtons offer a question's choices, one a row. Pure.
-func questionButtons(q turnapi.QuestionEvent) [][]Button {
-	ref := callRef(q.CallID)
+// questionButtons offer a question's choices, one a row, for the call
+// ref names. Pure.
+func questionButtons(q turnapi.QuestionEvent, ref string) [][]Button {
 	var rows [][]Button
 	for i, c := range q.Choices {
 		if i >= 10 {
@@ -129,6 +158,13 @@ func parseButton(data string) (kind, choice, ref string, ok bool) {
 func (a *chatActivities) showWait(ctx context.Context, p Platform, in workflows.ChatMessageInput, turnID string, ev models.Event) bool {
 	var out Outgoing
 	var callID, text string
+	ref := func(callID string) string {
+		r, err := a.g.buttonRef(ctx, turnID, callID)
+		if err != nil {
+			a.g.logger.Warn("gateway: make the buttons of a wait", "platform", in.Platform, "error", err)
+		}
+		return r
+	}
 	switch ev.Kind {
 	case events.KindApproval:
 		var e turnapi.ApprovalEvent
@@ -137,7 +173,11 @@ func (a *chatActivities) showWait(ctx context.Context, p Platform, in workflows.
 		}
 		callID = e.CallID
 		text = fmt.Sprintf("Approve this command?\n\n```\n%s\n```\n%s", e.Command, e.Reason)
-		out = Outgoing{ChatID: in.ChatID, Buttons: approvalButtons(e.CallID)}
+		r := ref(e.CallID)
+		if r == "" {
+			return true
+		}
+		out = Outgoing{ChatID: in.ChatID, Buttons: approvalButtons(r)}
 	case events.KindQuestion:
 		var e turnapi.QuestionEvent
 		if json.Unmarshal([]byte(ev.Data), &e) != nil {
@@ -148,7 +188,11 @@ func (a *chatActivities) showWait(ctx context.Context, p Platform, in workflows.
 		if len(e.Choices) == 0 {
 			text += "\n\n(answer with your next message)"
 		}
-		out = Outgoing{ChatID: in.ChatID, Buttons: questionButtons(e)}
+		r := ref(e.CallID)
+		if r == "" {
+			return true
+		}
+		out = Outgoing{ChatID: in.ChatID, Buttons: questionButtons(e, r)}
 	default:
 		return false
 	}
@@ -198,7 +242,7 @@ func (g *Gateway) decidePress(ctx context.Context, u Update) (notice string, dec
 	case err != nil:
 		g.logger.Warn("gateway: look up what a button is for", "error", err)
 		return noticeUnknown, false, nil
-	case kind == "ap" && pr.PendingApproval != nil && callRef(pr.PendingApproval.CallID) == ref:
+	case kind == "ap" && pr.PendingApproval != nil && g.refIs(ctx, pr.TurnID, pr.PendingApproval.CallID, ref):
 		c := turnapi.ApprovalChoice(choice)
 		if !c.Known() {
 			break
@@ -208,7 +252,7 @@ func (g *Gateway) decidePress(ctx context.Context, u Update) (notice string, dec
 		}
 		return map[turnapi.ApprovalChoice]string{turnapi.ChoiceOnce: "Approved once.", turnapi.ChoiceSession: "Approved for this session.",
 			turnapi.ChoiceAlways: "Approved always.", turnapi.ChoiceDeny: "Denied."}[c], true, nil
-	case kind == "q" && pr.PendingQuestion != nil && callRef(pr.PendingQuestion.CallID) == ref:
+	case kind == "q" && pr.PendingQuestion != nil && g.refIs(ctx, pr.TurnID, pr.PendingQuestion.CallID, ref):
 		var n int
 		if _, err := fmt.Sscan(choice, &n); err != nil || n < 0 || n >= len(pr.PendingQuestion.Choices) {
 			break
@@ -219,6 +263,13 @@ func (g *Gateway) decidePress(ctx context.Context, u Update) (notice string, dec
 		return "Answered: " + pr.PendingQuestion.Choices[n], true, nil
 	}
 	return noticeStale, false, nil
+}
+
+// refIs reports whether ref is the button reference of the turn's call
+// (compared in constant time).
+func (g *Gateway) refIs(ctx context.Context, turnID, callID, ref string) bool {
+	want, err := g.buttonRef(ctx, turnID, callID)
+	return err == nil && hmac.Equal([]byte(want), []byte(ref))
 }
 
 // refusePress answers a stranger's press on a button: it decides
