@@ -23,6 +23,13 @@ const agentAddress = "agent@example.com"
 // (IMAP) and answering through the fake SMTP server, for alice.
 func emailServe(t *testing.T, model *fakellm.Server) (*user, *dovecottest.Server, *fakesmtp.Server, *server) {
 	t.Helper()
+	return emailServeConfig(t, model, "")
+}
+
+// emailServeConfig is emailServe with more of config.yaml (top-level
+// keys other than delivery and gateway).
+func emailServeConfig(t *testing.T, model *fakellm.Server, extra string) (*user, *dovecottest.Server, *fakesmtp.Server, *server) {
+	t.Helper()
 	dc := dovecottest.Start(t, agentAddress)
 	mail, err := fakesmtp.Start()
 	if err != nil {
@@ -49,7 +56,7 @@ gateway:
       security: none
     authserv_id: mx.test
     allowed_users: [Alice@Example.com]
-`, mail.Host(), mail.Port(), agentAddress, dc.Host, dc.Port, dc.User)
+`, mail.Host(), mail.Port(), agentAddress, dc.Host, dc.Port, dc.User) + extra
 	if err := os.WriteFile(filepath.Join(u.home, "config.yaml"), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +166,7 @@ func TestEmailConversation(t *testing.T) {
 	}
 	dc.Deliver(t, mailFrom("alice@example.com", "r1@example.com", "Cleanup", "remove first"))
 	ask := waitMail(t, smtp, "alice@example.com", 30*time.Second, "rm -rf ./first", "ap:once:")
-	code := regexp.MustCompile(`ap:once:[0-9a-f]{16}`).FindString(unfold(ask.Data))
+	code := regexp.MustCompile(`ap:once:[0-9a-f]{32}`).FindString(unfold(ask.Data))
 	dc.Deliver(t, mailFrom("alice@example.com", "r2@example.com", "Re: Cleanup", "/approve", "References: <r1@example.com>", "In-Reply-To: <r1@example.com>"))
 	waitMail(t, smtp, "alice@example.com", 30*time.Second, "only by answering with one of the code lines")
 	if _, err := os.Stat(filepath.Join(work, "first")); err != nil {

@@ -121,7 +121,7 @@ func TestSMSConversation(t *testing.T) {
 	}
 	text(t, tw, smsAllowed, "remove first")
 	ask := waitSMS(t, tw, smsAllowed, "rm -rf ./first", 30*time.Second)
-	code := regexp.MustCompile(`ap:once:[0-9a-f]{16}`).FindString(ask.Body)
+	code := regexp.MustCompile(`ap:once:[0-9a-f]{32}`).FindString(ask.Body)
 	if code == "" || !strings.Contains(ask.Body, "ap:deny:") {
 		t.Fatalf("the approval does not give its code lines: %q", ask.Body)
 	}
