@@ -10,12 +10,17 @@
 // handshake (hub.mode, hub.verify_token, hub.challenge) and change
 // notifications POSTed as JSON, signed with the app secret
 // (X-Hub-Signature-256: sha256= and the hex HMAC-SHA256 of the body).
-// Tests write to the number (Send), press a button of an interactive
-// message (Press), deliver a notification again (Resend), forge one
-// (Forge) or replay an old one (Replay), age a person's last message past
-// the 24-hour window (Age), and read what the number sent (Sent,
-// WaitSent). Sending can be held after
-// the first n calls (embedded fakewire.Hold, route "sendMessage").
+// Media is the Graph API's too: GET /v21.0/{media-id} tells a media's
+// short-lived URL on the lookaside endpoint, which serves its bytes to the
+// same token; POST /v21.0/{phone-number-id}/media uploads a file (a
+// multipart form) that a document message then names by its id.
+// Tests write to the number (Send), send it a picture, voice note or
+// document (SendMedia), press a button of an interactive message (Press),
+// deliver a notification again (Resend), forge one (Forge) or replay an
+// old one (Replay), age a person's last message past the 24-hour window
+// (Age), and read what the number sent (Sent, WaitSent, Uploads) and how
+// often a media was downloaded (Downloads). Sending can be held after the
+// first n calls (embedded fakewire.Hold, route "sendMessage").
 package fakewhatsapp
 
 import (
@@ -49,11 +54,15 @@ type Server struct {
 	srv                                 *httptest.Server
 
 	fakewire.Hold
-	mu       sync.Mutex
-	webhook  string
-	sent     []Message
-	inbound  map[string][]byte    // notification bodies, by message id
-	lastSeen map[string]time.Time // each person's last message
+	mu        sync.Mutex
+	mediaBase string // SetMediaBase
+	webhook   string
+	sent      []Message
+	inbound   map[string][]byte    // notification bodies, by message id
+	lastSeen  map[string]time.Time // each person's last message
+	media     map[string]Media     // by media id: sent by people, or uploaded
+	uploads   []Media
+	downloads map[string]int // media downloads, by media id
 }
 
 // Message is a message the number sent.
@@ -62,6 +71,9 @@ type Message struct {
 	// Buttons are an interactive message's choices: reply buttons or list
 	// rows, with their ids.
 	Buttons []Button
+	// Document is a document message's file (its uploaded media, named as
+	// the message names it); Body is then its caption.
+	Document *Media
 }
 
 // Button is a reply button or a list row.
@@ -73,7 +85,7 @@ type Button struct {
 func Start() *Server {
 	s := &Server{AccessToken: "EAAG" + randomHex(16), AppSecret: randomHex(16), VerifyToken: randomHex(8),
 		PhoneNumberID: "1" + fmt.Sprint(time.Now().UnixNano()%1e14), Display: "+1 555-000-0001",
-		inbound: map[string][]byte{}, lastSeen: map[string]time.Time{}}
+		inbound: map[string][]byte{}, lastSeen: map[string]time.Time{}, media: map[string]Media{}, downloads: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -228,6 +240,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.sendMessage(w, raw.Bytes())
+	case r.Method == http.MethodPost && r.URL.Path == "/v21.0/"+s.PhoneNumberID+"/media":
+		s.upload(w, r, raw.Bytes())
+	case r.Method == http.MethodGet && r.URL.Path == lookasidePath:
+		s.download(w, r)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/v21.0/") && s.hasMedia(strings.TrimPrefix(r.URL.Path, "/v21.0/")):
+		s.mediaURL(w, strings.TrimPrefix(r.URL.Path, "/v21.0/"))
 	default:
 		writeError(w, http.StatusBadRequest, 100, "GraphMethodException", "Unsupported request")
 	}
@@ -243,6 +261,12 @@ type outgoing struct {
 	Text *struct {
 		Body string `json:"body"`
 	} `json:"text"`
+	Document *struct {
+		ID       string `json:"id"`
+		Link     string `json:"link"`
+		Filename string `json:"filename"`
+		Caption  string `json:"caption"`
+	} `json:"document"`
 	Interactive *struct {
 		Type string `json:"type"`
 		Body struct {
@@ -284,6 +308,15 @@ func (s *Server) sendMessage(w http.ResponseWriter, raw []byte) {
 			writeError(w, http.StatusBadRequest, 131009, "OAuthException", "(#131009) Parameter value is not valid: "+bad)
 			return
 		}
+	case o.Type == "document" && o.Document != nil && o.Document.ID != "" && utf8.RuneCountInString(o.Document.Caption) <= 1024:
+		s.mu.Lock()
+		doc, ok := s.media[o.Document.ID]
+		s.mu.Unlock()
+		if !ok {
+			writeError(w, http.StatusBadRequest, 131053, "OAuthException", "(#131053) Media upload error: no media with the id "+o.Document.ID)
+			return
+		}
+		doc.Name, m.Body, m.Document = o.Document.Filename, o.Document.Caption, &doc
 	default:
 		writeError(w, http.StatusBadRequest, 100, "OAuthException", "(#100) Invalid parameter: the message's body is missing or too long")
 		return

@@ -6,10 +6,13 @@
 // so a reply is sent once it is whole; choices are interactive reply
 // buttons (up to 3) or a list (up to 10). WhatsApp lets a business write
 // to a person only within 24 hours of their last message: a delivery
-// outside that window fails at once and says so.
+// outside that window fails at once and says so. A picture, voice note,
+// sound, document or video comes as a file fetched through the Graph
+// API's media endpoint; a file goes out as an uploaded document.
 //
-// Meta publishes no Go client for the Cloud API; the two calls it needs
-// (send a message, read the number) are plain JSON over net/http here.
+// Meta publishes no Go client for the Cloud API; the calls it needs (read
+// the number, send a message, and files.go's media) are plain HTTP over
+// net/http here.
 package whatsapp
 
 import (
@@ -69,11 +72,12 @@ type Options struct {
 
 // WhatsApp is a business number on the Cloud API.
 type WhatsApp struct {
-	o       Options
-	apiURL  string
-	http    *http.Client
-	display string // the number, as WhatsApp shows it
-	now     func() time.Time
+	o      Options
+	apiURL string
+	// http calls the Graph API; files moves media (files.go).
+	http, files *http.Client
+	display     string // the number, as WhatsApp shows it
+	now         func() time.Time
 }
 
 // New checks the access token (it reads the number) and returns the
@@ -86,6 +90,7 @@ func New(ctx context.Context, o Options) (*WhatsApp, error) {
 	if w.apiURL == "" {
 		w.apiURL = DefaultAPIURL
 	}
+	w.files = w.filesClient()
 	var number struct {
 		DisplayPhoneNumber string `json:"display_phone_number"`
 	}
@@ -125,11 +130,18 @@ func (w *WhatsApp) call(ctx context.Context, method, path string, in, out any) e
 	if err != nil {
 		return fmt.Errorf("whatsapp: %w", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+w.o.AccessToken)
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := w.http.Do(req)
+	return w.do(w.http, req, out)
+}
+
+// do makes one Graph API request with the access token through client
+// and reads its JSON answer into out (when not nil).
+func (w *WhatsApp) do(client *http.Client, req *http.Request, out any) error {
+	method, path := req.Method, req.URL.Path
+	req.Header.Set("Authorization", "Bearer "+w.o.AccessToken)
+	resp, err := client.Do(req)
 	if err != nil {
 		return errors.New("whatsapp: " + strings.ReplaceAll(err.Error(), w.o.AccessToken, "<token>"))
 	}
@@ -143,7 +155,7 @@ func (w *WhatsApp) call(ctx context.Context, method, path string, in, out any) e
 			Error graphError `json:"error"`
 		}
 		if json.Unmarshal(data, &e) != nil || e.Error.Message == "" {
-			return fmt.Errorf("whatsapp: %s %s: HTTP %d", method, strings.SplitN(path, "?", 2)[0], resp.StatusCode)
+			return fmt.Errorf("whatsapp: %s %s: HTTP %d", method, path, resp.StatusCode)
 		}
 		e.Error.status = resp.StatusCode
 		return &e.Error
@@ -210,6 +222,12 @@ func (w *WhatsApp) SendPart(ctx context.Context, m gateway.Outgoing, part string
 		}
 		msg["type"], msg["text"] = "text", map[string]any{"body": part, "preview_url": false}
 	}
+	return w.send(ctx, m.ChatID, msg)
+}
+
+// send posts a message and returns its id; outside the 24-hour window, or
+// to a number not on WhatsApp, it is gateway.ErrUndeliverable.
+func (w *WhatsApp) send(ctx context.Context, to string, msg map[string]any) (string, error) {
 	var out struct {
 		Messages []struct {
 			ID string `json:"id"`
@@ -219,9 +237,9 @@ func (w *WhatsApp) SendPart(ctx context.Context, m gateway.Outgoing, part string
 	var ge *graphError
 	switch {
 	case errors.As(err, &ge) && ge.Code == codeOutsideWindow:
-		return "", fmt.Errorf("%w: whatsapp: %s last wrote more than 24 hours ago; WhatsApp lets a business write to them again only once they write (or with a template message approved by Meta)", gateway.ErrUndeliverable, m.ChatID)
+		return "", fmt.Errorf("%w: whatsapp: %s last wrote more than 24 hours ago; WhatsApp lets a business write to them again only once they write (or with a template message approved by Meta)", gateway.ErrUndeliverable, to)
 	case errors.As(err, &ge) && ge.Code == codeNotOnWhatsApp:
-		return "", fmt.Errorf("%w: whatsapp: %s cannot receive WhatsApp messages: %s", gateway.ErrUndeliverable, m.ChatID, ge.Message)
+		return "", fmt.Errorf("%w: whatsapp: %s cannot receive WhatsApp messages: %s", gateway.ErrUndeliverable, to, ge.Message)
 	case err != nil:
 		return "", fmt.Errorf("whatsapp: send message: %w", err)
 	case len(out.Messages) == 0:
@@ -296,7 +314,7 @@ func (w *WhatsApp) Hook(r *http.Request, body []byte) (gateway.Hooking, error) {
 	if n.stale(now) {
 		return gateway.Hooking{}, fmt.Errorf("%w: a replay: its messages are older than Meta's %s of retries", gateway.ErrForged, maxRetryAge)
 	}
-	return gateway.Hooking{Updates: n.updates(w.o.PhoneNumberID)}, nil
+	return gateway.Hooking{Updates: n.updates(w.o.PhoneNumberID, w.fetcher)}, nil
 }
 
 // maxRetryAge is how long Meta retries a notification that was not
@@ -373,11 +391,17 @@ type message struct {
 	Context struct {
 		ID string `json:"id"`
 	} `json:"context"`
+	// The media of a picture, voice memo or other sound, document or
+	// video (files.go).
+	Image    media `json:"image"`
+	Audio    media `json:"audio"`
+	Document media `json:"document"`
+	Video    media `json:"video"`
 }
 
-// updates are the messages to phoneNumberID the notification carries.
-// Pure.
-func (n notification) updates(phoneNumberID string) []gateway.Update {
+// updates are the messages to phoneNumberID the notification carries;
+// the files of media messages are fetched with fetch. Pure.
+func (n notification) updates(phoneNumberID string, fetch func(media) fetchFunc) []gateway.Update {
 	var out []gateway.Update
 	if n.Object != "whatsapp_business_account" {
 		return nil
@@ -400,6 +424,9 @@ func (n notification) updates(phoneNumberID string) []gateway.Update {
 					u.Button, u.CallbackID, u.MessageID = m.Interactive.ButtonReply.ID, m.ID, m.Context.ID
 				case m.Type == "interactive" && m.Interactive.Type == "list_reply":
 					u.Button, u.CallbackID, u.MessageID = m.Interactive.ListReply.ID, m.ID, m.Context.ID
+				case m.file() != nil:
+					f := m.file()
+					u.Text, u.Files = f.Caption, []gateway.File{f.file(fetch)}
 				default:
 					u.Text = "(a message of type " + m.Type + ", which this agent cannot read yet)"
 				}
