@@ -160,7 +160,7 @@ func usageOf(res workflows.ConversationResult) *usage {
 
 // handleChat answers POST /v1/chat/completions: the last user message,
 // after the request's system messages, is a turn of the session the
-// header names (a new one otherwise). With an Idempotency-Key, a retry
+// header names (a new one otherwise), with its pictures. With an Idempotency-Key, a retry
 // answers from the same turn.
 func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
 	var req chatRequest
@@ -183,7 +183,11 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	treq := turnRequest{session: session, input: asked.input(), model: model, approvals: workflows.ApprovalDeny, mode: s.ownTurnMode()}
+	images, err := s.takePictures(r.Context(), &asked, session == "")
+	if err != nil {
+		return err
+	}
+	treq := turnRequest{session: session, input: asked.input(), images: images, model: model, approvals: workflows.ApprovalDeny, mode: s.ownTurnMode()}
 	turnID, session, err := s.startOwnTurn(r.Context(), k, treq, asked.prior)
 	if err != nil {
 		return err
@@ -384,10 +388,10 @@ func (s *Server) handleCapabilities(w http.ResponseWriter, _ *http.Request) erro
 			"streaming": true, "tool_progress_event": ToolEvent,
 			"session_header": "X-Talaria-Session-Id", "stop_on_disconnect_header": "X-Talaria-Stop-On-Disconnect",
 			"approvals": "deny", "idempotency_header": IdempotencyHeader,
-			"system_messages": "instructions", "content_parts": []string{"text"},
+			"system_messages": "instructions", "content_parts": []string{"text", "image_url"},
 		},
 		"responses": map[string]any{"streaming": false, "previous_response_id": true, "idempotency_header": IdempotencyHeader,
-			"content_parts": []string{"input_text", "output_text"}},
+			"content_parts": []string{"input_text", "output_text", "input_image"}},
 		"runs": map[string]any{"events": "sse", "resume": "Last-Event-ID", "controls": []string{"stop", "steer", "approval", "answer"},
 			"idempotency_header": IdempotencyHeader},
 		"sessions": true, "jobs": true,

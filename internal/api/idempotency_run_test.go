@@ -166,7 +166,7 @@ func TestKeyedChat(t *testing.T) {
 	a.wantCode(422, "idempotency_key_reused", "", "/v1/chat/completions", []string{"chat-1"}, body)
 	body["messages"] = []map[string]any{{"role": "user", "content": []map[string]any{
 		{"type": "text", "text": "What is this?"}, {"type": "image_url", "image_url": map[string]string{"url": "data:image/png;base64,AAAA"}}}}}
-	a.wantCode(400, "unsupported_content", "messages[0].content[1].type", "/v1/chat/completions", nil, body)
+	a.wantCode(400, "unsupported_image", "messages[0].content[1].image_url.url", "/v1/chat/completions", nil, body)
 	if n := len(model.Requests()); n != 1 {
 		t.Fatalf("%d model requests, want 1", n)
 	}

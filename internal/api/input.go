@@ -10,15 +10,17 @@ import (
 	"github.com/talaria-agent/talaria/models"
 )
 
-// What an OpenAI-shaped request carries into a turn. A turn takes text:
-// the last user message is its input, the request's system (and
-// developer) messages and the Responses API's instructions go before it
-// as a block that says what they are, and the user and assistant messages
-// before it may seed a new session. What a turn cannot carry is refused,
-// naming the field, never dropped: a content part that is not text (an
-// image, audio, a file) and a role the API does not know. A client's own
-// tool calls and tool results are left out: Talaria runs its own tools,
-// and this is documented in docs/api.md.
+// What an OpenAI-shaped request carries into a turn. A turn takes text
+// and pictures: the last user message is its input, the request's system
+// (and developer) messages and the Responses API's instructions go before
+// it as a block that says what they are, and the user and assistant
+// messages before it may seed a new session. A user message's pictures
+// (image_url, input_image parts) ride with it (pictures.go). What a turn
+// cannot carry is refused, naming the field, never dropped: a content
+// part that is neither text nor a user's picture (audio, a file) and a
+// role the API does not know. A client's own tool calls and tool results
+// are left out: Talaria runs its own tools, and this is documented in
+// docs/api.md.
 
 // turnText is what a request asks of its turn.
 type turnText struct {
@@ -27,8 +29,28 @@ type turnText struct {
 	instructions []string
 	// last is the text of the last user message.
 	last string
+	// pictures are the pictures of the last user message, in order.
+	pictures []pictureRef
 	// prior are the user and assistant texts before it, oldest first.
 	prior []models.Message
+	// priorPictures are the pictures of prior's user messages, by index
+	// in prior.
+	priorPictures map[int][]pictureRef
+}
+
+// addPrior adds an earlier message and its pictures; a message with
+// neither text nor pictures is left out.
+func (t *turnText) addPrior(role, text string, pics []pictureRef) {
+	if strings.TrimSpace(text) == "" && len(pics) == 0 {
+		return
+	}
+	if len(pics) > 0 {
+		if t.priorPictures == nil {
+			t.priorPictures = map[int][]pictureRef{}
+		}
+		t.priorPictures[len(t.prior)] = pics
+	}
+	t.prior = append(t.prior, models.Message{Role: role, Content: text})
 }
 
 // input is the turn's message: the instructions, then the last user
@@ -61,8 +83,14 @@ func withInstructions(instructions []string, text string) string {
 // contentError refuses a content part a turn cannot carry. Pure.
 func contentError(param, typ string) error {
 	return badParam(param, "unsupported_content",
-		"%s is %q: a turn carries text only, so %s parts are refused rather than dropped (send the text, or a file path the agent can read)",
+		"%s is %q: a turn carries text and a user's pictures only, so %s parts are refused rather than dropped (send the text, or a file path the agent can read)",
 		param, oneLine(typ), oneLine(typ))
+}
+
+// pictureRoleError refuses a picture in a message that is not the user's.
+// Pure.
+func pictureRoleError(param, role string) error {
+	return badParam(param, "unsupported_content", "%s is a picture in a %s message: only user messages carry pictures", param, oneLine(role))
 }
 
 // roleError refuses a role the API does not know. Pure.
@@ -71,20 +99,32 @@ func roleError(param, role, known string) error {
 }
 
 // chatMessageText is the text of a chat message: its content, or its
-// text parts joined by newlines; any other part is an error naming it.
-// Pure.
-func chatMessageText(i int, m openai.ChatCompletionMessage) (string, error) {
+// text parts joined by newlines, and the pictures of its image_url parts
+// (a user message's only); any other part is an error naming it. Pure.
+func chatMessageText(i int, m openai.ChatCompletionMessage) (string, []pictureRef, error) {
 	if len(m.MultiContent) == 0 {
-		return m.Content, nil
+		return m.Content, nil, nil
 	}
 	parts := make([]string, 0, len(m.MultiContent))
+	var pics []pictureRef
 	for j, p := range m.MultiContent {
-		if p.Type != openai.ChatMessagePartTypeText {
-			return "", contentError(fmt.Sprintf("messages[%d].content[%d].type", i, j), string(p.Type))
+		param := fmt.Sprintf("messages[%d].content[%d]", i, j)
+		switch p.Type {
+		case openai.ChatMessagePartTypeText:
+			parts = append(parts, p.Text)
+		case openai.ChatMessagePartTypeImageURL:
+			if m.Role != openai.ChatMessageRoleUser {
+				return "", nil, pictureRoleError(param, m.Role)
+			}
+			if p.ImageURL == nil {
+				return "", nil, badParam(param+".image_url", "invalid_image_url", "%s.image_url is missing", param)
+			}
+			pics = append(pics, pictureRef{param: param + ".image_url.url", url: p.ImageURL.URL})
+		default:
+			return "", nil, contentError(param+".type", string(p.Type))
 		}
-		parts = append(parts, p.Text)
 	}
-	return strings.Join(parts, "\n"), nil
+	return strings.Join(parts, "\n"), pics, nil
 }
 
 // chatRoles are the roles of a chat completion's messages.
@@ -108,7 +148,7 @@ func readChat(msgs []openai.ChatCompletionMessage) (turnText, error) {
 	for i, m := range msgs {
 		switch m.Role {
 		case openai.ChatMessageRoleSystem, openai.ChatMessageRoleDeveloper:
-			text, err := chatMessageText(i, m)
+			text, _, err := chatMessageText(i, m)
 			if err != nil {
 				return t, err
 			}
@@ -117,27 +157,27 @@ func readChat(msgs []openai.ChatCompletionMessage) (turnText, error) {
 			if i > last {
 				continue
 			}
-			text, err := chatMessageText(i, m)
+			text, pics, err := chatMessageText(i, m)
 			if err != nil {
 				return t, err
 			}
 			if i == last {
-				t.last = text
-			} else if strings.TrimSpace(text) != "" {
-				t.prior = append(t.prior, models.Message{Role: m.Role, Content: text})
+				t.last, t.pictures = text, pics
+			} else {
+				t.addPrior(m.Role, text, pics)
 			}
 		case openai.ChatMessageRoleTool, openai.ChatMessageRoleFunction:
 		default:
 			return t, roleError(fmt.Sprintf("messages[%d].role", i), m.Role, chatRoles)
 		}
 	}
-	return t, checkLast(fmt.Sprintf("messages[%d].content", last), t.last)
+	return t, checkLast(fmt.Sprintf("messages[%d].content", last), t.last, len(t.pictures))
 }
 
-// checkLast refuses an empty last user message, which instructions
-// before it would otherwise hide. Pure.
-func checkLast(param, text string) error {
-	if strings.TrimSpace(text) == "" {
+// checkLast refuses an empty last user message (no text and no
+// pictures), which instructions before it would otherwise hide. Pure.
+func checkLast(param, text string, pictures int) error {
+	if strings.TrimSpace(text) == "" && pictures == 0 {
 		return badParam(param, "empty_input", "%s, the last user message, is empty", param)
 	}
 	return nil
@@ -153,34 +193,70 @@ type responsesItem struct {
 	Content json.RawMessage `json:"content"`
 }
 
-// responsesPart is one content part of a Responses API input message.
+// responsesPart is one content part of a Responses API input message:
+// text, or a picture (input_image) by image_url (a data: URL or an
+// https:// address; some clients send it as {"url": ...}) or by file_id.
 type responsesPart struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
+	Type     string          `json:"type"`
+	Text     string          `json:"text"`
+	ImageURL json.RawMessage `json:"image_url"`
+	FileID   string          `json:"file_id"`
+}
+
+// imageURL is an input_image part's address: image_url as a string, or
+// as an object's url; false when it has none. Pure.
+func (p responsesPart) imageURL() (string, bool) {
+	var s string
+	if json.Unmarshal(p.ImageURL, &s) == nil {
+		return s, true
+	}
+	var o struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(p.ImageURL, &o) == nil && o.URL != "" {
+		return o.URL, true
+	}
+	return "", false
 }
 
 // responsesText is the text of an input message's content: a string, or
-// its text parts joined by newlines; any other part is an error naming
-// it. Pure.
-func responsesText(i int, raw json.RawMessage) (string, error) {
+// its text parts joined by newlines, and the pictures of its input_image
+// parts (a user message's only); any other part is an error naming it.
+// Pure.
+func responsesText(i int, role string, raw json.RawMessage) (string, []pictureRef, error) {
 	var text string
 	if err := json.Unmarshal(raw, &text); err == nil {
-		return text, nil
+		return text, nil, nil
 	}
 	var parts []responsesPart
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", badParam(fmt.Sprintf("input[%d].content", i), "invalid_input", "input[%d].content must be a string or a list of parts", i)
+		return "", nil, badParam(fmt.Sprintf("input[%d].content", i), "invalid_input", "input[%d].content must be a string or a list of parts", i)
 	}
 	texts := make([]string, 0, len(parts))
+	var pics []pictureRef
 	for j, p := range parts {
+		param := fmt.Sprintf("input[%d].content[%d]", i, j)
 		switch p.Type {
 		case "input_text", "output_text", "text":
 			texts = append(texts, p.Text)
+		case "input_image":
+			if role != "user" {
+				return "", nil, pictureRoleError(param, role)
+			}
+			addr, ok := p.imageURL()
+			if !ok {
+				if p.FileID != "" {
+					return "", nil, badParam(param+".file_id", "unsupported_image",
+						"%s.file_id names an uploaded file, which this API does not keep: send image_url as a data: URL or an https:// address", param)
+				}
+				return "", nil, badParam(param+".image_url", "invalid_image_url", "%s.image_url is missing", param)
+			}
+			pics = append(pics, pictureRef{param: param + ".image_url", url: addr})
 		default:
-			return "", contentError(fmt.Sprintf("input[%d].content[%d].type", i, j), p.Type)
+			return "", nil, contentError(param+".type", p.Type)
 		}
 	}
-	return strings.Join(texts, "\n"), nil
+	return strings.Join(texts, "\n"), pics, nil
 }
 
 // readResponses is what a Responses API request asks of a turn: input as
@@ -195,7 +271,7 @@ func readResponses(raw json.RawMessage, instructions string) (turnText, error) {
 		return t, badParam("input", "no_user_message", "input is missing")
 	}
 	if err := json.Unmarshal(raw, &t.last); err == nil {
-		return t, checkLast("input", t.last)
+		return t, checkLast("input", t.last, 0)
 	}
 	var items []responsesItem
 	if err := json.Unmarshal(raw, &items); err != nil {
@@ -217,7 +293,7 @@ func readResponses(raw json.RawMessage, instructions string) (turnText, error) {
 		}
 		switch it.Role {
 		case "system", "developer":
-			text, err := responsesText(i, it.Content)
+			text, _, err := responsesText(i, it.Role, it.Content)
 			if err != nil {
 				return t, err
 			}
@@ -226,18 +302,18 @@ func readResponses(raw json.RawMessage, instructions string) (turnText, error) {
 			if i > last {
 				continue
 			}
-			text, err := responsesText(i, it.Content)
+			text, pics, err := responsesText(i, it.Role, it.Content)
 			if err != nil {
 				return t, err
 			}
 			if i == last {
-				t.last = text
-			} else if strings.TrimSpace(text) != "" {
-				t.prior = append(t.prior, models.Message{Role: it.Role, Content: text})
+				t.last, t.pictures = text, pics
+			} else {
+				t.addPrior(it.Role, text, pics)
 			}
 		default:
 			return t, roleError(fmt.Sprintf("input[%d].role", i), it.Role, responsesRoles)
 		}
 	}
-	return t, checkLast(fmt.Sprintf("input[%d].content", last), t.last)
+	return t, checkLast(fmt.Sprintf("input[%d].content", last), t.last, len(t.pictures))
 }

@@ -56,7 +56,11 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	treq := turnRequest{session: session, input: asked.input(), model: model, approvals: workflows.ApprovalDeny, mode: s.ownTurnMode()}
+	images, err := s.takePictures(r.Context(), &asked, session == "")
+	if err != nil {
+		return err
+	}
+	treq := turnRequest{session: session, input: asked.input(), images: images, model: model, approvals: workflows.ApprovalDeny, mode: s.ownTurnMode()}
 	turnID, session, err := s.startOwnTurn(r.Context(), k, treq, asked.prior)
 	if err != nil {
 		return err

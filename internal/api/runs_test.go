@@ -135,11 +135,15 @@ func TestRunBadInput(t *testing.T) {
 		{"bad tool name", "POST", "/v1/runs", map[string]any{"input": "hi", "tools": []string{"rm -rf"}}, 400, "invalid_tools"},
 		{"a message over 1 MiB", "POST", "/v1/runs", map[string]any{"input": strings.Repeat("x", 1<<20+1)}, 413, "input_too_large"},
 		{"a field runs do not take", "POST", "/v1/runs", map[string]any{"input": "hi", "max_iteration": 3}, 400, "invalid_json"},
-		{"chat, an image", "POST", "/v1/chat/completions", map[string]any{"messages": []map[string]any{{"role": "user", "content": []map[string]any{
-			{"type": "image_url", "image_url": map[string]string{"url": "https://example.com/a.png"}}}}}}, 400, "unsupported_content"},
+		{"chat, an image by http", "POST", "/v1/chat/completions", map[string]any{"messages": []map[string]any{{"role": "user", "content": []map[string]any{
+			{"type": "image_url", "image_url": map[string]string{"url": "http://example.com/a.png"}}}}}}, 400, "unsupported_image_url"},
+		{"chat, audio", "POST", "/v1/chat/completions", map[string]any{"messages": []map[string]any{{"role": "user", "content": []map[string]any{
+			{"type": "input_audio", "input_audio": map[string]string{"data": "AAAA", "format": "wav"}}}}}}, 400, "unsupported_content"},
 		{"chat, an unknown role", "POST", "/v1/chat/completions", map[string]any{"messages": []map[string]string{{"role": "bot", "content": "x"}, {"role": "user", "content": "y"}}}, 400, "invalid_role"},
-		{"responses, an image", "POST", "/v1/responses", map[string]any{"input": []map[string]any{{"role": "user", "content": []map[string]string{
-			{"type": "input_image", "image_url": "https://example.com/a.png"}}}}}, 400, "unsupported_content"},
+		{"responses, an image in a file", "POST", "/v1/responses", map[string]any{"input": []map[string]any{{"role": "user", "content": []map[string]string{
+			{"type": "input_image", "image_url": "file:///etc/passwd"}}}}}, 400, "unsupported_image_url"},
+		{"responses, a file", "POST", "/v1/responses", map[string]any{"input": []map[string]any{{"role": "user", "content": []map[string]string{
+			{"type": "input_file", "file_id": "file-1"}}}}}, 400, "unsupported_content"},
 		{"unknown run", "GET", "/v1/runs/run_5_nobody", nil, 404, "not_found"},
 		{"malformed run id", "GET", "/v1/runs/turn%2Fx%2F1", nil, 404, "not_found"},
 		{"events of an unknown run", "GET", "/v1/runs/run_5_nobody/events", nil, 404, "not_found"},

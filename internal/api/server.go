@@ -21,7 +21,8 @@ import (
 
 // Limits of the server.
 const (
-	// MaxBodyBytes bounds a request body.
+	// MaxBodyBytes bounds a request body (MaxPictureBodyBytes the body of
+	// one that may carry pictures).
 	MaxBodyBytes = 4 << 20
 	// readHeaderTimeout and readTimeout bound how long a client may take
 	// to send its request; idleTimeout how long a kept-alive connection
@@ -179,7 +180,7 @@ func (s *Server) guard(public func(*http.Request) bool, next http.Handler) http.
 		defer s.logRecover(w, r)
 		setSecurityHeaders(w.Header())
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit(r))
 		}
 		if !public(r) && !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="talaria"`)
@@ -189,6 +190,16 @@ func (s *Server) guard(public func(*http.Request) bool, next http.Handler) http.
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bodyLimit bounds r's body: MaxPictureBodyBytes for the requests that
+// may carry pictures (a chat completion, a response), MaxBodyBytes for
+// every other. Pure.
+func bodyLimit(r *http.Request) int64 {
+	if r.Method == http.MethodPost && (r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/v1/responses") {
+		return MaxPictureBodyBytes
+	}
+	return MaxBodyBytes
 }
 
 // setSecurityHeaders are sent with every answer.

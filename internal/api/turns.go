@@ -9,6 +9,7 @@ import (
 
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/tools"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -27,8 +28,10 @@ const DefaultModelID = "talaria"
 
 // turnRequest is what a way in asks of a turn.
 type turnRequest struct {
-	session       string
-	input         string
+	session string
+	input   string
+	// images are the pictures sent with input (stored, by reference).
+	images        []turnapi.Image
 	model         string
 	maxIterations int
 	tools         []string
@@ -172,6 +175,7 @@ func (s *Server) startOwnTurn(ctx context.Context, k *keyed, req turnRequest, pr
 func (s *Server) turnInput(req turnRequest) workflows.TurnInput {
 	in := engine.TurnTemplate(s.cfg, s.workdir)
 	in.SessionID, in.UserMessage, in.Tools = req.session, req.input, tools.ExpandToolsets(req.tools)
+	in.Images = req.images
 	in.Model = req.model
 	if req.maxIterations > 0 {
 		in.MaxIterations = req.maxIterations
