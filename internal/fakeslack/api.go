@@ -73,6 +73,12 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.update(w, params)
 	case "chat.postEphemeral":
 		s.postEphemeral(w, params)
+	case "files.getUploadURLExternal":
+		s.getUploadURLExternal(w, params)
+	case "files.completeUploadExternal":
+		s.completeUploadExternal(w, params)
+	case "files.info":
+		s.filesInfo(w, params)
 	default:
 		writeError(w, "unknown_method")
 	}

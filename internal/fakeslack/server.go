@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
 	"github.com/talaria-agent/talaria/internal/fakewire"
 )
 
@@ -44,6 +45,10 @@ type Server struct {
 	badAcks        []string
 	hold           *hold
 	ephemerals     []Ephemeral
+	files          map[string]*storedFile // by id
+	uploadURLs     map[string]string      // file ids by upload URL key
+	uploads        []Upload
+	fetches        []Fetch
 	closed         chan struct{}
 }
 
@@ -92,10 +97,12 @@ const maxAttempts = 4
 func Start(botToken, appToken, botName string) *Server {
 	s := &Server{BotToken: botToken, AppToken: appToken, BotName: botName, kick: make(chan struct{}, 1),
 		redeliverAfter: 3 * time.Second, tickets: map[string]bool{}, nextTS: time.Now().Unix() * 1_000_000,
-		failNext: map[string][]string{}, closed: make(chan struct{})}
+		failNext: map[string][]string{}, files: map[string]*storedFile{}, uploadURLs: map[string]string{}, closed: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/", s.serveAPI)
 	mux.HandleFunc("/link/", s.serveSocket)
+	mux.HandleFunc("/files-pri/", s.serveFile)
+	mux.HandleFunc("/upload/v1/", s.serveUpload)
 	s.srv = httptest.NewServer(mux)
 	go s.deliverLoop()
 	return s
@@ -187,17 +194,17 @@ func (s *Server) BadAcks() []string {
 // SendDM delivers a message from user in the DM channel (a "D..." id),
 // and returns its ts.
 func (s *Server) SendDM(user, channel, text string) string {
-	return s.post(user, channel, "im", text, "", false)
+	return s.post(user, channel, "im", text, "", false, nil)
 }
 
 // Mention delivers a message from user in a channel (a "C..." id) that
 // mentions the bot ("<@U0BOT> " is put before text), in a thread when
 // threadTS is set; it returns its ts.
 func (s *Server) Mention(user, channel, text, threadTS string) string {
-	return s.post(user, channel, "channel", "<@"+BotUserID+"> "+text, threadTS, true)
+	return s.post(user, channel, "channel", "<@"+BotUserID+"> "+text, threadTS, true, nil)
 }
 
-func (s *Server) post(user, channel, channelType, text, threadTS string, mention bool) string {
+func (s *Server) post(user, channel, channelType, text, threadTS string, mention bool, files []File) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ts := s.tsLocked()
@@ -206,12 +213,16 @@ func (s *Server) post(user, channel, channelType, text, threadTS string, mention
 	if threadTS != "" {
 		msg["thread_ts"] = threadTS
 	}
+	if len(files) > 0 {
+		msg["subtype"], msg["files"], msg["upload"], msg["display_as_bot"] = "file_share", s.storeFilesLocked(user, files), false, false
+	}
 	if mention {
 		m := map[string]any{}
 		for k, v := range msg {
 			m[k] = v
 		}
 		delete(m, "channel_type")
+		delete(m, "subtype")
 		m["type"] = "app_mention"
 		s.pushEventLocked(m)
 	}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,11 @@ type Slack struct {
 	ctx    context.Context
 	tokens []string
 	logger *slog.Logger
+	// apiURL is the Web API's URL; files are fetched with botToken
+	// through files, a client that follows no redirect.
+	apiURL   *url.URL
+	botToken string
+	files    *http.Client
 
 	teamID, userID, botID, name string
 
@@ -90,6 +96,10 @@ func New(ctx context.Context, o Options) (*Slack, error) {
 	if !strings.HasSuffix(apiURL, "/") {
 		apiURL += "/"
 	}
+	parsed, err := url.Parse(apiURL)
+	if err != nil || parsed.Host == "" {
+		return nil, fmt.Errorf("slack: the Web API URL %q is not a URL", apiURL)
+	}
 	tokens := []string{o.BotToken, o.AppToken}
 	if !strings.HasPrefix(o.AppToken, "xapp-") {
 		return nil, fmt.Errorf("%w: the app-level token does not start with xapp- (check gateway.slack.app_token / SLACK_APP_TOKEN)", ErrRefused)
@@ -105,7 +115,7 @@ func New(ctx context.Context, o Options) (*Slack, error) {
 	case err != nil:
 		return nil, fmt.Errorf("slack: connect to %s: %s", apiURL, redact(err, tokens))
 	}
-	s := &Slack{api: api, ctx: ctx, tokens: tokens, logger: logger,
+	s := &Slack{api: api, ctx: ctx, tokens: tokens, logger: logger, apiURL: parsed, botToken: o.BotToken, files: fileClient(),
 		teamID: auth.TeamID, userID: auth.UserID, botID: auth.BotID, name: auth.User,
 		wake: make(chan struct{}), byID: map[string]*entry{}, presses: map[string]press{}}
 	s.sm = socketmode.New(api, socketmode.OptionLog(discard{}))
@@ -232,9 +242,10 @@ func (s *Slack) ackNow(req socketmode.Request) {
 	}
 }
 
-// updateOf reads a Socket Mode event: a DM to the bot, a mention of it in
-// a channel, or a press on one of its buttons. ok is false for anything
-// else (the bot's own messages, edits, joins and other subtypes).
+// updateOf reads a Socket Mode event: a DM to the bot (with files, or
+// not), a mention of it in a channel, or a press on one of its buttons.
+// ok is false for anything else (the bot's own messages, edits, joins and
+// other subtypes).
 func (s *Slack) updateOf(ev socketmode.Event) (gateway.Update, bool) {
 	switch ev.Type {
 	case socketmode.EventTypeEventsAPI:
@@ -249,11 +260,11 @@ func (s *Slack) updateOf(ev socketmode.Event) (gateway.Update, bool) {
 		}
 		switch in := outer.InnerEvent.Data.(type) {
 		case *slackevents.MessageEvent:
-			if in.ChannelType != "im" || in.SubType != "" || in.BotID != "" || in.User == "" || in.User == s.userID {
+			if in.ChannelType != "im" || (in.SubType != "" && in.SubType != "file_share") || in.BotID != "" || in.User == "" || in.User == s.userID {
 				return gateway.Update{}, false
 			}
 			// A DM's message is answered in the DM, or in its thread.
-			return gateway.Update{ID: id, User: in.User, Text: s.text(in.Text),
+			return gateway.Update{ID: id, User: in.User, Text: s.text(in.Text), Files: s.gatewayFiles(ev.Request.Payload),
 				Chat: gateway.Chat{Platform: "slack", Kind: gateway.ChatDM, ID: ChatID(in.Channel, in.ThreadTimeStamp)}}, true
 		case *slackevents.AppMentionEvent:
 			// A DM comes as a message.im event too: it is taken from there.
@@ -261,7 +272,7 @@ func (s *Slack) updateOf(ev socketmode.Event) (gateway.Update, bool) {
 				return gateway.Update{}, false
 			}
 			root := cmp.Or(in.ThreadTimeStamp, in.TimeStamp)
-			return gateway.Update{ID: id, User: in.User, Text: s.text(in.Text),
+			return gateway.Update{ID: id, User: in.User, Text: s.text(in.Text), Files: s.gatewayFiles(ev.Request.Payload),
 				Chat: gateway.Chat{Platform: "slack", Kind: gateway.ChatGroup, ID: ChatID(in.Channel, root)}}, true
 		}
 	case socketmode.EventTypeInteractive:
