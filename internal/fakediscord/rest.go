@@ -2,7 +2,6 @@ package fakediscord
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -93,9 +92,13 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 	}
 	// The body is read first: the server notices a client that went
 	// away only once it was.
-	raw, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	raw, files, tooLarge, err := readBody(r)
 	if !s.hold.Admit(r, route) {
 		return // held, and its client went away: never taken
+	}
+	if tooLarge {
+		writeError(w, http.StatusRequestEntityTooLarge, codeEntityTooLarge, "Request entity too large")
+		return
 	}
 	s.mu.Lock()
 	if errs := s.failNext[route]; len(errs) > 0 {
@@ -141,7 +144,7 @@ func (s *Server) serveREST(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	case "createMessage":
-		s.createMessage(w, p[1], body)
+		s.createMessage(w, p[1], body, files)
 	case "editMessage":
 		s.editMessage(w, p[1], p[3], body)
 	case "startThread":
@@ -215,7 +218,7 @@ func checkBody(b messageBody) ([][]Button, string) {
 	return bs, ""
 }
 
-func (s *Server) createMessage(w http.ResponseWriter, channelID string, b messageBody) {
+func (s *Server) createMessage(w http.ResponseWriter, channelID string, b messageBody, files []File) {
 	if s.channels[channelID] == nil {
 		writeError(w, http.StatusNotFound, codeUnknownChannel, "Unknown Channel")
 		return
@@ -225,8 +228,12 @@ func (s *Server) createMessage(w http.ResponseWriter, channelID string, b messag
 		writeError(w, http.StatusBadRequest, codeInvalidForm, "Invalid Form Body: "+bad)
 		return
 	}
-	if (b.Content == nil || *b.Content == "") && len(bs) == 0 {
+	if (b.Content == nil || *b.Content == "") && len(bs) == 0 && len(files) == 0 {
 		writeError(w, http.StatusBadRequest, codeEmptyMessage, "Cannot send an empty message")
+		return
+	}
+	if len(files) > 10 {
+		writeError(w, http.StatusBadRequest, codeInvalidForm, "Invalid Form Body: files: Must be 10 or fewer in length.")
 		return
 	}
 	m := &Message{ID: s.snowflakeLocked(), ChannelID: channelID, Author: BotID, Buttons: bs, AllowedMentions: string(b.AllowedMentions)}
@@ -240,6 +247,7 @@ func (s *Server) createMessage(w http.ResponseWriter, channelID string, b messag
 		}
 		m.ReplyTo = b.Reference.MessageID
 	}
+	m.Files = s.attachLocked(channelID, files)
 	s.messages[m.ID] = m
 	s.sent = append(s.sent, m)
 	payload := s.messageJSONLocked(m, false)

@@ -49,6 +49,9 @@ type Server struct {
 	failNext     map[string][]string
 	hold         fakewire.Hold
 	heartbeat    time.Duration
+	files        map[string]File // every attachment, by id, for the CDN
+	downloads    []Download
+	cdnKey       []byte // signs the CDN's URLs
 }
 
 type channel struct {
@@ -70,7 +73,13 @@ type Message struct {
 	// Edits counts the edits; EditTimes are when.
 	Edits     int
 	EditTimes []time.Time
-	payload   map[string]any
+	// Files are its attachments: a user's files, or what the bot
+	// uploaded (name, type and bytes as they came).
+	Files []File
+	// Flags are the message's flags (IS_VOICE_MESSAGE for a voice
+	// message).
+	Flags   int
+	payload map[string]any
 }
 
 // Button is a message component button.
@@ -87,9 +96,11 @@ type interaction struct {
 // Start starts a fake Discord for a bot with token.
 func Start(token, botName string) *Server {
 	s := &Server{Token: token, BotName: botName, channels: map[string]*channel{}, messages: map[string]*Message{},
-		interactions: map[string]*interaction{}, failNext: map[string][]string{}, heartbeat: 2 * time.Second}
+		interactions: map[string]*interaction{}, failNext: map[string][]string{}, heartbeat: 2 * time.Second,
+		files: map[string]File{}, cdnKey: []byte(randomHex(32))}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v10/", s.serveREST)
+	mux.HandleFunc("/attachments/", s.serveCDN) // the CDN's paths, on the fake's host
 	mux.HandleFunc("/gateway", s.serveGateway)
 	mux.HandleFunc("/gateway/", s.serveGateway) // clients add a slash
 	s.srv = httptest.NewServer(mux)
@@ -195,8 +206,8 @@ func (s *Server) messageJSONLocked(m *Message, mention bool) map[string]any {
 	}
 	out := map[string]any{"id": m.ID, "channel_id": m.ChannelID, "author": author, "content": m.Content,
 		"timestamp": snowflakeTime(m.ID).Format(time.RFC3339Nano), "edited_timestamp": nil, "tts": false,
-		"mention_everyone": false, "mentions": mentions, "mention_roles": []any{}, "attachments": []any{},
-		"embeds": []any{}, "pinned": false, "type": 0, "components": componentsJSON(m.Buttons)}
+		"mention_everyone": false, "mentions": mentions, "mention_roles": []any{}, "attachments": attachmentsJSON(m.Files),
+		"embeds": []any{}, "pinned": false, "type": 0, "flags": m.Flags, "components": componentsJSON(m.Buttons)}
 	if m.ReplyTo != "" {
 		out["type"] = 19
 		out["message_reference"] = map[string]any{"message_id": m.ReplyTo, "channel_id": m.ChannelID}
@@ -274,6 +285,7 @@ func (s *Server) Sent() []Message {
 	for i, m := range s.sent {
 		out[i] = *m
 		out[i].EditTimes = append([]time.Time(nil), m.EditTimes...)
+		out[i].Files = append([]File(nil), m.Files...)
 		out[i].payload = nil
 	}
 	return out

@@ -50,7 +50,7 @@ func (d *Discord) updateOf(ctx context.Context, ev any) (gateway.Update, error) 
 			d.topics[e.ID] = topic(text)
 			d.mu.Unlock()
 		}
-		return gateway.Update{ID: e.ID, User: e.Author.ID, MessageID: e.ID, Text: text, Chat: chat}, nil
+		return gateway.Update{ID: e.ID, User: e.Author.ID, MessageID: e.ID, Text: text, Chat: chat, Files: d.filesOf(e)}, nil
 	case *discordgo.Interaction:
 		// A button on a message answered in the channel (no thread could
 		// be started) is in the chat of the message it replies to.
@@ -193,25 +193,34 @@ func noMentions() *discordgo.MessageAllowedMentions {
 // no thread can be started (no permission), in the channel as a reply to
 // that message.
 func (d *Discord) SendPart(ctx context.Context, m gateway.Outgoing, part string) (string, error) {
-	channel, thread := splitChat(m.ChatID)
-	send := &discordgo.MessageSend{Content: part, Components: components(m.Buttons), AllowedMentions: noMentions()}
-	if m.ReplyTo != "" && m.ReplyTo != thread {
-		send.Reference = reference(m.ReplyTo, cmp.Or(thread, channel))
-	}
-	id, err := d.post(ctx, cmp.Or(thread, channel), send)
-	if thread != "" && hasCode(err, codeUnknownChannel) {
-		if err = d.startThread(ctx, channel, thread); err == nil {
-			id, err = d.post(ctx, thread, send)
-		} else {
-			d.logger.Debug("discord: no thread, answering in the channel", "channel", channel, "error", d.wrap("start thread", err))
-			send.Reference = reference(thread, channel)
-			id, err = d.post(ctx, channel, send)
-		}
-	}
+	id, err := d.send(ctx, m, part, nil)
 	if err != nil {
 		return "", d.wrap("create message", err)
 	}
 	return id, nil
+}
+
+// send creates a message in m's chat with content and, when up is set, a
+// file: in its thread, starting the thread from the message it is named
+// after when it is not there yet, or, when no thread can be started (no
+// permission), in the channel as a reply to that message.
+func (d *Discord) send(ctx context.Context, m gateway.Outgoing, content string, up *upload) (string, error) {
+	channel, thread := splitChat(m.ChatID)
+	send := &discordgo.MessageSend{Content: content, Components: components(m.Buttons), AllowedMentions: noMentions()}
+	if m.ReplyTo != "" && m.ReplyTo != thread {
+		send.Reference = reference(m.ReplyTo, cmp.Or(thread, channel))
+	}
+	id, err := d.post(ctx, cmp.Or(thread, channel), send, up)
+	if thread != "" && hasCode(err, codeUnknownChannel) {
+		if err = d.startThread(ctx, channel, thread); err == nil {
+			id, err = d.post(ctx, thread, send, up)
+		} else {
+			d.logger.Debug("discord: no thread, answering in the channel", "channel", channel, "error", d.wrap("start thread", err))
+			send.Reference = reference(thread, channel)
+			id, err = d.post(ctx, channel, send, up)
+		}
+	}
+	return id, err
 }
 
 func reference(messageID, channelID string) *discordgo.MessageReference {
@@ -219,9 +228,14 @@ func reference(messageID, channelID string) *discordgo.MessageReference {
 	return &discordgo.MessageReference{MessageID: messageID, ChannelID: channelID, FailIfNotExists: &no}
 }
 
-func (d *Discord) post(ctx context.Context, channelID string, send *discordgo.MessageSend) (string, error) {
+// post is Create Message; with up, a multipart one carrying the file
+// (afresh on each try).
+func (d *Discord) post(ctx context.Context, channelID string, send *discordgo.MessageSend, up *upload) (string, error) {
 	var msg *discordgo.Message
 	err := d.call(ctx, func() (err error) {
+		if up != nil {
+			send.Files = []*discordgo.File{up.file()}
+		}
 		msg, err = d.s.ChannelMessageSendComplex(channelID, send, discordgo.WithContext(ctx))
 		return err
 	})

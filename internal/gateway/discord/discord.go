@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -60,6 +61,10 @@ type Discord struct {
 	ctx    context.Context
 	token  string
 	logger *slog.Logger
+	// api is the configured REST API's URL; files downloads attachments
+	// (from Discord's CDN, or from api's host).
+	api   *url.URL
+	files *http.Client
 
 	userID, name string
 
@@ -100,6 +105,10 @@ func New(ctx context.Context, o Options) (*Discord, error) {
 		return nil, fmt.Errorf("%w: no token (set gateway.discord.token / DISCORD_BOT_TOKEN)", ErrRefused)
 	}
 	apiURL := strings.TrimRight(cmp.Or(o.APIURL, DefaultAPIURL), "/")
+	api, err := url.Parse(apiURL)
+	if err != nil || (api.Scheme != "http" && api.Scheme != "https") || api.Host == "" {
+		return nil, fmt.Errorf("discord: the API URL %q is not an http(s) URL", apiURL)
+	}
 	s, err := discordgo.New("Bot " + token)
 	if err != nil {
 		return nil, fmt.Errorf("discord: %w", err)
@@ -118,9 +127,10 @@ func New(ctx context.Context, o Options) (*Discord, error) {
 	case err != nil:
 		return nil, fmt.Errorf("discord: connect to %s: %s", apiURL, redact(err, token))
 	}
-	d := &Discord{s: s, ctx: ctx, token: token, logger: cmp.Or(o.Logger, slog.Default()), userID: me.ID, name: me.Username,
+	d := &Discord{s: s, ctx: ctx, token: token, logger: cmp.Or(o.Logger, slog.Default()), api: api, userID: me.ID, name: me.Username,
 		wake: make(chan struct{}), queued: map[string]bool{}, presses: map[string]*press{}, channels: map[string]channel{},
 		topics: map[string]string{}}
+	d.files = &http.Client{Timeout: downloadTimeout, CheckRedirect: d.checkRedirect}
 	s.AddHandler(d.onMessage)
 	s.AddHandler(d.onInteraction)
 	return d, nil
