@@ -8,6 +8,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
 
@@ -98,6 +99,9 @@ type Message struct {
 	PromptTokens     int64             `json:"prompt_tokens,omitempty"`
 	CompletionTokens int64             `json:"completion_tokens,omitempty"`
 	Steer            bool              `json:"steer,omitempty"`
+	// Images are the pictures sent with a user message (by stored id or
+	// remote address, with where each was saved; never their bytes).
+	Images []turnapi.Image `json:"images,omitempty"`
 	// Outcome is how the call a tool result answers ended (ToolOutcome:
 	// done, failed, stopped, not_run); only on tool results.
 	Outcome   string    `json:"outcome,omitempty"`
@@ -143,7 +147,7 @@ func NewMessages(msgs []models.Message) []Message {
 		out[i] = Message{ID: m.ID, SessionID: m.SessionID, TurnID: m.TurnID, Role: m.Role, Content: m.Content,
 			Reasoning: m.Reasoning, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name,
 			FinishReason: m.FinishReason, PromptTokens: m.PromptTokens, CompletionTokens: m.CompletionTokens,
-			Steer: m.Steer, CreatedAt: m.CreatedAt.UTC()}
+			Steer: m.Steer, Images: m.Images, CreatedAt: m.CreatedAt.UTC()}
 		if m.Role == "tool" {
 			out[i].Outcome = ToolOutcome(m.Content)
 		}

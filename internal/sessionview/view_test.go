@@ -2,9 +2,11 @@ package sessionview
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,6 +152,20 @@ func TestToolResultsCarryTheirOutcome(t *testing.T) {
 	})
 	if msgs[0].Outcome != "" || msgs[1].Outcome != OutcomeStopped || msgs[2].Outcome != "" {
 		t.Errorf("outcomes: %q %q %q", msgs[0].Outcome, msgs[1].Outcome, msgs[2].Outcome)
+	}
+}
+
+// TestMessagesCarryTheirPictures: a user message's pictures are shown by
+// reference, never as bytes.
+func TestMessagesCarryTheirPictures(t *testing.T) {
+	img := turnapi.Image{ID: "ab12", MIME: "image/png", Name: "picture.png", Path: "uploads/ab12/picture.png", Size: 42}
+	msgs := NewMessages([]models.Message{{Role: "user", Content: "What is this?", Images: []turnapi.Image{img}}, {Role: "assistant", Content: "A dot."}})
+	if len(msgs[0].Images) != 1 || msgs[0].Images[0] != img || msgs[1].Images != nil {
+		t.Fatalf("images: %+v, %+v", msgs[0].Images, msgs[1].Images)
+	}
+	data, err := json.Marshal(msgs[1])
+	if err != nil || strings.Contains(string(data), "images") {
+		t.Fatalf("a message without pictures says so: %s %v", data, err)
 	}
 }
 
