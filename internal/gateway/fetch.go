@@ -2,9 +2,11 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 
 	"github.com/talaria-agent/talaria/internal/attach"
 )
@@ -13,7 +15,8 @@ import (
 // bytes: a larger one, by its Content-Length or by what arrives, is
 // attach.ErrTooLarge. authorize, when set, adds the platform's
 // credentials to the request. A status other than 200 is an error naming
-// it (never the body, which may echo the credentials).
+// it (never the body, which may echo the credentials); no error names the
+// URL.
 func Download(ctx context.Context, client *http.Client, url string, max int64, authorize func(*http.Request)) ([]byte, error) {
 	if client == nil {
 		client = http.DefaultClient
@@ -27,6 +30,12 @@ func Download(ctx context.Context, client *http.Client, url string, max int64, a
 	}
 	res, err := client.Do(req)
 	if err != nil {
+		// The URL stays out of the error: it may hold a credential (the
+		// Bot API's file URLs hold the bot's token).
+		var ue *neturl.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("download: %w", err)
 	}
 	defer res.Body.Close()
