@@ -58,7 +58,9 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	if err != nil {
 		return turnapi.CallModelResult{}, err
 	}
-	req, err := a.buildRequest(ctx, system, history, in, a.sees(ctx, provider))
+	// Only a conversation with pictures asks whether the model sees.
+	sees := hasPictures(history) && a.sees(ctx, provider)
+	req, err := a.buildRequest(ctx, system, history, in, sees)
 	if err != nil {
 		return turnapi.CallModelResult{}, err
 	}

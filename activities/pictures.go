@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -163,6 +164,12 @@ func joinLines(text, line string) string {
 		return line
 	}
 	return text + "\n\n" + line
+}
+
+// hasPictures reports whether a message of history carries pictures.
+// Pure.
+func hasPictures(history []models.Message) bool {
+	return slices.ContainsFunc(history, func(m models.Message) bool { return len(m.Images) > 0 })
 }
 
 // oldPictures says, for each message of history with pictures beyond the

@@ -115,6 +115,12 @@ func TestOldPictures(t *testing.T) {
 		if got := oldPictures(tt.history, tt.limit); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: oldPictures = %v, want %v", tt.name, got, tt.want)
 		}
+		if got := hasPictures(tt.history); got != (len(tt.history) > 0) {
+			t.Errorf("%s: hasPictures = %v", tt.name, got)
+		}
+	}
+	if hasPictures([]models.Message{{Role: "user", Content: "no picture"}, {Role: "assistant"}}) {
+		t.Error("a conversation without pictures has pictures")
 	}
 }
 
