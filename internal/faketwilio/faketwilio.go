@@ -8,9 +8,17 @@
 // "status"}), and the incoming-message webhook: a form POSTed to the URL
 // the test sets, signed as Twilio signs it (X-Twilio-Signature: base64
 // HMAC-SHA1, keyed with the auth token, of the URL followed by each
-// parameter's name and value in name order). Tests text the number
-// (Text), deliver a webhook again (Resend), forge one (Forge), and read
-// what the number sent (Sent, WaitSent). Create Message can be held after
+// parameter's name and value in name order). Media are Twilio's too: an
+// MMS to the number names each of its media by the URL of a Media
+// resource (NumMedia, MediaUrl{N}, MediaContentType{N}), which serves
+// its bytes to the account's credentials by a redirect to a short-lived
+// CDN URL; an MMS the number sends names its media by URL (MediaUrl), and
+// the fake fetches each after answering, as Twilio does (HEAD, then GET;
+// an accepted type; 5 MB in all), and records what it got. Tests text the
+// number (Text), send it an MMS (MMS), deliver a webhook again (Resend),
+// forge one (Forge), and read what the number sent (Sent, WaitSent,
+// Fetched, WaitFetched) and how often a media was downloaded
+// (Downloads). Create Message can be held after
 // the first n calls (After, Held, Release: fakewire.Hold) or refused (FailNext).
 package faketwilio
 
@@ -45,22 +53,32 @@ type Server struct {
 	srv                           *httptest.Server
 
 	fakewire.Hold
-	mu       sync.Mutex
-	webhook  string
-	sent     []Message
-	inbound  map[string]url.Values // by MessageSid
-	failNext int
+	mu        sync.Mutex
+	webhook   string
+	sent      []Message
+	inbound   map[string]url.Values // by MessageSid
+	failNext  int
+	media     map[string]stored // media people sent, by MediaSid
+	downloads map[string]int    // by MediaSid
+	fetched   []Fetched
+	fetching  sync.WaitGroup
+	stop      context.CancelFunc
+	stopped   context.Context
 }
 
-// Message is a text the number sent.
+// Message is a text the number sent; MediaURLs are an MMS's media, as
+// Create Message was given them (what Twilio fetched of them: Fetched).
 type Message struct {
 	Sid, To, From, Body string
+	MediaURLs           []string
 	At                  time.Time
 }
 
 // Start starts a fake Twilio account with a phone number (E.164).
 func Start(number string) *Server {
-	s := &Server{AccountSID: "AC" + randomHex(16), AuthToken: randomHex(16), Number: number, inbound: map[string]url.Values{}}
+	s := &Server{AccountSID: "AC" + randomHex(16), AuthToken: randomHex(16), Number: number, inbound: map[string]url.Values{},
+		media: map[string]stored{}, downloads: map[string]int{}}
+	s.stopped, s.stop = context.WithCancel(context.Background())
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -70,6 +88,8 @@ func (s *Server) URL() string { return s.srv.URL }
 
 // Close stops the server.
 func (s *Server) Close() {
+	s.stop()
+	s.fetching.Wait()
 	s.Release()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
@@ -171,8 +191,12 @@ func Signature(token, rawURL string, form url.Values) string {
 	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// serve is the REST API.
+// serve is the REST API, and the media CDN it redirects to.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, cdnPath) {
+		s.cdn(w, r)
+		return
+	}
 	if err := r.ParseForm(); err != nil {
 		writeError(w, http.StatusBadRequest, 20001, "Invalid form")
 		return
@@ -188,6 +212,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"sid": s.AccountSID, "friendly_name": "Fake", "status": "active", "type": "Full"})
 	case r.Method == http.MethodPost && r.URL.Path == base+"/Messages.json":
 		s.createMessage(w, r)
+	case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, base+"/Messages/"):
+		s.mediaResource(w, r, strings.TrimPrefix(r.URL.Path, base+"/Messages/"))
 	default:
 		writeError(w, http.StatusNotFound, 20404, "The requested resource was not found")
 	}
@@ -197,7 +223,7 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 	if !s.Admit(r, "createMessage") {
 		return
 	}
-	to, from, body := r.PostForm.Get("To"), r.PostForm.Get("From"), r.PostForm.Get("Body")
+	to, from, body, media := r.PostForm.Get("To"), r.PostForm.Get("From"), r.PostForm.Get("Body"), r.PostForm["MediaUrl"]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -211,14 +237,21 @@ func (s *Server) createMessage(w http.ResponseWriter, r *http.Request) {
 	case !strings.HasPrefix(to, "+") || len(to) < 8:
 		writeError(w, http.StatusBadRequest, 21211, "Invalid 'To' Phone Number")
 		return
-	case body == "":
-		writeError(w, http.StatusBadRequest, 21602, "Message body is required.")
+	case body == "" && len(media) == 0:
+		writeError(w, http.StatusBadRequest, 21619, "A text message body or media URL must be specified.")
+		return
+	case len(media) > maxMediaURLs:
+		writeError(w, http.StatusBadRequest, 21623, "Number of media files exceeds allowed limit.")
 		return
 	case utf8.RuneCountInString(body) > bodyLimit:
 		writeError(w, http.StatusBadRequest, 21617, "The concatenated message body exceeds the 1600 character limit.")
 		return
 	}
-	m := Message{Sid: "SM" + randomHex(16), To: to, From: from, Body: body, At: time.Now()}
+	m := Message{Sid: "SM" + randomHex(16), To: to, From: from, Body: body, MediaURLs: media, At: time.Now()}
+	if len(media) > 0 {
+		m.Sid = "MM" + randomHex(16)
+		s.fetchMedia(m)
+	}
 	s.sent = append(s.sent, m)
 	writeJSON(w, http.StatusCreated, map[string]any{"sid": m.Sid, "account_sid": s.AccountSID, "to": to, "from": from, "body": body,
 		"status": "queued", "num_segments": "1", "direction": "outbound-api", "api_version": "2010-04-01",

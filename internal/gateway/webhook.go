@@ -26,9 +26,10 @@ type Hooked interface {
 type Hooking struct {
 	Updates []Update
 	// ContentType and Body are the answer (200) once every update is
-	// taken; empty: no body.
+	// taken; empty: no body. Header holds more of its headers.
 	ContentType string
 	Body        []byte
+	Header      http.Header
 }
 
 // ErrForged means a webhook request's signature does not hold: it is
@@ -39,13 +40,14 @@ var ErrForged = errors.New("gateway: the webhook's signature does not hold")
 const maxWebhookBody = 1 << 20
 
 // Webhooks serves the webhooks of the gateway's hooked platforms at
-// /webhooks/<platform>. A forged request is refused with 403 and logged
-// without its body; an update that cannot be taken now is answered 503,
-// so the platform sends it again. The route needs no API key: the
-// platform's signature is what lets a request in.
+// /webhooks/<platform> (and the paths under it, which the platform's Hook
+// reads: SMS serves the files it sends there). A forged request is
+// refused with 403 and logged without its body; an update that cannot be
+// taken now is answered 503, so the platform sends it again. The route
+// needs no API key: the platform's signature is what lets a request in.
 func (g *Gateway) Webhooks() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		name := strings.TrimPrefix(r.URL.Path, "/webhooks/")
+		name, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/webhooks/"), "/")
 		p, ok := g.platform(name).(Hooked)
 		if !ok {
 			http.Error(w, "no such webhook", http.StatusNotFound)
@@ -78,6 +80,9 @@ func (g *Gateway) Webhooks() http.Handler {
 				return
 			}
 			g.note(ctx, p, u.ID, "")
+		}
+		for k, v := range h.Header {
+			w.Header()[k] = v
 		}
 		if h.ContentType != "" {
 			w.Header().Set("Content-Type", h.ContentType)

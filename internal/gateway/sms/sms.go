@@ -6,7 +6,10 @@
 // reply is sent once it is whole, split within 1,600 characters, and
 // buttons are said in words: a question's choices, and an approval's code
 // lines to send back (a sender's number can be forged, so /approve is not
-// taken here).
+// taken here). The media of an MMS come as files, fetched from Twilio's
+// API with the account's credentials (files.go); a file goes out as an
+// MMS whose media Twilio fetches from the gateway's own webhook route
+// (media.go).
 package sms
 
 import (
@@ -56,6 +59,12 @@ type SMS struct {
 	api       *twapi.ApiService
 	validator twclient.RequestValidator
 	o         Options
+	apiURL    string
+	// files fetches media (files.go); held are the files sent, for
+	// Twilio to fetch (media.go).
+	files *http.Client
+	held  held
+	now   func() time.Time
 }
 
 // New checks the credentials (Fetch Account) and returns the number.
@@ -74,7 +83,8 @@ func New(ctx context.Context, o Options) (*SMS, error) {
 		HTTPClient: &http.Client{Timeout: 30 * time.Second, Transport: gateway.Rebase(DefaultAPIURL, apiURL, nil),
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	c.SetAccountSid(o.AccountSID)
-	s := &SMS{api: twapi.NewApiServiceWithClient(c), validator: twclient.NewRequestValidator(o.AuthToken), o: o}
+	s := &SMS{api: twapi.NewApiServiceWithClient(c), validator: twclient.NewRequestValidator(o.AuthToken), o: o, apiURL: apiURL}
+	s.files = s.filesClient()
 	done := make(chan error, 1)
 	go func() { _, err := s.api.FetchAccount(o.AccountSID); done <- err }()
 	var err error
@@ -130,8 +140,12 @@ var twiml = []byte(`<?xml version="1.0" encoding="UTF-8"?><Response></Response>`
 
 // Hook reads Twilio's incoming-message webhook: a form signed with
 // X-Twilio-Signature over the webhook's URL and its parameters. A text
-// to another number or account is ignored.
+// to another number or account is ignored; an MMS's media are its
+// files. Under media/ it serves the files the gateway sends (media.go).
 func (s *SMS) Hook(r *http.Request, body []byte) (gateway.Hooking, error) {
+	if rest, ok := strings.CutPrefix(r.URL.EscapedPath(), "/webhooks/sms"+mediaRoute); ok {
+		return s.serveMedia(r, rest)
+	}
 	if r.Method != http.MethodPost {
 		return gateway.Hooking{}, fmt.Errorf("%w: %s, not POST", gateway.ErrForged, r.Method)
 	}
@@ -147,12 +161,15 @@ func (s *SMS) Hook(r *http.Request, body []byte) (gateway.Hooking, error) {
 	if sig == "" || !s.validator.Validate(s.webhookURL(r), params, sig) {
 		return gateway.Hooking{}, fmt.Errorf("%w: X-Twilio-Signature is missing or wrong", gateway.ErrForged)
 	}
+	if s.o.WebhookURL == "" {
+		s.held.setBase(s.webhookURL(r))
+	}
 	h := gateway.Hooking{ContentType: "text/xml", Body: twiml}
 	if params["AccountSid"] != s.o.AccountSID || params["To"] != s.o.From || params["MessageSid"] == "" || !validPhone(params["From"]) {
 		return h, nil
 	}
 	u := gateway.Update{ID: params["MessageSid"], User: params["From"], MessageID: params["MessageSid"], Text: params["Body"],
-		Chat: gateway.Chat{Platform: "sms", Kind: gateway.ChatDM, ID: params["From"]}}
+		Chat: gateway.Chat{Platform: "sms", Kind: gateway.ChatDM, ID: params["From"]}, Files: filesOf(params, s.fetcher)}
 	// An approval's code line sent back is its press.
 	if first, _, _ := strings.Cut(strings.TrimSpace(u.Text), "\n"); gateway.IsButtonData(strings.TrimSpace(first)) {
 		u.Button, u.CallbackID, u.Text = strings.TrimSpace(first), u.ID, ""
