@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+
 	"github.com/talaria-agent/talaria/internal/fakewire"
 )
 

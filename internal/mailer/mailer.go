@@ -1,7 +1,7 @@
 // Package mailer sends cron results by email: Markdown rendered as a
-// multipart text and HTML message, through the configured SMTP server
-// (github.com/wneessen/go-mail), STARTTLS required unless configured
-// otherwise.
+// multipart text and HTML message, with files attached when there are
+// any, through the configured SMTP server (github.com/wneessen/go-mail),
+// STARTTLS required unless configured otherwise.
 package mailer
 
 import (
@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mime"
 	"net/mail"
 	"strings"
 
@@ -59,6 +60,40 @@ type Message struct {
 	MessageID, InReplyTo string
 	References           []string
 	Auto                 bool
+	// Files are attached after the body.
+	Files []File
+}
+
+// File is a file attached to a message: its name (the receiver's name for
+// it), its type and its bytes.
+type File struct {
+	Name, MIME string
+	Data       []byte
+}
+
+// contentType is a file's type as its part's header carries it: the bare
+// media type, or application/octet-stream when mt is not one. Pure.
+func contentType(mt string) gomail.ContentType {
+	t, _, err := mime.ParseMediaType(mt)
+	if err != nil || strings.Count(t, "/") != 1 || strings.HasPrefix(t, "multipart/") {
+		return "application/octet-stream"
+	}
+	return gomail.ContentType(t)
+}
+
+// fileName is a file's name fit for a part's header: no control
+// characters, "file" when nothing is left. Pure.
+func fileName(name string) string {
+	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, name))
+	if name == "" {
+		return "file"
+	}
+	return name
 }
 
 // Send sends m through cfg's server; password is the SMTP password (from
@@ -98,6 +133,9 @@ func Send(ctx context.Context, cfg config.SMTP, password string, m Message) erro
 	md := goldmark.New(goldmark.WithExtensions(extension.GFM)) // raw HTML is omitted by default
 	if err := md.Convert([]byte(m.Markdown), &html); err == nil {
 		msg.AddAlternativeString(gomail.TypeTextHTML, "<!doctype html><html><body>"+html.String()+"</body></html>")
+	}
+	for _, f := range m.Files {
+		msg.AttachReadSeeker(fileName(f.Name), bytes.NewReader(f.Data), gomail.WithFileContentType(contentType(f.MIME)))
 	}
 	opts := []gomail.Option{gomail.WithTLSPolicy(gomail.TLSMandatory)}
 	switch cfg.Security {

@@ -1,6 +1,7 @@
 package mailer
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -58,5 +59,45 @@ func TestSend(t *testing.T) {
 	}
 	if err := Send(ctx, config.SMTP{}, "", Message{To: "ops@example.com"}); err != ErrNotConfigured {
 		t.Errorf("without a server: %v", err)
+	}
+}
+
+// TestSendFiles: files ride as attachments after the text and HTML, their
+// bytes intact; a name or type that would break the part's header is
+// made harmless.
+func TestSendFiles(t *testing.T) {
+	t.Parallel()
+	srv, err := fakesmtp.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := config.SMTP{Host: srv.Host(), Port: srv.Port(), From: "bot@example.com", Security: "none"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	data := []byte("%PDF-1.4\n\x00\x01\x02 binary")
+	err = Send(ctx, cfg, "", Message{To: "ops@example.com", Subject: "files", Markdown: "Two **files**.", Files: []File{
+		{Name: "report.pdf", MIME: "application/pdf", Data: data},
+		{Name: "evil\r\nBcc: x@evil.com.txt", MIME: "text/plain\r\nBcc: x@evil.com", Data: []byte("hi")},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := srv.Wait(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := got[0].Attachments()
+	if err != nil || len(files) != 2 {
+		t.Fatalf("attachments %+v, %v", files, err)
+	}
+	if files[0].Name != "report.pdf" || files[0].MIME != "application/pdf" || !bytes.Equal(files[0].Data, data) {
+		t.Errorf("the first file: %+v", files[0])
+	}
+	if files[1].Name != "evilBcc_ x@evil.com.txt" || files[1].MIME != "application/octet-stream" || string(files[1].Data) != "hi" {
+		t.Errorf("the second file: %+v", files[1])
+	}
+	if strings.Contains(got[0].Data, "\r\nBcc:") || !strings.Contains(got[0].Data, "<strong>files</strong>") {
+		t.Errorf("header injection, or no HTML:\n%s", got[0].Data)
 	}
 }

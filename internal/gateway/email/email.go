@@ -7,7 +7,10 @@
 // keyword, and \Seen) only once it is durably handed over; until then it
 // is fetched again, and its Message-ID makes it one turn however often.
 // Anyone can write a From line, so an approval is decided only by a reply
-// carrying the approval mail's code, never by /approve.
+// carrying the approval mail's code, never by /approve. The files a mail
+// carries (attachments, inline pictures) come with its update, read from
+// the mail already fetched; a file the agent sends is a mail of its own in
+// the thread, the file attached.
 package email
 
 import (
@@ -40,11 +43,17 @@ const handled = "$TalariaTaken"
 
 // Timing of the mailbox's watch.
 const (
-	pollWait     = 25 * time.Second // how long one Poll waits for mail
-	noIdlePoll   = 10 * time.Second // how often a server without IDLE is asked
-	maxBatch     = 20               // mails read per Poll
-	maxMailBytes = 20 << 20         // a larger mail is marked handled unread
-	partLimit    = 100000           // a reply longer than this is sent in parts
+	pollWait   = 25 * time.Second // how long one Poll waits for mail
+	noIdlePoll = 10 * time.Second // how often a server without IDLE is asked
+	maxBatch   = 20               // mails read per Poll
+	partLimit  = 100000           // a reply longer than this is sent in parts
+	// maxMailBytes bounds a mail read: one with a 30 MB file, base64 as
+	// mail carries it, fits. Of a larger mail only the header is read; its
+	// sender is told it was too large.
+	maxMailBytes = 40 << 20
+	// maxBatchBytes bounds the mails of one Poll together (one larger mail
+	// comes alone); the rest wait for the next.
+	maxBatchBytes = 48 << 20
 )
 
 // ErrRefused means the IMAP server refused the login: retrying will not
@@ -70,8 +79,9 @@ type Options struct {
 
 // Email is the agent's mailbox.
 type Email struct {
-	o      Options
-	logger *slog.Logger
+	o       Options
+	logger  *slog.Logger
+	maxMail int64 // maxMailBytes; smaller in tests
 
 	mu       sync.Mutex
 	c        *client.Client
@@ -94,7 +104,7 @@ func New(ctx context.Context, o Options) (*Email, error) {
 	if o.SMTP.Host == "" {
 		return nil, fmt.Errorf("%w: answers go through delivery.smtp, which is not configured", ErrRefused)
 	}
-	e := &Email{o: o, logger: cmp.Or(o.Logger, slog.Default()), wake: make(chan struct{}, 1), uids: map[string][]uint32{},
+	e := &Email{o: o, logger: cmp.Or(o.Logger, slog.Default()), maxMail: maxMailBytes, wake: make(chan struct{}, 1), uids: map[string][]uint32{},
 		subjects: map[string]string{}, last: map[string]string{}}
 	if _, err := e.conn(ctx); err != nil {
 		return nil, err
@@ -226,7 +236,8 @@ func (e *Email) Poll(ctx context.Context) ([]gateway.Update, error) {
 // fetch reads up to maxBatch unread mails without the handled keyword,
 // oldest first (a mail read before, as the mailbox's history is, is not
 // for the agent): their sizes first, then the bodies of those not too
-// large.
+// large (at most maxBatchBytes together, each fetched no further than
+// the bound), and of the others only the header.
 func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
 	uids, err := c.UidSearch(&imap.SearchCriteria{WithoutFlags: []string{handled, imap.SeenFlag}})
 	if err != nil {
@@ -241,26 +252,42 @@ func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
 	if err != nil {
 		return nil, err
 	}
-	var small []uint32
-	var out []gateway.Update
+	slices.SortFunc(sizes, func(a, b *imap.Message) int { return cmp.Compare(a.Uid, b.Uid) })
+	var small, large []uint32
+	var total int64
 	for _, m := range sizes {
-		if m.Size > maxMailBytes {
-			e.logger.Info("email: a mail too large to read, marked handled", "uid", m.Uid, "size", m.Size)
-			out = append(out, e.remember(gateway.Update{ID: "uid" + strconv.FormatUint(uint64(m.Uid), 10)}, m.Uid))
+		size := int64(m.Size)
+		if size > e.maxMail {
+			large = append(large, m.Uid)
 			continue
 		}
-		small = append(small, m.Uid)
+		if len(small) > 0 && total+size > maxBatchBytes {
+			break // the rest come with the next Poll
+		}
+		small, total = append(small, m.Uid), total+size
+	}
+	var out []gateway.Update
+	if len(large) > 0 {
+		section := &imap.BodySectionName{BodyPartName: imap.BodyPartName{Specifier: imap.HeaderSpecifier}, Peek: true}
+		heads, err := e.fetchItems(c, large, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size, section.FetchItem()})
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range heads {
+			e.logger.Info("email: a mail too large to read, only its header read", "uid", m.Uid, "size", m.Size)
+			out = append(out, e.remember(e.updateOf(m, section, true), m.Uid))
+		}
 	}
 	if len(small) == 0 {
 		return out, nil
 	}
-	section := &imap.BodySectionName{Peek: true}
+	section := &imap.BodySectionName{Peek: true, Partial: []int{0, int(e.maxMail)}}
 	bodies, err := e.fetchItems(c, small, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size, section.FetchItem()})
 	if err != nil {
 		return nil, err
 	}
 	for _, m := range bodies {
-		out = append(out, e.remember(e.updateOf(m, section), m.Uid))
+		out = append(out, e.remember(e.updateOf(m, section, false), m.Uid))
 	}
 	return out, nil
 }
@@ -291,16 +318,18 @@ func (e *Email) remember(u gateway.Update, uid uint32) gateway.Update {
 	return u
 }
 
-// updateOf reads one fetched mail as an update. A mail that is not for
-// the agent is an update without a chat: the gateway takes nothing from
-// it, and it is marked handled.
-func (e *Email) updateOf(m *imap.Message, section *imap.BodySectionName) gateway.Update {
+// updateOf reads one fetched mail as an update, with its files. A mail
+// that is not for the agent is an update without a chat: the gateway
+// takes nothing from it, and it is marked handled. Of a mail too large
+// (header: only its header was fetched) the update's one file is the
+// mail, which cannot be taken.
+func (e *Email) updateOf(m *imap.Message, section *imap.BodySectionName, header bool) gateway.Update {
 	fallback := gateway.Update{ID: "uid" + strconv.FormatUint(uint64(m.Uid), 10)}
 	body := m.GetBody(section)
 	if body == nil {
 		return fallback
 	}
-	raw, err := io.ReadAll(io.LimitReader(body, maxMailBytes))
+	raw, err := io.ReadAll(io.LimitReader(body, e.maxMail))
 	if err != nil {
 		return fallback
 	}
@@ -334,6 +363,13 @@ func (e *Email) updateOf(m *imap.Message, section *imap.BodySectionName) gateway
 	e.mu.Unlock()
 	u.User, u.MessageID, u.Text = in.from, in.messageID, in.text
 	u.Chat = gateway.Chat{Platform: "email", Kind: gateway.ChatDM, ID: chat}
+	switch {
+	case header:
+		u.Text, u.Files = "", []gateway.File{tooLarge(in.subject, int64(m.Size), e.maxMail)}
+		return u
+	case len(in.files) > 0:
+		u.Files = filesOf(raw, in.files)
+	}
 	if first, _, _ := strings.Cut(in.text, "\n"); gateway.IsButtonData(strings.TrimSpace(first)) {
 		u.Button, u.CallbackID, u.Text = strings.TrimSpace(first), u.ID, ""
 	}
@@ -402,34 +438,50 @@ func (e *Email) Parts(text string) []string {
 	return append(out, text)
 }
 
-// SendPart mails one part to the chat's address, threaded under its
-// latest mail; an approval's choices are code lines to answer with.
-func (e *Email) SendPart(ctx context.Context, m gateway.Outgoing, part string) (string, error) {
+// threading is where a mail of a chat goes: the chat's address, the
+// thread's root and subject ("Re: ..."), the mail it answers and its
+// References.
+type threading struct {
+	to, root, subject, inReplyTo string
+	refs                         []string
+}
+
+// threadOf is m's threading: under m's ReplyTo, else the chat's latest
+// mail, else the thread's root.
+func (e *Email) threadOf(m gateway.Outgoing) (threading, error) {
 	to, root := splitChat(m.ChatID)
 	if !mailer.CheckAddress(to) {
-		return "", fmt.Errorf("email: %q is not an address", to)
+		return threading{}, fmt.Errorf("email: %q is not an address", to)
 	}
 	e.mu.Lock()
 	subject, latest := e.subjects[root], e.last[m.ChatID]
 	e.mu.Unlock()
-	inReplyTo := cmp.Or(m.ReplyTo, latest, root)
-	refs := []string{}
+	t := threading{to: to, root: root, subject: reSubject(subject), inReplyTo: cmp.Or(m.ReplyTo, latest, root)}
 	if root != "" {
-		refs = append(refs, root)
+		t.refs = append(t.refs, root)
 	}
-	if inReplyTo != "" && inReplyTo != root {
-		refs = append(refs, inReplyTo)
+	if t.inReplyTo != "" && t.inReplyTo != root {
+		t.refs = append(t.refs, t.inReplyTo)
+	}
+	return t, nil
+}
+
+// SendPart mails one part to the chat's address, threaded under its
+// latest mail; an approval's choices are code lines to answer with.
+func (e *Email) SendPart(ctx context.Context, m gateway.Outgoing, part string) (string, error) {
+	t, err := e.threadOf(m)
+	if err != nil {
+		return "", err
 	}
 	if choices := gateway.CodeChoices(m.Buttons); choices != "" {
 		part = strings.TrimRight(part, "\n") + "\n\n" + choices
 	}
 	id := newMessageID(e.o.Address)
-	subject = reSubject(subject)
-	if root == "" { // not an answer: a delivery, under its first line
-		subject = firstLine(part)
+	if t.root == "" { // not an answer: a delivery, under its first line
+		t.subject = firstLine(part)
 	}
-	err := mailer.Send(ctx, e.o.SMTP, e.o.SMTPPassword, mailer.Message{To: to, Subject: subject, Markdown: part,
-		MessageID: id, InReplyTo: inReplyTo, References: refs, Auto: true})
+	err = mailer.Send(ctx, e.o.SMTP, e.o.SMTPPassword, mailer.Message{To: t.to, Subject: t.subject, Markdown: part,
+		MessageID: id, InReplyTo: t.inReplyTo, References: t.refs, Auto: true})
 	if err != nil {
 		return "", err
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
+	"github.com/emersion/go-message"
 	_ "github.com/emersion/go-message/charset" // mail in other charsets than UTF-8
 	"github.com/emersion/go-message/mail"
 )
@@ -29,6 +30,8 @@ type incoming struct {
 	why string
 	// text is the new text: quoted history and signature cut off.
 	text string
+	// files are the parts that are files (attachments, inline pictures).
+	files []filePart
 }
 
 // parse reads a raw mail; authservID is the id the receiving mail server
@@ -63,19 +66,19 @@ func parse(raw []byte, self, authservID string) (incoming, error) {
 		return in, nil
 	}
 	plain, html := "", ""
-	for {
+	for index := 0; index < maxParts; index++ {
 		p, err := r.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err != nil {
+		if err != nil && (p == nil || !message.IsUnknownCharset(err)) {
 			break // what was read so far stands
 		}
-		ih, ok := p.Header.(*mail.InlineHeader)
-		if !ok {
-			continue // an attachment
+		ct, f, isFile := partOf(p, index)
+		if isFile {
+			in.files = append(in.files, f)
+			continue
 		}
-		ct, _, _ := ih.ContentType()
 		body, _ := io.ReadAll(io.LimitReader(p.Body, maxText))
 		switch {
 		case ct == "text/plain" && plain == "":
