@@ -116,13 +116,11 @@ func TestEmailFiles(t *testing.T) {
 	if len(files) != 1 || files[0].Name != "report.txt" || !bytes.Equal(files[0].Data, report) {
 		t.Fatalf("attachments sent: %+v", files)
 	}
-	// send_message's "this_chat" names the sender's address alone
-	// (tools.ChatTarget keeps one field of the session key, and an email
-	// chat's id is "<address>:<thread>"): the file's mail goes to the
-	// sender, not threaded; TestSendFile shows the threading of a chat id
-	// that names its thread.
-	if !slices.Equal(sent.To, []string{"alice@example.com"}) || sent.Header("Auto-Submitted") != "auto-replied" {
-		t.Errorf("the file's mail: to %v, Auto-Submitted %q", sent.To, sent.Header("Auto-Submitted"))
+	// "this_chat" is the mail's thread: the file's mail answers it.
+	if !slices.Equal(sent.To, []string{"alice@example.com"}) || sent.Header("Auto-Submitted") != "auto-replied" ||
+		!strings.Contains(sent.Header("In-Reply-To"), "r1@example.com") || !strings.HasPrefix(sent.Header("Subject"), "Re: Report") {
+		t.Errorf("the file's mail: to %v, Auto-Submitted %q, In-Reply-To %q, Subject %q", sent.To,
+			sent.Header("Auto-Submitted"), sent.Header("In-Reply-To"), sent.Header("Subject"))
 	}
 	waitMailText(t, smtp, "sent it", within)
 	waitHandled(t, dc, 4)

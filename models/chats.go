@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -21,6 +22,10 @@ type Chat struct {
 	// Model is the chat's model (/model), empty for the worker's.
 	Model      string `gorm:"size:200;serializer:text"`
 	LastActive time.Time
+	// Target is where deliveries to the chat go ("email:<address>:<thread>",
+	// "slack:<channel>:<thread>"); empty for a chat stored before targets
+	// were, whose target is read from its key (KeyTarget).
+	Target string `gorm:"size:600;serializer:text"`
 }
 
 func (Chat) TableName() string { return "gateway_chats" }
@@ -78,6 +83,39 @@ func (s *Store) Home(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("models: home: %w", err)
 	}
 	return h.Target, nil
+}
+
+// ChatTargetOfSession returns the delivery target of the chat whose
+// current session is sessionID; found is false when no chat's current
+// session is it.
+func (s *Store) ChatTargetOfSession(ctx context.Context, sessionID string) (string, bool, error) {
+	if sessionID == "" {
+		return "", false, nil
+	}
+	var c Chat
+	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("key").Limit(1).Take(&c).Error
+	switch {
+	case errors.Is(err, gorm.ErrRecordNotFound):
+		return "", false, nil
+	case err != nil:
+		return "", false, fmt.Errorf("models: chat of session %q: %w", sessionID, err)
+	}
+	if c.Target != "" {
+		return c.Target, true, nil
+	}
+	return KeyTarget(c.Key), true, nil
+}
+
+// KeyTarget reads a delivery target ("telegram:<chat>") from a chat's
+// session key ("telegram:dm:<chat>[:...]"), for a chat stored without its
+// target: the key's third field, which loses a thread that was part of
+// the chat's id; "" when the key is not one. Pure.
+func KeyTarget(key string) string {
+	parts := strings.Split(key, ":")
+	if len(parts) < 3 || parts[0] == "" || parts[2] == "" {
+		return ""
+	}
+	return parts[0] + ":" + parts[2]
 }
 
 // ChatOfSession returns the key of the chat whose current session is

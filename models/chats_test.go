@@ -46,3 +46,39 @@ func TestChats(t *testing.T) {
 		}
 	})
 }
+
+// TestChatTargetOfSession: a chat's delivery target is the one stored with
+// it, a thread in its id kept; a chat stored without one has its key's.
+func TestChatTargetOfSession(t *testing.T) {
+	t.Parallel()
+	s := openStore(t, t.TempDir()+"/talaria.db")
+	ctx := t.Context()
+	for _, c := range []Chat{
+		{Key: "email:dm:alice@example.com:<t1@example.com>", SessionID: "e1", Target: "email:alice@example.com:<t1@example.com>"},
+		{Key: "telegram:dm:42", SessionID: "t1"},
+	} {
+		if err := s.SaveChat(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for id, want := range map[string]string{"e1": "email:alice@example.com:<t1@example.com>", "t1": "telegram:42"} {
+		if got, ok, err := s.ChatTargetOfSession(ctx, id); !ok || err != nil || got != want {
+			t.Errorf("target of %s = %q %v %v, want %q", id, got, ok, err, want)
+		}
+	}
+	if _, ok, err := s.ChatTargetOfSession(ctx, "none"); ok || err != nil {
+		t.Errorf("a session of no chat: %v %v", ok, err)
+	}
+}
+
+func TestKeyTarget(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]string{
+		"telegram:dm:42": "telegram:42", "telegram:group:-1001:7:42": "telegram:-1001",
+		"slack:dm:D1": "slack:D1", "telegram": "", "": "",
+	} {
+		if got := KeyTarget(key); got != want {
+			t.Errorf("KeyTarget(%q) = %q, want %q", key, got, want)
+		}
+	}
+}

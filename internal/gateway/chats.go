@@ -62,10 +62,14 @@ func generationID(key string, n int) string {
 func (g *Gateway) chatOf(ctx context.Context, u Update) (models.Chat, error) {
 	key := SessionKey(u.Chat, u.User, g.groups)
 	c, ok, err := g.rt.Store.ChatState(ctx, key)
-	if err != nil || ok {
+	if err != nil {
 		return c, err
 	}
-	return models.Chat{Key: key, SessionID: generationID(key, 0)}, nil
+	if !ok {
+		c = models.Chat{Key: key, SessionID: generationID(key, 0)}
+	}
+	c.Target = u.Chat.Platform + ":" + u.Chat.ID
+	return c, nil
 }
 
 // sessionOf is the session a chat's messages go to now.

@@ -24,10 +24,10 @@ var ErrTargetRefused = errors.New("target refused")
 
 // ChatDirectory finds the chats send_message may send to: the home chat
 // ("" when none is set) and the chat whose current session is sessionID
-// (its session key, "telegram:dm:42").
+// (its delivery target, "telegram:42", "email:<address>:<thread>").
 type ChatDirectory interface {
 	Home(ctx context.Context) (string, error)
-	ChatOfSession(ctx context.Context, sessionID string) (key string, found bool, err error)
+	ChatTargetOfSession(ctx context.Context, sessionID string) (target string, found bool, err error)
 }
 
 // ChatSendFunc sends text, then files as documents, to target
@@ -98,13 +98,12 @@ func sendMessage(ctx context.Context, env Env, chats ChatDirectory, send ChatSen
 	if err != nil {
 		return "", fmt.Errorf("send_message: %w", err)
 	}
-	key, found, err := chats.ChatOfSession(ctx, env.SessionID)
+	current, found, err := chats.ChatTargetOfSession(ctx, env.SessionID)
 	if err != nil {
 		return "", fmt.Errorf("send_message: %w", err)
 	}
-	current := ""
-	if found {
-		current = ChatTarget(key)
+	if !found {
+		current = ""
 	}
 	to, err := DecideTarget(target, home, current)
 	if err != nil {
@@ -181,17 +180,6 @@ var ChatPlatforms = []string{"telegram", "slack", "discord", "sms", "whatsapp", 
 
 // IsChatPlatform reports whether name is one of ChatPlatforms. Pure.
 func IsChatPlatform(name string) bool { return slices.Contains(ChatPlatforms, name) }
-
-// ChatTarget turns a chat's session key ("telegram:dm:<chat>[:...]",
-// "slack:group:<channel>[:...]") into its delivery target
-// ("telegram:<chat>"); "" when the key is not one. Pure.
-func ChatTarget(key string) string {
-	parts := strings.Split(key, ":")
-	if len(parts) < 3 || parts[0] == "" || parts[2] == "" {
-		return ""
-	}
-	return parts[0] + ":" + parts[2]
-}
 
 // DecideTarget resolves send_message's target against the home chat and
 // the current chat (targets, "" for none): "home", "this_chat", or an

@@ -57,22 +57,11 @@ func TestSendMessageText(t *testing.T) {
 	}
 }
 
-func TestSendMessageChatTarget(t *testing.T) {
-	for key, want := range map[string]string{
-		"telegram:dm:42": "telegram:42", "telegram:group:-1001:7:42": "telegram:-1001",
-		"slack:dm:D1": "slack:D1", "telegram": "", "": "",
-	} {
-		if got := ChatTarget(key); got != want {
-			t.Errorf("ChatTarget(%q) = %q, want %q", key, got, want)
-		}
-	}
-}
-
-type fakeChats struct{ home, key string }
+type fakeChats struct{ home, target string }
 
 func (f fakeChats) Home(context.Context) (string, error) { return f.home, nil }
-func (f fakeChats) ChatOfSession(_ context.Context, id string) (string, bool, error) {
-	return f.key, id == "s1" && f.key != "", nil
+func (f fakeChats) ChatTargetOfSession(_ context.Context, id string) (string, bool, error) {
+	return f.target, id == "s1" && f.target != "", nil
 }
 
 // TestSendMessageRun: a call sends to the resolved chat under a key made
@@ -80,7 +69,7 @@ func (f fakeChats) ChatOfSession(_ context.Context, id string) (string, bool, er
 // nothing.
 func TestSendMessageRun(t *testing.T) {
 	var sent []string
-	tool := SendMessage(fakeChats{home: "telegram:1", key: "telegram:dm:42"},
+	tool := SendMessage(fakeChats{home: "telegram:1", target: "telegram:42"},
 		func(_ context.Context, target, key, text string, _ []ChatFile) (string, error) {
 			sent = append(sent, target+" "+key+" "+text)
 			return target, nil
