@@ -88,7 +88,7 @@ func (a *chatActivities) sendFiles(ctx context.Context, p Platform, in workflows
 			if err != nil {
 				return "", temporal.NewNonRetryableApplicationError("load the file "+f.Name+": "+err.Error(), "Undeliverable", err)
 			}
-			id, err = fs.SendFile(ctx, Outgoing{ChatID: in.ChatID}, OutFile{Name: f.Name, MIME: f.MIME, Data: att.Data})
+			id, err = fs.SendFile(ctx, Outgoing{ChatID: in.ChatID}, OutFile{ID: f.ID, Name: f.Name, MIME: f.MIME, Data: att.Data})
 			if errors.Is(err, ErrUndeliverable) {
 				return "", temporal.NewNonRetryableApplicationError(err.Error(), "Undeliverable", err)
 			}

@@ -101,6 +101,7 @@ func New(o Options) (*Gateway, error) {
 	}
 	for _, p := range o.Platforms {
 		g.platforms[p.Name()] = p
+		g.link(p)
 		if g.access[p.Name()] == nil {
 			return nil, fmt.Errorf("gateway: no access rules for %s", p.Name())
 		}
@@ -145,10 +146,25 @@ func (g *Gateway) Add(p Platform, access *Access) error {
 		return fmt.Errorf("gateway: %s is there already", p.Name())
 	}
 	g.platforms[p.Name()], g.access[p.Name()] = p, access
+	g.link(p)
 	if g.runCtx != nil {
 		g.start(g.runCtx, p)
 	}
 	return nil
+}
+
+// link gives a platform that serves the files it sends the reader of
+// stored files.
+func (g *Gateway) link(p Platform) {
+	if l, ok := p.(FileLinker); ok {
+		l.ReadAttachmentsWith(func(ctx context.Context, id string) ([]byte, string, error) {
+			a, err := g.rt.Store.Attachment(ctx, id)
+			if err != nil {
+				return nil, "", err
+			}
+			return a.Data, a.MIME, nil
+		})
+	}
 }
 
 // Close stops the gateway's worker.

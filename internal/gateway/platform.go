@@ -39,10 +39,23 @@ type File struct {
 	Fetch func(ctx context.Context, max int64) ([]byte, error)
 }
 
-// OutFile is a file the bot sends: a document the agent made.
+// OutFile is a file the bot sends: a document the agent made. ID is its
+// stored bytes' id ("" when it is not stored).
 type OutFile struct {
-	Name, MIME string
-	Data       []byte
+	ID, Name, MIME string
+	Data           []byte
+}
+
+// AttachmentReader reads stored bytes by id, with their type.
+type AttachmentReader func(ctx context.Context, id string) (data []byte, mime string, err error)
+
+// FileLinker is a platform that sends files by link, serving them itself
+// (an MMS's MediaUrl): the gateway gives it the reader of stored files, so
+// that any process of the installation serves a link another one made,
+// also after a restart.
+type FileLinker interface {
+	Platform
+	ReadAttachmentsWith(read AttachmentReader)
 }
 
 // FileSender is a platform that sends files: each as a document in m's

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/attach"
 	"github.com/talaria-agent/talaria/internal/faketwilio"
 	"github.com/talaria-agent/talaria/internal/gateway"
+	"github.com/talaria-agent/talaria/models"
 )
 
 const (
@@ -229,5 +231,60 @@ func TestLinkName(t *testing.T) {
 		if got := linkName(in); got != want {
 			t.Errorf("linkName(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestStoredFileServedByAnyProcess: the link of a stored file names its
+// stored bytes, so another process of the installation (or this one after
+// a restart) serves it from the store; without the store it serves
+// nothing.
+func TestStoredFileServedByAnyProcess(t *testing.T) {
+	t.Parallel()
+	h := startHooked(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	read := func(ctx context.Context, id string) ([]byte, string, error) {
+		a, err := st.Attachment(ctx, id)
+		if err != nil {
+			return nil, "", err
+		}
+		return a.Data, a.MIME, nil
+	}
+	pdf := []byte("%PDF-1.4\nstored\n")
+	id, err := st.PutAttachment(ctx, "application/pdf", pdf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.s.ReadAttachmentsWith(read)
+	sid, status, err := h.tw.Text(phone, "hi")
+	h.update(t, sid, status, err)
+	if _, err := h.s.SendFile(ctx, gateway.Outgoing{ChatID: phone}, gateway.OutFile{ID: id, Name: "r.pdf", MIME: "application/pdf", Data: pdf}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.tw.WaitFetched(ctx, func(f []faketwilio.Fetched) bool { return len(f) == 1 })
+	if err != nil || !bytes.Equal(got[0].Data, pdf) {
+		t.Fatalf("Twilio fetched %+v, %v", got, err)
+	}
+	link, _ := url.Parse(got[0].URL)
+	if !strings.Contains(link.Path, "/"+id+"/") {
+		t.Fatalf("the link %s does not name the stored file", link.Path)
+	}
+
+	other, err := New(ctx, Options{APIURL: h.tw.URL(), AccountSID: h.tw.AccountSID, AuthToken: h.tw.AuthToken, From: number})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Hook(httptest.NewRequest(http.MethodGet, link.Path, nil), nil); err == nil {
+		t.Fatal("a process without the store served a file it does not hold")
+	}
+	other.ReadAttachmentsWith(read)
+	res, err := other.Hook(httptest.NewRequest(http.MethodGet, link.Path, nil), nil)
+	if err != nil || !bytes.Equal(res.Body, pdf) || res.ContentType != "application/pdf" {
+		t.Fatalf("another process served %q (%s), %v", res.Body, res.ContentType, err)
 	}
 }

@@ -28,10 +28,12 @@ import (
 // Files the agent sends. An MMS carries a file by URL: Twilio fetches
 // it from the MediaUrl of Create Message. The gateway serves each file it
 // sends itself, from its own webhook route, at
-// /webhooks/sms/media/<id>/<expiry>/<signature>/<name>: the id random,
-// the signature an HMAC over id, expiry and name keyed with a key derived
-// from the auth token, the file held in this process's memory until it
-// expires. Nothing else is served there.
+// /webhooks/sms/media/<id>/<expiry>/<signature>/<name>: the signature an
+// HMAC over id, expiry and name keyed with a key derived from the auth
+// token. A stored file's id is its stored bytes' (any process of the
+// installation serves it, after a restart too: read from the store); a
+// file that is not stored gets a random id and is held in this process's
+// memory until it expires. Nothing else is served there.
 
 const (
 	// mediaLifetime is how long a file sent stays fetchable.
@@ -71,6 +73,8 @@ type held struct {
 	files map[string]heldFile
 	bytes int64
 	base  string
+	// reader reads stored files (FileLinker).
+	reader gateway.AttachmentReader
 }
 
 // put holds f under id, dropping expired files, and the oldest ones while
@@ -109,6 +113,21 @@ func (h *held) get(id string) (heldFile, bool) {
 	defer h.mu.Unlock()
 	f, ok := h.files[id]
 	return f, ok
+}
+
+// ReadAttachmentsWith makes the links of stored files read them from the
+// store: any process of the installation serves them.
+func (s *SMS) ReadAttachmentsWith(read gateway.AttachmentReader) {
+	s.held.mu.Lock()
+	defer s.held.mu.Unlock()
+	s.held.reader = read
+}
+
+// read is the reader of stored files, nil when none was given.
+func (s *SMS) read() gateway.AttachmentReader {
+	s.held.mu.Lock()
+	defer s.held.mu.Unlock()
+	return s.held.reader
 }
 
 func (h *held) setBase(base string) {
@@ -189,13 +208,16 @@ func (s *SMS) SendFile(ctx context.Context, m gateway.Outgoing, f gateway.OutFil
 			}
 		}
 	}
-	raw := make([]byte, 16)
-	_, _ = rand.Read(raw)
-	id := hex.EncodeToString(raw)
 	now := s.clock()
 	expiry := strconv.FormatInt(now.Add(mediaLifetime).Unix(), 10)
 	name := linkName(f.Name)
-	s.held.put(id, heldFile{name: name, mime: typ, data: f.Data, until: now.Add(mediaLifetime)}, now)
+	id := f.ID
+	if id == "" || s.read() == nil {
+		raw := make([]byte, 16)
+		_, _ = rand.Read(raw)
+		id = hex.EncodeToString(raw)
+		s.held.put(id, heldFile{name: name, mime: typ, data: f.Data, until: now.Add(mediaLifetime)}, now)
+	}
 	link := base + mediaRoute + id + "/" + expiry + "/" + s.linkSignature(id, expiry, name) + "/" + url.PathEscape(name)
 	params := (&twapi.CreateMessageParams{}).SetTo(m.ChatID).SetFrom(s.o.From).SetMediaUrl([]string{link})
 	if body != "" {
@@ -258,6 +280,13 @@ func (s *SMS) serveMedia(r *http.Request, rest string) (gateway.Hooking, error) 
 		return gateway.Hooking{}, fmt.Errorf("%w: a file's link that expired", gateway.ErrForged)
 	}
 	f, ok := s.held.get(id)
+	if !ok && s.read() != nil {
+		data, typ, err := s.read()(r.Context(), id)
+		if err != nil {
+			return gateway.Hooking{}, fmt.Errorf("sms: read the file a link names: %w", err)
+		}
+		f, ok = heldFile{name: name, mime: typ, data: data}, true
+	}
 	if !ok || f.name != name {
 		return gateway.Hooking{}, errors.New("sms: a file no longer held (sent by another process, or before a restart)")
 	}
