@@ -9,7 +9,6 @@ import (
 	"github.com/talaria-agent/talaria"
 
 	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/modelinfo"
 )
 
 // modelKnowledge is what this configuration knows of model (empty: the
@@ -44,7 +43,7 @@ func printModelKnowledge(w io.Writer, r *talaria.ModelInfo) {
 	if r.MaxOutput > 0 {
 		fmt.Fprintf(w, "  max_output: %d tokens (%s)\n", r.MaxOutput, r.MaxOutputFrom)
 	}
-	fmt.Fprintf(w, "  vision: %s\n", visionLine(r.Vision, r.VisionFrom))
+	fmt.Fprintf(w, "  vision: %s\n", visionLine(r))
 	if !r.Price.Known() {
 		fmt.Fprintln(w, "  prices: unknown (set models.<name>.input and .output in config.yaml)")
 		return
@@ -60,15 +59,15 @@ func printModelKnowledge(w io.Writer, r *talaria.ModelInfo) {
 	fmt.Fprintln(w)
 }
 
-// visionLine says whether a model takes pictures, and who says so.
-func visionLine(v *bool, from modelinfo.Source) string {
+// visionLine says whether r's model takes pictures, and who says so.
+func visionLine(r *talaria.ModelInfo) string {
 	switch {
-	case v == nil:
+	case r.Vision == nil:
 		return "unknown: not shown pictures (set models.<name>.vision in config.yaml)"
-	case *v:
-		return fmt.Sprintf("yes (%s)", from)
+	case *r.Vision:
+		return fmt.Sprintf("yes (%s)", r.VisionFrom)
 	}
-	return fmt.Sprintf("no (%s)", from)
+	return fmt.Sprintf("no (%s)", r.VisionFrom)
 }
 
 // usd is a price per million tokens as shown: $0.15, $2.50, $0.075.
