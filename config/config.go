@@ -208,6 +208,8 @@ type Config struct {
 	Sandbox Sandbox `yaml:"sandbox"`
 	// Transcription: where voice memos are transcribed.
 	Transcription Transcription `yaml:"transcription"`
+	// Memory: recall across sessions.
+	Memory Memory `yaml:"memory"`
 }
 
 // Metrics configure the Prometheus metrics of serve, worker, scheduler
@@ -341,6 +343,7 @@ func (c Config) Validate() error {
 	problems = append(problems, c.Sandbox.problems(c.Home)...)
 	problems = append(problems, modelProblems(c.Models, c.Prices)...)
 	problems = append(problems, c.Transcription.problems()...)
+	problems = append(problems, c.Memory.problems()...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

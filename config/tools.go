@@ -176,12 +176,14 @@ func (t Tools) problems() []string {
 
 // PasswordEnvs are the variables the configuration names as holding
 // passwords or keys (delivery.smtp.password_env,
-// gateway.email.imap.password_env, transcription.api_key_env):
+// gateway.email.imap.password_env, transcription.api_key_env, the memory
+// services' api_key_env):
 // never passed to a tool's subprocess, even when env_passthrough lists
 // them. Pure.
 func (c Config) PasswordEnvs() []string {
 	var out []string
-	for _, v := range []string{c.Delivery.SMTP.PasswordEnv, c.Gateway.Email.IMAP.PasswordEnv, c.Transcription.APIKeyEnv} {
+	for _, v := range []string{c.Delivery.SMTP.PasswordEnv, c.Gateway.Email.IMAP.PasswordEnv, c.Transcription.APIKeyEnv,
+		c.Memory.Embeddings.APIKeyEnv, c.Memory.Honcho.APIKeyEnv, c.Memory.Mem0.APIKeyEnv, c.Memory.Supermemory.APIKeyEnv} {
 		if v = strings.TrimSpace(v); v != "" {
 			out = append(out, v)
 		}
