@@ -8,7 +8,8 @@ import (
 )
 
 // DeleteSession removes a session and everything stored for it: messages,
-// turns, todo list, approval grants and live events. ErrNotFound when there
+// turns, todo list, approval grants, live events, its summary and its
+// vector (recall across sessions) and the blocks its turns recalled. ErrNotFound when there
 // is no such session.
 //
 // Only that session of its lineage goes: its parent and its child stay.
@@ -41,6 +42,8 @@ func (s *Store) DeleteSession(ctx context.Context, sessionID string) error {
 			{"turns", &Turn{}, "session_id = ?", sessionID},
 			{"todo list", &todoList{}, "session_id = ?", sessionID},
 			{"grants", &approvalGrant{}, "scope = ?", sessionID},
+			{"summary", &SessionSummary{}, "session_id = ?", sessionID},
+			{"recalled blocks", &recallBlock{}, "session_id = ?", sessionID},
 		} {
 			if err := tx.Where(step.where, step.arg).Delete(step.model).Error; err != nil {
 				return fmt.Errorf("models: delete the %s of session %q: %w", step.what, sessionID, err)

@@ -109,7 +109,12 @@ func (s *Store) migrate(ctx context.Context) error {
 			return err
 		}
 		if b, ok := s.dialect.(searchBackend); ok {
-			return b.migrateSearch(tx)
+			if err := b.migrateSearch(tx); err != nil {
+				return err
+			}
+		}
+		if b, ok := s.dialect.(recallBackend); ok {
+			return b.migrateSummarySearch(tx)
 		}
 		return nil
 	})

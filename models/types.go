@@ -118,4 +118,4 @@ type todoList struct {
 func (todoList) TableName() string { return "todos" }
 
 // schema lists the tables Open migrates.
-var schema = []any{&Session{}, &Message{}, &Turn{}, &todoList{}, &approvalGrant{}, &toolClaim{}, &CronJob{}, &CronRun{}, &SchedulerBeat{}, &outboxEntry{}, &lease{}, &pairingCode{}, &pairedUser{}, &Chat{}, &homeChat{}, &retiredLineage{}, &ModelCall{}, &KeyCooldown{}, &Attachment{}, &installSecret{}}
+var schema = []any{&Session{}, &Message{}, &Turn{}, &todoList{}, &approvalGrant{}, &toolClaim{}, &CronJob{}, &CronRun{}, &SchedulerBeat{}, &outboxEntry{}, &lease{}, &pairingCode{}, &pairedUser{}, &Chat{}, &homeChat{}, &retiredLineage{}, &ModelCall{}, &KeyCooldown{}, &Attachment{}, &installSecret{}, &SessionSummary{}, &recallBlock{}}

@@ -34,6 +34,10 @@ type extras struct {
 	// records its requests.
 	transcribe Transcriber
 	heard      *transcriptions
+	// embed answers the embeddings endpoint (embeddings.go); embedded
+	// records the texts it was asked about.
+	embed    Embedder
+	embedded *embedded
 }
 
 // hitCounter counts requests by path.
@@ -115,6 +119,10 @@ func (s *Server) ExtraRequests(path string) int {
 // servers have (Ollama's /api/show); false when r is not one of them.
 func (s *Server) serveExtra(w http.ResponseWriter, r *http.Request) bool {
 	switch path := r.URL.Path; {
+	case path == "/v1/embeddings":
+		s.extra.hits.add(path)
+		s.handleEmbeddings(w, r)
+		return true
 	case path == "/v1/audio/transcriptions":
 		s.extra.hits.add(path)
 		s.handleTranscription(w, r)

@@ -86,6 +86,7 @@ func Start(opts ...Option) (*Server, error) {
 	}
 	s.extra.hits = &hitCounter{}
 	s.extra.heard = &transcriptions{}
+	s.extra.embedded = &embedded{}
 	s.srv = &http.Server{
 		Handler:           http.HandlerFunc(s.serveHTTP),
 		ReadHeaderTimeout: 10 * time.Second,
