@@ -1,0 +1,194 @@
+package memory
+
+import (
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/fakememory"
+	"github.com/talaria-agent/talaria/internal/tools"
+)
+
+func TestHonchoOverItsAPI(t *testing.T) {
+	t.Parallel()
+	fake := fakememory.NewHoncho(testKey)
+	t.Cleanup(fake.Close)
+	p := external(t, "honcho", fake.URL())
+	ctx := t.Context()
+	at := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+
+	turns := []Turn{
+		{SessionID: "s-bees", TurnID: "t1", User: "telegram:42", UserMessage: "I keep bees on my roof in Lyon", Answer: "Rooftop hives need shade.", At: at},
+		{SessionID: "s-tax", TurnID: "t2", User: "telegram:42", UserMessage: "How do I file my taxes?", Answer: "Start with the form.", At: at.Add(time.Hour)},
+	}
+	for _, turn := range turns {
+		if err := p.Sync(ctx, turn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range fake.Requests() {
+		if r.Auth != "Bearer "+testKey {
+			t.Fatalf("%s %s sent Authorization %q", r.Method, r.Path, r.Auth)
+		}
+	}
+	if got := fake.RequestsTo(http.MethodPost, "/v3/workspaces"); len(got) != 1 || string(got[0].Body) != `{"id":"talaria"}` {
+		t.Fatalf("workspace requests %v, want one {id: talaria}", got)
+	}
+	var session struct {
+		ID    string                     `json:"id"`
+		Peers map[string]map[string]bool `json:"peers"`
+	}
+	if err := fake.RequestsTo(http.MethodPost, "/v3/workspaces/talaria/sessions")[0].JSON(&session); err != nil {
+		t.Fatal(err)
+	}
+	wantPeers := map[string]map[string]bool{"telegram_3a42": {"observe_me": true}, "talaria": {"observe_me": false}}
+	if session.ID != "s-bees" || !reflect.DeepEqual(session.Peers, wantPeers) {
+		t.Fatalf("session %+v", session)
+	}
+	var batch struct {
+		Messages []map[string]any `json:"messages"`
+	}
+	if err := fake.RequestsTo(http.MethodPost, "/v3/workspaces/talaria/sessions/s-bees/messages")[0].JSON(&batch); err != nil {
+		t.Fatal(err)
+	}
+	want := []map[string]any{
+		{"peer_id": "telegram_3a42", "content": "I keep bees on my roof in Lyon", "metadata": map[string]any{"talaria_turn": "t1"}, "created_at": "2026-05-01T09:00:00Z"},
+		{"peer_id": "talaria", "content": "Rooftop hives need shade.", "metadata": map[string]any{"talaria_turn": "t1"}, "created_at": "2026-05-01T09:00:00Z"},
+	}
+	if !reflect.DeepEqual(batch.Messages, want) {
+		t.Fatalf("messages sent %v, want %v", batch.Messages, want)
+	}
+
+	// Prefetch finds the session about bees, not the one about taxes.
+	got, err := p.Prefetch(ctx, Query{SessionID: "s-new", User: "telegram:42", Text: "bees on the roof"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Items) != 1 || got.Items[0].SessionID != "s-bees" || !got.Items[0].At.Equal(at) ||
+		!reflect.DeepEqual(got.Items[0].Passages, []string{"user: I keep bees on my roof in Lyon"}) {
+		t.Fatalf("Prefetch = %+v", got)
+	}
+	var search map[string]any
+	if err := fake.RequestsTo(http.MethodPost, "/v3/workspaces/talaria/peers/telegram_3a42/search")[0].JSON(&search); err != nil {
+		t.Fatal(err)
+	}
+	if search["query"] != "bees on the roof" || search["limit"] != float64(18) {
+		t.Fatalf("search sent %v", search)
+	}
+	// The session asking is never recalled from itself.
+	if got, err := p.Prefetch(ctx, Query{SessionID: "s-bees", User: "telegram:42", Text: "bees"}); err != nil || len(got.Items) != 0 {
+		t.Fatalf("Prefetch from the bees session = %+v, %v", got, err)
+	}
+	// A user Honcho has never seen has nothing recalled.
+	if got, err := p.Prefetch(ctx, Query{SessionID: "s-new", User: "bob", Text: "bees"}); err != nil || len(got.Items) != 0 {
+		t.Fatalf("Prefetch for bob = %+v, %v", got, err)
+	}
+
+	// Session end sends nothing.
+	before := len(fake.Requests())
+	if err := p.EndSession(ctx, SessionEnd{SessionID: "s-bees", User: "telegram:42", Reason: EndIdle}); err != nil || len(fake.Requests()) != before {
+		t.Fatalf("EndSession: %v, %d requests sent", err, len(fake.Requests())-before)
+	}
+
+	// honcho_ask asks about the session's user.
+	answer, err := toolOf(t, p, HonchoAskName).Run(ctx, tools.Env{SessionID: "s-tax"}, json.RawMessage(`{"question":"taxes"}`))
+	if err != nil || answer != "The user said: How do I file my taxes?" {
+		t.Fatalf("honcho_ask = %q, %v", answer, err)
+	}
+	if got := fake.RequestsTo(http.MethodPost, "/v3/workspaces/talaria/peers/telegram_3a42/chat"); len(got) != 1 || string(got[0].Body) != `{"query":"taxes","reasoning_level":"low"}` {
+		t.Fatalf("chat requests %v", got)
+	}
+
+	// Forget deletes the session and its messages; again, it is no error.
+	if err := p.Forget(ctx, "s-bees"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := fake.Sessions()["talaria/s-bees"]; ok {
+		t.Fatal("the session is still held")
+	}
+	for _, m := range fake.Messages() {
+		if m.SessionID == "s-bees" {
+			t.Fatalf("a message of the forgotten session is held: %+v", m)
+		}
+	}
+	if err := p.Forget(ctx, "s-bees"); err != nil {
+		t.Fatalf("forgetting again: %v", err)
+	}
+}
+
+func TestHonchoRefusedKey(t *testing.T) {
+	t.Parallel()
+	fake := fakememory.NewHoncho("another-key")
+	t.Cleanup(fake.Close)
+	_, err := external(t, "honcho", fake.URL()).Prefetch(t.Context(), Query{Text: "bees"})
+	if err == nil || !strings.Contains(err.Error(), "401") || strings.Contains(err.Error(), testKey) {
+		t.Fatalf("Prefetch with a refused key: %v", err)
+	}
+}
+
+func TestHonchoSlow(t *testing.T) {
+	t.Parallel()
+	fake := fakememory.NewHoncho(testKey)
+	t.Cleanup(fake.Close)
+	checkSlow(t, external(t, "honcho", fake.URL()), fake)
+}
+
+func TestHonchoDown(t *testing.T) {
+	t.Parallel()
+	fake := fakememory.NewHoncho(testKey)
+	checkDown(t, external(t, "honcho", fake.URL()), fake)
+}
+
+func TestHonchoItems(t *testing.T) {
+	t.Parallel()
+	t1 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	t2 := t1.Add(time.Hour)
+	long := strings.Repeat("x", MaxTextBytes+50)
+	for _, tt := range []struct {
+		name    string
+		msgs    []honchoMessage
+		exclude string
+		limit   int
+		want    []Item
+	}{
+		{"none", nil, "", 3, nil},
+		{"grouped by session, dated by the latest", []honchoMessage{
+			{SessionID: "a", PeerID: "ann", Content: "one", CreatedAt: t1},
+			{SessionID: "b", PeerID: HonchoAgentPeer, Content: "two", CreatedAt: t1},
+			{SessionID: "a", PeerID: "ann", Content: "three", CreatedAt: t2},
+		}, "", 3, []Item{
+			{SessionID: "a", At: t2, Passages: []string{"user: one", "user: three"}, Score: 1},
+			{SessionID: "b", At: t1, Passages: []string{"assistant: two"}, Score: 0.5},
+		}},
+		{"excluded session, empty text and limit", []honchoMessage{
+			{SessionID: "now", Content: "mine"},
+			{SessionID: "a", Content: "  "},
+			{SessionID: "b", Content: "bee"},
+			{SessionID: "c", Content: "sea"},
+		}, "now", 1, []Item{{SessionID: "b", Passages: []string{"user: bee"}, Score: 1}}},
+		{"passages bounded and cut", []honchoMessage{
+			{SessionID: "a", Content: long}, {SessionID: "a", Content: "2"}, {SessionID: "a", Content: "3"}, {SessionID: "a", Content: "4"},
+		}, "", 3, []Item{{SessionID: "a", Passages: []string{"user: " + cutText(long, MaxTextBytes), "user: 2", "user: 3"}, Score: 1}}},
+	} {
+		if got := honchoItems(tt.msgs, tt.exclude, tt.limit); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: honchoItems = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestHonchoTurnMessages(t *testing.T) {
+	t.Parallel()
+	if got := honchoTurnMessages(Turn{UserMessage: " ", Answer: ""}); got != nil {
+		t.Fatalf("an empty turn = %v", got)
+	}
+	got := honchoTurnMessages(Turn{User: "", TurnID: "t", Answer: strings.Repeat("é", 20000)})
+	if len(got) != 1 || got[0]["peer_id"] != HonchoAgentPeer || len(got[0]["content"].(string)) > honchoMaxContent || got[0]["created_at"] != nil {
+		t.Fatalf("an answer alone = %v", got[0]["peer_id"])
+	}
+	if honchoPeer("") != "user" {
+		t.Fatalf("the default peer is %q", honchoPeer(""))
+	}
+}
