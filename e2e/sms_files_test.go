@@ -3,18 +3,12 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/faketwilio"
 )
 
@@ -43,34 +37,13 @@ func mms(t *testing.T, tw *faketwilio.Server, from, body string, files ...faketw
 // webhook route, with the same bytes.
 func TestSMSFiles(t *testing.T) {
 	t.Parallel()
-	model := fakellm.New(
-		fakellm.WithTranscriber(func(string, []byte) string { return "remind me to water the plants" }),
-		fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
-			last, _ := req.LastMessage()
-			text := messageText(last)
-			switch {
-			case last.Role == openai.ChatMessageRoleTool:
-				return fakellm.TextStep("sent it")
-			case strings.Contains(text, "send me the report"):
-				return fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "send_message",
-					Arguments: `{"target":"this_chat","text":"the report","files":["report.pdf"]}`})
-			case strings.Contains(text, "[image attached:"):
-				return fakellm.TextStep("a red dot")
-			case strings.Contains(text, "water the plants"):
-				return fakellm.TextStep("noted: plants")
-			case strings.Contains(text, "[document attached:"):
-				return fakellm.TextStep("got the notes")
-			}
-			return fakellm.TextStep("hello")
-		}))
+	model := filesModel("report.pdf")
 	defer model.Close()
 	tw := faketwilio.Start(smsNumber)
 	t.Cleanup(tw.Close)
 	u := newUser(t, model.URL())
 	work := t.TempDir()
-	writeConfig("transcription:\n  base_url: "+model.URL()+"\n"+
-		"sandbox:\n  workspace: "+work+"\n"+
-		"models:\n  fake-model:\n    vision: true\n")(t, u)
+	writeConfig(filesConfig(model.URL(), work))(t, u)
 	u.env["TWILIO_ACCOUNT_SID"] = tw.AccountSID
 	u.env["TWILIO_AUTH_TOKEN"] = tw.AuthToken
 	u.env["TWILIO_FROM_NUMBER"] = smsNumber
@@ -86,48 +59,24 @@ func TestSMSFiles(t *testing.T) {
 	notes := []byte("%PDF-1.4\nmeeting notes: ship on friday\n%%EOF\n")
 	mms(t, tw, smsAllowed, "", faketwilio.File{ContentType: "application/pdf", Data: notes})
 	waitSMS(t, tw, smsAllowed, "got the notes", within)
-	rel := attachedPath(t, messageText(lastUserMessage(lastRequestWith(t, model, "[document attached:"))), "[document attached: ")
-	if got, err := os.ReadFile(filepath.Join(work, rel)); err != nil || !bytes.Equal(got, notes) {
-		t.Fatalf("the document in the workspace at %s: %q, %v", rel, got, err)
-	}
+	wantDocument(t, model, work, notes)
 
 	// A voice message.
 	voice := append([]byte("#!AMR\n"), bytes.Repeat([]byte{0x3c, 0x48, 0xf5, 0x1f}, 40)...)
 	mms(t, tw, smsAllowed, "", faketwilio.File{ContentType: "audio/amr", Data: voice})
 	waitSMS(t, tw, smsAllowed, "noted: plants", within)
-	waitSMS(t, tw, smsAllowed, "🎤 remind me to water the plants", within)
-	heard := model.Transcriptions()
-	if len(heard) != 1 || !bytes.Equal(heard[0].Data, voice) {
-		t.Fatalf("the transcription endpoint heard %d memos", len(heard))
-	}
-	if text := messageText(lastUserMessage(lastRequestWith(t, model, "water the plants"))); !strings.HasPrefix(text, "remind me to water the plants") {
-		t.Fatalf("the model read %q, want the transcript", text)
-	}
+	waitSMS(t, tw, smsAllowed, "🎤 "+filesTranscript, within)
+	wantTranscribed(t, model, voice)
 
 	// A picture with a caption.
 	photo := redDot(t)
 	mms(t, tw, smsAllowed, "what is this?", faketwilio.File{ContentType: "image/png", Data: photo})
 	waitSMS(t, tw, smsAllowed, "a red dot", within)
-	msg := lastUserMessage(lastRequestWith(t, model, "[image attached:"))
-	if text := messageText(msg); !strings.Contains(text, "what is this?") || !strings.Contains(text, "[image attached: uploads/") {
-		t.Fatalf("the caption or the picture's path is not in %q", text)
-	}
-	want := "data:image/png;base64," + base64.StdEncoding.EncodeToString(photo)
-	found := false
-	for _, p := range msg.MultiContent {
-		if p.Type == openai.ChatMessagePartTypeImageURL && p.ImageURL != nil && p.ImageURL.URL == want {
-			found = true
-		}
-	}
-	if !found {
-		t.Fatalf("the picture did not reach the model as an image part: %+v", msg.MultiContent)
-	}
+	wantPicture(t, model, photo, "what is this?")
 
 	// A file back, fetched by Twilio from the webhook's own route.
 	report := []byte("%PDF-1.4\nthe quarterly report\n%%EOF\n")
-	if err := os.WriteFile(filepath.Join(work, "report.pdf"), report, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	inWorkspace(t, work, "report.pdf", report)
 	text(t, tw, smsAllowed, "send me the report")
 	ctx, cancel := context.WithTimeout(context.Background(), within)
 	defer cancel()

@@ -2,17 +2,11 @@ package e2e
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/fakewhatsapp"
 )
 
@@ -33,34 +27,13 @@ func waSendFile(t *testing.T, wa *fakewhatsapp.Server, from string, f fakewhatsa
 // send_message is uploaded and sent as a document with the same bytes.
 func TestWhatsAppFiles(t *testing.T) {
 	t.Parallel()
-	model := fakellm.New(
-		fakellm.WithTranscriber(func(string, []byte) string { return "remind me to water the plants" }),
-		fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
-			last, _ := req.LastMessage()
-			text := messageText(last)
-			switch {
-			case last.Role == openai.ChatMessageRoleTool:
-				return fakellm.TextStep("sent it")
-			case strings.Contains(text, "send me the report"):
-				return fakellm.ToolStep(fakellm.ToolCall{ID: "s1", Name: "send_message",
-					Arguments: `{"target":"this_chat","text":"the report","files":["report.txt"]}`})
-			case strings.Contains(text, "[image attached:"):
-				return fakellm.TextStep("a red dot")
-			case strings.Contains(text, "water the plants"):
-				return fakellm.TextStep("noted: plants")
-			case strings.Contains(text, "[document attached:"):
-				return fakellm.TextStep("got the notes")
-			}
-			return fakellm.TextStep("hello")
-		}))
+	model := filesModel("report.txt")
 	defer model.Close()
 	wa := fakewhatsapp.Start()
 	t.Cleanup(wa.Close)
 	u := newUser(t, model.URL())
 	work := t.TempDir()
-	writeConfig("transcription:\n  base_url: "+model.URL()+"\n"+
-		"sandbox:\n  workspace: "+work+"\n"+
-		"models:\n  fake-model:\n    vision: true\n")(t, u)
+	writeConfig(filesConfig(model.URL(), work))(t, u)
 	u.env["WHATSAPP_ACCESS_TOKEN"] = wa.AccessToken
 	u.env["WHATSAPP_APP_SECRET"] = wa.AppSecret
 	u.env["WHATSAPP_VERIFY_TOKEN"] = wa.VerifyToken
@@ -76,52 +49,26 @@ func TestWhatsAppFiles(t *testing.T) {
 	notes := []byte("meeting notes: ship on friday\n")
 	waSendFile(t, wa, waAllowed, fakewhatsapp.File{Type: "document", Name: "notes.txt", MIME: "text/plain", Data: notes})
 	waWait(t, wa, waAllowed, "got the notes", within)
-	rel := attachedPath(t, messageText(lastUserMessage(lastRequestWith(t, model, "[document attached:"))), "[document attached: ")
-	if got, err := os.ReadFile(filepath.Join(work, rel)); err != nil || !bytes.Equal(got, notes) {
-		t.Fatalf("the document in the workspace at %s: %q, %v", rel, got, err)
-	}
-	if !strings.HasSuffix(rel, "/notes.txt") {
+	if rel, _ := wantDocument(t, model, work, notes); !strings.HasSuffix(rel, "/notes.txt") {
 		t.Errorf("the document was saved as %s, not by its name", rel)
 	}
 
 	// A voice note.
-	voice := append([]byte("OggS\x00\x02"), make([]byte, 20)...)
-	voice = append(voice, []byte("\x01\x13OpusHead\x01\x01 and the rest of the note")...)
+	voice := voiceMemo()
 	waSendFile(t, wa, waAllowed, fakewhatsapp.File{Type: "audio", MIME: "audio/ogg; codecs=opus", Voice: true, Data: voice})
 	waWait(t, wa, waAllowed, "noted: plants", within)
-	waWait(t, wa, waAllowed, "🎤 remind me to water the plants", within)
-	heard := model.Transcriptions()
-	if len(heard) != 1 || !bytes.Equal(heard[0].Data, voice) {
-		t.Fatalf("the transcription endpoint heard %d notes", len(heard))
-	}
-	if text := messageText(lastUserMessage(lastRequestWith(t, model, "water the plants"))); !strings.HasPrefix(text, "remind me to water the plants") {
-		t.Fatalf("the model read %q, want the transcript", text)
-	}
+	waWait(t, wa, waAllowed, "🎤 "+filesTranscript, within)
+	wantTranscribed(t, model, voice)
 
 	// A picture with a caption.
 	photo := redDot(t)
 	waSendFile(t, wa, waAllowed, fakewhatsapp.File{Type: "image", MIME: "image/png", Caption: "what is this?", Data: photo})
 	waWait(t, wa, waAllowed, "a red dot", within)
-	msg := lastUserMessage(lastRequestWith(t, model, "[image attached:"))
-	if text := messageText(msg); !strings.Contains(text, "what is this?") || !strings.Contains(text, "[image attached: uploads/") {
-		t.Fatalf("the caption or the picture's path is not in %q", text)
-	}
-	want := "data:image/png;base64," + base64.StdEncoding.EncodeToString(photo)
-	found := false
-	for _, p := range msg.MultiContent {
-		if p.Type == openai.ChatMessagePartTypeImageURL && p.ImageURL != nil && p.ImageURL.URL == want {
-			found = true
-		}
-	}
-	if !found {
-		t.Fatalf("the picture did not reach the model as an image part: %+v", msg.MultiContent)
-	}
+	wantPicture(t, model, photo, "what is this?")
 
 	// A file back.
 	report := []byte("the quarterly report\n")
-	if err := os.WriteFile(filepath.Join(work, "report.txt"), report, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	inWorkspace(t, work, "report.txt", report)
 	waSend(t, wa, waAllowed, "send me the report")
 	doc := waitOne(t, "a document to "+waAllowed, wa.Sent,
 		func(m fakewhatsapp.Message) bool { return m.Type == "document" && m.To == waAllowed }, within)
