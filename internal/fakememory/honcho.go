@@ -22,12 +22,12 @@ type HonchoMessage struct {
 
 // Honcho is a fake of Honcho's v3 API: workspaces, sessions with their
 // peers, messages, a peer's message search, a peer's chat (its answer is
-// the peer's messages that match the question, or Answer when set) and a
+// the peer's messages that match the question, or the one SetAnswer set) and a
 // session's deletion. Its key comes as "Authorization: Bearer <key>".
 type Honcho struct {
 	server
-	// Answer, when set, is what every chat answers.
-	Answer string
+	// answer, when set, is what every chat answers (SetAnswer).
+	answer string
 
 	workspaces map[string]bool
 	sessions   map[string]map[string]any // workspace/session: peers
@@ -50,6 +50,13 @@ func NewHoncho(key string) *Honcho {
 	mux.HandleFunc("POST /v3/workspaces/{w}/peers/{p}/chat", h.chat)
 	h.start("Bearer", key, mux)
 	return h
+}
+
+// SetAnswer makes every chat answer text ("": the matching messages).
+func (h *Honcho) SetAnswer(text string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.answer = text
 }
 
 // Seed puts a message in a session of workspace (both made as needed).
@@ -272,8 +279,8 @@ func (h *Honcho) chat(w http.ResponseWriter, r *http.Request) {
 	if !h.known(w, r.PathValue("w")) {
 		return
 	}
-	if h.Answer != "" {
-		writeJSON(w, http.StatusOK, map[string]any{"content": h.Answer})
+	if h.answer != "" {
+		writeJSON(w, http.StatusOK, map[string]any{"content": h.answer})
 		return
 	}
 	found := h.matching(r.PathValue("w"), r.PathValue("p"), body.Query)

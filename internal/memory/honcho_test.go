@@ -2,6 +2,7 @@ package memory
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"reflect"
 	"strings"
@@ -190,5 +191,22 @@ func TestHonchoTurnMessages(t *testing.T) {
 	}
 	if honchoPeer("") != "user" {
 		t.Fatalf("the default peer is %q", honchoPeer(""))
+	}
+}
+
+func TestHonchoAnswerBounded(t *testing.T) {
+	t.Parallel()
+	fake := fakememory.NewHoncho(testKey)
+	t.Cleanup(fake.Close)
+	fake.SetAnswer(strings.Repeat("a", MaxAnswerBytes))
+	fake.Seed("talaria", "s1", "user", "bees", time.Now())
+	_, err := toolOf(t, external(t, "honcho", fake.URL()), HonchoAskName).Run(t.Context(), tools.Env{}, json.RawMessage(`{"question":"bees"}`))
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "answer larger than 256 KiB") {
+		t.Fatalf("honcho_ask with an answer over the bound: %v", err)
+	}
+	fake.SetAnswer(strings.Repeat("é", MaxToolBytes))
+	out, err := toolOf(t, external(t, "honcho", fake.URL()), HonchoAskName).Run(t.Context(), tools.Env{}, json.RawMessage(`{"question":"bees"}`))
+	if err != nil || len(out) > MaxToolBytes || !strings.HasSuffix(out, "…") {
+		t.Fatalf("a long answer: %d bytes, %v", len(out), err)
 	}
 }
