@@ -25,8 +25,10 @@ import (
 //     a query, hybrid mode, best first (Prefetch and the
 //     supermemory_search tool);
 //   - POST /v3/documents/list, then DELETE /v3/documents/bulk: the
-//     documents of a session, found by their metadata, deleted with the
-//     memories drawn from them (Forget).
+//     documents of a session, found by their metadata, deleted (Forget;
+//     whether the memories Supermemory drew from them go too is the
+//     service's doing: its API deletes documents, not memories by
+//     session).
 //
 // EndSession sends nothing: Supermemory processes each document as it
 // arrives.
@@ -188,7 +190,7 @@ type smListed struct {
 
 // Forget implements Provider: the session's documents (those whose
 // metadata name it, read from at most smListPages pages of the list) are
-// deleted, with what Supermemory drew from them.
+// deleted.
 func (s *supermemory) Forget(ctx context.Context, sessionID string) error {
 	if strings.TrimSpace(sessionID) == "" {
 		return fmt.Errorf("supermemory: forget needs a session")
