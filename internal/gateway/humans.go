@@ -37,13 +37,14 @@ func callRef(callID string) string {
 // references.
 const buttonSecret = "gateway-buttons"
 
-// buttonRef is what a button carries to name a turn's tool call: an
-// HMAC-SHA256 of the turn and the call under the installation's secret
-// (shared by every gateway of the database), cut to 16 bytes. Whoever has
-// not seen the message cannot make it, whatever call id the model chose:
-// on a platform whose senders can be forged (email, SMS), sending it back
-// is what decides.
-func (g *Gateway) buttonRef(ctx context.Context, turnID, callID string) (string, error) {
+// buttonRef is what a button carries to name a tool call: an HMAC-SHA256
+// of the call's id under the installation's secret (shared by every
+// gateway of the database), cut to 16 bytes. Whoever has not seen the
+// message cannot make it, whatever call id the model chose: on a platform
+// whose senders can be forged (email, SMS), sending it back is what
+// decides. (The call, not its turn: a task's approval is shown by the
+// turn that started the task and decided on the task's own turn.)
+func (g *Gateway) buttonRef(ctx context.Context, callID string) (string, error) {
 	g.secretMu.Lock()
 	defer g.secretMu.Unlock()
 	if g.secret == nil {
@@ -54,8 +55,6 @@ func (g *Gateway) buttonRef(ctx context.Context, turnID, callID string) (string,
 		g.secret = key
 	}
 	m := hmac.New(sha256.New, g.secret)
-	m.Write([]byte(turnID))
-	m.Write([]byte{0})
 	m.Write([]byte(callID))
 	return hex.EncodeToString(m.Sum(nil)[:16]), nil
 }
@@ -159,7 +158,7 @@ func (a *chatActivities) showWait(ctx context.Context, p Platform, in workflows.
 	var out Outgoing
 	var callID, text string
 	ref := func(callID string) string {
-		r, err := a.g.buttonRef(ctx, turnID, callID)
+		r, err := a.g.buttonRef(ctx, callID)
 		if err != nil {
 			a.g.logger.Warn("gateway: make the buttons of a wait", "platform", in.Platform, "error", err)
 		}
@@ -242,7 +241,7 @@ func (g *Gateway) decidePress(ctx context.Context, u Update) (notice string, dec
 	case err != nil:
 		g.logger.Warn("gateway: look up what a button is for", "error", err)
 		return noticeUnknown, false, nil
-	case kind == "ap" && pr.PendingApproval != nil && g.refIs(ctx, pr.TurnID, pr.PendingApproval.CallID, ref):
+	case kind == "ap" && pr.PendingApproval != nil && g.refIs(ctx, pr.PendingApproval.CallID, ref):
 		c := turnapi.ApprovalChoice(choice)
 		if !c.Known() {
 			break
@@ -252,7 +251,7 @@ func (g *Gateway) decidePress(ctx context.Context, u Update) (notice string, dec
 		}
 		return map[turnapi.ApprovalChoice]string{turnapi.ChoiceOnce: "Approved once.", turnapi.ChoiceSession: "Approved for this session.",
 			turnapi.ChoiceAlways: "Approved always.", turnapi.ChoiceDeny: "Denied."}[c], true, nil
-	case kind == "q" && pr.PendingQuestion != nil && g.refIs(ctx, pr.TurnID, pr.PendingQuestion.CallID, ref):
+	case kind == "q" && pr.PendingQuestion != nil && g.refIs(ctx, pr.PendingQuestion.CallID, ref):
 		var n int
 		if _, err := fmt.Sscan(choice, &n); err != nil || n < 0 || n >= len(pr.PendingQuestion.Choices) {
 			break
@@ -265,10 +264,10 @@ func (g *Gateway) decidePress(ctx context.Context, u Update) (notice string, dec
 	return noticeStale, false, nil
 }
 
-// refIs reports whether ref is the button reference of the turn's call
+// refIs reports whether ref is the button reference of the call
 // (compared in constant time).
-func (g *Gateway) refIs(ctx context.Context, turnID, callID, ref string) bool {
-	want, err := g.buttonRef(ctx, turnID, callID)
+func (g *Gateway) refIs(ctx context.Context, callID, ref string) bool {
+	want, err := g.buttonRef(ctx, callID)
 	return err == nil && hmac.Equal([]byte(want), []byte(ref))
 }
 
