@@ -245,11 +245,11 @@ func TestIdempotentChatStream(t *testing.T) {
 	_, err := client.Chat.Completions.New(ctx, openaisdk.ChatCompletionNewParams{Model: "talaria",
 		Messages: []openaisdk.ChatCompletionMessageParamUnion{openaisdk.UserMessage([]openaisdk.ChatCompletionContentPartUnionParam{
 			openaisdk.TextContentPart("What is in this picture?"),
-			openaisdk.ImageContentPart(openaisdk.ChatCompletionContentPartImageImageURLParam{URL: "data:image/png;base64,iVBORw0KGgo="}),
+			openaisdk.ImageContentPart(openaisdk.ChatCompletionContentPartImageImageURLParam{URL: "data:image/png;base64,bm90IGEgcGljdHVyZQ=="}),
 		})}})
 	var apiErr *openaisdk.Error
-	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest || apiErr.Param != "messages[0].content[1].type" {
-		t.Fatalf("an image: %v, want a 400 naming messages[0].content[1].type", err)
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != http.StatusBadRequest || apiErr.Param != "messages[0].content[1].image_url.url" {
+		t.Fatalf("a picture that is not one: %v, want a 400 naming messages[0].content[1].image_url.url", err)
 	}
 	if n := len(model.Requests()); n != 1 {
 		t.Fatalf("the model saw %d requests, want 1", n)
