@@ -12,6 +12,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/memory"
 	"github.com/talaria-agent/talaria/internal/modelinfo"
 	"github.com/talaria-agent/talaria/internal/telemetry"
 	"github.com/talaria-agent/talaria/internal/tools"
@@ -78,6 +79,18 @@ type Activities struct {
 	Metrics *telemetry.Metrics
 	// Clock is the time of the key pools' cool-downs (nil: time.Now).
 	Clock func() time.Time
+	// Memory recalls past sessions for a turn's first model call
+	// (memory.recall; nil: off). RecallBudget bounds its prefetch (0:
+	// config.DefaultPrefetchBudget), RecallBytes the block (0:
+	// config.DefaultRecallBytes).
+	Memory       memory.Provider
+	RecallBudget time.Duration
+	RecallBytes  int
+	// Summaries: session summaries are kept for recall (memory.recall),
+	// a compaction's for the session it continued; Embed gives each its
+	// vector (nil: none).
+	Summaries bool
+	Embed     memory.Embedder
 }
 
 // Register registers every activity under its stable name.
@@ -98,6 +111,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.Deliver, activity.RegisterOptions{Name: turnapi.DeliverName})
 	r.RegisterActivityWithOptions(a.PreRunScript, activity.RegisterOptions{Name: turnapi.PreRunScriptName})
 	r.RegisterActivityWithOptions(a.FinishCronRun, activity.RegisterOptions{Name: turnapi.FinishCronRunName})
+	r.RegisterActivityWithOptions(a.SummarizeSession, activity.RegisterOptions{Name: turnapi.SummarizeSessionName})
 }
 
 func (a *Activities) logger() *slog.Logger {

@@ -60,7 +60,7 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	}
 	// Only a conversation with pictures asks whether the model sees.
 	sees := hasPictures(history) && a.sees(ctx, provider)
-	req, err := a.buildRequest(ctx, system, history, in, sees)
+	req, err := a.buildRequest(ctx, system, history, in, sees, a.recallFor(ctx, in, history))
 	if err != nil {
 		return turnapi.CallModelResult{}, err
 	}
@@ -379,8 +379,9 @@ func callDigest(name, args string) string {
 
 // buildRequest assembles the chat request from stored history and the
 // request-only additions of this call; the pictures of user messages are
-// shown to a model that sees (sees), and named to one that does not.
-func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in turnapi.CallModelInput, sees bool) (llm.Request, error) {
+// shown to a model that sees (sees), and named to one that does not. A
+// recalled block (memory recall) goes just before the turn's message.
+func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in turnapi.CallModelInput, sees bool, recalled string) (llm.Request, error) {
 	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+3)
 	if system != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
@@ -389,9 +390,20 @@ func (a *Activities) buildRequest(ctx context.Context, system string, history []
 	if err != nil {
 		return llm.Request{}, err
 	}
-	msgs = append(msgs, transcript.ToOpenAIWith(history, func(i int, m models.Message) openai.ChatCompletionMessage {
-		return PicturedMessage(m, pics[i], sees)
-	})...)
+	convert := func(from int) func(i int, m models.Message) openai.ChatCompletionMessage {
+		return func(i int, m models.Message) openai.ChatCompletionMessage {
+			return PicturedMessage(m, pics[from+i], sees)
+		}
+	}
+	at := len(history)
+	if recalled != "" {
+		at = turnMessageAt(history, in.TurnID)
+	}
+	msgs = append(msgs, transcript.ToOpenAIWith(history[:at], convert(0))...)
+	if at < len(history) {
+		msgs = append(msgs, recallMessage(recalled))
+		msgs = append(msgs, transcript.ToOpenAIWith(history[at:], convert(at))...)
+	}
 	if len(in.ContinueFrom) > 0 {
 		text, err := a.joinParts(ctx, in.ContinueFrom)
 		if err != nil {

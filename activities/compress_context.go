@@ -89,6 +89,13 @@ func (a *Activities) CompressContext(ctx context.Context, in turnapi.CompressCon
 		a.logger().Warn("the todo list did not follow the compaction", "session", child.ID, "error", err)
 	}
 	res.SessionID, res.Compacted = child.ID, true
+	if a.Summaries && !res.Fallback {
+		// The compaction's summary is the summary of the session it ended:
+		// recall needs no other model call.
+		if _, err := a.SummarizeSession(ctx, turnapi.SummarizeSessionInput{SessionID: in.SessionID, Text: summary, Model: in.Model}); err != nil {
+			a.logger().Warn("recall: the compaction's summary was not kept for the session", "session", in.SessionID, "error", err)
+		}
+	}
 	res.After = contextTokens(prompt, msgs, schema) // the copies carry no usage: an estimate
 	how := "summarised"
 	if res.Fallback {

@@ -13,6 +13,7 @@ const (
 	PurposeTurn     = "turn"     // a call of a turn's loop
 	PurposeCompress = "compress" // a compaction's summary
 	PurposeJudge    = "judge"    // a goal's judgement
+	PurposeSummary  = "summary"  // a session's summary, for recall
 )
 
 // ModelCall records one model call that answered: its tokens and what it

@@ -13,4 +13,5 @@ func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(CronRunWorkflow, workflow.RegisterOptions{Name: CronRunWorkflowName})
 	r.RegisterWorkflowWithOptions(CompactSessionWorkflow, workflow.RegisterOptions{Name: CompactSessionWorkflowName})
 	r.RegisterWorkflowWithOptions(GoalWorkflow, workflow.RegisterOptions{Name: GoalWorkflowName})
+	r.RegisterWorkflowWithOptions(SummaryWorkflow, workflow.RegisterOptions{Name: SummaryWorkflowName})
 }

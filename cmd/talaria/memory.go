@@ -13,7 +13,7 @@ import (
 func newMemoryCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "memory",
-		Short: "Show or edit the agent's memory (MEMORY.md, USER.md)",
+		Short: "Show or edit the agent's memory (MEMORY.md, USER.md) and recall across sessions",
 		Args:  noArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
@@ -66,7 +66,7 @@ are enforced by the memory tool; 'talaria memory show' tells the sizes.`,
 		},
 	}
 	edit.Flags().BoolVar(&user, "user", false, "edit USER.md (facts about the user) instead of MEMORY.md")
-	c.AddCommand(show, edit)
+	c.AddCommand(show, edit, newMemoryStatusCommand(), newMemorySearchCommand(), newMemoryRecallCommand(), newMemorySummarizeCommand())
 	return c
 }
 

@@ -149,8 +149,8 @@ func (rt *Runtime) StartScheduler(ctx context.Context) (*scheduler.Ticker, error
 const housekeepingEvery = 10 * time.Minute
 
 // housekeeping is the scheduler's store chores after a tick, at most once
-// per every: settle runs started by hand that were never confirmed, and
-// prune old live events.
+// per every: settle runs started by hand that were never confirmed, prune
+// old live events, and summarise sessions gone idle (memory recall).
 func (rt *Runtime) housekeeping(every time.Duration) func(ctx context.Context, now time.Time) error {
 	var last time.Time
 	return func(ctx context.Context, now time.Time) error {
@@ -164,7 +164,7 @@ func (rt *Runtime) housekeeping(every time.Duration) func(ctx context.Context, n
 		} else if n > 0 {
 			rt.logger.Warn("cron runs started by hand were never confirmed; settled", "runs", n)
 		}
-		return errors.Join(settleErr, rt.pruneEvents(ctx, now))
+		return errors.Join(settleErr, rt.pruneEvents(ctx, now), rt.summarizeIdle(ctx, now))
 	}
 }
 

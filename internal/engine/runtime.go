@@ -227,6 +227,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		Policy:           &policy,
 		Metrics:          rt.telemetry.Metrics(),
 	}
+	rt.withMemory(acts)
 	// Results for chats go through the gateway, which holds the
 	// platforms' credentials.
 	chats := map[string]activities.Deliverer{}

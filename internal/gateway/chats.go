@@ -3,9 +3,11 @@ package gateway
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/memory"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -90,7 +92,22 @@ func (g *Gateway) newSession(ctx context.Context, c models.Chat, now time.Time) 
 	c.Generation++
 	c.Previous, c.SessionID = c.SessionID, generationID(c.Key, c.Generation)
 	c.LastActive = now
-	return c, g.rt.Store.SaveChat(ctx, c)
+	if err := g.rt.Store.SaveChat(ctx, c); err != nil {
+		return c, err
+	}
+	g.summarizeEnded(ctx, c.Previous)
+	return c, nil
+}
+
+// summarizeEnded starts the summary of a chat's session that a new one
+// replaced (memory recall; off the reply's path, once per session).
+func (g *Gateway) summarizeEnded(ctx context.Context, sessionID string) {
+	if sessionID == "" || !g.rt.Config.Memory.Recall {
+		return
+	}
+	if _, err := g.rt.StartSummary(ctx, sessionID, string(memory.EndReset)); err != nil && !errors.Is(err, models.ErrNotFound) {
+		g.logger.Warn("memory: the ended session's summary was not started", "session", sessionID, "error", err)
+	}
 }
 
 // messageSession is the session a new message goes to: a new one when the

@@ -1,0 +1,212 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/memory"
+	"github.com/talaria-agent/talaria/internal/transcript"
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
+)
+
+// recallFor is the block of recalled past conversations this call
+// carries (memory.recall): the one stored for the turn, or, for the first
+// call of a turn, what a prefetch finds for the turn's message within the
+// budget, stored so that every call and every retry of the turn carries
+// the same block. A prefetch that fails or runs out of time costs one
+// warning: the call goes on without it.
+func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, history []models.Message) string {
+	if a.Memory == nil || models.IsBackgroundSession(in.SessionID) {
+		return ""
+	}
+	block, ok, err := a.Store.RecallBlock(ctx, in.TurnID)
+	if err != nil {
+		a.logger().Warn("recall: cannot read the turn's recalled block; the call goes on without it", "turn", in.TurnID, "error", err)
+		return ""
+	}
+	if ok || in.Call != 1 {
+		return block
+	}
+	at := turnMessageAt(history, in.TurnID)
+	if at == len(history) {
+		return ""
+	}
+	budget := a.RecallBudget
+	if budget <= 0 {
+		budget = config.DefaultPrefetchBudget
+	}
+	pctx, cancel := context.WithTimeout(ctx, budget)
+	rec, err := a.Memory.Prefetch(pctx, memory.Query{SessionID: in.SessionID, Text: history[at].Content})
+	late := errors.Is(pctx.Err(), context.DeadlineExceeded)
+	cancel()
+	switch {
+	case err != nil && late:
+		a.logger().Warn("recall: the prefetch took longer than its budget; the call goes on without it",
+			"provider", a.Memory.Name(), "budget", budget, "turn", in.TurnID)
+	case err != nil:
+		a.logger().Warn("recall: the prefetch failed; the call goes on without it", "provider", a.Memory.Name(), "turn", in.TurnID, "error", err)
+	default:
+		block = memory.RenderBlock(rec, a.recallBytes())
+	}
+	if ctx.Err() != nil {
+		return block
+	}
+	stored, err := a.Store.PutRecallBlock(ctx, in.SessionID, in.TurnID, block)
+	if err != nil {
+		a.logger().Warn("recall: cannot store the turn's recalled block", "turn", in.TurnID, "error", err)
+		return block
+	}
+	return stored
+}
+
+func (a *Activities) recallBytes() int {
+	if a.RecallBytes > 0 {
+		return a.RecallBytes
+	}
+	return config.DefaultRecallBytes
+}
+
+// turnMessageAt is the index in history of the turn's message (its first
+// user message that is not a steer); len(history) when there is none. Pure.
+func turnMessageAt(history []models.Message, turnID string) int {
+	for i, m := range history {
+		if m.TurnID == turnID && m.Role == openai.ChatMessageRoleUser && !m.Steer {
+			return i
+		}
+	}
+	return len(history)
+}
+
+// recallMessage is the request-only message carrying a recalled block.
+func recallMessage(block string) openai.ChatCompletionMessage {
+	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: block}
+}
+
+// Bounds of a session summary.
+const (
+	// summaryTranscriptBytes bounds the transcript the summariser reads
+	// (its most recent part).
+	summaryTranscriptBytes = 48 << 10
+	// summaryMaxTokens and summaryMaxBytes bound the summary.
+	summaryMaxTokens = 400
+	summaryMaxBytes  = 1500
+)
+
+// SummaryPrompt asks the session's model for its summary.
+const SummaryPrompt = "Summarise the conversation above for recall in later conversations, in at most 120 words: " +
+	"its topic, the decisions made, and the facts learned (names, versions, numbers, preferences). " +
+	"Plain text, no preamble."
+
+// SummarizeSession writes the summary of a session that ended (memory
+// recall): the given text when there is one (a compaction's summary), else
+// the session's model's summary of its transcript; with an embeddings
+// endpoint, its vector too. A session already summarised at its current
+// turn count is left as it is.
+func (a *Activities) SummarizeSession(ctx context.Context, in turnapi.SummarizeSessionInput) (turnapi.SummarizeSessionResult, error) {
+	sess, err := a.Store.Session(ctx, in.SessionID)
+	if errors.Is(err, models.ErrNotFound) {
+		return turnapi.SummarizeSessionResult{}, nil // deleted meanwhile: nothing to remember
+	}
+	if err != nil {
+		return turnapi.SummarizeSessionResult{}, fmt.Errorf("summarise session: %w", err)
+	}
+	if have, err := a.Store.Summary(ctx, in.SessionID); err == nil && have.Turns >= sess.TurnCount && in.Text == "" {
+		return turnapi.SummarizeSessionResult{Written: false}, nil
+	}
+	text, model := in.Text, in.Model
+	if text == "" {
+		if text, model, err = a.summariseTranscript(ctx, sess); err != nil {
+			return turnapi.SummarizeSessionResult{}, err
+		}
+		if text == "" {
+			return turnapi.SummarizeSessionResult{}, nil // no conversation
+		}
+	}
+	sum := models.SessionSummary{SessionID: sess.ID, Summary: boundSummary(text), Model: model, Turns: sess.TurnCount}
+	if a.Embed != nil {
+		vec, err := a.Embed.Embed(ctx, []string{sum.Summary})
+		if err != nil {
+			a.logger().Warn("recall: no vector for the session's summary (embeddings endpoint)", "session", sess.ID, "error", err)
+		} else {
+			sum.Embedding = models.EncodeVector(vec[0])
+		}
+	}
+	if err := a.Store.PutSummary(ctx, sum); err != nil {
+		return turnapi.SummarizeSessionResult{}, fmt.Errorf("summarise session: %w", err)
+	}
+	return turnapi.SummarizeSessionResult{Written: true}, nil
+}
+
+// summariseTranscript asks the session's model (the worker's when it has
+// none) for the summary of its visible messages; "" when it has none.
+func (a *Activities) summariseTranscript(ctx context.Context, sess *models.Session) (string, string, error) {
+	msgs, err := a.Store.Messages(ctx, sess.ID)
+	if err != nil {
+		return "", "", fmt.Errorf("summarise session %s: %w", sess.ID, err)
+	}
+	text := summaryTranscript(msgs, summaryTranscriptBytes)
+	if text == "" {
+		return "", "", nil
+	}
+	provider, err := a.provider(sess.Model, 0)
+	if err != nil {
+		return "", "", err
+	}
+	req := llm.Request{MaxTokens: summaryMaxTokens, Messages: []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: text + "\n\n" + SummaryPrompt},
+	}}
+	work, stop := a.heartbeat(ctx, func() any { return "summary" })
+	reply, err := a.callModel(work, provider, req, llm.Options{IdleTimeout: DefaultModelIdleTimeout})
+	stop()
+	if err != nil {
+		return "", "", fmt.Errorf("summarise session %s: %w", sess.ID, modelError(work, err, 0))
+	}
+	keep, cancel := storeContext(ctx)
+	defer cancel()
+	rec := callRecord{Key: activityKey(ctx, models.PurposeSummary), Purpose: models.PurposeSummary, SessionID: sess.ID}
+	if _, err := a.recordCall(keep, rec, provider, reply.Usage); err != nil {
+		return "", "", fmt.Errorf("summarise session %s: %w", sess.ID, err)
+	}
+	return reply.Content, provider.Model, nil
+}
+
+// summaryTranscript is the most recent part of a conversation, at most n
+// bytes, one line per user or assistant message ("" when there is none).
+// Pure.
+func summaryTranscript(msgs []models.Message, n int) string {
+	var lines []string
+	size := 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if (m.Role != openai.ChatMessageRoleUser && m.Role != openai.ChatMessageRoleAssistant) || m.Content == "" {
+			continue
+		}
+		line := m.Role + ": " + clip(m.Content, 2000)
+		if size+len(line) > n {
+			break
+		}
+		size += len(line) + 1
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	out := "Conversation:\n"
+	for i := len(lines) - 1; i >= 0; i-- {
+		out += lines[i] + "\n"
+	}
+	return out
+}
+
+// boundSummary is a summary as stored: without thinking, trimmed, at most
+// summaryMaxBytes. Pure.
+func boundSummary(s string) string {
+	return clip(strings.TrimSpace(transcript.RemoveThinking(s)), summaryMaxBytes)
+}
