@@ -51,7 +51,7 @@ const (
 
 // sendMessageArgs are send_message's arguments.
 type sendMessageArgs struct {
-	Target string `json:"target" jsonschema:"\"home\", \"this_chat\", or \"telegram:<chat id>\" / \"slack:<channel id>\" of the home chat or this chat."`
+	Target string   `json:"target" jsonschema:"\"home\", \"this_chat\", or \"telegram:<chat id>\" / \"slack:<channel id>\" of the home chat or this chat."`
 	Text   string   `json:"text,omitempty" jsonschema:"The message, Markdown, at most 16 KiB (may be empty when files are sent)."`
 	Files  []string `json:"files,omitempty" jsonschema:"Files to send as documents after the text: paths of files you wrote, absolute or relative to the working directory (at most 10, 50 MiB each)."`
 }
