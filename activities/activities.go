@@ -112,6 +112,7 @@ func (a *Activities) Register(r worker.ActivityRegistry) {
 	r.RegisterActivityWithOptions(a.PreRunScript, activity.RegisterOptions{Name: turnapi.PreRunScriptName})
 	r.RegisterActivityWithOptions(a.FinishCronRun, activity.RegisterOptions{Name: turnapi.FinishCronRunName})
 	r.RegisterActivityWithOptions(a.SummarizeSession, activity.RegisterOptions{Name: turnapi.SummarizeSessionName})
+	r.RegisterActivityWithOptions(a.SyncMemory, activity.RegisterOptions{Name: turnapi.SyncMemoryName})
 }
 
 func (a *Activities) logger() *slog.Logger {

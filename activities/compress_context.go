@@ -10,6 +10,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/compress"
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/memory"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 )
@@ -92,7 +93,7 @@ func (a *Activities) CompressContext(ctx context.Context, in turnapi.CompressCon
 	if a.Summaries && !res.Fallback {
 		// The compaction's summary is the summary of the session it ended:
 		// recall needs no other model call.
-		if _, err := a.SummarizeSession(ctx, turnapi.SummarizeSessionInput{SessionID: in.SessionID, Text: summary, Model: in.Model}); err != nil {
+		if _, err := a.SummarizeSession(ctx, turnapi.SummarizeSessionInput{SessionID: in.SessionID, Reason: string(memory.EndCompaction), Text: summary, Model: in.Model}); err != nil {
 			a.logger().Warn("recall: the compaction's summary was not kept for the session", "session", in.SessionID, "error", err)
 		}
 	}

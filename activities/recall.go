@@ -108,7 +108,8 @@ const SummaryPrompt = "Summarise the conversation above for recall in later conv
 // recall): the given text when there is one (a compaction's summary), else
 // the session's model's summary of its transcript; with an embeddings
 // endpoint, its vector too. A session already summarised at its current
-// turn count is left as it is.
+// turn count is left as it is. The memory provider is told of the
+// session's end first (endSession).
 func (a *Activities) SummarizeSession(ctx context.Context, in turnapi.SummarizeSessionInput) (turnapi.SummarizeSessionResult, error) {
 	sess, err := a.Store.Session(ctx, in.SessionID)
 	if errors.Is(err, models.ErrNotFound) {
@@ -117,6 +118,7 @@ func (a *Activities) SummarizeSession(ctx context.Context, in turnapi.SummarizeS
 	if err != nil {
 		return turnapi.SummarizeSessionResult{}, fmt.Errorf("summarise session: %w", err)
 	}
+	a.endSession(ctx, in)
 	if have, err := a.Store.Summary(ctx, in.SessionID); err == nil && have.Turns >= sess.TurnCount && in.Text == "" {
 		return turnapi.SummarizeSessionResult{Written: false}, nil
 	}

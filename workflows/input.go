@@ -52,6 +52,10 @@ type TurnInput struct {
 	// background review updates the agent's memory (0: DefaultMemoryReviewEvery;
 	// negative: never).
 	MemoryReviewEvery int
+	// MemorySync: once the turn has answered, its session's coordinator
+	// has the memory provider record it (MemorySyncWorkflow); set when an
+	// external memory provider is on (memory.provider).
+	MemorySync bool `json:",omitempty"`
 	// ContinueEvery: the turn continues as new after this many iterations in
 	// one run, or earlier when Temporal suggests it (0: DefaultContinueEvery;
 	// negative: never, for reference runs in tests).

@@ -14,4 +14,5 @@ func Register(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(CompactSessionWorkflow, workflow.RegisterOptions{Name: CompactSessionWorkflowName})
 	r.RegisterWorkflowWithOptions(GoalWorkflow, workflow.RegisterOptions{Name: GoalWorkflowName})
 	r.RegisterWorkflowWithOptions(SummaryWorkflow, workflow.RegisterOptions{Name: SummaryWorkflowName})
+	r.RegisterWorkflowWithOptions(MemorySyncWorkflow, workflow.RegisterOptions{Name: MemorySyncWorkflowName})
 }

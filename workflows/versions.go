@@ -108,6 +108,13 @@ const (
 	// the activity only with its next heartbeat, seconds later
 	// (DefaultVersion).
 	changeFollowEnds = "follow-ends"
+	// changeMemorySync: after a turn whose template asks for it
+	// (TurnInput.MemorySync: an external memory provider is on) answers,
+	// the coordinator starts MemorySyncWorkflow, which records the turn with
+	// the provider off the reply's path (version 1). Before, nothing was
+	// recorded (DefaultVersion). Asked only for such turns, so no other
+	// history records the marker.
+	changeMemorySync = "memory-sync"
 )
 
 // changeEpoch is asked once, as the first step of a run of the hot

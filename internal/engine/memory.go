@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -15,6 +16,7 @@ import (
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/memory"
+	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
@@ -24,8 +26,9 @@ import (
 var ErrRecallOff = errors.New("memory recall is off (memory.recall: true in config.yaml turns it on)")
 
 // MemoryProvider is the memory provider cfg turns on over store (nil when
-// memory.recall is off). The built-in recall is the provider "recall";
-// another provider's name is refused here until it is wired.
+// memory.recall is off): the built-in recall ("recall", the default), or
+// Honcho, Mem0 or Supermemory over their HTTP APIs at memory.honcho,
+// memory.mem0 or memory.supermemory.
 func MemoryProvider(cfg config.Config, store *models.Store, logger *slog.Logger) (memory.Provider, error) {
 	switch name := cfg.Memory.ProviderName(); name {
 	case "":
@@ -33,8 +36,25 @@ func MemoryProvider(cfg config.Config, store *models.Store, logger *slog.Logger)
 	case config.MemoryRecall:
 		return memory.NewRecall(store, MemoryEmbedder(cfg), logger), nil
 	default:
-		return nil, fmt.Errorf("memory provider %q is not available in this build", name)
+		p, err := memory.NewExternal(name, memoryEndpoint(cfg.Memory, name), os.Getenv, nil, logger)
+		if err != nil {
+			return nil, fmt.Errorf("memory provider %s: %w", name, err)
+		}
+		return p, nil
 	}
+}
+
+// memoryEndpoint is the endpoint of the external provider name. Pure.
+func memoryEndpoint(m config.Memory, name string) config.Endpoint {
+	switch name {
+	case config.MemoryHoncho:
+		return m.Honcho
+	case config.MemoryMem0:
+		return m.Mem0
+	case config.MemorySupermemory:
+		return m.Supermemory
+	}
+	return config.Endpoint{}
 }
 
 // MemoryEmbedder is the embedder of memory.embeddings (nil: none).
@@ -42,20 +62,72 @@ func MemoryEmbedder(cfg config.Config) memory.Embedder {
 	return memory.NewEmbedder(cfg.Memory.Embeddings, os.Getenv, nil)
 }
 
-// withMemory gives the activities recall and summaries when memory.recall
-// is on; a provider that cannot be made costs a warning, not the worker.
-func (rt *Runtime) withMemory(acts *activities.Activities) {
-	mem := rt.Config.Memory
-	if !mem.Recall {
-		return
+// memoryProvider is the provider this worker's configuration turns on
+// (nil: memory.recall is off); a provider that cannot be made costs a
+// warning, not the worker, and memory is then off for it.
+func (rt *Runtime) memoryProvider() memory.Provider {
+	if !rt.Config.Memory.Recall {
+		return nil
 	}
 	p, err := MemoryProvider(rt.Config, rt.Store, rt.logger)
 	if err != nil {
 		rt.logger.Warn("memory: recall is off for this worker", "error", err)
+		return nil
+	}
+	return p
+}
+
+// withMemory gives the activities recall, sync, session ends and
+// summaries through p (nil: memory is off).
+func (rt *Runtime) withMemory(acts *activities.Activities, p memory.Provider) {
+	if p == nil {
 		return
 	}
+	mem := rt.Config.Memory
 	acts.Memory, acts.RecallBudget, acts.RecallBytes = p, mem.Budget(), mem.Bytes()
 	acts.Summaries, acts.Embed = true, MemoryEmbedder(rt.Config)
+}
+
+// memoryTools are the provider's own tools that the configuration offers
+// (tools.enabled, when set, names them or their toolset, recall;
+// tools.disabled does not), or none when p is nil. Pure but for p.
+func memoryTools(cfg config.Config, p memory.Provider) []tools.Tool {
+	if p == nil {
+		return nil
+	}
+	var out []tools.Tool
+	for _, t := range p.Tools() {
+		names := []string{t.Name(), tools.MetaOf(t).Toolset}
+		named := func(list []string) bool {
+			return slices.ContainsFunc(names, func(n string) bool { return slices.Contains(list, n) })
+		}
+		if (len(cfg.Tools.Enabled) == 0 || named(cfg.Tools.Enabled)) && !named(cfg.Tools.Disabled) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// forgetTimeout bounds the provider's Forget when a session is deleted.
+const forgetTimeout = 15 * time.Second
+
+// forgetSession has the external memory provider cfg turns on forget a
+// deleted session; a failure is one warning line. The built-in recall's
+// summaries go with the session in the store.
+func forgetSession(ctx context.Context, cfg config.Config, sessionID string, logger *slog.Logger) {
+	name := cfg.Memory.ProviderName()
+	if name == "" || name == config.MemoryRecall {
+		return
+	}
+	p, err := MemoryProvider(cfg, nil, logger)
+	if err == nil {
+		fctx, cancel := context.WithTimeout(ctx, forgetTimeout)
+		err = p.Forget(fctx, sessionID)
+		cancel()
+	}
+	if err != nil {
+		logger.Warn("memory: the memory provider did not forget the deleted session", "provider", name, "session", sessionID, "error", err)
+	}
 }
 
 // StartSummary starts the summary of a session that ended (reason: reset,

@@ -5,9 +5,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
 )
@@ -40,7 +42,8 @@ func PruneOutputs(home string, now time.Time, logger *slog.Logger) {
 // DeleteSession removes a session and everything stored for it (see
 // models.Store.DeleteSession), then, when it was the last session of its
 // lineage, the lineage's kept outputs in home (the sessions of a lineage
-// share them). A session that is not there is models.ErrNotFound and
+// share them); the external memory provider home's configuration turns
+// on is told to forget it (forgetSession). A session that is not there is models.ErrNotFound and
 // nothing is removed.
 func DeleteSession(ctx context.Context, st *models.Store, home, sessionID string) error {
 	lineage := sessionID
@@ -52,6 +55,11 @@ func DeleteSession(ctx context.Context, st *models.Store, home, sessionID string
 	}
 	if home == "" {
 		return nil
+	}
+	// What an external memory provider holds of the session goes too; a
+	// provider that fails costs a warning, not the deletion.
+	if cfg, err := config.Load(home, os.Getenv); err == nil {
+		forgetSession(ctx, cfg, sessionID, slog.Default())
 	}
 	left, err := st.LineageSessions(ctx, lineage)
 	if err != nil {

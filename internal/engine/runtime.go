@@ -178,6 +178,9 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		return err
 	}
 	offered = withoutUnconfigured(cfg, offered, rt.logger)
+	// The memory provider's own tools are offered only while it is on.
+	mem := rt.memoryProvider()
+	offered = append(offered, memoryTools(cfg, mem)...)
 	if len(cfg.MCPServers) > 0 {
 		rt.mcp = mcp.New(cfg.MCPServers, ToolPolicy(cfg), rt.logger)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -227,7 +230,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		Policy:           &policy,
 		Metrics:          rt.telemetry.Metrics(),
 	}
-	rt.withMemory(acts)
+	rt.withMemory(acts, mem)
 	// Results for chats go through the gateway, which holds the
 	// platforms' credentials.
 	chats := map[string]activities.Deliverer{}

@@ -26,6 +26,7 @@ func TurnTemplate(cfg config.Config, workdir string) workflows.TurnInput {
 		HeartbeatTimeout: cfg.HeartbeatTimeout, Limits: limits,
 		Approvals:  workflows.ApprovalSettings{Mode: workflows.ApprovalMode(cfg.Approvals.Mode), Timeout: cfg.Approvals.Timeout},
 		Compaction: CompactionFor(cfg),
+		MemorySync: memorySyncs(cfg),
 		Delegation: workflows.DelegationSettings{MaxIterations: cfg.Delegation.MaxIterations,
 			MaxDepth: cfg.Delegation.MaxDepth, MaxConcurrent: cfg.Delegation.MaxConcurrent},
 	}
@@ -38,4 +39,12 @@ func WithModel(in workflows.TurnInput, model string) workflows.TurnInput {
 		in.Model = model
 	}
 	return in
+}
+
+// memorySyncs says whether turns are recorded with the memory provider
+// after they answer: an external one is on (the built-in recall reads
+// Talaria's own store and needs no sync). Pure.
+func memorySyncs(cfg config.Config) bool {
+	name := cfg.Memory.ProviderName()
+	return name != "" && name != config.MemoryRecall
 }

@@ -19,3 +19,18 @@ type SummarizeSessionInput struct {
 type SummarizeSessionResult struct {
 	Written bool
 }
+
+// SyncMemoryName records a finished turn with the memory provider
+// (memory.provider), after the turn's reply and off its path
+// (SyncMemoryInput).
+const SyncMemoryName = "SyncMemory"
+
+// SyncMemoryInput names the finished turn to record: its session's
+// conversation (SessionID) and the session its messages went to last
+// (ActiveSessionID, another after a compaction; empty: SessionID). The
+// turn's texts go from store to provider, never through workflow history.
+type SyncMemoryInput struct {
+	SessionID       string
+	ActiveSessionID string `json:",omitempty"`
+	TurnID          string
+}
