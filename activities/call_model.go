@@ -59,8 +59,8 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 		return turnapi.CallModelResult{}, err
 	}
 	// Only a conversation with pictures asks whether the model sees.
-	sees := hasPictures(history) && a.sees(ctx, provider)
-	req, err := a.buildRequest(ctx, system, history, in, sees, a.recallFor(ctx, in, history))
+	sight := pictureSight{sees: hasPictures(history) && a.sees(ctx, provider), byAddress: wireOf(provider) != llm.WireOllama}
+	req, err := a.buildRequest(ctx, system, history, in, sight, a.recallFor(ctx, in, history))
 	if err != nil {
 		return turnapi.CallModelResult{}, err
 	}
@@ -379,20 +379,20 @@ func callDigest(name, args string) string {
 
 // buildRequest assembles the chat request from stored history and the
 // request-only additions of this call; the pictures of user messages are
-// shown to a model that sees (sees), and named to one that does not. A
+// shown to a model that sees (sight), and named to one that does not. A
 // recalled block (memory recall) goes just before the turn's message.
-func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in turnapi.CallModelInput, sees bool, recalled string) (llm.Request, error) {
+func (a *Activities) buildRequest(ctx context.Context, system string, history []models.Message, in turnapi.CallModelInput, sight pictureSight, recalled string) (llm.Request, error) {
 	msgs := make([]openai.ChatCompletionMessage, 0, len(history)+3)
 	if system != "" {
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
 	}
-	pics, err := a.pictures(ctx, history, sees)
+	pics, err := a.pictures(ctx, history, sight)
 	if err != nil {
 		return llm.Request{}, err
 	}
 	convert := func(from int) func(i int, m models.Message) openai.ChatCompletionMessage {
 		return func(i int, m models.Message) openai.ChatCompletionMessage {
-			return PicturedMessage(m, pics[from+i], sees)
+			return PicturedMessage(m, pics[from+i], sight.sees)
 		}
 	}
 	at := len(history)

@@ -38,25 +38,37 @@ type Picture struct {
 	// Old says it is not among the conversation's turnapi.MaxShownImages
 	// most recent pictures: it is named, not sent.
 	Old bool
+	// NoAddress says it is a remote picture the model's endpoint cannot
+	// take by its address (Ollama fetches none): it is named, not sent.
+	NoAddress bool
+}
+
+// pictureSight is what a model call can be shown: whether its model sees,
+// and whether its endpoint takes a picture by address.
+type pictureSight struct {
+	sees, byAddress bool
 }
 
 // PicturedMessage is stored user message m with its pictures, as a model
 // that sees (sees) or does not gets it: the text, then one image part per
 // picture it is shown; the pictures it is not shown are named in one line
 // of the text per reason (the model does not see; the picture is older
-// than the most recent ones; its bytes are gone). Pure.
+// than the most recent ones; the endpoint takes no address; its bytes are
+// gone). Pure.
 func PicturedMessage(m models.Message, pics []Picture, sees bool) openai.ChatCompletionMessage {
 	msg := transcript.MessageToOpenAI(m)
 	if len(pics) == 0 {
 		return msg
 	}
-	var shown, old, gone []Picture
+	var shown, old, unfetched, gone []Picture
 	for _, p := range pics {
 		switch {
 		case !sees:
 			old = append(old, p) // named in the line below
 		case p.Old:
 			old = append(old, p)
+		case p.NoAddress:
+			unfetched = append(unfetched, p)
 		case p.URL == "":
 			gone = append(gone, p)
 		default:
@@ -70,6 +82,10 @@ func PicturedMessage(m models.Message, pics []Picture, sees bool) openai.ChatCom
 	case len(old) > 0:
 		notes = append(notes, fmt.Sprintf("(%s %s no longer shown: a model call shows only the %d most recent pictures of the conversation.)",
 			capitalise(sentWith(old)), isAre(len(old)), turnapi.MaxShownImages))
+	}
+	if len(unfetched) > 0 {
+		notes = append(notes, fmt.Sprintf("(%s could not be shown: this model's endpoint takes pictures by their bytes, not by address.)",
+			capitalise(sentWith(unfetched))))
 	}
 	if len(gone) > 0 {
 		their := "its stored bytes are"
@@ -192,18 +208,18 @@ func oldPictures(history []models.Message, limit int) map[int]int {
 	return old
 }
 
-// pictures are the pictures of history's messages as a call to a model
-// that sees (sees) or does not sends them, by message index: for a model
-// that sees, the most recent ones are loaded from the store (a remote one
-// is its address). Bytes gone from the store leave a picture without URL;
-// any other failure to load is an error.
-func (a *Activities) pictures(ctx context.Context, history []models.Message, sees bool) (map[int][]Picture, error) {
+// pictures are the pictures of history's messages as a call that can be
+// shown them (sight) sends them, by message index: for a model that sees,
+// the most recent ones are loaded from the store (a remote one is its
+// address, when the endpoint takes addresses). Bytes gone from the store
+// leave a picture without URL; any other failure to load is an error.
+func (a *Activities) pictures(ctx context.Context, history []models.Message, sight pictureSight) (map[int][]Picture, error) {
 	old := oldPictures(history, turnapi.MaxShownImages)
 	out := map[int][]Picture{}
 	for i, m := range history {
 		for j, img := range m.Images {
-			p := Picture{Image: img, Old: j < old[i]}
-			if sees && !p.Old {
+			p := Picture{Image: img, Old: j < old[i], NoAddress: img.ID == "" && !sight.byAddress}
+			if sight.sees && !p.Old && !p.NoAddress {
 				url, err := a.pictureURL(ctx, img)
 				if err != nil {
 					return nil, fmt.Errorf("call model: picture %d of message %d: %w", j+1, m.ID, err)

@@ -72,6 +72,11 @@ func TestPicturedMessage(t *testing.T) {
 				imagePart("data:image/jpeg;base64,AAAA")}}},
 		{"every picture gone", msg, []Picture{{Image: chart}, {Image: photo}}, true,
 			openai.ChatCompletionMessage{Role: "user", Content: "What is in this picture?\n\n(The 2 pictures sent with this message, saved at uploads/cd34/chart.png and uploads/ab12/photo.jpg, could not be shown: their stored bytes are gone.)"}},
+		{"an endpoint that takes no address: the remote picture is named", msg, []Picture{shown, {Image: remote, NoAddress: true}}, true,
+			openai.ChatCompletionMessage{Role: "user", MultiContent: []openai.ChatMessagePart{
+				textPart("What is in this picture?\n\n(The 1 picture sent with this message, https://example.com/cat.png, could not be shown: " +
+					"this model's endpoint takes pictures by their bytes, not by address.)"),
+				imagePart("data:image/jpeg;base64,AAAA")}}},
 		{"older and gone: a line each", msg, []Picture{{Image: photo, Old: true}, {Image: chart}}, true,
 			openai.ChatCompletionMessage{Role: "user", Content: "What is in this picture?\n\n" +
 				"(The 1 picture sent with this message, saved at uploads/ab12/photo.jpg, is no longer shown: a model call shows only the 8 most recent pictures of the conversation.)\n\n" +
@@ -149,7 +154,7 @@ func TestPicturesLoad(t *testing.T) {
 		{Role: "user", Content: "two", Images: []turnapi.Image{remote}},
 	}
 	a := &Activities{Store: store}
-	got, err := a.pictures(ctx, history, true)
+	got, err := a.pictures(ctx, history, pictureSight{sees: true, byAddress: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +165,16 @@ func TestPicturesLoad(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("pictures =\n%+v\nwant\n%+v", got, want)
 	}
-	blind, err := a.pictures(ctx, history, false)
+	// An endpoint that takes no address (Ollama): the remote picture is
+	// named, the stored ones loaded.
+	local, err := a.pictures(ctx, history, pictureSight{sees: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := local[2][0]; !p.NoAddress || p.URL != "" || local[0][0].URL == "" {
+		t.Fatalf("pictures for an endpoint that takes no address: %+v", local)
+	}
+	blind, err := a.pictures(ctx, history, pictureSight{byAddress: true})
 	if err != nil {
 		t.Fatal(err)
 	}
