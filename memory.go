@@ -10,6 +10,7 @@ type (
 	MemoryRecall = memory.Recall
 	MemoryItem   = memory.Item
 	MemoryQuery  = memory.Query
+	MemoryStatus = memory.Status
 )
 
 var (
@@ -19,4 +20,9 @@ var (
 	// RenderRecall is the block a model call carries for a recall.
 	RenderRecall = memory.RenderBlock
 	ErrRecallOff = engine.ErrRecallOff
+	// MemoryStatusOf is what `talaria memory status` tells.
+	MemoryStatusOf = memory.StatusOf
+	// NewMemorySummaryView is a session's summary as `talaria memory
+	// recall -o json` shows it.
+	NewMemorySummaryView = memory.NewSummaryView
 )

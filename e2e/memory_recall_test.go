@@ -173,7 +173,7 @@ func TestMemoryRecallByText(t *testing.T) {
 	}
 
 	// Deleting a session deletes its summary: recall no longer finds it.
-	if out, _, code := u.run(time.Minute, "memory", "search", "-o", "json", "sourdough", "starter"); code != 0 || !strings.Contains(out, `"SessionID": "bread"`) {
+	if out, _, code := u.run(time.Minute, "memory", "search", "-o", "json", "sourdough", "starter"); code != 0 || !strings.Contains(out, `"session_id": "bread"`) {
 		t.Fatalf("memory search before delete: %s", out)
 	}
 	if _, stderr, code := u.run(time.Minute, "sessions", "rm", "bread"); code != 0 {
@@ -188,7 +188,7 @@ func TestMemoryRecallByText(t *testing.T) {
 		t.Fatalf("memory search after delete: exit %d\n%s", code, out)
 	}
 	for _, it := range items {
-		if it["SessionID"] == "bread" {
+		if it["session_id"] == "bread" {
 			t.Fatalf("the deleted session is still recalled: %s", out)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/talaria-agent/talaria"
 
@@ -37,18 +36,6 @@ func memoryStoreCommand(use, short, long string, args cobra.PositionalArgs, setu
 	return c
 }
 
-// memoryStatus is what 'memory status' tells.
-type memoryStatus struct {
-	Recall     bool   `json:"recall"`
-	Provider   string `json:"provider"`
-	Summaries  int64  `json:"summaries"`
-	Vectors    int64  `json:"vectors"`
-	Embeddings string `json:"embeddings,omitempty"`
-	BudgetMS   int64  `json:"prefetch_budget_ms"`
-	IdleS      int64  `json:"summary_idle_s"`
-	MaxBytes   int    `json:"max_bytes"`
-}
-
 func newMemoryStatusCommand() *cobra.Command {
 	var out outputFormat
 	return memoryStoreCommand("status", "Say whether recall across sessions is on, and what it holds",
@@ -58,13 +45,12 @@ holds, the embeddings endpoint, the prefetch budget, the idle time after which a
 session is summarised, and the bound of the recalled block.`, noArgs,
 		func(c *cobra.Command) { out.register(c) },
 		func(cmd *cobra.Command, cfg config.Config, st *talaria.Store, _ []string) error {
-			n, v, err := st.SummaryCounts(cmd.Context())
+			m := cfg.Memory
+			s, err := talaria.MemoryStatusOf(cmd.Context(), m, st)
 			if err != nil {
 				return err
 			}
-			m := cfg.Memory
-			s := memoryStatus{Recall: m.Recall, Provider: m.ProviderName(), Summaries: n, Vectors: v, Embeddings: m.Embeddings.BaseURL,
-				BudgetMS: m.Budget().Milliseconds(), IdleS: int64(m.Idle() / time.Second), MaxBytes: m.Bytes()}
+			n, v := s.Summaries, s.Vectors
 			if out.json() {
 				return writeJSON(cmd.OutOrStdout(), s)
 			}
@@ -143,8 +129,7 @@ deletes it together with the session.`, exactArgs(1, "a session id"),
 				return &exitError{code: exitFailure, err: fmt.Errorf("no summary of session %q", args[0])}
 			}
 			if out.json() {
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"session": sum.SessionID, "summary": sum.Summary,
-					"model": sum.Model, "at": sum.UpdatedAt, "turns": sum.Turns, "vector": len(sum.Embedding) > 0})
+				return writeJSON(cmd.OutOrStdout(), talaria.NewMemorySummaryView(sum))
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "session %s, summarised %s by %s (after %d turns)\n\n%s\n",
 				sum.SessionID, sum.UpdatedAt.Local().Format("2006-01-02 15:04"), orNone(sum.Model), sum.Turns, sum.Summary)

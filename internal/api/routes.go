@@ -38,6 +38,7 @@ func (s *Server) routes() http.Handler {
 	handle("POST /v1/runs/{id}/answer", s.handleAnswerRun)
 
 	s.sessionRoutes(handle)
+	s.memoryRoutes(handle)
 	s.jobRoutes(handle)
 	s.pageRoutes(mux)
 	if s.hooks != nil {

@@ -33,7 +33,12 @@ type storeAPI struct {
 // startStoreAPI starts a storeAPI for the test.
 func startStoreAPI(t *testing.T) *storeAPI {
 	t.Helper()
-	cfg := config.Default(t.TempDir())
+	return startStoreAPIConfig(t, config.Default(t.TempDir()))
+}
+
+// startStoreAPIConfig starts a storeAPI with cfg.
+func startStoreAPIConfig(t *testing.T, cfg config.Config) *storeAPI {
+	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	rt, err := engine.Start(t.Context(), cfg, engine.Options{Private: true, Logger: logger})
 	if err != nil {

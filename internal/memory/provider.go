@@ -53,12 +53,12 @@ type Recall struct {
 type Item struct {
 	// SessionID and At say where it comes from ("" for a provider's
 	// fact with no session).
-	SessionID string
-	At        time.Time
-	Summary   string
-	Passages  []string
+	SessionID string    `json:"session_id"`
+	At        time.Time `json:"at"`
+	Summary   string    `json:"summary"`
+	Passages  []string  `json:"passages"`
 	// Score orders items (higher is nearer); comparable within a recall.
-	Score float64
+	Score float64 `json:"score"`
 }
 
 // Turn is a finished turn, as Sync records it.
