@@ -30,13 +30,18 @@ var ErrRecallOff = errors.New("memory recall is off (memory.recall: true in conf
 // Honcho, Mem0 or Supermemory over their HTTP APIs at memory.honcho,
 // memory.mem0 or memory.supermemory.
 func MemoryProvider(cfg config.Config, store *models.Store, logger *slog.Logger) (memory.Provider, error) {
+	return memoryProvider(cfg, store, os.Getenv, logger)
+}
+
+// memoryProvider is MemoryProvider with the keys read through getenv.
+func memoryProvider(cfg config.Config, store *models.Store, getenv func(string) string, logger *slog.Logger) (memory.Provider, error) {
 	switch name := cfg.Memory.ProviderName(); name {
 	case "":
 		return nil, nil
 	case config.MemoryRecall:
 		return memory.NewRecall(store, MemoryEmbedder(cfg), logger), nil
 	default:
-		p, err := memory.NewExternal(name, memoryEndpoint(cfg.Memory, name), os.Getenv, nil, logger)
+		p, err := memory.NewExternal(name, memoryEndpoint(cfg.Memory, name), getenv, nil, logger)
 		if err != nil {
 			return nil, fmt.Errorf("memory provider %s: %w", name, err)
 		}
@@ -111,15 +116,15 @@ func memoryTools(cfg config.Config, p memory.Provider) []tools.Tool {
 // forgetTimeout bounds the provider's Forget when a session is deleted.
 const forgetTimeout = 15 * time.Second
 
-// forgetSession has the external memory provider cfg turns on forget a
-// deleted session; a failure is one warning line. The built-in recall's
+// forgetSession has the external memory provider cfg turns on (its key
+// read through getenv) forget a deleted session; a failure is one warning line. The built-in recall's
 // summaries go with the session in the store.
-func forgetSession(ctx context.Context, cfg config.Config, sessionID string, logger *slog.Logger) {
+func forgetSession(ctx context.Context, cfg config.Config, getenv func(string) string, sessionID string, logger *slog.Logger) {
 	name := cfg.Memory.ProviderName()
 	if name == "" || name == config.MemoryRecall {
 		return
 	}
-	p, err := MemoryProvider(cfg, nil, logger)
+	p, err := memoryProvider(cfg, nil, getenv, logger)
 	if err == nil {
 		fctx, cancel := context.WithTimeout(ctx, forgetTimeout)
 		err = p.Forget(fctx, sessionID)

@@ -59,7 +59,7 @@ func DeleteSession(ctx context.Context, st *models.Store, home, sessionID string
 	// What an external memory provider holds of the session goes too; a
 	// provider that fails costs a warning, not the deletion.
 	if cfg, err := config.Load(home, os.Getenv); err == nil {
-		forgetSession(ctx, cfg, sessionID, slog.Default())
+		forgetSession(ctx, cfg, os.Getenv, sessionID, slog.Default())
 	}
 	left, err := st.LineageSessions(ctx, lineage)
 	if err != nil {
