@@ -106,7 +106,7 @@ func TestMemoryMem0(t *testing.T) {
 	defer model.Close()
 	u := newUser(t, model.URL())
 	u.env["MEM0_TEST_KEY"] = "mem0-test-key"
-	writeConfig("memory:\n  recall: true\n  provider: mem0\n  prefetch_budget: 3s\n  mem0:\n    base_url: " + mem.URL() +
+	writeConfig("memory:\n  recall: true\n  provider: mem0\n  prefetch_budget: 3s\n  mem0:\n    base_url: "+mem.URL()+
 		"\n    api_key_env: MEM0_TEST_KEY\n")(t, u)
 	u.serve(0)
 
