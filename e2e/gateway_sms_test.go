@@ -47,6 +47,13 @@ func smsServe(t *testing.T, model *fakellm.Server) (*user, *faketwilio.Server, *
 func text(t *testing.T, tw *faketwilio.Server, from, body string) string {
 	t.Helper()
 	sid, status, err := tw.Text(from, body)
+	return untilTaken(t, tw, body, sid, status, err)
+}
+
+// untilTaken delivers the webhook of the message sid again, as Twilio's
+// retries would, until it is taken (200), and returns sid.
+func untilTaken(t *testing.T, tw *faketwilio.Server, body, sid string, status int, err error) string {
+	t.Helper()
 	for deadline := time.Now().Add(time.Minute); (err != nil || status != http.StatusOK) && time.Now().Before(deadline); {
 		time.Sleep(200 * time.Millisecond)
 		status, err = tw.Resend(sid)

@@ -17,14 +17,7 @@ import (
 func mms(t *testing.T, tw *faketwilio.Server, from, body string, files ...faketwilio.File) string {
 	t.Helper()
 	sid, status, err := tw.MMS(from, body, files...)
-	for deadline := time.Now().Add(time.Minute); (err != nil || status != http.StatusOK) && time.Now().Before(deadline); {
-		time.Sleep(200 * time.Millisecond)
-		status, err = tw.Resend(sid)
-	}
-	if err != nil || status != http.StatusOK {
-		t.Fatalf("the webhook of the MMS %q: %d %v", body, status, err)
-	}
-	return sid
+	return untilTaken(t, tw, body, sid, status, err)
 }
 
 // TestSMSFiles: files both ways through the real binary and Twilio's
