@@ -117,20 +117,3 @@ func KeyTarget(key string) string {
 	}
 	return parts[0] + ":" + parts[2]
 }
-
-// ChatOfSession returns the key of the chat whose current session is
-// sessionID; found is false when no chat's current session is it.
-func (s *Store) ChatOfSession(ctx context.Context, sessionID string) (string, bool, error) {
-	if sessionID == "" {
-		return "", false, nil
-	}
-	var c Chat
-	err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("key").Limit(1).Take(&c).Error
-	switch {
-	case errors.Is(err, gorm.ErrRecordNotFound):
-		return "", false, nil
-	case err != nil:
-		return "", false, fmt.Errorf("models: chat of session %q: %w", sessionID, err)
-	}
-	return c.Key, true, nil
-}

@@ -25,12 +25,12 @@ func TestChats(t *testing.T) {
 		if !ok || err != nil || got.SessionID != "telegram.dm.42-g1" || got.Previous != "telegram.dm.42" || got.Model != "m2" || !got.LastActive.Equal(at) {
 			t.Fatalf("chat = %+v %v %v", got, ok, err)
 		}
-		if key, ok, err := s.ChatOfSession(ctx, "telegram.dm.42-g1"); !ok || err != nil || key != "telegram:dm:42" {
-			t.Fatalf("chat of the current session = %q %v %v", key, ok, err)
+		if target, ok, err := s.ChatTargetOfSession(ctx, "telegram.dm.42-g1"); !ok || err != nil || target != "telegram:42" {
+			t.Fatalf("chat of the current session = %q %v %v", target, ok, err)
 		}
 		for _, id := range []string{"telegram.dm.42", "other", ""} {
-			if key, ok, err := s.ChatOfSession(ctx, id); ok || err != nil {
-				t.Fatalf("chat of session %q = %q %v %v, want none", id, key, ok, err)
+			if target, ok, err := s.ChatTargetOfSession(ctx, id); ok || err != nil {
+				t.Fatalf("chat of session %q = %q %v %v, want none", id, target, ok, err)
 			}
 		}
 		if h, err := s.Home(ctx); h != "" || err != nil {

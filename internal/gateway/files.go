@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/talaria-agent/talaria/internal/attach"
+	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
@@ -89,7 +90,7 @@ func (g *Gateway) takeFiles(ctx context.Context, p Platform, u Update) (taken, e
 			if err != nil {
 				g.logger.Warn("gateway: transcribe a voice memo", "platform", p.Name(), "file", rel, "error", err)
 				t.notes = append(t.notes, fmt.Sprintf("[%s attached: %s (%s, %s); it could not be transcribed]", kind, rel, mime, attach.HumanSize(r.Size)))
-				t.tell = append(t.tell, "Could not transcribe the voice memo: "+oneLine(err.Error()))
+				t.tell = append(t.tell, "Could not transcribe the voice memo: "+textline.Of(err.Error(), 200))
 				continue
 			}
 			if text == "" {
@@ -128,15 +129,6 @@ func describeFile(f File) string {
 		return "the picture"
 	}
 	return "the file"
-}
-
-// oneLine is the first line of s, at most 200 bytes. Pure.
-func oneLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > 200 {
-		s = strings.ToValidUTF8(s[:200], "") + "…"
-	}
-	return s
 }
 
 // tellOnce sends the sender the notices of its message's files (a
