@@ -191,9 +191,29 @@ func (s *Store) neighbours(ctx context.Context, m *Message, n int, before bool) 
 	return out, nil
 }
 
-// sqliteFTSTable creates the FTS5 index. The escapes of stored text (see
-// EncodeText) are separators, so the words around them are found.
-const sqliteFTSTable = `CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(content, content='messages', content_rowid='id', tokenize="unicode61 separators '` + escapeSeq + `'")`
+// sqliteFTSIndex is what makes an FTS5 index <table>_fts over one text
+// column of table, kept in step by triggers on it; fresh (the index is
+// new) adds its build from the rows already there. The escapes of stored
+// text (see EncodeText) are separators, so the words around them are
+// found. Pure.
+func sqliteFTSIndex(table, column string, fresh bool) []string {
+	fts := table + "_fts"
+	r := strings.NewReplacer("{t}", table, "{f}", fts, "{c}", column)
+	stmts := []string{
+		r.Replace(`CREATE VIRTUAL TABLE IF NOT EXISTS {f} USING fts5({c}, content='{t}', content_rowid='id', tokenize="unicode61 separators '`) + escapeSeq + `'")`,
+		r.Replace(`CREATE TRIGGER IF NOT EXISTS {f}_ai AFTER INSERT ON {t} BEGIN
+			INSERT INTO {f}(rowid, {c}) VALUES (new.id, new.{c}); END`),
+		r.Replace(`CREATE TRIGGER IF NOT EXISTS {f}_ad AFTER DELETE ON {t} BEGIN
+			INSERT INTO {f}({f}, rowid, {c}) VALUES ('delete', old.id, old.{c}); END`),
+		r.Replace(`CREATE TRIGGER IF NOT EXISTS {f}_au AFTER UPDATE OF {c} ON {t} BEGIN
+			INSERT INTO {f}({f}, rowid, {c}) VALUES ('delete', old.id, old.{c});
+			INSERT INTO {f}(rowid, {c}) VALUES (new.id, new.{c}); END`),
+	}
+	if fresh {
+		stmts = append(stmts, r.Replace(`INSERT INTO {f}({f}) VALUES ('rebuild')`))
+	}
+	return stmts
+}
 
 // SQLite: an FTS5 index kept in step with messages by triggers.
 func (d *sqliteDialect) migrateSearch(tx *gorm.DB) error {
@@ -208,20 +228,7 @@ func (d *sqliteDialect) migrateSearch(tx *gorm.DB) error {
 		}
 		defs = nil
 	}
-	n := len(defs)
-	stmts := []string{
-		sqliteFTSTable,
-		`CREATE TRIGGER IF NOT EXISTS messages_fts_ai AFTER INSERT ON messages BEGIN
-			INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content); END`,
-		`CREATE TRIGGER IF NOT EXISTS messages_fts_ad AFTER DELETE ON messages BEGIN
-			INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content); END`,
-		`CREATE TRIGGER IF NOT EXISTS messages_fts_au AFTER UPDATE OF content ON messages BEGIN
-			INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
-			INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content); END`,
-	}
-	if n == 0 {
-		stmts = append(stmts, `INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')`)
-	}
+	stmts := sqliteFTSIndex("messages", "content", len(defs) == 0)
 	for _, q := range stmts {
 		if err := tx.Exec(q).Error; err != nil {
 			return fmt.Errorf("full-text index: %w", err)

@@ -91,19 +91,7 @@ func (d *sqliteDialect) migrateSummarySearch(tx *gorm.DB) error {
 	if err := tx.Raw(`SELECT count(*) FROM sqlite_master WHERE name = 'session_summaries_fts'`).Scan(&n).Error; err != nil {
 		return err
 	}
-	stmts := []string{
-		`CREATE VIRTUAL TABLE IF NOT EXISTS session_summaries_fts USING fts5(summary, content='session_summaries', content_rowid='id', tokenize="unicode61 separators '` + escapeSeq + `'")`,
-		`CREATE TRIGGER IF NOT EXISTS session_summaries_fts_ai AFTER INSERT ON session_summaries BEGIN
-			INSERT INTO session_summaries_fts(rowid, summary) VALUES (new.id, new.summary); END`,
-		`CREATE TRIGGER IF NOT EXISTS session_summaries_fts_ad AFTER DELETE ON session_summaries BEGIN
-			INSERT INTO session_summaries_fts(session_summaries_fts, rowid, summary) VALUES ('delete', old.id, old.summary); END`,
-		`CREATE TRIGGER IF NOT EXISTS session_summaries_fts_au AFTER UPDATE OF summary ON session_summaries BEGIN
-			INSERT INTO session_summaries_fts(session_summaries_fts, rowid, summary) VALUES ('delete', old.id, old.summary);
-			INSERT INTO session_summaries_fts(rowid, summary) VALUES (new.id, new.summary); END`,
-	}
-	if n == 0 {
-		stmts = append(stmts, `INSERT INTO session_summaries_fts(session_summaries_fts) VALUES ('rebuild')`)
-	}
+	stmts := sqliteFTSIndex("session_summaries", "summary", n == 0)
 	for _, q := range stmts {
 		if err := tx.Exec(q).Error; err != nil {
 			return fmt.Errorf("summary index: %w", err)
