@@ -1,0 +1,139 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/transcript"
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
+)
+
+// Bounds of a session summary.
+const (
+	// summaryTranscriptBytes bounds the transcript the summariser reads
+	// (its most recent part).
+	summaryTranscriptBytes = 48 << 10
+	// summaryMaxTokens and summaryMaxBytes bound the summary.
+	summaryMaxTokens = 400
+	summaryMaxBytes  = 1500
+)
+
+// SummaryPrompt asks the session's model for its summary.
+const SummaryPrompt = "Summarise the conversation above for recall in later conversations, in at most 120 words: " +
+	"its topic, the decisions made, and the facts learned (names, versions, numbers, preferences). " +
+	"Plain text, no preamble."
+
+// SummarizeSession writes the summary of a session that ended (memory
+// recall): the given text when there is one (a compaction's summary), else
+// the session's model's summary of its transcript; with an embeddings
+// endpoint, its vector too. A session already summarised at its current
+// turn count is left as it is. The memory provider is told of the
+// session's end first (endSession).
+func (a *Activities) SummarizeSession(ctx context.Context, in turnapi.SummarizeSessionInput) (turnapi.SummarizeSessionResult, error) {
+	sess, err := a.Store.Session(ctx, in.SessionID)
+	if errors.Is(err, models.ErrNotFound) {
+		return turnapi.SummarizeSessionResult{}, nil // deleted meanwhile: nothing to remember
+	}
+	if err != nil {
+		return turnapi.SummarizeSessionResult{}, fmt.Errorf("summarise session: %w", err)
+	}
+	a.endSession(ctx, in)
+	if have, err := a.Store.Summary(ctx, in.SessionID); err == nil && have.Turns >= sess.TurnCount && in.Text == "" {
+		return turnapi.SummarizeSessionResult{Written: false}, nil
+	}
+	text, model := in.Text, in.Model
+	if text == "" {
+		if text, model, err = a.summariseTranscript(ctx, sess); err != nil {
+			return turnapi.SummarizeSessionResult{}, err
+		}
+		if text == "" {
+			return turnapi.SummarizeSessionResult{}, nil // no conversation
+		}
+	}
+	sum := models.SessionSummary{SessionID: sess.ID, Summary: boundSummary(text), Model: model, Turns: sess.TurnCount}
+	if a.Embed != nil {
+		vec, err := a.Embed.Embed(ctx, []string{sum.Summary})
+		if err != nil {
+			a.logger().Warn("recall: no vector for the session's summary (embeddings endpoint)", "session", sess.ID, "error", err)
+		} else {
+			sum.Embedding = models.EncodeVector(vec[0])
+		}
+	}
+	if err := a.Store.PutSummary(ctx, sum); err != nil {
+		return turnapi.SummarizeSessionResult{}, fmt.Errorf("summarise session: %w", err)
+	}
+	return turnapi.SummarizeSessionResult{Written: true}, nil
+}
+
+// summariseTranscript asks the session's model (the worker's when it has
+// none) for the summary of its visible messages; "" when it has none.
+func (a *Activities) summariseTranscript(ctx context.Context, sess *models.Session) (string, string, error) {
+	msgs, err := a.Store.Messages(ctx, sess.ID)
+	if err != nil {
+		return "", "", fmt.Errorf("summarise session %s: %w", sess.ID, err)
+	}
+	text := summaryTranscript(msgs, summaryTranscriptBytes)
+	if text == "" {
+		return "", "", nil
+	}
+	provider, err := a.provider(sess.Model, 0)
+	if err != nil {
+		return "", "", err
+	}
+	req := llm.Request{MaxTokens: summaryMaxTokens, Messages: []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: text + "\n\n" + SummaryPrompt},
+	}}
+	work, stop := a.heartbeat(ctx, func() any { return "summary" })
+	reply, err := a.callModel(work, provider, req, llm.Options{IdleTimeout: DefaultModelIdleTimeout})
+	stop()
+	if err != nil {
+		return "", "", fmt.Errorf("summarise session %s: %w", sess.ID, modelError(work, err, 0))
+	}
+	keep, cancel := storeContext(ctx)
+	defer cancel()
+	rec := callRecord{Key: activityKey(ctx, models.PurposeSummary), Purpose: models.PurposeSummary, SessionID: sess.ID}
+	if _, err := a.recordCall(keep, rec, provider, reply.Usage); err != nil {
+		return "", "", fmt.Errorf("summarise session %s: %w", sess.ID, err)
+	}
+	return reply.Content, provider.Model, nil
+}
+
+// summaryTranscript is the most recent part of a conversation, at most n
+// bytes, one line per user or assistant message ("" when there is none).
+// Pure.
+func summaryTranscript(msgs []models.Message, n int) string {
+	var lines []string
+	size := 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		m := msgs[i]
+		if (m.Role != openai.ChatMessageRoleUser && m.Role != openai.ChatMessageRoleAssistant) || m.Content == "" {
+			continue
+		}
+		line := m.Role + ": " + clip(m.Content, 2000)
+		if size+len(line) > n {
+			break
+		}
+		size += len(line) + 1
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	out := "Conversation:\n"
+	for i := len(lines) - 1; i >= 0; i-- {
+		out += lines[i] + "\n"
+	}
+	return out
+}
+
+// boundSummary is a summary as stored: without thinking, trimmed, at most
+// summaryMaxBytes. Pure.
+func boundSummary(s string) string {
+	return clip(strings.TrimSpace(transcript.RemoveThinking(s)), summaryMaxBytes)
+}
