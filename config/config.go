@@ -4,12 +4,13 @@ import (
 	"errors"
 
 	"fmt"
-	"github.com/talaria-agent/talaria/internal/loop"
-	"github.com/talaria-agent/talaria/internal/modelinfo"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/talaria-agent/talaria/internal/loop"
+	"github.com/talaria-agent/talaria/internal/modelinfo"
 )
 
 // ErrInvalid marks a configuration problem the user must fix.
@@ -210,6 +211,9 @@ type Config struct {
 	Transcription Transcription `yaml:"transcription"`
 	// Memory: recall across sessions.
 	Memory Memory `yaml:"memory"`
+	// Auxiliary: a second, cheaper model for side jobs (query expansion
+	// of recall); none by default.
+	Auxiliary Auxiliary `yaml:"auxiliary"`
 }
 
 // Metrics configure the Prometheus metrics of serve, worker, scheduler
@@ -344,6 +348,7 @@ func (c Config) Validate() error {
 	problems = append(problems, modelProblems(c.Models, c.Prices)...)
 	problems = append(problems, c.Transcription.problems()...)
 	problems = append(problems, c.Memory.problems()...)
+	problems = append(problems, c.Auxiliary.problems()...)
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:

@@ -177,13 +177,14 @@ func (t Tools) problems() []string {
 // PasswordEnvs are the variables the configuration names as holding
 // passwords or keys (delivery.smtp.password_env,
 // gateway.email.imap.password_env, transcription.api_key_env, the memory
-// services' api_key_env):
+// services' and the auxiliary model's api_key_env):
 // never passed to a tool's subprocess, even when env_passthrough lists
 // them. Pure.
 func (c Config) PasswordEnvs() []string {
 	var out []string
 	for _, v := range []string{c.Delivery.SMTP.PasswordEnv, c.Gateway.Email.IMAP.PasswordEnv, c.Transcription.APIKeyEnv,
-		c.Memory.Embeddings.APIKeyEnv, c.Memory.Honcho.APIKeyEnv, c.Memory.Mem0.APIKeyEnv, c.Memory.Supermemory.APIKeyEnv} {
+		c.Memory.Embeddings.APIKeyEnv, c.Memory.Honcho.APIKeyEnv, c.Memory.Mem0.APIKeyEnv, c.Memory.Supermemory.APIKeyEnv,
+		c.Auxiliary.APIKeyEnv} {
 		if v = strings.TrimSpace(v); v != "" {
 			out = append(out, v)
 		}
@@ -191,7 +192,8 @@ func (c Config) PasswordEnvs() []string {
 	return out
 }
 
-// Secrets are the configured secret values (model and fallback API keys,
+// Secrets are the configured secret values (model, fallback and auxiliary
+// API keys, each key of a pool too,
 // the database DSN, Temporal's API key and TLS files): none of them may
 // reach a tool's subprocess, whatever variable would carry it.
 func (c Config) Secrets() []string {
@@ -202,8 +204,19 @@ func (c Config) Secrets() []string {
 		}
 	}
 	add(c.Model.APIKey)
+	// Every piece of a comma-separated key and every key of a pool.
+	pieces := func(key string, pool []string) {
+		for _, k := range append(Keys(key, nil), pool...) {
+			add(k)
+		}
+	}
+	pieces(c.Model.APIKey, c.Model.APIKeys)
 	for _, p := range c.FallbackProviders {
 		add(p.APIKey)
+		pieces(p.APIKey, p.APIKeys)
+	}
+	for _, k := range c.Auxiliary.APIKeys {
+		add(k)
 	}
 	if IsPostgres(c.DB) || strings.Contains(c.DB, "://") {
 		add(c.DB)

@@ -79,6 +79,11 @@ func TestSecrets(t *testing.T) {
 			c.DB = "postgres://u:p@h/db"
 			c.Temporal.APIKey = "tk"
 		}, []string{"sk-1", "sk-2", "postgres://u:p@h/db", "tk"}, nil},
+		{"key pools and the auxiliary model's", func(c *Config) {
+			c.Model.APIKey, c.Model.APIKeys = "sk-a,sk-b", []string{"sk-c"}
+			c.FallbackProviders = []Provider{{BaseURL: "http://f", ProviderOptions: ProviderOptions{APIKeys: []string{"sk-d"}}}}
+			c.Auxiliary = Auxiliary{Model: "small", ProviderOptions: ProviderOptions{APIKeys: []string{"sk-e"}}}
+		}, []string{"sk-a", "sk-b", "sk-c", "sk-d", "sk-e"}, nil},
 		{"temporal tls", func(c *Config) {
 			c.Temporal.TLSKey, c.Temporal.TLSCert, c.Temporal.TLSCA = "/t/k.pem", "/t/c.pem", "/t/ca.pem"
 		}, []string{"/t/k.pem", "/t/c.pem", "/t/ca.pem"}, []string{"/t/k.pem", "/t/c.pem", "/t/ca.pem"}},
