@@ -2,6 +2,7 @@ package fakememory
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"strings"
@@ -21,9 +22,11 @@ type HonchoMessage struct {
 }
 
 // Honcho is a fake of Honcho's v3 API: workspaces, sessions with their
-// peers, messages, a peer's message search, a peer's chat (its answer is
-// the peer's messages that match the question, or the one SetAnswer set) and a
-// session's deletion. Its key comes as "Authorization: Bearer <key>".
+// peers, a session's update (PUT: its metadata replaced as a whole; 404
+// for a session it does not hold), messages, a peer's message search, a
+// peer's chat (its answer is the peer's messages that match the question,
+// or the one SetAnswer set) and a session's deletion. Its key comes as
+// "Authorization: Bearer <key>".
 type Honcho struct {
 	server
 	// answer, when set, is what every chat answers (SetAnswer).
@@ -31,6 +34,7 @@ type Honcho struct {
 
 	workspaces map[string]bool
 	sessions   map[string]map[string]any // workspace/session: peers
+	meta       map[string]map[string]any // workspace/session: metadata
 	messages   []HonchoMessage
 	next       int
 }
@@ -40,10 +44,11 @@ var honchoID = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
 // NewHoncho starts a Honcho fake accepting key.
 func NewHoncho(key string) *Honcho {
-	h := &Honcho{workspaces: map[string]bool{}, sessions: map[string]map[string]any{}}
+	h := &Honcho{workspaces: map[string]bool{}, sessions: map[string]map[string]any{}, meta: map[string]map[string]any{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v3/workspaces", h.workspace)
 	mux.HandleFunc("POST /v3/workspaces/{w}/sessions", h.session)
+	mux.HandleFunc("PUT /v3/workspaces/{w}/sessions/{s}", h.updateSession)
 	mux.HandleFunc("POST /v3/workspaces/{w}/sessions/{s}/messages", h.addMessages)
 	mux.HandleFunc("DELETE /v3/workspaces/{w}/sessions/{s}", h.deleteSession)
 	mux.HandleFunc("POST /v3/workspaces/{w}/peers/{p}/search", h.search)
@@ -87,6 +92,30 @@ func (h *Honcho) Sessions() map[string]map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// SessionMetadata are the metadata of a session of workspace (false: the
+// fake does not hold the session).
+func (h *Honcho) SessionMetadata(workspace, session string) (map[string]any, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sessions[workspace+"/"+session] == nil {
+		return nil, false
+	}
+	return maps.Clone(h.metaLocked(workspace + "/" + session)), true
+}
+
+// metaLocked are the metadata of the session key, never nil.
+func (h *Honcho) metaLocked(key string) map[string]any {
+	if m := h.meta[key]; m != nil {
+		return m
+	}
+	return map[string]any{}
+}
+
+// sessionJSON is a session as Honcho's API shows it.
+func (h *Honcho) sessionJSON(ws, id string) map[string]any {
+	return map[string]any{"id": id, "is_active": true, "workspace_id": ws, "metadata": h.metaLocked(ws + "/" + id), "configuration": map[string]any{}, "created_at": time.Now().UTC()}
 }
 
 func (h *Honcho) appendLocked(m HonchoMessage) HonchoMessage {
@@ -154,7 +183,33 @@ func (h *Honcho) session(w http.ResponseWriter, r *http.Request) {
 	for p, c := range body.Peers {
 		h.sessions[key][p] = c
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": body.ID, "is_active": true, "workspace_id": ws, "metadata": map[string]any{}, "configuration": map[string]any{}, "created_at": time.Now().UTC()})
+	writeJSON(w, http.StatusOK, h.sessionJSON(ws, body.ID))
+}
+
+// updateSession replaces a session's metadata (when the body has them;
+// Honcho's update does not merge), answering the session.
+func (h *Honcho) updateSession(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Metadata      map[string]any `json:"metadata"`
+		Configuration map[string]any `json:"configuration"`
+	}
+	if !decode(w, r, http.StatusUnprocessableEntity, &body) {
+		return
+	}
+	ws, sess := r.PathValue("w"), r.PathValue("s")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.known(w, ws) {
+		return
+	}
+	if h.sessions[ws+"/"+sess] == nil {
+		writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Session " + sess + " not found"})
+		return
+	}
+	if body.Metadata != nil {
+		h.meta[ws+"/"+sess] = body.Metadata
+	}
+	writeJSON(w, http.StatusOK, h.sessionJSON(ws, sess))
 }
 
 func (h *Honcho) addMessages(w http.ResponseWriter, r *http.Request) {
@@ -210,6 +265,7 @@ func (h *Honcho) deleteSession(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	delete(h.sessions, ws+"/"+sess)
+	delete(h.meta, ws+"/"+sess)
 	kept := h.messages[:0]
 	for _, m := range h.messages {
 		if m.WorkspaceID != ws || m.SessionID != sess {

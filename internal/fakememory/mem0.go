@@ -19,7 +19,9 @@ type Mem0Memory struct {
 }
 
 // Mem0 is a fake of the Mem0 platform API: POST /v3/memories/add/ (its
-// "extraction" keeps each user message as a memory), POST
+// "extraction" keeps each user message as a memory, filed under the
+// request's user_id and run_id with its metadata; sent twice, it is kept
+// twice), POST
 // /v3/memories/search/ (entity ids only inside filters, as documented:
 // a top-level one is refused with 400) and DELETE /v1/memories/ by
 // user_id or run_id (at least one). Its key comes as "Authorization:

@@ -30,11 +30,17 @@ import (
 //     match a query, grouped by session (Prefetch);
 //   - POST /v3/workspaces/{w}/peers/{p}/chat: Honcho's answer about the
 //     user (the honcho_ask tool);
+//   - PUT /v3/workspaces/{w}/sessions/{s}: Honcho's "update session", at
+//     a session's end: its metadata become talaria_summary (Talaria's
+//     summary), talaria_end_reason and talaria_ended_at (EndSession;
+//     nothing without a summary, and a session Honcho does not hold is no
+//     error);
 //   - DELETE /v3/workspaces/{w}/sessions/{s}: a session and its messages
 //     (Forget).
 //
-// EndSession sends nothing: Honcho derives its conclusions and session
-// summaries from the messages as they arrive.
+// Honcho derives its own conclusions and summaries from the messages as
+// they arrive; the summary in the metadata is Talaria's, for whoever
+// reads the session there.
 type honcho struct {
 	c         *apiClient
 	workspace string
@@ -212,10 +218,41 @@ func honchoTurnMessages(t Turn) []map[string]any {
 	return out
 }
 
-// EndSession implements Provider: nothing to send (see honcho).
-func (h *honcho) EndSession(_ context.Context, e SessionEnd) error {
+// EndSession implements Provider: the session's metadata say how it
+// ended (nothing is sent without a summary). A session Honcho does not
+// hold (nothing of it was ever synced) is no error: there is nothing to
+// mark.
+func (h *honcho) EndSession(ctx context.Context, e SessionEnd) error {
 	h.users.note(e.SessionID, e.User)
-	return nil
+	meta := honchoEndMetadata(e)
+	if meta == nil {
+		return nil
+	}
+	err := h.c.call(ctx, http.MethodPut, h.ws("/sessions/"+url.PathEscape(safeID(e.SessionID))), nil, map[string]any{"metadata": meta}, nil)
+	if isNotFound(err) {
+		return nil
+	}
+	return err
+}
+
+// honchoEndMetadata are the metadata a session gets at its end (nil: no
+// summary, or no session): its summary, cut to Honcho's bound, why it
+// ended and when (RFC 3339, UTC; left out when not known). Honcho's
+// update replaces a session's metadata as a whole, so these are all its
+// metadata from then on (Sync sets none); sending them again (a retried
+// activity) sets them again. Pure.
+func honchoEndMetadata(e SessionEnd) map[string]any {
+	if strings.TrimSpace(e.Summary) == "" || e.SessionID == "" {
+		return nil
+	}
+	meta := map[string]any{
+		"talaria_summary":    cutText(e.Summary, honchoMaxContent),
+		"talaria_end_reason": string(e.Reason),
+	}
+	if !e.At.IsZero() {
+		meta["talaria_ended_at"] = e.At.UTC().Format(time.RFC3339)
+	}
+	return meta
 }
 
 // Forget implements Provider: the session goes, its messages with it (a

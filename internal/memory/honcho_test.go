@@ -88,12 +88,6 @@ func TestHonchoOverItsAPI(t *testing.T) {
 		t.Fatalf("Prefetch for bob = %+v, %v", got, err)
 	}
 
-	// Session end sends nothing.
-	before := len(fake.Requests())
-	if err := p.EndSession(ctx, SessionEnd{SessionID: "s-bees", User: "telegram:42", Reason: EndIdle}); err != nil || len(fake.Requests()) != before {
-		t.Fatalf("EndSession: %v, %d requests sent", err, len(fake.Requests())-before)
-	}
-
 	// honcho_ask asks about the session's user.
 	answer, err := toolOf(t, p, HonchoAskName).Run(ctx, tools.Env{SessionID: "s-tax"}, json.RawMessage(`{"question":"taxes"}`))
 	if err != nil || answer != "The user said: How do I file my taxes?" {
@@ -208,5 +202,95 @@ func TestHonchoAnswerBounded(t *testing.T) {
 	out, err := toolOf(t, external(t, "honcho", fake.URL()), HonchoAskName).Run(t.Context(), tools.Env{}, json.RawMessage(`{"question":"bees"}`))
 	if err != nil || len(out) > MaxToolBytes || !strings.HasSuffix(out, "…") {
 		t.Fatalf("a long answer: %d bytes, %v", len(out), err)
+	}
+}
+
+// TestHonchoSessionEnd: a session's end puts its summary, reason and time
+// in the session's metadata (Honcho's update session, the bearer key);
+// told again, the same; an empty summary sends nothing; a session Honcho
+// does not hold (404) is no error, another failure is.
+func TestHonchoSessionEnd(t *testing.T) {
+	t.Parallel()
+	fake := fakememory.NewHoncho(testKey)
+	t.Cleanup(fake.Close)
+	p := external(t, "honcho", fake.URL())
+	ctx := t.Context()
+	if err := p.Sync(ctx, Turn{SessionID: "s-bees", TurnID: "t1", User: "ann", UserMessage: "I keep bees", Answer: "Nice."}); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 5, 1, 9, 30, 0, 0, time.FixedZone("CEST", 2*3600))
+
+	before := len(fake.Requests())
+	if err := p.EndSession(ctx, SessionEnd{SessionID: "s-bees", User: "ann", Reason: EndIdle, At: at}); err != nil || len(fake.Requests()) != before {
+		t.Fatalf("EndSession without a summary: %v, %d requests sent", err, len(fake.Requests())-before)
+	}
+	end := SessionEnd{SessionID: "s-bees", User: "ann", Reason: EndIdle, At: at, Summary: "Ann keeps bees on her roof."}
+	for range 2 { // a retried activity tells the end again
+		if err := p.EndSession(ctx, end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]any{"metadata": map[string]any{
+		"talaria_summary":    "Ann keeps bees on her roof.",
+		"talaria_end_reason": "idle",
+		"talaria_ended_at":   "2026-05-01T07:30:00Z",
+	}}
+	sent := fake.Requests()[before:]
+	if len(sent) != 2 {
+		t.Fatalf("%d requests at the session's end, want 2 (told twice)", len(sent))
+	}
+	for _, r := range sent {
+		var got map[string]any
+		if err := r.JSON(&got); err != nil {
+			t.Fatal(err)
+		}
+		if r.Method != http.MethodPut || r.Path != "/v3/workspaces/talaria/sessions/s-bees" || r.Auth != "Bearer "+testKey || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s %s (Authorization %q) sent %v, want %v", r.Method, r.Path, r.Auth, got, want)
+		}
+	}
+	if meta, ok := fake.SessionMetadata("talaria", "s-bees"); !ok || !reflect.DeepEqual(meta, want["metadata"]) {
+		t.Fatalf("the session's metadata: %v (held %v)", meta, ok)
+	}
+
+	// A session never synced: Honcho answers 404, which is no error.
+	before = len(fake.Requests())
+	if err := p.EndSession(ctx, SessionEnd{SessionID: "s-never", Reason: EndReset, Summary: "nothing synced"}); err != nil {
+		t.Fatalf("EndSession of a session Honcho does not hold: %v", err)
+	}
+	if got := fake.Requests()[before:]; len(got) != 1 || got[0].Path != "/v3/workspaces/talaria/sessions/s-never" {
+		t.Fatalf("requests for the session never synced: %v", got)
+	}
+	if _, ok := fake.SessionMetadata("talaria", "s-never"); ok {
+		t.Fatal("the end of a session never synced made it")
+	}
+	// Another failure is one.
+	fake.Close()
+	if err := p.EndSession(ctx, end); !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("EndSession with Honcho down: %v, want ErrUnavailable", err)
+	}
+}
+
+func TestHonchoEndMetadata(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 3, 4, 5, 6, 7, 8, time.UTC)
+	long := strings.Repeat("b", honchoMaxContent+1)
+	for _, tt := range []struct {
+		name string
+		e    SessionEnd
+		want map[string]any
+	}{
+		{"no summary", SessionEnd{SessionID: "s", Reason: EndIdle, At: at}, nil},
+		{"a blank summary", SessionEnd{SessionID: "s", Summary: " ", At: at}, nil},
+		{"no session", SessionEnd{Summary: "sum", At: at}, nil},
+		{"no time", SessionEnd{SessionID: "s", Reason: EndCompaction, Summary: "sum"}, map[string]any{
+			"talaria_summary": "sum", "talaria_end_reason": "compaction",
+		}},
+		{"cut, dated to the second", SessionEnd{SessionID: "s", Reason: EndReset, Summary: long, At: at}, map[string]any{
+			"talaria_summary": cutText(long, honchoMaxContent), "talaria_end_reason": "reset", "talaria_ended_at": "2026-03-04T05:06:07Z",
+		}},
+	} {
+		if got := honchoEndMetadata(tt.e); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: honchoEndMetadata = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

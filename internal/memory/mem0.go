@@ -22,10 +22,13 @@ import (
 //     memories in the background (Sync);
 //   - POST /v3/memories/search/: the user's memories that match a query,
 //     best first (Prefetch and the mem0_search tool);
-//   - DELETE /v1/memories/?user_id=&run_id=: the memories of a session
-//     (Forget).
-//
-// EndSession sends nothing: Mem0 extracts as each turn arrives.
+//   - POST /v3/memories/add/ again at a session's end: its summary, filed
+//     as its turns are (the session its run_id), named by its metadata
+//     (talaria_kind "session_summary", talaria_end the reason), from which
+//     Mem0 extracts what the session came to (EndSession; nothing without
+//     a summary);
+//   - DELETE /v1/memories/?run_id=: the memories of a session, its
+//     summary's among them (Forget).
 type mem0 struct {
 	c     *apiClient
 	log   *slog.Logger
@@ -154,10 +157,38 @@ func mem0AddBody(t Turn) map[string]any {
 	return body
 }
 
-// EndSession implements Provider: nothing to send (see mem0).
-func (m *mem0) EndSession(_ context.Context, e SessionEnd) error {
+// EndSession implements Provider: the session's summary, added as a
+// message for Mem0 to extract from (nothing when there is none). Sent
+// again (a retried activity), it is the same body: Mem0 finds the
+// memories it holds already and adds none twice.
+func (m *mem0) EndSession(ctx context.Context, e SessionEnd) error {
 	m.users.note(e.SessionID, e.User)
-	return nil
+	body := mem0SummaryBody(e)
+	if body == nil {
+		return nil
+	}
+	return m.c.call(ctx, http.MethodPost, "/v3/memories/add/", nil, body, nil)
+}
+
+// mem0SummaryBody is the body that adds a session's summary (nil: no
+// summary, or no session to file it under): one user message (Mem0 draws
+// the user's memories from those), filed under the user and the session
+// as Sync files a turn, so that Forget, deleting by run_id, takes it too;
+// its metadata say it is a summary and why the session ended. Pure.
+func mem0SummaryBody(e SessionEnd) map[string]any {
+	if strings.TrimSpace(e.Summary) == "" || e.SessionID == "" {
+		return nil
+	}
+	meta := map[string]any{"talaria_kind": SummaryKind}
+	if e.Reason != "" {
+		meta["talaria_end"] = string(e.Reason)
+	}
+	return map[string]any{
+		"messages": []map[string]string{{"role": "user", "content": cutText(e.Summary, mem0MaxContent)}},
+		"user_id":  mem0User(e.User),
+		"run_id":   e.SessionID,
+		"metadata": meta,
+	}
 }
 
 // Forget implements Provider: Mem0 deletes, in the background, every

@@ -70,11 +70,6 @@ func TestMem0OverItsAPI(t *testing.T) {
 		t.Fatalf("Prefetch of the garden = %+v, %v", got, err)
 	}
 
-	before := len(fake.Requests())
-	if err := p.EndSession(ctx, SessionEnd{SessionID: "s-garden", User: "ann", Reason: EndReset}); err != nil || len(fake.Requests()) != before {
-		t.Fatalf("EndSession: %v, %d requests sent", err, len(fake.Requests())-before)
-	}
-
 	out, err := toolOf(t, p, Mem0SearchName).Run(ctx, tools.Env{SessionID: "s-tax"}, json.RawMessage(`{"query":"taxes April","limit":3}`))
 	if err != nil || !strings.HasPrefix(out, "1. I file taxes in April (") || !strings.HasSuffix(out, "session s-tax)") {
 		t.Fatalf("mem0_search = %q, %v", out, err)
@@ -155,5 +150,97 @@ func TestMem0AddBody(t *testing.T) {
 	b := mem0AddBody(Turn{UserMessage: "hi"})
 	if b["user_id"] != defaultUser || b["run_id"] != nil || len(b["messages"].([]map[string]string)) != 1 {
 		t.Fatalf("body %v", b)
+	}
+}
+
+// TestMem0SessionEnd: a session's end adds its summary, filed under the
+// user and the session, named by its metadata, with Mem0's auth header;
+// told again, it sends the same; an empty summary sends nothing; Forget
+// then takes the summary's memory with the session's others.
+func TestMem0SessionEnd(t *testing.T) {
+	t.Parallel()
+	fake := fakememory.NewMem0(testKey)
+	t.Cleanup(fake.Close)
+	p := external(t, "mem0", fake.URL())
+	ctx := t.Context()
+	if err := p.Sync(ctx, Turn{SessionID: "s-garden", TurnID: "t1", User: "ann", UserMessage: "My garden has roses", Answer: "Nice."}); err != nil {
+		t.Fatal(err)
+	}
+	fake.Seed(fakememory.Mem0Memory{Memory: "Ann files taxes in April", UserID: "ann", RunID: "s-tax"})
+
+	before := len(fake.Requests())
+	if err := p.EndSession(ctx, SessionEnd{SessionID: "s-garden", User: "ann", Reason: EndReset, Summary: " "}); err != nil || len(fake.Requests()) != before {
+		t.Fatalf("EndSession without a summary: %v, %d requests sent", err, len(fake.Requests())-before)
+	}
+	end := SessionEnd{SessionID: "s-garden", User: "ann", Reason: EndReset, At: time.Now(), Summary: "Ann grows roses and keeps bees."}
+	for range 2 { // a retried activity tells the end again
+		if err := p.EndSession(ctx, end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	adds := fake.Requests()[before:]
+	if len(adds) != 2 {
+		t.Fatalf("%d requests at the session's end, want 2 (told twice)", len(adds))
+	}
+	want := map[string]any{
+		"messages": []any{map[string]any{"role": "user", "content": "Ann grows roses and keeps bees."}},
+		"user_id":  "ann",
+		"run_id":   "s-garden",
+		"metadata": map[string]any{"talaria_kind": "session_summary", "talaria_end": "reset"},
+	}
+	for _, r := range adds {
+		var got map[string]any
+		if err := r.JSON(&got); err != nil {
+			t.Fatal(err)
+		}
+		if r.Method != http.MethodPost || r.Path != "/v3/memories/add/" || r.Auth != "Token "+testKey || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s %s (Authorization %q) sent %v, want %v", r.Method, r.Path, r.Auth, got, want)
+		}
+	}
+	held := 0
+	for _, m := range fake.Memories() {
+		if m.RunID == "s-garden" && m.Memory == end.Summary && m.Metadata["talaria_kind"] == "session_summary" {
+			held++
+		}
+	}
+	if held == 0 {
+		t.Fatalf("Mem0 holds no memory of the summary: %+v", fake.Memories())
+	}
+
+	if err := p.Forget(ctx, "s-garden"); err != nil {
+		t.Fatal(err)
+	}
+	if left := fake.Memories(); len(left) != 1 || left[0].RunID != "s-tax" {
+		t.Fatalf("memories after forgetting the garden session: %+v", left)
+	}
+}
+
+func TestMem0SummaryBody(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", mem0MaxContent)
+	for _, tt := range []struct {
+		name string
+		e    SessionEnd
+		want map[string]any
+	}{
+		{"no summary", SessionEnd{SessionID: "s", Reason: EndIdle}, nil},
+		{"a blank summary", SessionEnd{SessionID: "s", Summary: " \n"}, nil},
+		{"no session", SessionEnd{Summary: "sum"}, nil},
+		{"the default user, no reason", SessionEnd{SessionID: "s", Summary: " sum "}, map[string]any{
+			"messages": []map[string]string{{"role": "user", "content": "sum"}},
+			"user_id":  defaultUser,
+			"run_id":   "s",
+			"metadata": map[string]any{"talaria_kind": SummaryKind},
+		}},
+		{"cut", SessionEnd{SessionID: "s", User: "ann", Reason: EndCompaction, Summary: long}, map[string]any{
+			"messages": []map[string]string{{"role": "user", "content": cutText(long, mem0MaxContent)}},
+			"user_id":  "ann",
+			"run_id":   "s",
+			"metadata": map[string]any{"talaria_kind": SummaryKind, "talaria_end": "compaction"},
+		}},
+	} {
+		if got := mem0SummaryBody(tt.e); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: mem0SummaryBody = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

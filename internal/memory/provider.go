@@ -73,7 +73,14 @@ type SessionEnd struct {
 	SessionID, User string
 	Reason          EndReason
 	At              time.Time
+	// Summary is the session's summary as Talaria stored it ("" when it
+	// has none: a session without a conversation).
+	Summary string
 }
+
+// SummaryKind is the talaria_kind an external provider's record of a
+// session's summary carries in its metadata.
+const SummaryKind = "session_summary"
 
 // EndReason is why a session ended.
 type EndReason string

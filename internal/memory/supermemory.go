@@ -20,18 +20,19 @@ import (
 // uses:
 //
 //   - POST /v3/documents: a turn as one document, from which Supermemory
-//     extracts memories (Sync);
+//     extracts memories (Sync); at a session's end, its summary as one
+//     document of customId "summary-<session>" (sent again, it updates
+//     the same document) with metadata talaria_session and talaria_kind
+//     "session_summary" (EndSession; nothing without a summary);
 //   - POST /v4/search: the user's memories and document chunks that match
 //     a query, hybrid mode, best first (Prefetch and the
 //     supermemory_search tool);
 //   - POST /v3/documents/list, then DELETE /v3/documents/bulk: the
-//     documents of a session, found by their metadata, deleted (Forget;
+//     documents of a session (its turns and its summary), found by their
+//     metadata, deleted (Forget;
 //     whether the memories Supermemory drew from them go too is the
 //     service's doing: its API deletes documents, not memories by
 //     session).
-//
-// EndSession sends nothing: Supermemory processes each document as it
-// arrives.
 type supermemory struct {
 	c     *apiClient
 	log   *slog.Logger
@@ -176,10 +177,36 @@ func smDocument(t Turn) map[string]any {
 	}
 }
 
-// EndSession implements Provider: nothing to send (see supermemory).
-func (s *supermemory) EndSession(_ context.Context, e SessionEnd) error {
+// EndSession implements Provider: the session's summary as a document of
+// the user's container (nothing when there is none).
+func (s *supermemory) EndSession(ctx context.Context, e SessionEnd) error {
 	s.users.note(e.SessionID, e.User)
-	return nil
+	body := smSummaryDocument(e)
+	if body == nil {
+		return nil
+	}
+	return s.c.call(ctx, http.MethodPost, "/v3/documents", nil, body, nil)
+}
+
+// smSummaryDocument is the body that adds a session's summary (nil: no
+// summary, or no session): its text, the user's container tag (as Sync),
+// a customId of the session (sending it again updates the document,
+// never duplicates it) and metadata naming the session (which Forget
+// lists by), the kind and why the session ended. Pure.
+func smSummaryDocument(e SessionEnd) map[string]any {
+	if strings.TrimSpace(e.Summary) == "" || e.SessionID == "" {
+		return nil
+	}
+	meta := map[string]any{"talaria_session": e.SessionID, "talaria_kind": SummaryKind}
+	if e.Reason != "" {
+		meta["talaria_end"] = string(e.Reason)
+	}
+	return map[string]any{
+		"content":      cutText(e.Summary, smMaxContent),
+		"containerTag": smTag(e.User),
+		"customId":     smID("summary-", e.SessionID),
+		"metadata":     meta,
+	}
 }
 
 // smListed is a document as Supermemory's list returns it.

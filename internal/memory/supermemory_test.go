@@ -74,11 +74,6 @@ func TestSupermemoryOverItsAPI(t *testing.T) {
 		t.Fatalf("Prefetch from the sea session = %+v, %v", got, err)
 	}
 
-	before := len(fake.Requests())
-	if err := p.EndSession(ctx, SessionEnd{SessionID: "s-sea", User: "ann", Reason: EndCompaction}); err != nil || len(fake.Requests()) != before {
-		t.Fatalf("EndSession: %v, %d requests sent", err, len(fake.Requests())-before)
-	}
-
 	out, err := toolOf(t, p, SupermemorySearchName).Run(ctx, tools.Env{SessionID: "s-tax"}, json.RawMessage(`{"query":"taxes"}`))
 	if err != nil || !strings.HasPrefix(out, "1. user: Taxes are due in April assistant: Noted. (") || strings.Contains(out, "2.") {
 		t.Fatalf("supermemory_search = %q, %v", out, err)
@@ -168,5 +163,105 @@ func TestSmIDs(t *testing.T) {
 	}
 	if smDocument(Turn{UserMessage: " ", Answer: "\n"}) != nil {
 		t.Error("an empty turn has a document")
+	}
+}
+
+// TestSupermemorySessionEnd: a session's end adds its summary as a
+// document of the user's container, with its customId and metadata and
+// the bearer key; told again, it updates that document; an empty summary
+// sends nothing; Forget then deletes the summary with the turns.
+func TestSupermemorySessionEnd(t *testing.T) {
+	t.Parallel()
+	fake := fakememory.NewSupermemory(testKey)
+	t.Cleanup(fake.Close)
+	p := external(t, "supermemory", fake.URL())
+	ctx := t.Context()
+	for _, turn := range []Turn{
+		{SessionID: "s-sea", TurnID: "t1", User: "ann", UserMessage: "Where can I sail near Brest?", Answer: "Try the Rade."},
+		{SessionID: "s-tax", TurnID: "t2", User: "ann", UserMessage: "Taxes are due in April", Answer: "Noted."},
+	} {
+		if err := p.Sync(ctx, turn); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	before := len(fake.Requests())
+	if err := p.EndSession(ctx, SessionEnd{SessionID: "s-sea", User: "ann", Reason: EndIdle}); err != nil || len(fake.Requests()) != before {
+		t.Fatalf("EndSession without a summary: %v, %d requests sent", err, len(fake.Requests())-before)
+	}
+	end := SessionEnd{SessionID: "s-sea", User: "ann", Reason: EndIdle, At: time.Now(), Summary: "Ann sails near Brest, in winter too."}
+	for range 2 { // a retried activity tells the end again
+		if err := p.EndSession(ctx, end); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent := fake.Requests()[before:]
+	if len(sent) != 2 {
+		t.Fatalf("%d requests at the session's end, want 2 (told twice)", len(sent))
+	}
+	want := map[string]any{
+		"content":      "Ann sails near Brest, in winter too.",
+		"containerTag": "talaria-ann",
+		"customId":     "summary-s-sea",
+		"metadata":     map[string]any{"talaria_session": "s-sea", "talaria_kind": "session_summary", "talaria_end": "idle"},
+	}
+	for _, r := range sent {
+		var got map[string]any
+		if err := r.JSON(&got); err != nil {
+			t.Fatal(err)
+		}
+		if r.Method != http.MethodPost || r.Path != "/v3/documents" || r.Auth != "Bearer "+testKey || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s %s (Authorization %q) sent %v, want %v", r.Method, r.Path, r.Auth, got, want)
+		}
+	}
+	summaries := 0
+	for _, d := range fake.Documents() {
+		if d.CustomID == "summary-s-sea" && d.Content == end.Summary && d.Metadata["talaria_session"] == "s-sea" {
+			summaries++
+		}
+	}
+	if summaries != 1 || len(fake.Documents()) != 3 {
+		t.Fatalf("documents after the end told twice: %+v", fake.Documents())
+	}
+
+	if err := p.Forget(ctx, "s-sea"); err != nil {
+		t.Fatal(err)
+	}
+	if docs := fake.Documents(); len(docs) != 1 || docs[0].Metadata["talaria_session"] != "s-tax" {
+		t.Fatalf("documents after forgetting the sea session: %+v", docs)
+	}
+}
+
+func TestSmSummaryDocument(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("s", smMaxContent+10)
+	longSession := strings.Repeat("x", 150)
+	for _, tt := range []struct {
+		name string
+		e    SessionEnd
+		want map[string]any
+	}{
+		{"no summary", SessionEnd{SessionID: "s", Reason: EndIdle}, nil},
+		{"a blank summary", SessionEnd{SessionID: "s", Summary: "\t"}, nil},
+		{"no session", SessionEnd{Summary: "sum"}, nil},
+		{"the default user, no reason", SessionEnd{SessionID: "a/b", Summary: "sum"}, map[string]any{
+			"content":      "sum",
+			"containerTag": "talaria-user",
+			"customId":     "summary-a_2fb",
+			"metadata":     map[string]any{"talaria_session": "a/b", "talaria_kind": SummaryKind},
+		}},
+		{"cut, a long session hashed", SessionEnd{SessionID: longSession, User: "ann", Reason: EndReset, Summary: long}, map[string]any{
+			"content":      cutText(long, smMaxContent),
+			"containerTag": "talaria-ann",
+			"customId":     smID("summary-", longSession),
+			"metadata":     map[string]any{"talaria_session": longSession, "talaria_kind": SummaryKind, "talaria_end": "reset"},
+		}},
+	} {
+		if got := smSummaryDocument(tt.e); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: smSummaryDocument = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if id := smID("summary-", longSession); len(id) > smMaxID || !strings.HasPrefix(id, "summary-h-") {
+		t.Errorf("a long session's summary id %q", id)
 	}
 }
