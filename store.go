@@ -13,6 +13,7 @@ type (
 	CronJob     = models.CronJob
 	CronRun     = models.CronRun
 	Event       = models.Event
+	Scope       = models.Scope
 	Store       = models.Store
 	UsageFilter = models.UsageFilter
 	UsageRow    = models.UsageRow

@@ -24,6 +24,10 @@ var (
 	// child session is already taken by a session that is not that child.
 	ErrSessionExists = errors.New("session already exists")
 
+	// ErrOwned reports a session that belongs to another owner than the
+	// one asking for it (see EnsureOwnedSession).
+	ErrOwned = errors.New("the session belongs to another owner")
+
 	// ErrSuperseded reports events of a model call's attempt that a later
 	// attempt has replaced: they are not stored (see KindAttempt).
 	ErrSuperseded = errors.New("a later attempt superseded these events")

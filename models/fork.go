@@ -13,7 +13,7 @@ import (
 // conversation of session srcID (its messages that are not hidden, in
 // order) and returns it. The fork is a root of its own lineage, not a
 // child: compaction's links (ParentSessionID, Tip) do not lead to it. It
-// keeps the source's model, title and system prompt; it has no turns yet
+// keeps the source's model, title, owner and system prompt; it has no turns yet
 // (its first turn is number 1), and no todo list or approval grants.
 // Each copy is stored under newID with a fresh ID and the idempotency key
 // "<newID>/fork/<index>"; its other fields are kept.
@@ -30,7 +30,7 @@ func (s *Store) ForkSession(ctx context.Context, srcID, newID string) (*Session,
 		if err := tx.Where("id = ?", srcID).Take(&src).Error; err != nil {
 			return notFound(err)
 		}
-		fork = Session{ID: newID, Model: src.Model, Title: src.Title, LineageID: newID, SystemPrompt: src.SystemPrompt}
+		fork = Session{ID: newID, Model: src.Model, Title: src.Title, LineageID: newID, Owner: src.Owner, SystemPrompt: src.SystemPrompt}
 		res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "id"}}, DoNothing: true}).Create(&fork)
 		if res.Error != nil {
 			return fmt.Errorf("create %q: %w", newID, res.Error)

@@ -24,7 +24,7 @@ func TestLargeMessageOfDistinctWords(t *testing.T) {
 		if err != nil || len(msgs) != 1 || msgs[0].Content != content {
 			t.Fatalf("Messages = %d messages, %v; want the 10 MB message back", len(msgs), err)
 		}
-		groups, err := s.SearchMessages(t.Context(), "needle", 5, 0)
+		groups, err := s.SearchMessages(t.Context(), Scope{}, "needle", 5, 0)
 		if err != nil || len(groups) != 1 {
 			t.Errorf("SearchMessages(needle) = %d groups, %v", len(groups), err)
 		}

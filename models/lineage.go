@@ -68,10 +68,11 @@ func (s *Session) AfterFind(*gorm.DB) error {
 // CompactSession replaces the session parentID by a new child session, for
 // context compression, and returns the child. In one transaction it creates
 // the child, with ID ChildSessionID(root of the lineage, generation), the
-// parent's model, title and turn count, and systemPrompt, and appends msgs
-// to it in order: copies of the messages kept and the summary. Each message
-// is stored under the child's ID with a fresh ID and the idempotency key
-// "<child ID>/copy/<index in msgs>"; its other fields are kept.
+// parent's model, title, owner and turn count, and systemPrompt, and
+// appends msgs to it in order: copies of the messages kept and the
+// summary. Each message is stored under the child's ID with a fresh ID and
+// the idempotency key "<child ID>/copy/<index in msgs>"; its other fields
+// are kept.
 //
 // Nothing of the parent changes. A session is compacted at most once: when
 // parentID already has a child, that child is returned and nothing is
@@ -111,6 +112,7 @@ func (s *Store) CompactSession(ctx context.Context, parentID string, systemPromp
 				ParentSessionID: parent.ID,
 				LineageID:       parent.LineageID,
 				Generation:      gen,
+				Owner:           parent.Owner,
 				TurnCount:       parent.TurnCount,
 				SystemPrompt:    systemPrompt,
 			}

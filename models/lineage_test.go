@@ -460,7 +460,7 @@ func TestLineageOfOldSessions(t *testing.T) {
 		if ids := lineageIDs(t, s, "old~1"); !reflect.DeepEqual(ids, []string{"old", "old~1"}) {
 			t.Fatalf("Lineage = %v", ids)
 		}
-		groups, err := s.SearchMessages(ctx, "orange kite", 10, 0)
+		groups, err := s.SearchMessages(ctx, Scope{}, "orange kite", 10, 0)
 		if err != nil || len(groups) != 1 || groups[0].LineageID != "old" || groups[0].SessionID != "old" {
 			t.Fatalf("search = %+v, %v", groups, err)
 		}

@@ -36,9 +36,9 @@ type SearchGroup struct {
 type searchBackend interface {
 	migrateSearch(tx *gorm.DB) error
 	// searchIDs returns ids of visible messages containing every term (a
-	// word, or words that must follow each other), newest first, leaving
-	// out the messages of background sessions.
-	searchIDs(db *gorm.DB, terms []string, limit int) ([]int64, error)
+	// word, or words that must follow each other) in the sessions within
+	// scope, newest first, leaving out the messages of background sessions.
+	searchIDs(db *gorm.DB, terms []string, scope Scope, limit int) ([]int64, error)
 }
 
 // searchOverfetch is how many more matches SearchMessages asks the index
@@ -47,13 +47,14 @@ const searchOverfetch = 4
 
 // SearchMessages finds messages containing every word of query (full-text,
 // any case, in any order; a "quoted phrase" must appear as written, see
-// searchTerms) in every session but the engine's own (memory reviews, whose
-// messages copy a conversation: see IsBackgroundSession), at most limit of them (10 when limit <= 0), each with
+// searchTerms) in every session within scope but the engine's own (memory
+// reviews, whose messages copy a conversation: see IsBackgroundSession),
+// at most limit of them (10 when limit <= 0), each with
 // `around` messages of its own session on both sides, grouped by lineage.
 // Within a lineage, a hit whose role and content equal those of a newer hit
 // in another session is dropped: it is the original of a copy. No model is
 // involved.
-func (s *Store) SearchMessages(ctx context.Context, query string, limit, around int) ([]SearchGroup, error) {
+func (s *Store) SearchMessages(ctx context.Context, scope Scope, query string, limit, around int) ([]SearchGroup, error) {
 	phrase := strings.TrimSpace(query)
 	if phrase == "" {
 		return nil, fmt.Errorf("models: search: %w: empty query", ErrInvalidArgument)
@@ -73,7 +74,7 @@ func (s *Store) SearchMessages(ctx context.Context, query string, limit, around 
 		terms[i] = EncodeText(t)
 	}
 	db := s.db.WithContext(ctx)
-	ids, err := backend.searchIDs(db, terms, limit*searchOverfetch)
+	ids, err := backend.searchIDs(db, terms, scope, limit*searchOverfetch)
 	if err != nil {
 		return nil, fmt.Errorf("models: search %q: %w", phrase, err)
 	}
@@ -237,11 +238,13 @@ func (d *sqliteDialect) migrateSearch(tx *gorm.DB) error {
 	return nil
 }
 
-func (d *sqliteDialect) searchIDs(db *gorm.DB, terms []string, limit int) ([]int64, error) {
+func (d *sqliteDialect) searchIDs(db *gorm.DB, terms []string, scope Scope, limit int) ([]int64, error) {
+	inScope, scopeArgs := scope.sessionIDCond("m.session_id")
+	args := append(append([]any{fts5Query(terms), false, len(ReviewSessionPrefix), ReviewSessionPrefix}, scopeArgs...), limit)
 	var ids []int64
 	err := db.Raw(`SELECT m.id FROM messages_fts f JOIN messages m ON m.id = f.rowid
-		WHERE messages_fts MATCH ? AND m.hidden = ? AND substr(m.session_id, 1, ?) <> ? ORDER BY m.id DESC LIMIT ?`,
-		fts5Query(terms), false, len(ReviewSessionPrefix), ReviewSessionPrefix, limit).Scan(&ids).Error
+		WHERE messages_fts MATCH ? AND m.hidden = ? AND substr(m.session_id, 1, ?) <> ?`+inScope+` ORDER BY m.id DESC LIMIT ?`,
+		args...).Scan(&ids).Error
 	return ids, err
 }
 
@@ -272,7 +275,7 @@ func (d *postgresDialect) migrateSearch(tx *gorm.DB) error {
 	return nil
 }
 
-func (d *postgresDialect) searchIDs(db *gorm.DB, terms []string, limit int) ([]int64, error) {
+func (d *postgresDialect) searchIDs(db *gorm.DB, terms []string, scope Scope, limit int) ([]int64, error) {
 	var ids []int64
 	// Every term is a phrase query (a word alone is a phrase of one), all
 	// of them required.
@@ -282,8 +285,10 @@ func (d *postgresDialect) searchIDs(db *gorm.DB, terms []string, limit int) ([]i
 		parts[i] = `phraseto_tsquery('simple', replace(?, '` + escapeSeq + `', ' '))`
 		args = append(args, t)
 	}
-	args = append(args, false, len(ReviewSessionPrefix), ReviewSessionPrefix, limit)
+	inScope, scopeArgs := scope.sessionIDCond("messages.session_id")
+	args = append(append(args, false, len(ReviewSessionPrefix), ReviewSessionPrefix), scopeArgs...)
+	args = append(args, limit)
 	err := db.Raw(`SELECT id FROM messages WHERE `+postgresSearchVector+` @@ (`+strings.Join(parts, " && ")+`)
-		AND hidden = ? AND substr(session_id, 1, ?) <> ? ORDER BY id DESC LIMIT ?`, args...).Scan(&ids).Error
+		AND hidden = ? AND substr(session_id, 1, ?) <> ?`+inScope+` ORDER BY id DESC LIMIT ?`, args...).Scan(&ids).Error
 	return ids, err
 }

@@ -82,7 +82,7 @@ func TestSearchMessagesWords(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.query, func(t *testing.T) {
-				groups, err := s.SearchMessages(ctx, tt.query, 10, 0)
+				groups, err := s.SearchMessages(ctx, Scope{}, tt.query, 10, 0)
 				if err != nil {
 					t.Fatal(err)
 				}

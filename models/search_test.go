@@ -30,7 +30,7 @@ func TestSearchMessages(t *testing.T) {
 		if _, err := s.AppendMessages(ctx, []Message{hidden}); err != nil {
 			t.Fatal(err)
 		}
-		groups, err := s.SearchMessages(ctx, "Blue Heron", 10, 1)
+		groups, err := s.SearchMessages(ctx, Scope{}, "Blue Heron", 10, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,10 +41,10 @@ func TestSearchMessages(t *testing.T) {
 		if len(hit.Before) != 0 || len(hit.After) != 1 || hit.After[0].Content != "noted" {
 			t.Fatalf("context = %+v / %+v", hit.Before, hit.After)
 		}
-		if groups, _ := s.SearchMessages(ctx, `heron" OR "x`, 10, 0); len(groups) != 0 {
+		if groups, _ := s.SearchMessages(ctx, Scope{}, `heron" OR "x`, 10, 0); len(groups) != 0 {
 			t.Fatalf("query syntax leaked into the search: %+v", groups)
 		}
-		if _, err := s.SearchMessages(ctx, "  ", 10, 0); !errors.Is(err, ErrInvalidArgument) {
+		if _, err := s.SearchMessages(ctx, Scope{}, "  ", 10, 0); !errors.Is(err, ErrInvalidArgument) {
 			t.Fatalf("empty query: %v", err)
 		}
 	})
@@ -105,7 +105,7 @@ func TestSearchMessagesByLineage(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s/%d", tt.phrase, tt.limit), func(t *testing.T) {
-				groups, err := s.SearchMessages(ctx, tt.phrase, tt.limit, 1)
+				groups, err := s.SearchMessages(ctx, Scope{}, tt.phrase, tt.limit, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -129,7 +129,7 @@ func TestSearchMessagesByLineage(t *testing.T) {
 		}
 
 		// The copied head's neighbours are the child's: the summary follows it.
-		groups, err := s.SearchMessages(ctx, "picked the orange kite", 10, 1)
+		groups, err := s.SearchMessages(ctx, Scope{}, "picked the orange kite", 10, 1)
 		if err != nil || len(groups) != 1 || len(groups[0].Hits) != 1 {
 			t.Fatalf("groups = %+v, %v", groups, err)
 		}

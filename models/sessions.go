@@ -7,12 +7,13 @@ import (
 	"gorm.io/gorm"
 )
 
-// upsertSession inserts a session, a root of its own lineage, or, when it
-// exists, fills in its model if it has none yet. With @turns = 1 it also
+// upsertSession inserts a session, a root of its own lineage owned by
+// @owner, or, when it exists, fills in its model if it has none yet (its
+// owner is left as it is). With @turns = 1 it also
 // counts a new turn, unless @key names the reservation that counted the
 // last one (a retry). Both dialects accept this ON CONFLICT form.
-const upsertSession = `INSERT INTO sessions (id, model, title, parent_session_id, lineage_id, generation, turn_count, last_reservation, created_at, updated_at)
-VALUES (@id, @model, '', '', @id, 0, @turns, @key, @now, @now)
+const upsertSession = `INSERT INTO sessions (id, model, title, parent_session_id, lineage_id, generation, owner, turn_count, last_reservation, created_at, updated_at)
+VALUES (@id, @model, '', '', @id, 0, @owner, @turns, @key, @now, @now)
 ON CONFLICT (id) DO UPDATE SET
 	turn_count = sessions.turn_count + CASE WHEN @key <> '' AND sessions.last_reservation = @key THEN 0 ELSE @turns END,
 	last_reservation = CASE WHEN @turns > 0 THEN @key ELSE sessions.last_reservation END,
@@ -30,7 +31,7 @@ func (s *Store) NextTurn(ctx context.Context, sessionID, model, key string) (int
 	if err := checkID("session ID", sessionID, maxSessionIDLen); err != nil {
 		return 0, fmt.Errorf("models: next turn: %w", err)
 	}
-	n, err := s.upsertSession(ctx, sessionID, model, 1, key)
+	n, err := s.upsertSession(ctx, sessionID, model, "", 1, key)
 	if err != nil {
 		return 0, fmt.Errorf("models: next turn of session %q: %w", sessionID, err)
 	}
@@ -51,22 +52,24 @@ func (s *Store) CountTurn(ctx context.Context, sessionID string, n int) error {
 }
 
 // EnsureSession returns the session, creating it with model if it does not
-// exist; an existing session without a model gets this one.
+// exist (the operator's: see EnsureOwnedSession); an existing session
+// without a model gets this one.
 func (s *Store) EnsureSession(ctx context.Context, sessionID, model string) (*Session, error) {
 	if err := checkID("session ID", sessionID, maxSessionIDLen); err != nil {
 		return nil, fmt.Errorf("models: ensure session: %w", err)
 	}
-	if _, err := s.upsertSession(ctx, sessionID, model, 0, ""); err != nil {
+	if _, err := s.upsertSession(ctx, sessionID, model, "", 0, ""); err != nil {
 		return nil, fmt.Errorf("models: ensure session %q: %w", sessionID, err)
 	}
 	return s.Session(ctx, sessionID)
 }
 
-func (s *Store) upsertSession(ctx context.Context, id, model string, turns int, key string) (int, error) {
+func (s *Store) upsertSession(ctx context.Context, id, model, owner string, turns int, key string) (int, error) {
 	var count int
 	err := s.db.WithContext(ctx).Raw(upsertSession, map[string]any{
 		"id":    id,
 		"model": EncodeText(model),
+		"owner": EncodeText(owner),
 		"turns": turns,
 		"key":   EncodeText(key),
 		"now":   now(),

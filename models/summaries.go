@@ -136,18 +136,20 @@ type SummaryVector struct {
 // maxVectors bounds the vectors one semantic search scores.
 const maxVectors = 20000
 
-// SummaryVectors are the vectors of the summaries of every session outside
-// the lineage exceptLineage, newest first, at most maxVectors.
-func (s *Store) SummaryVectors(ctx context.Context, exceptLineage string) ([]SummaryVector, error) {
+// SummaryVectors are the vectors of the summaries of the sessions within
+// scope outside the lineage exceptLineage, newest first, at most
+// maxVectors.
+func (s *Store) SummaryVectors(ctx context.Context, scope Scope, exceptLineage string) ([]SummaryVector, error) {
 	var rows []struct {
 		SessionID string
 		UpdatedAt time.Time
 		Embedding []byte
 	}
+	inScope, args := scope.sessionCond("s")
 	err := s.db.WithContext(ctx).Table("session_summaries AS m").
 		Select("m.session_id, m.updated_at, m.embedding").
 		Joins("JOIN sessions s ON s.id = m.session_id").
-		Where("m.embedding IS NOT NULL AND "+lineageOf("s")+" <> ?", exceptLineage).
+		Where("m.embedding IS NOT NULL AND "+lineageOf("s")+" <> ?"+inScope, append([]any{exceptLineage}, args...)...).
 		Order("m.id DESC").Limit(maxVectors).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("models: summary vectors: %w", err)

@@ -29,16 +29,17 @@ type Passage struct {
 }
 
 // recallBackend is the dialect's ranked full-text search for recall: any
-// of the words, best first, outside one lineage.
+// of the words, best first, within a scope, outside one lineage.
 type recallBackend interface {
 	migrateSummarySearch(tx *gorm.DB) error
-	searchSummaries(db *gorm.DB, words []string, exceptLineage string, limit int) ([]RecallHit, error)
-	searchPassages(db *gorm.DB, words []string, exceptLineage string, limit int) ([]Passage, error)
+	searchSummaries(db *gorm.DB, words []string, scope Scope, exceptLineage string, limit int) ([]RecallHit, error)
+	searchPassages(db *gorm.DB, words []string, scope Scope, exceptLineage string, limit int) ([]Passage, error)
 }
 
 // SearchSummaries finds the summaries holding any of words, best first (at
-// most limit), leaving out the sessions of the lineage exceptLineage.
-func (s *Store) SearchSummaries(ctx context.Context, words []string, exceptLineage string, limit int) ([]RecallHit, error) {
+// most limit), of the sessions within scope, leaving out the sessions of
+// the lineage exceptLineage.
+func (s *Store) SearchSummaries(ctx context.Context, scope Scope, words []string, exceptLineage string, limit int) ([]RecallHit, error) {
 	words = recallWords(words)
 	if len(words) == 0 || limit <= 0 {
 		return nil, nil
@@ -47,7 +48,7 @@ func (s *Store) SearchSummaries(ctx context.Context, words []string, exceptLinea
 	if !ok {
 		return nil, fmt.Errorf("models: summary search is not supported on %s", s.dialect.name())
 	}
-	hits, err := b.searchSummaries(s.db.WithContext(ctx), words, exceptLineage, limit)
+	hits, err := b.searchSummaries(s.db.WithContext(ctx), words, scope, exceptLineage, limit)
 	if err != nil {
 		return nil, fmt.Errorf("models: search summaries: %w", err)
 	}
@@ -55,9 +56,9 @@ func (s *Store) SearchSummaries(ctx context.Context, words []string, exceptLinea
 }
 
 // SearchPassages finds the visible user and assistant messages holding any
-// of words, best first (at most limit), in the sessions people and jobs
-// talked in outside the lineage exceptLineage.
-func (s *Store) SearchPassages(ctx context.Context, words []string, exceptLineage string, limit int) ([]Passage, error) {
+// of words, best first (at most limit), in the sessions within scope that
+// people and jobs talked in, outside the lineage exceptLineage.
+func (s *Store) SearchPassages(ctx context.Context, scope Scope, words []string, exceptLineage string, limit int) ([]Passage, error) {
 	words = recallWords(words)
 	if len(words) == 0 || limit <= 0 {
 		return nil, nil
@@ -66,7 +67,7 @@ func (s *Store) SearchPassages(ctx context.Context, words []string, exceptLineag
 	if !ok {
 		return nil, fmt.Errorf("models: passage search is not supported on %s", s.dialect.name())
 	}
-	hits, err := b.searchPassages(s.db.WithContext(ctx), words, exceptLineage, limit)
+	hits, err := b.searchPassages(s.db.WithContext(ctx), words, scope, exceptLineage, limit)
 	if err != nil {
 		return nil, fmt.Errorf("models: search passages: %w", err)
 	}
@@ -106,24 +107,28 @@ func fts5AnyQuery(terms []string) string {
 }
 
 // FTS5's bm25 is lower for a better match: its negation is the score.
-func (d *sqliteDialect) searchSummaries(db *gorm.DB, words []string, exceptLineage string, limit int) ([]RecallHit, error) {
+func (d *sqliteDialect) searchSummaries(db *gorm.DB, words []string, scope Scope, exceptLineage string, limit int) ([]RecallHit, error) {
+	inScope, scopeArgs := scope.sessionCond("s")
+	args := append(append([]any{fts5AnyQuery(words), exceptLineage}, scopeArgs...), limit)
 	var out []RecallHit
 	err := db.Raw(`SELECT m.session_id AS session_id, m.updated_at AS at, -bm25(session_summaries_fts) AS score
 		FROM session_summaries_fts f JOIN session_summaries m ON m.id = f.rowid JOIN sessions s ON s.id = m.session_id
-		WHERE session_summaries_fts MATCH ? AND `+lineageOf("s")+` <> ? ORDER BY bm25(session_summaries_fts) LIMIT ?`,
-		fts5AnyQuery(words), exceptLineage, limit).Scan(&out).Error
+		WHERE session_summaries_fts MATCH ? AND `+lineageOf("s")+` <> ?`+inScope+` ORDER BY bm25(session_summaries_fts) LIMIT ?`,
+		args...).Scan(&out).Error
 	return out, err
 }
 
-func (d *sqliteDialect) searchPassages(db *gorm.DB, words []string, exceptLineage string, limit int) ([]Passage, error) {
+func (d *sqliteDialect) searchPassages(db *gorm.DB, words []string, scope Scope, exceptLineage string, limit int) ([]Passage, error) {
+	inScope, scopeArgs := scope.sessionCond("s")
+	args := append(append([]any{fts5AnyQuery(words), false, len(ReviewSessionPrefix), ReviewSessionPrefix, exceptLineage}, scopeArgs...), limit)
 	var out []Passage
 	err := db.Raw(`SELECT m.id AS message_id, m.session_id AS session_id, m.role AS role, m.content AS content,
 			m.created_at AS at, -bm25(messages_fts) AS score
 		FROM messages_fts f JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.id = m.session_id
 		WHERE messages_fts MATCH ? AND m.hidden = ? AND m.role IN ('user', 'assistant')
-			AND substr(m.session_id, 1, ?) <> ? AND `+lineageOf("s")+` <> ?
+			AND substr(m.session_id, 1, ?) <> ? AND `+lineageOf("s")+` <> ?`+inScope+`
 		ORDER BY bm25(messages_fts) LIMIT ?`,
-		fts5AnyQuery(words), false, len(ReviewSessionPrefix), ReviewSessionPrefix, exceptLineage, limit).Scan(&out).Error
+		args...).Scan(&out).Error
 	for i := range out {
 		out[i].Content = DecodeText(out[i].Content)
 	}
@@ -155,27 +160,30 @@ func postgresAnyQuery(words []string) (string, []any) {
 	return "(" + strings.Join(parts, " || ") + ")", args
 }
 
-func (d *postgresDialect) searchSummaries(db *gorm.DB, words []string, exceptLineage string, limit int) ([]RecallHit, error) {
+func (d *postgresDialect) searchSummaries(db *gorm.DB, words []string, scope Scope, exceptLineage string, limit int) ([]RecallHit, error) {
 	query, args := postgresAnyQuery(words)
-	args = append(append(append([]any{}, args...), args...), exceptLineage, limit)
+	inScope, scopeArgs := scope.sessionCond("s")
+	args = append(append(append(append(append([]any{}, args...), args...), exceptLineage), scopeArgs...), limit)
 	var out []RecallHit
 	err := db.Raw(`SELECT m.session_id AS session_id, m.updated_at AS at, ts_rank(`+postgresSummaryVector+`, `+query+`) AS score
 		FROM session_summaries m JOIN sessions s ON s.id = m.session_id
-		WHERE `+postgresSummaryVector+` @@ `+query+` AND `+lineageOf("s")+` <> ? ORDER BY score DESC LIMIT ?`,
+		WHERE `+postgresSummaryVector+` @@ `+query+` AND `+lineageOf("s")+` <> ?`+inScope+` ORDER BY score DESC LIMIT ?`,
 		args...).Scan(&out).Error
 	return out, err
 }
 
-func (d *postgresDialect) searchPassages(db *gorm.DB, words []string, exceptLineage string, limit int) ([]Passage, error) {
+func (d *postgresDialect) searchPassages(db *gorm.DB, words []string, scope Scope, exceptLineage string, limit int) ([]Passage, error) {
 	query, args := postgresAnyQuery(words)
 	vector := strings.ReplaceAll(postgresSearchVector, "content", "m.content")
-	args = append(append(append([]any{}, args...), args...), false, len(ReviewSessionPrefix), ReviewSessionPrefix, exceptLineage, limit)
+	inScope, scopeArgs := scope.sessionCond("s")
+	args = append(append(append(append([]any{}, args...), args...), false, len(ReviewSessionPrefix), ReviewSessionPrefix, exceptLineage), scopeArgs...)
+	args = append(args, limit)
 	var out []Passage
 	err := db.Raw(`SELECT m.id AS message_id, m.session_id AS session_id, m.role AS role, m.content AS content,
 			m.created_at AS at, ts_rank(`+vector+`, `+query+`) AS score
 		FROM messages m JOIN sessions s ON s.id = m.session_id
 		WHERE `+vector+` @@ `+query+` AND m.hidden = ? AND m.role IN ('user', 'assistant')
-			AND substr(m.session_id, 1, ?) <> ? AND `+lineageOf("s")+` <> ?
+			AND substr(m.session_id, 1, ?) <> ? AND `+lineageOf("s")+` <> ?`+inScope+`
 		ORDER BY score DESC LIMIT ?`, args...).Scan(&out).Error
 	for i := range out {
 		out[i].Content = DecodeText(out[i].Content)

@@ -42,7 +42,7 @@ func TestSummariesSearchAndDelete(t *testing.T) {
 		pastSession(t, s, "k8s", "the pod is in CrashLoopBackOff", "Topic: kubernetes pod crash. Fact: the image lacked a config file.")
 		pastSession(t, s, "asking", "sourdough again", "Topic: sourdough again.")
 
-		hits, err := s.SearchSummaries(ctx, []string{"sourdough", "starter", "feeding"}, "asking", 10)
+		hits, err := s.SearchSummaries(ctx, Scope{}, []string{"sourdough", "starter", "feeding"}, "asking", 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,14 +52,14 @@ func TestSummariesSearchAndDelete(t *testing.T) {
 		if hits[0].Score <= 0 {
 			t.Fatalf("score %v, want positive", hits[0].Score)
 		}
-		passages, err := s.SearchPassages(ctx, []string{"CrashLoopBackOff", "pod"}, "asking", 10)
+		passages, err := s.SearchPassages(ctx, Scope{}, []string{"CrashLoopBackOff", "pod"}, "asking", 10)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(passages) != 1 || passages[0].SessionID != "k8s" || passages[0].Content != "the pod is in CrashLoopBackOff" {
 			t.Fatalf("passages = %+v", passages)
 		}
-		vecs, err := s.SummaryVectors(ctx, "asking")
+		vecs, err := s.SummaryVectors(ctx, Scope{}, "asking")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,7 @@ func TestSummariesSearchAndDelete(t *testing.T) {
 		if err := s.PutSummary(ctx, SessionSummary{SessionID: "bread", Summary: "Topic: rye bread.", Turns: 2}); err != nil {
 			t.Fatal(err)
 		}
-		if hits, _ := s.SearchSummaries(ctx, []string{"sourdough"}, "asking", 10); len(hits) != 0 {
+		if hits, _ := s.SearchSummaries(ctx, Scope{}, []string{"sourdough"}, "asking", 10); len(hits) != 0 {
 			t.Fatalf("replaced summary still found: %v", hitSessions(hits))
 		}
 		if got, err := s.Summary(ctx, "bread"); err != nil || got.Summary != "Topic: rye bread." || got.Vector() != nil {
@@ -88,7 +88,7 @@ func TestSummariesSearchAndDelete(t *testing.T) {
 		if _, err := s.Summary(ctx, "k8s"); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("summary of a deleted session: %v", err)
 		}
-		if hits, _ := s.SearchSummaries(ctx, []string{"kubernetes"}, "", 10); len(hits) != 0 {
+		if hits, _ := s.SearchSummaries(ctx, Scope{}, []string{"kubernetes"}, "", 10); len(hits) != 0 {
 			t.Fatalf("deleted session's summary still found: %v", hitSessions(hits))
 		}
 		if n, v, _ := s.SummaryCounts(ctx); n != 2 || v != 1 {

@@ -181,7 +181,7 @@ func TestSearchFindsWordsNextToEscapes(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, word := range []string{"zebra", "quokka"} {
-			groups, err := s.SearchMessages(t.Context(), word, 5, 0)
+			groups, err := s.SearchMessages(t.Context(), Scope{}, word, 5, 0)
 			if err != nil {
 				t.Fatalf("SearchMessages(%q): %v", word, err)
 			}
@@ -189,7 +189,7 @@ func TestSearchFindsWordsNextToEscapes(t *testing.T) {
 				t.Errorf("SearchMessages(%q) = %+v, want the message, byte for byte", word, groups)
 			}
 		}
-		if _, err := s.SearchMessages(t.Context(), "a\x00b", 5, 0); err != nil {
+		if _, err := s.SearchMessages(t.Context(), Scope{}, "a\x00b", 5, 0); err != nil {
 			t.Errorf("SearchMessages with a NUL byte: %v", err)
 		}
 	})
@@ -325,7 +325,7 @@ func TestSearchIndexUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, word := range []string{"platypus", "wombat"} {
-		if groups, err := s.SearchMessages(t.Context(), word, 5, 0); err != nil || len(groups) != 1 {
+		if groups, err := s.SearchMessages(t.Context(), Scope{}, word, 5, 0); err != nil || len(groups) != 1 {
 			t.Errorf("SearchMessages(%q) = %v, %v; want one hit", word, groups, err)
 		}
 	}

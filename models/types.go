@@ -28,7 +28,15 @@ type Session struct {
 	// DelegatedFrom is the session whose delegate_task call made this one
 	// (a sub-agent's task); empty for every other session.
 	DelegatedFrom string `gorm:"index;size:128;not null;default:''"`
-	TurnCount     int    // number of turns started, see Store.NextTurn
+	// Owner is whose session this is: the key of the gateway chat it
+	// belongs to ("telegram:dm:42", models.Chat.Key), or "" for the
+	// operator's own (the CLI, the API, editors, the operator's cron
+	// jobs). A search of past sessions from an owned session finds only
+	// sessions of the same owner (Scope). Sessions made from a session (a
+	// compaction's child, a delegated task, a fork) keep its owner, and a
+	// set owner never changes (see EnsureOwnedSession).
+	Owner     string `gorm:"index;size:512;not null;default:'';serializer:text"`
+	TurnCount int    // number of turns started, see Store.NextTurn
 	// LastReservation is the key of the reservation that counted the latest
 	// turn, so a retried reservation does not count it twice.
 	LastReservation string `gorm:"size:256;not null;default:'';serializer:text" json:"-"`

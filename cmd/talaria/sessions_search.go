@@ -37,7 +37,8 @@ func newSessionsSearchCommand() *cobra.Command {
 			if limit < 1 || around < 0 {
 				return usagef("--limit must be at least 1 and --around not negative")
 			}
-			groups, err := st.SearchMessages(cmd.Context(), strings.Join(args, " "), limit, around)
+			// The operator's search: every session, chats' included.
+			groups, err := st.SearchMessages(cmd.Context(), talaria.Scope{}, strings.Join(args, " "), limit, around)
 			if err != nil {
 				return err
 			}

@@ -199,7 +199,8 @@ func (s *Server) handleSearchSessions(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	groups, err := s.rt.Store.SearchMessages(r.Context(), q, limit, around)
+	// The API is the operator's: every session, chats' included.
+	groups, err := s.rt.Store.SearchMessages(r.Context(), models.Scope{}, q, limit, around)
 	if errors.Is(err, models.ErrInvalidArgument) {
 		return badRequest("invalid_q", "%s", oneLine(err.Error()))
 	}

@@ -47,27 +47,36 @@ const (
 )
 
 // Prefetch finds the past sessions bearing on q's message: never q's own
-// session or its lineage. Everything it returns passed injection.Scan: a
-// summary or passage with a finding is left out, with a warning.
+// session or its lineage, and only sessions of the asking session's owner
+// when it has one (a gateway chat's session recalls only that chat's
+// sessions; the operator's recall every session: models.Scope). A query
+// without a session is the operator's; one whose session is not stored
+// recalls nothing (whose it is is not known). Everything it returns passed
+// injection.Scan: a summary or passage with a finding is left out, with a
+// warning.
 func (r *BuiltinRecall) Prefetch(ctx context.Context, q Query) (Recall, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = DefaultLimit
 	}
-	lineage, err := r.lineage(ctx, q.SessionID)
+	scope, lineage, err := r.asking(ctx, q.SessionID)
+	if errors.Is(err, models.ErrNotFound) {
+		r.log.Warn("recall: the asking session is not stored; nothing recalled", "session", q.SessionID)
+		return Recall{}, nil
+	}
 	if err != nil {
 		return Recall{}, err
 	}
 	words := recallQueryWords(q.Text, q.Expansions)
-	summaries, err := r.store.SearchSummaries(ctx, words, lineage, limit*4)
+	summaries, err := r.store.SearchSummaries(ctx, scope, words, lineage, limit*4)
 	if err != nil {
 		return Recall{}, fmt.Errorf("recall: %w", err)
 	}
-	passages, err := r.store.SearchPassages(ctx, words, lineage, limit*10)
+	passages, err := r.store.SearchPassages(ctx, scope, words, lineage, limit*10)
 	if err != nil {
 		return Recall{}, fmt.Errorf("recall: %w", err)
 	}
-	cosines, err := r.cosines(ctx, q.Text, lineage)
+	cosines, err := r.cosines(ctx, q.Text, scope, lineage)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Recall{}, fmt.Errorf("recall: %w", ctx.Err())
@@ -107,29 +116,27 @@ func (r *BuiltinRecall) Prefetch(ctx context.Context, q Query) (Recall, error) {
 	return out, nil
 }
 
-// lineage is the lineage of the asking session (itself when it has none
-// stored; "" for none: nothing is left out).
-func (r *BuiltinRecall) lineage(ctx context.Context, sessionID string) (string, error) {
+// asking is whose sessions the asking session recalls (its owner's) and
+// its lineage, which it does not recall; without a session, the
+// operator's and none. A session not stored is models.ErrNotFound.
+func (r *BuiltinRecall) asking(ctx context.Context, sessionID string) (models.Scope, string, error) {
 	if sessionID == "" {
-		return "", nil
+		return models.Scope{}, "", nil
 	}
 	sess, err := r.store.Session(ctx, sessionID)
-	if errors.Is(err, models.ErrNotFound) {
-		return sessionID, nil
-	}
 	if err != nil {
-		return "", fmt.Errorf("recall: %w", err)
+		return models.Scope{}, "", fmt.Errorf("recall: %w", err)
 	}
-	return cmp.Or(sess.LineageID, sess.ID), nil
+	return models.ScopeOf(sess), cmp.Or(sess.LineageID, sess.ID), nil
 }
 
 // cosines are the similarities of the message to the stored summaries'
 // vectors (nil without an embedder).
-func (r *BuiltinRecall) cosines(ctx context.Context, text, lineage string) (map[string]float64, error) {
+func (r *BuiltinRecall) cosines(ctx context.Context, text string, scope models.Scope, lineage string) (map[string]float64, error) {
 	if r.embed == nil || strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	vecs, err := r.store.SummaryVectors(ctx, lineage)
+	vecs, err := r.store.SummaryVectors(ctx, scope, lineage)
 	if err != nil || len(vecs) == 0 {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 // SessionSearchName is the name of the session_search tool.
 const SessionSearchName = "session_search"
 
-const sessionSearchDescription = `Search the text of past conversations (all sessions, full-text, case-insensitive): a message matches when it holds every word of the query, in any order; words in double quotes must appear together as a phrase. ` +
+const sessionSearchDescription = `Search the text of past conversations (full-text, case-insensitive): a message matches when it holds every word of the query, in any order; words in double quotes must appear together as a phrase. ` +
 	`Use it when the user refers to something discussed before ("the codename we picked", "last week's fix"). ` +
 	`Results are grouped by conversation, newest first (a session continued after context compression counts once), ` +
 	`each match with the messages around it.`
@@ -31,7 +31,10 @@ type SearchSession struct {
 
 // SessionSearcher searches past sessions.
 type SessionSearcher interface {
-	SearchSessions(ctx context.Context, query string, limit int) ([]SearchSession, error)
+	// SearchSessions searches the sessions the asking session may see:
+	// those of its owner (a gateway chat's session sees only that chat's
+	// sessions; the operator's see every session).
+	SearchSessions(ctx context.Context, asking, query string, limit int) ([]SearchSession, error)
 }
 
 // ErrNoSearch: the engine gave the tool no searcher.
@@ -49,7 +52,7 @@ func SessionSearch(searcher SessionSearcher) Tool {
 	return Define(Spec[sessionSearchArgs]{
 		Name: SessionSearchName, Description: sessionSearchDescription, Meta: Meta{Toolset: "recall"},
 		Quick: true, Idempotent: true,
-		Run: func(ctx context.Context, _ Env, a sessionSearchArgs) (string, error) {
+		Run: func(ctx context.Context, env Env, a sessionSearchArgs) (string, error) {
 			if searcher == nil {
 				return "", ErrNoSearch
 			}
@@ -57,7 +60,7 @@ func SessionSearch(searcher SessionSearcher) Tool {
 			if limit <= 0 {
 				limit = 10
 			}
-			groups, err := searcher.SearchSessions(ctx, a.Query, min(limit, 50))
+			groups, err := searcher.SearchSessions(ctx, env.SessionID, a.Query, min(limit, 50))
 			if err != nil {
 				return "", err
 			}
