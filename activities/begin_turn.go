@@ -17,6 +17,10 @@ import (
 // BeginTurn fails with when a new session's system prompt cannot be built.
 const PromptFailedType = "prompt_failed"
 
+// NotOwnerType is the type of the non-retryable application error
+// BeginTurn fails with when the turn's owner is not its session's.
+const NotOwnerType = "not_owner"
+
 // BeginTurn creates the session when new, persists the user's message (once,
 // however often it is retried) and records the turn as running.
 func (a *Activities) BeginTurn(ctx context.Context, in turnapi.BeginTurnInput) (turnapi.BeginTurnResult, error) {
@@ -26,6 +30,17 @@ func (a *Activities) BeginTurn(ctx context.Context, in turnapi.BeginTurnInput) (
 	}
 	worker := a.withWindow(ctx, a.workerModel(in.Model), in.CompactionRatio)
 	in.Model = cmp.Or(in.Model, worker.Name)
+	if in.Owner != "" {
+		// A chat's session is the chat's from its first turn on.
+		_, err := a.Store.EnsureOwnedSession(ctx, in.SessionID, in.Owner)
+		if errors.Is(err, models.ErrOwned) {
+			return turnapi.BeginTurnResult{}, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("begin turn %s: %v", in.TurnID, err), NotOwnerType, err)
+		}
+		if err != nil {
+			return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
+		}
+	}
 	if _, err := a.Store.EnsureSession(ctx, in.SessionID, in.Model); err != nil {
 		return turnapi.BeginTurnResult{}, fmt.Errorf("begin turn %s: %w", in.TurnID, err)
 	}

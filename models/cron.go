@@ -62,6 +62,11 @@ type CronJob struct {
 	// "slack:<channel>"), where the target "origin" delivers; empty for a
 	// job made by the CLI or the API.
 	Origin string `gorm:"size:160"`
+	// Owner is the key of the gateway chat that made the job
+	// (models.Chat.Key): its runs' sessions are the chat's (Session.Owner),
+	// so they recall only what the chat may. Empty for a job the operator
+	// made.
+	Owner string `gorm:"size:512;not null;default:'';serializer:text"`
 
 	Enabled       bool          `gorm:"not null;default:false"`
 	Overlap       string        // OverlapSkip (default) or OverlapAllow

@@ -73,6 +73,11 @@ type TurnInput struct {
 	// DelegatedFrom is the session whose delegate_task call started this
 	// turn (a sub-agent's); empty for every other turn.
 	DelegatedFrom string `json:",omitempty"`
+	// Owner is whose session the turn makes when the session is new: the
+	// gateway chat's key for a chat's turn, goal or cron job (see
+	// models.Session.Owner); empty for the operator's. A session that
+	// exists keeps its owner, and one of another owner fails the turn.
+	Owner string `json:",omitempty"`
 	// ReportTo is the turn a person follows, for a task's turn: the live
 	// events of what it asks a person (an approval) go there too.
 	ReportTo string `json:",omitempty"`

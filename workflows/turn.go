@@ -87,7 +87,7 @@ func conductTurn(ctx workflow.Context, in TurnInput, st *TurnState) (Conversatio
 		err := bookkeep(ctx, turnapi.BeginTurnName, turnapi.BeginTurnInput{
 			TurnID: turnID, SessionID: in.SessionID, TurnNumber: in.TurnNumber,
 			Model: in.Model, UserMessage: in.UserMessage, StartedAt: startedAt, Workdir: in.Workdir, Tools: in.Tools,
-			DelegatedFrom: in.DelegatedFrom, CompactionRatio: askedRatio(in.Compaction), Images: in.Images,
+			DelegatedFrom: in.DelegatedFrom, Owner: in.Owner, CompactionRatio: askedRatio(in.Compaction), Images: in.Images,
 		}).Get(ctx, &begun)
 		if err != nil {
 			return ConversationResult{}, err

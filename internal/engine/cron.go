@@ -65,6 +65,7 @@ func (c CronStarter) Input(job models.CronJob, slot time.Time) workflows.CronRun
 	if job.MaxIterations > 0 {
 		turn.MaxIterations = job.MaxIterations
 	}
+	turn.Owner = job.Owner // a chat's job runs in sessions of the chat's
 	return workflows.CronRunInput{JobID: job.ID, JobName: job.Name, Slot: slot, Prompt: job.Prompt,
 		PreRunScript: job.PreRunScript, Deliver: DeliveryTargets(job), Turn: turn}
 }

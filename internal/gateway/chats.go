@@ -124,6 +124,32 @@ func (g *Gateway) messageSession(ctx context.Context, u Update, now time.Time) (
 	return c, g.rt.Store.SaveChat(ctx, c)
 }
 
+// notOwned is what a chat is told when its session belongs to another.
+const notOwned = "This chat's session belongs to someone else: the message was not taken. Send /new to start a session of this chat's own."
+
+// ownSession makes the chat's session the chat's before a message is
+// handed to it (models.Store.EnsureOwnedSession): whatever the session
+// recalls or searches is then this chat's alone. A session another owner
+// holds takes no message (owned false): the sender is told, once, and the
+// update is done with.
+func (g *Gateway) ownSession(ctx context.Context, p Platform, u Update, c models.Chat) (owned bool, err error) {
+	_, err = g.rt.Store.EnsureOwnedSession(ctx, c.SessionID, c.Key)
+	if !errors.Is(err, models.ErrOwned) {
+		return err == nil, err
+	}
+	g.logger.Error("gateway: the chat's session belongs to another owner; message not taken",
+		"platform", p.Name(), "chat", c.Key, "session", c.SessionID)
+	key := "gateway-update/" + updateWorkflowID(p, u) + "/not-owned"
+	if _, sent, err := g.rt.Store.Sent(ctx, key); err != nil || sent {
+		return false, err
+	}
+	id, err := p.SendPart(ctx, Outgoing{ChatID: u.Chat.ID, ReplyTo: u.MessageID}, p.Parts(notOwned)[0])
+	if err != nil {
+		return false, fmt.Errorf("tell the chat its session is not its own: %w", err)
+	}
+	return false, g.rt.Store.RecordSent(ctx, key, id)
+}
+
 // resetOf is the session reset of a platform's chats.
 func (g *Gateway) resetOf(platform string) ResetPolicy {
 	if p, ok := g.platformReset[platform]; ok {

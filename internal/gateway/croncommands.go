@@ -100,6 +100,7 @@ func (g *Gateway) cronAdd(ctx context.Context, p Platform, u Update, args string
 	if err != nil {
 		return "", err
 	}
+	job.Owner = chat.Key // its runs' sessions are the chat's
 	created, err := g.rt.Store.CreateCronJob(ctx, job)
 	if errors.Is(err, models.ErrInvalidArgument) {
 		return "Not added: " + textline.Of(err.Error(), 300), nil

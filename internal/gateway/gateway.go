@@ -342,8 +342,11 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 	if err != nil {
 		return err
 	}
+	if owned, err := g.ownSession(ctx, p, u, chat); !owned || err != nil {
+		return err
+	}
 	in := engine.WithModel(engine.TurnTemplate(g.cfg, g.workdir()), chat.Model)
-	in.SessionID, in.UserMessage, in.Images = chat.SessionID, text, images
+	in.SessionID, in.UserMessage, in.Images, in.Owner = chat.SessionID, text, images, chat.Key
 	id := updateWorkflowID(p, u)
 	// The coordinator tells the workflow (its id is the request id) the
 	// turn the message became and how it ended (Notify).

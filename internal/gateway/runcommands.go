@@ -46,6 +46,7 @@ func (g *Gateway) startRun(ctx context.Context, p Platform, u Update, text strin
 	session := kind + "-" + hex.EncodeToString(sum[:8])
 	in := workflows.GoalInput{SessionID: session, Goal: text, Once: once, Deliver: []string{origin(p, u)},
 		Turn: engine.WithModel(engine.TurnTemplate(g.cfg, g.workdir()), chat.Model)}
+	in.Turn.Owner = chat.Key // the chat's, as its own sessions are
 	// Nobody answers in its session: no questions, and commands that need
 	// approval are refused.
 	in.Turn.Tools, in.Turn.Approvals.Mode = engine.UnattendedTools(g.cfg, nil), workflows.ApprovalDeny

@@ -76,6 +76,9 @@ type BeginTurnInput struct {
 	// DelegatedFrom is the session whose delegate_task call started this
 	// turn's session (a task's child turn); empty otherwise.
 	DelegatedFrom string `json:",omitempty"`
+	// Owner is whose session this is (models.Session.Owner): a new session
+	// is made the owner's; empty for the operator's.
+	Owner string `json:",omitempty"`
 	// CompactionRatio, when set, asks the worker for the turn's compaction
 	// threshold: this share of the model's context window as the worker
 	// knows it, less the reply cap (WorkerModel.CompactionThreshold).
