@@ -78,21 +78,29 @@ func finishedTurn(msgs []models.Message, turnID string) (memory.Turn, bool) {
 }
 
 // endSession tells the memory provider that a session ended (a summary's
-// activity: reset, idle sweep, compaction, command). A failure is one
-// warning line.
-func (a *Activities) endSession(ctx context.Context, in turnapi.SummarizeSessionInput) {
+// activity: reset, idle sweep, compaction, command), with the session's
+// summary ("" when it has none). A failure is one warning line. A
+// retried activity tells it again: the providers' calls are safe to
+// repeat.
+func (a *Activities) endSession(ctx context.Context, in turnapi.SummarizeSessionInput, summary string) {
 	if a.Memory == nil {
 		return
 	}
+	ectx, cancel := context.WithTimeout(ctx, memoryCallTimeout)
+	defer cancel()
+	if err := a.Memory.EndSession(ectx, sessionEnd(in, summary, time.Now())); err != nil {
+		a.logger().Warn("memory: the memory provider was not told of the session's end", "provider", a.Memory.Name(),
+			"session", in.SessionID, "error", err)
+	}
+}
+
+// sessionEnd is what the provider is told of a session's end: the
+// session, why it ended (a compaction when a summary is given and no
+// reason), when (UTC) and its summary. Pure.
+func sessionEnd(in turnapi.SummarizeSessionInput, summary string, at time.Time) memory.SessionEnd {
 	reason := memory.EndReason(in.Reason)
 	if reason == "" && in.Text != "" {
 		reason = memory.EndCompaction
 	}
-	ectx, cancel := context.WithTimeout(ctx, memoryCallTimeout)
-	defer cancel()
-	err := a.Memory.EndSession(ectx, memory.SessionEnd{SessionID: in.SessionID, Reason: reason, At: time.Now().UTC()})
-	if err != nil {
-		a.logger().Warn("memory: the memory provider was not told of the session's end", "provider", a.Memory.Name(),
-			"session", in.SessionID, "error", err)
-	}
+	return memory.SessionEnd{SessionID: in.SessionID, Reason: reason, At: at.UTC(), Summary: summary}
 }

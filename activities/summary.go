@@ -33,8 +33,11 @@ const SummaryPrompt = "Summarise the conversation above for recall in later conv
 // recall): the given text when there is one (a compaction's summary), else
 // the session's model's summary of its transcript; with an embeddings
 // endpoint, its vector too. A session already summarised at its current
-// turn count is left as it is. The memory provider is told of the
-// session's end first (endSession).
+// turn count is left as it is. Then, the summary known, the memory
+// provider is told of the session's end with it (endSession): the one
+// written now, or the one stored already ("" without a conversation). A
+// summary that fails fails the activity before the provider is told; its
+// retry tells it.
 func (a *Activities) SummarizeSession(ctx context.Context, in turnapi.SummarizeSessionInput) (turnapi.SummarizeSessionResult, error) {
 	sess, err := a.Store.Session(ctx, in.SessionID)
 	if errors.Is(err, models.ErrNotFound) {
@@ -43,17 +46,30 @@ func (a *Activities) SummarizeSession(ctx context.Context, in turnapi.SummarizeS
 	if err != nil {
 		return turnapi.SummarizeSessionResult{}, fmt.Errorf("summarise session: %w", err)
 	}
-	a.endSession(ctx, in)
-	if have, err := a.Store.Summary(ctx, in.SessionID); err == nil && have.Turns >= sess.TurnCount && in.Text == "" {
-		return turnapi.SummarizeSessionResult{Written: false}, nil
+	summary, written, err := a.sessionSummary(ctx, sess, in)
+	if err != nil {
+		return turnapi.SummarizeSessionResult{}, err
+	}
+	a.endSession(ctx, in, summary)
+	return turnapi.SummarizeSessionResult{Written: written}, nil
+}
+
+// sessionSummary is the session's summary and whether it was written now:
+// the one stored when the session was summarised at its current turn
+// count already (and no text is given), else the one written now; ""
+// when the session has no conversation.
+func (a *Activities) sessionSummary(ctx context.Context, sess *models.Session, in turnapi.SummarizeSessionInput) (string, bool, error) {
+	if have, err := a.Store.Summary(ctx, in.SessionID); err == nil && summarisedAlready(have.Turns, sess.TurnCount, in.Text) {
+		return have.Summary, false, nil
 	}
 	text, model := in.Text, in.Model
 	if text == "" {
+		var err error
 		if text, model, err = a.summariseTranscript(ctx, sess); err != nil {
-			return turnapi.SummarizeSessionResult{}, err
+			return "", false, err
 		}
 		if text == "" {
-			return turnapi.SummarizeSessionResult{}, nil // no conversation
+			return "", false, nil // no conversation
 		}
 	}
 	sum := models.SessionSummary{SessionID: sess.ID, Summary: boundSummary(text), Model: model, Turns: sess.TurnCount}
@@ -66,9 +82,16 @@ func (a *Activities) SummarizeSession(ctx context.Context, in turnapi.SummarizeS
 		}
 	}
 	if err := a.Store.PutSummary(ctx, sum); err != nil {
-		return turnapi.SummarizeSessionResult{}, fmt.Errorf("summarise session: %w", err)
+		return "", false, fmt.Errorf("summarise session: %w", err)
 	}
-	return turnapi.SummarizeSessionResult{Written: true}, nil
+	return sum.Summary, true, nil
+}
+
+// summarisedAlready says whether a stored summary written at turns serves
+// a session now at count: it does unless the session went on since or a
+// summary is given (a compaction's, which replaces it). Pure.
+func summarisedAlready(turns, count int, given string) bool {
+	return turns >= count && given == ""
 }
 
 // summariseTranscript asks the session's model (the worker's when it has
