@@ -223,3 +223,37 @@ func TestSessionsMadeFromASessionKeepItsOwner(t *testing.T) {
 		}
 	})
 }
+
+// A database written before sessions had owners gets the column on Open:
+// its sessions are the operator's, found by the operator alone.
+func TestOwnerAddedToExistingSessions(t *testing.T) {
+	t.Parallel()
+	eachDB(t, func(t *testing.T, dsn string) {
+		ctx := t.Context()
+		old, err := Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pastSession(t, old, "old", "my sourdough starter", "Topic: sourdough.")
+		for _, q := range []string{`DROP INDEX idx_sessions_owner`, `ALTER TABLE sessions DROP COLUMN owner`} {
+			if err := old.db.Exec(q).Error; err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+		if err := old.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s := openStore(t, dsn)
+		if sess, err := s.Session(ctx, "old"); err != nil || sess.Owner != "" {
+			t.Fatalf("old session: %+v %v", sess, err)
+		}
+		for _, c := range []struct {
+			scope Scope
+			want  int
+		}{{Scope{}, 1}, {Scope{Owner: ownerAnn}, 0}} {
+			if hits, err := s.SearchSummaries(ctx, c.scope, []string{"sourdough"}, "", 10); err != nil || len(hits) != c.want {
+				t.Errorf("scope %+v: %v %v, want %d hits", c.scope, hitSessions(hits), err, c.want)
+			}
+		}
+	})
+}
