@@ -91,6 +91,10 @@ type Activities struct {
 	// vector (nil: none).
 	Summaries bool
 	Embed     memory.Embedder
+	// Auxiliary is the auxiliary model (config auxiliary; nil: none): it
+	// writes the questions like a turn's message that recall searches
+	// with too.
+	Auxiliary *llm.Endpoint
 }
 
 // Register registers every activity under its stable name.

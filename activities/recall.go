@@ -3,10 +3,15 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/memory"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/models"
@@ -17,7 +22,8 @@ import (
 // call of a turn, what a prefetch finds for the turn's message within the
 // budget, stored so that every call and every retry of the turn carries
 // the same block. A prefetch that fails or runs out of time costs one
-// warning: the call goes on without it.
+// warning and one notice on the turn's events: the call goes on without
+// it.
 func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, history []models.Message) string {
 	if a.Memory == nil || models.IsBackgroundSession(in.SessionID) {
 		return ""
@@ -39,7 +45,9 @@ func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, h
 		budget = config.DefaultPrefetchBudget
 	}
 	pctx, cancel := context.WithTimeout(ctx, budget)
-	rec, err := a.Memory.Prefetch(pctx, memory.Query{SessionID: in.SessionID, Text: history[at].Content})
+	q := memory.Query{SessionID: in.SessionID, Text: history[at].Content}
+	q.Expansions = a.expand(pctx, in, q.Text, budget)
+	rec, err := a.Memory.Prefetch(pctx, q)
 	late := errors.Is(pctx.Err(), context.DeadlineExceeded)
 	cancel()
 	switch {
@@ -51,6 +59,9 @@ func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, h
 	default:
 		block = memory.RenderBlock(rec, a.recallBytes())
 	}
+	if err != nil {
+		a.notify(ctx, in.TurnID, prefetchNotice(a.Memory.Name(), budget, late))
+	}
 	if ctx.Err() != nil {
 		return block
 	}
@@ -60,6 +71,52 @@ func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, h
 		return block
 	}
 	return stored
+}
+
+// prefetchNotice is the one line telling that a prefetch was skipped, and
+// why. Pure.
+func prefetchNotice(provider string, budget time.Duration, late bool) string {
+	if late {
+		return fmt.Sprintf("past conversations not recalled: %s did not answer within %s; this answer goes on without them", provider, budget)
+	}
+	return fmt.Sprintf("past conversations not recalled: %s failed (see the log); this answer goes on without them", provider)
+}
+
+// notify publishes one status line on the turn's events (a door shows it
+// beside the turn); a failure to publish is a debug line.
+func (a *Activities) notify(ctx context.Context, turnID, text string) {
+	pub := events.NewPublisher(a.Store, turnID, events.WithLogger(a.logger()))
+	pub.Publish(events.KindStatus, text)
+	a.closePublisher(ctx, pub)
+}
+
+// expand is the auxiliary model's questions like the turn's message, for a
+// provider that searches with them; nil without an auxiliary model, or
+// when it fails or takes more than half the budget (one warning line).
+// Its usage is recorded like every model call's.
+func (a *Activities) expand(ctx context.Context, in turnapi.CallModelInput, text string, budget time.Duration) []string {
+	searcher, ok := a.Memory.(memory.ExpansionSearcher)
+	if a.Auxiliary == nil || !ok || !searcher.SearchesExpansions() || strings.TrimSpace(text) == "" {
+		return nil
+	}
+	ectx, cancel := context.WithTimeout(ctx, budget/2)
+	defer cancel()
+	req := llm.Request{MaxTokens: memory.ExpansionMaxTokens, Messages: []openai.ChatCompletionMessage{
+		{Role: openai.ChatMessageRoleUser, Content: memory.ExpansionRequest(text)},
+	}}
+	reply, err := a.callModel(ectx, *a.Auxiliary, req, llm.Options{IdleTimeout: budget / 2})
+	if err != nil {
+		a.logger().Warn("recall: the auxiliary model wrote no questions; recall searches with the message alone",
+			"model", a.Auxiliary.Model, "turn", in.TurnID, "error", err)
+		return nil
+	}
+	keep, cancelKeep := storeContext(ctx)
+	defer cancelKeep()
+	rec := callRecord{Key: activityKey(ctx, models.PurposeExpansion), Purpose: models.PurposeExpansion, SessionID: in.SessionID, TurnID: in.TurnID}
+	if _, err := a.recordCall(keep, rec, *a.Auxiliary, reply.Usage); err != nil {
+		a.logger().Warn("recall: the auxiliary model's usage was not recorded", "turn", in.TurnID, "error", err)
+	}
+	return memory.ParseExpansions(reply.Content, text)
 }
 
 func (a *Activities) recallBytes() int {

@@ -14,6 +14,9 @@ const (
 	PurposeCompress = "compress" // a compaction's summary
 	PurposeJudge    = "judge"    // a goal's judgement
 	PurposeSummary  = "summary"  // a session's summary, for recall
+	// PurposeExpansion: the auxiliary model's questions like a turn's
+	// message, for recall.
+	PurposeExpansion = "expansion"
 )
 
 // ModelCall records one model call that answered: its tokens and what it

@@ -41,12 +41,13 @@ func newMemoryStatusCommand() *cobra.Command {
 	return memoryStoreCommand("status", "Say whether recall across sessions is on, and what it holds",
 		`status tells the memory provider (recall, the built-in one, or none when
 memory.recall is off), how many session summaries and summary vectors the store
-holds, the embeddings endpoint, the prefetch budget, the idle time after which a
+holds, the embeddings endpoint, the auxiliary model that writes questions like
+a turn's message for recall (query expansion), the prefetch budget, the idle time after which a
 session is summarised, and the bound of the recalled block.`, noArgs,
 		func(c *cobra.Command) { out.register(c) },
 		func(cmd *cobra.Command, cfg config.Config, st *talaria.Store, _ []string) error {
 			m := cfg.Memory
-			s, err := talaria.MemoryStatusOf(cmd.Context(), m, st)
+			s, err := talaria.MemoryStatusOf(cmd.Context(), cfg, st)
 			if err != nil {
 				return err
 			}
@@ -64,6 +65,11 @@ session is summarised, and the bound of the recalled block.`, noArgs,
 				fmt.Fprintf(w, "embeddings:  %s\n", s.Embeddings)
 			} else {
 				fmt.Fprintln(w, "embeddings:  none (full-text recall only)")
+			}
+			if s.Expansion != "" {
+				fmt.Fprintf(w, "expansion:   questions from the auxiliary model %s\n", s.Expansion)
+			} else if s.Provider == config.MemoryRecall {
+				fmt.Fprintln(w, "expansion:   none (no auxiliary model)")
 			}
 			fmt.Fprintf(w, "budget:      %s per prefetch\nsummaries:   after %s idle, a reset or a compaction\nblock:       at most %d bytes\n",
 				m.Budget(), m.Idle(), m.Bytes())

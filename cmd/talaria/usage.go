@@ -20,7 +20,8 @@ func newUsageCommand() *cobra.Command {
 		Use:   "usage",
 		Short: "Show the tokens and cost of model calls, by model",
 		Long: `usage sums the model calls recorded in the database (every turn's calls, compaction
-summaries and goal judgements) by provider and model: calls, input tokens (and how
+summaries, goal judgements, session summaries and the auxiliary model's questions for
+recall) by provider and model: calls, input tokens (and how
 many of them were read from or written to a prompt cache), output tokens and cost in
 US dollars at the models' prices (the bundled table, discovered prices, or models:/prices:
 in config.yaml). A model without a known price counts its tokens and no cost.

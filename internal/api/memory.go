@@ -38,7 +38,7 @@ func recallOff() *apiError {
 // recall is off), the summaries and vectors stored, and the settings that
 // bound recall, as `talaria memory status -o json`.
 func (s *Server) handleMemoryStatus(w http.ResponseWriter, r *http.Request) error {
-	st, err := memory.StatusOf(r.Context(), s.cfg.Memory, s.rt.Store)
+	st, err := memory.StatusOf(r.Context(), s.cfg, s.rt.Store)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/memory"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/internal/turnapi"
@@ -91,6 +93,22 @@ func (rt *Runtime) withMemory(acts *activities.Activities, p memory.Provider) {
 	mem := rt.Config.Memory
 	acts.Memory, acts.RecallBudget, acts.RecallBytes = p, mem.Budget(), mem.Bytes()
 	acts.Summaries, acts.Embed = true, MemoryEmbedder(rt.Config)
+	acts.Auxiliary = auxiliaryEndpoint(rt.Config.Auxiliary, os.Getenv)
+}
+
+// auxiliaryEndpoint is the auxiliary model's endpoint, its keys api_keys
+// or the variable api_key_env names (read through getenv); nil when none
+// is configured. Pure but for getenv.
+func auxiliaryEndpoint(a config.Auxiliary, getenv func(string) string) *llm.Endpoint {
+	if !a.Configured() {
+		return nil
+	}
+	key := ""
+	if a.APIKeyEnv != "" {
+		key = getenv(a.APIKeyEnv)
+	}
+	e := endpointOf(a.ProviderOptions, a.Endpoint(), config.Keys(key, a.APIKeys), strings.TrimSpace(a.Model))
+	return &e
 }
 
 // memoryTools are the provider's own tools that the configuration offers

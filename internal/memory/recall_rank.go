@@ -27,18 +27,31 @@ func init() {
 
 // recallQueryWords are the words a recall looks for: those of the message
 // and its expansions, lower case, without stop words and repeats, at most
-// maxRecallWords. Pure.
+// maxRecallWords; with expansions, the message's take at most two thirds
+// of them, so the expansions' words are searched too. Pure.
 func recallQueryWords(text string, expansions []string) []string {
-	var out []string
-	for _, t := range append([]string{text}, expansions...) {
-		for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
-			if len([]rune(w)) < 2 || recallStopWords[w] || slices.Contains(out, w) {
-				continue
-			}
-			if out = append(out, w); len(out) == maxRecallWords {
-				return out
-			}
+	limit := maxRecallWords
+	if len(expansions) > 0 {
+		limit = maxRecallWords * 2 / 3
+	}
+	out := appendQueryWords(nil, text, limit)
+	for _, e := range expansions {
+		out = appendQueryWords(out, e, maxRecallWords)
+	}
+	return out
+}
+
+// appendQueryWords appends the words of t that out lacks, until out has
+// limit words. Pure.
+func appendQueryWords(out []string, t string, limit int) []string {
+	for _, w := range strings.FieldsFunc(strings.ToLower(t), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
+		if len(out) >= limit {
+			break
 		}
+		if len([]rune(w)) < 2 || recallStopWords[w] || slices.Contains(out, w) {
+			continue
+		}
+		out = append(out, w)
 	}
 	return out
 }

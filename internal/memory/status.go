@@ -18,19 +18,24 @@ type Status struct {
 	Summaries  int64  `json:"summaries"`
 	Vectors    int64  `json:"vectors"`
 	Embeddings string `json:"embeddings,omitempty"`
-	BudgetMS   int64  `json:"prefetch_budget_ms"`
-	IdleS      int64  `json:"summary_idle_s"`
-	MaxBytes   int    `json:"max_bytes"`
+	// Expansion is the auxiliary model recall's questions come from (""
+	// when there is none, or the provider does not search with them).
+	Expansion string `json:"expansion,omitempty"`
+	BudgetMS  int64  `json:"prefetch_budget_ms"`
+	IdleS     int64  `json:"summary_idle_s"`
+	MaxBytes  int    `json:"max_bytes"`
 }
 
-// StatusOf is the status of recall under m over store.
-func StatusOf(ctx context.Context, m config.Memory, store *models.Store) (Status, error) {
+// StatusOf is the status of recall under cfg over store.
+func StatusOf(ctx context.Context, cfg config.Config, store *models.Store) (Status, error) {
+	m := cfg.Memory
 	n, v, err := store.SummaryCounts(ctx)
 	if err != nil {
 		return Status{}, fmt.Errorf("memory status: %w", err)
 	}
 	return Status{Recall: m.Recall, Provider: m.ProviderName(), Summaries: n, Vectors: v, Embeddings: m.Embeddings.BaseURL,
-		BudgetMS: m.Budget().Milliseconds(), IdleS: int64(m.Idle() / time.Second), MaxBytes: m.Bytes()}, nil
+		Expansion: expansionModel(cfg),
+		BudgetMS:  m.Budget().Milliseconds(), IdleS: int64(m.Idle() / time.Second), MaxBytes: m.Bytes()}, nil
 }
 
 // SummaryView is a session's stored summary as `talaria memory recall -o
@@ -49,4 +54,14 @@ type SummaryView struct {
 func NewSummaryView(sum *models.SessionSummary) SummaryView {
 	return SummaryView{Session: sum.SessionID, Summary: sum.Summary, Model: sum.Model, At: sum.UpdatedAt, Turns: sum.Turns,
 		Vector: len(sum.Embedding) > 0}
+}
+
+// expansionModel is the model recall's questions come from: the auxiliary
+// model's, when one is configured and the built-in recall is on ("" else).
+// Pure.
+func expansionModel(cfg config.Config) string {
+	if cfg.Memory.ProviderName() != config.MemoryRecall || !cfg.Auxiliary.Configured() {
+		return ""
+	}
+	return cfg.Auxiliary.Model
 }
