@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,6 +39,11 @@ func (a *Activities) SyncMemory(ctx context.Context, in turnapi.SyncMemoryInput)
 		return nil // nothing of the turn is left (deleted, or no answer)
 	}
 	t.SessionID, t.TurnID = in.SessionID, in.TurnID
+	owner, err := a.ownerOf(ctx, in.SessionID)
+	if err != nil {
+		return fmt.Errorf("sync turn %s to memory: %w", in.TurnID, err)
+	}
+	t.User = owner
 	sctx, cancel := context.WithTimeout(ctx, memoryCallTimeout)
 	defer cancel()
 	if err := a.Memory.Sync(sctx, t); err != nil {
@@ -82,13 +88,15 @@ func finishedTurn(msgs []models.Message, turnID string) (memory.Turn, bool) {
 // summary ("" when it has none). A failure is one warning line. A
 // retried activity tells it again: the providers' calls are safe to
 // repeat.
-func (a *Activities) endSession(ctx context.Context, in turnapi.SummarizeSessionInput, summary string) {
+func (a *Activities) endSession(ctx context.Context, in turnapi.SummarizeSessionInput, owner, summary string) {
 	if a.Memory == nil {
 		return
 	}
 	ectx, cancel := context.WithTimeout(ctx, memoryCallTimeout)
 	defer cancel()
-	if err := a.Memory.EndSession(ectx, sessionEnd(in, summary, time.Now())); err != nil {
+	end := sessionEnd(in, summary, time.Now())
+	end.User = owner
+	if err := a.Memory.EndSession(ectx, end); err != nil {
 		a.logger().Warn("memory: the memory provider was not told of the session's end", "provider", a.Memory.Name(),
 			"session", in.SessionID, "error", err)
 	}
@@ -103,4 +111,18 @@ func sessionEnd(in turnapi.SummarizeSessionInput, summary string, at time.Time) 
 		reason = memory.EndCompaction
 	}
 	return memory.SessionEnd{SessionID: in.SessionID, Reason: reason, At: at.UTC(), Summary: summary}
+}
+
+// ownerOf is the owner of a session, as the memory provider's user: a
+// gateway chat's key, "" for the operator's (and for a session deleted
+// meanwhile). Each chat's memories are filed, and searched, apart.
+func (a *Activities) ownerOf(ctx context.Context, sessionID string) (string, error) {
+	sess, err := a.Store.Session(ctx, sessionID)
+	if errors.Is(err, models.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return sess.Owner, nil
 }

@@ -44,8 +44,13 @@ func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, h
 	if budget <= 0 {
 		budget = config.DefaultPrefetchBudget
 	}
+	owner, err := a.ownerOf(ctx, in.SessionID)
+	if err != nil {
+		a.logger().Warn("recall: cannot read the session's owner; the call goes on without recall", "turn", in.TurnID, "error", err)
+		return ""
+	}
 	pctx, cancel := context.WithTimeout(ctx, budget)
-	q := memory.Query{SessionID: in.SessionID, Text: history[at].Content}
+	q := memory.Query{SessionID: in.SessionID, User: owner, Text: history[at].Content}
 	q.Expansions = a.expand(pctx, in, q.Text, budget)
 	rec, err := a.Memory.Prefetch(pctx, q)
 	late := errors.Is(pctx.Err(), context.DeadlineExceeded)

@@ -50,7 +50,7 @@ func (a *Activities) SummarizeSession(ctx context.Context, in turnapi.SummarizeS
 	if err != nil {
 		return turnapi.SummarizeSessionResult{}, err
 	}
-	a.endSession(ctx, in, summary)
+	a.endSession(ctx, in, sess.Owner, summary)
 	return turnapi.SummarizeSessionResult{Written: written}, nil
 }
 

@@ -1,0 +1,87 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/fakememory"
+	"github.com/talaria-agent/talaria/internal/memory"
+	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
+)
+
+// TestExternalMemoryUserIsTheOwner: an external provider files and
+// searches a chat's memories under the chat (the session's owner), and the
+// operator's under the default user, so one chat's memories never reach
+// another's turn: the turn's sync, the session's end and the prefetch all
+// name the owner (Mem0's fake over HTTP, a real SQLite store).
+func TestExternalMemoryUserIsTheOwner(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ owner, wantUser string }{
+		{"telegram:dm:42", "telegram:dm:42"},
+		{"", "user"},
+	} {
+		ctx := context.Background()
+		store, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		ensure := func() error { _, err := store.EnsureSession(ctx, "s", "m"); return err }
+		if tt.owner != "" {
+			ensure = func() error { _, err := store.EnsureOwnedSession(ctx, "s", tt.owner); return err }
+		}
+		if err := ensure(); err != nil {
+			t.Fatal(err)
+		}
+		history, err := store.AppendMessages(ctx, []models.Message{
+			{SessionID: "s", TurnID: "turn/s/1", IdemKey: "q", Role: "user", Content: "what is my editor"},
+			{SessionID: "s", TurnID: "turn/s/1", IdemKey: "a", Role: "assistant", Content: "Helix"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fake := fakememory.NewMem0("k")
+		defer fake.Close()
+		p, err := memory.NewExternal(config.MemoryMem0, config.Endpoint{BaseURL: fake.URL(), APIKeyEnv: "K"},
+			func(string) string { return "k" }, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &Activities{Store: store, Memory: p, RecallBudget: time.Minute}
+
+		a.recallFor(ctx, turnapi.CallModelInput{SessionID: "s", TurnID: "turn/s/1", Call: 1}, history[:1])
+		if err := a.SyncMemory(ctx, turnapi.SyncMemoryInput{SessionID: "s", TurnID: "turn/s/1"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.SummarizeSession(ctx, turnapi.SummarizeSessionInput{SessionID: "s", Text: "Topic: the user's editor, Helix."}); err != nil {
+			t.Fatal(err)
+		}
+
+		searches := fake.RequestsTo("POST", "/v3/memories/search/")
+		var search struct {
+			Filters struct {
+				UserID string `json:"user_id"`
+			} `json:"filters"`
+		}
+		if len(searches) != 1 || json.Unmarshal(searches[0].Body, &search) != nil || search.Filters.UserID != tt.wantUser {
+			t.Fatalf("owner %q: the prefetch searched %d times, as %q; want once, as %q", tt.owner, len(searches), search.Filters.UserID, tt.wantUser)
+		}
+		adds := fake.RequestsTo("POST", "/v3/memories/add/")
+		if len(adds) != 2 { // the turn, then the session's summary
+			t.Fatalf("owner %q: %d adds, want the turn's and the summary's", tt.owner, len(adds))
+		}
+		for _, add := range adds {
+			var body struct {
+				UserID string `json:"user_id"`
+			}
+			if json.Unmarshal(add.Body, &body) != nil || body.UserID != tt.wantUser {
+				t.Fatalf("owner %q: an add filed under %q, want %q: %s", tt.owner, body.UserID, tt.wantUser, add.Body)
+			}
+		}
+	}
+}
