@@ -147,8 +147,13 @@ func TestMemoryMem0(t *testing.T) {
 	// Slow: Mem0 holds every request past the budget.
 	mem.Stall()
 	const askSlow = "Tell me something about my slow editor habits"
-	if _, stderr, code := u.run(2*time.Minute, "chat", "-q", askSlow, "--session", "slow"); code != 0 {
+	_, stderr, code = u.run(2*time.Minute, "chat", "-q", askSlow, "--session", "slow")
+	if code != 0 {
 		t.Fatalf("chat slow: exit %d\n%s", code, stderr)
+	}
+	// The person at the terminal is told, once, beside the answer.
+	if n := strings.Count(stderr, "past conversations not recalled: mem0 did not answer within 3s"); n != 1 {
+		t.Fatalf("chat slow told the skipped recall %d times, want once:\n%s", n, stderr)
 	}
 	if req, _ := w.first(askSlow); req == "" || strings.Contains(req, "MEMFACT-HELIX") || strings.Contains(req, "Related past") {
 		t.Fatalf("the first request with Mem0 slow:\n%s", req)
