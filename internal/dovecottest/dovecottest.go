@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -217,11 +218,32 @@ func (s *Server) Flags(t testing.TB) []Flagged {
 	ch := make(chan *imap.Message, 16)
 	done := make(chan error, 1)
 	go func() { done <- c.Fetch(seq, []imap.FetchItem{imap.FetchEnvelope, imap.FetchFlags}, ch) }()
+	// The server may also send a flags-only update of a message another
+	// client changed meanwhile (no envelope): each message is kept by its
+	// sequence number, its id from the response that has one, its flags
+	// from the last.
+	bySeq := map[uint32]*Flagged{}
+	var order []uint32
 	for m := range ch {
-		out = append(out, Flagged{MessageID: m.Envelope.MessageId, Flags: m.Flags})
+		f, ok := bySeq[m.SeqNum]
+		if !ok {
+			f = &Flagged{}
+			bySeq[m.SeqNum] = f
+			order = append(order, m.SeqNum)
+		}
+		if m.Envelope != nil {
+			f.MessageID = m.Envelope.MessageId
+		}
+		if m.Flags != nil {
+			f.Flags = m.Flags
+		}
 	}
 	if err := <-done; err != nil {
 		t.Fatalf("fetch: %v", err)
+	}
+	slices.Sort(order)
+	for _, seq := range order {
+		out = append(out, *bySeq[seq])
 	}
 	return out
 }
