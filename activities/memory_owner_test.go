@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/talaria-agent/talaria/internal/fakememory"
 	"github.com/talaria-agent/talaria/internal/memory"
 	"github.com/talaria-agent/talaria/internal/turnapi"
-	"github.com/talaria-agent/talaria/models"
 )
 
 // TestExternalMemoryUserIsTheOwner: an external provider files and
@@ -26,25 +24,7 @@ func TestExternalMemoryUserIsTheOwner(t *testing.T) {
 		{"", "user"},
 	} {
 		ctx := context.Background()
-		store, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer store.Close()
-		ensure := func() error { _, err := store.EnsureSession(ctx, "s", "m"); return err }
-		if tt.owner != "" {
-			ensure = func() error { _, err := store.EnsureOwnedSession(ctx, "s", tt.owner); return err }
-		}
-		if err := ensure(); err != nil {
-			t.Fatal(err)
-		}
-		history, err := store.AppendMessages(ctx, []models.Message{
-			{SessionID: "s", TurnID: "turn/s/1", IdemKey: "q", Role: "user", Content: "what is my editor"},
-			{SessionID: "s", TurnID: "turn/s/1", IdemKey: "a", Role: "assistant", Content: "Helix"},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		store, history := editorTurn(t, tt.owner)
 		fake := fakememory.NewMem0("k")
 		defer fake.Close()
 		p, err := memory.NewExternal(config.MemoryMem0, config.Endpoint{BaseURL: fake.URL(), APIKeyEnv: "K"},

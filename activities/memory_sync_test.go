@@ -57,20 +57,7 @@ func TestFinishedTurn(t *testing.T) {
 func TestSyncMemory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	store, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := store.EnsureSession(ctx, "s", "m"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := store.AppendMessages(ctx, []models.Message{
-		{SessionID: "s", TurnID: "turn/s/1", IdemKey: "q", Role: "user", Content: "what is my editor"},
-		{SessionID: "s", TurnID: "turn/s/1", IdemKey: "a", Role: "assistant", Content: "Helix"},
-	}); err != nil {
-		t.Fatal(err)
-	}
+	store, _ := editorTurn(t, "")
 	fake := fakememory.NewMem0("k")
 	defer fake.Close()
 	p, err := memory.NewExternal(config.MemoryMem0, config.Endpoint{BaseURL: fake.URL(), APIKeyEnv: "K"},
@@ -174,21 +161,8 @@ func (p *endsHeard) heard() []memory.SessionEnd {
 // whose every answer is summaryText.
 func summaryWorld(t *testing.T) (*models.Store, *fakellm.Server, func(string) ([]llm.Endpoint, error)) {
 	t.Helper()
-	ctx := t.Context()
-	store, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	for _, id := range []string{"s", "empty"} {
-		if _, err := store.EnsureSession(ctx, id, "m"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := store.AppendMessages(ctx, []models.Message{
-		{SessionID: "s", TurnID: "turn/s/1", IdemKey: "q", Role: "user", Content: "what is my editor"},
-		{SessionID: "s", TurnID: "turn/s/1", IdemKey: "a", Role: "assistant", Content: "Helix"},
-	}); err != nil {
+	store, _ := editorTurn(t, "")
+	if _, err := store.EnsureSession(t.Context(), "empty", "m"); err != nil {
 		t.Fatal(err)
 	}
 	model := fakellm.New(fakellm.WithResponder(func(fakellm.Request) fakellm.Step { return fakellm.TextStep(summaryText) }))
@@ -322,4 +296,33 @@ func TestSummarizeSessionSupermemory(t *testing.T) {
 	if n := len(fake.Requests()); n != 2 {
 		t.Fatalf("%d requests after a session without a conversation, want 2", n)
 	}
+}
+
+// editorTurn is a real SQLite store holding session "s" (the owner's, or
+// the operator's when owner is "") with one answered turn, "turn/s/1",
+// whose messages it returns.
+func editorTurn(t *testing.T, owner string) (*models.Store, []models.Message) {
+	t.Helper()
+	ctx := t.Context()
+	store, err := models.Open(ctx, filepath.Join(t.TempDir(), "talaria.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if owner == "" {
+		_, err = store.EnsureSession(ctx, "s", "m")
+	} else {
+		_, err = store.EnsureOwnedSession(ctx, "s", owner)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := store.AppendMessages(ctx, []models.Message{
+		{SessionID: "s", TurnID: "turn/s/1", IdemKey: "q", Role: "user", Content: "what is my editor"},
+		{SessionID: "s", TurnID: "turn/s/1", IdemKey: "a", Role: "assistant", Content: "Helix"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store, rows
 }

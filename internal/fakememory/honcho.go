@@ -158,6 +158,19 @@ func (h *Honcho) known(w http.ResponseWriter, ws string) bool {
 	return true
 }
 
+// knownSession answers 404 for a workspace or session the fake does not
+// hold (the caller holds h.mu).
+func (h *Honcho) knownSession(w http.ResponseWriter, ws, sess string) bool {
+	if !h.known(w, ws) {
+		return false
+	}
+	if h.sessions[ws+"/"+sess] == nil {
+		writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Session " + sess + " not found"})
+		return false
+	}
+	return true
+}
+
 func (h *Honcho) session(w http.ResponseWriter, r *http.Request) {
 	var body struct {
 		ID    string         `json:"id"`
@@ -199,11 +212,7 @@ func (h *Honcho) updateSession(w http.ResponseWriter, r *http.Request) {
 	ws, sess := r.PathValue("w"), r.PathValue("s")
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.known(w, ws) {
-		return
-	}
-	if h.sessions[ws+"/"+sess] == nil {
-		writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Session " + sess + " not found"})
+	if !h.knownSession(w, ws, sess) {
 		return
 	}
 	if body.Metadata != nil {
@@ -231,11 +240,7 @@ func (h *Honcho) addMessages(w http.ResponseWriter, r *http.Request) {
 	ws, sess := r.PathValue("w"), r.PathValue("s")
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.known(w, ws) {
-		return
-	}
-	if h.sessions[ws+"/"+sess] == nil {
-		writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Session " + sess + " not found"})
+	if !h.knownSession(w, ws, sess) {
 		return
 	}
 	var out []HonchoMessage
@@ -257,11 +262,7 @@ func (h *Honcho) deleteSession(w http.ResponseWriter, r *http.Request) {
 	ws, sess := r.PathValue("w"), r.PathValue("s")
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.known(w, ws) {
-		return
-	}
-	if h.sessions[ws+"/"+sess] == nil {
-		writeJSON(w, http.StatusNotFound, map[string]any{"detail": "Session " + sess + " not found"})
+	if !h.knownSession(w, ws, sess) {
 		return
 	}
 	delete(h.sessions, ws+"/"+sess)
