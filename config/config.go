@@ -43,7 +43,7 @@ type Model struct {
 	// Name is the model id sent with each request.
 	Name string `yaml:"name"`
 	// Stream selects SSE streaming for model calls (default true).
-	Stream *bool `yaml:"stream"`
+	Stream *bool `yaml:"stream,omitempty"`
 	// MaxTokens caps each reply; 0 leaves it to the provider.
 	MaxTokens int `yaml:"max_tokens"`
 	// Timeout is how long a model call may go without progress: a plain

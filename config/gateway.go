@@ -35,8 +35,8 @@ const (
 // (gateway.reset_hour, gateway.reset_idle): a field left out keeps the
 // gateway's.
 type SessionReset struct {
-	ResetHour *int           `yaml:"reset_hour"`
-	ResetIdle *time.Duration `yaml:"reset_idle"`
+	ResetHour *int           `yaml:"reset_hour,omitempty"`
+	ResetIdle *time.Duration `yaml:"reset_idle,omitempty"`
 }
 
 // problems are what is wrong with r, the reset of section. Pure.

@@ -206,6 +206,9 @@ func yamlProblems(err error, leaves map[int]string) []fileProblem {
 			p.msg = sm[2]
 		}
 		p.msg = strings.Replace(yamlTag.ReplaceAllStringFunc(p.msg, plainTag), "cannot unmarshal ", "cannot read ", 1)
+		if strings.HasSuffix(p.msg, "into time.Duration") {
+			p.msg += " (a duration needs a unit: 0s, 90s, 5m, 24h)"
+		}
 		if k := leaves[p.line]; k != "" && p.line > 0 {
 			p.msg = k + ": " + p.msg
 		}
