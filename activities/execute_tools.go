@@ -50,10 +50,13 @@ func (a *Activities) ExecuteTools(ctx context.Context, in turnapi.ExecuteToolsIn
 	if err != nil {
 		return turnapi.ExecuteToolsResult{}, err
 	}
+	lineage, owner, ownerKnown := a.sessionKeys(ctx, in.SessionID)
 	env := tools.Env{
 		Workdir:     in.Workdir,
 		SessionID:   in.SessionID,
-		OutputsKey:  a.lineageOf(ctx, in.SessionID),
+		Owner:       owner,
+		OwnerKnown:  ownerKnown,
+		OutputsKey:  lineage,
 		TurnID:      in.TurnID,
 		ModelCall:   in.Call,
 		Todos:       todoStore{a.Store},
@@ -399,9 +402,17 @@ func digest(s string) string {
 // tool outputs a conversation keeps: a session made by a compaction reads
 // what its parent kept. A lookup that fails falls back to the session.
 func (a *Activities) lineageOf(ctx context.Context, sessionID string) string {
+	lineage, _, _ := a.sessionKeys(ctx, sessionID)
+	return lineage
+}
+
+// sessionKeys are what the store says of a session for its tool calls:
+// its lineage (itself when none is known) and its owner, and whether the
+// owner is known (false when the session cannot be read).
+func (a *Activities) sessionKeys(ctx context.Context, sessionID string) (lineage, owner string, ownerKnown bool) {
 	sess, err := a.Store.Session(ctx, sessionID)
-	if err != nil || sess.LineageID == "" {
-		return sessionID
+	if err != nil {
+		return sessionID, "", false
 	}
-	return sess.LineageID
+	return cmp.Or(sess.LineageID, sessionID), sess.Owner, true
 }

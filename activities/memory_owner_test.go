@@ -65,3 +65,24 @@ func TestExternalMemoryUserIsTheOwner(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionKeys: a tool call's environment carries its session's owner
+// as the store says, and says when it is not known (a session not
+// stored), so a provider's tool refuses rather than act as the operator.
+func TestSessionKeys(t *testing.T) {
+	t.Parallel()
+	store, _ := editorTurn(t, "telegram:dm:42")
+	a := &Activities{Store: store}
+	for _, tt := range []struct {
+		session, lineage, owner string
+		known                   bool
+	}{
+		{"s", "s", "telegram:dm:42", true},
+		{"gone", "gone", "", false},
+	} {
+		lineage, owner, known := a.sessionKeys(t.Context(), tt.session)
+		if lineage != tt.lineage || owner != tt.owner || known != tt.known {
+			t.Errorf("sessionKeys(%q) = %q, %q, %v; want %q, %q, %v", tt.session, lineage, owner, known, tt.lineage, tt.owner, tt.known)
+		}
+	}
+}

@@ -39,9 +39,12 @@ func (a *Activities) SyncMemory(ctx context.Context, in turnapi.SyncMemoryInput)
 		return nil // nothing of the turn is left (deleted, or no answer)
 	}
 	t.SessionID, t.TurnID = in.SessionID, in.TurnID
-	owner, err := a.ownerOf(ctx, in.SessionID)
+	owner, ok, err := a.ownerOf(ctx, in.SessionID)
 	if err != nil {
 		return fmt.Errorf("sync turn %s to memory: %w", in.TurnID, err)
+	}
+	if !ok {
+		return nil // deleted meanwhile: nobody to file it under
 	}
 	t.User = owner
 	sctx, cancel := context.WithTimeout(ctx, memoryCallTimeout)
@@ -114,15 +117,16 @@ func sessionEnd(in turnapi.SummarizeSessionInput, summary string, at time.Time) 
 }
 
 // ownerOf is the owner of a session, as the memory provider's user: a
-// gateway chat's key, "" for the operator's (and for a session deleted
-// meanwhile). Each chat's memories are filed, and searched, apart.
-func (a *Activities) ownerOf(ctx context.Context, sessionID string) (string, error) {
+// gateway chat's key, "" for the operator's; ok is false for a session
+// not stored (deleted meanwhile), which is nobody's. Each chat's memories
+// are filed, and searched, apart.
+func (a *Activities) ownerOf(ctx context.Context, sessionID string) (owner string, ok bool, err error) {
 	sess, err := a.Store.Session(ctx, sessionID)
 	if errors.Is(err, models.ErrNotFound) {
-		return "", nil
+		return "", false, nil
 	}
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return sess.Owner, nil
+	return sess.Owner, true, nil
 }

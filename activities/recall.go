@@ -44,9 +44,9 @@ func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, h
 	if budget <= 0 {
 		budget = config.DefaultPrefetchBudget
 	}
-	owner, err := a.ownerOf(ctx, in.SessionID)
-	if err != nil {
-		a.logger().Warn("recall: cannot read the session's owner; the call goes on without recall", "turn", in.TurnID, "error", err)
+	owner, known, err := a.ownerOf(ctx, in.SessionID)
+	if err != nil || !known {
+		a.logger().Warn("recall: whose session this is is not known; the call goes on without recall", "turn", in.TurnID, "error", err)
 		return ""
 	}
 	pctx, cancel := context.WithTimeout(ctx, budget)
@@ -117,7 +117,9 @@ func (a *Activities) expand(ctx context.Context, in turnapi.CallModelInput, text
 	}
 	keep, cancelKeep := storeContext(ctx)
 	defer cancelKeep()
-	rec := callRecord{Key: activityKey(ctx, models.PurposeExpansion), Purpose: models.PurposeExpansion, SessionID: in.SessionID, TurnID: in.TurnID}
+	// Each attempt that asked is recorded: a retry asks again.
+	key := fmt.Sprintf("%s:%d", activityKey(ctx, models.PurposeExpansion), attemptNumber(ctx))
+	rec := callRecord{Key: key, Purpose: models.PurposeExpansion, SessionID: in.SessionID, TurnID: in.TurnID}
 	if _, err := a.recordCall(keep, rec, *a.Auxiliary, reply.Usage); err != nil {
 		a.logger().Warn("recall: the auxiliary model's usage was not recorded", "turn", in.TurnID, "error", err)
 	}

@@ -45,7 +45,6 @@ type honcho struct {
 	c         *apiClient
 	workspace string
 	log       *slog.Logger
-	users     sessionUsers
 
 	mu      sync.Mutex
 	wsReady bool
@@ -94,7 +93,6 @@ func (h *honcho) ws(rest string) string {
 // Prefetch implements Provider: the user's messages that match the text,
 // one item per past session (never the asking one), best first.
 func (h *honcho) Prefetch(ctx context.Context, q Query) (Recall, error) {
-	h.users.note(q.SessionID, q.User)
 	if strings.TrimSpace(q.Text) == "" {
 		return Recall{}, nil
 	}
@@ -168,7 +166,6 @@ func (h *honcho) ensureWorkspace(ctx context.Context) error {
 // peer and the agent's), then the turn's message and answer, dated by
 // the turn and naming it in their metadata.
 func (h *honcho) Sync(ctx context.Context, t Turn) error {
-	h.users.note(t.SessionID, t.User)
 	if t.SessionID == "" {
 		return fmt.Errorf("honcho: a turn without a session")
 	}
@@ -223,7 +220,6 @@ func honchoTurnMessages(t Turn) []map[string]any {
 // hold (nothing of it was ever synced) is no error: there is nothing to
 // mark.
 func (h *honcho) EndSession(ctx context.Context, e SessionEnd) error {
-	h.users.note(e.SessionID, e.User)
 	meta := honchoEndMetadata(e)
 	if meta == nil {
 		return nil
@@ -281,7 +277,11 @@ func (h *honcho) Tools() []tools.Tool {
 		Meta:       tools.Meta{Toolset: "recall", Approval: "questions go to the configured Honcho service (memory.honcho)"},
 		Idempotent: true,
 		Run: func(ctx context.Context, env tools.Env, a honchoAskArgs) (string, error) {
-			return h.ask(ctx, h.users.of(env.SessionID), a.Question)
+			user, err := toolUser(env)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", HonchoAskName, err)
+			}
+			return h.ask(ctx, user, a.Question)
 		},
 	})}
 }

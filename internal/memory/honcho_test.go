@@ -89,7 +89,7 @@ func TestHonchoOverItsAPI(t *testing.T) {
 	}
 
 	// honcho_ask asks about the session's user.
-	answer, err := toolOf(t, p, HonchoAskName).Run(ctx, tools.Env{SessionID: "s-tax"}, json.RawMessage(`{"question":"taxes"}`))
+	answer, err := toolOf(t, p, HonchoAskName).Run(ctx, tools.Env{SessionID: "s-tax", Owner: "telegram:42", OwnerKnown: true}, json.RawMessage(`{"question":"taxes"}`))
 	if err != nil || answer != "The user said: How do I file my taxes?" {
 		t.Fatalf("honcho_ask = %q, %v", answer, err)
 	}
@@ -194,12 +194,12 @@ func TestHonchoAnswerBounded(t *testing.T) {
 	t.Cleanup(fake.Close)
 	fake.SetAnswer(strings.Repeat("a", MaxAnswerBytes))
 	fake.Seed("talaria", "s1", "user", "bees", time.Now())
-	_, err := toolOf(t, external(t, "honcho", fake.URL()), HonchoAskName).Run(t.Context(), tools.Env{}, json.RawMessage(`{"question":"bees"}`))
+	_, err := toolOf(t, external(t, "honcho", fake.URL()), HonchoAskName).Run(t.Context(), tools.Env{OwnerKnown: true}, json.RawMessage(`{"question":"bees"}`))
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "answer larger than 256 KiB") {
 		t.Fatalf("honcho_ask with an answer over the bound: %v", err)
 	}
 	fake.SetAnswer(strings.Repeat("é", MaxToolBytes))
-	out, err := toolOf(t, external(t, "honcho", fake.URL()), HonchoAskName).Run(t.Context(), tools.Env{}, json.RawMessage(`{"question":"bees"}`))
+	out, err := toolOf(t, external(t, "honcho", fake.URL()), HonchoAskName).Run(t.Context(), tools.Env{OwnerKnown: true}, json.RawMessage(`{"question":"bees"}`))
 	if err != nil || len(out) > MaxToolBytes || !strings.HasSuffix(out, "…") {
 		t.Fatalf("a long answer: %d bytes, %v", len(out), err)
 	}

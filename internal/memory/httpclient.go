@@ -12,10 +12,10 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/tools"
 )
 
 // Bounds of what an external provider's answers may hold.
@@ -248,47 +248,19 @@ func safeID(s string) string {
 	return b.String()
 }
 
-// sessionUsers remembers, in this process, the user of the sessions a
-// provider has seen lately, for its tools (which know the session, not
-// the user). Bounded: the oldest are forgotten first.
-type sessionUsers struct {
-	mu    sync.Mutex
-	users map[string]string
-	order []string
+// toolUser is the provider's user a tool call acts as: the owner of the
+// session it runs in, as the store says (tools.Env.Owner). A call whose
+// owner is not known is refused, never run as the default user.
+func toolUser(env tools.Env) (string, error) {
+	if !env.OwnerKnown {
+		return "", errOwnerUnknown
+	}
+	return env.Owner, nil
 }
 
-// maxSessionUsers bounds sessionUsers.
-const maxSessionUsers = 1024
-
-// note records that session belongs to user.
-func (s *sessionUsers) note(session, user string) {
-	if session == "" || strings.TrimSpace(user) == "" {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.users == nil {
-		s.users = map[string]string{}
-	}
-	if _, ok := s.users[session]; !ok {
-		s.order = append(s.order, session)
-		if len(s.order) > maxSessionUsers {
-			delete(s.users, s.order[0])
-			s.order = s.order[1:]
-		}
-	}
-	s.users[session] = user
-}
-
-// of is session's user, defaultUser when not known.
-func (s *sessionUsers) of(session string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if u, ok := s.users[session]; ok {
-		return u
-	}
-	return defaultUser
-}
+// errOwnerUnknown: a provider's tool ran where the session's owner could
+// not be read.
+var errOwnerUnknown = errors.New("whose memory to search is not known for this session")
 
 // errNoQuestion: a provider's tool was called without a question.
 var errNoQuestion = errors.New("the query is empty")

@@ -2,12 +2,14 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/fakememory"
 	"github.com/talaria-agent/talaria/internal/tools"
 )
 
@@ -143,15 +145,46 @@ func TestSafeID(t *testing.T) {
 	}
 }
 
-func TestSessionUsersBounded(t *testing.T) {
+// TestToolsActAsTheOwner: each provider's tool acts as the owner the
+// store gave the call's session, and refuses, sending nothing, when that
+// owner is not known: a chat's call never falls back to the operator's
+// memory.
+func TestToolsActAsTheOwner(t *testing.T) {
 	t.Parallel()
-	var s sessionUsers
-	s.note("first", "ann")
-	for i := range maxSessionUsers {
-		s.note(strings.Repeat("x", i+1), "bob")
+	mem0 := fakememory.NewMem0(testKey)
+	t.Cleanup(mem0.Close)
+	sm := fakememory.NewSupermemory(testKey)
+	t.Cleanup(sm.Close)
+	honcho := fakememory.NewHoncho(testKey)
+	t.Cleanup(honcho.Close)
+	for _, tt := range []struct {
+		provider, url, tool, args string
+		requests                  func() int
+	}{
+		{"mem0", mem0.URL(), Mem0SearchName, `{"query":"taxes"}`, func() int { return len(mem0.Requests()) }},
+		{"supermemory", sm.URL(), SupermemorySearchName, `{"query":"taxes"}`, func() int { return len(sm.Requests()) }},
+		{"honcho", honcho.URL(), HonchoAskName, `{"question":"taxes"}`, func() int { return len(honcho.Requests()) }},
+	} {
+		before := tt.requests()
+		_, err := toolOf(t, external(t, tt.provider, tt.url), tt.tool).Run(t.Context(), tools.Env{SessionID: "s", Owner: "telegram:dm:42"},
+			json.RawMessage(tt.args))
+		if !errors.Is(err, errOwnerUnknown) || tt.requests() != before {
+			t.Fatalf("%s with its session's owner unknown: %v, %d requests sent", tt.tool, err, tt.requests()-before)
+		}
 	}
-	if s.of("first") != defaultUser || s.of("x") != "bob" || len(s.users) != maxSessionUsers {
-		t.Fatalf("first=%q x=%q len=%d", s.of("first"), s.of("x"), len(s.users))
+	// Known: Mem0 is asked for the owner's memories.
+	if _, err := toolOf(t, external(t, "mem0", mem0.URL()), Mem0SearchName).Run(t.Context(),
+		tools.Env{SessionID: "s", Owner: "telegram:dm:42", OwnerKnown: true}, json.RawMessage(`{"query":"taxes"}`)); err != nil {
+		t.Fatal(err)
+	}
+	var search struct {
+		Filters struct {
+			UserID string `json:"user_id"`
+		} `json:"filters"`
+	}
+	reqs := mem0.RequestsTo("POST", "/v3/memories/search/")
+	if len(reqs) != 1 || reqs[0].JSON(&search) != nil || search.Filters.UserID != "telegram:dm:42" {
+		t.Fatalf("mem0_search searched as %q, want the owner", search.Filters.UserID)
 	}
 }
 

@@ -30,9 +30,8 @@ import (
 //   - DELETE /v1/memories/?run_id=: the memories of a session, its
 //     summary's among them (Forget).
 type mem0 struct {
-	c     *apiClient
-	log   *slog.Logger
-	users sessionUsers
+	c   *apiClient
+	log *slog.Logger
 }
 
 // Mem0SearchName is the name of Mem0's tool.
@@ -77,7 +76,6 @@ func (m *mem0) search(ctx context.Context, user, text string, n int) ([]mem0Memo
 // Prefetch implements Provider: the user's memories that match the text,
 // one item each (the asking session's own left out), best first.
 func (m *mem0) Prefetch(ctx context.Context, q Query) (Recall, error) {
-	m.users.note(q.SessionID, q.User)
 	if strings.TrimSpace(q.Text) == "" {
 		return Recall{}, nil
 	}
@@ -124,7 +122,6 @@ func parseTime(s string) time.Time {
 // Sync implements Provider: the turn's message and answer, filed under
 // the user and the session, the turn named in the metadata.
 func (m *mem0) Sync(ctx context.Context, t Turn) error {
-	m.users.note(t.SessionID, t.User)
 	body := mem0AddBody(t)
 	if body == nil {
 		return nil
@@ -162,7 +159,6 @@ func mem0AddBody(t Turn) map[string]any {
 // again (a retried activity), it is the same body: Mem0 finds the
 // memories it holds already and adds none twice.
 func (m *mem0) EndSession(ctx context.Context, e SessionEnd) error {
-	m.users.note(e.SessionID, e.User)
 	body := mem0SummaryBody(e)
 	if body == nil {
 		return nil
@@ -222,7 +218,11 @@ func (m *mem0) Tools() []tools.Tool {
 			if n <= 0 {
 				n = 5
 			}
-			found, err := m.search(ctx, m.users.of(env.SessionID), a.Query, min(n, 20))
+			user, err := toolUser(env)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", Mem0SearchName, err)
+			}
+			found, err := m.search(ctx, user, a.Query, min(n, 20))
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", Mem0SearchName, err)
 			}

@@ -70,11 +70,11 @@ func TestMem0OverItsAPI(t *testing.T) {
 		t.Fatalf("Prefetch of the garden = %+v, %v", got, err)
 	}
 
-	out, err := toolOf(t, p, Mem0SearchName).Run(ctx, tools.Env{SessionID: "s-tax"}, json.RawMessage(`{"query":"taxes April","limit":3}`))
+	out, err := toolOf(t, p, Mem0SearchName).Run(ctx, tools.Env{SessionID: "s-tax", Owner: "ann", OwnerKnown: true}, json.RawMessage(`{"query":"taxes April","limit":3}`))
 	if err != nil || !strings.HasPrefix(out, "1. I file taxes in April (") || !strings.HasSuffix(out, "session s-tax)") {
 		t.Fatalf("mem0_search = %q, %v", out, err)
 	}
-	if _, err := toolOf(t, p, Mem0SearchName).Run(ctx, tools.Env{}, json.RawMessage(`{"query":" "}`)); err == nil {
+	if _, err := toolOf(t, p, Mem0SearchName).Run(ctx, tools.Env{OwnerKnown: true}, json.RawMessage(`{"query":" "}`)); err == nil {
 		t.Fatal("mem0_search without a query ran")
 	}
 

@@ -34,9 +34,8 @@ import (
 //     service's doing: its API deletes documents, not memories by
 //     session).
 type supermemory struct {
-	c     *apiClient
-	log   *slog.Logger
-	users sessionUsers
+	c   *apiClient
+	log *slog.Logger
 }
 
 // Supermemory's names and bounds.
@@ -99,7 +98,6 @@ func (s *supermemory) search(ctx context.Context, user, text string, n int) ([]s
 // Prefetch implements Provider: the user's memories and chunks that match
 // the text, one item each (the asking session's own left out).
 func (s *supermemory) Prefetch(ctx context.Context, q Query) (Recall, error) {
-	s.users.note(q.SessionID, q.User)
 	if strings.TrimSpace(q.Text) == "" {
 		return Recall{}, nil
 	}
@@ -142,7 +140,6 @@ func smItems(found []smResult, exclude string, limit int) []Item {
 // Sync implements Provider: the turn as one document in the user's
 // container.
 func (s *supermemory) Sync(ctx context.Context, t Turn) error {
-	s.users.note(t.SessionID, t.User)
 	body := smDocument(t)
 	if body == nil {
 		return nil
@@ -180,7 +177,6 @@ func smDocument(t Turn) map[string]any {
 // EndSession implements Provider: the session's summary as a document of
 // the user's container (nothing when there is none).
 func (s *supermemory) EndSession(ctx context.Context, e SessionEnd) error {
-	s.users.note(e.SessionID, e.User)
 	body := smSummaryDocument(e)
 	if body == nil {
 		return nil
@@ -278,7 +274,11 @@ func (s *supermemory) Tools() []tools.Tool {
 			if n <= 0 {
 				n = 5
 			}
-			found, err := s.search(ctx, s.users.of(env.SessionID), a.Query, min(n, 20))
+			user, err := toolUser(env)
+			if err != nil {
+				return "", fmt.Errorf("%s: %w", SupermemorySearchName, err)
+			}
+			found, err := s.search(ctx, user, a.Query, min(n, 20))
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", SupermemorySearchName, err)
 			}

@@ -74,7 +74,7 @@ func TestSupermemoryOverItsAPI(t *testing.T) {
 		t.Fatalf("Prefetch from the sea session = %+v, %v", got, err)
 	}
 
-	out, err := toolOf(t, p, SupermemorySearchName).Run(ctx, tools.Env{SessionID: "s-tax"}, json.RawMessage(`{"query":"taxes"}`))
+	out, err := toolOf(t, p, SupermemorySearchName).Run(ctx, tools.Env{SessionID: "s-tax", Owner: "ann", OwnerKnown: true}, json.RawMessage(`{"query":"taxes"}`))
 	if err != nil || !strings.HasPrefix(out, "1. user: Taxes are due in April assistant: Noted. (") || strings.Contains(out, "2.") {
 		t.Fatalf("supermemory_search = %q, %v", out, err)
 	}

@@ -44,6 +44,12 @@ type Env struct {
 	Workdir   string
 	SessionID string
 	TurnID    string
+	// Owner is whose session this is, read from the store: a gateway
+	// chat's key, "" for the operator's. OwnerKnown is false when it could
+	// not be read. A tool that reaches memory kept per user (an external
+	// memory provider's) acts as Owner, and refuses when it is not known.
+	Owner      string
+	OwnerKnown bool
 	// ModelCall is the number of the model call within the turn whose
 	// tool calls run; CallID is the id of the call running (the registry
 	// sets it). Together with TurnID they name the call.
