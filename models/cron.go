@@ -107,10 +107,34 @@ func (s *Store) MigrateCron(ctx context.Context) error {
 		if err := s.dialect.lockMigrations(tx); err != nil {
 			return fmt.Errorf("lock: %w", err)
 		}
-		return tx.AutoMigrate(&CronJob{}, &CronRun{})
+		if err := tx.AutoMigrate(&CronJob{}, &CronRun{}); err != nil {
+			return err
+		}
+		return ownLegacyCronJobs(tx)
 	})
 	if err != nil {
 		return fmt.Errorf("models: migrate %s cron tables: %w", s.dialect.name(), err)
+	}
+	return nil
+}
+
+// LegacyOwnerPrefix begins the owner given to a job a chat made before
+// jobs had owners: LegacyOwnerPrefix + its origin. No chat's session has
+// it, so the job's runs recall only their own earlier runs, never the
+// operator's or another chat's sessions.
+const LegacyOwnerPrefix = "legacy:"
+
+// ownLegacyCronJobs gives each job a chat made before jobs had owners
+// (an origin, no owner) its legacy owner. Idempotent.
+func ownLegacyCronJobs(tx *gorm.DB) error {
+	var jobs []CronJob
+	if err := tx.Select("id", "origin").Where("owner = ? AND origin <> ?", "", "").Find(&jobs).Error; err != nil {
+		return fmt.Errorf("own legacy cron jobs: %w", err)
+	}
+	for _, j := range jobs {
+		if err := tx.Exec("UPDATE cron_jobs SET owner = ? WHERE id = ? AND owner = ''", EncodeText(LegacyOwnerPrefix+j.Origin), j.ID).Error; err != nil {
+			return fmt.Errorf("own legacy cron job %s: %w", j.ID, err)
+		}
 	}
 	return nil
 }

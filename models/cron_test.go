@@ -322,3 +322,38 @@ func TestCronAdvanceJobNeverGoesBack(t *testing.T) {
 		}
 	})
 }
+
+// TestLegacyCronJobsGetAnOwner: a job a chat made before jobs had owners
+// (an origin, no owner) gets the legacy owner of its origin when the store
+// is migrated, so its runs never search as the operator; the operator's
+// jobs (no origin) and owned jobs are left as they are.
+func TestLegacyCronJobsGetAnOwner(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) {
+		s := openCronStore(t, dsn)
+		ctx := t.Context()
+		for _, j := range []CronJob{
+			{ID: "legacy", Origin: "telegram:42"},
+			{ID: "operator"},
+			{ID: "owned", Origin: "telegram:43", Owner: "telegram:dm:43"},
+		} {
+			job := cronJob(j.ID)
+			job.Origin, job.Owner = j.Origin, j.Owner
+			if _, err := s.CreateCronJob(ctx, job); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// As a store from before owners left it.
+		if err := s.db.Exec("UPDATE cron_jobs SET owner = '' WHERE id = 'legacy'").Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MigrateCron(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for id, want := range map[string]string{"legacy": LegacyOwnerPrefix + "telegram:42", "operator": "", "owned": "telegram:dm:43"} {
+			got, err := s.CronJob(ctx, id)
+			if err != nil || got.Owner != want {
+				t.Errorf("job %s: owner %q (%v), want %q", id, got.Owner, err, want)
+			}
+		}
+	})
+}

@@ -108,6 +108,9 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err := tx.AutoMigrate(schema...); err != nil {
 			return err
 		}
+		if err := ownLegacyCronJobs(tx); err != nil {
+			return err
+		}
 		if b, ok := s.dialect.(searchBackend); ok {
 			if err := b.migrateSearch(tx); err != nil {
 				return err
