@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -63,6 +64,16 @@ func (s *Store) EnsureOwnedSession(ctx context.Context, id, owner string) (*Sess
 	}
 	if owner == "" {
 		return nil, fmt.Errorf("models: ensure owned session %q: %w: no owner", id, ErrInvalidArgument)
+	}
+	// Every message of a chat comes here: a session already the owner's
+	// costs one read, not the claim's scan of the unowned sessions.
+	if sess, err := s.Session(ctx, id); err == nil && sess.Owner != "" {
+		if sess.Owner != owner {
+			return nil, fmt.Errorf("models: session %q for %q: %w", id, owner, ErrOwned)
+		}
+		return sess, nil
+	} else if err != nil && !errors.Is(err, ErrNotFound) {
+		return nil, fmt.Errorf("models: ensure session %q of %q: %w", id, owner, err)
 	}
 	if _, err := s.upsertSession(ctx, id, "", owner, 0, ""); err != nil {
 		return nil, fmt.Errorf("models: ensure session %q of %q: %w", id, owner, err)
