@@ -18,7 +18,9 @@ import (
 // bearer key. Talaria's conversations live in one workspace (memory.
 // honcho.workspace, default "talaria"); each user is a peer (observed:
 // Honcho reasons about them), the agent is the peer "talaria" (not
-// observed), and each Talaria session is a Honcho session of the same id.
+// observed), and each Talaria session is a Honcho session of the same id
+// (as Honcho's names allow: escaped, and a hash past 100 characters; its
+// messages name the Talaria session in their metadata).
 // The routes it uses:
 //
 //   - POST /v3/workspaces: get or create the workspace (once per process);
@@ -83,7 +85,7 @@ type honchoMessage struct {
 }
 
 // honchoPeer is the peer id of a Talaria user.
-func honchoPeer(user string) string { return safeID(userOf(user)) }
+func honchoPeer(user string) string { return serviceID("", userOf(user)) }
 
 // ws is the route of the workspace's path under it.
 func (h *honcho) ws(rest string) string {
@@ -118,17 +120,18 @@ func honchoItems(msgs []honchoMessage, exclude string, limit int) []Item {
 	var items []Item
 	index := map[string]int{}
 	for _, m := range msgs {
-		if m.SessionID == exclude && exclude != "" || strings.TrimSpace(m.Content) == "" {
+		session := honchoSessionOf(m)
+		if exclude != "" && (session == exclude || m.SessionID == serviceID("", exclude)) || strings.TrimSpace(m.Content) == "" {
 			continue
 		}
-		i, ok := index[m.SessionID]
+		i, ok := index[session]
 		if !ok {
 			if len(items) == limit {
 				continue
 			}
 			i = len(items)
-			index[m.SessionID] = i
-			items = append(items, Item{SessionID: m.SessionID, Score: 1 / float64(i+1)})
+			index[session] = i
+			items = append(items, Item{SessionID: session, Score: 1 / float64(i+1)})
 		}
 		it := &items[i]
 		if m.CreatedAt.After(it.At) {
@@ -143,6 +146,16 @@ func honchoItems(msgs []honchoMessage, exclude string, limit int) []Item {
 		}
 	}
 	return items
+}
+
+// honchoSessionOf is the Talaria session a message of Honcho's came from:
+// the one its metadata names (Sync names it), else Honcho's session id
+// (Talaria's own, when it needed no escaping). Pure.
+func honchoSessionOf(m honchoMessage) string {
+	if s, ok := m.Metadata["talaria_session"].(string); ok && s != "" {
+		return s
+	}
+	return m.SessionID
 }
 
 // ensureWorkspace gets or creates the workspace, once per process.
@@ -174,7 +187,7 @@ func (h *honcho) Sync(ctx context.Context, t Turn) error {
 	}
 	user := honchoPeer(t.User)
 	session := map[string]any{
-		"id": safeID(t.SessionID),
+		"id": serviceID("", t.SessionID),
 		"peers": map[string]any{
 			user:            map[string]any{"observe_me": true},
 			HonchoAgentPeer: map[string]any{"observe_me": false},
@@ -187,7 +200,7 @@ func (h *honcho) Sync(ctx context.Context, t Turn) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	return h.c.call(ctx, http.MethodPost, h.ws("/sessions/"+url.PathEscape(safeID(t.SessionID))+"/messages"), nil, map[string]any{"messages": msgs}, nil)
+	return h.c.call(ctx, http.MethodPost, h.ws("/sessions/"+url.PathEscape(serviceID("", t.SessionID))+"/messages"), nil, map[string]any{"messages": msgs}, nil)
 }
 
 // honchoMaxContent is the longest message content Honcho takes.
@@ -205,7 +218,7 @@ func honchoTurnMessages(t Turn) []map[string]any {
 		msg := map[string]any{
 			"peer_id":  m.peer,
 			"content":  cutText(m.text, honchoMaxContent),
-			"metadata": map[string]any{"talaria_turn": t.TurnID},
+			"metadata": map[string]any{"talaria_turn": t.TurnID, "talaria_session": t.SessionID},
 		}
 		if !t.At.IsZero() {
 			msg["created_at"] = t.At.UTC().Format(time.RFC3339Nano)
@@ -224,7 +237,7 @@ func (h *honcho) EndSession(ctx context.Context, e SessionEnd) error {
 	if meta == nil {
 		return nil
 	}
-	err := h.c.call(ctx, http.MethodPut, h.ws("/sessions/"+url.PathEscape(safeID(e.SessionID))), nil, map[string]any{"metadata": meta}, nil)
+	err := h.c.call(ctx, http.MethodPut, h.ws("/sessions/"+url.PathEscape(serviceID("", e.SessionID))), nil, map[string]any{"metadata": meta}, nil)
 	if isNotFound(err) {
 		return nil
 	}
@@ -256,7 +269,7 @@ func honchoEndMetadata(e SessionEnd) map[string]any {
 // drew about the user from it stay with the user's peer: its API deletes
 // conclusions one by one, not by session.
 func (h *honcho) Forget(ctx context.Context, sessionID string) error {
-	err := h.c.call(ctx, http.MethodDelete, h.ws("/sessions/"+url.PathEscape(safeID(sessionID))), nil, nil, nil)
+	err := h.c.call(ctx, http.MethodDelete, h.ws("/sessions/"+url.PathEscape(serviceID("", sessionID))), nil, nil, nil)
 	if isNotFound(err) {
 		return nil
 	}

@@ -56,8 +56,8 @@ func TestHonchoOverItsAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []map[string]any{
-		{"peer_id": "telegram_3a42", "content": "I keep bees on my roof in Lyon", "metadata": map[string]any{"talaria_turn": "t1"}, "created_at": "2026-05-01T09:00:00Z"},
-		{"peer_id": "talaria", "content": "Rooftop hives need shade.", "metadata": map[string]any{"talaria_turn": "t1"}, "created_at": "2026-05-01T09:00:00Z"},
+		{"peer_id": "telegram_3a42", "content": "I keep bees on my roof in Lyon", "metadata": map[string]any{"talaria_turn": "t1", "talaria_session": "s-bees"}, "created_at": "2026-05-01T09:00:00Z"},
+		{"peer_id": "talaria", "content": "Rooftop hives need shade.", "metadata": map[string]any{"talaria_turn": "t1", "talaria_session": "s-bees"}, "created_at": "2026-05-01T09:00:00Z"},
 	}
 	if !reflect.DeepEqual(batch.Messages, want) {
 		t.Fatalf("messages sent %v, want %v", batch.Messages, want)
@@ -164,6 +164,11 @@ func TestHonchoItems(t *testing.T) {
 			{SessionID: "b", Content: "bee"},
 			{SessionID: "c", Content: "sea"},
 		}, "now", 1, []Item{{SessionID: "b", Passages: []string{"user: bee"}, Score: 1}}},
+		{"Talaria's session ids, as the metadata names them; the asking one left out however Honcho spells it", []honchoMessage{
+			{SessionID: "telegram_2edm_2e42", Content: "mine, named", Metadata: map[string]any{"talaria_session": "telegram.dm.42"}},
+			{SessionID: "telegram_2edm_2e42", Content: "mine, synced before sessions were named"},
+			{SessionID: "slack_2ec_2e7", Content: "theirs", Metadata: map[string]any{"talaria_session": "slack.c.7"}},
+		}, "telegram.dm.42", 3, []Item{{SessionID: "slack.c.7", Passages: []string{"user: theirs"}, Score: 1}}},
 		{"passages bounded and cut", []honchoMessage{
 			{SessionID: "a", Content: long}, {SessionID: "a", Content: "2"}, {SessionID: "a", Content: "3"}, {SessionID: "a", Content: "4"},
 		}, "", 3, []Item{{SessionID: "a", Passages: []string{"user: " + cutText(long, MaxTextBytes), "user: 2", "user: 3"}, Score: 1}}},
@@ -171,6 +176,24 @@ func TestHonchoItems(t *testing.T) {
 		if got := honchoItems(tt.msgs, tt.exclude, tt.limit); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: honchoItems = %+v, want %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestServiceIDs: ids at the services are at most maxServiceID of their
+// characters, distinct for distinct strings, the short ones readable.
+func TestServiceIDs(t *testing.T) {
+	t.Parallel()
+	key := "email:" + strings.Repeat("someone.with.a.long.name", 4) + "@example.org:<thread@example.org>"
+	for _, id := range []string{honchoPeer(key), honchoPeer(key + "x"), serviceID("", strings.Repeat("s.", 64))} {
+		if len(id) > maxServiceID || strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != "" {
+			t.Fatalf("id %q: %d characters, bound %d", id, len(id), maxServiceID)
+		}
+	}
+	if honchoPeer(key) == honchoPeer(key+"x") {
+		t.Fatal("two long keys share a peer")
+	}
+	if got := honchoPeer("telegram:42"); got != "telegram_3a42" {
+		t.Fatalf("honchoPeer(telegram:42) = %q", got)
 	}
 }
 

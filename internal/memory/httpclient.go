@@ -3,6 +3,8 @@ package memory
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -230,6 +232,22 @@ func userOf(user string) string {
 		return defaultUser
 	}
 	return user
+}
+
+// maxServiceID bounds an id at the services (Honcho's names and
+// Supermemory's tags and customIds take at most 100 characters).
+const maxServiceID = 100
+
+// serviceID is s as a service's id (letters, digits, '-', '_'; at most
+// maxServiceID): prefix and safeID(s), or, when that is too long, prefix,
+// "h-" and a hash of s. Pure.
+func serviceID(prefix, s string) string {
+	id := prefix + safeID(s)
+	if len(id) <= maxServiceID {
+		return id
+	}
+	sum := sha256.Sum256([]byte(s))
+	return prefix + "h-" + hex.EncodeToString(sum[:])[:48]
 }
 
 // safeID is s as an id of the characters services allow in ids (letters,

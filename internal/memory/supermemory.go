@@ -2,8 +2,6 @@ package memory
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -42,8 +40,6 @@ type supermemory struct {
 const (
 	// SupermemorySearchName is the name of Supermemory's tool.
 	SupermemorySearchName = "supermemory_search"
-	// smMaxID bounds a container tag and a customId.
-	smMaxID = 100
 	// smListPages bounds the pages of documents Forget reads (of 200).
 	smListPages = 10
 	// smBulk is the most ids one bulk delete takes.
@@ -59,19 +55,8 @@ func newSupermemory(c *apiClient, logger *slog.Logger) *supermemory {
 // Name implements Provider.
 func (s *supermemory) Name() string { return "supermemory" }
 
-// smID is s as a Supermemory id (letters, digits, '-', '_'; at most 100):
-// safeID, or, when that is too long, prefix and a hash. Pure.
-func smID(prefix, s string) string {
-	id := prefix + safeID(s)
-	if len(id) <= smMaxID {
-		return id
-	}
-	sum := sha256.Sum256([]byte(s))
-	return prefix + "h-" + hex.EncodeToString(sum[:])[:48]
-}
-
 // smTag is the container tag of a Talaria user.
-func smTag(user string) string { return smID("talaria-", userOf(user)) }
+func smTag(user string) string { return serviceID("talaria-", userOf(user)) }
 
 // smResult is a result of Supermemory's search: a memory or a chunk.
 type smResult struct {
@@ -169,7 +154,7 @@ func smDocument(t Turn) map[string]any {
 	return map[string]any{
 		"content":      cutText(strings.Join(parts, "\n\n"), smMaxContent),
 		"containerTag": smTag(t.User),
-		"customId":     smID("turn-", t.SessionID+"\x00"+t.TurnID),
+		"customId":     serviceID("turn-", t.SessionID+"\x00"+t.TurnID),
 		"metadata":     meta,
 	}
 }
@@ -200,7 +185,7 @@ func smSummaryDocument(e SessionEnd) map[string]any {
 	return map[string]any{
 		"content":      cutText(e.Summary, smMaxContent),
 		"containerTag": smTag(e.User),
-		"customId":     smID("summary-", e.SessionID),
+		"customId":     serviceID("summary-", e.SessionID),
 		"metadata":     meta,
 	}
 }

@@ -152,13 +152,13 @@ func TestSmIDs(t *testing.T) {
 	for _, tt := range []struct{ got, want string }{
 		{smTag(""), "talaria-user"},
 		{smTag("telegram:42"), "talaria-telegram_3a42"},
-		{smID("turn-", "s\x00t"), "turn-s_00t"},
+		{serviceID("turn-", "s\x00t"), "turn-s_00t"},
 	} {
 		if tt.got != tt.want {
 			t.Errorf("id %q, want %q", tt.got, tt.want)
 		}
 	}
-	if id := smTag(long); len(id) > smMaxID || id == smTag(long+"v") || !strings.HasPrefix(id, "talaria-h-") {
+	if id := smTag(long); len(id) > maxServiceID || id == smTag(long+"v") || !strings.HasPrefix(id, "talaria-h-") {
 		t.Errorf("a long user's tag %q", id)
 	}
 	if smDocument(Turn{UserMessage: " ", Answer: "\n"}) != nil {
@@ -253,7 +253,7 @@ func TestSmSummaryDocument(t *testing.T) {
 		{"cut, a long session hashed", SessionEnd{SessionID: longSession, User: "ann", Reason: EndReset, Summary: long}, map[string]any{
 			"content":      cutText(long, smMaxContent),
 			"containerTag": "talaria-ann",
-			"customId":     smID("summary-", longSession),
+			"customId":     serviceID("summary-", longSession),
 			"metadata":     map[string]any{"talaria_session": longSession, "talaria_kind": SummaryKind, "talaria_end": "reset"},
 		}},
 	} {
@@ -261,7 +261,7 @@ func TestSmSummaryDocument(t *testing.T) {
 			t.Errorf("%s: smSummaryDocument = %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	if id := smID("summary-", longSession); len(id) > smMaxID || !strings.HasPrefix(id, "summary-h-") {
+	if id := serviceID("summary-", longSession); len(id) > maxServiceID || !strings.HasPrefix(id, "summary-h-") {
 		t.Errorf("a long session's summary id %q", id)
 	}
 }
