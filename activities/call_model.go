@@ -60,7 +60,8 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	}
 	// Only a conversation with pictures asks whether the model sees.
 	sight := pictureSight{sees: hasPictures(history) && a.sees(ctx, provider), byAddress: wireOf(provider) != llm.WireOllama}
-	req, err := a.buildRequest(ctx, system, history, in, sight, a.recallFor(ctx, in, history))
+	recalled, recallUsage := a.recallFor(ctx, in, history)
+	req, err := a.buildRequest(ctx, system, history, in, sight, recalled)
 	if err != nil {
 		return turnapi.CallModelResult{}, err
 	}
@@ -114,6 +115,7 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	if err != nil {
 		return turnapi.CallModelResult{}, fmt.Errorf("call model: %w", err)
 	}
+	usage = usage.Add(recallUsage)
 	content, calls := BoundReply(reply.Content, RepairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)), a.allowed(in.Tools)))
 	msg := models.Message{
 		SessionID:        in.SessionID,

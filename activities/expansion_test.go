@@ -77,7 +77,10 @@ func TestRecallExpansion(t *testing.T) {
 		logger := slog.New(slog.NewTextHandler(&logs, nil))
 		a := &Activities{Store: store, Logger: logger, Memory: memory.NewRecall(store, nil, logger),
 			RecallBudget: time.Minute, Auxiliary: &llm.Endpoint{Wire: llm.WireOpenAI, BaseURL: aux.URL(), Model: "small"}}
-		block := a.recallFor(context.Background(), turnapi.CallModelInput{SessionID: "probe", TurnID: "turn/probe/1", Call: 1}, history)
+		block, used := a.recallFor(context.Background(), turnapi.CallModelInput{SessionID: "probe", TurnID: "turn/probe/1", Call: 1}, history)
+		if (used.PromptTokens > 0) != tt.wantRecall {
+			t.Fatalf("%s: the turn is told of %+v used", tt.name, used)
+		}
 		if got := strings.Contains(block, "session k8s"); got != tt.wantRecall || strings.Contains(block, "sourdough") {
 			t.Fatalf("%s: block %q", tt.name, block)
 		}
@@ -157,7 +160,7 @@ func TestSkippedPrefetchNotice(t *testing.T) {
 		a := &Activities{Store: store, Memory: p, RecallBudget: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 		in := turnapi.CallModelInput{SessionID: "probe", TurnID: "turn/probe/1", Call: 1}
 		for range 2 { // the call and its retry
-			if block := a.recallFor(context.Background(), in, history); block != "" {
+			if block, _ := a.recallFor(context.Background(), in, history); block != "" {
 				t.Fatalf("%s: block %q", tt.name, block)
 			}
 		}

@@ -23,22 +23,23 @@ import (
 // budget, stored so that every call and every retry of the turn carries
 // the same block. A prefetch that fails or runs out of time costs one
 // warning and one notice on the turn's events: the call goes on without
-// it.
-func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, history []models.Message) string {
+// it. The usage is the auxiliary model's, when it was asked (expand).
+func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, history []models.Message) (string, turnapi.Usage) {
+	var used turnapi.Usage
 	if a.Memory == nil || models.IsBackgroundSession(in.SessionID) {
-		return ""
+		return "", used
 	}
 	block, ok, err := a.Store.RecallBlock(ctx, in.TurnID)
 	if err != nil {
 		a.logger().Warn("recall: cannot read the turn's recalled block; the call goes on without it", "turn", in.TurnID, "error", err)
-		return ""
+		return "", used
 	}
 	if ok || in.Call != 1 {
-		return block
+		return block, used
 	}
 	at := turnMessageAt(history, in.TurnID)
 	if at == len(history) {
-		return ""
+		return "", used
 	}
 	budget := a.RecallBudget
 	if budget <= 0 {
@@ -47,11 +48,11 @@ func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, h
 	owner, known, err := a.ownerOf(ctx, in.SessionID)
 	if err != nil || !known {
 		a.logger().Warn("recall: whose session this is is not known; the call goes on without recall", "turn", in.TurnID, "error", err)
-		return ""
+		return "", used
 	}
 	pctx, cancel := context.WithTimeout(ctx, budget)
 	q := memory.Query{SessionID: in.SessionID, User: owner, Text: history[at].Content}
-	q.Expansions = a.expand(pctx, in, q.Text, budget)
+	q.Expansions, used = a.expand(pctx, in, q.Text, budget)
 	rec, err := a.Memory.Prefetch(pctx, q)
 	late := errors.Is(pctx.Err(), context.DeadlineExceeded)
 	cancel()
@@ -68,14 +69,14 @@ func (a *Activities) recallFor(ctx context.Context, in turnapi.CallModelInput, h
 		a.notify(ctx, in.TurnID, prefetchNotice(a.Memory.Name(), budget, late))
 	}
 	if ctx.Err() != nil {
-		return block
+		return block, used
 	}
 	stored, err := a.Store.PutRecallBlock(ctx, in.SessionID, in.TurnID, block)
 	if err != nil {
 		a.logger().Warn("recall: cannot store the turn's recalled block", "turn", in.TurnID, "error", err)
-		return block
+		return block, used
 	}
-	return stored
+	return stored, used
 }
 
 // prefetchNotice is the one line telling that a prefetch was skipped, and
@@ -98,11 +99,12 @@ func (a *Activities) notify(ctx context.Context, turnID, text string) {
 // expand is the auxiliary model's questions like the turn's message, for a
 // provider that searches with them; nil without an auxiliary model, or
 // when it fails or takes more than half the budget (one warning line).
-// Its usage is recorded like every model call's.
-func (a *Activities) expand(ctx context.Context, in turnapi.CallModelInput, text string, budget time.Duration) []string {
+// Its usage is recorded like every model call's, and returned: the turn
+// counts it (a goal's cost bound too).
+func (a *Activities) expand(ctx context.Context, in turnapi.CallModelInput, text string, budget time.Duration) ([]string, turnapi.Usage) {
 	searcher, ok := a.Memory.(memory.ExpansionSearcher)
 	if a.Auxiliary == nil || !ok || !searcher.SearchesExpansions() || strings.TrimSpace(text) == "" {
-		return nil
+		return nil, turnapi.Usage{}
 	}
 	ectx, cancel := context.WithTimeout(ctx, budget/2)
 	defer cancel()
@@ -113,17 +115,18 @@ func (a *Activities) expand(ctx context.Context, in turnapi.CallModelInput, text
 	if err != nil {
 		a.logger().Warn("recall: the auxiliary model wrote no questions; recall searches with the message alone",
 			"model", a.Auxiliary.Model, "turn", in.TurnID, "error", err)
-		return nil
+		return nil, turnapi.Usage{}
 	}
 	keep, cancelKeep := storeContext(ctx)
 	defer cancelKeep()
 	// Each attempt that asked is recorded: a retry asks again.
 	key := fmt.Sprintf("%s:%d", activityKey(ctx, models.PurposeExpansion), attemptNumber(ctx))
 	rec := callRecord{Key: key, Purpose: models.PurposeExpansion, SessionID: in.SessionID, TurnID: in.TurnID}
-	if _, err := a.recordCall(keep, rec, *a.Auxiliary, reply.Usage); err != nil {
+	used, err := a.recordCall(keep, rec, *a.Auxiliary, reply.Usage)
+	if err != nil {
 		a.logger().Warn("recall: the auxiliary model's usage was not recorded", "turn", in.TurnID, "error", err)
 	}
-	return memory.ParseExpansions(reply.Content, text)
+	return memory.ParseExpansions(reply.Content, text), used
 }
 
 func (a *Activities) recallBytes() int {
