@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/events"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/fakememory"
@@ -114,11 +113,7 @@ func TestRecallExpansionOnlyWhereSearched(t *testing.T) {
 	fake := fakememory.NewMem0("k")
 	defer fake.Close()
 	store, history := recallStore(t)
-	p, err := memory.NewExternal(config.MemoryMem0, config.Endpoint{BaseURL: fake.URL(), APIKeyEnv: "MEM0_KEY"},
-		func(string) string { return "k" }, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mem0Provider(t, fake.URL())
 	a := &Activities{Store: store, Memory: p, RecallBudget: time.Minute,
 		Auxiliary: &llm.Endpoint{Wire: llm.WireOpenAI, BaseURL: aux.URL(), Model: "small"}}
 	a.recallFor(context.Background(), turnapi.CallModelInput{SessionID: "probe", TurnID: "turn/probe/1", Call: 1}, history)
@@ -151,11 +146,7 @@ func TestSkippedPrefetchNotice(t *testing.T) {
 			fake.Close()
 		}
 		store, history := recallStore(t)
-		p, err := memory.NewExternal(config.MemoryMem0, config.Endpoint{BaseURL: fake.URL(), APIKeyEnv: "MEM0_KEY"},
-			func(string) string { return "k" }, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mem0Provider(t, fake.URL())
 		var logs bytes.Buffer
 		a := &Activities{Store: store, Memory: p, RecallBudget: 50 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 		in := turnapi.CallModelInput{SessionID: "probe", TurnID: "turn/probe/1", Call: 1}

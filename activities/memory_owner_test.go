@@ -6,9 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakememory"
-	"github.com/talaria-agent/talaria/internal/memory"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
@@ -27,11 +25,7 @@ func TestExternalMemoryUserIsTheOwner(t *testing.T) {
 		store, history := editorTurn(t, tt.owner)
 		fake := fakememory.NewMem0("k")
 		defer fake.Close()
-		p, err := memory.NewExternal(config.MemoryMem0, config.Endpoint{BaseURL: fake.URL(), APIKeyEnv: "K"},
-			func(string) string { return "k" }, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mem0Provider(t, fake.URL())
 		a := &Activities{Store: store, Memory: p, RecallBudget: time.Minute}
 
 		a.recallFor(ctx, turnapi.CallModelInput{SessionID: "s", TurnID: "turn/s/1", Call: 1}, history[:1])

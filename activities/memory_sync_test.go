@@ -60,11 +60,7 @@ func TestSyncMemory(t *testing.T) {
 	store, _ := editorTurn(t, "")
 	fake := fakememory.NewMem0("k")
 	defer fake.Close()
-	p, err := memory.NewExternal(config.MemoryMem0, config.Endpoint{BaseURL: fake.URL(), APIKeyEnv: "K"},
-		func(string) string { return "k" }, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mem0Provider(t, fake.URL())
 	var logs bytes.Buffer
 	a := &Activities{Store: store, Memory: p, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	in := turnapi.SyncMemoryInput{SessionID: "s", TurnID: "turn/s/1"}
@@ -325,4 +321,15 @@ func editorTurn(t *testing.T, owner string) (*models.Store, []models.Message) {
 		t.Fatal(err)
 	}
 	return store, rows
+}
+
+// mem0Provider is the Mem0 adapter over the fake at url, its key "k".
+func mem0Provider(t *testing.T, url string) memory.Provider {
+	t.Helper()
+	p, err := memory.NewExternal(config.MemoryMem0, config.Endpoint{BaseURL: url, APIKeyEnv: "MEM0_KEY"},
+		func(string) string { return "k" }, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
