@@ -75,9 +75,13 @@ func cronTurn(ctx workflow.Context, in CronRunInput) (text string, ref int64, ex
 		}
 		prompt += "\n\nOutput of the job's pre-run script:\n" + out
 	}
-	res, err := unattendedTurn(ctx, in.Turn, CronSessionID(in.JobID, in.Slot), prompt)
+	session := CronSessionID(in.JobID, in.Slot)
+	res, err := unattendedTurn(ctx, in.Turn, session, prompt)
 	if err != nil {
 		return "", 0, string(StopError), err
+	}
+	if syncDue(in.Turn, res) && has(ctx, changeCronMemorySync) {
+		startMemorySync(ctx, session, TurnWorkflowID(session, 1), res.ActiveSessionID)
 	}
 	if res.FinalResponse == nil {
 		msg := "the turn ended without an answer"

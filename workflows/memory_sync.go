@@ -20,8 +20,9 @@ func MemorySyncWorkflowID(turnID string) string {
 }
 
 // MemorySyncWorkflow runs SyncMemory for a turn that has answered. Its
-// session's coordinator starts it and does not wait for it: the reply has
-// gone, and the sync changes nothing in the session.
+// session's coordinator (or a scheduled job's run) starts it and does not
+// wait for it: the reply has gone, and the sync changes nothing in the
+// session.
 func MemorySyncWorkflow(ctx workflow.Context, in turnapi.SyncMemoryInput) error {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 2 * time.Minute,
@@ -36,20 +37,21 @@ func syncDue(tmpl TurnInput, res ConversationResult) bool {
 	return tmpl.MemorySync && res.Completed && res.FinalResponse != nil
 }
 
-// startMemorySync starts the sync of a finished turn and does not wait for
-// it, like a memory review.
-func (s *session) startMemorySync(ctx workflow.Context, turnID, activeSessionID string) {
+// startMemorySync starts the sync of a finished turn of sessionID (which
+// went on in activeSessionID after a compaction) and does not wait for it,
+// like a memory review.
+func startMemorySync(ctx workflow.Context, sessionID, turnID, activeSessionID string) {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            MemorySyncWorkflowID(turnID),
 		TaskQueue:             TaskQueue,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 	})
-	if activeSessionID == s.id {
+	if activeSessionID == sessionID {
 		activeSessionID = ""
 	}
 	fut := workflow.ExecuteChildWorkflow(cctx, MemorySyncWorkflowName, turnapi.SyncMemoryInput{
-		SessionID: s.id, ActiveSessionID: activeSessionID, TurnID: turnID,
+		SessionID: sessionID, ActiveSessionID: activeSessionID, TurnID: turnID,
 	})
 	_ = fut.GetChildWorkflowExecution().Get(ctx, nil)
 }

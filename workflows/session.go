@@ -371,7 +371,7 @@ func (s *session) finished(ctx workflow.Context, res ConversationResult) {
 		s.startReview(ctx, number, tmpl.Turn)
 	}
 	if syncDue(tmpl.Turn, res) && has(ctx, changeMemorySync) {
-		s.startMemorySync(ctx, turnID, res.ActiveSessionID)
+		startMemorySync(ctx, s.id, turnID, res.ActiveSessionID)
 	}
 	s.last = &runningTurn{id: turnID, number: number, template: tmpl, reports: reports}
 	s.queue = append(steerMessages(turnID+"/steer", steers, tmpl.Turn), s.queue...)

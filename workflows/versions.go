@@ -115,6 +115,13 @@ const (
 	// recorded (DefaultVersion). Asked only for such turns, so no other
 	// history records the marker.
 	changeMemorySync = "memory-sync"
+	// changeCronMemorySync: after a scheduled job's turn whose template
+	// asks for it (TurnInput.MemorySync) answers, the run starts
+	// MemorySyncWorkflow for it, as a coordinator does for its turns
+	// (version 1). Before, a job's turns were not recorded
+	// (DefaultVersion). Asked only for such turns, so no other history
+	// records the marker.
+	changeCronMemorySync = "cron-memory-sync"
 )
 
 // changeEpoch is asked once, as the first step of a run of the hot
