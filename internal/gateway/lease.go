@@ -60,19 +60,26 @@ func (g *Gateway) holding(ctx context.Context, p Platform, name string) {
 	defer stop()
 	go func() {
 		defer stop()
+		renewed := time.Now()
 		for {
 			select {
 			case <-pctx.Done():
 				return
 			case <-time.After(leaseRenew):
 			}
-			held, holder, err := g.rt.Store.TakeLease(pctx, name, g.holder, leaseTTL, time.Now())
-			if err == nil && !held {
+			now := time.Now()
+			held, holder, err := g.rt.Store.TakeLease(pctx, name, g.holder, leaseTTL, now)
+			switch leaseState(held, err, now.Sub(renewed)) {
+			case leaseHeld:
+				renewed = now
+			case leaseTaken:
 				g.logger.Warn("gateway: the lease went to another process", "lease", name, "holder", holder)
 				return
+			case leaseExpired:
+				g.logger.Warn("gateway: the lease could not be renewed before it expired; stopping (another process may take it)",
+					"lease", name, "error", err)
+				return
 			}
-			// A store that does not answer: go on until the lease would
-			// expire, then stop (another process may take it).
 		}
 	}()
 	g.poll(pctx, p)
@@ -81,4 +88,27 @@ func (g *Gateway) holding(ctx context.Context, p Platform, name string) {
 		defer cancel()
 		_ = g.rt.Store.ReleaseLease(release, name, g.holder)
 	}
+}
+
+// What a renewal of the lease says.
+const (
+	leaseHeld    = iota // renewed
+	leaseTaken          // another process holds it
+	leaseUnsure         // the store did not answer; the lease has not expired yet
+	leaseExpired        // the store did not answer for longer than the lease lasts
+)
+
+// leaseState is what a renewal says: held, taken, or, with the store not
+// answering, unsure until the lease renewed last (since ago) would have
+// expired. Pure.
+func leaseState(held bool, err error, since time.Duration) int {
+	switch {
+	case err == nil && held:
+		return leaseHeld
+	case err == nil:
+		return leaseTaken
+	case since >= leaseTTL:
+		return leaseExpired
+	}
+	return leaseUnsure
 }
