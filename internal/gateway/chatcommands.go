@@ -12,6 +12,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/sessionview"
 	"github.com/talaria-agent/talaria/internal/textline"
 	"github.com/talaria-agent/talaria/internal/turnapi"
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -48,7 +49,13 @@ func (g *Gateway) command(ctx context.Context, p Platform, u Update, c Command) 
 	answer := fmt.Sprintf("/%s is not available here yet (see /help).", c.Name)
 	if f != nil {
 		var err error
-		if answer, err = f(g, ctx, p, u, c); err != nil {
+		answer, err = f(g, ctx, p, u, c)
+		switch {
+		case errors.Is(err, models.ErrOwned):
+			// Another owner's session: the command is refused, once, not
+			// retried.
+			answer = notOwned
+		case err != nil:
 			return err
 		}
 	}

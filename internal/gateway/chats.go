@@ -74,17 +74,43 @@ func (g *Gateway) chatOf(ctx context.Context, u Update) (models.Chat, error) {
 	return c, nil
 }
 
-// sessionOf is the session a chat's messages go to now.
+// sessionOf is the session a chat's messages go to now, for a command
+// that reads or changes it (/stop, /undo, /usage, approvals): refused
+// (models.ErrOwned) when another owner holds it.
 func (g *Gateway) sessionOf(ctx context.Context, u Update) (string, error) {
 	c, err := g.chatOf(ctx, u)
-	return c.SessionID, err
+	if err != nil {
+		return "", err
+	}
+	if err := g.chatsOwn(ctx, c); err != nil {
+		return "", err
+	}
+	return c.SessionID, nil
+}
+
+// chatsOwn is nil when the chat's session is the chat's or nobody's yet
+// (not stored, or stored before sessions had owners); models.ErrOwned
+// when another owner holds it.
+func (g *Gateway) chatsOwn(ctx context.Context, c models.Chat) error {
+	sess, err := g.rt.Store.Session(ctx, c.SessionID)
+	switch {
+	case errors.Is(err, models.ErrNotFound):
+		return nil
+	case err != nil:
+		return err
+	case sess.Owner != "" && sess.Owner != c.Key:
+		return fmt.Errorf("the chat's session %s: %w", c.SessionID, models.ErrOwned)
+	}
+	return nil
 }
 
 // newSession starts the chat's next session, linked to the one before,
 // and marks the one before over: what the process tool runs for it is
 // stopped (by the worker that runs it, within seconds).
 func (g *Gateway) newSession(ctx context.Context, c models.Chat, now time.Time) (models.Chat, error) {
-	if c.SessionID != "" {
+	// Only the chat's own session is retired: one another owner holds is
+	// left as it is.
+	if c.SessionID != "" && g.chatsOwn(ctx, c) == nil {
 		if err := g.rt.Store.RetireLineage(ctx, c.SessionID); err != nil {
 			return c, err
 		}

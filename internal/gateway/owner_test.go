@@ -111,3 +111,62 @@ func TestChatsOwnTheirSessions(t *testing.T) {
 		t.Errorf("the job's run session %s is owned by %q", session, owner(session))
 	}
 }
+
+// TestCommandsOnAnotherOwnersSession: when the session a chat's key names
+// is held by another owner, the chat's commands that read or change it
+// are refused with one line, not retried, and /new starts the chat's own
+// session without retiring the other owner's.
+func TestCommandsOnAnotherOwnersSession(t *testing.T) {
+	t.Parallel()
+	model := fakellm.New(fakellm.WithResponder(func(fakellm.Request) fakellm.Step { return fakellm.TextStep("answered") }))
+	defer model.Close()
+	tg := faketelegram.Start("9:token", "owner_bot")
+	defer tg.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rt := runGateway(t, ctx, model, tg, func(o *gateway.Options) {
+		o.Access = map[string]*gateway.Access{"telegram": {Users: []string{"7"}}}
+	})
+	taken := gateway.SessionID("telegram:dm:7")
+	if _, err := rt.Store.EnsureOwnedSession(ctx, taken, "slack:dm:U1"); err != nil {
+		t.Fatal(err)
+	}
+	said := func(text string) {
+		t.Helper()
+		if _, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool {
+			n := 0
+			for _, m := range ms {
+				if m.ChatID == 7 && strings.Contains(m.Text, text) {
+					n++
+				}
+			}
+			return n > 0
+		}); err != nil {
+			t.Fatalf("no %q in chat 7: %v\n%+v", text, err, tg.Sent())
+		}
+	}
+	for _, cmd := range []string{"/undo", "/usage", "/stop"} {
+		before := len(tg.Sent())
+		tg.Send(7, 0, cmd)
+		if _, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool { return len(ms) > before }); err != nil {
+			t.Fatalf("%s: no answer: %v", cmd, err)
+		}
+		if got := tg.Sent()[before].Text; !strings.Contains(got, "belongs to someone else") {
+			t.Fatalf("%s answered %q", cmd, got)
+		}
+	}
+	tg.Send(7, 0, "/new")
+	said("New session")
+	if retired, err := rt.Store.Retired(ctx, []string{taken}); err != nil || len(retired) != 0 {
+		t.Fatalf("the other owner's session was retired: %v %v", retired, err)
+	}
+	tg.Send(7, 0, "hello")
+	said("answered")
+	c, _, err := rt.Store.ChatState(ctx, "telegram:dm:7")
+	if err != nil || c.SessionID == taken {
+		t.Fatalf("the chat's session is %q (%v)", c.SessionID, err)
+	}
+	if sess, err := rt.Store.Session(ctx, c.SessionID); err != nil || sess.Owner != "telegram:dm:7" {
+		t.Fatalf("the chat's new session: %+v %v", sess, err)
+	}
+}
