@@ -283,6 +283,9 @@ func (g *Gateway) cmdCompress(ctx context.Context, p Platform, u Update, _ Comma
 	if err != nil {
 		return "", err
 	}
+	if err := g.chatsOwn(ctx, chat); err != nil {
+		return "", err
+	}
 	t := engine.WithModel(engine.TurnTemplate(g.cfg, g.workdir()), chat.Model)
 	in, err := g.rt.CompactionOf(ctx, chat.SessionID, t)
 	switch {

@@ -145,7 +145,7 @@ func TestCommandsOnAnotherOwnersSession(t *testing.T) {
 			t.Fatalf("no %q in chat 7: %v\n%+v", text, err, tg.Sent())
 		}
 	}
-	for _, cmd := range []string{"/undo", "/usage", "/stop"} {
+	for _, cmd := range []string{"/undo", "/usage", "/stop", "/compress"} {
 		before := len(tg.Sent())
 		tg.Send(7, 0, cmd)
 		if _, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool { return len(ms) > before }); err != nil {
