@@ -169,6 +169,9 @@ func printSession(w io.Writer, d talaria.SessionDetail) {
 	if sess.DelegatedFrom != "" {
 		fmt.Fprintf(w, "  a delegated task of session %s\n", sess.DelegatedFrom)
 	}
+	if sess.Owner != "" {
+		fmt.Fprintf(w, "  the chat %s's: its recall and searches see that chat's sessions only\n", sess.Owner)
+	}
 	for _, t := range d.Turns {
 		fmt.Fprintf(w, "  %s\n", turnLine(t))
 	}

@@ -65,3 +65,30 @@ func TestSessionsShowCountsStoredTurns(t *testing.T) {
 		t.Errorf("list:\n%s", list)
 	}
 }
+
+// TestSessionsShowOwner: a chat's session says whose it is, in show and
+// in its JSON; the operator's says nothing of an owner.
+func TestSessionsShowOwner(t *testing.T) {
+	ctx := t.Context()
+	dsn := filepath.Join(t.TempDir(), "talaria.db")
+	st, err := models.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EnsureOwnedSession(ctx, "chat-s", "telegram:dm:42"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.EnsureSession(ctx, "mine", "m"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if out := runSessions(t, dsn, "show", "chat-s"); !strings.Contains(out, "the chat telegram:dm:42's") {
+		t.Fatalf("show of a chat's session:\n%s", out)
+	}
+	if out := runSessions(t, dsn, "show", "-o", "json", "chat-s"); !strings.Contains(out, `"owner": "telegram:dm:42"`) {
+		t.Fatalf("show -o json of a chat's session:\n%s", out)
+	}
+	if out := runSessions(t, dsn, "show", "-o", "json", "mine"); strings.Contains(out, `"owner"`) {
+		t.Fatalf("the operator's session names an owner:\n%s", out)
+	}
+}

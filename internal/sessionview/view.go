@@ -15,10 +15,13 @@ import (
 // Session is a session: snake_case keys and, instead of the system
 // prompt itself, whether there is one and its length.
 type Session struct {
-	ID                 string    `json:"id"`
-	ParentSessionID    string    `json:"parent_session_id,omitempty"`
-	DelegatedFrom      string    `json:"delegated_from,omitempty"`
-	LineageID          string    `json:"lineage_id"`
+	ID              string `json:"id"`
+	ParentSessionID string `json:"parent_session_id,omitempty"`
+	DelegatedFrom   string `json:"delegated_from,omitempty"`
+	LineageID       string `json:"lineage_id"`
+	// Owner is the gateway chat the session belongs to (its key; absent
+	// for the operator's sessions): what its recall and searches see.
+	Owner              string    `json:"owner,omitempty"`
 	Generation         int       `json:"generation"`
 	Model              string    `json:"model"`
 	Title              string    `json:"title,omitempty"`
@@ -46,8 +49,8 @@ func FirstMessage(ctx context.Context, st *models.Store) func(id string) string 
 func NewSessions(sessions []models.Session, first func(id string) string) []Session {
 	out := make([]Session, len(sessions))
 	for i, s := range sessions {
-		out[i] = Session{ID: s.ID, ParentSessionID: s.ParentSessionID, DelegatedFrom: s.DelegatedFrom, LineageID: s.LineageID, Generation: s.Generation,
-			Model: s.Model, Title: s.Title, TurnCount: s.TurnCount, HasSystemPrompt: s.SystemPrompt != "",
+		out[i] = Session{ID: s.ID, ParentSessionID: s.ParentSessionID, DelegatedFrom: s.DelegatedFrom, LineageID: s.LineageID, Owner: s.Owner,
+			Generation: s.Generation, Model: s.Model, Title: s.Title, TurnCount: s.TurnCount, HasSystemPrompt: s.SystemPrompt != "",
 			SystemPromptLength: len(s.SystemPrompt), FirstMessage: first(s.ID),
 			CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
 	}
