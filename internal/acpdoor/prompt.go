@@ -9,6 +9,7 @@ import (
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+	"go.temporal.io/api/serviceerror"
 
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/workflows"
@@ -158,8 +159,20 @@ func (a *Agent) handOver(id string, pr *prompt, text string) (string, error) {
 	case h := <-out:
 		return h.d.TurnID, h.err
 	case <-pr.ctx.Done():
-		return "", context.Cause(pr.ctx)
 	}
+	// Cancelled while it waited: the prompt answers once what it handed
+	// over is withdrawn or its turn has stopped, so the editor's next
+	// prompt never joins a turn still winding down.
+	ctx, cancel := context.WithTimeout(a.base, cancelTimeout)
+	defer cancel()
+	select {
+	case h := <-out:
+		if h.err == nil && h.d.TurnID != "" && h.d.Outcome != workflows.DeliverySteered {
+			_, _ = a.rt.WaitTurn(ctx, h.d.TurnID)
+		}
+	case <-ctx.Done():
+	}
+	return "", context.Cause(pr.ctx)
 }
 
 // errCancelled ends a prompt the editor cancelled.
@@ -211,12 +224,9 @@ func (a *Agent) cancel(id string) {
 			act = func(context.Context) { a.stopTurn(id, turn) }
 		}
 	case following != "":
-		act = func(ctx context.Context) {
-			_, err := a.rt.Interrupt(ctx, id, cancelReason)
-			if err != nil && !errors.Is(err, engine.ErrNoRunningTurn) {
-				a.logger.Warn("acp: cancel", "session", id, "error", err)
-			}
-		}
+		// The turn this connection follows, and only it: by the time this
+		// runs, the session may run another (the editor's next prompt).
+		act = func(context.Context) { a.stopTurn(id, following) }
 	}
 	if act != nil {
 		a.goFollowLocked(func() {
@@ -245,7 +255,12 @@ func (a *Agent) stopTurn(id, turnID string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(a.base), cancelTimeout)
 	defer cancel()
 	a.retry(ctx, "cancel turn "+turnID, id, func(ctx context.Context) error {
-		return a.rt.Signal(ctx, turnID, workflows.SignalInterrupt, cancelReason)
+		err := a.rt.Signal(ctx, turnID, workflows.SignalInterrupt, cancelReason)
+		var gone *serviceerror.NotFound
+		if errors.As(err, &gone) {
+			return nil // it ended already
+		}
+		return err
 	})
 }
 
