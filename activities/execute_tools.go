@@ -398,17 +398,11 @@ func digest(s string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// lineageOf is the lineage of a session (the root's id), which keys the
-// tool outputs a conversation keeps: a session made by a compaction reads
-// what its parent kept. A lookup that fails falls back to the session.
-func (a *Activities) lineageOf(ctx context.Context, sessionID string) string {
-	lineage, _, _ := a.sessionKeys(ctx, sessionID)
-	return lineage
-}
-
 // sessionKeys are what the store says of a session for its tool calls:
-// its lineage (itself when none is known) and its owner, and whether the
-// owner is known (false when the session cannot be read).
+// its lineage (the root's id, itself when none is known), which keys the
+// tool outputs a conversation keeps (a session made by a compaction reads
+// what its parent kept), and its owner, and whether the owner is known
+// (false when the session cannot be read).
 func (a *Activities) sessionKeys(ctx context.Context, sessionID string) (lineage, owner string, ownerKnown bool) {
 	sess, err := a.Store.Session(ctx, sessionID)
 	if err != nil {

@@ -30,8 +30,8 @@ func TestLineageKeysKeptOutputs(t *testing.T) {
 		{child.ID, "root"},
 		{"unknown", "unknown"},
 	} {
-		if got := a.lineageOf(ctx, tc.session); got != tc.want {
-			t.Errorf("lineageOf(%q) = %q, want %q", tc.session, got, tc.want)
+		if got, _, _ := a.sessionKeys(ctx, tc.session); got != tc.want {
+			t.Errorf("sessionKeys(%q) lineage = %q, want %q", tc.session, got, tc.want)
 		}
 	}
 }

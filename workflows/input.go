@@ -53,8 +53,9 @@ type TurnInput struct {
 	// negative: never).
 	MemoryReviewEvery int
 	// MemorySync: once the turn has answered, its session's coordinator
-	// has the memory provider record it (MemorySyncWorkflow); set when an
-	// external memory provider is on (memory.provider).
+	// (or, for a scheduled job's turn, the job's run) has the memory
+	// provider record it (MemorySyncWorkflow); set when an external memory
+	// provider is on (memory.provider).
 	MemorySync bool `json:",omitempty"`
 	// ContinueEvery: the turn continues as new after this many iterations in
 	// one run, or earlier when Temporal suggests it (0: DefaultContinueEvery;
