@@ -197,10 +197,11 @@ func (d *sqliteDialect) open(create bool) (*sql.DB, error) {
 	// The file exists now: the pool's connections open it without
 	// creating it (mode=rw), so a file removed under a running process is
 	// not silently replaced by a new, empty database.
-	db, err := sql.Open(sqliteDriverName, d.poolDSN())
+	connector, err := newStmtCachingConnector(d.poolDSN())
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
+	db := sql.OpenDB(connector)
 	if d.memory {
 		// Every connection to ":memory:" is a separate database: keep
 		// exactly one, forever.
