@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -47,7 +48,7 @@ func contextTokens(system string, history []models.Message, schemaChars func() i
 // loadContext returns a session's system prompt (the stored one, else the
 // worker's fallback) and its visible messages.
 func (a *Activities) loadContext(ctx context.Context, sessionID string) (string, []models.Message, error) {
-	sess, err := a.Store.Session(ctx, sessionID)
+	prompt, err := a.Store.SessionSystemPrompt(ctx, sessionID)
 	if errors.Is(err, models.ErrNotFound) {
 		return "", nil, fmt.Errorf("%w: %s (it was deleted, or the store was replaced, while the turn ran)", ErrSessionMissing, sessionID)
 	}
@@ -58,9 +59,5 @@ func (a *Activities) loadContext(ctx context.Context, sessionID string) (string,
 	if err != nil {
 		return "", nil, fmt.Errorf("load session %s: %w", sessionID, err)
 	}
-	system := a.SystemPrompt
-	if sess.SystemPrompt != "" {
-		system = sess.SystemPrompt
-	}
-	return system, history, nil
+	return cmp.Or(prompt, a.SystemPrompt), history, nil
 }

@@ -404,9 +404,9 @@ func digest(s string) string {
 // what its parent kept), and its owner, and whether the owner is known
 // (false when the session cannot be read).
 func (a *Activities) sessionKeys(ctx context.Context, sessionID string) (lineage, owner string, ownerKnown bool) {
-	sess, err := a.Store.Session(ctx, sessionID)
+	lineage, owner, err := a.Store.SessionKeys(ctx, sessionID)
 	if err != nil {
 		return sessionID, "", false
 	}
-	return cmp.Or(sess.LineageID, sessionID), sess.Owner, true
+	return cmp.Or(lineage, sessionID), owner, true
 }

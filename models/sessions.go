@@ -86,6 +86,27 @@ func (s *Store) Session(ctx context.Context, id string) (*Session, error) {
 	return &sess, nil
 }
 
+// SessionSystemPrompt returns the system prompt stored with a session
+// ("" before its first turn built one), or ErrNotFound. It reads that
+// column alone: a model call needs the prompt, not the rest of the row.
+func (s *Store) SessionSystemPrompt(ctx context.Context, id string) (string, error) {
+	var sess Session
+	if err := s.db.WithContext(ctx).Select("system_prompt").Where("id = ?", id).Take(&sess).Error; err != nil {
+		return "", fmt.Errorf("models: system prompt of session %q: %w", id, notFound(err))
+	}
+	return sess.SystemPrompt, nil
+}
+
+// SessionKeys returns a session's lineage (Session.LineageID) and owner,
+// or ErrNotFound, reading those columns alone.
+func (s *Store) SessionKeys(ctx context.Context, id string) (lineage, owner string, err error) {
+	var sess Session
+	if err := s.db.WithContext(ctx).Select("id", "lineage_id", "owner").Where("id = ?", id).Take(&sess).Error; err != nil {
+		return "", "", fmt.Errorf("models: lineage and owner of session %q: %w", id, notFound(err))
+	}
+	return sess.LineageID, sess.Owner, nil
+}
+
 // Sessions lists sessions, most recently updated first; limit <= 0 lists
 // all of them.
 func (s *Store) Sessions(ctx context.Context, limit int) ([]Session, error) {

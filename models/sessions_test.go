@@ -215,3 +215,39 @@ func TestCountTurn(t *testing.T) {
 		}
 	})
 }
+
+// SessionSystemPrompt and SessionKeys read what Session reads of those
+// columns; a session stored before lineages has its own ID as lineage.
+func TestSessionColumns(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		ctx := t.Context()
+		if _, err := s.EnsureOwnedSession(ctx, "s1", "telegram:dm:\x00 7"); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := s.SessionSystemPrompt(ctx, "s1"); err != nil || p != "" {
+			t.Fatalf("prompt before one was set = %q, %v", p, err)
+		}
+		if _, err := s.SetSystemPromptOnce(ctx, "s1", "be brief \x00 ﷐"); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := s.SessionSystemPrompt(ctx, "s1"); err != nil || p != "be brief \x00 ﷐" {
+			t.Fatalf("prompt = %q, %v", p, err)
+		}
+		if lineage, owner, err := s.SessionKeys(ctx, "s1"); err != nil || lineage != "s1" || owner != "telegram:dm:\x00 7" {
+			t.Fatalf("keys = %q, %q, %v", lineage, owner, err)
+		}
+		if err := s.db.Exec("UPDATE sessions SET lineage_id = '' WHERE id = ?", "s1").Error; err != nil {
+			t.Fatal(err)
+		}
+		if lineage, _, err := s.SessionKeys(ctx, "s1"); err != nil || lineage != "s1" {
+			t.Fatalf("lineage of a session stored before lineages = %q, %v", lineage, err)
+		}
+		if _, err := s.SessionSystemPrompt(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("prompt of a missing session: %v", err)
+		}
+		if _, _, err := s.SessionKeys(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("keys of a missing session: %v", err)
+		}
+	})
+}
