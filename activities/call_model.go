@@ -110,12 +110,8 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	// later attempt asks the model for it again.
 	keep, cancelKeep := storeContext(ctx)
 	defer cancelKeep()
-	usage, err := a.recordCall(keep, callRecord{Key: key, Purpose: models.PurposeTurn, SessionID: in.SessionID, TurnID: in.TurnID},
+	call := a.callRow(keep, callRecord{Key: key, Purpose: models.PurposeTurn, SessionID: in.SessionID, TurnID: in.TurnID},
 		provider, reply.Usage)
-	if err != nil {
-		return turnapi.CallModelResult{}, fmt.Errorf("call model: %w", err)
-	}
-	usage = usage.Add(recallUsage)
 	content, calls := BoundReply(reply.Content, RepairCalls(transcript.ToolCallsFromOpenAI(reply.ToolCalls, fmt.Sprintf("call_%d_", in.Call)), a.allowed(in.Tools)))
 	msg := models.Message{
 		SessionID:        in.SessionID,
@@ -131,10 +127,12 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 		Replay:           replayText(reply.Replay),
 	}
 	msg.Hidden = classify(&msg).Discarded() || hasInvalidArgs(calls)
-	rows, err := a.Store.AppendMessages(keep, []models.Message{msg})
+	// The reply and its usage are one write.
+	rows, err := a.Store.AppendReply(keep, call, []models.Message{msg})
 	if err != nil {
 		return turnapi.CallModelResult{}, fmt.Errorf("call model: persist reply: %w", err)
 	}
+	usage := a.countCall(keep, provider, call).Add(recallUsage)
 	res := a.describeReply(&rows[0], usage, false, in.Tools)
 	if !rows[0].Hidden {
 		history = append(history, rows[0])

@@ -37,21 +37,33 @@ func (a *Activities) priceOf(ctx context.Context, ep llm.Endpoint) (modelinfo.Pr
 // recordCall stores what a model call that answered used and cost, once
 // per key, counts the cost, and returns the usage as a turn sums it.
 func (a *Activities) recordCall(ctx context.Context, rec callRecord, ep llm.Endpoint, u llm.Usage) (turnapi.Usage, error) {
+	row := a.callRow(ctx, rec, ep, u)
+	if err := a.Store.RecordModelCall(ctx, row); err != nil {
+		return turnapi.Usage{}, fmt.Errorf("record model usage: %w", err)
+	}
+	return a.countCall(ctx, ep, row), nil
+}
+
+// callRow is the record of a model call that answered: what it used and
+// cost.
+func (a *Activities) callRow(ctx context.Context, rec callRecord, ep llm.Endpoint, u llm.Usage) models.ModelCall {
 	price, priced := a.priceOf(ctx, ep)
 	cost := 0.0
 	if priced {
 		cost = price.Cost(u)
 	}
-	row := models.ModelCall{Key: rec.Key, SessionID: rec.SessionID, TurnID: rec.TurnID, Purpose: rec.Purpose,
+	return models.ModelCall{Key: rec.Key, SessionID: rec.SessionID, TurnID: rec.TurnID, Purpose: rec.Purpose,
 		Provider: string(wireOf(ep)), Endpoint: llm.Host(ep.BaseURL), Model: ep.Model,
 		PromptTokens: int64(u.PromptTokens), CompletionTokens: int64(u.CompletionTokens),
 		CacheReadTokens: int64(u.CacheReadTokens), CacheWriteTokens: int64(u.CacheWriteTokens),
 		ReasoningTokens: int64(u.ReasoningTokens), CostUSD: cost, Priced: priced}
-	if err := a.Store.RecordModelCall(ctx, row); err != nil {
-		return turnapi.Usage{}, fmt.Errorf("record model usage: %w", err)
-	}
-	a.Metrics.Cost(ctx, ep.BaseURL, cost)
-	return usageOfCall(row), nil
+}
+
+// countCall counts the cost of a recorded call and returns its usage as a
+// turn sums it.
+func (a *Activities) countCall(ctx context.Context, ep llm.Endpoint, row models.ModelCall) turnapi.Usage {
+	a.Metrics.Cost(ctx, ep.BaseURL, row.CostUSD)
+	return usageOfCall(row)
 }
 
 // recordedUsage is the usage recorded under key, for a retry that finds

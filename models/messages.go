@@ -14,35 +14,72 @@ import (
 // append neither duplicates nor reorders messages. Every message needs a
 // SessionID and an IdemKey; the IDs of msgs are ignored.
 func (s *Store) AppendMessages(ctx context.Context, msgs []Message) ([]Message, error) {
-	for i := range msgs {
-		if err := checkID("session ID", msgs[i].SessionID, maxSessionIDLen); err != nil {
-			return nil, fmt.Errorf("models: append message %d: %w", i, err)
-		}
-		if err := checkID("idempotency key", EncodeText(msgs[i].IdemKey), maxIdemKeyLen); err != nil {
-			return nil, fmt.Errorf("models: append message %d: %w", i, err)
-		}
-		if len(msgs[i].TurnID) > maxTurnIDLen {
-			return nil, fmt.Errorf("models: append message %d: %w: turn ID longer than %d characters",
-				i, ErrInvalidArgument, maxTurnIDLen)
-		}
+	if err := checkMessages(msgs); err != nil {
+		return nil, err
 	}
 	if len(msgs) == 0 {
 		return []Message{}, nil
 	}
-
-	stored := make([]Message, len(msgs))
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		for i, m := range msgs {
-			row, err := insertMessage(tx, m)
-			if err != nil {
-				return fmt.Errorf("message %d (key %q): %w", i, m.IdemKey, err)
-			}
-			stored[i] = row
-		}
-		return nil
+	var stored []Message
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
+		stored, err = insertMessages(tx, msgs)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("models: append messages: %w", err)
+	}
+	return stored, nil
+}
+
+// AppendReply stores the model call c (as RecordModelCall does) and its
+// reply msgs (as AppendMessages does) in one transaction, and returns
+// msgs as stored: a reply and what it cost are stored together, in one
+// write instead of two.
+func (s *Store) AppendReply(ctx context.Context, c ModelCall, msgs []Message) ([]Message, error) {
+	if err := checkMessages(msgs); err != nil {
+		return nil, err
+	}
+	c = modelCallRow(c)
+	var stored []Message
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) (err error) {
+		if err := insertModelCall(tx, &c); err != nil {
+			return fmt.Errorf("record model call %q: %w", c.Key, err)
+		}
+		stored, err = insertMessages(tx, msgs)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: append reply: %w", err)
+	}
+	return stored, nil
+}
+
+// checkMessages rejects messages AppendMessages cannot store.
+func checkMessages(msgs []Message) error {
+	for i := range msgs {
+		if err := checkID("session ID", msgs[i].SessionID, maxSessionIDLen); err != nil {
+			return fmt.Errorf("models: append message %d: %w", i, err)
+		}
+		if err := checkID("idempotency key", EncodeText(msgs[i].IdemKey), maxIdemKeyLen); err != nil {
+			return fmt.Errorf("models: append message %d: %w", i, err)
+		}
+		if len(msgs[i].TurnID) > maxTurnIDLen {
+			return fmt.Errorf("models: append message %d: %w: turn ID longer than %d characters",
+				i, ErrInvalidArgument, maxTurnIDLen)
+		}
+	}
+	return nil
+}
+
+// insertMessages inserts msgs in order within tx (see insertMessage).
+func insertMessages(tx *gorm.DB, msgs []Message) ([]Message, error) {
+	stored := make([]Message, len(msgs))
+	for i, m := range msgs {
+		row, err := insertMessage(tx, m)
+		if err != nil {
+			return nil, fmt.Errorf("message %d (key %q): %w", i, m.IdemKey, err)
+		}
+		stored[i] = row
 	}
 	return stored, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -48,15 +49,26 @@ type ModelCall struct {
 // RecordModelCall stores c once per Key (a second record of the same key
 // is ignored).
 func (s *Store) RecordModelCall(ctx context.Context, c ModelCall) error {
+	c = modelCallRow(c)
+	if err := insertModelCall(s.db.WithContext(ctx), &c); err != nil {
+		return fmt.Errorf("models: record model call %q: %w", c.Key, err)
+	}
+	return nil
+}
+
+// modelCallRow is c as RecordModelCall inserts it: without an ID, and
+// created now unless c says when.
+func modelCallRow(c ModelCall) ModelCall {
 	if c.CreatedAt.IsZero() {
 		c.CreatedAt = now()
 	}
 	c.ID = 0
-	err := s.db.WithContext(ctx).Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "key"}}, DoNothing: true}).Create(&c).Error
-	if err != nil {
-		return fmt.Errorf("models: record model call %q: %w", c.Key, err)
-	}
-	return nil
+	return c
+}
+
+// insertModelCall inserts c unless its Key is recorded.
+func insertModelCall(db *gorm.DB, c *ModelCall) error {
+	return db.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "key"}}, DoNothing: true}).Create(c).Error
 }
 
 // UsageFilter selects model calls: of one session (empty: all), since a
