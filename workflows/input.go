@@ -87,7 +87,8 @@ type TurnInput struct {
 	// model call delivers them.
 	Steers []string `json:",omitempty"`
 	// ReportEnd: the turn tells its session's coordinator of its end
-	// (SignalTurnEnded); set by the coordinator that starts it.
+	// (SignalTurnEnded); set by coordinators of older code that start it,
+	// and carried by a continued turn that was asked to (SignalReportEnd).
 	ReportEnd bool `json:",omitempty"`
 	// Resume is the state carried across continue-as-new; nil when the turn
 	// starts.

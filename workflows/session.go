@@ -34,6 +34,10 @@ const (
 	// became (started or steered), to the workflow that sent it
 	// (Message.Notify).
 	SignalTurnStarted = "turn-started"
+	// SignalReportEnd asks a running turn to signal its end to its
+	// session's coordinator (SignalTurnEnded), from a coordinator run about
+	// to continue as new while the turn runs (changeTurnEndAsked).
+	SignalReportEnd = "report-end"
 )
 
 // SessionWorkflowID is the workflow id of a session's coordinator.
@@ -338,7 +342,9 @@ func (s *session) startNext(ctx workflow.Context) error {
 	}
 	in := m.Turn
 	in.SessionID, in.TurnNumber, in.UserMessage = s.id, n, m.Text
-	in.ReportEnd = has(ctx, changeTurnEndSignal)
+	// The run that starts a turn gets its end as the child's result; a
+	// turn reports it by signal only when asked (changeTurnEndAsked).
+	in.ReportEnd = !has(ctx, changeTurnEndAsked) && has(ctx, changeTurnEndSignal)
 	id := TurnWorkflowID(s.id, n)
 	cctx := workflow.WithChildOptions(ctx, withTurnVisibility(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            id,

@@ -26,10 +26,14 @@ import (
 // The next run gets the queue, the request-to-turn entries of this run
 // (not older ones: each lives for at most two runs) and the running turn,
 // if any. A turn is a child workflow whose parent-close policy is
-// abandon, so it runs on when the run that started it continues as new;
-// the new run learns of its end through the AwaitTurn activity, which
+// abandon, so it runs on when the run that started it continues as new.
+// The run that started a turn learns of its end as the child's result;
+// before it continues as new it asks the turn to signal its end instead
+// (SignalReportEnd, changeTurnEndAsked), and the new run waits for that
+// signal. (Turns of older runs signalled their end unasked; turns from
+// before changeTurnEndSignal are awaited in the AwaitTurn activity, which
 // waits for the turn workflow's result with the worker's Temporal client
-// and returns what the coordinator needs of it (TurnEnd). Interrupts and
+// and returns what the coordinator needs of it, TurnEnd.) Interrupts and
 // steers reach the turn by its workflow id, whichever run sends them.
 const (
 	// DefaultMaxRunEvents is the history length past which a coordinator run
@@ -123,6 +127,7 @@ func (s *session) continueAsNew(ctx workflow.Context, msgs workflow.ReceiveChann
 			return err
 		}
 		s.drain(msgs)
+		s.askToReport(ctx)
 		// A turn's end taken here tells its watchers, which waits: what
 		// arrived meanwhile is drained again.
 		if !s.drainEnded(ctx) {
@@ -130,6 +135,23 @@ func (s *session) continueAsNew(ctx workflow.Context, msgs workflow.ReceiveChann
 		}
 	}
 	return workflow.NewContinueAsNewError(ctx, SessionWorkflowName, s.carry(ctx))
+}
+
+// askToReport asks the running turn this run started, which does not
+// signal its end (changeTurnEndAsked), to signal it (SignalReportEnd), so
+// that the next run learns of it: the child's result reaches only this
+// run. A turn that has closed meanwhile refuses the ask; its end is then
+// the child's result, taken here.
+func (s *session) askToReport(ctx workflow.Context) {
+	t := s.running
+	if t == nil || t.reports || t.carried || t.done == nil || !has(ctx, changeTurnEndAsked) {
+		return
+	}
+	if workflow.SignalExternalWorkflow(ctx, t.id, "", SignalReportEnd, nil).Get(ctx, nil) == nil {
+		t.reports = true
+		return
+	}
+	s.finished(ctx, t.outcome(ctx, t.done))
 }
 
 // carry is the input of the next run.

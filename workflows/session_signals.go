@@ -9,11 +9,13 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Waits are signals (changeTurnEndSignal). A turn the coordinator starts
-// signals its end to the coordinator (SignalTurnEnded, see reportEnd); the
-// coordinator takes whichever comes first, that signal or the child's
-// result, and ignores the other. A run that took a turn over from the run
-// before has only the signal. A sender that asked (Message.Notify) is a
+// Waits are signals (changeTurnEndSignal). The run that starts a turn
+// learns of its end as the child's result; a turn asked to (SignalReportEnd,
+// by a run about to continue as new: changeTurnEndAsked), or started by a
+// run of older code, also signals its end to the coordinator
+// (SignalTurnEnded, see reportEnd). The coordinator takes whichever comes
+// first, that signal or the child's result, and ignores the other. A run
+// that took a turn over from the run before has only the signal. A sender that asked (Message.Notify) is a
 // workflow: the coordinator signals it the turn its message became when
 // that turn starts or takes the message as a steer (SignalTurnStarted),
 // and the turn's result when it ends (SignalTurnEnded). Nothing waits in

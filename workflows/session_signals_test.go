@@ -104,7 +104,8 @@ func TestCarriedTurnEndsBySignal(t *testing.T) {
 
 // TestNotifiedSenderIsToldStartAndEnd: a message whose sender asked is
 // followed by two signals to it, the turn it became and how it ended; the
-// turn is started to report its end.
+// turn is not started to report its end (changeTurnEndAsked): its end
+// comes as the child's result.
 func TestNotifiedSenderIsToldStartAndEnd(t *testing.T) {
 	t.Parallel()
 	env, _, _ := controlEnv(t, time.Second, textReply())
@@ -126,8 +127,8 @@ func TestNotifiedSenderIsToldStartAndEnd(t *testing.T) {
 	if len(got) != 2 || got[0].name != SignalTurnStarted || got[1].name != SignalTurnEnded {
 		t.Fatalf("chat told %+v; want started, then ended", got)
 	}
-	if !started.ReportEnd {
-		t.Fatal("the turn was not started to report its end")
+	if started.ReportEnd {
+		t.Fatal("the turn was started to report its end; the run that starts it gets the child's result")
 	}
 	turn1 := TurnWorkflowID("s", 1)
 	if d := got[0].arg.(Delivery); d.TurnID != turn1 || d.Outcome != DeliveryStarted || d.RequestID != "chat/2" {
@@ -234,6 +235,47 @@ func TestSteerWhileTheEndIsReported(t *testing.T) {
 	}
 	if len(*inputs) != 1 || (*inputs)[0].TurnID != TurnWorkflowID("s", 2) {
 		t.Fatalf("model calls %+v; want the late steer run as turn 2, and nothing for the stale report", *inputs)
+	}
+}
+
+// TestTurnReportsItsEndWhenAsked: a turn started without ReportEnd signals
+// its end to its coordinator only when a coordinator run asked it to
+// (SignalReportEnd), whenever in the turn the ask came.
+func TestTurnReportsItsEndWhenAsked(t *testing.T) {
+	t.Parallel()
+	for _, asked := range []bool{false, true} {
+		env := newTestEnv()
+		Register(env)
+		(&activities.Activities{}).Register(env)
+		env.OnActivity(turnapi.BeginTurnName, mock.Anything, mock.Anything).Return(turnapi.BeginTurnResult{Providers: 1}, nil)
+		env.OnActivity(turnapi.CallModelName, mock.Anything, mock.Anything).Return(
+			func(context.Context, turnapi.CallModelInput) (turnapi.CallModelResult, error) {
+				if asked {
+					env.SignalWorkflow(SignalReportEnd, nil)
+				}
+				return textReply(), nil
+			})
+		env.OnActivity(turnapi.FinishTurnName, mock.Anything, mock.Anything).Return(turnapi.FinishTurnResult{}, nil)
+		var reports told
+		env.OnSignalExternalWorkflow(mock.Anything, SessionWorkflowID("s"), mock.Anything, SignalTurnEnded, mock.Anything).Return(
+			func(_ string, to, _ string, name string, arg any) error {
+				reports.mu.Lock()
+				defer reports.mu.Unlock()
+				reports.got = append(reports.got, toldSignal{to: to, name: name, arg: arg})
+				return nil
+			}).Maybe()
+		env.ExecuteWorkflow(TurnWorkflowName, TurnInput{SessionID: "s", TurnNumber: 1})
+		var res ConversationResult
+		if err := env.GetWorkflowResult(&res); err != nil {
+			t.Fatal(err)
+		}
+		got := reports.all()
+		if asked && (len(got) != 1 || !got[0].arg.(ConversationResult).Completed) {
+			t.Fatalf("asked: reports %+v; want the end once", got)
+		}
+		if !asked && len(got) != 0 {
+			t.Fatalf("not asked: reports %+v; want none", got)
+		}
 	}
 }
 

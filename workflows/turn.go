@@ -15,15 +15,30 @@ import (
 // and tool batches until a final answer or a stop, the outcome out. Every
 // decision is a pure function (decide, decideToolCalls, decideEmpty, ...);
 // conductTurn only sequences activities. A turn its session's coordinator
-// started tells the coordinator how it ended (reportEnd).
+// started tells the coordinator how it ended (reportEnd) when its input or
+// a coordinator run asks it to (SignalReportEnd); else the run that started
+// it gets the outcome as its child's result.
 func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error) {
 	ctx = withEpoch(ctx)
 	var st TurnState
 	res, err := conductTurn(ctx, in, &st)
-	if in.ReportEnd {
+	if in.ReportEnd || askedToReport(ctx) {
 		reportEnd(ctx, in.SessionID, &st, res, err)
 	}
 	return res, err
+}
+
+// askedToReport reports whether a coordinator run asked the turn to signal
+// its end (SignalReportEnd, changeTurnEndAsked). The turn looks in the
+// workflow task that completes it, so an ask arriving later makes the
+// server run that task again, and the turn then reports.
+func askedToReport(ctx workflow.Context) bool {
+	asked := workflow.GetSignalChannel(ctx, SignalReportEnd)
+	any := false
+	for asked.ReceiveAsync(nil) {
+		any = true
+	}
+	return any
 }
 
 // reportEnd signals the session's coordinator the turn's end, unless the
@@ -108,6 +123,8 @@ func conductTurn(ctx workflow.Context, in TurnInput, st *TurnState) (Conversatio
 			drainControl(ctx, st)
 			if !st.Interrupted {
 				in.Resume = &TurnCarry{State: *st, StartedAt: startedAt, Grants: gate.grants, Runs: runs}
+				// An ask to report the end holds for the next run too.
+				in.ReportEnd = in.ReportEnd || askedToReport(ctx)
 				return ConversationResult{}, workflow.NewContinueAsNewError(ctx, TurnWorkflowName, in)
 			}
 		}

@@ -122,6 +122,14 @@ const (
 	// (DefaultVersion). Asked only for such turns, so no other history
 	// records the marker.
 	changeCronMemorySync = "cron-memory-sync"
+	// changeTurnEndAsked: a turn the coordinator starts tells it of its
+	// end by signal only when a coordinator run asks it to
+	// (SignalReportEnd), which a run does before it continues as new with
+	// the turn running; the run that started it learns of its end as the
+	// child's result (version 1). Before, every such turn signalled its
+	// end and waited for the signal's delivery: one workflow task more in
+	// the turn and one in the coordinator, for each turn (DefaultVersion).
+	changeTurnEndAsked = "turn-end-asked"
 )
 
 // changeEpoch is asked once, as the first step of a run of the hot
@@ -136,10 +144,14 @@ const (
 // a burst of turns (docs/benchmarks.md). A run without it (it started on
 // older code, or a history recorded before) asks for each change as before.
 //
-// A change added later is not in epoch1: it is asked for with its own
-// marker, until a version 2 of changeEpoch folds it in (has() then
-// compares the run's epoch with the change's).
+// A change added later is in no epoch: it is asked for with its own
+// marker, until the next version of changeEpoch folds it in (has() then
+// compares the run's epoch with the change's). Version 2 folds in the
+// changes made after version 1 (epoch2).
 const changeEpoch = "epoch"
+
+// latestEpoch is the version of changeEpoch a run records now.
+const latestEpoch workflow.Version = 2
 
 // epoch1 are the changes a run with version 1 of changeEpoch has.
 var epoch1 = map[string]bool{
@@ -147,6 +159,23 @@ var epoch1 = map[string]bool{
 	changeSessionHandoff: true, changeTurnVisibility: true, changeUnknownChoice: true, changeIdleQueue: true,
 	changeHumanEvents: true, changeSteerUndelivered: true, changeGoalSteers: true, changeReplyHeartbeat: true,
 	changeTurnEndSignal: true, changeGoalViaSession: true, changeCarriedProbe: true, changeFollowEnds: true,
+}
+
+// epoch2 are the changes version 2 of changeEpoch adds to epoch1.
+var epoch2 = map[string]bool{
+	changeMemorySync: true, changeCronMemorySync: true, changeTurnEndAsked: true,
+}
+
+// epochOf is the version of changeEpoch whose runs have change without a
+// marker of its own; 0 for a change in no epoch yet. Pure.
+func epochOf(change string) workflow.Version {
+	switch {
+	case epoch1[change]:
+		return 1
+	case epoch2[change]:
+		return 2
+	}
+	return 0
 }
 
 // epochKey is the context key of a run's epoch (withEpoch).
@@ -157,7 +186,7 @@ type epochKey struct{}
 // does a run that began on older code (its first task replayed) answer
 // DefaultVersion, wherever it is now.
 func withEpoch(ctx workflow.Context) workflow.Context {
-	return workflow.WithValue(ctx, epochKey{}, workflow.GetVersion(ctx, changeEpoch, workflow.DefaultVersion, 1))
+	return workflow.WithValue(ctx, epochKey{}, workflow.GetVersion(ctx, changeEpoch, workflow.DefaultVersion, latestEpoch))
 }
 
 // inheritEpoch is ctx (a handler's, which the SDK derives from the run's
@@ -172,8 +201,10 @@ func inheritEpoch(from, ctx workflow.Context) workflow.Context {
 // has reports whether this run has change (its version 1): without a
 // marker when the run's epoch includes it, else by its own marker.
 func has(ctx workflow.Context, change string) bool {
-	if v, ok := ctx.Value(epochKey{}).(workflow.Version); ok && v >= 1 && epoch1[change] {
-		return true
+	if v, ok := ctx.Value(epochKey{}).(workflow.Version); ok {
+		if e := epochOf(change); e > 0 && v >= e {
+			return true
+		}
 	}
 	return workflow.GetVersion(ctx, change, workflow.DefaultVersion, 1) >= 1
 }

@@ -21,3 +21,18 @@ func TestEpochOneIsFixed(t *testing.T) {
 		t.Fatalf("epoch 1 stands for %v, want %v", got, want)
 	}
 }
+
+// TestEpochTwoIsFixed pins the changes version 2 of changeEpoch adds, for
+// the same reason; and no change is in two epochs.
+func TestEpochTwoIsFixed(t *testing.T) {
+	t.Parallel()
+	want := []string{"cron-memory-sync", "memory-sync", "turn-end-asked"}
+	if got := slices.Sorted(maps.Keys(epoch2)); !slices.Equal(got, want) {
+		t.Fatalf("epoch 2 adds %v, want %v", got, want)
+	}
+	for change := range epoch2 {
+		if epoch1[change] {
+			t.Errorf("%s is in epochs 1 and 2", change)
+		}
+	}
+}

@@ -296,6 +296,10 @@ type coordinatorRun struct {
 	// awaited: it waited for a turn in an activity (AwaitTurn); ended:
 	// a turn signalled it its end (SignalTurnEnded).
 	awaited, ended bool
+	// took is the turn it took over; started the turns it started; asked
+	// those it asked to report their end (SignalReportEnd).
+	took           string
+	started, asked []string
 }
 
 // coordinatorRuns lists the runs of a session's coordinator, newest first.
@@ -320,6 +324,15 @@ func coordinatorRuns(ctx context.Context, t *testing.T, c client.Client, session
 					t.Fatal(err)
 				}
 				run.carried = in.Running != nil
+				if in.Running != nil {
+					run.took = in.Running.ID
+				}
+			}
+			if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil {
+				run.started = append(run.started, a.GetWorkflowId())
+			}
+			if a := ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes(); a != nil && a.GetSignalName() == workflows.SignalReportEnd {
+				run.asked = append(run.asked, a.GetWorkflowExecution().GetWorkflowId())
 			}
 			if ev.GetWorkflowExecutionContinuedAsNewEventAttributes() != nil {
 				run.next = true

@@ -17,12 +17,16 @@ import (
 // turn-end-signal the turn reports its end by signal (the files
 // *_signals.json, turn_reports_end.json); session_handoff_continued_busy
 // and session_handoff_carried_turn are the shape before, when the next run
-// waited in AwaitTurn. It runs only when TALARIA_RECORD_HISTORIES is set;
+// waited in AwaitTurn. Since change turn-end-asked (epoch version 2) the
+// run that continues as new asks its running turn to report its end
+// (*_asked.json, turn_asked_to_report_end.json); the *_signals.json files
+// and turn_reports_end.json are the shape before, when every turn
+// reported unasked. It runs only when TALARIA_RECORD_HISTORIES is set;
 // files that exist are kept (see TestRecordHistories).
 func TestRecordSessionHandoff(t *testing.T) {
 	t.Parallel()
 	mode := recordingMode(t)
-	files := []string{"session_handoff_continued_signals.json", "session_handoff_carried_signals.json", "turn_reports_end.json"}
+	files := []string{"session_handoff_continued_asked.json", "session_handoff_carried_asked.json", "turn_asked_to_report_end.json"}
 	for _, f := range files {
 		keepRecorded(t, mode, f)
 	}

@@ -144,6 +144,13 @@ func TestRecordHistories(t *testing.T) {
 			fakellm.ToolStep(fakellm.ToolCall{Name: "terminal", Arguments: `{"command":"rm -r nothing-here || true"}`}),
 			fakellm.TextStep("done"),
 		}, 0, approveOnce, true, 0},
+		// Since change epoch version 2 (turn-end-asked): the turn does
+		// not signal its end unasked; its coordinator gets the child's
+		// result.
+		{"turn_end_asked.json", []fakellm.Step{
+			fakellm.ToolStep(fakellm.ToolCall{Name: "todo", Arguments: `{}`}),
+			fakellm.TextStep("done"),
+		}, 0, nil, true, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,9 +20,11 @@ import (
 
 // TestCarriedTurnReportsItsEnd: a coordinator that continues as new while
 // its turn runs learns of that turn's end from the turn's signal, in the
-// run that holds it then: no run waits in an activity (AwaitTurn), a run
-// that took a turn over is either told its end or hands the turn on to the
-// next run, and the messages queued behind the turn run.
+// run that holds it then: the run that started the turn asked it to report
+// its end before it continued (SignalReportEnd), no run waits in an
+// activity (AwaitTurn), a run that took a turn over is either told its end
+// or hands the turn on to the next run, and the messages queued behind the
+// turn run.
 func TestCarriedTurnReportsItsEnd(t *testing.T) {
 	t.Parallel()
 	model := fakellm.New(answerEvery(time.Second))
@@ -40,6 +43,9 @@ func TestCarriedTurnReportsItsEnd(t *testing.T) {
 		}
 		if r.carried {
 			carried = true
+			if prev := runs[i+1]; prev.took != r.took && !(slices.Contains(prev.started, r.took) && slices.Contains(prev.asked, r.took)) {
+				t.Errorf("run %d took %s over from a run that neither took it over nor started and asked it (%+v)", len(runs)-i, r.took, prev)
+			}
 			handedOn := r.next && i > 0 && runs[i-1].carried
 			if !r.ended && !handedOn {
 				t.Errorf("run %d took a turn over, was not told its end and did not hand the turn on", len(runs)-i)
