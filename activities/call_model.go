@@ -37,7 +37,7 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	key := replyKey(in.TurnID, in.Call)
 	if stored, err := a.Store.MessageByKey(ctx, key); err == nil {
 		res := a.describeReply(stored, a.recordedUsage(ctx, key, stored), false, in.Tools)
-		system, history, err := a.loadContext(ctx, in.SessionID)
+		system, history, err := a.loadCallContext(ctx, in.SessionID)
 		if err != nil {
 			return turnapi.CallModelResult{}, fmt.Errorf("call model: %w", err)
 		}
@@ -50,7 +50,7 @@ func (a *Activities) CallModel(ctx context.Context, in turnapi.CallModelInput) (
 	if err := a.storeSteers(ctx, in); err != nil {
 		return turnapi.CallModelResult{}, err
 	}
-	system, history, err := a.loadContext(ctx, in.SessionID)
+	system, history, err := a.loadCallContext(ctx, in.SessionID)
 	if err != nil {
 		return turnapi.CallModelResult{}, fmt.Errorf("call model: %w", err)
 	}

@@ -48,6 +48,18 @@ func contextTokens(system string, history []models.Message, schemaChars func() i
 // loadContext returns a session's system prompt (the stored one, else the
 // worker's fallback) and its visible messages.
 func (a *Activities) loadContext(ctx context.Context, sessionID string) (string, []models.Message, error) {
+	return a.loadContextWith(ctx, sessionID, a.Store.Messages)
+}
+
+// loadCallContext is loadContext for a model call: the messages as the
+// call reads them (models.Store.Conversation: no keys, no times).
+func (a *Activities) loadCallContext(ctx context.Context, sessionID string) (string, []models.Message, error) {
+	return a.loadContextWith(ctx, sessionID, a.Store.Conversation)
+}
+
+// loadContextWith is loadContext with messages read by read.
+func (a *Activities) loadContextWith(ctx context.Context, sessionID string,
+	read func(context.Context, string) ([]models.Message, error)) (string, []models.Message, error) {
 	prompt, err := a.Store.SessionSystemPrompt(ctx, sessionID)
 	if errors.Is(err, models.ErrNotFound) {
 		return "", nil, fmt.Errorf("%w: %s (it was deleted, or the store was replaced, while the turn ran)", ErrSessionMissing, sessionID)
@@ -55,7 +67,7 @@ func (a *Activities) loadContext(ctx context.Context, sessionID string) (string,
 	if err != nil {
 		return "", nil, fmt.Errorf("load session %s: %w", sessionID, err)
 	}
-	history, err := a.Store.Messages(ctx, sessionID)
+	history, err := read(ctx, sessionID)
 	if err != nil {
 		return "", nil, fmt.Errorf("load session %s: %w", sessionID, err)
 	}

@@ -116,6 +116,29 @@ func (s *Store) Messages(ctx context.Context, sessionID string) ([]Message, erro
 	return msgs, nil
 }
 
+// Conversation is Messages as a model call reads it: without each
+// message's IdemKey and CreatedAt, which a call neither sends nor counts
+// (left zero), and so without decoding them for every message of the
+// session on every call.
+func (s *Store) Conversation(ctx context.Context, sessionID string) ([]Message, error) {
+	var msgs []Message
+	err := s.db.WithContext(ctx).Select(conversationColumns).
+		Where("session_id = ? AND hidden = ?", sessionID, false).Order("id").Find(&msgs).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: conversation of session %q: %w", sessionID, err)
+	}
+	for i := range msgs {
+		msgs[i].SessionID = sessionID
+	}
+	return msgs, nil
+}
+
+// conversationColumns are the columns Conversation reads: every column
+// of Message but idem_key, created_at and the two its query fixes
+// (session_id, hidden).
+var conversationColumns = []string{"id", "turn_id", "role", "content", "reasoning", "tool_calls",
+	"tool_call_id", "name", "finish_reason", "prompt_tokens", "completion_tokens", "replay", "steer", "images"}
+
 // FirstMessage returns a session's first visible message, or ErrNotFound
 // when it has none.
 func (s *Store) FirstMessage(ctx context.Context, sessionID string) (*Message, error) {

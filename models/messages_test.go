@@ -8,6 +8,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	gormschema "gorm.io/gorm/schema"
+
+	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
 func TestAppendMessagesIdempotent(t *testing.T) {
@@ -258,4 +263,64 @@ func TestFirstMessage(t *testing.T) {
 			t.Fatalf("FirstMessage = %+v, %v; want the first visible one", m, err)
 		}
 	})
+}
+
+// Conversation reads what Messages reads, but the keys and creation
+// times; it names every other column of Message.
+func TestConversation(t *testing.T) {
+	eachDB(t, func(t *testing.T, dsn string) {
+		s := openStore(t, dsn)
+		ctx := t.Context()
+		reply := Message{SessionID: "s1", TurnID: "t1", IdemKey: "t1/call/1", Role: "assistant", Content: "a\x00b",
+			Reasoning: "think", FinishReason: "tool_calls", PromptTokens: 7, CompletionTokens: 3, Replay: `{"x":1}`,
+			ToolCalls: []ToolCall{{ID: "c1", Type: "function", Function: FunctionCall{Name: "todo", Arguments: `{"a":"\u0000"}`}}}}
+		steer := userMessage("s1", "t1/steer", "go on")
+		steer.Steer = true
+		steer.Images = []turnapi.Image{{ID: "img1", MIME: "image/png"}}
+		rows := []Message{userMessage("s1", "t1/user", "hi"), reply,
+			{SessionID: "s1", TurnID: "t1", IdemKey: "t1/tool/c1", Role: "tool", Content: "done", ToolCallID: "c1", Name: "todo"},
+			steer, userMessage("s2", "other", "elsewhere")}
+		if _, err := s.AppendMessages(ctx, rows); err != nil {
+			t.Fatal(err)
+		}
+		hidden, err := s.AppendMessages(ctx, []Message{userMessage("s1", "t1/hidden", "discarded")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.HideMessages(ctx, []int64{hidden[0].ID}); err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.Messages(ctx, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Conversation(ctx, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want) != 4 || len(got) != len(want) {
+			t.Fatalf("Conversation = %d messages, Messages = %d; want 4", len(got), len(want))
+		}
+		for i := range want {
+			want[i].IdemKey, want[i].CreatedAt = "", time.Time{}
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("message %d:\n got %+v\nwant %+v", i, got[i], want[i])
+			}
+		}
+	})
+	// A column added to Message is read by Conversation too, unless it
+	// is left out on purpose.
+	sch, err := gormschema.Parse(&Message{}, &sync.Map{}, gormschema.NamingStrategy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var columns []string
+	for _, f := range sch.Fields {
+		if f.DBName != "" && !slices.Contains([]string{"idem_key", "created_at", "session_id", "hidden"}, f.DBName) {
+			columns = append(columns, f.DBName)
+		}
+	}
+	if !slices.Equal(columns, conversationColumns) {
+		t.Errorf("Message's columns %v, Conversation reads %v", columns, conversationColumns)
+	}
 }
