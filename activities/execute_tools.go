@@ -251,18 +251,25 @@ const OutcomeUnknown = "Outcome unknown: the previous attempt may or may not hav
 // claim records a claim on every call about to run, before any runs. A call
 // an earlier attempt already claimed, without a stored result, runs again
 // only if its tool is idempotent; otherwise it is answered OutcomeUnknown.
+// The claims of a batch are one write.
 func (a *Activities) claim(ctx context.Context, in turnapi.ExecuteToolsInput, calls []models.ToolCall, plan turnapi.PlanIndex, stored map[string]tools.Result) ([]tools.Call, map[string]tools.Result, error) {
-	var run []tools.Call
-	unsure := map[string]tools.Result{}
+	var claimed []models.ToolCall
+	var keys []string
 	for _, tc := range calls {
 		if _, done := stored[tc.ID]; done || plan.Get(tc.ID).Action != turnapi.PlanRun {
 			continue
 		}
-		earlier, err := a.Store.ClaimTool(ctx, toolKey(in.TurnID, in.Call, tc.ID))
-		if err != nil {
-			return nil, nil, fmt.Errorf("execute tools: %w", err)
-		}
-		if earlier && !a.idempotent(tc.Function.Name) {
+		claimed = append(claimed, tc)
+		keys = append(keys, toolKey(in.TurnID, in.Call, tc.ID))
+	}
+	earlier, err := a.Store.ClaimTools(ctx, keys)
+	if err != nil {
+		return nil, nil, fmt.Errorf("execute tools: %w", err)
+	}
+	var run []tools.Call
+	unsure := map[string]tools.Result{}
+	for i, tc := range claimed {
+		if earlier[i] && !a.idempotent(tc.Function.Name) {
 			unsure[tc.ID] = tools.Result{CallID: tc.ID, Name: tc.Function.Name, Content: OutcomeUnknown, IsError: true}
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
 
@@ -36,4 +37,40 @@ func (s *Store) ClaimTool(ctx context.Context, key string) (earlier bool, err er
 		return false, fmt.Errorf("models: claim tool %q: %w", key, res.Error)
 	}
 	return res.RowsAffected == 0, nil
+}
+
+// ClaimTools is ClaimTool for the calls of a batch, in one transaction:
+// earlier[i] reports whether keys[i] was claimed before. Either every key
+// is claimed or, on an error, none is.
+func (s *Store) ClaimTools(ctx context.Context, keys []string) (earlier []bool, err error) {
+	for _, key := range keys {
+		if err := checkID("claim key", EncodeText(key), maxIdemKeyLen); err != nil {
+			return nil, fmt.Errorf("models: claim tools: %w", err)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	earlier = make([]bool, len(keys))
+	at := now()
+	claimAll := func(tx *gorm.DB) error {
+		for i, key := range keys {
+			res := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&toolClaim{Key: key, ClaimedAt: at})
+			if res.Error != nil {
+				return fmt.Errorf("claim %q: %w", key, res.Error)
+			}
+			earlier[i] = res.RowsAffected == 0
+		}
+		return nil
+	}
+	db := s.db.WithContext(ctx)
+	if len(keys) == 1 {
+		err = claimAll(db) // one statement needs no transaction of its own
+	} else {
+		err = db.Transaction(claimAll)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("models: claim tools: %w", err)
+	}
+	return earlier, nil
 }
