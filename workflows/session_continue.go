@@ -127,10 +127,11 @@ func (s *session) continueAsNew(ctx workflow.Context, msgs workflow.ReceiveChann
 			return err
 		}
 		s.drain(msgs)
-		s.askToReport(ctx)
-		// A turn's end taken here tells its watchers, which waits: what
-		// arrived meanwhile is drained again.
-		if !s.drainEnded(ctx) {
+		// Asking the turn waits, and so does a turn's end taken here (it
+		// tells its watchers): a handler may have started meanwhile, and
+		// messages may have come, so the run looks again.
+		asked := s.askToReport(ctx)
+		if !s.drainEnded(ctx) && !asked {
 			break
 		}
 	}
@@ -141,17 +142,19 @@ func (s *session) continueAsNew(ctx workflow.Context, msgs workflow.ReceiveChann
 // signal its end (changeTurnEndAsked), to signal it (SignalReportEnd), so
 // that the next run learns of it: the child's result reaches only this
 // run. A turn that has closed meanwhile refuses the ask; its end is then
-// the child's result, taken here.
-func (s *session) askToReport(ctx workflow.Context) {
+// the child's result, taken here. It reports whether it asked (and so
+// waited): at most once per turn, since the turn then reports or has ended.
+func (s *session) askToReport(ctx workflow.Context) bool {
 	t := s.running
 	if t == nil || t.reports || t.carried || t.done == nil || !has(ctx, changeTurnEndAsked) {
-		return
+		return false
 	}
 	if workflow.SignalExternalWorkflow(ctx, t.id, "", SignalReportEnd, nil).Get(ctx, nil) == nil {
 		t.reports = true
-		return
+		return true
 	}
 	s.finished(ctx, t.outcome(ctx, t.done))
+	return true
 }
 
 // carry is the input of the next run.

@@ -15,11 +15,11 @@ import (
 // run of older code, also signals its end to the coordinator
 // (SignalTurnEnded, see reportEnd). The coordinator takes whichever comes
 // first, that signal or the child's result, and ignores the other. A run
-// that took a turn over from the run before has only the signal. A sender that asked (Message.Notify) is a
-// workflow: the coordinator signals it the turn its message became when
-// that turn starts or takes the message as a steer (SignalTurnStarted),
-// and the turn's result when it ends (SignalTurnEnded). Nothing waits in
-// an activity, and nothing polls.
+// that took a turn over from the run before has only the signal. A sender
+// that asked (Message.Notify) is a workflow: the coordinator signals it
+// the turn its message became when that turn starts or takes the message
+// as a steer (SignalTurnStarted), and the turn's result when it ends
+// (SignalTurnEnded). Nothing waits in an activity, and nothing polls.
 
 // turnEnded handles a turn's SignalTurnEnded: the end of the running turn,
 // the steers that reached the turn that ended last while it reported its

@@ -147,7 +147,9 @@ const (
 // A change added later is in no epoch: it is asked for with its own
 // marker, until the next version of changeEpoch folds it in (has() then
 // compares the run's epoch with the change's). Version 2 folds in the
-// changes made after version 1 (epoch2).
+// changes made after version 1 that the workflows asking for the epoch
+// use (epoch2; a cron run asks for no epoch, so cron-memory-sync keeps
+// its own marker).
 const changeEpoch = "epoch"
 
 // latestEpoch is the version of changeEpoch a run records now.
@@ -163,7 +165,7 @@ var epoch1 = map[string]bool{
 
 // epoch2 are the changes version 2 of changeEpoch adds to epoch1.
 var epoch2 = map[string]bool{
-	changeMemorySync: true, changeCronMemorySync: true, changeTurnEndAsked: true,
+	changeMemorySync: true, changeTurnEndAsked: true,
 }
 
 // epochOf is the version of changeEpoch whose runs have change without a

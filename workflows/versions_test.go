@@ -26,7 +26,7 @@ func TestEpochOneIsFixed(t *testing.T) {
 // the same reason; and no change is in two epochs.
 func TestEpochTwoIsFixed(t *testing.T) {
 	t.Parallel()
-	want := []string{"cron-memory-sync", "memory-sync", "turn-end-asked"}
+	want := []string{"memory-sync", "turn-end-asked"}
 	if got := slices.Sorted(maps.Keys(epoch2)); !slices.Equal(got, want) {
 		t.Fatalf("epoch 2 adds %v, want %v", got, want)
 	}

@@ -47,6 +47,9 @@ type Options struct {
 	// Telemetry is the process's metrics and traces (nil: none): the
 	// client, the worker, the activities and the embedded server report there.
 	Telemetry *telemetry.Telemetry
+	// Interceptors are worker interceptors added after Talaria's own (a
+	// test holds a workflow's step with one to order a race).
+	Interceptors []interceptor.WorkerInterceptor
 }
 
 // Runtime is a started Talaria process.
@@ -76,6 +79,8 @@ type Runtime struct {
 	logger *slog.Logger
 	// telemetry is Options.Telemetry.
 	telemetry *telemetry.Telemetry
+	// interceptors are Options.Interceptors.
+	interceptors []interceptor.WorkerInterceptor
 
 	// work holds new activities while work is paused (PauseWork).
 	work workGate
@@ -88,7 +93,7 @@ type Runtime struct {
 // worker. On error everything started so far is stopped again.
 func Start(ctx context.Context, cfg config.Config, opts Options) (rt *Runtime, err error) {
 	logger := cmp.Or(opts.Logger, slog.Default())
-	rt = &Runtime{Config: cfg, logger: logger, telemetry: opts.Telemetry}
+	rt = &Runtime{Config: cfg, logger: logger, telemetry: opts.Telemetry, interceptors: opts.Interceptors}
 	defer func() {
 		if err != nil {
 			rt.Close()
@@ -252,8 +257,8 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		// failures and results stay small in history. Inside that,
 		// content the database refuses fails its activity at once
 		// instead of being retried as if the database were away.
-		Interceptors: []interceptor.WorkerInterceptor{gateInterceptor(&rt.work),
-			activities.NewBoundsInterceptor(), activities.RejectionInterceptor()},
+		Interceptors: append([]interceptor.WorkerInterceptor{gateInterceptor(&rt.work),
+			activities.NewBoundsInterceptor(), activities.RejectionInterceptor()}, rt.interceptors...),
 	})
 	workflows.Register(w)
 	acts.Register(w)

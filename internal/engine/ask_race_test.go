@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// TestSteerWhileTheCoordinatorAsks: a coordinator run about to continue as
+// new asks its running turn to report its end (SignalReportEnd) and waits
+// for the ask's delivery; a steer whose update arrives in that wait is
+// signalled to the turn before the run continues, so it reaches the model
+// once and is not lost with the run. An interceptor orders the race: the
+// ask's future resolves only once a deliver update started after it.
+func TestSteerWhileTheCoordinatorAsks(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var once sync.Once
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		if last, ok := req.LastMessage(); ok && last.Content == "first" {
+			once.Do(func() { <-release }) // the turn runs until the steer was sent
+		}
+		return fakellm.TextStep("ok")
+	}))
+	defer model.Close()
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	rt := startRuntime(t, model, func(_ *config.Config, o *Options) {
+		o.Interceptors = []interceptor.WorkerInterceptor{&holdAsk{}}
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const session = "steer-during-ask"
+	startCoordinator(ctx, t, rt.Client, session, 17)
+	done := make(chan error, 1)
+	go func() {
+		_, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: session, UserMessage: "first", Model: fakellm.DefaultModel, Workdir: t.TempDir()})
+		done <- err
+	}()
+	if err := model.WaitRequests(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	// A queued message wakes the coordinator past its limit: it asks.
+	if err := rt.Send(ctx, session, workflows.Message{Text: "second", Mode: workflows.BusyQueue,
+		Turn: workflows.TurnInput{SessionID: session, Model: fakellm.DefaultModel, Workdir: t.TempDir()}}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, func() bool {
+		for _, r := range coordinatorRuns(ctx, t, rt.Client, session) {
+			if len(r.asked) > 0 {
+				return true
+			}
+		}
+		return false
+	})
+	if err := rt.Send(ctx, session, workflows.Message{RequestID: "steer-1", Text: "STEER-TEXT", Mode: workflows.BusySteer,
+		Turn: workflows.TurnInput{SessionID: session, Model: fakellm.DefaultModel, Workdir: t.TempDir()}}); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// The steer reached the turn as it ended (after its last model
+	// call): it runs as the session's next message, once.
+	defer func() {
+		if t.Failed() {
+			for i, r := range coordinatorRuns(context.Background(), t, rt.Client, session) {
+				t.Logf("run %d: %+v", i, r)
+			}
+			for _, r := range model.Requests() {
+				last, _ := r.LastMessage()
+				t.Logf("request %d: last %q", r.Index, last.Content)
+			}
+		}
+	}()
+	waitFor(t, 20*time.Second, func() bool { return steerRequests(model) > 0 })
+	waitIdle(t, rt, session)
+	if n := steerRequests(model); n != 1 {
+		t.Fatalf("%d model requests end with the steer, want 1", n)
+	}
+}
+
+// steerRequests counts the model requests whose last message is the steer.
+func steerRequests(model *fakellm.Server) int {
+	n := 0
+	for _, r := range model.Requests() {
+		if last, ok := r.LastMessage(); ok && strings.Contains(last.Content, "STEER-TEXT") {
+			n++
+		}
+	}
+	return n
+}
+
+// holdAsk holds, in the first coordinator run that asks, the future of
+// the report-end ask until a deliver update's handler started after the
+// ask: the update arrives while the run waits for the ask's delivery.
+// (A replay of that run holds it again, as the first time.)
+type holdAsk struct {
+	interceptor.WorkerInterceptorBase
+	mu    sync.Mutex
+	runID string // the run that holds its ask
+}
+
+func (h *holdAsk) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	if workflow.GetInfo(ctx).WorkflowType.Name != workflows.SessionWorkflowName {
+		return next
+	}
+	in := &holdAskIn{st: &askState{holds: func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		run := workflow.GetInfo(ctx).WorkflowExecution.RunID
+		if h.runID == "" {
+			h.runID = run
+		}
+		return h.runID == run
+	}}}
+	in.Next = next
+	return in
+}
+
+// askState is one coordinator run's: it asked; an update came after;
+// whether it holds its ask.
+type askState struct {
+	asking, updateAfter bool
+	holds               func() bool
+}
+
+type holdAskIn struct {
+	interceptor.WorkflowInboundInterceptorBase
+	st *askState
+}
+
+func (h *holdAskIn) Init(out interceptor.WorkflowOutboundInterceptor) error {
+	o := &holdAskOut{st: h.st}
+	o.Next = out
+	return h.Next.Init(o)
+}
+
+func (h *holdAskIn) ExecuteUpdate(ctx workflow.Context, in *interceptor.UpdateInput) (any, error) {
+	if h.st.asking && in.Name == workflows.UpdateDeliver {
+		h.st.updateAfter = true
+	}
+	return h.Next.ExecuteUpdate(ctx, in)
+}
+
+type holdAskOut struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	st *askState
+}
+
+func (o *holdAskOut) SignalExternalWorkflow(ctx workflow.Context, workflowID, runID, signalName string, arg any) workflow.Future {
+	sent := o.Next.SignalExternalWorkflow(ctx, workflowID, runID, signalName, arg)
+	if signalName != workflows.SignalReportEnd || !o.st.holds() {
+		return sent
+	}
+	o.st.asking = true
+	f, set := workflow.NewFuture(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		err := sent.Get(ctx, nil)
+		_ = workflow.Await(ctx, func() bool { return o.st.updateAfter })
+		set.Set(nil, err)
+	})
+	return f
+}
