@@ -95,6 +95,63 @@ func TestSteerWhileTheCoordinatorAsks(t *testing.T) {
 	}
 }
 
+// TestAskRefusedByAClosedTurn: a turn that closed before the coordinator's
+// ask reached it refuses the ask; the asking run takes the child's result
+// itself and continues as new with no turn to carry, and the message
+// queued behind the turn runs. An interceptor orders the race: the ask
+// goes out once the turn has closed.
+func TestAskRefusedByAClosedTurn(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	var once sync.Once
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		if last, ok := req.LastMessage(); ok && last.Content == "first" {
+			once.Do(func() { <-release }) // the turn runs until a message queued behind it
+		}
+		return fakellm.TextStep("ok")
+	}))
+	defer model.Close()
+	rt := startRuntime(t, model, func(_ *config.Config, o *Options) {
+		o.Interceptors = []interceptor.WorkerInterceptor{&holdAsk{untilTurnEnds: true}}
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const session = "ask-refused"
+	startCoordinator(ctx, t, rt.Client, session, 17)
+	done := make(chan error, 1)
+	go func() {
+		_, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: session, UserMessage: "first", Model: fakellm.DefaultModel, Workdir: t.TempDir()})
+		done <- err
+	}()
+	if err := model.WaitRequests(ctx, 1); err != nil {
+		close(release)
+		t.Fatal(err)
+	}
+	err := rt.Send(ctx, session, workflows.Message{Text: "second", Mode: workflows.BusyQueue,
+		Turn: workflows.TurnInput{SessionID: session, Model: fakellm.DefaultModel, Workdir: t.TempDir()}})
+	close(release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Minute, func() bool {
+		for _, r := range model.Requests() {
+			if last, ok := r.LastMessage(); ok && last.Content == "second" {
+				return true
+			}
+		}
+		return false
+	})
+	waitIdle(t, rt, session)
+	runs := coordinatorRuns(ctx, t, rt.Client, session)
+	first := runs[len(runs)-1]
+	if len(first.asked) != 1 || first.refused != 1 || !first.next || len(runs) < 2 || runs[len(runs)-2].carried {
+		t.Fatalf("runs %+v; want the first to ask its turn, continue as new and hand on no turn", runs)
+	}
+}
+
 // steerRequests counts the model requests whose last message is the steer.
 func steerRequests(model *fakellm.Server) int {
 	n := 0
@@ -112,15 +169,18 @@ func steerRequests(model *fakellm.Server) int {
 // (A replay of that run holds it again, as the first time.)
 type holdAsk struct {
 	interceptor.WorkerInterceptorBase
-	mu    sync.Mutex
-	runID string // the run that holds its ask
+	// untilTurnEnds: the ask goes out only once the turn has closed
+	// (instead of resolving only after an update).
+	untilTurnEnds bool
+	mu            sync.Mutex
+	runID         string // the run that holds its ask
 }
 
 func (h *holdAsk) InterceptWorkflow(ctx workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
 	if workflow.GetInfo(ctx).WorkflowType.Name != workflows.SessionWorkflowName {
 		return next
 	}
-	in := &holdAskIn{st: &askState{holds: func() bool {
+	in := &holdAskIn{st: &askState{untilTurnEnds: h.untilTurnEnds, holds: func() bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		run := workflow.GetInfo(ctx).WorkflowExecution.RunID
@@ -138,6 +198,8 @@ func (h *holdAsk) InterceptWorkflow(ctx workflow.Context, next interceptor.Workf
 type askState struct {
 	asking, updateAfter bool
 	holds               func() bool
+	untilTurnEnds       bool
+	turn                workflow.ChildWorkflowFuture // the run's last turn
 }
 
 type holdAskIn struct {
@@ -163,11 +225,23 @@ type holdAskOut struct {
 	st *askState
 }
 
-func (o *holdAskOut) SignalExternalWorkflow(ctx workflow.Context, workflowID, runID, signalName string, arg any) workflow.Future {
-	sent := o.Next.SignalExternalWorkflow(ctx, workflowID, runID, signalName, arg)
-	if signalName != workflows.SignalReportEnd || !o.st.holds() {
-		return sent
+func (o *holdAskOut) ExecuteChildWorkflow(ctx workflow.Context, childWorkflowType string, args ...any) workflow.ChildWorkflowFuture {
+	f := o.Next.ExecuteChildWorkflow(ctx, childWorkflowType, args...)
+	if childWorkflowType == workflows.TurnWorkflowName {
+		o.st.turn = f
 	}
+	return f
+}
+
+func (o *holdAskOut) SignalExternalWorkflow(ctx workflow.Context, workflowID, runID, signalName string, arg any) workflow.Future {
+	if signalName != workflows.SignalReportEnd || !o.st.holds() {
+		return o.Next.SignalExternalWorkflow(ctx, workflowID, runID, signalName, arg)
+	}
+	if o.st.untilTurnEnds {
+		_ = o.st.turn.Get(ctx, nil)
+		return o.Next.SignalExternalWorkflow(ctx, workflowID, runID, signalName, arg)
+	}
+	sent := o.Next.SignalExternalWorkflow(ctx, workflowID, runID, signalName, arg)
 	o.st.asking = true
 	f, set := workflow.NewFuture(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {

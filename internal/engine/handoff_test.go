@@ -300,6 +300,8 @@ type coordinatorRun struct {
 	// those it asked to report their end (SignalReportEnd).
 	took           string
 	started, asked []string
+	// refused counts the signals it sent that were refused.
+	refused int
 }
 
 // coordinatorRuns lists the runs of a session's coordinator, newest first.
@@ -330,6 +332,9 @@ func coordinatorRuns(ctx context.Context, t *testing.T, c client.Client, session
 			}
 			if a := ev.GetStartChildWorkflowExecutionInitiatedEventAttributes(); a != nil {
 				run.started = append(run.started, a.GetWorkflowId())
+			}
+			if ev.GetSignalExternalWorkflowExecutionFailedEventAttributes() != nil {
+				run.refused++
 			}
 			if a := ev.GetSignalExternalWorkflowExecutionInitiatedEventAttributes(); a != nil && a.GetSignalName() == workflows.SignalReportEnd {
 				run.asked = append(run.asked, a.GetWorkflowExecution().GetWorkflowId())
