@@ -113,17 +113,7 @@ func TestKeptStatementFollowsSchemaChanges(t *testing.T) {
 // A statement whose rows are open is not run again under them: the same
 // query meanwhile runs on its own, and both read their rows whole.
 func TestKeptStatementBusyWhileRowsOpen(t *testing.T) {
-	db, _ := openCachingPool(t)
-	for _, v := range []string{"a", "b", "c"} {
-		if _, err := db.Exec("INSERT INTO t (v) VALUES (?)", v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	_, tx := seededTx(t, "a", "b", "c")
 	const query = "SELECT v FROM t WHERE id >= ? ORDER BY id"
 	outer, err := tx.Query(query, 1)
 	if err != nil {
@@ -159,17 +149,7 @@ func TestKeptStatementBusyWhileRowsOpen(t *testing.T) {
 // The cache keeps at most stmtCacheSize statements; one evicted while its
 // rows are open still reads them to the end.
 func TestKeptStatementsBounded(t *testing.T) {
-	db, _ := openCachingPool(t)
-	for _, v := range []string{"a", "b"} {
-		if _, err := db.Exec("INSERT INTO t (v) VALUES (?)", v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback()
+	db, tx := seededTx(t, "a", "b")
 	open, err := tx.Query("SELECT v FROM t ORDER BY id")
 	if err != nil {
 		t.Fatal(err)
@@ -218,4 +198,22 @@ func TestCacheable(t *testing.T) {
 			t.Errorf("cacheable(%q) = %v, want %v", query, got, want)
 		}
 	}
+}
+
+// seededTx is a caching pool whose table t holds values, and a
+// transaction on it.
+func seededTx(t *testing.T, values ...string) (*sql.DB, *sql.Tx) {
+	t.Helper()
+	db, _ := openCachingPool(t)
+	for _, v := range values {
+		if _, err := db.Exec("INSERT INTO t (v) VALUES (?)", v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tx.Rollback() })
+	return db, tx
 }

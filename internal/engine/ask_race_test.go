@@ -23,45 +23,16 @@ import (
 // ask's future resolves only once a deliver update started after it.
 func TestSteerWhileTheCoordinatorAsks(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	var once sync.Once
-	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
-		if last, ok := req.LastMessage(); ok && last.Content == "first" {
-			once.Do(func() { <-release }) // the turn runs until the steer was sent
-		}
-		return fakellm.TextStep("ok")
-	}))
-	defer model.Close()
-	defer func() {
-		select {
-		case <-release:
-		default:
-			close(release)
-		}
-	}()
-	rt := startRuntime(t, model, func(_ *config.Config, o *Options) {
-		o.Interceptors = []interceptor.WorkerInterceptor{&holdAsk{}}
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
 	const session = "steer-during-ask"
-	startCoordinator(ctx, t, rt.Client, session, 17)
-	done := make(chan error, 1)
-	go func() {
-		_, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: session, UserMessage: "first", Model: fakellm.DefaultModel, Workdir: t.TempDir()})
-		done <- err
-	}()
-	if err := model.WaitRequests(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	r := startAskRace(t, session, &holdAsk{})
+	rt, model, ctx := r.rt, r.model, r.ctx
 	// A queued message wakes the coordinator past its limit: it asks.
-	if err := rt.Send(ctx, session, workflows.Message{Text: "second", Mode: workflows.BusyQueue,
-		Turn: workflows.TurnInput{SessionID: session, Model: fakellm.DefaultModel, Workdir: t.TempDir()}}); err != nil {
+	if err := r.queue(); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, time.Minute, func() bool {
-		for _, r := range coordinatorRuns(ctx, t, rt.Client, session) {
-			if len(r.asked) > 0 {
+		for _, run := range coordinatorRuns(ctx, t, rt.Client, session) {
+			if len(run.asked) > 0 {
 				return true
 			}
 		}
@@ -71,24 +42,23 @@ func TestSteerWhileTheCoordinatorAsks(t *testing.T) {
 		Turn: workflows.TurnInput{SessionID: session, Model: fakellm.DefaultModel, Workdir: t.TempDir()}}); err != nil {
 		t.Fatal(err)
 	}
-	close(release)
-	if err := <-done; err != nil {
+	if err := r.finishFirst(); err != nil {
 		t.Fatal(err)
 	}
 	// The steer reached the turn as it ended (after its last model
 	// call): it runs as the session's next message, once.
 	defer func() {
 		if t.Failed() {
-			for i, r := range coordinatorRuns(context.Background(), t, rt.Client, session) {
-				t.Logf("run %d: %+v", i, r)
+			for i, run := range coordinatorRuns(context.Background(), t, rt.Client, session) {
+				t.Logf("run %d: %+v", i, run)
 			}
-			for _, r := range model.Requests() {
-				last, _ := r.LastMessage()
-				t.Logf("request %d: last %q", r.Index, last.Content)
+			for _, req := range model.Requests() {
+				last, _ := req.LastMessage()
+				t.Logf("request %d: last %q", req.Index, last.Content)
 			}
 		}
 	}()
-	waitFor(t, 20*time.Second, func() bool { return steerRequests(model) > 0 })
+	waitFor(t, time.Minute, func() bool { return steerRequests(model) > 0 })
 	waitIdle(t, rt, session)
 	if n := steerRequests(model); n != 1 {
 		t.Fatalf("%d model requests end with the steer, want 1", n)
@@ -102,43 +72,19 @@ func TestSteerWhileTheCoordinatorAsks(t *testing.T) {
 // goes out once the turn has closed.
 func TestAskRefusedByAClosedTurn(t *testing.T) {
 	t.Parallel()
-	release := make(chan struct{})
-	var once sync.Once
-	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
-		if last, ok := req.LastMessage(); ok && last.Content == "first" {
-			once.Do(func() { <-release }) // the turn runs until a message queued behind it
-		}
-		return fakellm.TextStep("ok")
-	}))
-	defer model.Close()
-	rt := startRuntime(t, model, func(_ *config.Config, o *Options) {
-		o.Interceptors = []interceptor.WorkerInterceptor{&holdAsk{untilTurnEnds: true}}
-	})
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
 	const session = "ask-refused"
-	startCoordinator(ctx, t, rt.Client, session, 17)
-	done := make(chan error, 1)
-	go func() {
-		_, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: session, UserMessage: "first", Model: fakellm.DefaultModel, Workdir: t.TempDir()})
-		done <- err
-	}()
-	if err := model.WaitRequests(ctx, 1); err != nil {
-		close(release)
-		t.Fatal(err)
+	r := startAskRace(t, session, &holdAsk{untilTurnEnds: true})
+	rt, model, ctx := r.rt, r.model, r.ctx
+	err := r.queue()
+	if err2 := r.finishFirst(); err == nil {
+		err = err2
 	}
-	err := rt.Send(ctx, session, workflows.Message{Text: "second", Mode: workflows.BusyQueue,
-		Turn: workflows.TurnInput{SessionID: session, Model: fakellm.DefaultModel, Workdir: t.TempDir()}})
-	close(release)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
 	waitFor(t, time.Minute, func() bool {
-		for _, r := range model.Requests() {
-			if last, ok := r.LastMessage(); ok && last.Content == "second" {
+		for _, req := range model.Requests() {
+			if last, ok := req.LastMessage(); ok && last.Content == "second" {
 				return true
 			}
 		}
@@ -150,6 +96,63 @@ func TestAskRefusedByAClosedTurn(t *testing.T) {
 	if len(first.asked) != 1 || first.refused != 1 || !first.next || len(runs) < 2 || runs[len(runs)-2].carried {
 		t.Fatalf("runs %+v; want the first to ask its turn, continue as new and hand on no turn", runs)
 	}
+}
+
+// askRace is a session whose coordinator continues as new at its first
+// look after its first turn started, while that turn's model call waits.
+type askRace struct {
+	rt      *Runtime
+	model   *fakellm.Server
+	ctx     context.Context
+	session string
+	t       *testing.T
+	release func()
+	done    chan error
+}
+
+// startAskRace starts a runtime with hold among its worker's interceptors,
+// the session's coordinator with a small limit, and the turn of "first",
+// whose model call waits until finishFirst.
+func startAskRace(t *testing.T, session string, hold *holdAsk) *askRace {
+	t.Helper()
+	gate := make(chan struct{})
+	var once, closing sync.Once
+	release := func() { closing.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		if last, ok := req.LastMessage(); ok && last.Content == "first" {
+			once.Do(func() { <-gate })
+		}
+		return fakellm.TextStep("ok")
+	}))
+	t.Cleanup(model.Close)
+	rt := startRuntime(t, model, func(_ *config.Config, o *Options) {
+		o.Interceptors = []interceptor.WorkerInterceptor{hold}
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	startCoordinator(ctx, t, rt.Client, session, 17)
+	r := &askRace{rt: rt, model: model, ctx: ctx, session: session, t: t, release: release, done: make(chan error, 1)}
+	go func() {
+		_, err := rt.RunTurn(ctx, workflows.TurnInput{SessionID: session, UserMessage: "first", Model: fakellm.DefaultModel, Workdir: t.TempDir()})
+		r.done <- err
+	}()
+	if err := model.WaitRequests(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// queue sends "second" to queue behind the first turn.
+func (r *askRace) queue() error {
+	return r.rt.Send(r.ctx, r.session, workflows.Message{Text: "second", Mode: workflows.BusyQueue,
+		Turn: workflows.TurnInput{SessionID: r.session, Model: fakellm.DefaultModel, Workdir: r.t.TempDir()}})
+}
+
+// finishFirst lets the first turn's model call answer and waits for the turn.
+func (r *askRace) finishFirst() error {
+	r.release()
+	return <-r.done
 }
 
 // steerRequests counts the model requests whose last message is the steer.
