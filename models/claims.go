@@ -29,14 +29,11 @@ func (s *Store) Claimed(ctx context.Context, key string) (bool, error) {
 // earlier attempt had already claimed it: that attempt may or may not have
 // taken effect.
 func (s *Store) ClaimTool(ctx context.Context, key string) (earlier bool, err error) {
-	if err := checkID("claim key", EncodeText(key), maxIdemKeyLen); err != nil {
-		return false, fmt.Errorf("models: claim tool: %w", err)
+	claimed, err := s.ClaimTools(ctx, []string{key})
+	if err != nil {
+		return false, err
 	}
-	res := s.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&toolClaim{Key: key, ClaimedAt: now()})
-	if res.Error != nil {
-		return false, fmt.Errorf("models: claim tool %q: %w", key, res.Error)
-	}
-	return res.RowsAffected == 0, nil
+	return claimed[0], nil
 }
 
 // ClaimTools is ClaimTool for the calls of a batch, in one transaction:

@@ -33,12 +33,12 @@ func TurnWorkflow(ctx workflow.Context, in TurnInput) (ConversationResult, error
 // workflow task that completes it, so an ask arriving later makes the
 // server run that task again, and the turn then reports.
 func askedToReport(ctx workflow.Context) bool {
-	asked := workflow.GetSignalChannel(ctx, SignalReportEnd)
-	any := false
-	for asked.ReceiveAsync(nil) {
-		any = true
+	asks := workflow.GetSignalChannel(ctx, SignalReportEnd)
+	asked := false
+	for asks.ReceiveAsync(nil) {
+		asked = true
 	}
-	return any
+	return asked
 }
 
 // reportEnd signals the session's coordinator the turn's end, unless the

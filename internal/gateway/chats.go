@@ -92,13 +92,13 @@ func (g *Gateway) sessionOf(ctx context.Context, u Update) (string, error) {
 // (not stored, or stored before sessions had owners); models.ErrOwned
 // when another owner holds it.
 func (g *Gateway) chatsOwn(ctx context.Context, c models.Chat) error {
-	sess, err := g.rt.Store.Session(ctx, c.SessionID)
+	_, owner, err := g.rt.Store.SessionKeys(ctx, c.SessionID)
 	switch {
 	case errors.Is(err, models.ErrNotFound):
 		return nil
 	case err != nil:
 		return err
-	case sess.Owner != "" && sess.Owner != c.Key:
+	case owner != "" && owner != c.Key:
 		return fmt.Errorf("the chat's session %s: %w", c.SessionID, models.ErrOwned)
 	}
 	return nil

@@ -90,18 +90,21 @@ func (g *Gateway) holding(ctx context.Context, p Platform, name string) {
 	}
 }
 
+// leaseRenewal is what a renewal of the lease says.
+type leaseRenewal int
+
 // What a renewal of the lease says.
 const (
-	leaseHeld    = iota // renewed
-	leaseTaken          // another process holds it
-	leaseUnsure         // the store did not answer; the lease has not expired yet
-	leaseExpired        // the store did not answer for longer than the lease lasts
+	leaseHeld    leaseRenewal = iota // renewed
+	leaseTaken                       // another process holds it
+	leaseUnsure                      // the store did not answer; the lease has not expired yet
+	leaseExpired                     // the store did not answer for longer than the lease lasts
 )
 
 // leaseState is what a renewal says: held, taken, or, with the store not
 // answering, unsure until the lease renewed last (since ago) would have
 // expired. Pure.
-func leaseState(held bool, err error, since time.Duration) int {
+func leaseState(held bool, err error, since time.Duration) leaseRenewal {
 	switch {
 	case err == nil && held:
 		return leaseHeld

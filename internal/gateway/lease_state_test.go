@@ -14,7 +14,7 @@ func TestLeaseState(t *testing.T) {
 		held  bool
 		err   error
 		since time.Duration
-		want  int
+		want  leaseRenewal
 	}{
 		{"renewed", true, nil, leaseRenew, leaseHeld},
 		{"another holds it", false, nil, leaseRenew, leaseTaken},

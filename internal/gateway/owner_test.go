@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/faketelegram"
 	"github.com/talaria-agent/talaria/internal/gateway"
@@ -19,33 +20,13 @@ import (
 // chat's too.
 func TestChatsOwnTheirSessions(t *testing.T) {
 	t.Parallel()
-	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+	ctx, rt, tg := ownerGateway(t, func(req fakellm.Request) fakellm.Step {
 		last, _ := req.LastMessage()
 		return fakellm.TextStep("answer to: " + last.Content)
-	}))
-	defer model.Close()
-	tg := faketelegram.Start("9:token", "owner_bot")
-	defer tg.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	rt := runGateway(t, ctx, model, tg, func(o *gateway.Options) {
-		o.Access = map[string]*gateway.Access{"telegram": {Users: []string{"5", "6"}}}
-	})
+	}, "5", "6")
 	reply := func(chat int64, text string) string {
 		t.Helper()
-		var got string
-		if _, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool {
-			for _, m := range ms {
-				if m.ChatID == chat && strings.Contains(m.Text, text) {
-					got = m.Text
-					return true
-				}
-			}
-			return false
-		}); err != nil {
-			t.Fatalf("no reply %q in chat %d: %v\n%+v", text, chat, err, tg.Sent())
-		}
-		return got
+		return sentTo(ctx, t, tg, chat, text)
 	}
 	owner := func(session string) string {
 		t.Helper()
@@ -118,32 +99,14 @@ func TestChatsOwnTheirSessions(t *testing.T) {
 // session without retiring the other owner's.
 func TestCommandsOnAnotherOwnersSession(t *testing.T) {
 	t.Parallel()
-	model := fakellm.New(fakellm.WithResponder(func(fakellm.Request) fakellm.Step { return fakellm.TextStep("answered") }))
-	defer model.Close()
-	tg := faketelegram.Start("9:token", "owner_bot")
-	defer tg.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	rt := runGateway(t, ctx, model, tg, func(o *gateway.Options) {
-		o.Access = map[string]*gateway.Access{"telegram": {Users: []string{"7"}}}
-	})
+	ctx, rt, tg := ownerGateway(t, func(fakellm.Request) fakellm.Step { return fakellm.TextStep("answered") }, "7")
 	taken := gateway.SessionID("telegram:dm:7")
 	if _, err := rt.Store.EnsureOwnedSession(ctx, taken, "slack:dm:U1"); err != nil {
 		t.Fatal(err)
 	}
 	said := func(text string) {
 		t.Helper()
-		if _, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool {
-			n := 0
-			for _, m := range ms {
-				if m.ChatID == 7 && strings.Contains(m.Text, text) {
-					n++
-				}
-			}
-			return n > 0
-		}); err != nil {
-			t.Fatalf("no %q in chat 7: %v\n%+v", text, err, tg.Sent())
-		}
+		sentTo(ctx, t, tg, 7, text)
 	}
 	for _, cmd := range []string{"/undo", "/usage", "/stop", "/compress"} {
 		before := len(tg.Sent())
@@ -169,4 +132,38 @@ func TestCommandsOnAnotherOwnersSession(t *testing.T) {
 	if sess, err := rt.Store.Session(ctx, c.SessionID); err != nil || sess.Owner != "telegram:dm:7" {
 		t.Fatalf("the chat's new session: %+v %v", sess, err)
 	}
+}
+
+// ownerGateway runs a gateway whose model answers with respond, on a fake
+// Telegram that lets the users in; the context bounds the test.
+func ownerGateway(t *testing.T, respond fakellm.Responder, users ...string) (context.Context, *engine.Runtime, *faketelegram.Server) {
+	t.Helper()
+	model := fakellm.New(fakellm.WithResponder(respond))
+	t.Cleanup(model.Close)
+	tg := faketelegram.Start("9:token", "owner_bot")
+	t.Cleanup(tg.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	rt := runGateway(t, ctx, model, tg, func(o *gateway.Options) {
+		o.Access = map[string]*gateway.Access{"telegram": {Users: users}}
+	})
+	return ctx, rt, tg
+}
+
+// sentTo waits for a message to chat holding text and returns it whole.
+func sentTo(ctx context.Context, t *testing.T, tg *faketelegram.Server, chat int64, text string) string {
+	t.Helper()
+	var got string
+	if _, err := tg.WaitSent(ctx, func(ms []faketelegram.Message) bool {
+		for _, m := range ms {
+			if m.ChatID == chat && strings.Contains(m.Text, text) {
+				got = m.Text
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("no %q in chat %d: %v\n%+v", text, chat, err, tg.Sent())
+	}
+	return got
 }
