@@ -51,7 +51,7 @@ func delegationModel(delay time.Duration) fakellm.Responder {
 // tool call instead, per task.
 func BenchmarkDelegation(b *testing.B) {
 	const parents, children, delay = 20, 3, 200 * time.Millisecond
-	model := fakellm.New(fakellm.WithResponder(delegationModel(delay)))
+	model := fakellm.New(fakellm.WithoutRequestBodies(), fakellm.WithResponder(delegationModel(delay)))
 	defer model.Close()
 	rt := startRuntime(b, model)
 	workdir := b.TempDir()

@@ -36,7 +36,7 @@ const benchIterations = 50
 // and free of what a turn costs once), ms/iteration-mean the mean, and
 // ms/turn the mean wall time of a whole turn.
 func BenchmarkLoopOverhead(b *testing.B) {
-	model := fakellm.New(fakellm.WithResponder(deterministicLoop(1 << 20)))
+	model := fakellm.New(fakellm.WithoutRequestBodies(), fakellm.WithResponder(deterministicLoop(1 << 20)))
 	defer model.Close()
 	b.Run("temporal", func(b *testing.B) {
 		rt := startRuntime(b, model)
@@ -119,7 +119,7 @@ func (quietTestLogger) Error(string, ...interface{}) {}
 // wall time is the 6 model calls of one session: 600 ms.
 func BenchmarkThroughput(b *testing.B) {
 	const sessions, iterations = 200, 5
-	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+	model := fakellm.New(fakellm.WithoutRequestBodies(), fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		step := deterministicLoop(iterations)(req)
 		step.Delay = 100 * time.Millisecond
 		return step

@@ -234,6 +234,48 @@ func TestStreamWithoutUsage(t *testing.T) {
 	}
 }
 
+// TestRequestsWithoutBodies: with WithoutRequestBodies the Responder sees
+// each whole request, and the record keeps its index, status and flags but
+// no body, headers or query.
+func TestRequestsWithoutBodies(t *testing.T) {
+	t.Parallel()
+	var seen []string
+	s := startServer(t, fakellm.WithoutRequestBodies(), fakellm.WithResponder(func(r fakellm.Request) fakellm.Step {
+		m, _ := r.LastMessage()
+		seen = append(seen, m.Content+"|"+r.Header.Get("Authorization")+"|"+string(r.Raw[:1]))
+		return fakellm.TextStep("echo " + m.Content)
+	}))
+	c := newClient(t, s, "secret")
+	ctx := testCtx(t)
+	for _, text := range []string{"first", "second"} {
+		res, err := c.CreateChatCompletion(ctx, chatRequest(text))
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		if got := res.Choices[0].Message.Content; got != "echo "+text {
+			t.Fatalf("%s: answer %q", text, got)
+		}
+	}
+	if err := s.WaitFinished(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"first|Bearer secret|{", "second|Bearer secret|{"}; strings.Join(seen, ",") != strings.Join(want, ",") {
+		t.Errorf("the responder saw %q, want %q", seen, want)
+	}
+	got := s.Requests()
+	if len(got) != 2 {
+		t.Fatalf("recorded %d requests, want 2", len(got))
+	}
+	for i, r := range got {
+		if r.Index != i || r.Status != 200 || r.Received.IsZero() || r.Finished.IsZero() || r.Cancelled {
+			t.Errorf("request %d: record %s", i, flags(r))
+		}
+		if r.Raw != nil || r.Header != nil || r.Query != nil || len(r.Body.Messages) != 0 || r.Body.Model != "" {
+			t.Errorf("request %d kept its body: raw %q header %v query %v body %+v", i, r.Raw, r.Header, r.Query, r.Body)
+		}
+	}
+}
+
 func TestRequestsAreRecorded(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, fakellm.TextStep("one"), fakellm.TextStep("two"))

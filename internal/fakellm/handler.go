@@ -157,7 +157,14 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, f format) {
 	if reject != nil {
 		rec.Status = reject.status
 	}
-	snapshot := rec.clone()
+	var snapshot Request
+	if s.forget {
+		// The snapshot takes the request over: the record keeps none of it.
+		snapshot = *rec
+		rec.Raw, rec.Body, rec.Header, rec.Query = nil, openai.ChatCompletionRequest{}, nil, nil
+	} else {
+		snapshot = rec.clone()
+	}
 	s.notifyLocked()
 	s.mu.Unlock()
 

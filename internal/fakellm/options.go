@@ -12,6 +12,8 @@ type config struct {
 	models    []string
 	steps     []Step
 	responder Responder
+	// forgetBodies: WithoutRequestBodies.
+	forgetBodies bool
 	// extra are the endpoints beside the model calls (extra.go).
 	extra extras
 }
@@ -48,4 +50,14 @@ func WithModels(names ...string) Option {
 // WithResponder sets the Responder used when the script is exhausted.
 func WithResponder(r Responder) Option {
 	return optionFunc(func(c *config) { c.responder = r })
+}
+
+// WithoutRequestBodies makes the server forget each request's body,
+// headers and query once its answer is chosen: Requests still lists every
+// request with its index, wire, status, timings and flags, and the
+// Responder still sees the whole request. It is for load benchmarks, whose thousands of
+// request bodies would otherwise stay in memory (and in the garbage
+// collector's work) until the server is closed.
+func WithoutRequestBodies() Option {
+	return optionFunc(func(c *config) { c.forgetBodies = true })
 }

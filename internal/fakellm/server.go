@@ -40,6 +40,7 @@ type Server struct {
 	closed    bool
 	script    []Step
 	responder Responder
+	forget    bool // WithoutRequestBodies
 	requests  []*Request
 	changed   chan struct{} // closed and replaced whenever requests change
 	ids       int           // counter for generated ids
@@ -81,6 +82,7 @@ func Start(opts ...Option) (*Server, error) {
 		done:      make(chan struct{}),
 		script:    c.steps,
 		responder: c.responder,
+		forget:    c.forgetBodies,
 		changed:   make(chan struct{}),
 		extra:     c.extra,
 	}
