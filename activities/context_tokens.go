@@ -3,7 +3,6 @@ package activities
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -18,15 +17,7 @@ func (a *Activities) schemaChars(allow []string) func() int {
 		if a.Tools == nil {
 			return 0
 		}
-		defs := a.Tools.Definitions()
-		if len(allow) > 0 {
-			defs = filterTools(defs, allow)
-		}
-		data, err := json.Marshal(defs)
-		if err != nil {
-			return 0
-		}
-		return len(data)
+		return a.Tools.DefinitionChars(allow)
 	}
 }
 

@@ -34,6 +34,8 @@ type Registry struct {
 	tools map[string]Tool
 	names []string      // sorted
 	defs  []openai.Tool // sorted by name
+	// defChars[i] is the JSON length of defs[i] (DefinitionChars).
+	defChars []int
 	// quickTimeout overrides QuickTimeout when positive.
 	quickTimeout time.Duration
 }
@@ -81,7 +83,13 @@ func NewRegistry(tools ...Tool) (*Registry, error) {
 	}
 	sort.Strings(r.names)
 	for _, name := range r.names {
-		r.defs = append(r.defs, r.tools[name].Definition())
+		def := r.tools[name].Definition()
+		data, err := json.Marshal(def)
+		if err != nil {
+			return nil, fmt.Errorf("new registry: tool %q: definition: %w", name, err)
+		}
+		r.defs = append(r.defs, def)
+		r.defChars = append(r.defChars, len(data))
 	}
 	return r, nil
 }
@@ -114,6 +122,21 @@ func (r *Registry) Names() []string {
 // computed once, so it is byte-stable across calls.
 func (r *Registry) Definitions() []openai.Tool {
 	return append([]openai.Tool(nil), r.defs...)
+}
+
+// DefinitionChars is the length of the JSON array of the definitions of
+// the tools allow admits (every tool when allow is empty), as they are sent
+// to a model: the estimate of their share of a context, without encoding
+// them again.
+func (r *Registry) DefinitionChars(allow []string) int {
+	n, chars := 0, 0
+	for i, def := range r.defs {
+		if def.Function != nil && Allows(allow, def.Function.Name) {
+			n++
+			chars += r.defChars[i]
+		}
+	}
+	return chars + max(n-1, 0) + len("[]")
 }
 
 // Call runs one call. It never fails: an unknown tool, malformed

@@ -195,6 +195,29 @@ func TestDefinitionsAreValidSchemas(t *testing.T) {
 	}
 }
 
+// TestDefinitionChars: the length the registry reports for an allow list
+// is that of the definitions a model is sent for it.
+func TestDefinitionChars(t *testing.T) {
+	t.Parallel()
+	r := Default()
+	names := r.Names()
+	for _, allow := range [][]string{nil, {}, names[:1], names[:3], {names[0], names[len(names)-1]}, {"no_such_tool"}, {"mcp:nothing"}} {
+		var defs []openai.Tool
+		for _, d := range r.Definitions() {
+			if Allows(allow, d.Function.Name) {
+				defs = append(defs, d)
+			}
+		}
+		data, err := json.Marshal(append([]openai.Tool{}, defs...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.DefinitionChars(allow); got != len(data) {
+			t.Errorf("allow %q: DefinitionChars %d, the definitions are %d bytes", allow, got, len(data))
+		}
+	}
+}
+
 func TestCall(t *testing.T) {
 	toolErr := errors.New("the widget is broken")
 	r, err := NewRegistry(
