@@ -36,7 +36,7 @@ const benchIterations = 50
 // and free of what a turn costs once), ms/iteration-mean the mean, and
 // ms/turn the mean wall time of a whole turn.
 func BenchmarkLoopOverhead(b *testing.B) {
-	model := fakellm.New(fakellm.WithoutRequestBodies(), fakellm.WithResponder(deterministicLoop(1 << 20)))
+	model := fakellm.New(fakellm.WithoutRequestBodies(), fakellm.WithResponder(deterministicLoop(1<<20)))
 	defer model.Close()
 	b.Run("temporal", func(b *testing.B) {
 		rt := startRuntime(b, model)
