@@ -15,6 +15,7 @@ func TestDefaultDynamicConfigKeys(t *testing.T) {
 		"history.outboundProcessorMaxPollRPS",
 		"matching.numTaskqueueReadPartitions",
 		"matching.numTaskqueueWritePartitions",
+		"history.externalPayloadsEnabled",
 	} {
 		k := dynamicconfig.MakeKey(key).String()
 		if _, ok := cfg[k]; !ok {
@@ -29,6 +30,11 @@ func TestBuildDynamicConfig(t *testing.T) {
 	tuned := buildDynamicConfig(false)
 	if got := tuned.GetValue(parts); len(got) != 1 || got[0].Value != 1 {
 		t.Errorf("tuned partitions = %v, want 1", got)
+	}
+
+	external := tuned.GetValue(dynamicconfig.ExternalPayloadsEnabled.Key())
+	if len(external) != 1 || external[0].Value != false {
+		t.Errorf("tuned external payloads = %v, want off", external)
 	}
 
 	untuned := buildDynamicConfig(true)
