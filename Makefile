@@ -9,7 +9,7 @@ export GOFLAGS := -buildvcs=false -trimpath
 
 BIN := bin/talaria
 
-.PHONY: build release serve test test-scale test-short bench vet lint workflowcheck clean
+.PHONY: build release serve test test-scale test-short bench bench-floor vet lint workflowcheck clean
 
 # The commit reaches the binary through the linker, since GOFLAGS has
 # -buildvcs=false (outside a git checkout the binary says "unknown").
@@ -59,6 +59,12 @@ test-short:
 
 bench:
 	go test -run '^$$' -bench . -benchtime 1x ./...
+
+# Talaria's throughput against its floor (the same workflows with no Talaria
+# code), in PAIRS alternate runs: scripts/floor-ratio.sh.
+PAIRS ?= 6
+bench-floor:
+	scripts/floor-ratio.sh $(PAIRS)
 
 vet:
 	go vet ./...

@@ -13,6 +13,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/talaria-agent/talaria/internal/proccpu"
 )
 
 // floorTaskQueue serves the throughput floor's workflows.
@@ -97,7 +99,7 @@ func BenchmarkThroughputFloor(b *testing.B) {
 	defer cancel()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		start := time.Now()
+		start, cpu := time.Now(), proccpu.Seconds()
 		var wg sync.WaitGroup
 		errs := make(chan error, sessions)
 		for n := 0; n < sessions; n++ {
@@ -121,6 +123,7 @@ func BenchmarkThroughputFloor(b *testing.B) {
 		wall := time.Since(start)
 		ideal := time.Duration(floorIterations+1) * floorModelDelay
 		b.ReportMetric(wall.Seconds(), "s/wall")
+		b.ReportMetric(proccpu.Seconds()-cpu, "cpu-s")
 		b.ReportMetric(wall.Seconds()/ideal.Seconds(), "x-ideal")
 	}
 }

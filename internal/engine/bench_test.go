@@ -17,6 +17,7 @@ import (
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/llm"
+	"github.com/talaria-agent/talaria/internal/proccpu"
 	"github.com/talaria-agent/talaria/internal/tools"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
@@ -129,7 +130,7 @@ func BenchmarkThroughput(b *testing.B) {
 	workdir := b.TempDir()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		start := time.Now()
+		start, cpu := time.Now(), proccpu.Seconds()
 		var wg sync.WaitGroup
 		errs := make(chan error, sessions)
 		for s := 0; s < sessions; s++ {
@@ -154,6 +155,7 @@ func BenchmarkThroughput(b *testing.B) {
 		wall := time.Since(start)
 		ideal := time.Duration(iterations+1) * 100 * time.Millisecond
 		b.ReportMetric(wall.Seconds(), "s/wall")
+		b.ReportMetric(proccpu.Seconds()-cpu, "cpu-s")
 		b.ReportMetric(wall.Seconds()/ideal.Seconds(), "x-ideal")
 	}
 }
