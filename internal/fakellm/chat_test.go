@@ -1,6 +1,7 @@
 package fakellm_test
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -285,7 +286,8 @@ func TestRequestsAreRecorded(t *testing.T) {
 		t.Fatalf("first: %v", err)
 	}
 	req := chatRequest("second")
-	req.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "read_file"}}}
+	req.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "read_file",
+		Description: "Reads a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)}}}
 	stream, err := c.CreateChatCompletionStream(ctx, req)
 	if err != nil {
 		t.Fatalf("second: %v", err)
@@ -323,8 +325,14 @@ func TestRequestsAreRecorded(t *testing.T) {
 	if got[0].Body.Stream || !got[1].Body.Stream {
 		t.Errorf("stream flags %v %v", got[0].Body.Stream, got[1].Body.Stream)
 	}
-	if len(got[1].Body.Tools) != 1 || got[1].Body.Tools[0].Function.Name != "read_file" {
+	if len(got[1].Body.Tools) != 1 || got[1].Body.Tools[0].Function.Name != "read_file" ||
+		got[1].Body.Tools[0].Type != openai.ToolTypeFunction || got[1].Body.Tools[0].Function.Description != "Reads a file." {
 		t.Errorf("tools not decoded: %+v", got[1].Body.Tools)
+	} else if params, _ := json.Marshal(got[1].Body.Tools[0].Function.Parameters); string(params) != `{"type":"object","properties":{"path":{"type":"string"}}}` {
+		t.Errorf("tool parameters %s", params)
+	}
+	if got[0].Body.Tools != nil {
+		t.Errorf("a request without tools decoded tools %+v", got[0].Body.Tools)
 	}
 	if s.Remaining() != 0 {
 		t.Errorf("remaining %d steps", s.Remaining())

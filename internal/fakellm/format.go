@@ -79,12 +79,42 @@ type chatFormat struct{}
 func (chatFormat) wire() Wire { return WireOpenAI }
 
 func (chatFormat) decode(raw []byte) (decoded, error) {
-	var req openai.ChatCompletionRequest
-	if err := json.Unmarshal(raw, &req); err != nil {
+	var in chatRequest
+	if err := json.Unmarshal(raw, &in); err != nil {
 		return decoded{}, err
+	}
+	req := in.ChatCompletionRequest
+	for _, t := range in.Tools {
+		tool := openai.Tool{Type: t.Type}
+		if f := t.Function; f != nil {
+			tool.Function = &openai.FunctionDefinition{Name: f.Name, Description: f.Description, Strict: f.Strict}
+			if len(f.Parameters) > 0 && string(f.Parameters) != "null" {
+				tool.Function.Parameters = f.Parameters
+			}
+		}
+		req.Tools = append(req.Tools, tool)
 	}
 	return decoded{chat: req, stream: req.Stream,
 		includeUsage: req.Stream && req.StreamOptions != nil && req.StreamOptions.IncludeUsage}, nil
+}
+
+// chatRequest is a chat completions request as read: its tools' parameters
+// stay raw JSON, as the other formats keep them (decoding every schema into
+// maps was most of the time a request took to read).
+type chatRequest struct {
+	openai.ChatCompletionRequest
+	Tools []chatTool `json:"tools,omitempty"`
+}
+
+// chatTool is one tool of a chatRequest.
+type chatTool struct {
+	Type     openai.ToolType `json:"type"`
+	Function *struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		Strict      bool            `json:"strict,omitempty"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function,omitempty"`
 }
 
 func (chatFormat) authorized(r *http.Request, key string) bool {
