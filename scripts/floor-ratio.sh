@@ -16,9 +16,11 @@
 set -euo pipefail
 
 pairs=${1:-6}
-case $pairs in
-'' | *[!0-9]* | 0) echo "usage: $0 [PAIRS] (a positive number of pairs)" >&2; exit 2 ;;
-esac
+if ! [[ $pairs =~ ^[1-9][0-9]*$ ]]; then
+	echo "usage: $0 [PAIRS] (a positive number of pairs)" >&2
+	exit 2
+fi
+export LC_ALL=C
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 export GOTOOLCHAIN=${GOTOOLCHAIN:-go1.27.3} CGO_ENABLED=0 GOFLAGS="-buildvcs=false -trimpath"
@@ -38,7 +40,11 @@ run() {
 	}
 	echo "$out" | awk -v b="$3" '$1 ~ "^"b"(-[0-9]+)?$" {
 		for (i = 2; i < NF; i++) { if ($(i+1) == "s/wall") w = $i; if ($(i+1) == "cpu-s") c = $i }
-	} END { if (w == "" || c == "") exit 1; print w, c }'
+	} END { if (w == "" || c == "" || w + 0 <= 0 || c + 0 <= 0) exit 1; print w, c }' || {
+		echo "$out" >&2
+		echo "floor-ratio: $3 reported no positive s/wall and cpu-s" >&2
+		return 1
+	}
 }
 
 echo "| pair | floor wall s | floor CPU s | Talaria wall s | Talaria CPU s | wall ratio | CPU ratio |"

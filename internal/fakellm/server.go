@@ -135,6 +135,7 @@ func (s *Server) Models() []string {
 // Requests returns a snapshot of every chat completion request so far, in
 // arrival order. Raw and Header are copies; the slices and maps inside Body
 // are shared with the server's record and must be treated as read-only.
+// Under WithoutRequestBodies, Raw, Header, Query and Body are empty.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -63,8 +63,9 @@ type Result struct {
 	Duration time.Duration
 }
 
-// NewRegistry builds a registry. It fails on a nil tool, an empty name or
-// two tools with the same name.
+// NewRegistry builds a registry. It fails on a nil tool, an empty name,
+// two tools with the same name or a definition that does not encode as
+// JSON.
 func NewRegistry(tools ...Tool) (*Registry, error) {
 	r := &Registry{tools: make(map[string]Tool, len(tools))}
 	for i, t := range tools {
@@ -101,7 +102,8 @@ func Default() *Registry {
 	r, err := NewRegistry(ReadFile, WriteFile, Patch, SearchFiles, WebFetch, Terminal, Todo, Clarify(),
 		SkillsList(""), SkillView(""), SkillManage(""))
 	if err != nil {
-		// The built-in names are distinct constants; this cannot happen.
+		// The built-in names are distinct constants and their schemas
+		// fixed JSON (TestDefinitionsAreValidSchemas); this cannot happen.
 		panic(fmt.Sprintf("tools: default registry: %v", err))
 	}
 	return r
@@ -126,8 +128,8 @@ func (r *Registry) Definitions() []openai.Tool {
 
 // DefinitionChars is the length of the JSON array of the definitions of
 // the tools allow admits (every tool when allow is empty), as they are sent
-// to a model: the estimate of their share of a context, without encoding
-// them again.
+// to a model (0 when none is): the estimate of their share of a context,
+// without encoding them again.
 func (r *Registry) DefinitionChars(allow []string) int {
 	n, chars := 0, 0
 	for i, def := range r.defs {
@@ -136,7 +138,10 @@ func (r *Registry) DefinitionChars(allow []string) int {
 			chars += r.defChars[i]
 		}
 	}
-	return chars + max(n-1, 0) + len("[]")
+	if n == 0 {
+		return 0 // no tools: the request has no "tools" field
+	}
+	return chars + n - 1 + len("[]")
 }
 
 // Call runs one call. It never fails: an unknown tool, malformed

@@ -212,6 +212,9 @@ func TestDefinitionChars(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(defs) == 0 {
+			data = nil // a request without tools has no "tools" field
+		}
 		if got := r.DefinitionChars(allow); got != len(data) {
 			t.Errorf("allow %q: DefinitionChars %d, the definitions are %d bytes", allow, got, len(data))
 		}
