@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,12 +24,40 @@ const loadCalls = 5
 // answer each call.
 const loadModelDelay = time.Second
 
+// loadModel is toolLoopModel's fake with the (turn, call) of every request
+// it answered, by the request's index: the fake itself keeps no request's
+// body (WithoutRequestBodies), which over hundreds of sessions would fill
+// the benchmark's process and load the machine serve runs on.
+type loadModel struct {
+	*fakellm.Server
+	mu    sync.Mutex
+	calls map[int]loadCall
+}
+
+// loadCall is one (turn, call) of toolLoopModel's conversation (loadKey).
+type loadCall struct {
+	user    string
+	results int
+}
+
+// call is the (turn, call) of request r, if the model answered it.
+func (m *loadModel) call(r fakellm.Request) (loadCall, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.calls[r.Index]
+	return c, ok
+}
+
 // toolLoopModel answers each request after delay: with a call of the todo
 // tool (cheap, no I/O beyond the store) until the conversation holds
 // calls-1 tool results, then with "reply for " and the user's message.
-func toolLoopModel(delay time.Duration, calls int) *fakellm.Server {
-	return fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+func toolLoopModel(delay time.Duration, calls int) *loadModel {
+	m := &loadModel{calls: map[int]loadCall{}}
+	m.Server = fakellm.New(fakellm.WithoutRequestBodies(), fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
 		user, results := loadKey(req)
+		m.mu.Lock()
+		m.calls[req.Index] = loadCall{user: user, results: results}
+		m.mu.Unlock()
 		if results < calls-1 {
 			args := fmt.Sprintf(`{"todos":[{"id":"%d","content":"step %d","status":"completed"}],"merge":true}`, results, results)
 			step := fakellm.ToolStep(fakellm.ToolCall{ID: fmt.Sprintf("t%d", results), Name: "todo", Arguments: args})
@@ -37,6 +66,7 @@ func toolLoopModel(delay time.Duration, calls int) *fakellm.Server {
 		}
 		return fakellm.Step{Text: "reply for " + user, Delay: delay, ChunkSize: 6}
 	}))
+	return m
 }
 
 // loadKey names a request of toolLoopModel's conversation: the user's
@@ -56,26 +86,28 @@ func loadKey(req fakellm.Request) (string, int) {
 }
 
 // duplicateCalls counts the requests beyond the first of each (turn, call).
-func duplicateCalls(reqs []fakellm.Request) int {
-	seen := map[string]bool{}
+func (m *loadModel) duplicateCalls(reqs []fakellm.Request) int {
+	seen := map[loadCall]bool{}
 	dup := 0
 	for _, r := range reqs {
-		user, results := loadKey(r)
-		k := fmt.Sprintf("%s\x00%d", user, results)
-		if seen[k] {
+		c, ok := m.call(r)
+		if !ok {
+			continue
+		}
+		if seen[c] {
 			dup++
 		}
-		seen[k] = true
+		seen[c] = true
 	}
 	return dup
 }
 
 // firstCalls is, for each session, how long after began its first model
 // request arrived: how quickly a burst of new sessions reaches the model.
-func firstCalls(reqs []fakellm.Request, began time.Time) []time.Duration {
+func (m *loadModel) firstCalls(reqs []fakellm.Request, began time.Time) []time.Duration {
 	var out []time.Duration
 	for _, r := range reqs {
-		if _, results := loadKey(r); results == 0 {
+		if c, ok := m.call(r); ok && c.results == 0 {
 			out = append(out, r.Received.Sub(began))
 		}
 	}
@@ -206,8 +238,8 @@ func BenchmarkSessions(b *testing.B) {
 				b.ReportMetric(procMemory(b, pid, "VmHWM"), "serve-peak-MiB")
 				b.ReportMetric(procMemory(b, pid, "RssAnon"), "serve-anon-end-MiB")
 				b.ReportMetric(procMemory(b, pid, "RssFile"), "serve-file-end-MiB")
-				b.ReportMetric(float64(duplicateCalls(reqs)), "duplicate-calls")
-				if first := firstCalls(reqs, began); len(first) > 0 {
+				b.ReportMetric(float64(model.duplicateCalls(reqs)), "duplicate-calls")
+				if first := model.firstCalls(reqs, began); len(first) > 0 {
 					p50, last := percentile(first, 50), percentile(first, 100)
 					b.ReportMetric(p50.Seconds(), "first-call-p50-s")
 					b.ReportMetric(last.Seconds(), "first-call-max-s")
