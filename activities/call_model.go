@@ -428,10 +428,7 @@ func (a *Activities) buildRequest(ctx context.Context, system string, history []
 		req.MaxTokens = in.MaxTokens
 	}
 	if in.ToolsEnabled && a.Tools != nil {
-		req.Tools = a.Tools.Definitions()
-		if len(in.Tools) > 0 {
-			req.Tools = filterTools(req.Tools, in.Tools)
-		}
+		req.Tools = a.Tools.DefinitionsFor(in.Tools)
 	}
 	return req, nil
 }

@@ -126,22 +126,40 @@ func (r *Registry) Definitions() []openai.Tool {
 	return append([]openai.Tool(nil), r.defs...)
 }
 
-// DefinitionChars is the length of the JSON array of the definitions of
-// the tools allow admits (every tool when allow is empty), as they are sent
-// to a model (0 when none is): the estimate of their share of a context,
-// without encoding them again.
+// DefinitionsFor returns the definitions of the tools allow admits (every
+// tool when allow is empty), sorted by name: what a model is offered.
+func (r *Registry) DefinitionsFor(allow []string) []openai.Tool {
+	var out []openai.Tool
+	for i := range r.defs {
+		if r.admits(i, allow) {
+			out = append(out, r.defs[i])
+		}
+	}
+	return out
+}
+
+// DefinitionChars is the length of the JSON array of DefinitionsFor(allow),
+// as it is sent to a model (0 when it is empty: the request then has no
+// tools), without encoding the definitions again: the estimate of their
+// share of a context.
 func (r *Registry) DefinitionChars(allow []string) int {
 	n, chars := 0, 0
-	for i, def := range r.defs {
-		if def.Function != nil && Allows(allow, def.Function.Name) {
+	for i := range r.defs {
+		if r.admits(i, allow) {
 			n++
 			chars += r.defChars[i]
 		}
 	}
 	if n == 0 {
-		return 0 // no tools: the request has no "tools" field
+		return 0
 	}
 	return chars + n - 1 + len("[]")
+}
+
+// admits reports whether allow admits the tool of definition i.
+func (r *Registry) admits(i int, allow []string) bool {
+	f := r.defs[i].Function
+	return f != nil && Allows(allow, f.Name)
 }
 
 // Call runs one call. It never fails: an unknown tool, malformed

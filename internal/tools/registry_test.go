@@ -195,8 +195,8 @@ func TestDefinitionsAreValidSchemas(t *testing.T) {
 	}
 }
 
-// TestDefinitionChars: the length the registry reports for an allow list
-// is that of the definitions a model is sent for it.
+// TestDefinitionChars: the definitions the registry offers for an allow
+// list, and the length it reports for them, are those a model is sent.
 func TestDefinitionChars(t *testing.T) {
 	t.Parallel()
 	r := Default()
@@ -207,6 +207,9 @@ func TestDefinitionChars(t *testing.T) {
 			if Allows(allow, d.Function.Name) {
 				defs = append(defs, d)
 			}
+		}
+		if got := r.DefinitionsFor(allow); !slices.EqualFunc(got, defs, func(a, b openai.Tool) bool { return a.Function.Name == b.Function.Name }) {
+			t.Errorf("allow %q: DefinitionsFor gives %d definitions, want %d", allow, len(got), len(defs))
 		}
 		data, err := json.Marshal(append([]openai.Tool{}, defs...))
 		if err != nil {
