@@ -482,17 +482,6 @@ func (a *Activities) providers(model string) ([]llm.Endpoint, error) {
 	return list, nil
 }
 
-// filterTools keeps the definitions named in allow, in order.
-func filterTools(defs []openai.Tool, allow []string) []openai.Tool {
-	out := make([]openai.Tool, 0, len(allow))
-	for _, d := range defs {
-		if d.Function != nil && tools.Allows(allow, d.Function.Name) {
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // attemptNumber is the activity's attempt number (1 outside an activity).
 func attemptNumber(ctx context.Context) int {
 	n, _ := attemptOf(ctx)
