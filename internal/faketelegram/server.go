@@ -39,6 +39,11 @@ type Server struct {
 	nextFile  int
 	downloads int
 	documents []Document
+	// confirmed is the highest offset a getUpdates carried (every update
+	// below it is acknowledged for good); polls counts the getUpdates
+	// answered.
+	confirmed int64
+	polls     int
 }
 
 // Message is a message the bot sent (or edited).
@@ -139,6 +144,27 @@ func (s *Server) Pending() int {
 	return len(s.updates)
 }
 
+// Confirmed is the highest offset the bot's getUpdates carried: every
+// update whose id is below it is acknowledged for good.
+func (s *Server) Confirmed() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.confirmed
+}
+
+// Polls is how many getUpdates calls were answered.
+func (s *Server) Polls() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.polls
+}
+
+// WaitPolls waits until ok holds for the number of getUpdates calls
+// answered, or ctx ends.
+func (s *Server) WaitPolls(ctx context.Context, ok func(int) bool) (int, error) {
+	return fakewire.Wait(ctx, s.Polls, ok)
+}
+
 // Sent is every message the bot sent, in order, with its latest text.
 func (s *Server) Sent() []Message {
 	s.mu.Lock()
@@ -226,6 +252,7 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p map[string
 	for {
 		s.mu.Lock()
 		// An offset acknowledges every update below it, for good.
+		s.confirmed = max(s.confirmed, offset)
 		kept := s.updates[:0]
 		for _, u := range s.updates {
 			if offset == 0 || u.ID >= offset {
@@ -245,6 +272,9 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p map[string
 			if out == nil {
 				out = []map[string]any{}
 			}
+			s.mu.Lock()
+			s.polls++
+			s.mu.Unlock()
 			writeResult(w, out)
 			return
 		}

@@ -196,44 +196,6 @@ func (g *Gateway) start(ctx context.Context, p Platform) {
 	go g.consume(ctx, p)
 }
 
-// poll takes one platform's updates in order: each is acknowledged only
-// once it is durably handed over (or answered, for a stranger), so a
-// crash before that gets it again, and handing it over twice is harmless.
-func (g *Gateway) poll(ctx context.Context, p Platform) {
-	failures := 0
-	for ctx.Err() == nil {
-		ups, err := p.Poll(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			failures++
-			level := slog.LevelDebug
-			if failures == 1 || failures%60 == 0 {
-				level = slog.LevelWarn
-			}
-			g.logger.Log(ctx, level, "gateway: poll failed, retrying", "platform", p.Name(), "failures", failures, "error", err)
-			g.note(ctx, p, "", err.Error())
-			sleep(ctx, min(time.Duration(failures)*time.Second, 30*time.Second))
-			continue
-		}
-		failures = 0
-		for _, u := range ups {
-			if err := g.take(ctx, p, u); err != nil {
-				if ctx.Err() == nil {
-					g.logger.Warn("gateway: update not taken, it comes again", "platform", p.Name(), "update", u.ID, "error", err)
-					sleep(ctx, time.Second)
-				}
-				break // not acknowledged: the next poll brings it again
-			}
-			if err := p.Ack(ctx, u); err != nil {
-				g.logger.Warn("gateway: acknowledge", "platform", p.Name(), "update", u.ID, "error", err)
-			}
-			g.note(ctx, p, u.ID, "")
-		}
-	}
-}
-
 // note records in the platform's lease what this process last took, or
 // why its poll failed, for `talaria gateway status`.
 func (g *Gateway) note(ctx context.Context, p Platform, updateID, failure string) {

@@ -115,6 +115,15 @@ type Platform interface {
 	AnswerButton(ctx context.Context, press Update, notice string, done bool) error
 }
 
+// AcksOneByOne is a platform whose Ack acknowledges the update it is
+// given alone, not those before it (Slack's envelopes, Discord's events,
+// an email): each update is acknowledged as soon as it is taken, whatever
+// came before it.
+type AcksOneByOne interface {
+	Platform
+	AcksOneByOne()
+}
+
 // Editless is a platform whose messages cannot be edited (SMS): a turn's
 // reply is sent once it is whole, with no draft before it.
 type Editless interface {

@@ -3,9 +3,10 @@ package tools
 import (
 	"os"
 
-	"github.com/talaria-agent/talaria/internal/sandbox"
 	"slices"
 	"strings"
+
+	"github.com/talaria-agent/talaria/internal/sandbox"
 )
 
 // Policy bounds what tools may touch. It comes from the worker's

@@ -306,6 +306,11 @@ func (d *Discord) updates(ctx context.Context, evs []any) ([]gateway.Update, err
 	return out, nil
 }
 
+// AcksOneByOne: each event is forgotten alone (gateway.AcksOneByOne).
+func (d *Discord) AcksOneByOne() {}
+
+var _ gateway.AcksOneByOne = (*Discord)(nil)
+
 // Ack forgets an update the gateway took: an event delivered again is
 // dropped as it comes.
 func (d *Discord) Ack(_ context.Context, u gateway.Update) error {

@@ -83,14 +83,18 @@ type Email struct {
 	logger  *slog.Logger
 	maxMail int64 // maxMailBytes; smaller in tests
 
-	mu       sync.Mutex
-	c        *client.Client
-	updates  chan client.Update // the connection's unilateral updates
-	keyword  bool               // the mailbox keeps keywords (PERMANENTFLAGS \*)
-	wake     chan struct{}
-	uids     map[string][]uint32 // the mails of the last Poll, by update id
-	subjects map[string]string   // a thread's subject, by its root's Message-ID
-	last     map[string]string   // a chat's latest mail's Message-ID
+	mu      sync.Mutex
+	c       *client.Client
+	updates chan client.Update // the connection's unilateral updates
+	keyword bool               // the mailbox keeps keywords (PERMANENTFLAGS \*)
+	wake    chan struct{}
+	uids    map[string][]uint32 // the mails of the last Poll, by update id
+	// given are the updates of the mails Poll gave and the gateway has
+	// not acknowledged, by uid: Poll gives them again without fetching
+	// them again (the gateway asks while it takes them).
+	given    map[uint32]gateway.Update
+	subjects map[string]string // a thread's subject, by its root's Message-ID
+	last     map[string]string // a chat's latest mail's Message-ID
 }
 
 // New checks the login (it connects once) and returns the mailbox.
@@ -105,7 +109,7 @@ func New(ctx context.Context, o Options) (*Email, error) {
 		return nil, fmt.Errorf("%w: answers go through delivery.smtp, which is not configured", ErrRefused)
 	}
 	e := &Email{o: o, logger: cmp.Or(o.Logger, slog.Default()), maxMail: maxMailBytes, wake: make(chan struct{}, 1), uids: map[string][]uint32{},
-		subjects: map[string]string{}, last: map[string]string{}}
+		given: map[uint32]gateway.Update{}, subjects: map[string]string{}, last: map[string]string{}}
 	if _, err := e.conn(ctx); err != nil {
 		return nil, err
 	}
@@ -248,6 +252,10 @@ func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
 		return nil, nil
 	}
 	uids = uids[:min(len(uids), maxBatch)]
+	given, uids := e.givenOf(uids)
+	if len(uids) == 0 {
+		return given, nil
+	}
 	sizes, err := e.fetchItems(c, uids, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size})
 	if err != nil {
 		return nil, err
@@ -266,7 +274,7 @@ func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
 		}
 		small, total = append(small, m.Uid), total+size
 	}
-	var out []gateway.Update
+	out := given
 	if len(large) > 0 {
 		section := &imap.BodySectionName{BodyPartName: imap.BodyPartName{Specifier: imap.HeaderSpecifier}, Peek: true}
 		heads, err := e.fetchItems(c, large, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size, section.FetchItem()})
@@ -308,14 +316,34 @@ func (e *Email) fetchItems(c *client.Client, uids []uint32, items []imap.FetchIt
 }
 
 // remember notes the mail behind an update, for its Ack (two copies of
-// one mail are one update, and both are marked).
+// one mail are one update, and both are marked), and the update, to be
+// given again until it is acknowledged.
 func (e *Email) remember(u gateway.Update, uid uint32) gateway.Update {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !slices.Contains(e.uids[u.ID], uid) {
 		e.uids[u.ID] = append(e.uids[u.ID], uid)
 	}
+	e.given[uid] = u
 	return u
+}
+
+// givenOf splits the unread mails uids (in order) into the updates
+// given before and not acknowledged, and the mails to fetch. A mail given
+// and no longer unread (marked by someone else) is forgotten.
+func (e *Email) givenOf(uids []uint32) (given []gateway.Update, fetch []uint32) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	still := make(map[uint32]gateway.Update, len(e.given))
+	for _, uid := range uids {
+		if u, ok := e.given[uid]; ok {
+			given, still[uid] = append(given, u), u
+			continue
+		}
+		fetch = append(fetch, uid)
+	}
+	e.given = still
+	return given, fetch
 }
 
 // updateOf reads one fetched mail as an update, with its files. A mail
@@ -376,11 +404,19 @@ func (e *Email) updateOf(m *imap.Message, section *imap.BodySectionName, header 
 	return u
 }
 
+// AcksOneByOne: each mail is marked alone (gateway.AcksOneByOne).
+func (e *Email) AcksOneByOne() {}
+
+var _ gateway.AcksOneByOne = (*Email)(nil)
+
 // Ack marks a mail handled: it is not read again.
 func (e *Email) Ack(ctx context.Context, u gateway.Update) error {
 	e.mu.Lock()
 	uids, keyword := e.uids[u.ID], e.keyword
 	delete(e.uids, u.ID)
+	for _, uid := range uids {
+		delete(e.given, uid)
+	}
 	e.mu.Unlock()
 	if len(uids) == 0 {
 		return nil

@@ -350,6 +350,11 @@ func (s *Slack) Poll(ctx context.Context) ([]gateway.Update, error) {
 	}
 }
 
+// AcksOneByOne: each envelope is acknowledged alone (gateway.AcksOneByOne).
+func (s *Slack) AcksOneByOne() {}
+
+var _ gateway.AcksOneByOne = (*Slack)(nil)
+
 // Ack acknowledges every envelope that carried u: Slack will not deliver
 // it again.
 func (s *Slack) Ack(ctx context.Context, u gateway.Update) error {
