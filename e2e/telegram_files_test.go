@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +14,7 @@ import (
 // lands in the chats' workspace and the model reads its path; a voice
 // memo goes to the transcription endpoint, its transcript is what the
 // model reads and the sender sees it; a photo reaches a model that sees
-// as an image part carrying its bytes; a file the agent sends with
+// as an image part carrying its bytes, and again after /retry; a file the agent sends with
 // send_message comes back as a document with the same bytes.
 func TestTelegramFiles(t *testing.T) {
 	t.Parallel()
@@ -40,6 +41,19 @@ func TestTelegramFiles(t *testing.T) {
 	photo := redDot(t)
 	tg.SendFile(42, faketelegram.PhotoFile, "", "", photo, "what is this?")
 	waitText(t, tg, "a red dot", within)
+	wantPicture(t, model, photo, "what is this?")
+
+	// /retry asks again with the picture, not the caption alone.
+	tg.Send(42, 0, "/retry")
+	waitTelegram(t, tg, within, "a second answer about the photo", func(ms []faketelegram.Message) bool {
+		n := 0
+		for _, m := range ms {
+			if m.ChatID == 42 && strings.Contains(m.Text, "a red dot") {
+				n++
+			}
+		}
+		return n == 2
+	})
 	wantPicture(t, model, photo, "what is this?")
 
 	// A file back.

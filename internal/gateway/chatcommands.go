@@ -212,16 +212,16 @@ func (g *Gateway) cmdResume(ctx context.Context, _ Platform, u Update, c Command
 	return "Usage: /resume ID, with an ID /sessions lists.", nil
 }
 
-// lastExchange is the session's last visible user message and the ids of
-// every message from it on.
-func (g *Gateway) lastExchange(ctx context.Context, session string) (string, []int64, error) {
+// lastExchange is the session's last visible user message (nil: none)
+// and the ids of every message from it on.
+func (g *Gateway) lastExchange(ctx context.Context, session string) (*models.Message, []int64, error) {
 	tip, err := g.rt.Store.Tip(ctx, session)
 	if err != nil {
 		tip = session
 	}
 	msgs, err := g.rt.Store.Messages(ctx, tip)
 	if err != nil {
-		return "", nil, err
+		return nil, nil, err
 	}
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == "user" && !msgs[i].Steer {
@@ -229,43 +229,45 @@ func (g *Gateway) lastExchange(ctx context.Context, session string) (string, []i
 			for _, m := range msgs[i:] {
 				ids = append(ids, m.ID)
 			}
-			return msgs[i].Content, ids, nil
+			return &msgs[i], ids, nil
 		}
 	}
-	return "", nil, nil
+	return nil, nil, nil
 }
 
 // forgetLast hides the session's last exchange from the model (not while
-// a turn runs) and returns its user message; busy or none says why not.
-func (g *Gateway) forgetLast(ctx context.Context, u Update) (text, refusal string, err error) {
+// a turn runs) and returns its user message; refusal says why not.
+func (g *Gateway) forgetLast(ctx context.Context, u Update) (last *models.Message, refusal string, err error) {
 	session, err := g.sessionOf(ctx, u)
 	if err != nil {
-		return "", "", err
+		return nil, "", err
 	}
 	if _, err := g.rt.Running(ctx, session); err == nil {
-		return "", "A turn is running: /stop it first.", nil
+		return nil, "A turn is running: /stop it first.", nil
 	}
-	text, ids, err := g.lastExchange(ctx, session)
-	if err != nil || text == "" {
-		return "", "There is no exchange to forget.", err
+	last, ids, err := g.lastExchange(ctx, session)
+	if err != nil || last == nil || (last.Content == "" && len(last.Images) == 0) {
+		return nil, "There is no exchange to forget.", err
 	}
-	return text, "", g.rt.Store.HideMessages(ctx, ids)
+	return last, "", g.rt.Store.HideMessages(ctx, ids)
 }
 
+// cmdRetry sends the last user message again, its pictures with it, after
+// forgetting the exchange it began.
 func (g *Gateway) cmdRetry(ctx context.Context, p Platform, u Update, _ Command) (string, error) {
-	text, refusal, err := g.forgetLast(ctx, u)
+	last, refusal, err := g.forgetLast(ctx, u)
 	if err != nil || refusal != "" {
 		return refusal, err
 	}
-	return "", g.handOver(ctx, p, u, text, "", nil)
+	return "", g.handOver(ctx, p, u, last.Content, "", last.Images)
 }
 
 func (g *Gateway) cmdUndo(ctx context.Context, _ Platform, u Update, _ Command) (string, error) {
-	text, refusal, err := g.forgetLast(ctx, u)
+	last, refusal, err := g.forgetLast(ctx, u)
 	if err != nil || refusal != "" {
 		return refusal, err
 	}
-	return "Forgot the last exchange (" + textline.Of(text, 60) + ").", nil
+	return "Forgot the last exchange (" + textline.Of(last.Content, 60) + ").", nil
 }
 
 func (g *Gateway) cmdSetHome(ctx context.Context, p Platform, u Update, _ Command) (string, error) {
