@@ -8,11 +8,14 @@
 //         cancelled mid-tool.
 //   start: initialize, session/new, a prompt; it is killed while that runs.
 //   load: initialize, session/load SESSION; waits for the turn's end.
+//   picture: initialize, session/new, a prompt with a picture (base64 PNG
+//         PICTURE, the last argument), then one whose image is no picture.
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 
-const [talaria, scenario, cwd, loadSession] = process.argv.slice(2);
+const [talaria, scenario, cwd, extra] = process.argv.slice(2);
+const loadSession = extra;
 const out = (o) => process.stdout.write(JSON.stringify(o) + "\n");
 
 const child = spawn(talaria, ["acp"], { stdio: ["pipe", "pipe", "inherit"] });
@@ -60,6 +63,23 @@ try {
     }
     const s = await ctx.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
     out({ event: "response", method: "session/new", result: s });
+    if (scenario === "picture") {
+      const image = { type: "image", data: extra, mimeType: "image/png", uri: "file:///tmp/red-dot.png" };
+      const res = await ctx.request(acp.methods.agent.session.prompt, {
+        sessionId: s.sessionId,
+        prompt: [{ type: "text", text: "what is this?" }, image],
+      });
+      out({ event: "response", method: "session/prompt", result: res });
+      try {
+        const notPicture = { type: "image", data: Buffer.from("#!/bin/sh\necho hi\n").toString("base64"), mimeType: "image/png" };
+        await ctx.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [notPicture] });
+        out({ event: "accepted" });
+      } catch (err) {
+        out({ event: "refused", code: err?.code ?? null, message: String(err?.message ?? err), data: err?.data ?? null });
+      }
+      out({ event: "done" });
+      return;
+    }
     if (scenario === "start") {
       await prompt(ctx, s.sessionId, "start the long job");
       return;

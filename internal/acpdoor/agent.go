@@ -110,14 +110,14 @@ func (a *Agent) goFollowLocked(f func()) bool {
 }
 
 // Initialize declares what this agent does: sessions load (a turn goes on
-// without its editor), prompts take text, resource links and embedded text
-// resources, not images or audio.
+// without its editor), prompts take text, resource links, embedded text
+// resources and pictures, not audio.
 func (a *Agent) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
 	return acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        true,
-			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true, Image: true},
 		},
 		AgentInfo:   &acp.Implementation{Name: "talaria", Title: acp.Ptr("Talaria"), Version: a.version},
 		AuthMethods: []acp.AuthMethod{},

@@ -11,7 +11,9 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"go.temporal.io/api/serviceerror"
 
+	"github.com/talaria-agent/talaria/internal/attach"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -60,7 +62,15 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	if a.isCancelled(pr) {
 		return cancelled, nil // cancelled on its way in
 	}
-	text := promptText(p.Prompt)
+	pics, err := readPictures(p.Prompt, attach.DefaultLimits.Image)
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	images, notes, err := a.keepPictures(ctx, id, pics)
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	text := promptText(p.Prompt, notes)
 	if text == "" {
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
 	}
@@ -77,7 +87,7 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		}
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 	}
-	turnID, err := a.handOver(id, pr, text)
+	turnID, err := a.handOver(id, pr, text, images)
 	if err != nil {
 		if a.isCancelled(pr) {
 			return cancelled, nil
@@ -128,12 +138,12 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	return acp.PromptResponse{StopReason: reason}, nil
 }
 
-// handOver hands the prompt's text to the session and returns the turn it
+// handOver hands the prompt's text and pictures to the session and returns the turn it
 // became; an error when the editor cancelled before or while it waited
 // for its turn. The hand-over itself goes on (the message is durable once
 // taken) until the cancel withdrew the message or its turn started, which
 // is then stopped.
-func (a *Agent) handOver(id string, pr *prompt, text string) (string, error) {
+func (a *Agent) handOver(id string, pr *prompt, text string, images []turnapi.Image) (string, error) {
 	a.mu.Lock()
 	if pr.cancelled {
 		a.mu.Unlock()
@@ -142,7 +152,7 @@ func (a *Agent) handOver(id string, pr *prompt, text string) (string, error) {
 	pr.handing = true
 	a.mu.Unlock()
 	in := engine.TurnTemplate(a.cfg, a.cwd(id))
-	in.SessionID, in.UserMessage = id, text
+	in.SessionID, in.UserMessage, in.Images = id, text, images
 	type handed struct {
 		d   workflows.Delivery
 		err error

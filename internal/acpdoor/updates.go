@@ -177,12 +177,13 @@ func stopReason(res workflows.ConversationResult) (acp.StopReason, error) {
 
 // promptText is the user message of a prompt's content blocks: text as is,
 // a resource link as a Markdown link, an embedded text resource as the
-// file's text in a fenced block named by its URI. Images, audio and binary
+// file's text in a fenced block named by its URI, a picture as the line
+// that names it (pictures, by block index; keepPictures). Audio and binary
 // resources are not taken (initialize says so); each is named in one line.
 // Pure.
-func promptText(blocks []acp.ContentBlock) string {
+func promptText(blocks []acp.ContentBlock, pictures map[int]string) string {
 	var parts []string
-	for _, b := range blocks {
+	for i, b := range blocks {
 		switch {
 		case b.Text != nil:
 			parts = append(parts, b.Text.Text)
@@ -197,8 +198,10 @@ func promptText(blocks []acp.ContentBlock) string {
 			parts = append(parts, fmt.Sprintf("%s:\n%s\n%s\n%s", r.Uri, fence(r.Text), r.Text, fence(r.Text)))
 		case b.Resource != nil && b.Resource.Resource.BlobResourceContents != nil:
 			parts = append(parts, fmt.Sprintf("(a binary file was attached and is not shown: %s)", b.Resource.Resource.BlobResourceContents.Uri))
+		case b.Image != nil && pictures[i] != "":
+			parts = append(parts, pictures[i])
 		case b.Image != nil:
-			parts = append(parts, "(an image was attached; this agent does not take images)")
+			parts = append(parts, "(an image was attached and is not shown)")
 		case b.Audio != nil:
 			parts = append(parts, "(an audio clip was attached; this agent does not take audio)")
 		}

@@ -108,13 +108,13 @@ func TestStopReason(t *testing.T) {
 func TestPromptText(t *testing.T) {
 	t.Parallel()
 	text := acp.ResourceBlock(acp.EmbeddedResourceResource{TextResourceContents: &acp.TextResourceContents{Uri: "file:///w/a.md", Text: "has ``` inside"}})
-	got := promptText([]acp.ContentBlock{acp.TextBlock("fix it"), acp.ResourceLinkBlock("b.go", "file:///w/b.go"), text, acp.ImageBlock("AAAA", "image/png")})
-	for _, want := range []string{"fix it", "[b.go](file:///w/b.go)", "file:///w/a.md:\n````\nhas ``` inside\n````", "does not take images"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("prompt text %q lacks %q", got, want)
-		}
+	blocks := []acp.ContentBlock{acp.TextBlock("fix it"), acp.ResourceLinkBlock("b.go", "file:///w/b.go"), text, acp.ImageBlock("AAAA", "image/png"), acp.TextBlock("thanks")}
+	got := promptText(blocks, map[int]string{3: "[image attached: uploads/ab/shot.png (image/png, 4 B)]"})
+	want := "fix it\n\n[b.go](file:///w/b.go)\n\nfile:///w/a.md:\n````\nhas ``` inside\n````\n\n[image attached: uploads/ab/shot.png (image/png, 4 B)]\n\nthanks"
+	if got != want {
+		t.Errorf("prompt text %q, want %q", got, want)
 	}
-	if promptText(nil) != "" {
+	if promptText(nil, nil) != "" {
 		t.Error("no blocks, some text")
 	}
 }

@@ -165,9 +165,6 @@ func readPictures(refs []pictureRef) ([]picture, error) {
 	return out, nil
 }
 
-// pictureNames are the names of saved pictures, by type.
-var pictureNames = map[string]string{"image/jpeg": "picture.jpg", "image/png": "picture.png", "image/gif": "picture.gif", "image/webp": "picture.webp"}
-
 // keepPictures stores each picture's bytes (once, by digest) and saves it
 // into the working directory; it returns the pictures as the turn carries
 // them and a line naming each for the model.
@@ -186,18 +183,11 @@ func (s *Server) keepPictures(ctx context.Context, pics []picture) ([]turnapi.Im
 		if err != nil {
 			return nil, nil, err
 		}
-		name := pictureNames[p.mime]
-		rel, err := attach.Save(dir, name, p.mime, p.data)
+		img, note, err := attach.KeepPicture(ctx, s.rt.Store, dir, attach.PictureNames[p.mime], p.mime, p.data)
 		if err != nil {
-			return nil, nil, fmt.Errorf("keep a picture: %w", err)
+			return nil, nil, err
 		}
-		id, err := s.rt.Store.PutAttachment(ctx, p.mime, p.data)
-		if err != nil {
-			return nil, nil, fmt.Errorf("keep a picture: %w", err)
-		}
-		r := attach.Received{Kind: attach.Image, MIME: p.mime, Name: name, Size: int64(len(p.data)), Path: rel}
-		images = append(images, r.Image(id))
-		notes = append(notes, r.Note())
+		images, notes = append(images, img), append(notes, note)
 	}
 	return images, notes, nil
 }

@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -200,3 +201,29 @@ func Save(dir, name, mime string, data []byte) (string, error) {
 	}
 	return filepath.ToSlash(rel), nil
 }
+
+// Keeper stores a file's bytes once and returns their id
+// (models.Store.PutAttachment).
+type Keeper interface {
+	PutAttachment(ctx context.Context, mime string, data []byte) (string, error)
+}
+
+// KeepPicture saves a picture of type mime into dir (Save) and stores its
+// bytes with k: it returns the picture as a user message carries it and
+// the line that names it for the model.
+func KeepPicture(ctx context.Context, k Keeper, dir, name, mime string, data []byte) (turnapi.Image, string, error) {
+	rel, err := Save(dir, name, mime, data)
+	if err != nil {
+		return turnapi.Image{}, "", fmt.Errorf("keep a picture: %w", err)
+	}
+	id, err := k.PutAttachment(ctx, mime, data)
+	if err != nil {
+		return turnapi.Image{}, "", fmt.Errorf("keep a picture: %w", err)
+	}
+	r := Received{Kind: Image, MIME: mime, Name: name, Size: int64(len(data)), Path: rel}
+	return r.Image(id), r.Note(), nil
+}
+
+// PictureNames are the names a picture received without one is saved
+// under, by type.
+var PictureNames = map[string]string{"image/jpeg": "picture.jpg", "image/png": "picture.png", "image/gif": "picture.gif", "image/webp": "picture.webp"}
