@@ -29,7 +29,7 @@ const (
 	// the turn, in its history).
 	maxPictureURLBytes = 4096
 	// MaxPictureBodyBytes bounds the body of a request that may carry
-	// pictures (a chat completion, a response): a picture at its limit,
+	// pictures (a chat completion, a response, a run): a picture at its limit,
 	// base64-encoded, and the rest of the request.
 	MaxPictureBodyBytes = 32 << 20
 )

@@ -11,8 +11,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -288,4 +290,53 @@ func lastSession(t *testing.T, a *storeAPI) string {
 		t.Fatal("no session")
 	}
 	return page.Data[0].ID
+}
+
+// TestRunPictures: a run's images are kept and shown as a chat
+// completion's are; one that is not a picture is a 400 naming it, and
+// starts no turn.
+func TestRunPictures(t *testing.T) {
+	t.Parallel()
+	model := fakellm.New(fakellm.TextStep("A tiny picture."))
+	defer model.Close()
+	a, workdir := startPictureAPI(t, model, true)
+
+	var started runStarted
+	a.want(http.StatusAccepted, http.MethodPost, "/v1/runs", map[string]any{"input": "What is this?",
+		"images": []string{dataURL("image/png", pngBytes)}}, &started)
+	a.waitFor("/v1/runs/"+started.RunID, time.Minute, func(r run) bool { return r.Status == "completed" })
+	if got := sentImages(model.Requests()[0]); len(got) != 1 || got[0] != dataURL("image/png", pngBytes) {
+		t.Fatalf("the model was sent %q, want the picture", got)
+	}
+	msgs, err := a.rt.Store.Messages(context.Background(), started.SessionID)
+	if err != nil || len(msgs) == 0 || len(msgs[0].Images) != 1 {
+		t.Fatalf("stored %+v, %v", msgs, err)
+	}
+	img := msgs[0].Images[0]
+	if !strings.HasPrefix(msgs[0].Content, "What is this?\n\n[image attached: "+img.Path+" (image/png, ") {
+		t.Fatalf("the stored message does not name its picture: %q", msgs[0].Content)
+	}
+	if saved, err := os.ReadFile(filepath.Join(workdir, img.Path)); err != nil || string(saved) != string(pngBytes) {
+		t.Fatalf("the picture is not saved at %s: %v", img.Path, err)
+	}
+
+	for _, tt := range []struct {
+		name   string
+		images []string
+		param  string
+		status int
+	}{
+		{"a PDF", []string{dataURL("image/png", pngBytes), dataURL("image/png", pdfBytes)}, "images[1]", 400},
+		{"a file", []string{"file:///etc/passwd"}, "images[0]", 400},
+		{"too many", slices.Repeat([]string{dataURL("image/png", pngBytes)}, maxPictures+1), "", 400},
+	} {
+		status, data := a.do(http.MethodPost, "/v1/runs", map[string]any{"input": "look", "images": tt.images})
+		var e errorBody
+		if status != tt.status || json.Unmarshal(data, &e) != nil || e.Error == nil || e.Error.Param != tt.param || strings.Contains(e.Error.Message, "\n") {
+			t.Errorf("%s: %d %s, want a %d naming %q", tt.name, status, data, tt.status, tt.param)
+		}
+	}
+	if n := len(model.Requests()); n != 1 {
+		t.Fatalf("refused runs reached the model: %d requests, want 1", n)
+	}
 }

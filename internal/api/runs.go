@@ -32,6 +32,9 @@ type runRequest struct {
 	// the outcome to Deliver (default local) when it ends.
 	Background bool     `json:"background"`
 	Deliver    []string `json:"deliver"`
+	// Images are pictures sent with the input: data: URLs or https://
+	// addresses, as a chat completion's image_url parts.
+	Images []string `json:"images"`
 }
 
 // runStarted answers POST /v1/runs.
@@ -72,6 +75,10 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 	if k != nil && mode == workflows.BusySteer {
 		return badParam("mode", "invalid_mode", "mode steer joins whatever turn runs, which is no run of the request's own: an %s does not apply to it", IdempotencyHeader)
 	}
+	images, input, err := s.runPictures(r.Context(), req.Images, req.Input)
+	if err != nil {
+		return err
+	}
 	derived := false
 	switch {
 	case session != "":
@@ -80,7 +87,7 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 	default:
 		session = newSessionID()
 	}
-	treq := turnRequest{session: session, input: req.Input, model: model, maxIterations: req.MaxIterations, tools: req.Tools, mode: mode}
+	treq := turnRequest{session: session, input: input, images: images, model: model, maxIterations: req.MaxIterations, tools: req.Tools, mode: mode}
 	var turnID string
 	switch background := req.Background || len(req.Deliver) > 0; {
 	case background && req.Mode != "":
@@ -105,6 +112,28 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 	id := runID(runPrefix, turnID)
 	w.Header().Set("Location", "/v1/runs/"+id)
 	return writeJSON(w, http.StatusAccepted, runStarted{RunID: id, SessionID: session, Status: status, EventsURL: "/v1/runs/" + id + "/events"})
+}
+
+// runPictures reads, then keeps, the pictures of a run (images[i]): the
+// pictures as the turn carries them and the input followed by the lines
+// that name them. A field that is not a picture refuses the run.
+func (s *Server) runPictures(ctx context.Context, urls []string, input string) ([]turnapi.Image, string, error) {
+	if len(urls) == 0 {
+		return nil, input, nil
+	}
+	refs := make([]pictureRef, 0, len(urls))
+	for i, u := range urls {
+		refs = append(refs, pictureRef{param: "images[" + strconv.Itoa(i) + "]", url: u})
+	}
+	pics, err := readPictures(refs)
+	if err != nil {
+		return nil, "", err
+	}
+	images, notes, err := s.keepPictures(ctx, pics)
+	if err != nil {
+		return nil, "", err
+	}
+	return images, withNotes(input, notes), nil
 }
 
 // run is GET /v1/runs/{id}.

@@ -193,10 +193,10 @@ func (s *Server) guard(public func(*http.Request) bool, next http.Handler) http.
 }
 
 // bodyLimit bounds r's body: MaxPictureBodyBytes for the requests that
-// may carry pictures (a chat completion, a response), MaxBodyBytes for
-// every other. Pure.
+// may carry pictures (a chat completion, a response, a run), MaxBodyBytes
+// for every other. Pure.
 func bodyLimit(r *http.Request) int64 {
-	if r.Method == http.MethodPost && (r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/v1/responses") {
+	if r.Method == http.MethodPost && (r.URL.Path == "/v1/chat/completions" || r.URL.Path == "/v1/responses" || r.URL.Path == "/v1/runs") {
 		return MaxPictureBodyBytes
 	}
 	return MaxBodyBytes
