@@ -9,6 +9,7 @@ import (
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/internal/events"
+	"github.com/talaria-agent/talaria/internal/gateway/format"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -195,7 +196,7 @@ func promptText(blocks []acp.ContentBlock, pictures map[int]string) string {
 			parts = append(parts, fmt.Sprintf("[%s](%s)", name, b.ResourceLink.Uri))
 		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
 			r := b.Resource.Resource.TextResourceContents
-			parts = append(parts, fmt.Sprintf("%s:\n%s\n%s\n%s", r.Uri, fence(r.Text), r.Text, fence(r.Text)))
+			parts = append(parts, fmt.Sprintf("%s:\n%s\n%s\n%s", r.Uri, format.Fence(r.Text), r.Text, format.Fence(r.Text)))
 		case b.Resource != nil && b.Resource.Resource.BlobResourceContents != nil:
 			parts = append(parts, fmt.Sprintf("(a binary file was attached and is not shown: %s)", b.Resource.Resource.BlobResourceContents.Uri))
 		case b.Image != nil && pictures[i] != "":
@@ -207,18 +208,4 @@ func promptText(blocks []acp.ContentBlock, pictures map[int]string) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
-}
-
-// fence is a Markdown code fence longer than any run of backticks in s.
-func fence(s string) string {
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return strings.Repeat("`", max(3, longest+1))
 }

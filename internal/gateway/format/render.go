@@ -55,6 +55,21 @@ func Literal(s string) string {
 	return b.String()
 }
 
+// Fence is a Markdown code fence longer than any run of backticks in s:
+// s between two of them is a code block, whatever it holds. Pure.
+func Fence(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
 // Plain renders Markdown as unformatted text.
 func Plain(md string) string { return Render(md, FlavourPlain) }
 

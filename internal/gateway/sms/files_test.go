@@ -206,8 +206,10 @@ func TestSendFile(t *testing.T) {
 	h.s.now = nil
 
 	for _, o := range []gateway.OutFile{
-		{Name: "notes.txt", MIME: "text/plain; charset=utf-8", Data: []byte("notes")},
+		{Name: "log.txt", MIME: "text/plain", Data: bytes.Repeat([]byte("x"), maxTextFile+1)},
+		{Name: "notes.txt", MIME: "text/plain", Data: []byte("not \xff UTF-8")},
 		{Name: "big.pdf", MIME: "application/pdf", Data: make([]byte, maxMMS+1)},
+		{Name: "tool.bin", MIME: "application/octet-stream", Data: []byte("x")},
 	} {
 		if _, err := h.s.SendFile(ctx, gateway.Outgoing{ChatID: phone}, o); !errors.Is(err, gateway.ErrUndeliverable) {
 			t.Errorf("%s: %v, want undeliverable", o.Name, err)
@@ -215,6 +217,16 @@ func TestSendFile(t *testing.T) {
 	}
 	if n := len(h.tw.Sent()); n != 1 {
 		t.Errorf("%d messages sent, want 1", n)
+	}
+
+	// A short text file goes as text, after the message's own text.
+	id, err = h.s.SendFile(ctx, gateway.Outgoing{ChatID: phone, Text: "the notes"}, gateway.OutFile{Name: "notes.txt", MIME: "text/plain; charset=utf-8", Data: []byte("# plan\n- ship *on* friday\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent = h.tw.Sent()
+	if len(sent) != 2 || sent[1].Sid != id || sent[1].Body != "the notes\n\nnotes.txt:\n\n# plan\n- ship *on* friday" || len(sent[1].MediaURLs) != 0 {
+		t.Fatalf("sent %+v, want the file's text as a message", sent)
 	}
 }
 

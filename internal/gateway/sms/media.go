@@ -23,6 +23,7 @@ import (
 
 	"github.com/talaria-agent/talaria/internal/attach"
 	"github.com/talaria-agent/talaria/internal/gateway"
+	"github.com/talaria-agent/talaria/internal/gateway/format"
 )
 
 // Files the agent sends. An MMS carries a file by URL: Twilio fetches
@@ -181,11 +182,15 @@ func (s *SMS) publicBase() (string, error) {
 
 // SendFile sends f as an MMS to m's chat, with m's text as its body when
 // it fits (else the text goes first): Twilio fetches the file from the
-// gateway's webhook route. A file over an MMS's 5 MB, of a type Twilio
+// gateway's webhook route. A short plain-text file, which no MMS carries,
+// is sent as text (sendText). A file over an MMS's 5 MB, of a type Twilio
 // does not take, or with no address Twilio can fetch it from is
 // gateway.ErrUndeliverable.
 func (s *SMS) SendFile(ctx context.Context, m gateway.Outgoing, f gateway.OutFile) (string, error) {
 	typ := strings.TrimSpace(strings.SplitN(f.MIME, ";", 2)[0])
+	if !mmsTypes[typ] && strings.HasPrefix(typ, "text/") {
+		return s.sendText(ctx, m, f)
+	}
 	switch {
 	case len(f.Data) > maxMMS:
 		return "", fmt.Errorf("%w: sms: %s is %s, over an MMS's %s", gateway.ErrUndeliverable, f.Name, attach.HumanSize(int64(len(f.Data))), attach.HumanSize(maxMMS))
@@ -235,6 +240,39 @@ func (s *SMS) SendFile(ctx context.Context, m gateway.Outgoing, f gateway.OutFil
 		return "", errors.New("sms: create message: Twilio returned no sid")
 	}
 	return *msg.Sid, nil
+}
+
+// maxTextFile bounds a text file sent as text messages: a few texts, not
+// a log's worth.
+const maxTextFile = 4000
+
+// sendText sends a text file MMS does not carry as text messages to m's
+// chat: m's text, then the file's name and its text, split as any reply
+// is; it returns the id of the last. One that is not UTF-8 text or longer
+// than maxTextFile bytes is gateway.ErrUndeliverable.
+func (s *SMS) sendText(ctx context.Context, m gateway.Outgoing, f gateway.OutFile) (string, error) {
+	switch {
+	case len(f.Data) > maxTextFile:
+		return "", fmt.Errorf("%w: sms: %s is %s of text, over the %s a text file may be to go as text messages (Twilio sends no plain text by MMS)",
+			gateway.ErrUndeliverable, f.Name, attach.HumanSize(int64(len(f.Data))), attach.HumanSize(maxTextFile))
+	case !utf8.Valid(f.Data):
+		return "", fmt.Errorf("%w: sms: %s is not UTF-8 text, and Twilio sends no plain text by MMS", gateway.ErrUndeliverable, f.Name)
+	}
+	// The file's text as a code block: sent as it is, not read as Markdown.
+	body := strings.TrimRight(string(f.Data), "\n")
+	text := format.Literal(f.Name) + ":\n\n" + format.Fence(body) + "\n" + body + "\n" + format.Fence(body)
+	if strings.TrimSpace(m.Text) != "" {
+		text = m.Text + "\n\n" + text
+	}
+	id := ""
+	for _, p := range s.Parts(text) {
+		sid, err := s.SendPart(ctx, gateway.Outgoing{ChatID: m.ChatID}, p)
+		if err != nil {
+			return "", err
+		}
+		id = sid
+	}
+	return id, nil
 }
 
 // linkName is a file's name as its URL and Content-Disposition carry it:
