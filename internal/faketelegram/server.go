@@ -104,6 +104,24 @@ func (s *Server) Send(user int64, chat int64, text string) int64 {
 	}})
 }
 
+// SendEach queues text from each user in a private chat with them, all at
+// once (a poll sees every one or none), and returns their update ids.
+func (s *Server) SendEach(users []int64, text string) []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make([]int64, 0, len(users))
+	for _, user := range users {
+		msgID := s.nextMsg
+		s.nextMsg++
+		ids = append(ids, s.pushLocked(map[string]any{"message": map[string]any{
+			"message_id": msgID, "date": time.Now().Unix(), "text": text,
+			"from": map[string]any{"id": user, "is_bot": false, "first_name": fmt.Sprintf("user%d", user)},
+			"chat": map[string]any{"id": user, "type": "private"},
+		}}))
+	}
+	return ids
+}
+
 // Press queues a press on an inline button of message msg by user (any
 // user: in a group every member sees the buttons).
 func (s *Server) Press(user int64, msg Message, data string) int64 {

@@ -18,14 +18,14 @@ import (
 // the turn worker) for model and a gateway on the fake Bot API tg, where
 // user 5 may talk to the agent; tune adjusts the gateway's options. Both
 // stop with the test.
-func runGateway(t *testing.T, ctx context.Context, model *fakellm.Server, tg *faketelegram.Server, tune func(*gateway.Options)) *engine.Runtime {
+func runGateway(t testing.TB, ctx context.Context, model *fakellm.Server, tg *faketelegram.Server, tune func(*gateway.Options)) *engine.Runtime {
 	t.Helper()
 	rt, _, _ := startGateway(t, ctx, model, tg, tune)
 	return rt
 }
 
 // startGateway is runGateway, which also returns the gateway and the bot.
-func startGateway(t *testing.T, ctx context.Context, model *fakellm.Server, tg *faketelegram.Server, tune func(*gateway.Options)) (*engine.Runtime, *gateway.Gateway, gateway.Platform) {
+func startGateway(t testing.TB, ctx context.Context, model *fakellm.Server, tg *faketelegram.Server, tune func(*gateway.Options)) (*engine.Runtime, *gateway.Gateway, gateway.Platform) {
 	t.Helper()
 	cfg := config.Default(t.TempDir())
 	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = model.URL(), "k", "fake-model"

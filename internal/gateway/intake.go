@@ -13,7 +13,7 @@ const (
 	// maxTakesAtOnce bounds the updates taken at once (each of a
 	// different chat): a take is a few store writes and a workflow start,
 	// or a file's download and transcription.
-	maxTakesAtOnce = 16
+	maxTakesAtOnce = 8
 	// retakeAfter is how long a chat waits before its update that was not
 	// taken (the store or Temporal did not answer) is taken again, times
 	// the times it was not, up to maxRetakeAfter.
