@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/talaria-agent/talaria/internal/polling"
 	"github.com/talaria-agent/talaria/internal/proccpu"
 )
 
@@ -86,7 +87,10 @@ func BenchmarkThroughputFloor(b *testing.B) {
 	}
 	b.Cleanup(func() { _ = s.Stop() })
 	c := dial(b, s)
-	w := worker.New(c, floorTaskQueue, worker.Options{})
+	// Polled as Talaria's workers poll (internal/polling).
+	var wo worker.Options
+	polling.Tune(&wo)
+	w := worker.New(c, floorTaskQueue, wo)
 	w.RegisterWorkflow(floorSession)
 	w.RegisterWorkflow(floorTurn)
 	w.RegisterActivityWithOptions(floorModel, activity.RegisterOptions{Name: "floorModel"})

@@ -20,6 +20,7 @@ import (
 	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/loop"
 	"github.com/talaria-agent/talaria/internal/mcp"
+	"github.com/talaria-agent/talaria/internal/polling"
 	"github.com/talaria-agent/talaria/internal/prompt"
 	"github.com/talaria-agent/talaria/internal/telemetry"
 	"github.com/talaria-agent/talaria/internal/tools"
@@ -246,7 +247,7 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 	deliverers["home"], deliverers["origin"] = homeDeliverer(rt.Store, chats), originDeliverer(rt.Store, chats)
 	deliverers["email"] = emailDeliverer(cfg.Delivery.SMTP)
 	acts.Deliverers = loggedDeliverers(rt.logger, deliverers)
-	w := worker.New(rt.Client, workflows.TaskQueue, worker.Options{
+	opts := worker.Options{
 		// Heartbeats reach the server at least twice a second, so a
 		// cancel (an interrupt) reaches an in-flight model call or tool
 		// within a second or two instead of 80% of the heartbeat timeout.
@@ -259,7 +260,9 @@ func (rt *Runtime) startWorker(guardrail loop.Hook) error {
 		// instead of being retried as if the database were away.
 		Interceptors: append([]interceptor.WorkerInterceptor{gateInterceptor(&rt.work),
 			activities.NewBoundsInterceptor(), activities.RejectionInterceptor()}, rt.interceptors...),
-	})
+	}
+	polling.Tune(&opts)
+	w := worker.New(rt.Client, workflows.TaskQueue, opts)
 	workflows.Register(w)
 	acts.Register(w)
 	rt.registerSessionActivities(w)

@@ -20,6 +20,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/attach"
 	"github.com/talaria-agent/talaria/internal/engine"
+	"github.com/talaria-agent/talaria/internal/polling"
 	"github.com/talaria-agent/talaria/internal/turnapi"
 	"github.com/talaria-agent/talaria/workflows"
 )
@@ -106,9 +107,9 @@ func New(o Options) (*Gateway, error) {
 			return nil, fmt.Errorf("gateway: no access rules for %s", p.Name())
 		}
 	}
-	w := worker.New(o.Runtime.Client, workflows.GatewayTaskQueue, worker.Options{
-		MaxHeartbeatThrottleInterval: time.Second, DefaultHeartbeatThrottleInterval: time.Second,
-	})
+	wo := worker.Options{MaxHeartbeatThrottleInterval: time.Second, DefaultHeartbeatThrottleInterval: time.Second}
+	polling.Tune(&wo)
+	w := worker.New(o.Runtime.Client, workflows.GatewayTaskQueue, wo)
 	workflows.RegisterGateway(w)
 	acts := &chatActivities{g: g}
 	acts.register(w)
