@@ -78,16 +78,20 @@ func readPictures(blocks []acp.ContentBlock, limit int64) ([]promptPicture, erro
 }
 
 // pictureName is the name a picture is saved under: the last element of
-// the address the editor gave it, else one for its type. Pure.
+// the address the editor gave it, with the extension of the type its
+// content has (a picture named run.sh is saved as run.png), else one for
+// its type. Pure.
 func pictureName(uri *string, mime string) string {
+	standard := attach.PictureNames[mime]
 	if uri != nil {
 		if u, err := url.Parse(*uri); err == nil && u.Path != "" {
 			if name := path.Base(u.Path); name != "/" && name != "." {
-				return attach.SafeName(name, mime)
+				base := strings.TrimSuffix(name, path.Ext(name))
+				return attach.SafeName(base+path.Ext(standard), mime)
 			}
 		}
 	}
-	return attach.PictureNames[mime]
+	return standard
 }
 
 // dropSpace drops the white space base64 may carry (strings.Map).

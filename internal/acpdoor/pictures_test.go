@@ -30,6 +30,12 @@ func TestReadPictures(t *testing.T) {
 	for i := range many {
 		many[i] = acp.ImageBlock(enc, "image/png")
 	}
+	script := "file:///w/run.sh"
+	disguised := acp.ImageBlock(enc, "image/png")
+	disguised.Image.Uri = &script
+	climb := "file:///w/..%2F..%2Fetc%2Fcron.d%2Fx.png"
+	climbing := acp.ImageBlock(enc, "image/png")
+	climbing.Image.Uri = &climb
 	for _, c := range []struct {
 		name    string
 		blocks  []acp.ContentBlock
@@ -40,6 +46,8 @@ func TestReadPictures(t *testing.T) {
 		{"none", []acp.ContentBlock{acp.TextBlock("hi")}, 1 << 20, nil, ""},
 		{"a picture", []acp.ContentBlock{acp.TextBlock("what is this?"), acp.ImageBlock(enc, "image/png")}, 1 << 20, []string{"picture.png"}, ""},
 		{"named by its address", []acp.ContentBlock{withURI}, 1 << 20, []string{"Screen Shot.png"}, ""},
+		{"named as a script", []acp.ContentBlock{disguised}, 1 << 20, []string{"run.png"}, ""},
+		{"named to climb out", []acp.ContentBlock{climbing}, 1 << 20, []string{"x.png"}, ""},
 		{"wrapped base64", []acp.ContentBlock{acp.ImageBlock(enc[:8]+"\n"+enc[8:], "image/png")}, 1 << 20, []string{"picture.png"}, ""},
 		{"no data", []acp.ContentBlock{acp.TextBlock("x"), acp.ImageBlock("", "image/png")}, 1 << 20, nil, "prompt[1] is an image without data"},
 		{"not base64", []acp.ContentBlock{acp.ImageBlock("%%%%", "image/png")}, 1 << 20, nil, "prompt[0] is an image whose data is not base64"},

@@ -66,11 +66,9 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
-	images, notes, err := a.keepPictures(ctx, id, pics)
-	if err != nil {
-		return acp.PromptResponse{}, err
-	}
-	text := promptText(p.Prompt, notes)
+	// The pictures are kept only for a prompt that becomes a turn: a slash
+	// command reads the text alone.
+	text := promptText(p.Prompt, nil)
 	if text == "" {
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
 	}
@@ -86,6 +84,16 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 			return acp.PromptResponse{}, err
 		}
 		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	}
+	if a.isCancelled(pr) {
+		return cancelled, nil
+	}
+	images, notes, err := a.keepPictures(ctx, id, pics)
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	if len(notes) > 0 {
+		text = promptText(p.Prompt, notes)
 	}
 	turnID, err := a.handOver(id, pr, text, images)
 	if err != nil {

@@ -106,19 +106,24 @@ func guard(in io.Reader, pw *io.PipeWriter, out io.Writer, seen func([]byte)) {
 
 var errLineTooLong = errors.New("message longer than 10 MiB")
 
+// tooLongHead is how much of a dropped message is kept to find its id.
+const tooLongHead = 4096
+
 // readLine reads one line without its newline; a line longer than maxLine
-// is read to its end and dropped (errLineTooLong).
+// is read to its end and dropped (errLineTooLong), and only its first
+// tooLongHead bytes are returned, so that its id can still be answered.
 func readLine(r *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if len(line)+len(chunk) > maxLine {
-			line = nil
+			line = append(line, chunk...)[:min(len(line)+len(chunk), tooLongHead)]
+			line = bytes.Clone(line)
 			for errors.Is(err, bufio.ErrBufferFull) {
 				_, err = r.ReadSlice('\n')
 			}
 			if err == nil {
-				return nil, errLineTooLong
+				return line, errLineTooLong
 			}
 			return nil, err
 		}
@@ -131,6 +136,38 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 		}
 		return bytes.TrimRight(line, "\r\n"), nil
 	}
+}
+
+// headID is the id of a JSON-RPC message from its first bytes alone (the
+// rest dropped): the value of "id" when it comes among the object's
+// members before one that is cut off, else nil. Pure.
+func headID(head []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil // cut off inside this member
+		}
+		if key == "id" {
+			var id any
+			if json.Unmarshal(v, &id) != nil {
+				return nil
+			}
+			switch id.(type) {
+			case string, float64:
+				return v
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // rpcError is a JSON-RPC error response.
@@ -148,7 +185,8 @@ type rpcError struct {
 // response to write. readErr is errLineTooLong for a dropped line. Pure.
 func checkLine(line []byte, readErr error) []byte {
 	if errors.Is(readErr, errLineTooLong) {
-		return errorReply(nil, -32600, "Invalid request", "the message is longer than 10 MiB and was dropped")
+		return errorReply(headID(line), -32600, "Invalid request",
+			"the message is longer than 10 MiB and was dropped (a picture in a prompt may be at most 7.5 MB)")
 	}
 	var v any
 	if err := json.Unmarshal(line, &v); err != nil {

@@ -27,8 +27,27 @@ func TestGuardDropsOversizeLines(t *testing.T) {
 	if want := ok + "\n" + ok + "\n"; string(passed) != want {
 		t.Fatalf("passed on %d bytes, want the two small lines", len(passed))
 	}
-	if got := out.String(); !strings.Contains(got, "longer than 10 MiB") || !strings.Contains(got, "-32700") {
+	if got := out.String(); !strings.Contains(got, `{"jsonrpc":"2.0","id":2,"error":{"code":-32600`) || !strings.Contains(got, "longer than 10 MiB") || !strings.Contains(got, "-32700") {
 		t.Fatalf("replies: %s", got)
+	}
+}
+
+// TestHeadID: the id of a message cut off after its first bytes, when
+// it came before the cut.
+func TestHeadID(t *testing.T) {
+	t.Parallel()
+	for head, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"prompt":[{"type":"image","data":"iVBOR`: "7",
+		`{"jsonrpc":"2.0","id":"p-1","params":{"x":"aaaa`:                                                     `"p-1"`,
+		`{"jsonrpc":"2.0","method":"session/prompt","params":{"prompt":"aaaa`:                                 "",
+		`{"jsonrpc":"2.0","id":{"no":1},"params":"aaaa`:                                                       "",
+		`{"jsonrpc":"2.0","id":null,"params":"aaaa`:                                                           "",
+		`[1,2,`:    "",
+		`not json`: "",
+	} {
+		if got := string(headID([]byte(head))); got != want {
+			t.Errorf("headID(%.40q) = %q, want %q", head, got, want)
+		}
 	}
 }
 

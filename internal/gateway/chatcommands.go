@@ -267,7 +267,11 @@ func (g *Gateway) cmdUndo(ctx context.Context, _ Platform, u Update, _ Command) 
 	if err != nil || refusal != "" {
 		return refusal, err
 	}
-	return "Forgot the last exchange (" + textline.Of(last.Content, 60) + ").", nil
+	label := textline.Of(last.Content, 60)
+	if label == "" {
+		label = "a picture"
+	}
+	return "Forgot the last exchange (" + label + ").", nil
 }
 
 func (g *Gateway) cmdSetHome(ctx context.Context, p Platform, u Update, _ Command) (string, error) {

@@ -33,9 +33,14 @@ const (
 // before it are taken: Platform.Ack acknowledges every update up to the
 // one it is given, and an update acknowledged and not taken would be lost.
 type intake struct {
-	g   *Gateway
 	p   Platform
 	ctx context.Context
+	// take takes one update (Gateway.take); note records in the
+	// platform's lease what was taken last, or why polling failed
+	// (Gateway.note).
+	take   func(context.Context, Platform, Update) error
+	note   func(ctx context.Context, p Platform, updateID, failure string)
+	logger *slog.Logger
 	// takes bounds the takes at once; changed says that one ended.
 	takes   chan struct{}
 	changed chan struct{}
@@ -52,14 +57,20 @@ type intake struct {
 }
 
 // slot is one update given by the platform; taken is set once it is
-// durably handed over (or answered).
+// durably handed over (or answered). ackFailures and ackAfter, the
+// acknowledgments that failed and when the next is tried, belong to the
+// poll loop alone.
 type slot struct {
-	u     Update
-	taken bool
+	u           Update
+	taken       bool
+	ackFailures int
+	ackAfter    time.Time
 }
 
-func newIntake(ctx context.Context, g *Gateway, p Platform) *intake {
-	return &intake{g: g, p: p, ctx: ctx, takes: make(chan struct{}, maxTakesAtOnce), changed: make(chan struct{}, 1),
+func newIntake(ctx context.Context, p Platform, take func(context.Context, Platform, Update) error,
+	note func(context.Context, Platform, string, string), logger *slog.Logger) *intake {
+	return &intake{p: p, ctx: ctx, take: take, note: note, logger: logger,
+		takes: make(chan struct{}, maxTakesAtOnce), changed: make(chan struct{}, 1),
 		known: map[string]bool{}, queued: map[string][]*slot{}}
 }
 
@@ -67,8 +78,14 @@ func newIntake(ctx context.Context, g *Gateway, p Platform) *intake {
 // only once it is durably handed over (or answered, for a stranger), so a
 // crash before that gets it again, and handing it over twice is harmless.
 func (g *Gateway) poll(ctx context.Context, p Platform) {
-	in := newIntake(ctx, g, p)
+	newIntake(ctx, p, g.take, g.note, g.logger).run()
+}
+
+// run polls the platform until ctx ends, then waits for the takes under
+// way to end.
+func (in *intake) run() {
 	defer in.lanes.Wait()
+	ctx, p := in.ctx, in.p
 	failures := 0
 	for ctx.Err() == nil {
 		in.acknowledge()
@@ -82,8 +99,8 @@ func (g *Gateway) poll(ctx context.Context, p Platform) {
 			if failures == 1 || failures%60 == 0 {
 				level = slog.LevelWarn
 			}
-			g.logger.Log(ctx, level, "gateway: poll failed, retrying", "platform", p.Name(), "failures", failures, "error", err)
-			g.note(ctx, p, "", err.Error())
+			in.logger.Log(ctx, level, "gateway: poll failed, retrying", "platform", p.Name(), "failures", failures, "error", err)
+			in.note(ctx, p, "", err.Error())
 			sleep(ctx, min(time.Duration(failures)*time.Second, 30*time.Second))
 			continue
 		}
@@ -150,7 +167,7 @@ func (in *intake) lane(chat string) {
 		}
 		s := waiting[0]
 		in.mu.Unlock()
-		if !in.take(s.u) {
+		if !in.takeOne(s.u) {
 			failures++
 			sleep(in.ctx, min(time.Duration(failures)*retakeAfter, maxRetakeAfter))
 			continue
@@ -167,18 +184,18 @@ func (in *intake) lane(chat string) {
 	}
 }
 
-// take takes one update, at most maxTakesAtOnce at once, and says whether
-// it was taken.
-func (in *intake) take(u Update) bool {
+// takeOne takes one update, at most maxTakesAtOnce at once, and says
+// whether it was taken.
+func (in *intake) takeOne(u Update) bool {
 	select {
 	case in.takes <- struct{}{}:
 	case <-in.ctx.Done():
 		return false
 	}
-	err := in.g.take(in.ctx, in.p, u)
+	err := in.take(in.ctx, in.p, u)
 	<-in.takes
 	if err != nil && in.ctx.Err() == nil {
-		in.g.logger.Warn("gateway: update not taken, taking it again", "platform", in.p.Name(), "update", u.ID, "error", err)
+		in.logger.Warn("gateway: update not taken, taking it again", "platform", in.p.Name(), "update", u.ID, "error", err)
 	}
 	return err == nil
 }
@@ -191,19 +208,29 @@ func (in *intake) acknowledge() {
 	in.mu.Lock()
 	done := ackable(in.slots, each)
 	in.mu.Unlock()
+	// An update whose acknowledgment failed stays, taken: it is
+	// acknowledged again after a pause, not taken again.
+	acked := make(map[*slot]bool, len(done))
 	for _, s := range done {
-		if err := in.p.Ack(in.ctx, s.u); err != nil {
-			in.g.logger.Warn("gateway: acknowledge", "platform", in.p.Name(), "update", s.u.ID, "error", err)
+		if time.Now().Before(s.ackAfter) {
+			continue
 		}
-		in.g.note(in.ctx, in.p, s.u.ID, "")
+		if err := in.p.Ack(in.ctx, s.u); err != nil {
+			s.ackFailures++
+			s.ackAfter = time.Now().Add(min(time.Duration(s.ackFailures)*retakeAfter, maxRetakeAfter))
+			if s.ackFailures == 1 || s.ackFailures%30 == 0 {
+				in.logger.Warn("gateway: acknowledge, trying again", "platform", in.p.Name(), "update", s.u.ID, "failures", s.ackFailures, "error", err)
+			}
+			continue
+		}
+		acked[s] = true
+		in.note(in.ctx, in.p, s.u.ID, "")
 	}
-	if len(done) == 0 {
+	if len(acked) == 0 {
 		return
 	}
-	acked := make(map[*slot]bool, len(done))
 	in.mu.Lock()
-	for _, s := range done {
-		acked[s] = true
+	for s := range acked {
 		delete(in.known, s.u.ID)
 	}
 	in.slots = slices.DeleteFunc(in.slots, func(s *slot) bool { return acked[s] })

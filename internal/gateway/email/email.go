@@ -89,10 +89,11 @@ type Email struct {
 	keyword bool               // the mailbox keeps keywords (PERMANENTFLAGS \*)
 	wake    chan struct{}
 	uids    map[string][]uint32 // the mails of the last Poll, by update id
-	// given are the updates of the mails Poll gave and the gateway has
-	// not acknowledged, by uid: Poll gives them again without fetching
-	// them again (the gateway asks while it takes them).
-	given    map[uint32]gateway.Update
+	// given are the mails Poll gave and the gateway has not
+	// acknowledged, by uid: Poll gives them again without fetching them
+	// again (the gateway asks while it takes them), and their bytes count
+	// against a poll's maxBatchBytes.
+	given    map[uint32]givenMail
 	subjects map[string]string // a thread's subject, by its root's Message-ID
 	last     map[string]string // a chat's latest mail's Message-ID
 }
@@ -109,7 +110,7 @@ func New(ctx context.Context, o Options) (*Email, error) {
 		return nil, fmt.Errorf("%w: answers go through delivery.smtp, which is not configured", ErrRefused)
 	}
 	e := &Email{o: o, logger: cmp.Or(o.Logger, slog.Default()), maxMail: maxMailBytes, wake: make(chan struct{}, 1), uids: map[string][]uint32{},
-		given: map[uint32]gateway.Update{}, subjects: map[string]string{}, last: map[string]string{}}
+		given: map[uint32]givenMail{}, subjects: map[string]string{}, last: map[string]string{}}
 	if _, err := e.conn(ctx); err != nil {
 		return nil, err
 	}
@@ -248,13 +249,10 @@ func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
 		e.drop()
 		return nil, fmt.Errorf("email: search: %w", err)
 	}
-	if len(uids) == 0 {
-		return nil, nil
-	}
 	uids = uids[:min(len(uids), maxBatch)]
-	given, uids := e.givenOf(uids)
+	out, held, uids := e.givenOf(uids)
 	if len(uids) == 0 {
-		return given, nil
+		return inOrder(out), nil
 	}
 	sizes, err := e.fetchItems(c, uids, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size})
 	if err != nil {
@@ -262,19 +260,18 @@ func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
 	}
 	slices.SortFunc(sizes, func(a, b *imap.Message) int { return cmp.Compare(a.Uid, b.Uid) })
 	var small, large []uint32
-	var total int64
+	total := held // the mails given and not acknowledged are still in memory
 	for _, m := range sizes {
 		size := int64(m.Size)
 		if size > e.maxMail {
 			large = append(large, m.Uid)
 			continue
 		}
-		if len(small) > 0 && total+size > maxBatchBytes {
-			break // the rest come with the next Poll
+		if (len(small) > 0 || held > 0) && total+size > maxBatchBytes {
+			break // the rest come with a later Poll
 		}
 		small, total = append(small, m.Uid), total+size
 	}
-	out := given
 	if len(large) > 0 {
 		section := &imap.BodySectionName{BodyPartName: imap.BodyPartName{Specifier: imap.HeaderSpecifier}, Peek: true}
 		heads, err := e.fetchItems(c, large, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size, section.FetchItem()})
@@ -283,11 +280,11 @@ func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
 		}
 		for _, m := range heads {
 			e.logger.Info("email: a mail too large to read, only its header read", "uid", m.Uid, "size", m.Size)
-			out = append(out, e.remember(e.updateOf(m, section, true), m.Uid))
+			out = append(out, e.remember(e.updateOf(m, section, true), m.Uid, 0))
 		}
 	}
 	if len(small) == 0 {
-		return out, nil
+		return inOrder(out), nil
 	}
 	section := &imap.BodySectionName{Peek: true, Partial: []int{0, int(e.maxMail)}}
 	bodies, err := e.fetchItems(c, small, []imap.FetchItem{imap.FetchUid, imap.FetchRFC822Size, section.FetchItem()})
@@ -295,9 +292,28 @@ func (e *Email) fetch(c *client.Client) ([]gateway.Update, error) {
 		return nil, err
 	}
 	for _, m := range bodies {
-		out = append(out, e.remember(e.updateOf(m, section, false), m.Uid))
+		out = append(out, e.remember(e.updateOf(m, section, false), m.Uid, int64(m.Size)))
 	}
-	return out, nil
+	return inOrder(out), nil
+}
+
+// givenMail is a mail Poll gave: its update, its uid, and the bytes read
+// of it.
+type givenMail struct {
+	u    gateway.Update
+	uid  uint32
+	size int64
+}
+
+// inOrder is the updates of mails, oldest (lowest uid) first: a
+// conversation's mails are taken in the order they came. Pure.
+func inOrder(mails []givenMail) []gateway.Update {
+	slices.SortStableFunc(mails, func(a, b givenMail) int { return cmp.Compare(a.uid, b.uid) })
+	out := make([]gateway.Update, 0, len(mails))
+	for _, m := range mails {
+		out = append(out, m.u)
+	}
+	return out
 }
 
 func (e *Email) fetchItems(c *client.Client, uids []uint32, items []imap.FetchItem) ([]*imap.Message, error) {
@@ -316,34 +332,36 @@ func (e *Email) fetchItems(c *client.Client, uids []uint32, items []imap.FetchIt
 }
 
 // remember notes the mail behind an update, for its Ack (two copies of
-// one mail are one update, and both are marked), and the update, to be
-// given again until it is acknowledged.
-func (e *Email) remember(u gateway.Update, uid uint32) gateway.Update {
+// one mail are one update, and both are marked), and the update with the
+// bytes read of it, to be given again until it is acknowledged.
+func (e *Email) remember(u gateway.Update, uid uint32, size int64) givenMail {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !slices.Contains(e.uids[u.ID], uid) {
 		e.uids[u.ID] = append(e.uids[u.ID], uid)
 	}
-	e.given[uid] = u
-	return u
+	m := givenMail{u: u, uid: uid, size: size}
+	e.given[uid] = m
+	return m
 }
 
-// givenOf splits the unread mails uids (in order) into the updates
-// given before and not acknowledged, and the mails to fetch. A mail given
-// and no longer unread (marked by someone else) is forgotten.
-func (e *Email) givenOf(uids []uint32) (given []gateway.Update, fetch []uint32) {
+// givenOf splits the unread mails uids (in order) into those given before
+// and not acknowledged, with their bytes together, and the mails to
+// fetch. A mail given and no longer unread (marked by someone else, or by
+// another process's gateway) is forgotten.
+func (e *Email) givenOf(uids []uint32) (given []givenMail, held int64, fetch []uint32) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	still := make(map[uint32]gateway.Update, len(e.given))
+	still := make(map[uint32]givenMail, len(e.given))
 	for _, uid := range uids {
-		if u, ok := e.given[uid]; ok {
-			given, still[uid] = append(given, u), u
+		if m, ok := e.given[uid]; ok {
+			given, still[uid], held = append(given, m), m, held+m.size
 			continue
 		}
 		fetch = append(fetch, uid)
 	}
 	e.given = still
-	return given, fetch
+	return given, held, fetch
 }
 
 // updateOf reads one fetched mail as an update, with its files. A mail
