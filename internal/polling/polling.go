@@ -12,8 +12,15 @@ package polling
 import "go.temporal.io/sdk/worker"
 
 // Tune sets o's workflow and activity task pollers to scale with the
-// load, within the SDK's defaults (at least one, at most 100 each).
+// load: from MaxPollers down to one each.
 func Tune(o *worker.Options) {
-	o.WorkflowTaskPollerBehavior = worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{})
-	o.ActivityTaskPollerBehavior = worker.NewPollerBehaviorAutoscaling(worker.PollerBehaviorAutoscalingOptions{})
+	scaled := worker.PollerBehaviorAutoscalingOptions{InitialNumberOfPollers: 2, MinimumNumberOfPollers: 1, MaximumNumberOfPollers: MaxPollers}
+	o.WorkflowTaskPollerBehavior = worker.NewPollerBehaviorAutoscaling(scaled)
+	o.ActivityTaskPollerBehavior = worker.NewPollerBehaviorAutoscaling(scaled)
 }
+
+// MaxPollers bounds the pollers of each kind. A burst is waiting on
+// round trips, not on the CPU, and a few more pollers overlap them; a
+// machine whose CPU is busy gains nothing from more polls in flight, each
+// of which the server serves too.
+const MaxPollers = 8
