@@ -221,20 +221,7 @@ func TestChatCompletionPictures(t *testing.T) {
 	if got := sentImages(reqs[0]); len(got) != 1 || got[0] != dataURL("image/png", pngBytes) {
 		t.Fatalf("the model was sent %q, want the picture", got)
 	}
-	msgs, err := a.rt.Store.Messages(context.Background(), lastSession(t, a))
-	if err != nil || len(msgs) == 0 || len(msgs[0].Images) != 1 {
-		t.Fatalf("stored %+v, %v", msgs, err)
-	}
-	img := msgs[0].Images[0]
-	if !strings.HasPrefix(msgs[0].Content, "What is this?\n\n[image attached: "+img.Path+" (image/png, ") {
-		t.Fatalf("the stored message does not name its picture: %q", msgs[0].Content)
-	}
-	if saved, err := os.ReadFile(filepath.Join(workdir, img.Path)); err != nil || string(saved) != string(pngBytes) {
-		t.Fatalf("the picture is not saved at %s: %v", img.Path, err)
-	}
-	if att, err := a.rt.Store.Attachment(context.Background(), img.ID); err != nil || string(att.Data) != string(pngBytes) || att.MIME != "image/png" {
-		t.Fatalf("the picture is not stored: %+v %v", att, err)
-	}
+	wantKeptPicture(t, a, workdir, lastSession(t, a), "What is this?")
 
 	// A remote picture is passed on as its address.
 	body["messages"] = []any{map[string]any{"role": "user", "content": []any{
@@ -277,6 +264,27 @@ func TestChatCompletionPictures(t *testing.T) {
 	}
 }
 
+// wantKeptPicture checks that the first message of session carries the
+// PNG picture: named after text in the message, saved into workdir,
+// stored by its digest.
+func wantKeptPicture(t *testing.T, a *storeAPI, workdir, session, text string) {
+	t.Helper()
+	msgs, err := a.rt.Store.Messages(context.Background(), session)
+	if err != nil || len(msgs) == 0 || len(msgs[0].Images) != 1 {
+		t.Fatalf("stored %+v, %v", msgs, err)
+	}
+	img := msgs[0].Images[0]
+	if !strings.HasPrefix(msgs[0].Content, text+"\n\n[image attached: "+img.Path+" (image/png, ") {
+		t.Fatalf("the stored message does not name its picture: %q", msgs[0].Content)
+	}
+	if saved, err := os.ReadFile(filepath.Join(workdir, img.Path)); err != nil || string(saved) != string(pngBytes) {
+		t.Fatalf("the picture is not saved at %s: %v", img.Path, err)
+	}
+	if att, err := a.rt.Store.Attachment(context.Background(), img.ID); err != nil || string(att.Data) != string(pngBytes) || att.MIME != "image/png" {
+		t.Fatalf("the picture is not stored: %+v %v", att, err)
+	}
+}
+
 // lastSession is the session of the API's latest turn.
 func lastSession(t *testing.T, a *storeAPI) string {
 	t.Helper()
@@ -308,17 +316,7 @@ func TestRunPictures(t *testing.T) {
 	if got := sentImages(model.Requests()[0]); len(got) != 1 || got[0] != dataURL("image/png", pngBytes) {
 		t.Fatalf("the model was sent %q, want the picture", got)
 	}
-	msgs, err := a.rt.Store.Messages(context.Background(), started.SessionID)
-	if err != nil || len(msgs) == 0 || len(msgs[0].Images) != 1 {
-		t.Fatalf("stored %+v, %v", msgs, err)
-	}
-	img := msgs[0].Images[0]
-	if !strings.HasPrefix(msgs[0].Content, "What is this?\n\n[image attached: "+img.Path+" (image/png, ") {
-		t.Fatalf("the stored message does not name its picture: %q", msgs[0].Content)
-	}
-	if saved, err := os.ReadFile(filepath.Join(workdir, img.Path)); err != nil || string(saved) != string(pngBytes) {
-		t.Fatalf("the picture is not saved at %s: %v", img.Path, err)
-	}
+	wantKeptPicture(t, a, workdir, started.SessionID, "What is this?")
 
 	for _, tt := range []struct {
 		name   string
