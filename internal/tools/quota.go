@@ -2,6 +2,7 @@ package tools
 
 import (
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"sync"
@@ -24,11 +25,18 @@ type quotaKeeper struct {
 
 func activeKey(base, rel string) string { return base + "\x00" + rel }
 
-// track registers a file just created under base.
-func (q *quotaKeeper) track(base, rel string) {
+// create creates a new file for a session's output under base
+// (createSpillFile) and registers it as being written, under the lock that
+// eviction holds: a file on disk that is not registered yet is one
+// another reserve may remove.
+func (q *quotaKeeper) create(base, session string) (*os.File, string, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.active[activeKey(base, rel)] = 0
+	f, rel, err := createSpillFile(base, session)
+	if err == nil {
+		q.active[activeKey(base, rel)] = 0
+	}
+	return f, rel, err
 }
 
 // release forgets a finished file: from now on its size on disk is what
@@ -50,8 +58,8 @@ type keptFile struct {
 // bytes within quota, the bound of everything under base: what is on disk
 // plus what files being written were granted and have not written yet.
 // When that does not leave need (at most want), the oldest files not
-// being written are removed until it does; what is granted may still be
-// less (even 0).
+// being written are removed until it does, if removing them can; else
+// nothing is removed, and what is granted is less (even 0).
 func (q *quotaKeeper) reserve(base, rel string, need, want, quota int64) int64 {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -67,7 +75,16 @@ func (q *quotaKeeper) reserve(base, rel string, need, want, quota int64) int64 {
 			used += granted - onDisk[r]
 		}
 	}
-	if used+need > quota {
+	evictable := int64(0)
+	for _, f := range files {
+		if _, busy := q.active[activeKey(base, f.rel)]; !busy {
+			evictable += f.size
+		}
+	}
+	// Files are removed only when that leaves need: removing them for a
+	// grant that would still be too small (files being written hold the
+	// rest) loses them for nothing.
+	if used+need > quota && used-evictable+need <= quota {
 		sort.Slice(files, func(i, j int) bool { return files[i].mtime.Before(files[j].mtime) })
 		for _, f := range files {
 			if used+need <= quota {

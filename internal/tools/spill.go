@@ -158,12 +158,11 @@ func (w *spillWriter) keep(p []byte) {
 
 // open creates the spill file and writes what waited in memory.
 func (w *spillWriter) open() error {
-	f, rel, err := createSpillFile(w.to.base, w.to.session)
+	f, rel, err := quotas.create(w.to.base, w.to.session)
 	if err != nil {
 		return err
 	}
 	w.f, w.rel = f, rel
-	quotas.track(w.to.base, rel)
 	pending := w.pending
 	w.pending = nil
 	w.keep(pending)
