@@ -85,10 +85,11 @@ func TestAPISecurity(t *testing.T) {
 	}
 
 	// Oversized bodies: 413 in the error shape. The routes that take
-	// pictures take bodies of up to 32 MiB.
+	// pictures (a chat completion, a response, a run) take bodies of up
+	// to 32 MiB.
 	big := map[string]string{"input": strings.Repeat("x", 5<<20)}
 	huge := map[string]string{"input": strings.Repeat("x", 33<<20)}
-	for path, body := range map[string]map[string]string{"/v1/runs": big, "/v1/chat/completions": huge, "/v1/responses": huge, "/v1/runs/run_1_x/steer": big} {
+	for path, body := range map[string]map[string]string{"/v1/runs": huge, "/v1/chat/completions": huge, "/v1/responses": huge, "/v1/runs/run_1_x/steer": big} {
 		status, answer := apiRaw(t, http.MethodPost, base+path, testAPIKey, body)
 		if status != http.StatusRequestEntityTooLarge || !strings.Contains(string(answer), `"request_too_large"`) {
 			t.Errorf("POST %s with %d MB: %d %.200s", path, len(body["input"])>>20, status, answer)

@@ -86,8 +86,9 @@ func pictureName(uri *string, mime string) string {
 	if uri != nil {
 		if u, err := url.Parse(*uri); err == nil && u.Path != "" {
 			if name := path.Base(u.Path); name != "/" && name != "." {
-				base := strings.TrimSuffix(name, path.Ext(name))
-				return attach.SafeName(base+path.Ext(standard), mime)
+				if base := strings.TrimSuffix(name, path.Ext(name)); strings.Trim(base, ". ") != "" {
+					return attach.SafeName(base+path.Ext(standard), mime)
+				}
 			}
 		}
 	}

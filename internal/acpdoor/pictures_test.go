@@ -36,6 +36,9 @@ func TestReadPictures(t *testing.T) {
 	climb := "file:///w/..%2F..%2Fetc%2Fcron.d%2Fx.png"
 	climbing := acp.ImageBlock(enc, "image/png")
 	climbing.Image.Uri = &climb
+	dotted := "file:///w/.bashrc"
+	hidden := acp.ImageBlock(enc, "image/png")
+	hidden.Image.Uri = &dotted
 	for _, c := range []struct {
 		name    string
 		blocks  []acp.ContentBlock
@@ -48,6 +51,7 @@ func TestReadPictures(t *testing.T) {
 		{"named by its address", []acp.ContentBlock{withURI}, 1 << 20, []string{"Screen Shot.png"}, ""},
 		{"named as a script", []acp.ContentBlock{disguised}, 1 << 20, []string{"run.png"}, ""},
 		{"named to climb out", []acp.ContentBlock{climbing}, 1 << 20, []string{"x.png"}, ""},
+		{"named by its extension alone", []acp.ContentBlock{hidden}, 1 << 20, []string{"picture.png"}, ""},
 		{"wrapped base64", []acp.ContentBlock{acp.ImageBlock(enc[:8]+"\n"+enc[8:], "image/png")}, 1 << 20, []string{"picture.png"}, ""},
 		{"no data", []acp.ContentBlock{acp.TextBlock("x"), acp.ImageBlock("", "image/png")}, 1 << 20, nil, "prompt[1] is an image without data"},
 		{"not base64", []acp.ContentBlock{acp.ImageBlock("%%%%", "image/png")}, 1 << 20, nil, "prompt[0] is an image whose data is not base64"},

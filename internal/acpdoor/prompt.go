@@ -73,6 +73,9 @@ func (a *Agent) Prompt(ctx context.Context, p acp.PromptRequest) (acp.PromptResp
 		return acp.PromptResponse{}, acp.NewInvalidParams(map[string]any{"error": "the prompt has no text"})
 	}
 	if name, args, ok := parseCommand(text); ok {
+		if len(pics) > 0 {
+			return acp.PromptResponse{}, refusePicture("/%s takes no pictures: send the picture in a prompt of its own", name)
+		}
 		answer, err := a.command(context.WithoutCancel(ctx), id, a.cwd(id), name, args)
 		switch {
 		case a.isCancelled(pr):

@@ -138,14 +138,17 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 	}
 }
 
-// headID is the id of a JSON-RPC message from its first bytes alone (the
-// rest dropped): the value of "id" when it comes among the object's
-// members before one that is cut off, else nil. Pure.
+// headID is the id of a JSON-RPC request from its first bytes alone (the
+// rest dropped): the value of its first "id" when that and "method" come
+// among the object's members before one that is cut off, else nil (a
+// response's id is the editor's own numbering, not to be answered). Pure.
 func headID(head []byte) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(head))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil
 	}
+	var id json.RawMessage
+	method := false
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
@@ -155,16 +158,28 @@ func headID(head []byte) json.RawMessage {
 		if err := dec.Decode(&v); err != nil {
 			return nil // cut off inside this member
 		}
-		if key == "id" {
-			var id any
-			if json.Unmarshal(v, &id) != nil {
+		switch key {
+		case "id":
+			var val any
+			if id != nil {
+				break
+			}
+			if json.Unmarshal(v, &val) != nil {
 				return nil
 			}
-			switch id.(type) {
+			switch val.(type) {
 			case string, float64:
-				return v
+				id = v
+			default:
+				return nil
 			}
+		case "method":
+			method = true
+		case "result", "error":
 			return nil
+		}
+		if id != nil && method {
+			return id
 		}
 	}
 	return nil
@@ -186,7 +201,7 @@ type rpcError struct {
 func checkLine(line []byte, readErr error) []byte {
 	if errors.Is(readErr, errLineTooLong) {
 		return errorReply(headID(line), -32600, "Invalid request",
-			"the message is longer than 10 MiB and was dropped (a picture in a prompt may be at most 7.5 MB)")
+			"the message is longer than 10 MiB and was dropped (a picture in a prompt may be at most about 7.5 MiB)")
 	}
 	var v any
 	if err := json.Unmarshal(line, &v); err != nil {

@@ -38,7 +38,12 @@ func TestHeadID(t *testing.T) {
 	t.Parallel()
 	for head, want := range map[string]string{
 		`{"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{"prompt":[{"type":"image","data":"iVBOR`: "7",
-		`{"jsonrpc":"2.0","id":"p-1","params":{"x":"aaaa`:                                                     `"p-1"`,
+		`{"jsonrpc":"2.0","id":"p-1","method":"x","params":{"x":"aaaa`:                                        `"p-1"`,
+		`{"jsonrpc":"2.0","method":"x","id":3,"params":{"x":"aaaa`:                                            "3",
+		`{"jsonrpc":"2.0","id":"p-1","params":{"x":"aaaa`:                                                     "",
+		`{"jsonrpc":"2.0","id":3,"result":{"text":"aaaa`:                                                      "",
+		`{"jsonrpc":"2.0","id":3,"id":4,"method":"x","params":"aaaa`:                                          "3",
+		`{"jsonrpc":"2.0","id":1e400,"method":"x","params":"aaaa`:                                             "",
 		`{"jsonrpc":"2.0","method":"session/prompt","params":{"prompt":"aaaa`:                                 "",
 		`{"jsonrpc":"2.0","id":{"no":1},"params":"aaaa`:                                                       "",
 		`{"jsonrpc":"2.0","id":null,"params":"aaaa`:                                                           "",

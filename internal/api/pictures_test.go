@@ -327,8 +327,13 @@ func TestRunPictures(t *testing.T) {
 		{"a PDF", []string{dataURL("image/png", pngBytes), dataURL("image/png", pdfBytes)}, "images[1]", 400},
 		{"a file", []string{"file:///etc/passwd"}, "images[0]", 400},
 		{"too many", slices.Repeat([]string{dataURL("image/png", pngBytes)}, maxPictures+1), "", 400},
+		{"with a steer", []string{dataURL("image/png", pngBytes)}, "mode", 400},
 	} {
-		status, data := a.do(http.MethodPost, "/v1/runs", map[string]any{"input": "look", "images": tt.images})
+		body := map[string]any{"input": "look", "images": tt.images}
+		if tt.name == "with a steer" {
+			body["mode"] = "steer"
+		}
+		status, data := a.do(http.MethodPost, "/v1/runs", body)
 		var e errorBody
 		if status != tt.status || json.Unmarshal(data, &e) != nil || e.Error == nil || e.Error.Param != tt.param || strings.Contains(e.Error.Message, "\n") {
 			t.Errorf("%s: %d %s, want a %d naming %q", tt.name, status, data, tt.status, tt.param)

@@ -75,6 +75,20 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 	if k != nil && mode == workflows.BusySteer {
 		return badParam("mode", "invalid_mode", "mode steer joins whatever turn runs, which is no run of the request's own: an %s does not apply to it", IdempotencyHeader)
 	}
+	background := req.Background || len(req.Deliver) > 0
+	if background && req.Mode != "" {
+		return badParam("mode", "invalid_mode", "a background run has a session of its own: mode does not apply")
+	}
+	if len(req.Images) > 0 {
+		// A steer reaches the running turn as text: pictures go with a
+		// message of their own (the configured steer becomes queue).
+		switch {
+		case mode == workflows.BusySteer:
+			return badParam("mode", "invalid_mode", "a steer carries text only: send pictures with mode queue or interrupt")
+		case req.Mode == "" && !background:
+			mode = s.ownTurnMode()
+		}
+	}
 	images, input, err := s.runPictures(r.Context(), req.Images, req.Input)
 	if err != nil {
 		return err
@@ -89,9 +103,7 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 	}
 	treq := turnRequest{session: session, input: input, images: images, model: model, maxIterations: req.MaxIterations, tools: req.Tools, mode: mode}
 	var turnID string
-	switch background := req.Background || len(req.Deliver) > 0; {
-	case background && req.Mode != "":
-		return badParam("mode", "invalid_mode", "a background run has a session of its own: mode does not apply")
+	switch {
 	case background:
 		turnID, err = s.startBackground(r.Context(), treq, req.Deliver, k, derived)
 	case k != nil:

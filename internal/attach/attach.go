@@ -2,6 +2,8 @@ package attach
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -183,8 +185,11 @@ func Save(dir, name, mime string, data []byte) (string, error) {
 			return "", fmt.Errorf("attach: save %s: %w", rel, err)
 		}
 	}
-	tmp := rel + ".part"
-	_ = root.Remove(tmp)
+	// A temporary name of its own: two saves of the same file at once
+	// (a request and its retry) must not write into one another's.
+	var nonce [6]byte
+	_, _ = rand.Read(nonce[:])
+	tmp := rel + "." + hex.EncodeToString(nonce[:]) + ".part"
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return "", fmt.Errorf("attach: save %s: %w", rel, err)

@@ -15,7 +15,9 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/talaria-agent/talaria/activities"
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakewire"
 	"github.com/talaria-agent/talaria/internal/llm"
 	"github.com/talaria-agent/talaria/internal/proccpu"
 	"github.com/talaria-agent/talaria/internal/tools"
@@ -211,5 +213,48 @@ func largeLoop(steps, size int) fakellm.Responder {
 		}
 		return fakellm.Step{Text: text, ChunkSize: 256 << 10, ToolCalls: []fakellm.ToolCall{{ID: fmt.Sprintf("c%d", n), Name: "terminal",
 			Arguments: fmt.Sprintf(`{"command":"head -c %d /dev/zero | tr '\\0' a; echo %d"}`, size, n)}}}
+	}
+}
+
+// BenchmarkHandoffBurst: 50 new sessions each get a message at once
+// (Send, the handoff every door uses), with an instant model. It reports
+// when the last handoff was accepted (durable), when the model had every
+// session's first request, and the process CPU between. The runtime is
+// private, as serve's is (its server takes only the credential's mutual
+// TLS). Run it with -benchtime 1x: each run is its own runtime.
+func BenchmarkHandoffBurst(b *testing.B) {
+	const sessions = 50
+	for i := 0; i < b.N; i++ {
+		model := fakellm.New(fakellm.WithoutRequestBodies(), fakellm.WithResponder(func(fakellm.Request) fakellm.Step { return fakellm.TextStep("hello") }))
+		rt := startRuntime(b, model, func(_ *config.Config, o *Options) { o.Private = true })
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		start, cpu := time.Now(), proccpu.Seconds()
+		var wg sync.WaitGroup
+		errs := make(chan error, sessions)
+		for s := 0; s < sessions; s++ {
+			wg.Add(1)
+			go func(s int) {
+				defer wg.Done()
+				in := TurnTemplate(rt.Config, b.TempDir())
+				in.SessionID, in.UserMessage = fmt.Sprintf("burst-%d-%d", i, s), "hi"
+				if err := rt.Send(ctx, in.SessionID, workflows.Message{RequestID: fmt.Sprintf("burst-%d-%d", i, s), Text: "hi", Mode: workflows.BusyQueue, Turn: in}); err != nil {
+					errs <- err
+				}
+			}(s)
+		}
+		wg.Wait()
+		accepted := time.Since(start)
+		close(errs)
+		for err := range errs {
+			b.Fatal(err)
+		}
+		if _, err := fakewire.Wait(ctx, model.Requests, func(r []fakellm.Request) bool { return len(r) >= sessions }); err != nil {
+			b.Fatalf("first requests: %v", err)
+		}
+		b.ReportMetric(accepted.Seconds(), "s-accepted")
+		b.ReportMetric(time.Since(start).Seconds(), "s-first-requests")
+		b.ReportMetric(proccpu.Seconds()-cpu, "cpu-s")
+		cancel()
+		model.Close()
 	}
 }

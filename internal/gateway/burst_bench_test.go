@@ -16,7 +16,8 @@ import (
 // BenchmarkGatewayBurst: 50 people message the bot at once (one poll
 // gives all 50 updates); each message is a new session's turn. It reports
 // how long after the burst the model received each session's first
-// request: the median and the last, in ms.
+// request: the median and the last, in ms. Run it with -benchtime 1x:
+// each run is a gateway of its own.
 func BenchmarkGatewayBurst(b *testing.B) {
 	const people = 50
 	for i := 0; i < b.N; i++ {

@@ -213,6 +213,9 @@ func (in *intake) acknowledge() {
 	acked := make(map[*slot]bool, len(done))
 	for _, s := range done {
 		if time.Now().Before(s.ackAfter) {
+			if !each {
+				break
+			}
 			continue
 		}
 		if err := in.p.Ack(in.ctx, s.u); err != nil {
@@ -220,6 +223,9 @@ func (in *intake) acknowledge() {
 			s.ackAfter = time.Now().Add(min(time.Duration(s.ackFailures)*retakeAfter, maxRetakeAfter))
 			if s.ackFailures == 1 || s.ackFailures%30 == 0 {
 				in.logger.Warn("gateway: acknowledge, trying again", "platform", in.p.Name(), "update", s.u.ID, "failures", s.ackFailures, "error", err)
+			}
+			if !each {
+				break // acknowledged in order: the later ones wait for it
 			}
 			continue
 		}

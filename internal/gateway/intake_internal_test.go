@@ -142,15 +142,22 @@ type taker struct {
 	taken    []string
 	fail     map[string]int
 	hold     map[string]chan struct{}
+	ended    map[string]bool // an update's last take has returned
 }
 
 func newTaker() *taker {
-	return &taker{attempts: map[string]int{}, fail: map[string]int{}, hold: map[string]chan struct{}{}}
+	return &taker{attempts: map[string]int{}, fail: map[string]int{}, hold: map[string]chan struct{}{}, ended: map[string]bool{}}
 }
 
 func (k *taker) take(ctx context.Context, _ Platform, u Update) error {
+	defer func() {
+		k.mu.Lock()
+		k.ended[u.ID] = true
+		k.mu.Unlock()
+	}()
 	k.mu.Lock()
 	k.attempts[u.ID]++
+	k.ended[u.ID] = false
 	failing := k.attempts[u.ID] <= k.fail[u.ID]
 	hold := k.hold[u.ID]
 	k.mu.Unlock()
@@ -300,6 +307,12 @@ func TestIntakeEndsWithItsTakes(t *testing.T) {
 			return false
 		}
 	})
+	k.mu.Lock()
+	ended := k.ended["a1"]
+	k.mu.Unlock()
+	if !ended {
+		t.Fatal("the intake returned while a1's take was still under way")
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.acked) != 0 {

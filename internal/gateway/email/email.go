@@ -427,14 +427,11 @@ func (e *Email) AcksOneByOne() {}
 
 var _ gateway.AcksOneByOne = (*Email)(nil)
 
-// Ack marks a mail handled: it is not read again.
+// Ack marks a mail handled: it is not read again. The mail is forgotten
+// once the mailbox has marked it, so an Ack that failed can be made again.
 func (e *Email) Ack(ctx context.Context, u gateway.Update) error {
 	e.mu.Lock()
-	uids, keyword := e.uids[u.ID], e.keyword
-	delete(e.uids, u.ID)
-	for _, uid := range uids {
-		delete(e.given, uid)
-	}
+	uids, keyword := slices.Clone(e.uids[u.ID]), e.keyword
 	e.mu.Unlock()
 	if len(uids) == 0 {
 		return nil
@@ -453,6 +450,12 @@ func (e *Email) Ack(ctx context.Context, u gateway.Update) error {
 		e.drop()
 		return fmt.Errorf("email: mark handled: %w", err)
 	}
+	e.mu.Lock()
+	delete(e.uids, u.ID)
+	for _, uid := range uids {
+		delete(e.given, uid)
+	}
+	e.mu.Unlock()
 	return nil
 }
 

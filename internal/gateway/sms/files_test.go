@@ -206,7 +206,8 @@ func TestSendFile(t *testing.T) {
 	h.s.now = nil
 
 	for _, o := range []gateway.OutFile{
-		{Name: "log.txt", MIME: "text/plain", Data: bytes.Repeat([]byte("x"), maxTextFile+1)},
+		{Name: "log.txt", MIME: "text/plain", Data: bytes.Repeat([]byte("x"), Limit)}, // with its name, over one text
+		{Name: "huge.txt", MIME: "text/plain", Data: bytes.Repeat([]byte("x"), 1<<20)},
 		{Name: "notes.txt", MIME: "text/plain", Data: []byte("not \xff UTF-8")},
 		{Name: "big.pdf", MIME: "application/pdf", Data: make([]byte, maxMMS+1)},
 		{Name: "tool.bin", MIME: "application/octet-stream", Data: []byte("x")},

@@ -183,7 +183,7 @@ func (s *SMS) publicBase() (string, error) {
 // SendFile sends f as an MMS to m's chat, with m's text as its body when
 // it fits (else the text goes first): Twilio fetches the file from the
 // gateway's webhook route. A short plain-text file, which no MMS carries,
-// is sent as text (sendText). A file over an MMS's 5 MB, of a type Twilio
+// is sent as a text message (sendText). A file over an MMS's 5 MB, of a type Twilio
 // does not take, or with no address Twilio can fetch it from is
 // gateway.ErrUndeliverable.
 func (s *SMS) SendFile(ctx context.Context, m gateway.Outgoing, f gateway.OutFile) (string, error) {
@@ -242,37 +242,35 @@ func (s *SMS) SendFile(ctx context.Context, m gateway.Outgoing, f gateway.OutFil
 	return *msg.Sid, nil
 }
 
-// maxTextFile bounds a text file sent as text messages: a few texts, not
-// a log's worth.
-const maxTextFile = 4000
-
-// sendText sends a text file MMS does not carry as text messages to m's
-// chat: m's text, then the file's name and its text, split as any reply
-// is; it returns the id of the last. One that is not UTF-8 text or longer
-// than maxTextFile bytes is gateway.ErrUndeliverable.
+// sendText sends a text file MMS does not carry as one text message to
+// m's chat: m's text, then the file's name and its text as it is; it
+// returns the message's id. One that is not UTF-8 text, or that does not
+// fit in one text message with its name and m's text, is
+// gateway.ErrUndeliverable: a reply of several texts is sent part by part
+// with each part recorded (deliver), and a file has no such parts.
 func (s *SMS) sendText(ctx context.Context, m gateway.Outgoing, f gateway.OutFile) (string, error) {
+	tooLong := fmt.Errorf("%w: sms: %s (%d bytes) does not fit in one text message (%d characters with its name and the message's text), and Twilio sends no plain text by MMS",
+		gateway.ErrUndeliverable, f.Name, len(f.Data), Limit)
 	switch {
-	case len(f.Data) > maxTextFile:
-		return "", fmt.Errorf("%w: sms: %s is %s of text, over the %s a text file may be to go as text messages (Twilio sends no plain text by MMS)",
-			gateway.ErrUndeliverable, f.Name, attach.HumanSize(int64(len(f.Data))), attach.HumanSize(maxTextFile))
+	case len(f.Data) > 4*Limit: // too long whatever it holds: not rendered
+		return "", tooLong
 	case !utf8.Valid(f.Data):
 		return "", fmt.Errorf("%w: sms: %s is not UTF-8 text, and Twilio sends no plain text by MMS", gateway.ErrUndeliverable, f.Name)
 	}
 	// The file's text as a code block: sent as it is, not read as Markdown.
 	body := strings.TrimRight(string(f.Data), "\n")
+	if strings.TrimSpace(body) == "" {
+		body = "(empty)"
+	}
 	text := format.Literal(f.Name) + ":\n\n" + format.Fence(body) + "\n" + body + "\n" + format.Fence(body)
 	if strings.TrimSpace(m.Text) != "" {
 		text = m.Text + "\n\n" + text
 	}
-	id := ""
-	for _, p := range s.Parts(text) {
-		sid, err := s.SendPart(ctx, gateway.Outgoing{ChatID: m.ChatID}, p)
-		if err != nil {
-			return "", err
-		}
-		id = sid
+	parts := s.Parts(text)
+	if len(parts) != 1 {
+		return "", tooLong
 	}
-	return id, nil
+	return s.SendPart(ctx, gateway.Outgoing{ChatID: m.ChatID}, parts[0])
 }
 
 // linkName is a file's name as its URL and Content-Disposition carry it:
