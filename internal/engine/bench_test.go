@@ -7,12 +7,12 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/talaria-agent/talaria/activities"
 	"github.com/talaria-agent/talaria/config"
@@ -133,25 +133,18 @@ func BenchmarkThroughput(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start, cpu := time.Now(), proccpu.Seconds()
-		var wg sync.WaitGroup
-		errs := make(chan error, sessions)
+		var g errgroup.Group
 		for s := 0; s < sessions; s++ {
-			wg.Add(1)
-			go func(s int) {
-				defer wg.Done()
+			g.Go(func() error {
 				res, err := rt.RunTurn(context.Background(), workflows.TurnInput{SessionID: fmt.Sprintf("tp-%d-%d", i, s),
 					UserMessage: "go", Model: fakellm.DefaultModel, MaxIterations: 20, Workdir: workdir})
 				if err == nil && res.APICalls != iterations+1 {
 					err = fmt.Errorf("api calls %d", res.APICalls)
 				}
-				if err != nil {
-					errs <- err
-				}
-			}(s)
+				return err
+			})
 		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
+		if err := g.Wait(); err != nil {
 			b.Fatal(err)
 		}
 		wall := time.Since(start)
@@ -229,23 +222,17 @@ func BenchmarkHandoffBurst(b *testing.B) {
 		rt := startRuntime(b, model, func(_ *config.Config, o *Options) { o.Private = true })
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		start, cpu := time.Now(), proccpu.Seconds()
-		var wg sync.WaitGroup
-		errs := make(chan error, sessions)
+		var g errgroup.Group
 		for s := 0; s < sessions; s++ {
-			wg.Add(1)
-			go func(s int) {
-				defer wg.Done()
+			g.Go(func() error {
 				in := TurnTemplate(rt.Config, b.TempDir())
 				in.SessionID, in.UserMessage = fmt.Sprintf("burst-%d-%d", i, s), "hi"
-				if err := rt.Send(ctx, in.SessionID, workflows.Message{RequestID: fmt.Sprintf("burst-%d-%d", i, s), Text: "hi", Mode: workflows.BusyQueue, Turn: in}); err != nil {
-					errs <- err
-				}
-			}(s)
+				return rt.Send(ctx, in.SessionID, workflows.Message{RequestID: in.SessionID, Text: "hi", Mode: workflows.BusyQueue, Turn: in})
+			})
 		}
-		wg.Wait()
+		err := g.Wait()
 		accepted := time.Since(start)
-		close(errs)
-		for err := range errs {
+		if err != nil {
 			b.Fatal(err)
 		}
 		if _, err := fakewire.Wait(ctx, model.Requests, func(r []fakellm.Request) bool { return len(r) >= sessions }); err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/internal/attach"
-	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/faketelegram"
 	"github.com/talaria-agent/talaria/internal/gateway"
 )
@@ -21,10 +20,7 @@ func TestFilesOfStrangersAndOversized(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
-		last, _ := req.LastMessage()
-		return fakellm.TextStep("read: " + last.Content)
-	}))
+	model := readingModel()
 	defer model.Close()
 	tg := faketelegram.Start("1:tok", "talaria_bot")
 	defer tg.Close()

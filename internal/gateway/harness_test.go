@@ -57,3 +57,12 @@ func startGateway(t testing.TB, ctx context.Context, model *fakellm.Server, tg *
 	t.Cleanup(func() { stop(); <-done; g.Close() })
 	return rt, g, bot
 }
+
+// readingModel answers every request with "read: " and the text of its
+// last message: a reply says what the model read.
+func readingModel() *fakellm.Server {
+	return fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		last, _ := req.LastMessage()
+		return fakellm.TextStep("read: " + last.Content)
+	}))
+}

@@ -23,10 +23,7 @@ func TestSlowFileHoldsOnlyItsChat(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
-		last, _ := req.LastMessage()
-		return fakellm.TextStep("read: " + last.Content)
-	}))
+	model := readingModel()
 	defer model.Close()
 	tg := faketelegram.Start("1:tok", "talaria_bot")
 	defer tg.Close()
