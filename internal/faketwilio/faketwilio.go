@@ -18,8 +18,9 @@
 // number (Text), send it an MMS (MMS), deliver a webhook again (Resend),
 // forge one (Forge), and read what the number sent (Sent, WaitSent,
 // Fetched, WaitFetched) and how often a media was downloaded
-// (Downloads). Create Message can be held after
-// the first n calls (After, Held, Release: fakewire.Hold) or refused (FailNext).
+// (Downloads). Create Message ("createMessage") and the Media resources
+// a downloader reads ("media") can be held after the first n calls (After,
+// Held, Release: fakewire.Hold); Create Message can be refused (FailNext).
 package faketwilio
 
 import (

@@ -119,8 +119,11 @@ func (s *Server) WaitFetched(ctx context.Context, ok func([]Fetched) bool) ([]Fe
 }
 
 // mediaResource answers GET of a Media resource (credentials already
-// checked): a redirect to the CDN's short-lived URL for its bytes.
+// checked; held as the route "media"): a redirect to the CDN's short-lived URL for its bytes.
 func (s *Server) mediaResource(w http.ResponseWriter, r *http.Request, rest string) {
+	if !s.Admit(r, "media") {
+		return
+	}
 	msg, me, ok := strings.Cut(rest, "/Media/")
 	s.mu.Lock()
 	m, found := s.media[me]

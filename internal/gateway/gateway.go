@@ -52,6 +52,11 @@ type Gateway struct {
 	// voice memos (nil: none configured).
 	limits      attach.Limits
 	transcriber *attach.Transcriber
+	// order takes a chat's webhook updates one after the other; tries
+	// counts the failed takes of updates, to set aside those that always
+	// fail (takeGuarded).
+	order chatOrder
+	tries tries
 	// secret keys the references buttons carry (buttonRef), loaded once.
 	secretMu sync.Mutex
 	secret   []byte

@@ -77,8 +77,11 @@ func newIntake(ctx context.Context, p Platform, take func(context.Context, Platf
 // poll takes one platform's updates until ctx ends: each is acknowledged
 // only once it is durably handed over (or answered, for a stranger), so a
 // crash before that gets it again, and handing it over twice is harmless.
+// An update that fails every take while the store and Temporal answer is
+// set aside (takeGuarded), and a panic of the platform's adapter costs a
+// poll, not the process.
 func (g *Gateway) poll(ctx context.Context, p Platform) {
-	newIntake(ctx, p, g.take, g.note, g.logger).run()
+	newIntake(ctx, p, g.takeGuarded, g.note, g.logger).run()
 }
 
 // run polls the platform until ctx ends, then waits for the takes under
@@ -89,7 +92,8 @@ func (in *intake) run() {
 	failures := 0
 	for ctx.Err() == nil {
 		in.acknowledge()
-		ups, err := p.Poll(ctx)
+		var ups []Update
+		err := guard(in.logger, "poll", func() (err error) { ups, err = p.Poll(ctx); return err }, "platform", p.Name())
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -218,7 +222,7 @@ func (in *intake) acknowledge() {
 			}
 			continue
 		}
-		if err := in.p.Ack(in.ctx, s.u); err != nil {
+		if err := guard(in.logger, "acknowledge", func() error { return in.p.Ack(in.ctx, s.u) }, "platform", in.p.Name(), "update", s.u.ID); err != nil {
 			s.ackFailures++
 			s.ackAfter = time.Now().Add(min(time.Duration(s.ackFailures)*retakeAfter, maxRetakeAfter))
 			if s.ackFailures == 1 || s.ackFailures%30 == 0 {

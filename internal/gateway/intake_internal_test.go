@@ -62,6 +62,8 @@ type fakePlatform struct {
 	wake     chan struct{}
 	polls    int
 	acked    []string
+	// sent are the parts sent, each as "chat: part".
+	sent []string
 	// beforeAck checks each acknowledgment; ackErr fails the next ones.
 	beforeAck func(u Update)
 	ackErr    map[string]int
@@ -122,7 +124,13 @@ func (f *fakePlatform) Name() string                                            
 func (f *fakePlatform) Account() string                                                { return "1" }
 func (f *fakePlatform) BotName() string                                                { return "bot" }
 func (f *fakePlatform) Parts(text string) []string                                     { return []string{text} }
-func (f *fakePlatform) SendPart(context.Context, Outgoing, string) (string, error)     { return "1", nil }
+func (f *fakePlatform) SendPart(_ context.Context, m Outgoing, part string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.sent = append(f.sent, m.ChatID+": "+part)
+	return "1", nil
+}
+
 func (f *fakePlatform) Edit(context.Context, string, string, string, [][]Button) error { return nil }
 func (f *fakePlatform) Typing(context.Context, string) error                           { return nil }
 func (f *fakePlatform) AnswerButton(context.Context, Update, string, bool) error       { return nil }

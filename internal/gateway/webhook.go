@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -39,11 +40,24 @@ var ErrForged = errors.New("gateway: the webhook's signature does not hold")
 // maxWebhookBody bounds a webhook request's body.
 const maxWebhookBody = 1 << 20
 
+// takeInOrder takes a webhook's update (takeGuarded) once every update of
+// its chat that reached this process before it is taken (chatOrder).
+func (g *Gateway) takeInOrder(ctx context.Context, p Platform, u Update) error {
+	leave, err := g.order.enter(ctx, p.Name()+"/"+u.Chat.ID)
+	if err != nil {
+		return fmt.Errorf("wait for the chat's earlier messages: %w", err)
+	}
+	defer leave()
+	return g.takeGuarded(ctx, p, u)
+}
+
 // Webhooks serves the webhooks of the gateway's hooked platforms at
 // /webhooks/<platform> (and the paths under it, which the platform's Hook
 // reads: SMS serves the files it sends there). A forged request is
 // refused with 403 and logged without its body; an update that cannot be
-// taken now is answered 503, so the platform sends it again. The route
+// taken now is answered 503, so the platform sends it again. The updates
+// of one chat are taken one after the other, in the order their requests
+// came (takeInOrder). The route
 // needs no API key: the platform's signature is what lets a request in.
 func (g *Gateway) Webhooks() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -74,7 +88,7 @@ func (g *Gateway) Webhooks() http.Handler {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
 		defer cancel()
 		for _, u := range h.Updates {
-			if err := g.take(ctx, p, u); err != nil {
+			if err := g.takeInOrder(ctx, p, u); err != nil {
 				g.logger.Warn("gateway: webhook update not taken, the platform sends it again", "platform", name, "update", u.ID, "error", err)
 				http.Error(w, "try again", http.StatusServiceUnavailable)
 				return

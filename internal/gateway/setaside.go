@@ -1,0 +1,146 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+)
+
+// How the gateway gives up on an update it cannot take.
+const (
+	// setAsideAfter is how many failed takes of one update may set it
+	// aside: an update that fails this often while the store and Temporal
+	// answer fails for what it is, and taking it again would hold up its
+	// chat (on Telegram, whose acknowledgment is cumulative, every chat)
+	// for ever.
+	setAsideAfter = 5
+	// maxTracked bounds the updates whose failed takes are counted.
+	maxTracked = 1000
+	// answerWithin bounds the check that the store and Temporal answer.
+	answerWithin = 5 * time.Second
+)
+
+// ErrPanicked means taking an update (or polling a platform) panicked: a
+// fault of the gateway or of a platform's adapter, caught so that it costs
+// the update, not the process and every door it serves. Its stack goes to
+// the log.
+var ErrPanicked = errors.New("gateway: panicked")
+
+// setAsideNotice is what the sender of an update set aside is told.
+const setAsideNotice = "⚠️ This message could not be taken: it failed %d times while everything else worked, so it was set aside. The operator's log says why (update %s)."
+
+// takeGuarded takes u (Gateway.take) and gives up on it once it has failed
+// setAsideAfter times while the store and Temporal answer: the update is
+// set aside (logged, its sender told) and counts as taken, so that it no
+// longer holds up the updates after it. A failure while either does not
+// answer may be theirs, and is tried again however often it comes.
+func (g *Gateway) takeGuarded(ctx context.Context, p Platform, u Update) error {
+	err := guard(g.logger, "take an update", func() error { return g.take(ctx, p, u) },
+		"platform", p.Name(), "update", u.ID)
+	key := updateWorkflowID(p, u)
+	if err == nil || ctx.Err() != nil {
+		g.tries.forget(key)
+		return err
+	}
+	if g.tries.failed(key) < setAsideAfter {
+		return err
+	}
+	if aerr := g.answering(ctx); aerr != nil {
+		return fmt.Errorf("%w (not set aside: %w)", err, aerr)
+	}
+	g.setAside(ctx, p, u, err)
+	g.tries.forget(key)
+	return nil
+}
+
+// setAside gives up on an update that cannot be taken: the reason goes to
+// the log and to the platform's lease (`talaria gateway status`), and its
+// sender is told, once, that it was set aside. Telling may fail; the
+// update is set aside either way.
+func (g *Gateway) setAside(ctx context.Context, p Platform, u Update, why error) {
+	g.logger.Error("gateway: an update set aside: it failed every take while the store and Temporal answered",
+		"platform", p.Name(), "update", u.ID, "chat", u.Chat.ID, "user", u.User, "takes", setAsideAfter, "error", why)
+	g.note(ctx, p, u.ID, fmt.Sprintf("update %s set aside: %v", u.ID, why))
+	parts := p.Parts(fmt.Sprintf(setAsideNotice, setAsideAfter, u.ID))
+	if len(parts) == 0 {
+		return
+	}
+	if _, err := p.SendPart(ctx, Outgoing{ChatID: u.Chat.ID, ReplyTo: u.MessageID}, parts[0]); err != nil {
+		g.logger.Warn("gateway: tell the sender an update was set aside", "platform", p.Name(), "update", u.ID, "error", err)
+	}
+}
+
+// answering says why the store or Temporal does not answer, or nil when
+// both do.
+func (g *Gateway) answering(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, answerWithin)
+	defer cancel()
+	if err := g.rt.Store.Check(ctx); err != nil {
+		return fmt.Errorf("the store: %w", err)
+	}
+	if _, err := g.rt.Client.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
+		return fmt.Errorf("Temporal: %w", err)
+	}
+	return nil
+}
+
+// guard runs f, a panic in it becoming an error wrapping ErrPanicked; the
+// panic's stack is logged with what, at error level.
+func guard(log *slog.Logger, what string, f func() error, attrs ...any) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			log.Error("gateway: "+what+" panicked", append(attrs, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))...)
+			err = fmt.Errorf("%w: %s: %v", ErrPanicked, what, v)
+		}
+	}()
+	return f()
+}
+
+// tries counts the failed takes of the updates that failed lately, at
+// most maxTracked of them (the oldest forgotten first). Safe for
+// concurrent use; the zero tries is ready.
+type tries struct {
+	mu    sync.Mutex
+	count map[string]int
+	order []string
+}
+
+// failed counts a failed take of key and returns how many there were.
+func (t *tries) failed(key string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.count == nil {
+		t.count = map[string]int{}
+	}
+	if _, ok := t.count[key]; !ok {
+		t.order = append(t.order, key)
+		if len(t.order) > maxTracked {
+			delete(t.count, t.order[0])
+			t.order = t.order[1:]
+		}
+	}
+	t.count[key]++
+	return t.count[key]
+}
+
+// forget drops key's count.
+func (t *tries) forget(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if _, ok := t.count[key]; !ok {
+		return
+	}
+	delete(t.count, key)
+	for i, k := range t.order {
+		if k == key {
+			t.order = append(t.order[:i], t.order[i+1:]...)
+			break
+		}
+	}
+}
