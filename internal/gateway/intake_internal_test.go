@@ -120,10 +120,10 @@ func (f *fakePlatform) Ack(_ context.Context, u Update) error {
 	return nil
 }
 
-func (f *fakePlatform) Name() string                                                   { return "fake" }
-func (f *fakePlatform) Account() string                                                { return "1" }
-func (f *fakePlatform) BotName() string                                                { return "bot" }
-func (f *fakePlatform) Parts(text string) []string                                     { return []string{text} }
+func (f *fakePlatform) Name() string               { return "fake" }
+func (f *fakePlatform) Account() string            { return "1" }
+func (f *fakePlatform) BotName() string            { return "bot" }
+func (f *fakePlatform) Parts(text string) []string { return []string{text} }
 func (f *fakePlatform) SendPart(_ context.Context, m Outgoing, part string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
