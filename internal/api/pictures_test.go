@@ -1,11 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -30,6 +32,8 @@ var (
 	pngBytes  = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00 a picture")
 	jpegBytes = []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00 a photo")
 	pdfBytes  = []byte("%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\nendobj\n")
+	// refusedPNG is a picture only runs that are refused carry.
+	refusedPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x02\x00\x00\x00 refused")
 )
 
 // dataURL is data as a base64 data: URL of type mime.
@@ -328,10 +332,17 @@ func TestRunPictures(t *testing.T) {
 		{"a file", []string{"file:///etc/passwd"}, "images[0]", 400},
 		{"too many", slices.Repeat([]string{dataURL("image/png", pngBytes)}, maxPictures+1), "", 400},
 		{"with a steer", []string{dataURL("image/png", pngBytes)}, "mode", 400},
+		{"with a tool name that cannot be", []string{dataURL("image/png", refusedPNG)}, "", 400},
+		{"with too many iterations", []string{dataURL("image/png", refusedPNG)}, "", 400},
 	} {
 		body := map[string]any{"input": "look", "images": tt.images}
-		if tt.name == "with a steer" {
+		switch tt.name {
+		case "with a steer":
 			body["mode"] = "steer"
+		case "with a tool name that cannot be":
+			body["tools"] = []string{"Not a tool!"}
+		case "with too many iterations":
+			body["max_iterations"] = 1_000_000
 		}
 		status, data := a.do(http.MethodPost, "/v1/runs", body)
 		var e errorBody
@@ -341,5 +352,18 @@ func TestRunPictures(t *testing.T) {
 	}
 	if n := len(model.Requests()); n != 1 {
 		t.Fatalf("refused runs reached the model: %d requests, want 1", n)
+	}
+	// A run refused for what it asks keeps none of its pictures.
+	err := filepath.WalkDir(workdir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if data, err := os.ReadFile(path); err == nil && bytes.Equal(data, refusedPNG) {
+			t.Errorf("a refused run's picture was kept: %s", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

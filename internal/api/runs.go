@@ -89,6 +89,11 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 			mode = s.ownTurnMode()
 		}
 	}
+	// The run is checked before its pictures are kept: one refused for its
+	// tools or iterations leaves no picture behind.
+	if err := s.checkTurnRequest(turnRequest{input: req.Input, tools: req.Tools, maxIterations: req.MaxIterations}); err != nil {
+		return err
+	}
 	images, input, err := s.runPictures(r.Context(), req.Images, req.Input)
 	if err != nil {
 		return err
