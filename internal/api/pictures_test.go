@@ -366,4 +366,6 @@ func TestRunPictures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Pictures alone make a run's input.
+	a.want(http.StatusAccepted, http.MethodPost, "/v1/runs", map[string]any{"images": []string{dataURL("image/png", pngBytes)}}, &started)
 }

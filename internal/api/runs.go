@@ -89,9 +89,10 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) error {
 			mode = s.ownTurnMode()
 		}
 	}
-	// The run is checked before its pictures are kept: one refused for its
-	// tools or iterations leaves no picture behind.
-	if err := s.checkTurnRequest(turnRequest{input: req.Input, tools: req.Tools, maxIterations: req.MaxIterations}); err != nil {
+	// What the run asks for is checked before its pictures are kept: one
+	// refused for its tools or iterations leaves no picture behind. (Its
+	// input is checked with the pictures' notes: pictures alone make one.)
+	if err := s.checkAsks(req.Tools, req.MaxIterations); err != nil {
 		return err
 	}
 	images, input, err := s.runPictures(r.Context(), req.Images, req.Input)

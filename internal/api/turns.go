@@ -209,10 +209,15 @@ func (s *Server) checkTurnRequest(req turnRequest) error {
 	if err := checkInput(req.input); err != nil {
 		return err
 	}
-	if err := checkTools(req.tools); err != nil {
+	return s.checkAsks(req.tools, req.maxIterations)
+}
+
+// checkAsks checks the tool names and the iterations a request asks for.
+func (s *Server) checkAsks(tools []string, maxIterations int) error {
+	if err := checkTools(tools); err != nil {
 		return err
 	}
-	if limit := s.maxIterations(); req.maxIterations < 0 || req.maxIterations > limit {
+	if limit := s.maxIterations(); maxIterations < 0 || maxIterations > limit {
 		return badRequest("invalid_max_iterations", "max_iterations must be between 1 and %d (the server's max_iterations)", limit)
 	}
 	return nil

@@ -7,8 +7,9 @@ import (
 )
 
 // chatOrder lets the updates of one chat that come by webhook be taken one
-// after the other, in the order they reached the gateway, while those of
-// different chats are taken at once. A platform posts each message of a
+// after the other, in the order they entered (their requests read and
+// their signatures checked), while those of different chats are taken at
+// once. A platform posts each message of a
 // chat in its own request and several at once (Twilio, WhatsApp): without
 // it, a message posted after one with a slow file (a download, a voice memo
 // to transcribe) would be handed over first. The order holds within one

@@ -165,7 +165,7 @@ func (g *Gateway) ownSession(ctx context.Context, p Platform, u Update, c models
 	}
 	g.logger.Error("gateway: the chat's session belongs to another owner; message not taken",
 		"platform", p.Name(), "chat", c.Key, "session", c.SessionID)
-	key := "gateway-update/" + updateWorkflowID(p, u) + "/not-owned"
+	key := doneKey(p, u) + "/not-owned"
 	if _, sent, err := g.rt.Store.Sent(ctx, key); err != nil || sent {
 		return false, err
 	}

@@ -38,5 +38,17 @@ func (g *Gateway) SendDraft(ctx context.Context, p Platform, in workflows.ChatRe
 // Take takes one update as the gateway's poll does.
 func (g *Gateway) Take(ctx context.Context, p Platform, u Update) error { return g.take(ctx, p, u) }
 
+// InLine is how many webhook updates of a platform's chat are being
+// taken or wait behind the one being taken.
+func (g *Gateway) InLine(platform, chat string) int {
+	g.order.mu.Lock()
+	defer g.order.mu.Unlock()
+	return len(g.order.waiting[platform+"/"+chat])
+}
+
+// SetWebhookWithin sets how long a webhook request may wait and take its
+// updates before it is answered 503.
+func (g *Gateway) SetWebhookWithin(d time.Duration) { g.webhookWithin = d }
+
 // NoticeStranger is what a stranger's press is answered with.
 const NoticeStranger = noticeStranger

@@ -57,6 +57,8 @@ type Gateway struct {
 	// fail (takeGuarded).
 	order chatOrder
 	tries tries
+	// webhookWithin replaces webhookWithin when set (tests).
+	webhookWithin time.Duration
 	// secret keys the references buttons carry (buttonRef), loaded once.
 	secretMu sync.Mutex
 	secret   []byte
@@ -247,7 +249,7 @@ func (g *Gateway) take(ctx context.Context, p Platform, u Update) error {
 	}
 	// A press, a command or an answer is carried out once, however often
 	// its update comes (a new turn is, by its workflow's id).
-	key := "gateway-update/" + updateWorkflowID(p, u)
+	key := doneKey(p, u)
 	if done, err := g.rt.Store.Claimed(ctx, key); done || err != nil {
 		return err
 	}
@@ -329,6 +331,12 @@ func (g *Gateway) handOver(ctx context.Context, p Platform, u Update, text strin
 		return err
 	}
 	return g.rt.Send(ctx, in.SessionID, msg)
+}
+
+// doneKey is the claim that records an update carried out (a press, a
+// command, an answer) or set aside: it is taken once.
+func doneKey(p Platform, u Update) string {
+	return "gateway-update/" + updateWorkflowID(p, u)
 }
 
 // updateWorkflowID is the id of the workflow an update starts.

@@ -77,9 +77,9 @@ func newIntake(ctx context.Context, p Platform, take func(context.Context, Platf
 // poll takes one platform's updates until ctx ends: each is acknowledged
 // only once it is durably handed over (or answered, for a stranger), so a
 // crash before that gets it again, and handing it over twice is harmless.
-// An update that fails every take while the store and Temporal answer is
-// set aside (takeGuarded), and a panic of the platform's adapter costs a
-// poll, not the process.
+// An update whose take keeps panicking is set aside (takeGuarded); a panic
+// in the platform's Poll or Ack costs that poll or acknowledgment, not the
+// process.
 func (g *Gateway) poll(ctx context.Context, p Platform) {
 	newIntake(ctx, p, g.takeGuarded, g.note, g.logger).run()
 }

@@ -14,11 +14,9 @@ import (
 
 // How the gateway gives up on an update it cannot take.
 const (
-	// setAsideAfter is how many failed takes of one update may set it
-	// aside: an update that fails this often while the store and Temporal
-	// answer fails for what it is, and taking it again would hold up its
-	// chat (on Telegram, whose acknowledgment is cumulative, every chat)
-	// for ever.
+	// setAsideAfter is how many takes of one update that panicked set it
+	// aside: taking it again would hold up its chat (on Telegram, whose
+	// acknowledgment is cumulative, every chat) for ever.
 	setAsideAfter = 5
 	// maxTracked bounds the updates whose failed takes are counted.
 	maxTracked = 1000
@@ -33,47 +31,67 @@ const (
 var ErrPanicked = errors.New("gateway: panicked")
 
 // setAsideNotice is what the sender of an update set aside is told.
-const setAsideNotice = "⚠️ This message could not be taken: it failed %d times while everything else worked, so it was set aside. The operator's log says why (update %s)."
+const setAsideNotice = "⚠️ This message could not be taken: taking it failed %d times with a fault of the gateway, so it was set aside. The operator's log says why (update %s)."
 
-// takeGuarded takes u (Gateway.take) and gives up on it once it has failed
-// setAsideAfter times while the store and Temporal answer: the update is
-// set aside (logged, its sender told) and counts as taken, so that it no
-// longer holds up the updates after it. A failure while either does not
-// answer may be theirs, and is tried again however often it comes.
+// takeGuarded takes u (Gateway.take), a panic in the take becoming an
+// error (guard). An update whose take panicked setAsideAfter times, the
+// store and Temporal answering, is set aside (setAsideDue): logged, its
+// sender told, and counted as taken, so that it no longer holds up the
+// updates after it. Any other failure (the store, Temporal or the
+// platform not answering, a deadline) may pass: the update is taken again
+// however often it comes, as before.
 func (g *Gateway) takeGuarded(ctx context.Context, p Platform, u Update) error {
 	err := guard(g.logger, "take an update", func() error { return g.take(ctx, p, u) },
 		"platform", p.Name(), "update", u.ID)
 	key := updateWorkflowID(p, u)
-	if err == nil || ctx.Err() != nil {
+	switch {
+	case err == nil:
 		g.tries.forget(key)
+		return nil
+	case ctx.Err() != nil || !errors.Is(err, ErrPanicked):
 		return err
 	}
-	if g.tries.failed(key) < setAsideAfter {
+	if !setAsideDue(g.tries.failed(key), func() error { return g.answering(ctx) }) {
 		return err
 	}
-	if aerr := g.answering(ctx); aerr != nil {
-		return fmt.Errorf("%w (not set aside: %w)", err, aerr)
+	if serr := g.setAside(ctx, p, u, err); serr != nil {
+		return fmt.Errorf("%w (not set aside: %w)", err, serr)
 	}
-	g.setAside(ctx, p, u, err)
 	g.tries.forget(key)
 	return nil
 }
 
-// setAside gives up on an update that cannot be taken: the reason goes to
-// the log and to the platform's lease (`talaria gateway status`), and its
-// sender is told, once, that it was set aside. Telling may fail; the
-// update is set aside either way.
-func (g *Gateway) setAside(ctx context.Context, p Platform, u Update, why error) {
-	g.logger.Error("gateway: an update set aside: it failed every take while the store and Temporal answered",
-		"platform", p.Name(), "update", u.ID, "chat", u.Chat.ID, "user", u.User, "takes", setAsideAfter, "error", why)
-	g.note(ctx, p, u.ID, fmt.Sprintf("update %s set aside: %v", u.ID, why))
-	parts := p.Parts(fmt.Sprintf(setAsideNotice, setAsideAfter, u.ID))
-	if len(parts) == 0 {
-		return
+// setAsideDue says whether an update whose take panicked panics times is
+// set aside: at setAsideAfter, when the store and Temporal answer (a
+// panic while either does not may be theirs). answering is asked only
+// then.
+func setAsideDue(panics int, answering func() error) bool {
+	return panics >= setAsideAfter && answering() == nil
+}
+
+// setAside gives up on an update whose take keeps panicking: it records
+// the update as taken (a delivery of it again finds it so, and is
+// acknowledged at once, its sender not told twice), logs why at error
+// level, and tells its sender. Telling may fail, or panic as the take did:
+// the update is set aside either way.
+func (g *Gateway) setAside(ctx context.Context, p Platform, u Update, why error) error {
+	if _, err := g.rt.Store.ClaimTool(ctx, doneKey(p, u)); err != nil {
+		return err
 	}
-	if _, err := p.SendPart(ctx, Outgoing{ChatID: u.Chat.ID, ReplyTo: u.MessageID}, parts[0]); err != nil {
+	g.logger.Error("gateway: an update set aside: its take panicked every time while the store and Temporal answered",
+		"platform", p.Name(), "update", u.ID, "chat", u.Chat.ID, "user", u.User, "takes", setAsideAfter, "error", why)
+	err := guard(g.logger, "tell the sender an update was set aside", func() error {
+		parts := p.Parts(fmt.Sprintf(setAsideNotice, setAsideAfter, u.ID))
+		if len(parts) == 0 {
+			return nil
+		}
+		_, err := p.SendPart(ctx, Outgoing{ChatID: u.Chat.ID, ReplyTo: u.MessageID}, parts[0])
+		return err
+	}, "platform", p.Name(), "update", u.ID)
+	if err != nil {
 		g.logger.Warn("gateway: tell the sender an update was set aside", "platform", p.Name(), "update", u.ID, "error", err)
 	}
+	return nil
 }
 
 // answering says why the store or Temporal does not answer, or nil when

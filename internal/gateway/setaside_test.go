@@ -43,6 +43,33 @@ func TestTries(t *testing.T) {
 	}
 }
 
+// TestSetAsideDue: an update whose take panicked is set aside at the
+// setAsideAfter-th panic, when the store and Temporal answer; they are
+// asked only then.
+func TestSetAsideDue(t *testing.T) {
+	t.Parallel()
+	down := errors.New("the store does not answer")
+	for _, c := range []struct {
+		panics    int
+		answering error
+		want      bool
+		asked     bool
+	}{
+		{1, nil, false, false},
+		{setAsideAfter - 1, nil, false, false},
+		{setAsideAfter, nil, true, true},
+		{setAsideAfter, down, false, true},
+		{setAsideAfter + 3, nil, true, true},
+		{setAsideAfter + 3, down, false, true},
+	} {
+		asked := false
+		got := setAsideDue(c.panics, func() error { asked = true; return c.answering })
+		if got != c.want || asked != c.asked {
+			t.Errorf("%d panics, answering %v: due %v (asked %v), want %v (asked %v)", c.panics, c.answering, got, asked, c.want, c.asked)
+		}
+	}
+}
+
 // TestGuard: a panic becomes an error wrapping ErrPanicked (its stack
 // logged); an error or nil passes through.
 func TestGuard(t *testing.T) {
@@ -125,6 +152,21 @@ func TestUpdateThatAlwaysFailsIsSetAside(t *testing.T) {
 	}
 	if n := fetches.Load(); n != setAsideAfter {
 		t.Fatalf("the file was fetched %d times, want %d", n, setAsideAfter)
+	}
+	// Delivered again (a restart before its acknowledgment), it is known
+	// as set aside: acknowledged at once, not taken, its sender not told
+	// again.
+	p.push(poison)
+	waitFor(t, "the update delivered again acknowledged", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return len(p.pending) == 0
+	})
+	p.mu.Lock()
+	told := len(slices.DeleteFunc(slices.Clone(p.sent), func(s string) bool { return !strings.Contains(s, "set aside") }))
+	p.mu.Unlock()
+	if n := fetches.Load(); n != setAsideAfter || told != 1 {
+		t.Fatalf("delivered again: fetched %d times, told %d times; want %d and 1", n, told, setAsideAfter)
 	}
 	for _, text := range []string{"after the file", "hello from six"} {
 		waitFor(t, text+" reached the model", func() bool {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,8 +41,13 @@ var ErrForged = errors.New("gateway: the webhook's signature does not hold")
 // maxWebhookBody bounds a webhook request's body.
 const maxWebhookBody = 1 << 20
 
+// webhookWithin bounds how long a webhook request waits for its chat's
+// earlier updates and takes its own before it is answered 503.
+const webhookWithin = 30 * time.Second
+
 // takeInOrder takes a webhook's update (takeGuarded) once every update of
-// its chat that reached this process before it is taken (chatOrder).
+// its chat that came before it to this process's line (after its
+// request's signature was checked) is taken (chatOrder).
 func (g *Gateway) takeInOrder(ctx context.Context, p Platform, u Update) error {
 	leave, err := g.order.enter(ctx, p.Name()+"/"+u.Chat.ID)
 	if err != nil {
@@ -56,8 +62,9 @@ func (g *Gateway) takeInOrder(ctx context.Context, p Platform, u Update) error {
 // reads: SMS serves the files it sends there). A forged request is
 // refused with 403 and logged without its body; an update that cannot be
 // taken now is answered 503, so the platform sends it again. The updates
-// of one chat are taken one after the other, in the order their requests
-// came (takeInOrder). The route
+// of one chat being taken are taken one after the other, in the order
+// their requests were read (takeInOrder); one answered 503 and sent again
+// comes after those that came meanwhile. The route
 // needs no API key: the platform's signature is what lets a request in.
 func (g *Gateway) Webhooks() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -85,7 +92,7 @@ func (g *Gateway) Webhooks() http.Handler {
 		}
 		// The request's own context ends when the platform gives up; the
 		// handover goes on to its end either way.
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), cmp.Or(g.webhookWithin, webhookWithin))
 		defer cancel()
 		for _, u := range h.Updates {
 			if err := g.takeInOrder(ctx, p, u); err != nil {

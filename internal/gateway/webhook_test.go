@@ -14,6 +14,7 @@ import (
 	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/faketwilio"
+	"github.com/talaria-agent/talaria/internal/fakewire"
 	"github.com/talaria-agent/talaria/internal/gateway"
 	"github.com/talaria-agent/talaria/internal/gateway/sms"
 )
@@ -57,6 +58,7 @@ func TestWebhookChatInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
+	g.SetWebhookWithin(2 * time.Minute) // a busy machine's slow turn is no 503
 	done := make(chan struct{})
 	go func() { defer close(done); g.Run(gctx) }()
 	defer func() { stop(); <-done }()
@@ -91,6 +93,9 @@ func TestWebhookChatInOrder(t *testing.T) {
 		t.Fatal("the MMS's media was never asked for")
 	}
 	post(func() (string, int, error) { return tw.Text(alice, "after the file") }, "after the file")
+	if _, err := fakewire.Wait(ctx, func() int { return g.InLine("sms", alice) }, func(n int) bool { return n == 2 }); err != nil {
+		t.Fatal("alice's text never waited behind her MMS")
+	}
 
 	// Another person is answered while the media is held.
 	if _, status, err := tw.Text(bob, "hello from bob"); err != nil || status != http.StatusOK {

@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,9 +95,23 @@ func (t *Telegram) Poll(ctx context.Context) ([]gateway.Update, error) {
 	}
 	out := make([]gateway.Update, 0, len(ups))
 	for _, u := range ups {
-		out = append(out, updateOf(u, t.fetcher))
+		out = append(out, t.read(u))
 	}
 	return out, nil
+}
+
+// read is updateOf, except that an update whose reading panics (a fault
+// of this adapter) is logged and given without chat, which the gateway
+// acknowledges and leaves: otherwise it would fail every poll, and no
+// chat would get past it.
+func (t *Telegram) read(u tgbotapi.Update) (out gateway.Update) {
+	defer func() {
+		if v := recover(); v != nil {
+			slog.Error("telegram: an update could not be read; it is left", "update", u.UpdateID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			out = gateway.Update{ID: strconv.Itoa(u.UpdateID)}
+		}
+	}()
+	return updateOf(u, t.fetcher)
 }
 
 // updateOf reads a Bot API update; its files are fetched with fetch.
