@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -193,6 +194,7 @@ func (d *Discord) notifyLocked() {
 // mentions it. Its own messages, other bots', webhooks' and system
 // messages are not.
 func (d *Discord) onMessage(_ *discordgo.Session, m *discordgo.MessageCreate) {
+	defer d.survive("message")
 	if m.Message == nil || m.Author == nil || m.Author.ID == d.userID || m.Author.Bot || m.WebhookID != "" {
 		return
 	}
@@ -203,6 +205,15 @@ func (d *Discord) onMessage(_ *discordgo.Session, m *discordgo.MessageCreate) {
 		return
 	}
 	d.queue(m.ID, m.Message)
+}
+
+// survive, deferred by an event handler, logs a panic in it (a fault of
+// this adapter) and leaves the event: a handler runs in discordgo's own
+// goroutine, where a panic would bring the process down.
+func (d *Discord) survive(event string) {
+	if v := recover(); v != nil {
+		d.logger.Error("discord: an event could not be read; it is left", "event", event, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	}
 }
 
 func mentions(m *discordgo.Message, userID string) bool {
@@ -218,6 +229,7 @@ func mentions(m *discordgo.Message, userID string) bool {
 // its answer at once: Discord waits 3 seconds for one, and the gateway
 // answers a press only once it took it.
 func (d *Discord) onInteraction(_ *discordgo.Session, i *discordgo.InteractionCreate) {
+	defer d.survive("interaction")
 	if i.Interaction == nil || i.Type != discordgo.InteractionMessageComponent || i.Message == nil {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -201,13 +202,27 @@ func (s *Slack) read() {
 		if ev.Request == nil || ev.Request.EnvelopeID == "" {
 			continue // hello, connecting...: nothing to acknowledge
 		}
-		u, ok := s.updateOf(ev)
+		u, ok := s.readSafely(ev)
 		if !ok {
 			s.ackNow(*ev.Request)
 			continue
 		}
 		s.add(u, *ev.Request)
 	}
+}
+
+// readSafely is updateOf, except that an event whose reading panics (a
+// fault of this adapter) is logged and read as nothing, and so
+// acknowledged: otherwise it would bring the process down, and come again
+// after the restart.
+func (s *Slack) readSafely(ev socketmode.Event) (u gateway.Update, ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.Error("slack: an event could not be read; it is left", "type", ev.Type, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			u, ok = gateway.Update{}, false
+		}
+	}()
+	return s.updateOf(ev)
 }
 
 // add queues an update, or adds the envelope to the one already queued
