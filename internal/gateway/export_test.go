@@ -3,12 +3,29 @@ package gateway
 import (
 	"context"
 	"log/slog"
+	"testing"
 	"time"
 
+	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
+
+// StartEngine starts a real engine for the gateway's tests (an embedded
+// Temporal, a SQLite store, the turn worker) with modelURL as its model,
+// stopped with the test; it returns the engine's configuration too.
+func StartEngine(t testing.TB, ctx context.Context, modelURL string) (config.Config, *engine.Runtime) {
+	t.Helper()
+	cfg := config.Default(t.TempDir())
+	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = modelURL, "k", "fake-model"
+	rt, err := engine.Start(ctx, cfg, engine.Options{Private: true, Worker: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(rt.Close)
+	return cfg, rt
+}
 
 // NewForTest is a gateway over a store alone, without Temporal and
 // without a worker: enough for its reply activity and for the updates it

@@ -2,11 +2,9 @@ package gateway_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"testing"
 
-	"github.com/talaria-agent/talaria/config"
 	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 	"github.com/talaria-agent/talaria/internal/faketelegram"
@@ -27,14 +25,8 @@ func runGateway(t testing.TB, ctx context.Context, model *fakellm.Server, tg *fa
 // startGateway is runGateway, which also returns the gateway and the bot.
 func startGateway(t testing.TB, ctx context.Context, model *fakellm.Server, tg *faketelegram.Server, tune func(*gateway.Options)) (*engine.Runtime, *gateway.Gateway, gateway.Platform) {
 	t.Helper()
-	cfg := config.Default(t.TempDir())
-	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = model.URL(), "k", "fake-model"
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rt, err := engine.Start(ctx, cfg, engine.Options{Private: true, Worker: true, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(rt.Close)
+	cfg, rt := gateway.StartEngine(t, ctx, model.URL())
+	logger := slog.New(slog.DiscardHandler)
 	// The bot's requests end with the gateway (a long poll too).
 	gctx, stop := context.WithCancel(ctx)
 	bot, err := telegram.New(gctx, tg.URL(), tg.Token)

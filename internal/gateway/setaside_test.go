@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -12,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/fakellm"
 )
 
@@ -107,14 +104,8 @@ func TestUpdateThatAlwaysFailsIsSetAside(t *testing.T) {
 		return fakellm.TextStep("read: " + last.Content)
 	}))
 	defer model.Close()
-	cfg := config.Default(t.TempDir())
-	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = model.URL(), "k", "fake-model"
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rt, err := engine.Start(ctx, cfg, engine.Options{Private: true, Worker: true, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	cfg, rt := StartEngine(t, ctx, model.URL())
+	logger := slog.New(slog.DiscardHandler)
 	p := newFakePlatform(false)
 	g, err := New(Options{Runtime: rt, Config: cfg, Platforms: []Platform{p},
 		Access: map[string]*Access{"fake": {Users: []string{"5", "6"}}}, Logger: logger})

@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/talaria-agent/talaria/config"
-	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/faketwilio"
 	"github.com/talaria-agent/talaria/internal/fakewire"
 	"github.com/talaria-agent/talaria/internal/gateway"
@@ -38,14 +35,8 @@ func TestWebhookChatInOrder(t *testing.T) {
 	tw := faketwilio.Start(number)
 	defer tw.Close()
 
-	cfg := config.Default(t.TempDir())
-	cfg.Model.BaseURL, cfg.Model.APIKey, cfg.Model.Name = model.URL(), "k", "fake-model"
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	rt, err := engine.Start(ctx, cfg, engine.Options{Private: true, Worker: true, Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rt.Close()
+	cfg, rt := gateway.StartEngine(t, ctx, model.URL())
+	logger := slog.New(slog.DiscardHandler)
 	gctx, stop := context.WithCancel(ctx)
 	defer stop()
 	phone, err := sms.New(gctx, sms.Options{APIURL: tw.URL(), AccountSID: tw.AccountSID, AuthToken: tw.AuthToken, From: number})
