@@ -53,8 +53,8 @@ type Gateway struct {
 	limits      attach.Limits
 	transcriber *attach.Transcriber
 	// order takes a chat's webhook updates one after the other; tries
-	// counts the failed takes of updates, to set aside those that always
-	// fail (takeGuarded).
+	// counts the takes of updates that panicked, to set aside those that
+	// always do (takeGuarded).
 	order chatOrder
 	tries tries
 	// webhookWithin replaces webhookWithin when set (tests).

@@ -18,13 +18,14 @@ const (
 	// aside: taking it again would hold up its chat (on Telegram, whose
 	// acknowledgment is cumulative, every chat) for ever.
 	setAsideAfter = 5
-	// maxTracked bounds the updates whose failed takes are counted.
+	// maxTracked bounds the updates whose panicked takes are counted.
 	maxTracked = 1000
 	// answerWithin bounds the check that the store and Temporal answer.
 	answerWithin = 5 * time.Second
 )
 
-// ErrPanicked means taking an update (or polling a platform) panicked: a
+// ErrPanicked means taking an update, polling a platform or acknowledging
+// an update panicked: a
 // fault of the gateway or of a platform's adapter, caught so that it costs
 // the update, not the process and every door it serves. Its stack goes to
 // the log.
@@ -120,8 +121,8 @@ func guard(log *slog.Logger, what string, f func() error, attrs ...any) (err err
 	return f()
 }
 
-// tries counts the failed takes of the updates that failed lately, at
-// most maxTracked of them (the oldest forgotten first). Safe for
+// tries counts the takes that panicked of the updates whose take panicked
+// lately, at most maxTracked of them (the oldest forgotten first). Safe for
 // concurrent use; the zero tries is ready.
 type tries struct {
 	mu    sync.Mutex
@@ -129,7 +130,8 @@ type tries struct {
 	order []string
 }
 
-// failed counts a failed take of key and returns how many there were.
+// failed counts a take of key that panicked and returns how many there
+// were.
 func (t *tries) failed(key string) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
