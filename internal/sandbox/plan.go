@@ -13,6 +13,7 @@ type kind int
 
 const (
 	writable   kind = iota // the host path, writable
+	standIn                // another host directory, writable
 	readOnly               // the host path, read-only
 	hiddenDir              // an empty directory
 	hiddenFile             // an empty file (/dev/null, read-only)
@@ -35,8 +36,10 @@ var baseMounts = []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/pr
 func (k kind) strength() int {
 	switch k {
 	case hiddenDir, hiddenFile, emptyDir:
-		return 2
+		return 3
 	case readOnly:
+		return 2
+	case standIn:
 		return 1
 	}
 	return 0
@@ -83,7 +86,7 @@ func mountArgs(ms []mount) []string {
 	var out []string
 	for _, m := range orderMounts(ms) {
 		switch m.kind {
-		case writable:
+		case writable, standIn:
 			out = append(out, "--bind", m.src, m.dst)
 		case readOnly:
 			out = append(out, "--ro-bind", m.src, m.dst)

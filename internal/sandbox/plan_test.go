@@ -25,8 +25,11 @@ func TestOrderMounts(t *testing.T) {
 			"writable:/w hiddenfile:/w/.netrc"},
 		{"siblings sorted", []mount{{kind: writable, dst: "/b"}, {kind: writable, dst: "/a"}},
 			"writable:/a writable:/b"},
+		{"a stand-in wins over the anchor of its place, read-only over it", []mount{{kind: writable, dst: "/w/.git"},
+			{kind: standIn, src: "/w/.git/talaria-stage/s", dst: "/w/.git"}, {kind: readOnly, dst: "/w/.git/config"}, {kind: writable, dst: "/w"}},
+			"writable:/w standin:/w/.git readonly:/w/.git/config"},
 	}
-	names := map[kind]string{writable: "writable", readOnly: "readonly", hiddenDir: "hidden", hiddenFile: "hiddenfile"}
+	names := map[kind]string{writable: "writable", standIn: "standin", readOnly: "readonly", hiddenDir: "hidden", hiddenFile: "hiddenfile"}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -109,6 +109,16 @@ type Command struct {
 	// Sealed are directories kept read-only: when one does not exist it
 	// is made an empty read-only directory (a repository's .git/hooks).
 	Sealed []string
+	// Stand are directories shown, writable, in place of others inside
+	// the writable roots (workspace-write): what is written there goes to
+	// the stand-in (a repository's git directory, whose top the command
+	// writes in a staging directory, see tools' git staging).
+	Stand []StandIn
+}
+
+// StandIn shows the directory Src at Dst.
+type StandIn struct {
+	Src, Dst string
 }
 
 // Within reports whether the clean path p is root or below it.

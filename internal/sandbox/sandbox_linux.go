@@ -162,6 +162,13 @@ func hostMounts(c Command) []mount {
 	if c.Mode == ModeWorkspaceWrite {
 		add(writable, c.Writable...)
 		add(writable, c.Anchors...)
+		for _, s := range c.Stand {
+			src, sinfo, ok1 := resolve(s.Src)
+			dst, dinfo, ok2 := resolve(s.Dst)
+			if ok1 && ok2 && sinfo.IsDir() && dinfo.IsDir() {
+				ms = append(ms, mount{kind: standIn, src: src, dst: dst})
+			}
+		}
 	} else {
 		// Read-only: the roots are still seen (one below /tmp too).
 		add(readOnly, c.Writable...)

@@ -226,8 +226,10 @@ func (t ExecuteCodeTool) Run(ctx context.Context, env Env, raw json.RawMessage) 
 		environ = append(environ, "TALARIA_RPC_SOCKET="+rpc.socket, "TALARIA_RPC_TOKEN="+rpc.token)
 	}
 	environ = append(environ, "PYTHONDONTWRITEBYTECODE=1", "PYTHONUNBUFFERED=1")
+	box, done := env.commandSandbox(dir, scratch)
 	res, err := runCommand(ctx, "exec "+shellQuote(interp)+" "+shellQuote(program), dir, environ,
-		time.Duration(call.Timeout)*time.Second, max(env.maxOutput()-200, env.maxOutput()/2), env.spillTarget(), env.commandSandbox(dir, scratch))
+		time.Duration(call.Timeout)*time.Second, max(env.maxOutput()-200, env.maxOutput()/2), env.spillTarget(), box)
+	res.GitNotKept = done()
 	if err != nil {
 		return "", fmt.Errorf("execute_code: %w", err)
 	}

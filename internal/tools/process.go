@@ -201,10 +201,12 @@ func (ps *Processes) start(env Env, a processArgs) (processView, error) {
 		return processView{}, fmt.Errorf("process: log file: %w", err)
 	}
 	jail := newConfinement()
-	cmd, wait, err := startShell(command, dir, env.processEnv(), out, jail, env.commandSandbox(dir))
+	box, done := env.commandSandbox(dir)
+	cmd, wait, err := startShell(command, dir, env.processEnv(), out, jail, box)
 	out.Close()
 	if err != nil {
 		jail.release()
+		done()
 		return processView{}, fmt.Errorf("process: %w", err)
 	}
 	p := &bgProcess{id: id, session: env.outputsKey(), command: command, dir: dir, log: logPath, started: time.Now(),
@@ -217,6 +219,7 @@ func (ps *Processes) start(env Env, a processArgs) (processView, error) {
 			code = -1
 		}
 		jail.release() // what it left behind goes with it
+		done()         // then its git data comes back
 		p.mu.Lock()
 		p.exitCode, p.ended = code, time.Now()
 		p.mu.Unlock()

@@ -42,9 +42,11 @@ func sensitiveWritePatterns(extra ...string) []string {
 }
 
 // anywherePatterns are never written, at any depth of any directory: a
-// repository's hooks and configuration run commands on the next git
-// command.
-var anywherePatterns = []string{".git/hooks/**", ".git/config"}
+// repository's git directory, whose hooks and configuration (and a
+// commondir naming other ones) run commands on the next git command, and
+// a .git file (a repository whose git directory is elsewhere). Git's own
+// data there is written by git, in the sandbox.
+var anywherePatterns = []string{".git", ".git/**"}
 
 // homeSecretPatterns are $TALARIA_HOME's secrets, relative to it.
 var homeSecretPatterns = []string{
@@ -114,7 +116,7 @@ func (p Policy) writeProtected(real string, writeRoots []string) (string, bool) 
 		return "a shell start-up, credential or system file", true
 	}
 	if matchAny(segs, anywherePatterns, allOffsets(segs)) {
-		return "a git repository's hooks or configuration", true
+		return "one of a git repository's own files (git writes those, in the sandbox)", true
 	}
 	return "", false
 }

@@ -61,7 +61,12 @@ func TestWriteProtectedWhereverTheWorkdirIs(t *testing.T) {
 		{work, ".git/config", true},
 		{work, "vendor/lib/.git/hooks/post-checkout", true},
 		{work, "vendor/lib/.git/config", true},
-		{work, ".git/info/exclude", false},
+		{work, ".git/commondir", true},
+		{work, ".git/worktrees/w/commondir", true},
+		{work, "sub/.git", true},
+		{work, "notes.git", false},
+		{work, ".github/workflows/ci.yml", false},
+		{work, ".git/info/exclude", true}, // git data: written by git, in the sandbox
 		{work, ".gitignore", false},
 		{work, ".github/workflows/ci.yml", false},
 		{work, "config", false},

@@ -118,6 +118,16 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
+// gitOut is git's output in dir, trimmed.
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v: %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
 func gitRun(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", args...)
@@ -198,6 +208,13 @@ func TestSandboxKeepsWhatRunsLater(t *testing.T) {
 		"mv libs libs2",
 		"mkdir -p libs/inner/.git/hooks && echo x > libs/inner/.git/hooks/post-checkout",
 		"echo '[core] fsmonitor = x' >> libs/inner/.git/config",
+		// Another directory's configuration and hooks through commondir,
+		// here or in a worktree's record: the command sees what it wrote
+		// (and fails after, to be told from a command that ran), but the
+		// repository never gets it.
+		`mkdir -p evil && git init -q evil && printf '[core]\n\tfsmonitor = "touch ../MARK; false"\n' >> evil/.git/config && echo ../evil/.git > .git/commondir && test -s .git/commondir && false`,
+		"echo ../../evil/.git > libs/inner/.git/commondir && false",
+		"mkdir -p .git/worktrees/w && echo ../../../evil/.git > .git/worktrees/w/commondir && false",
 	} {
 		out, err := runTool(t, Terminal, env, mustJSON(t, map[string]any{"command": command}))
 		if err != nil {
@@ -221,10 +238,37 @@ func TestSandboxKeepsWhatRunsLater(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, ".git-old")); err == nil {
 		t.Error(".git was renamed")
 	}
-	// Everyday git still works.
+	for _, g := range []string{filepath.Join(ws, ".git"), filepath.Join(nested, ".git")} {
+		for _, planted := range []string{"commondir", "worktrees"} {
+			if _, err := os.Lstat(filepath.Join(g, planted)); err == nil {
+				t.Errorf("%s/%s was planted", g, planted)
+			}
+		}
+	}
+	gitRun(t, ws, "status", "--short") // the owner's git
+	if _, err := os.Stat(filepath.Join(ws, "MARK")); err == nil {
+		t.Fatal("the owner's git ran a command the sandbox planted")
+	}
+	// Everyday git still works, and what it did is the repository's.
 	out, _ := runTool(t, Terminal, env, mustJSON(t, map[string]any{"command": "echo a > f && git add f && git -c user.name=a -c user.email=a@b commit -qm one && git log --oneline | wc -l"}))
-	if r := decode[terminalResult](t, out); r.ExitCode != 0 || strings.TrimSpace(r.Output) != "1" {
+	if r := decode[terminalResult](t, out); r.ExitCode != 0 || strings.TrimSpace(r.Output) != "1" || len(r.GitNotKept) != 0 {
 		t.Errorf("git commit in the sandbox: %+v", r)
+	}
+	out, _ = runTool(t, Terminal, env, mustJSON(t, map[string]any{"command": "git switch -q -c topic && echo b >> f && git add f && git -c user.name=a -c user.email=a@b commit -qm two && echo b > g && git add g"}))
+	if r := decode[terminalResult](t, out); r.ExitCode != 0 || len(r.GitNotKept) != 0 {
+		t.Errorf("git switch, commit and add in the sandbox: %+v", r)
+	}
+	if got := gitOut(t, ws, "rev-parse", "--abbrev-ref", "HEAD"); got != "topic" {
+		t.Errorf("the owner's HEAD is %q, want topic", got)
+	}
+	if got := gitOut(t, ws, "log", "--format=%s"); got != "two\none" {
+		t.Errorf("the owner's log: %q", got)
+	}
+	if got := gitOut(t, ws, "status", "--porcelain", "--untracked-files=no"); got != "A  g" {
+		t.Errorf("the owner's index: %q, want g added", got)
+	}
+	if left, _ := os.ReadDir(filepath.Join(ws, ".git", stageDirName)); len(left) != 0 {
+		t.Errorf("staging left behind: %v", left)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/talaria-agent/talaria/internal/prompt"
 	"github.com/talaria-agent/talaria/internal/sandbox"
@@ -22,27 +23,60 @@ import (
 // sandbox; and each directory between a writable root and such a path
 // anchored, so that it cannot be renamed away and the path replaced.
 // binds are directories of the tool's own that stay writable.
-func (e Env) commandSandbox(dir string, binds ...string) *sandbox.Command {
+//
+// A repository's git directory in the writable roots is staged (see
+// gitstage.go): done, called once the command and everything it started
+// have ended, brings back the git data it wrote and says what did not
+// come back. Call done also when the sandbox is not used.
+func (e Env) commandSandbox(dir string, binds ...string) (c *sandbox.Command, done func() []string) {
 	home := e.Policy.talariaHome()
 	roots, _, err := e.writeRoots()
 	if err != nil {
 		roots = nil
 	}
 	writable := sandboxRoots(roots, home, patternBases("."))
-	c := &sandbox.Command{Settings: e.Policy.Sandbox, Dir: dir, Writable: writable, Binds: binds}
+	c = &sandbox.Command{Settings: e.Policy.Sandbox, Dir: dir, Writable: writable, Binds: binds}
 	if home != "" {
 		c.Hidden = append(c.Hidden, home)
 	}
 	c.Hidden = append(c.Hidden, resolvedRoots(e.Policy.SecretFiles)...)
 	c.Hidden = append(c.Hidden, credentialPaths()...)
 	c.ReadOnly = contextFiles(dir)
+	settings, _ := e.Policy.Sandbox.Normalized()
+	var stages []*gitStage
+	var staged []string
 	for _, g := range gitDirs(dir, writable) {
+		if slices.ContainsFunc(staged, func(s string) bool { return within(g, s) }) {
+			continue // a submodule's or a worktree's, read-only in its staged repository
+		}
 		c.Sealed = append(c.Sealed, filepath.Join(g, "hooks"))
-		c.ReadOnly = append(c.ReadOnly, filepath.Join(g, "config"))
-		c.Anchors = append(c.Anchors, g)
+		if settings.Mode != sandbox.ModeWorkspaceWrite || !slices.ContainsFunc(writable, func(r string) bool { return within(g, r) }) {
+			c.ReadOnly = append(c.ReadOnly, filepath.Join(g, "config"))
+			c.Anchors = append(c.Anchors, g)
+			continue
+		}
+		s, err := stageGit(g)
+		if err != nil {
+			c.ReadOnly = append(c.ReadOnly, g) // cannot be staged: read-only
+			continue
+		}
+		stages, staged = append(stages, s), append(staged, g)
+		shared, kept := s.top()
+		c.Stand = append(c.Stand, sandbox.StandIn{Src: s.dir, Dst: g})
+		c.Writable = append(c.Writable, shared...)
+		c.ReadOnly = append(c.ReadOnly, kept...)
 	}
 	c.Anchors = append(c.Anchors, anchors(writable, c.ReadOnly, c.Hidden, c.Sealed)...)
-	return c
+	var once sync.Once
+	var failed []string
+	return c, func() []string {
+		once.Do(func() {
+			for _, s := range stages {
+				failed = append(failed, s.finish()...)
+			}
+		})
+		return failed
+	}
 }
 
 // sandboxRoots are the writable roots of a sandbox: roots below home are

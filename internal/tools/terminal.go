@@ -65,6 +65,9 @@ type terminalResult struct {
 	// Sandbox says, when a failure looks like the sandbox's doing, what
 	// the sandbox allows and how to ask to run outside it.
 	Sandbox string `json:"sandbox,omitempty"`
+	// GitNotKept names the git data (an index, HEAD) the command wrote in
+	// a repository's git directory that could not be brought back there.
+	GitNotKept []string `json:"git_not_kept,omitempty"`
 }
 
 // runTerminal runs one command.
@@ -79,14 +82,18 @@ func runTerminal(ctx context.Context, env Env, call terminalArgs) (string, error
 	if err := ctx.Err(); err != nil {
 		return "", fmt.Errorf("terminal: %w: %w", ErrCancelled, err)
 	}
-	box := env.commandSandbox(dir)
+	var box *sandbox.Command
+	done := func() []string { return nil }
 	if call.OutsideSandbox {
 		if env.Escalated == nil || !env.Escalated(env.CallID) {
 			return "", fmt.Errorf("terminal: refused: a command runs outside the sandbox only when a person approves it, which this call cannot ask for")
 		}
-		box = nil // a person let this one command step outside
+		// A person let this one command step outside.
+	} else {
+		box, done = env.commandSandbox(dir)
 	}
 	res, err := runCommand(ctx, call.Command, dir, env.processEnv(), time.Duration(call.Timeout)*time.Second, env.maxOutput(), env.spillTarget(), box)
+	res.GitNotKept = done()
 	if err != nil {
 		return "", fmt.Errorf("terminal: %w", err)
 	}
