@@ -1,6 +1,8 @@
 package approval
 
 import (
+	"strconv"
+
 	"github.com/talaria-agent/talaria/internal/turnapi"
 )
 
@@ -60,8 +62,9 @@ func Escalation(a turnapi.Assessment, command, reason string) turnapi.Assessment
 	if a.Risk == turnapi.RiskBlocked {
 		return a
 	}
-	// The whole command, as written (white space collapsed): a grant covers
-	// exactly it, never a command added to it that happens to be Safe.
+	// The whole command, byte for byte (quoted, on one line): a grant
+	// covers exactly it, never a command added to it, nor one whose
+	// spaces became a new line.
 	return turnapi.Assessment{Risk: turnapi.RiskDangerous, Rule: RuleOutsideSandbox,
-		Reason: "asks to run outside the sandbox: " + short(reason), Pattern: boundPattern("outside the sandbox: " + rawPattern(command))}
+		Reason: "asks to run outside the sandbox: " + short(reason), Pattern: boundPattern("outside the sandbox: " + strconv.Quote(command))}
 }

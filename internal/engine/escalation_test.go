@@ -77,7 +77,7 @@ func TestEscalationOutsideTheSandbox(t *testing.T) {
 		_ = rt.Signal(ctx, p.TurnID, workflows.SignalApproval, workflows.ApprovalDecision{Choice: turnapi.ChoiceOnce})
 	}()
 	turn("answered", time.Minute)
-	if a := <-approved; a.Rule != approval.RuleOutsideSandbox || !strings.Contains(a.Pattern, "outside the sandbox: touch") {
+	if a := <-approved; a.Rule != approval.RuleOutsideSandbox || !strings.Contains(a.Pattern, `outside the sandbox: "touch`) {
 		t.Errorf("the approval asked: %+v", a)
 	}
 	results = toolResults(t, rt, "answered")
