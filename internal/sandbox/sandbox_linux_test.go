@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // run runs a bash script in a sandbox made for c and returns its output.
@@ -220,5 +223,26 @@ int main(void) { long r; __asm__ volatile ("int $0x80" : "=a"(r) : "a"(26), "b"(
 	// -3 (ESRCH) from the kernel.
 	if got, _ := run(t, Command{Dir: dir, Writable: []string{dir}}, "./i386"); strings.TrimSpace(got) != "-1" {
 		t.Errorf("a 32-bit ptrace returned %q, want -1 (EPERM)", got)
+	}
+}
+
+// TestSealInherited: a descriptor the process holds without
+// close-on-exec (as one its parent left open) gets it.
+func TestSealInherited(t *testing.T) {
+	t.Parallel()
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil { // no close-on-exec
+		t.Fatal(err)
+	}
+	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
+	if flags, err := unix.FcntlInt(uintptr(p[0]), unix.F_GETFD, 0); err != nil || flags&unix.FD_CLOEXEC != 0 {
+		t.Fatalf("the pipe starts close-on-exec: %v %v", flags, err)
+	}
+	SealInherited()
+	for _, fd := range p {
+		if flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil || flags&unix.FD_CLOEXEC == 0 {
+			t.Errorf("descriptor %d is not close-on-exec: %v %v", fd, flags, err)
+		}
 	}
 }
