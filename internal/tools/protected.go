@@ -115,6 +115,19 @@ func (p Policy) writeProtected(real string, writeRoots []string) (string, bool) 
 	if matchAny(segs, writeOnlyPatterns, homeOffsets(segs)) {
 		return "a shell start-up, credential or system file", true
 	}
+	// A home's dot entries are its start-up, configuration and credential
+	// files, whatever their names: none is written (as in the sandbox,
+	// where a home is writable only through its other directories), but
+	// in a write root the owner opened inside one.
+	for _, off := range homeOffsets(segs) {
+		if off >= len(segs) || !strings.HasPrefix(segs[off], ".") {
+			continue
+		}
+		dot := filepath.Join(append([]string{"/"}, segs[1:off+1]...)...)
+		if !slices.ContainsFunc(writeRoots, func(r string) bool { return within(r, dot) && within(real, r) }) {
+			return "in a home directory's dot files (start-up, configuration and credentials)", true
+		}
+	}
 	if matchAny(segs, anywherePatterns, allOffsets(segs)) {
 		return "one of a git repository's own files (git writes those, in the sandbox)", true
 	}

@@ -55,7 +55,13 @@ func TestWriteProtectedWhereverTheWorkdirIs(t *testing.T) {
 		{swapped, ".local/bin/ls", true},
 		{swapped, "notes.txt", false},
 		{home, "notes.txt", false},
-		{home, ".local/share/x", false},
+		{home, ".local/share/x", true},
+		{home, ".bashrc.d/x.sh", true},
+		{home, ".config/zsh/.zshrc", true},
+		{home, ".oh-my-zsh/custom/x.zsh", true},
+		{home, ".local/share/systemd/user/x.service", true},
+		{home, ".config/Code/User/settings.json", true},
+		{home, "project/.env", false},
 		{home, "project/bin/tool", false},
 		{work, ".git/hooks/pre-commit", true},
 		{work, ".git/config", true},
@@ -65,7 +71,6 @@ func TestWriteProtectedWhereverTheWorkdirIs(t *testing.T) {
 		{work, ".git/worktrees/w/commondir", true},
 		{work, "sub/.git", true},
 		{work, "notes.git", false},
-		{work, ".github/workflows/ci.yml", false},
 		{work, ".git/info/exclude", true}, // git data: written by git, in the sandbox
 		{work, ".gitignore", false},
 		{work, ".github/workflows/ci.yml", false},
@@ -86,6 +91,25 @@ func TestWriteProtectedWhereverTheWorkdirIs(t *testing.T) {
 				t.Error("the file was written")
 			}
 		})
+	}
+}
+
+// TestWriteInAHomeDotDirectoryTheOwnerOpened: a write root the owner
+// configured inside a home's dot directory is written; the rest of it is
+// not.
+func TestWriteInAHomeDotDirectoryTheOwnerOpened(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	app := filepath.Join(home, ".config", "myapp")
+	if err := os.MkdirAll(app, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := Env{Workdir: home, Policy: Policy{Home: filepath.Join(home, ".talaria"), WriteRoots: []string{app}}}
+	for path, protected := range map[string]bool{".config/myapp/settings.json": false, ".config/other/settings.json": true} {
+		_, err := runTool(t, WriteFile, env, mustJSON(t, map[string]string{"path": path, "content": "x"}))
+		if protected != errors.Is(err, ErrProtectedPath) || !protected && err != nil {
+			t.Errorf("write %s: %v, protected want %v", path, err, protected)
+		}
 	}
 }
 
