@@ -83,8 +83,10 @@ func ValidateMessage(m Message) error {
 	if len(m.RequestID) > maxRequestID {
 		return fmt.Errorf("request id of %d bytes (at most %d)", len(m.RequestID), maxRequestID)
 	}
-	_, err := ParseBusyMode(string(m.Mode))
-	return err
+	if _, err := ParseBusyMode(string(m.Mode)); err != nil {
+		return err
+	}
+	return checkSize(m)
 }
 
 // validateRequestID checks an UpdateAwaitTurn argument. Pure.
@@ -99,8 +101,14 @@ func (s *session) setHandoff(ctx workflow.Context) error {
 	awaitTurn := func(h workflow.Context, requestID string) (Delivery, error) {
 		return s.awaitTurn(inheritEpoch(ctx, h), requestID)
 	}
+	validate := func(m Message) error {
+		if err := ValidateMessage(m); err != nil {
+			return err
+		}
+		return checkRoom(s.queue, m, s.holds(m.RequestID) || slices.Contains(s.withdrawn, m.RequestID))
+	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDeliver, deliver,
-		workflow.UpdateHandlerOptions{Validator: func(m Message) error { return ValidateMessage(m) }}); err != nil {
+		workflow.UpdateHandlerOptions{Validator: validate}); err != nil {
 		return fmt.Errorf("register %s: %w", UpdateDeliver, err)
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAwaitTurn, awaitTurn,

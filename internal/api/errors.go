@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/talaria-agent/talaria/internal/engine"
 	"github.com/talaria-agent/talaria/internal/textline"
 )
 
@@ -68,7 +69,14 @@ type errorBody struct {
 // (the cause is logged, never sent: it may name files or hosts).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *apiError
-	if !errors.As(err, &e) {
+	var refused *engine.RefusedError
+	switch {
+	case errors.As(err, &e):
+	case errors.As(err, &refused) && errors.Is(refused.Kind, engine.ErrMessageTooLarge):
+		e = errorf(http.StatusRequestEntityTooLarge, typeInvalidRequest, "message_too_large", "%s", oneLine(refused.Why))
+	case errors.As(err, &refused):
+		e = errorf(http.StatusTooManyRequests, typeInvalidRequest, "queue_full", "%s", oneLine(refused.Why))
+	default:
 		s.logger.Error("api: request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 		e = errorf(http.StatusInternalServerError, typeServer, "internal_error", "the server failed to answer this request; see its log")
 	}

@@ -16,7 +16,7 @@ import (
 
 // Bounds of what a request may ask of a turn.
 const (
-	maxInputBytes     = 1 << 20
+	maxInputBytes     = workflows.MaxMessageBytes
 	maxIterationsCap  = 10000
 	maxModelNameBytes = 200
 	maxToolNames      = 64

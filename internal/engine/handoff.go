@@ -26,6 +26,40 @@ var ErrUnknownRequest = errors.New("the session does not know this message")
 // ErrWithdrawn means the message was withdrawn (Withdraw) before it ran.
 var ErrWithdrawn = errors.New("the message was withdrawn")
 
+// ErrMessageTooLarge means the session refused a message longer than
+// workflows.MaxMessageBytes; nothing was recorded.
+var ErrMessageTooLarge = errors.New("the message is too long")
+
+// ErrQueueFull means the session refused a message because the messages
+// waiting in it already hold its queue's share; nothing was recorded,
+// and the same message may be sent again once they have run.
+var ErrQueueFull = errors.New("the session's queue is full")
+
+// RefusedError is a message the session refused for its size: Kind is
+// ErrMessageTooLarge or ErrQueueFull, Why the session's own words.
+type RefusedError struct {
+	Kind error
+	Why  string
+}
+
+func (e *RefusedError) Error() string { return e.Kind.Error() + ": " + e.Why }
+func (e *RefusedError) Unwrap() error { return e.Kind }
+
+// refusal is err as a *RefusedError when the session refused the message
+// for its size.
+func refusal(err error) error {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		switch app.Type() {
+		case workflows.ErrTypeMessageTooLarge:
+			return &RefusedError{Kind: ErrMessageTooLarge, Why: app.Message()}
+		case workflows.ErrTypeQueueFull:
+			return &RefusedError{Kind: ErrQueueFull, Why: app.Message()}
+		}
+	}
+	return err
+}
+
 // handoffRetry is how long a sender waits before it tries a handoff again
 // after Temporal did not answer.
 const handoffRetry = time.Second
@@ -71,7 +105,7 @@ func (rt *Runtime) deliver(ctx context.Context, sessionID string, msg workflows.
 			return d, nil
 		}
 		if !retryHandoff(ctx, err, true) {
-			return d, fmt.Errorf("send to session %s: %w", sessionID, err)
+			return d, fmt.Errorf("send to session %s: %w", sessionID, refusal(err))
 		}
 		rt.logger.Debug("sending to the session: temporal did not take it, retrying", "session", sessionID, "error", err)
 		if err := sleepCtx(ctx, handoffRetry); err != nil {

@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/workflows"
+)
+
+// TestSessionRefusesWhatItCannotHold: while a turn runs, a long message
+// queues; a second one that would make the waiting messages weigh more
+// than the coordinator carries is refused at once (ErrQueueFull), as is a
+// message over workflows.MaxMessageBytes (ErrMessageTooLarge), and
+// nothing of either is recorded. The session stays whole: its state is
+// still answered, the queued message runs, and once the queue has room
+// the refused message is taken.
+func TestSessionRefusesWhatItCannotHold(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	model := fakellm.New(fakellm.WithResponder(func(req fakellm.Request) fakellm.Step {
+		if last, _ := req.LastMessage(); last.Content == "first" {
+			<-release
+		}
+		return fakellm.TextStep("ok")
+	}))
+	defer model.Close()
+	defer func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	}()
+	rt := startRuntime(t, model)
+	_, plain := countCalls(t, rt)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const session = "bounds"
+	run := func(text string) <-chan error {
+		out := make(chan error, 1)
+		go func() {
+			in := workflows.TurnInput{SessionID: session, UserMessage: text, Model: fakellm.DefaultModel, Workdir: t.TempDir()}
+			_, err := rt.RunMessage(ctx, in, workflows.BusyQueue, nil)
+			out <- err
+		}()
+		return out
+	}
+	first := run("first")
+	if err := model.WaitRequests(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("a", 400<<10)
+	queued := run(long)
+	for len(queuedTexts(ctx, t, plain, session)) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("the long message never showed in the queue")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var refused *RefusedError
+	if err := <-run(strings.Repeat("b", 400<<10)); !errors.Is(err, ErrQueueFull) || !errors.As(err, &refused) || !strings.Contains(refused.Why, "1 messages waiting") {
+		t.Fatalf("a second long message: %v, want ErrQueueFull", err)
+	}
+	if err := <-run(strings.Repeat("c", workflows.MaxMessageBytes+1)); !errors.Is(err, ErrMessageTooLarge) {
+		t.Fatalf("a message over the limit: %v, want ErrMessageTooLarge", err)
+	}
+	if q := queuedTexts(ctx, t, plain, session); len(q) != 1 || q[0] != long {
+		t.Fatalf("the session's queue holds %d messages, want the long one alone", len(q))
+	}
+	close(release)
+	for name, ch := range map[string]<-chan error{"first": first, "queued": queued} {
+		if err := <-ch; err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if err := <-run(strings.Repeat("b", 400<<10)); err != nil {
+		t.Fatalf("the refused message once the queue had room: %v", err)
+	}
+}
