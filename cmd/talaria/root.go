@@ -1,11 +1,13 @@
 package main
 
 import (
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/talaria-agent/talaria/config"
+	"github.com/talaria-agent/talaria/internal/textline"
 )
 
 func newRootCommand() *cobra.Command {
@@ -27,6 +29,11 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// What the commands print comes partly from elsewhere (a model's
+	// answer, a stored message, a job's name): its control characters are
+	// printed visible, never as escape sequences the terminal obeys.
+	root.SetOut(textline.NewWriter(os.Stdout))
+	root.SetErr(textline.NewWriter(os.Stderr))
 	setVersion(root)
 	registerGlobalFlags(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
