@@ -190,6 +190,9 @@ func openRuntime(ctx context.Context, cfg config.Config, logger *slog.Logger) (*
 		if err := checkEndpoint(ctx, info.ModelConfigured, info.ModelEndpoint, ""); err != nil {
 			return nil, nil, usagef("talaria serve (pid %d): %v", info.PID, err)
 		}
+		if err := checkServeDB(cfg, info); err != nil {
+			return nil, nil, err
+		}
 		rt, err := talaria.Connect(ctx, cfg, info, logger)
 		if err != nil {
 			return nil, nil, usageErr(err)

@@ -39,6 +39,9 @@ func connectClient(ctx context.Context, cfg config.Config, logger *slog.Logger) 
 	if err != nil {
 		return nil, usagef("%s is in use by a talaria process that is not 'talaria serve'", cfg.Home)
 	}
+	if err := checkServeDB(cfg, info); err != nil {
+		return nil, err
+	}
 	rt, err := talaria.Connect(ctx, cfg, info, logger)
 	if err != nil {
 		return nil, usageErr(err)

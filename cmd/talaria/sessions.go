@@ -25,6 +25,9 @@ func openStore(ctx context.Context, cfg config.Config) (*talaria.Store, error) {
 	if lock, err := talaria.TryLock(cfg.Home); err == nil {
 		lock.Release()
 	} else if info, ierr := talaria.ReadServeInfo(cfg.Home); ierr == nil {
+		if err := checkServeDB(cfg, info); err != nil {
+			return nil, err
+		}
 		dsn = info.DB
 	}
 	st, err := talaria.OpenStore(ctx, dsn)
