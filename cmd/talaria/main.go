@@ -10,12 +10,9 @@ import (
 	"os"
 	"regexp"
 	"strings"
-
-	"github.com/talaria-agent/talaria/internal/sandbox"
 )
 
 func main() {
-	sandbox.SealInherited() // nothing the launcher left open reaches a command
 	var ctx context.Context
 	ctx, sigs = withSignals(context.Background())
 	err := newRootCommand().ExecuteContext(ctx)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -225,10 +226,15 @@ func runCommand(ctx context.Context, command, dir string, environ []string, time
 	return res, nil
 }
 
+// sealInherited makes the descriptors the process was started with
+// close-on-exec, once, before its first command.
+var sealInherited sync.Once
+
 // startShell starts the shell running command, confined, in the sandbox
 // box when it is set; when the start fails inside a cgroup it is tried
 // once more without one. wait waits for the shell (instead of cmd.Wait).
 func startShell(command, dir string, environ []string, out *os.File, jail *confinement, box *sandbox.Command) (cmd *exec.Cmd, wait func() error, err error) {
+	sealInherited.Do(sandbox.SealInherited) // nothing the process's launcher left open reaches a command
 	build := func() (*exec.Cmd, error) {
 		cmd := exec.Command(shellPath(), "-c", command)
 		cmd.Dir = dir
