@@ -3,10 +3,12 @@ package api
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/talaria-agent/talaria/models"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -44,9 +46,17 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) error {
 	}
 	session := ""
 	if req.PreviousResponseID != "" {
-		_, prev, ok := parseRunID(responsePrefix, req.PreviousResponseID)
+		turnID, prev, ok := parseRunID(responsePrefix, req.PreviousResponseID)
 		if !ok {
 			return notFound("previous_response_id %q is no response of this API", oneLine(req.PreviousResponseID))
+		}
+		// A response is a turn that was: one made up names none (and would
+		// start a session of its own).
+		switch t, err := s.rt.Store.Turn(r.Context(), turnID); {
+		case errors.Is(err, models.ErrNotFound) || err == nil && t.SessionID != prev:
+			return notFound("previous_response_id %q is no response of this API", oneLine(req.PreviousResponseID))
+		case err != nil:
+			return err
 		}
 		session = prev
 	} else if session, err = sessionHeader(r); err != nil {

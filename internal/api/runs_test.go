@@ -154,6 +154,8 @@ func TestRunBadInput(t *testing.T) {
 		{"chat, a model not offered", "POST", "/v1/chat/completions", map[string]any{"messages": []map[string]string{{"role": "user", "content": "x"}}, "model": "nope"}, 404, "model_not_found"},
 		{"responses streaming", "POST", "/v1/responses", map[string]any{"input": "hi", "stream": true}, 400, "stream_unsupported"},
 		{"responses, a foreign previous id", "POST", "/v1/responses", map[string]any{"input": "hi", "previous_response_id": "resp_abc"}, 404, "not_found"},
+		{"responses, a made-up previous id", "POST", "/v1/responses", map[string]any{"input": "hi", "previous_response_id": "resp_1_brandnew"}, 404, "not_found"},
+		{"responses, a previous id past the session's turns", "POST", "/v1/responses", map[string]any{"input": "hi", "previous_response_id": "resp_99_" + "api-none"}, 404, "not_found"},
 		{"unknown route", "GET", "/v2/anything", nil, 404, "not_found"},
 		{"wrong method", "DELETE", "/v1/runs", nil, 405, "method_not_allowed"},
 		{"bad Last-Event-ID", "GET", "/v1/runs/run_1_x/events?after=-3", nil, 404, "not_found"},
