@@ -104,7 +104,7 @@ func (g *Gateway) answering(ctx context.Context) error {
 		return fmt.Errorf("the store: %w", err)
 	}
 	if _, err := g.rt.Client.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
-		return fmt.Errorf("Temporal: %w", err)
+		return fmt.Errorf("temporal: %w", err)
 	}
 	return nil
 }

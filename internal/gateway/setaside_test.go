@@ -122,9 +122,8 @@ func TestUpdateThatAlwaysFailsIsSetAside(t *testing.T) {
 	poison := Update{ID: "1", Chat: Chat{ID: "A"}, User: "5", MessageID: "m1", Text: "see the file",
 		Files: []File{{Name: "notes.txt", Fetch: func(context.Context, int64) ([]byte, error) {
 			fetches.Add(1)
-			var m map[string]int
-			m["boom"]++ // a fault: assignment to a nil map
-			return nil, nil
+			var files []string
+			return nil, errors.New(files[len(files)]) // a fault: an index out of range
 		}}}}
 	p.push(poison, Update{ID: "2", Chat: Chat{ID: "A"}, User: "5", Text: "after the file"},
 		Update{ID: "3", Chat: Chat{ID: "B"}, User: "6", Text: "hello from six"})
