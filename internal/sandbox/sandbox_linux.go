@@ -165,8 +165,11 @@ func hostMounts(c Command) []mount {
 		for _, s := range c.Stand {
 			src, sinfo, ok1 := resolve(s.Src)
 			dst, dinfo, ok2 := resolve(s.Dst)
-			if ok1 && ok2 && sinfo.IsDir() && dinfo.IsDir() {
+			switch {
+			case ok1 && ok2 && sinfo.IsDir() && dinfo.IsDir():
 				ms = append(ms, mount{kind: standIn, src: src, dst: dst})
+			case ok2:
+				ms = append(ms, mount{kind: readOnly, dst: dst}) // no stand-in: read-only, not as it is
 			}
 		}
 	} else {

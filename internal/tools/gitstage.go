@@ -5,11 +5,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // A repository's git directory holds, besides its configuration and
@@ -22,24 +24,40 @@ import (
 //
 // A command therefore sees the top of each repository's git directory as
 // a staging directory of its own: git's data files are there (hard links
-// of the repository's, so nothing is copied), objects, refs, logs and info
-// are the repository's own, writable, and everything else at the top
+// of the repository's, so nothing is copied), and so is logs (the reflogs,
+// which git appends to through any symbolic link it finds); objects, refs
+// and info are the repository's own, writable; everything else at the top
 // (config, hooks, packed-refs, modules, worktrees, ...) is the
 // repository's, read-only. Once the command has ended, only the data files
-// of gitData that it replaced, made or removed come back; anything else it
-// wrote at the top (a commondir, a config.worktree) stays in the staging
-// directory, which is then removed. Deny by default: what comes back is a
-// list of git's data, not of what is dangerous.
+// and reflogs that it replaced, made or removed come back, each a regular
+// file of its own; anything else it wrote at the top (a commondir, a
+// config.worktree, a symbolic link) stays in the staging directory, which
+// is then removed, and whatever is not a file or a directory in refs and
+// info (a symbolic link through which the owner's git would write
+// elsewhere) is removed. Deny by default: what comes back is git's data,
+// not a list of what is dangerous.
 
 // gitData are the files at a git directory's top that come back from a
 // command: the index, where HEAD points, and the state of a commit,
-// merge, cherry-pick or revert under way.
+// merge, cherry-pick or revert under way (and a split index's shared
+// parts, sharedIndexPrefix).
 var gitData = []string{"index", "HEAD", "ORIG_HEAD", "FETCH_HEAD", "COMMIT_EDITMSG",
 	"MERGE_HEAD", "MERGE_MSG", "MERGE_MODE", "AUTO_MERGE", "CHERRY_PICK_HEAD", "REVERT_HEAD"}
 
+// sharedIndexPrefix names the shared parts of a split index.
+const sharedIndexPrefix = "sharedindex."
+
+// gitLogs is the directory of reflogs, staged whole.
+const gitLogs = "logs"
+
 // gitShared are the directories at a git directory's top that a command
-// writes in place: objects, refs, their logs, and info (exclude).
-var gitShared = []string{"objects", "refs", "logs", "info"}
+// writes in place: objects, refs and info (exclude); gitChecked, those in
+// which only files and directories are kept (the reflogs too, against
+// links left there before they were staged).
+var (
+	gitShared  = []string{"objects", "refs", "info"}
+	gitChecked = []string{"refs", "info", gitLogs}
+)
 
 // stageDirName is the directory, in a git directory, that holds the
 // staging directories of the commands running in it (git ignores it).
@@ -49,13 +67,22 @@ const stageDirName = "talaria-stage"
 type gitStage struct {
 	git, dir string
 	lock     *os.File
-	// orig are the gitData files at the top when the command started.
+	// orig are the staged files when the command started, by their path
+	// relative to git.
 	orig map[string]os.FileInfo
 }
 
+// isGitData says whether rel (relative to a git directory) is a file
+// that comes back from a command. Pure.
+func isGitData(rel string) bool {
+	return slices.Contains(gitData, rel) || strings.HasPrefix(rel, sharedIndexPrefix) && !strings.Contains(rel, "/") ||
+		strings.HasPrefix(rel, gitLogs+"/")
+}
+
 // stageGit makes a staging directory for the top of the git directory
-// git: gitData's files linked into it, its own lock held until finish.
-// Staging directories left by a process that died are removed first.
+// git: its data files and reflogs linked into it, its own lock held until
+// finish. Staging directories left by a process that died are removed
+// first.
 func stageGit(git string) (*gitStage, error) {
 	base := filepath.Join(git, stageDirName)
 	if err := os.Mkdir(base, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
@@ -88,30 +115,67 @@ func stageGit(git string) (*gitStage, error) {
 		s.release()
 		return nil, fmt.Errorf("stage %s: %w", git, err)
 	}
-	for _, n := range gitData {
-		info, err := os.Lstat(filepath.Join(git, n))
-		if err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		if err := os.Link(filepath.Join(git, n), filepath.Join(s.dir, n)); err != nil {
-			s.release()
-			return nil, fmt.Errorf("stage %s: %w", git, err)
-		}
-		s.orig[n] = info
+	if err := s.link(); err != nil {
+		_ = os.RemoveAll(s.dir)
+		s.release()
+		return nil, fmt.Errorf("stage %s: %w", git, err)
 	}
 	return s, nil
 }
 
+// link links the data files at the top and the reflogs into the staging
+// directory, the reflogs' directories made anew.
+func (s *gitStage) link() error {
+	entries, _ := os.ReadDir(s.git)
+	for _, e := range entries {
+		if n := e.Name(); isGitData(n) && e.Type().IsRegular() {
+			if err := s.linkOne(n); err != nil {
+				return err
+			}
+		}
+	}
+	root := filepath.Join(s.git, gitLogs)
+	if info, err := os.Lstat(root); err != nil || !info.IsDir() {
+		return nil
+	}
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(s.git, p)
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(filepath.Join(s.dir, rel), 0o755)
+		case d.Type().IsRegular():
+			return s.linkOne(rel)
+		}
+		return nil // a symbolic link or other: left out
+	})
+}
+
+// linkOne links git's file rel into the staging directory.
+func (s *gitStage) linkOne(rel string) error {
+	info, err := os.Lstat(filepath.Join(s.git, rel))
+	if err != nil {
+		return err
+	}
+	if err := os.Link(filepath.Join(s.git, rel), filepath.Join(s.dir, rel)); err != nil {
+		return err
+	}
+	s.orig[rel] = info
+	return nil
+}
+
 // top sorts the entries at the git directory's top for the sandbox:
-// shared, the directories written in place; kept, everything else but
-// gitData's files and the staging directories, read-only.
+// shared, the directories written in place; kept, everything else but the
+// staged files and directories, read-only.
 func (s *gitStage) top() (shared, kept []string) {
 	entries, _ := os.ReadDir(s.git)
 	for _, e := range entries {
 		n := e.Name()
 		p := filepath.Join(s.git, n)
 		switch {
-		case n == stageDirName, slices.Contains(gitData, n) && e.Type().IsRegular():
+		case n == stageDirName, isGitData(n) && e.Type().IsRegular(), n == gitLogs && e.IsDir():
 		case slices.Contains(gitShared, n) && e.IsDir():
 			shared = append(shared, p)
 		default:
@@ -121,40 +185,117 @@ func (s *gitStage) top() (shared, kept []string) {
 	return shared, kept
 }
 
-// finish brings back the gitData files the command replaced, made or
-// removed (a regular file of one link only: a command's own), removes the
-// staging directory and lets go of its lock. A file the command removed
-// is removed from the repository only if nothing else replaced it there
-// meanwhile. It returns what did not come back, and why.
+// finish brings back the data files and reflogs the command replaced,
+// made or removed (a regular file of one link only: a command's own),
+// removes what is neither a file nor a directory from refs and info,
+// removes the staging directory and lets go of its lock. A file the
+// command removed is removed from the repository only if nothing else
+// replaced it there meanwhile; one it replaced replaces the repository's
+// under git's own lock for it (the last writer wins, as between two gits).
+// It returns what did not come back, and why.
 func (s *gitStage) finish() []string {
 	var failed []string
-	for _, n := range gitData {
-		staged := filepath.Join(s.dir, n)
-		target := filepath.Join(s.git, n)
-		orig, had := s.orig[n]
-		info, err := os.Lstat(staged)
-		switch {
-		case err != nil:
-			if cur, err := os.Lstat(target); had && err == nil && os.SameFile(cur, orig) {
-				if err := os.Remove(target); err != nil {
-					failed = append(failed, fmt.Sprintf("%s: %v", n, err))
-				}
+	seen := map[string]bool{}
+	var found []string
+	_ = filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == s.dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(s.dir, p)
+		if d.IsDir() {
+			if rel != gitLogs && !strings.HasPrefix(rel, gitLogs+"/") {
+				return filepath.SkipDir
 			}
-		case had && os.SameFile(info, orig):
-			// Untouched, or written in place (the same file).
-		case !info.Mode().IsRegular() || links(info) != 1:
-			failed = append(failed, n+": not a file of its own")
-		default:
-			if err := os.Rename(staged, target); err != nil {
-				failed = append(failed, fmt.Sprintf("%s: %v", n, err))
+			return nil
+		}
+		if isGitData(rel) {
+			found = append(found, rel)
+		}
+		return nil
+	})
+	for _, rel := range found {
+		seen[rel] = true
+		if why := s.bringBack(rel); why != "" {
+			failed = append(failed, rel+": "+why)
+		}
+	}
+	for rel, orig := range s.orig {
+		if seen[rel] {
+			continue
+		}
+		// Removed by the command.
+		target := filepath.Join(s.git, rel)
+		if cur, err := os.Lstat(target); err == nil && os.SameFile(cur, orig) {
+			if err := os.Remove(target); err != nil {
+				failed = append(failed, fmt.Sprintf("%s: %v", rel, err))
 			}
 		}
+	}
+	for _, dir := range gitChecked {
+		failed = append(failed, keepFilesOnly(s.git, dir)...)
 	}
 	if err := os.RemoveAll(s.dir); err != nil {
 		failed = append(failed, fmt.Sprintf("remove the staging directory: %v", err))
 	}
 	s.release()
+	slices.Sort(failed)
 	return failed
+}
+
+// bringBack puts the staged file rel in its place in the repository when
+// the command replaced or made it; it says why not, or "".
+func (s *gitStage) bringBack(rel string) string {
+	staged := filepath.Join(s.dir, rel)
+	info, err := os.Lstat(staged)
+	if err != nil {
+		return err.Error()
+	}
+	if orig, had := s.orig[rel]; had && os.SameFile(info, orig) {
+		return "" // untouched, or written in place (the same file)
+	}
+	if !info.Mode().IsRegular() || links(info) != 1 {
+		return "not a file of its own"
+	}
+	target := filepath.Join(s.git, rel)
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return err.Error()
+	}
+	// Git's lock for the file: a git of the owner's writing it now
+	// finishes first.
+	var lock *os.File
+	for range 20 {
+		if lock, err = os.OpenFile(target+".lock", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil || !errors.Is(err, os.ErrExist) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		return "locked by another git: " + err.Error()
+	}
+	defer func() { lock.Close(); _ = os.Remove(target + ".lock") }()
+	if err := os.Rename(staged, target); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// keepFilesOnly removes what is neither a regular file nor a directory
+// below git's dir (a symbolic link, a pipe): the owner's git would write
+// through it. It says what it removed.
+func keepFilesOnly(git, dir string) []string {
+	var removed []string
+	root := filepath.Join(git, dir)
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Type().IsRegular() {
+			return nil
+		}
+		rel, _ := filepath.Rel(git, p)
+		if os.Remove(p) == nil {
+			removed = append(removed, rel+": not a file (removed)")
+		}
+		return nil
+	})
+	return removed
 }
 
 // release lets go of the staging directory's lock and removes it.

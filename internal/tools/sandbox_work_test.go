@@ -189,6 +189,10 @@ func TestSandboxKeepsWhatRunsLater(t *testing.T) {
 	}
 	ws := t.TempDir()
 	gitRun(t, ws, "init", "-q")
+	bashrc := filepath.Join(t.TempDir(), ".bashrc") // the owner's, outside the roots
+	if err := os.WriteFile(bashrc, []byte("# mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	nested := filepath.Join(ws, "libs", "inner")
 	if err := os.MkdirAll(nested, 0o755); err != nil {
 		t.Fatal(err)
@@ -215,6 +219,10 @@ func TestSandboxKeepsWhatRunsLater(t *testing.T) {
 		`mkdir -p evil && git init -q evil && printf '[core]\n\tfsmonitor = "touch ../MARK; false"\n' >> evil/.git/config && echo ../evil/.git > .git/commondir && test -s .git/commondir && false`,
 		"echo ../../evil/.git > libs/inner/.git/commondir && false",
 		"mkdir -p .git/worktrees/w && echo ../../../evil/.git > .git/worktrees/w/commondir && false",
+		// A reflog or a ref that is a link elsewhere: the owner's git would
+		// write through it.
+		"mkdir -p .git/logs && ln -sf " + bashrc + " .git/logs/HEAD && false",
+		"mkdir -p .git/refs/heads && ln -s " + filepath.Dir(bashrc) + " .git/refs/elsewhere && false",
 	} {
 		out, err := runTool(t, Terminal, env, mustJSON(t, map[string]any{"command": command}))
 		if err != nil {
@@ -245,6 +253,11 @@ func TestSandboxKeepsWhatRunsLater(t *testing.T) {
 			}
 		}
 	}
+	for _, p := range []string{filepath.Join(ws, ".git", "logs", "HEAD"), filepath.Join(ws, ".git", "refs", "elsewhere")} {
+		if info, err := os.Lstat(p); err == nil && info.Mode()&os.ModeSymlink != 0 {
+			t.Errorf("%s is a link the owner's git would write through", p)
+		}
+	}
 	gitRun(t, ws, "status", "--short") // the owner's git
 	if _, err := os.Stat(filepath.Join(ws, "MARK")); err == nil {
 		t.Fatal("the owner's git ran a command the sandbox planted")
@@ -266,6 +279,18 @@ func TestSandboxKeepsWhatRunsLater(t *testing.T) {
 	}
 	if got := gitOut(t, ws, "status", "--porcelain", "--untracked-files=no"); got != "A  g" {
 		t.Errorf("the owner's index: %q, want g added", got)
+	}
+	// A split index comes back whole.
+	out, _ = runTool(t, Terminal, env, mustJSON(t, map[string]any{"command": "git update-index --split-index && echo c > h && git add h"}))
+	if r := decode[terminalResult](t, out); r.ExitCode != 0 || len(r.GitNotKept) != 0 {
+		t.Errorf("a split index in the sandbox: %+v", r)
+	}
+	if got := gitOut(t, ws, "status", "--porcelain", "--untracked-files=no"); got != "A  g\nA  h" {
+		t.Errorf("the owner's split index: %q, want g and h added", got)
+	}
+	gitRun(t, ws, "-c", "user.name=o", "-c", "user.email=o@x", "commit", "-q", "--allow-empty", "-m", "the owner's") // writes the reflogs
+	if b, _ := os.ReadFile(bashrc); string(b) != "# mine\n" {
+		t.Errorf("the owner's git wrote through a planted link: %q", b)
 	}
 	if left, _ := os.ReadDir(filepath.Join(ws, ".git", stageDirName)); len(left) != 0 {
 		t.Errorf("staging left behind: %v", left)
