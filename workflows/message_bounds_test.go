@@ -8,27 +8,43 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// TestMessageBounds: a message over MaxMessageBytes is refused, and a new
-// one that would make the queue weigh more than maxQueuedBytes; one the
-// coordinator already holds never is.
+// TestMessageBounds: a message is weighed as it is sent (a '<' is six
+// bytes of JSON): one over maxMessagePayload is refused, and a new one
+// with which the coordinator would carry more than maxCarriedPayload (its
+// queue, the message starting, its running turn's with the steers sent to
+// it, its last turn's); one the coordinator already holds never is.
 func TestMessageBounds(t *testing.T) {
 	t.Parallel()
-	msg := func(n int) Message {
-		text := strings.Repeat("x", n)
-		return Message{RequestID: "r", Text: text, Turn: TurnInput{UserMessage: text}}
+	msg := func(id string, n int, fill string) Message {
+		text := strings.Repeat(fill, n)
+		return Message{RequestID: id, Text: text, Turn: TurnInput{UserMessage: text}}
 	}
-	half := maxQueuedBytes / 4 // a message weighing half the queue's share
+	quarter := maxCarriedPayload / 8 // a message of this much text weighs about a quarter
+	full := func() *session {
+		return &session{queue: []Message{msg("q1", quarter, "x")}, starting: ptr(msg("s1", quarter, "x")),
+			running: &runningTurn{template: msg("r1", quarter, "x")}, assigned: map[string]string{}, claims: map[string]string{}}
+	}
+	steered := full()
+	steered.running.steered = quarter * 2
+	lasted := full()
+	lasted.last = &runningTurn{template: msg("l1", quarter, "x"), reports: true}
+	// room is the text that just fits beside full's.
+	overhead := payloadSize(msg("n", 0, "x"))
+	room := (maxCarriedPayload - full().carried() - overhead) / 2
 	for _, c := range []struct {
 		name    string
 		err     error
 		errType string
 	}{
-		{"at the limit", checkSize(msg(MaxMessageBytes)), ""},
-		{"over the limit", checkSize(msg(MaxMessageBytes + 1)), ErrTypeMessageTooLarge},
-		{"into an empty queue", checkRoom(nil, msg(half), false), ""},
-		{"filling the queue", checkRoom([]Message{msg(half)}, msg(half), false), ""},
-		{"past the queue's share", checkRoom([]Message{msg(half)}, msg(half+1), false), ErrTypeQueueFull},
-		{"held already", checkRoom([]Message{msg(half), msg(half)}, msg(half), true), ""},
+		{"plain text at the limit", checkSize(msg("a", (maxMessagePayload-payloadSize(msg("a", 0, "x")))/2, "x")), ""},
+		{"plain text past the limit", checkSize(msg("a", (maxMessagePayload-payloadSize(msg("a", 0, "x")))/2+1, "x")), ErrTypeMessageTooLarge},
+		{"angle brackets weigh six bytes each", checkSize(msg("a", maxMessagePayload/8, "<")), ErrTypeMessageTooLarge},
+		{"into an empty coordinator", (&session{}).checkRoom(msg("n", quarter, "x")), ""},
+		{"what just fits", full().checkRoom(msg("n", room, "x")), ""},
+		{"past the share", full().checkRoom(msg("n", room+1, "x")), ErrTypeQueueFull},
+		{"the running turn's steers count", steered.checkRoom(msg("n", 100, "x")), ErrTypeQueueFull},
+		{"the last turn's message counts", lasted.checkRoom(msg("n", 100, "x")), ErrTypeQueueFull},
+		{"held already", full().checkRoom(msg("q1", quarter*4, "x")), ""},
 	} {
 		var app *temporal.ApplicationError
 		switch {
@@ -39,3 +55,5 @@ func TestMessageBounds(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

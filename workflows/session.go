@@ -281,6 +281,8 @@ type runningTurn struct {
 	watchers []string
 	// lates counts the late steer reports of an ended turn.
 	lates int
+	// steered is what the steers sent to it weigh (payloadSize).
+	steered int
 }
 
 func (s *session) state() (SessionState, error) {
@@ -314,6 +316,7 @@ func (s *session) accept(ctx workflow.Context, m Message) {
 			return
 		}
 		s.assign(ctx, m.RequestID, turn.id)
+		turn.steered += payloadSize(m)
 		if s.running == turn {
 			s.watch(ctx, m, DeliverySteered)
 		}

@@ -105,7 +105,10 @@ func (s *session) setHandoff(ctx workflow.Context) error {
 		if err := ValidateMessage(m); err != nil {
 			return err
 		}
-		return checkRoom(s.queue, m, s.holds(m.RequestID) || slices.Contains(s.withdrawn, m.RequestID))
+		if slices.Contains(s.withdrawn, m.RequestID) {
+			return nil
+		}
+		return s.checkRoom(m)
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDeliver, deliver,
 		workflow.UpdateHandlerOptions{Validator: validate}); err != nil {
@@ -167,6 +170,11 @@ func (s *session) deliver(ctx workflow.Context, m Message) (Delivery, error) {
 		return Delivery{RequestID: m.RequestID, Outcome: DeliveryWithdrawn}, nil
 	}
 	if !s.holds(m.RequestID) {
+		// Deliveries validated at once all passed the same check: the one
+		// that would now overfill the coordinator is refused here.
+		if err := s.checkRoom(m); err != nil {
+			return Delivery{}, err
+		}
 		d, answered := s.take(ctx, m)
 		s.nudge()
 		if answered {

@@ -14,7 +14,8 @@ import (
 // TestSessionRefusesWhatItCannotHold: while a turn runs, a long message
 // queues; a second one that would make the waiting messages weigh more
 // than the coordinator carries is refused at once (ErrQueueFull), as is a
-// message over workflows.MaxMessageBytes (ErrMessageTooLarge), and
+// message that weighs too much as sent (ErrMessageTooLarge: text of
+// angle brackets, each six bytes of JSON), and
 // nothing of either is recorded. The session stays whole: its state is
 // still answered, the queued message runs, and once the queue has room
 // the refused message is taken.
@@ -53,7 +54,7 @@ func TestSessionRefusesWhatItCannotHold(t *testing.T) {
 	if err := model.WaitRequests(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	long := strings.Repeat("a", 400<<10)
+	long := strings.Repeat("a", 350<<10)
 	queued := run(long)
 	for len(queuedTexts(ctx, t, plain, session)) == 0 {
 		if ctx.Err() != nil {
@@ -62,10 +63,10 @@ func TestSessionRefusesWhatItCannotHold(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	var refused *RefusedError
-	if err := <-run(strings.Repeat("b", 400<<10)); !errors.Is(err, ErrQueueFull) || !errors.As(err, &refused) || !strings.Contains(refused.Why, "1 messages waiting") {
+	if err := <-run(strings.Repeat("b", 350<<10)); !errors.Is(err, ErrQueueFull) || !errors.As(err, &refused) || !strings.Contains(refused.Why, "(1 waiting)") {
 		t.Fatalf("a second long message: %v, want ErrQueueFull", err)
 	}
-	if err := <-run(strings.Repeat("c", workflows.MaxMessageBytes+1)); !errors.Is(err, ErrMessageTooLarge) {
+	if err := <-run(strings.Repeat("<", workflows.MaxMessageBytes/2)); !errors.Is(err, ErrMessageTooLarge) {
 		t.Fatalf("a message over the limit: %v, want ErrMessageTooLarge", err)
 	}
 	if q := queuedTexts(ctx, t, plain, session); len(q) != 1 || q[0] != long {
@@ -77,7 +78,7 @@ func TestSessionRefusesWhatItCannotHold(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	if err := <-run(strings.Repeat("b", 400<<10)); err != nil {
+	if err := <-run(strings.Repeat("b", 350<<10)); err != nil {
 		t.Fatalf("the refused message once the queue had room: %v", err)
 	}
 }
