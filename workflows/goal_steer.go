@@ -97,6 +97,9 @@ func (g *goalSteers) listen(ctx workflow.Context, running func() (string, workfl
 		switch {
 		case strings.TrimSpace(text) == "":
 			return errors.New("the steer is empty")
+		case payloadSize(text) > maxMessagePayload/2:
+			return temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("a steer of %d bytes as sent: at most %d", payloadSize(text), maxMessagePayload/2), ErrTypeMessageTooLarge, nil)
 		case g.closed:
 			return temporal.NewNonRetryableApplicationError("the goal is ending", GoalEndingType, nil)
 		case g.viaSession:
