@@ -10,8 +10,9 @@ import (
 // its control characters made visible: an escape sequence in a model's
 // answer, a job's name or a stored message (one that would write the
 // clipboard, retitle the window or clear the screen) is printed as \x1b
-// and the rest of it as text. New lines and tabs pass; carriage returns
-// (which let a line be printed over) are dropped. A UTF-8 sequence cut
+// and the rest of it as text. New lines, tabs and NULs (which terminals
+// ignore: a reply is printed byte for byte) pass; carriage returns (which
+// let a line be printed over) are dropped. A UTF-8 sequence cut
 // between two writes is seen whole. Safe for concurrent use.
 type Writer struct {
 	mu      sync.Mutex
@@ -36,8 +37,8 @@ func (t *Writer) Write(p []byte) (int, error) {
 	for i := 0; i < len(in); i++ {
 		c := in[i]
 		switch {
-		case c == '\n', c == '\t':
-			out = append(out, c)
+		case c == '\n', c == '\t', c == 0:
+			out = append(out, c) // a NUL is text kept byte for byte; terminals ignore it
 		case c == '\r':
 		case c < 0x20, c == 0x7f:
 			out = fmt.Appendf(out, `\x%02x`, c)

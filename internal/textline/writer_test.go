@@ -20,7 +20,7 @@ func TestWriter(t *testing.T) {
 		{[]string{"eight-bit \u009b31m csi"}, `eight-bit \u009b31m csi`},
 		{[]string{"cut \xc2", "\x9b here"}, `cut \u009b here`},
 		{[]string{"é cut \xc3", "\xa9 whole"}, "é cut é whole"},
-		{[]string{"a DEL \x7f and NUL \x00"}, `a DEL \x7f and NUL \x00`},
+		{[]string{"a DEL \x7f, a BS \x08 and a NUL \x00"}, "a DEL \\x7f, a BS \\x08 and a NUL \x00"},
 	} {
 		var b strings.Builder
 		w := NewWriter(&b)
