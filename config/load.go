@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -82,7 +83,16 @@ func applyYAML(cfg *Config, data []byte) []fileProblem {
 		return nil
 	}
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
+		return tabHint(yamlProblems(err, nil), data)
+	}
+	// A second document (after "---") would be read by nobody, and lost
+	// by the next command that rewrites the file (model set).
+	var more yaml.Node
+	if err := dec.Decode(&more); err == nil {
+		return []fileProblem{{more.Line, "a second YAML document (after ---): the file must hold one; join them"}}
+	} else if !errors.Is(err, io.EOF) {
 		return tabHint(yamlProblems(err, nil), data)
 	}
 	if len(doc.Content) == 0 {

@@ -58,6 +58,8 @@ func TestStrictFile(t *testing.T) {
 			[]string{`config.yaml:3: model.name: mapping key "name" already defined at line 2`}},
 		{"not a mapping", "- a\n- b\n",
 			[]string{"config.yaml:1: the file must hold keys and values"}},
+		{"two documents", "---\nmodel: {name: a}\n---\nmodel: {name: b, bogus_key: 1}\n",
+			[]string{"config.yaml:3: a second YAML document (after ---): the file must hold one; join them"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

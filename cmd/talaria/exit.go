@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 
 	"github.com/spf13/cobra"
 )
@@ -33,6 +34,25 @@ func usageErr(err error) error { return &exitError{code: exitUsage, err: err} }
 
 // usagef formats a usage or configuration problem (exit 2).
 func usagef(format string, args ...any) error { return usageErr(fmt.Errorf(format, args...)) }
+
+// goParse is how Go's strconv says a flag's value is not one.
+var goParse = regexp.MustCompile(`strconv\.Parse(Int|Uint|Float|Bool): parsing "[^"]*": (invalid syntax|value out of range)`)
+
+// plainFlagError is a flag parser's error in a person's words: "not a
+// number", "out of range", never Go's function names. Pure.
+func plainFlagError(msg string) string {
+	return goParse.ReplaceAllStringFunc(msg, func(m string) string {
+		switch sub := goParse.FindStringSubmatch(m); {
+		case sub[2] == "value out of range":
+			return "out of range"
+		case sub[1] == "Bool":
+			return "not true or false"
+		case sub[1] == "Float":
+			return "not a number"
+		}
+		return "not a whole number"
+	})
+}
 
 // noArgs rejects positional arguments as a usage error.
 func noArgs(c *cobra.Command, args []string) error {

@@ -99,3 +99,18 @@ func TestStreamPrinterHostileText(t *testing.T) {
 		t.Fatalf("progress lines carry raw control characters or extra lines:\n%q", got)
 	}
 }
+
+// TestPlainFlagError: a flag's bad value is said in a person's words.
+func TestPlainFlagError(t *testing.T) {
+	for in, want := range map[string]string{
+		`invalid argument "abc" for "--max-cost" flag: strconv.ParseFloat: parsing "abc": invalid syntax`:                             `invalid argument "abc" for "--max-cost" flag: not a number`,
+		`invalid argument "99999999999999999999" for "-n" flag: strconv.ParseInt: parsing "99999999999999999999": value out of range`: `invalid argument "99999999999999999999" for "-n" flag: out of range`,
+		`invalid argument "x" for "--max-iterations" flag: strconv.ParseInt: parsing "x": invalid syntax`:                             `invalid argument "x" for "--max-iterations" flag: not a whole number`,
+		`invalid argument "maybe" for "--json" flag: strconv.ParseBool: parsing "maybe": invalid syntax`:                              `invalid argument "maybe" for "--json" flag: not true or false`,
+		`unknown flag: --nope`: `unknown flag: --nope`,
+	} {
+		if got := plainFlagError(in); got != want {
+			t.Errorf("plainFlagError(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -37,7 +37,7 @@ Exit status: 0 success, 1 the turn did not complete (or the command failed), 2 u
 	setVersion(root)
 	registerGlobalFlags(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usagef("%v (see '%s --help')", err, c.CommandPath())
+		return usagef("%s (see '%s --help')", plainFlagError(err.Error()), c.CommandPath())
 	})
 	root.AddCommand(newServeCommand(), newChatCommand(), newRunCommand(), newSendCommand(), newSteerCommand(),
 		newStopCommand(), newCompactCommand(), newStatusCommand(), newApproveCommand(), newDenyCommand(), newAnswerCommand(),

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -82,9 +84,55 @@ func decodeStrict(r *http.Request, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return badRequest("invalid_json", "the request body does not fit: %s", oneLine(strings.TrimPrefix(err.Error(), "json: ")))
+		return misfit(err)
 	}
 	return nil
+}
+
+// misfit says, in the request's terms, why a body that is JSON does not
+// fit what the route takes: a field of the wrong type or one it does not
+// know, named in param.
+func misfit(err error) error {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field != "" {
+		return badParam(typ.Field, "invalid_json", "field %s: want %s, not %s", typ.Field, jsonKind(typ.Type), article(typ.Value))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		field, _ := strconv.Unquote(name)
+		return badParam(field, "invalid_json", "field %s is not one this request takes", name)
+	}
+	return badRequest("invalid_json", "the request body does not fit: %s", oneLine(strings.TrimPrefix(err.Error(), "json: ")))
+}
+
+// jsonKind names the JSON a Go type is read from. Pure.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another kind of value"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "another kind of value"
+}
+
+// article puts "a" or "an" before a JSON kind ("number", "array"). Pure.
+func article(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 // jobError answers a job that does not pass the checks of cronjob or the

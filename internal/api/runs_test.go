@@ -135,6 +135,7 @@ func TestRunBadInput(t *testing.T) {
 		{"bad tool name", "POST", "/v1/runs", map[string]any{"input": "hi", "tools": []string{"rm -rf"}}, 400, "invalid_tools"},
 		{"a message over 1 MiB", "POST", "/v1/runs", map[string]any{"input": strings.Repeat("x", 1<<20+1)}, 413, "input_too_large"},
 		{"a field runs do not take", "POST", "/v1/runs", map[string]any{"input": "hi", "max_iteration": 3}, 400, "invalid_json"},
+		{"input of the wrong type", "POST", "/v1/runs", map[string]any{"input": 5}, 400, "invalid_json"},
 		{"chat, an image by http", "POST", "/v1/chat/completions", map[string]any{"messages": []map[string]any{{"role": "user", "content": []map[string]any{
 			{"type": "image_url", "image_url": map[string]string{"url": "http://example.com/a.png"}}}}}}, 400, "unsupported_image_url"},
 		{"chat, audio", "POST", "/v1/chat/completions", map[string]any{"messages": []map[string]any{{"role": "user", "content": []map[string]any{
