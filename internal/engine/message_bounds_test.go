@@ -78,6 +78,19 @@ func TestSessionRefusesWhatItCannotHold(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
+	// The coordinator learns of the turn's end just after its sender: the
+	// turn's message counts until then.
+	for {
+		v, err := plain.QueryWorkflow(ctx, workflows.SessionWorkflowID(session), "", workflows.QuerySession)
+		var st workflows.SessionState
+		if err == nil && v.Get(&st) == nil && st.Running == "" && len(st.Queued) == 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the session never went idle")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	if err := <-run(strings.Repeat("b", 350<<10)); err != nil {
 		t.Fatalf("the refused message once the queue had room: %v", err)
 	}
