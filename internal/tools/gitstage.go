@@ -194,7 +194,12 @@ func (s *gitStage) top() (shared, kept []string) {
 // under git's own lock for it (the last writer wins, as between two gits).
 // It returns what did not come back, and why.
 func (s *gitStage) finish() []string {
+	// Links first: nothing is brought back through one (a logs directory
+	// that an older version let a command make a link).
 	var failed []string
+	for _, dir := range gitChecked {
+		failed = append(failed, keepFilesOnly(s.git, dir)...)
+	}
 	seen := map[string]bool{}
 	var found []string
 	_ = filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
@@ -230,9 +235,6 @@ func (s *gitStage) finish() []string {
 				failed = append(failed, fmt.Sprintf("%s: %v", rel, err))
 			}
 		}
-	}
-	for _, dir := range gitChecked {
-		failed = append(failed, keepFilesOnly(s.git, dir)...)
 	}
 	if err := os.RemoveAll(s.dir); err != nil {
 		failed = append(failed, fmt.Sprintf("remove the staging directory: %v", err))

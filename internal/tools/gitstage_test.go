@@ -91,7 +91,18 @@ func TestGitStage(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A reflog directory that is a link (left by an older version): nothing
+	// comes back through it, and it goes.
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(git, "logs")); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(s.dir, "logs", "HEAD"), "a reflog\n")
+
 	failed := s.finish()
+	if left, _ := os.ReadDir(elsewhere); len(left) != 0 {
+		t.Errorf("a reflog came back through a link: %v", left)
+	}
 	for p, want := range map[string]string{
 		"index": "new index", "MERGE_HEAD": "123\n", "ORIG_HEAD": "<none>", "FETCH_HEAD": "the owner's\n",
 		"commondir": "<none>", "HEAD": "ref: refs/heads/main\n", "COMMIT_EDITMSG": "<none>",
@@ -103,8 +114,8 @@ func TestGitStage(t *testing.T) {
 	if info, err := os.Lstat(filepath.Join(git, "HEAD")); err != nil || !info.Mode().IsRegular() {
 		t.Errorf("HEAD is not the repository's file: %v %v", info, err)
 	}
-	if len(failed) != 2 {
-		t.Errorf("not kept: %q, want HEAD and COMMIT_EDITMSG", failed)
+	if len(failed) != 3 {
+		t.Errorf("not kept: %q, want HEAD, COMMIT_EDITMSG and the logs link removed", failed)
 	}
 	if left, _ := os.ReadDir(filepath.Join(git, stageDirName)); len(left) != 0 {
 		t.Errorf("left behind: %v", left)
