@@ -85,15 +85,22 @@ func answerEvery(delay time.Duration) fakellm.Option {
 // waits.
 func queuedTexts(ctx context.Context, t *testing.T, c client.Client, session string) []string {
 	t.Helper()
+	return sessionState(ctx, t, c, session).Queued
+}
+
+// sessionState is the session coordinator's answer to QuerySession (zero
+// while it does not answer).
+func sessionState(ctx context.Context, t *testing.T, c client.Client, session string) workflows.SessionState {
+	t.Helper()
+	var st workflows.SessionState
 	v, err := c.QueryWorkflow(ctx, workflows.SessionWorkflowID(session), "", workflows.QuerySession)
 	if err != nil {
-		return nil
+		return st
 	}
-	var st workflows.SessionState
 	if err := v.Get(&st); err != nil {
 		t.Fatal(err)
 	}
-	return st.Queued
+	return st
 }
 
 // TestHandoffMakesNoQueries: a sender learns its turn without asking the

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/talaria-agent/talaria/internal/fakellm"
+	"github.com/talaria-agent/talaria/internal/fakewire"
 	"github.com/talaria-agent/talaria/workflows"
 )
 
@@ -56,11 +57,9 @@ func TestSessionRefusesWhatItCannotHold(t *testing.T) {
 	}
 	long := strings.Repeat("a", 350<<10)
 	queued := run(long)
-	for len(queuedTexts(ctx, t, plain, session)) == 0 {
-		if ctx.Err() != nil {
-			t.Fatal("the long message never showed in the queue")
-		}
-		time.Sleep(20 * time.Millisecond)
+	state := func() workflows.SessionState { return sessionState(ctx, t, plain, session) }
+	if _, err := fakewire.Wait(ctx, state, func(st workflows.SessionState) bool { return len(st.Queued) > 0 }); err != nil {
+		t.Fatal("the long message never showed in the queue")
 	}
 	var refused *RefusedError
 	if err := <-run(strings.Repeat("b", 350<<10)); !errors.Is(err, ErrQueueFull) || !errors.As(err, &refused) || !strings.Contains(refused.Why, "(1 waiting)") {
@@ -80,16 +79,11 @@ func TestSessionRefusesWhatItCannotHold(t *testing.T) {
 	}
 	// The coordinator learns of the turn's end just after its sender: the
 	// turn's message counts until then.
-	for {
-		v, err := plain.QueryWorkflow(ctx, workflows.SessionWorkflowID(session), "", workflows.QuerySession)
-		var st workflows.SessionState
-		if err == nil && v.Get(&st) == nil && st.Running == "" && len(st.Queued) == 0 {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatal("the session never went idle")
-		}
-		time.Sleep(20 * time.Millisecond)
+	idle := func(st workflows.SessionState) bool {
+		return st.SessionID != "" && st.Running == "" && len(st.Queued) == 0
+	}
+	if _, err := fakewire.Wait(ctx, state, idle); err != nil {
+		t.Fatal("the session never went idle")
 	}
 	if err := <-run(strings.Repeat("b", 350<<10)); err != nil {
 		t.Fatalf("the refused message once the queue had room: %v", err)
